@@ -1,0 +1,113 @@
+/**
+ * The contract of the versioned directory store: what the runtime, the CLI and
+ * the host may ask of it. The layout on disk is documented in docs/FORMAT.md.
+ */
+import type { Checkpoint, CheckpointInput, HistoryMessage, VersionSource } from '../../shared/checkpoint/schema.js';
+import type { Problem } from '../../shared/checkpoint/problem.js';
+
+/** Where a task's checkpoints came from on disk. */
+export type TaskFormat = 'waystation' | 'article-task-json' | 'article-checkpoint-json';
+
+/** One task as the directory shows it: readable or not, it is always listed. */
+export interface TaskEntry {
+  task_id: string;
+  /** Folder or file of the task, relative to the root, forward slashes. */
+  location: string;
+  format: TaskFormat;
+  /** The latest readable checkpoint (legacy formats converted in memory), or null when none could be read. */
+  checkpoint: Checkpoint | null;
+  /** Read-only: a legacy format or a future schema. Resuming a legacy task imports it first. */
+  read_only: boolean;
+  problems: Problem[];
+}
+
+export interface VersionInfo {
+  version: number;
+  source: VersionSource;
+  /** `run.updated_at` of that version. */
+  updated_at: string;
+  /** Bytes of the version file on disk (a delta or a full snapshot). */
+  bytes: number;
+}
+
+/** What a writer hands to `save`: the next checkpoint, with large payloads given separately. */
+export interface SaveRequest {
+  /** The version this save must follow; the store refuses (ConflictError) when another writer got there first. */
+  expectedVersion: number;
+  /** The new state; `version` is filled in by the store as expectedVersion + 1. */
+  checkpoint: Omit<CheckpointInput, 'version'>;
+  /** Step results to store as blobs: step id -> value. The store sets plan[i].result_ref. */
+  results?: Record<string, unknown>;
+  /** Messages appended to the history chain; the store updates checkpoint.history. */
+  appendHistory?: HistoryMessage[];
+}
+
+export interface SaveResult {
+  checkpoint: Checkpoint;
+  /** Bytes written for this version (version file + new blobs), for benchmarks and the UI. */
+  bytesWritten: number;
+}
+
+/** An entry in a task's append-only event log. */
+export interface TaskEvent {
+  /** Monotonically increasing per task, starting at 1. */
+  id: number;
+  task_id: string;
+  type: 'version' | 'step-start' | 'step-finish' | 'effect' | 'runner' | 'log';
+  at: string;
+  version?: number;
+  step_id?: string;
+  data?: Record<string, unknown>;
+}
+
+/** Raised when a save lost the race for its version number; nothing was written. */
+export class ConflictError extends Error {
+  readonly code = 'conflict';
+  constructor(
+    readonly taskId: string,
+    readonly version: number,
+  ) {
+    super(`version ${version} of task ${taskId} was already written by another writer; nothing was written`);
+  }
+}
+
+/** Raised by reads of a task or version that cannot be loaded; carries the problems found. */
+export class TaskReadError extends Error {
+  readonly code = 'read';
+  constructor(
+    readonly taskId: string,
+    readonly problems: Problem[],
+  ) {
+    super(problems.map((p) => `${p.file}: ${p.message}`).join('; ') || `task ${taskId} cannot be read`);
+  }
+}
+
+/**
+ * The store over one checkpoint directory root.
+ *
+ * Reads never throw on bad files (they report problems) and never modify the
+ * disk. Writes are atomic and durable; see docs/FORMAT.md for the protocol.
+ */
+export interface CheckpointStore {
+  readonly root: string;
+  /** Every task in the directory, including legacy-format files and unreadable ones. */
+  listTasks(): Promise<TaskEntry[]>;
+  /** One task by id; null when there is no such task. */
+  getTask(taskId: string): Promise<TaskEntry | null>;
+  /** A past version, reconstructed whole (deltas applied). */
+  readVersion(taskId: string, version: number): Promise<Checkpoint>;
+  /** Every version of the task, oldest first, with gaps reported as problems on the task. */
+  history(taskId: string): Promise<VersionInfo[]>;
+  /** Create a task: writes version 1. Fails with ConflictError if the task already exists. */
+  create(checkpoint: Omit<CheckpointInput, 'version'>, opts?: Omit<SaveRequest, 'expectedVersion' | 'checkpoint'>): Promise<SaveResult>;
+  /** Write the next version. */
+  save(taskId: string, request: SaveRequest): Promise<SaveResult>;
+  /** A stored step result or any blob, by reference. */
+  readBlob(taskId: string, ref: string): Promise<unknown>;
+  /** The message history as of a version (default: latest). */
+  readHistory(taskId: string, version?: number): Promise<HistoryMessage[]>;
+  /** Append an event; returns it with its id. */
+  appendEvent(taskId: string, event: Omit<TaskEvent, 'id' | 'task_id' | 'at'> & { at?: string }): Promise<TaskEvent>;
+  /** Events with id > afterId (default 0), oldest first. */
+  readEvents(taskId: string, afterId?: number): Promise<TaskEvent[]>;
+}
