@@ -1,0 +1,188 @@
+/**
+ * The one API between the renderer and the Waystation host.
+ *
+ * Declared once here; implemented by the host service (electron/host), served
+ * over IPC by the Electron preload and over loopback HTTP + SSE in browser
+ * mode. Every input is validated with these zod schemas on the serving side,
+ * because a renderer is never trusted to send what its types promise.
+ */
+import { z } from 'zod';
+import type { Checkpoint, HistoryMessage } from '../checkpoint/schema.js';
+import { RecoveryMode } from '../checkpoint/schema.js';
+import type { Problem } from '../checkpoint/problem.js';
+import type { TaskSummary } from '../checkpoint/task-summary.js';
+import type { VerifyReport } from '../checkpoint/verify-report.js';
+import type { ChangeSummary, StructuredDiffEntry } from '../diff/semantic-summary.js';
+
+const TaskId = z.string().min(1).max(200);
+const Version = z.number().int().positive();
+
+/** Input schema of each method, by method name. Method names double as IPC channel suffixes and RPC routes. */
+export const apiInputs = {
+  getDirectory: z.object({}),
+  openDirectory: z.object({ path: z.string().min(1).max(4096) }),
+  /** Desktop only: shows the folder picker. Browser mode answers with `null`. */
+  chooseDirectory: z.object({}),
+  listTasks: z.object({}),
+  getTask: z.object({ taskId: TaskId, version: Version.optional() }),
+  getHistory: z.object({ taskId: TaskId }),
+  getStepResult: z.object({ taskId: TaskId, stepId: z.string().min(1).max(200), version: Version.optional() }),
+  getMessages: z.object({ taskId: TaskId, version: Version.optional() }),
+  diffVersions: z.object({ taskId: TaskId, a: Version, b: Version }),
+  verifyTask: z.object({ taskId: TaskId }),
+  listAgents: z.object({}),
+  startTask: z.object({
+    agent: z.string().min(1).max(200),
+    options: z.record(z.string(), z.unknown()).default({}),
+    mode: RecoveryMode.default('manual'),
+    taskId: TaskId.optional(),
+  }),
+  resumeTask: z.object({ taskId: TaskId }),
+  approveResume: z.object({ taskId: TaskId, by: z.string().min(1).max(200).optional() }),
+  rejectResume: z.object({
+    taskId: TaskId,
+    reason: z.string().trim().min(1, 'a reason is required to reject a resume').max(10_000),
+    by: z.string().min(1).max(200).optional(),
+  }),
+  editStepResult: z.object({ taskId: TaskId, stepId: z.string().min(1).max(200), value: z.unknown() }),
+} as const;
+
+export type ApiMethod = keyof typeof apiInputs;
+export type ApiInput<M extends ApiMethod> = z.input<(typeof apiInputs)[M]>;
+export const apiMethods = Object.keys(apiInputs) as ApiMethod[];
+
+export interface DirectoryInfo {
+  /** Absolute path of the open checkpoint directory, or null when none is open. */
+  root: string | null;
+  recent: string[];
+  /** `desktop` when served over IPC, `web` over the loopback host. */
+  host: 'desktop' | 'web';
+}
+
+export interface LeaseInfo {
+  held: boolean;
+  owner?: string;
+  pid?: number;
+  since?: string;
+}
+
+export interface TaskDetail {
+  summary: TaskSummary;
+  /** The checkpoint at the requested version (latest by default), or null when unreadable. */
+  checkpoint: Checkpoint | null;
+  version: number | null;
+  latest_version: number | null;
+  read_only: boolean;
+  problems: Problem[];
+  lease: LeaseInfo;
+}
+
+export interface VersionEntry {
+  version: number;
+  source: Checkpoint['source'];
+  updated_at: string;
+  bytes: number;
+}
+
+export interface DiffResult {
+  a: number;
+  b: number;
+  summary: ChangeSummary;
+  entries: StructuredDiffEntry[];
+}
+
+export interface AgentInfo {
+  name: string;
+  description: string;
+  /** JSON Schema of the agent's options, for the start form. */
+  options_schema: Record<string, unknown>;
+  origin: 'builtin' | 'registered';
+  /** Set when a registered agent cannot be loaded; it is listed, not startable. */
+  problem?: string;
+}
+
+export interface ActionResult {
+  taskId: string;
+  /** The version written by the action, when it wrote one. */
+  version: number | null;
+  message: string;
+}
+
+/** Result type of each method. */
+export interface ApiOutputs {
+  getDirectory: DirectoryInfo;
+  openDirectory: DirectoryInfo;
+  chooseDirectory: DirectoryInfo | null;
+  listTasks: TaskSummary[];
+  getTask: TaskDetail;
+  getHistory: VersionEntry[];
+  getStepResult: { value: unknown; found: boolean };
+  getMessages: HistoryMessage[];
+  diffVersions: DiffResult;
+  verifyTask: VerifyReport;
+  listAgents: AgentInfo[];
+  startTask: ActionResult;
+  resumeTask: ActionResult;
+  approveResume: ActionResult;
+  rejectResume: ActionResult;
+  editStepResult: ActionResult;
+}
+
+/**
+ * A live event from the host. `id` increases by one per event across the
+ * whole host, so a client that reconnects with the last id it saw gets every
+ * later event exactly once; `resync` tells it that events were missed and it
+ * should reload.
+ */
+export type HostEvent =
+  | { id: number; type: 'task-changed'; taskId: string; version: number | null }
+  | { id: number; type: 'task-removed'; taskId: string }
+  | { id: number; type: 'directory-changed'; root: string | null }
+  | { id: number; type: 'runner'; taskId: string; state: 'started' | 'exited' | 'output'; detail: string }
+  | { id: number; type: 'task-event'; taskId: string; event: { id: number; type: string; at: string; step_id?: string; version?: number } }
+  | { id: number; type: 'resync'; reason: string };
+
+export type HostEventListener = (event: HostEvent) => void;
+
+/** A failure the renderer can show as is: what went wrong and what was left untouched. */
+export interface ApiErrorBody {
+  error: { code: 'invalid-input' | 'not-found' | 'conflict' | 'read-only' | 'forbidden' | 'failed'; message: string; issues?: string[] };
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: ApiErrorBody['error']['code'],
+    message: string,
+    readonly issues: string[] = [],
+  ) {
+    super(message);
+  }
+  toBody(): ApiErrorBody {
+    return { error: { code: this.code, message: this.message, ...(this.issues.length ? { issues: this.issues } : {}) } };
+  }
+}
+
+/**
+ * The API as the renderer sees it: one method per operation, plus the live
+ * event stream. Both the IPC bridge and the HTTP client `satisfies` this.
+ */
+export type WaystationApi = {
+  [M in ApiMethod]: (input: ApiInput<M>) => Promise<ApiOutputs[M]>;
+} & {
+  /** Subscribe to host events after `lastEventId` (default: only new ones). Returns the unsubscribe function. */
+  subscribe(listener: HostEventListener, lastEventId?: number): () => void;
+};
+
+/** Validate an input for `method`; throws ApiError('invalid-input') with readable issues. */
+export function parseApiInput<M extends ApiMethod>(method: M, input: unknown): z.output<(typeof apiInputs)[M]> {
+  const schema = apiInputs[method];
+  const result = schema.safeParse(input ?? {});
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`);
+    throw new ApiError('invalid-input', `invalid input for ${method}: ${issues.join('; ')}`, issues);
+  }
+  return result.data as z.output<(typeof apiInputs)[M]>;
+}
+
+/** The IPC channel of a method: `waystation:<method>`. */
+export const ipcChannel = (method: ApiMethod | 'subscribe' | 'event') => `waystation:${method}` as const;
