@@ -46,6 +46,11 @@ export interface SaveResult {
   checkpoint: Checkpoint;
   /** Bytes written for this version (version file + new blobs), for benchmarks and the UI. */
   bytesWritten: number;
+  /**
+   * Trouble after the version was committed (the hot snapshot or the event log
+   * could not be updated): the version is saved; the next save repairs the rest.
+   */
+  warnings?: Problem[];
 }
 
 /** An entry in a task's append-only event log. */
@@ -68,6 +73,28 @@ export class ConflictError extends Error {
     readonly version: number,
   ) {
     super(`version ${version} of task ${taskId} was already written by another writer; nothing was written`);
+  }
+}
+
+/** Raised when a save is refused because the task may only be read: a future schema or a legacy file. */
+export class ReadOnlyError extends Error {
+  readonly code = 'read-only';
+  constructor(
+    readonly taskId: string,
+    reason: string,
+  ) {
+    super(`task ${taskId} is read-only: ${reason}; nothing was written`);
+  }
+}
+
+/** Raised when a save failed before its version was committed: nothing was written and the previous version is intact. */
+export class StoreWriteError extends Error {
+  readonly code = 'io';
+  constructor(
+    readonly taskId: string,
+    readonly problems: Problem[],
+  ) {
+    super(problems.map((p) => `${p.file}: ${p.message}`).join('; ') || `a save of task ${taskId} failed; nothing was written`);
   }
 }
 
@@ -102,6 +129,13 @@ export interface CheckpointStore {
   create(checkpoint: Omit<CheckpointInput, 'version'>, opts?: Omit<SaveRequest, 'expectedVersion' | 'checkpoint'>): Promise<SaveResult>;
   /** Write the next version. */
   save(taskId: string, request: SaveRequest): Promise<SaveResult>;
+  /**
+   * Import a legacy-format task as version 1 of a native task (`source.kind = 'import'`),
+   * leaving the original file untouched. A root `<id>.json` or root `checkpoint.json`
+   * imports into folder `<id>/`; a legacy folder `F/` into `F-imported/`. The listing
+   * then shows the native task instead of the legacy one. Returns version 1.
+   */
+  importTask(taskId: string): Promise<SaveResult>;
   /** A stored step result or any blob, by reference. */
   readBlob(taskId: string, ref: string): Promise<unknown>;
   /** The message history as of a version (default: latest). */

@@ -14,7 +14,16 @@ import type { TaskSummary } from '../checkpoint/task-summary.js';
 import type { VerifyReport } from '../checkpoint/verify-report.js';
 import type { ChangeSummary, StructuredDiffEntry } from '../diff/semantic-summary.js';
 
-const TaskId = z.string().min(1).max(200);
+/**
+ * A task id as it may cross the API. Ids name folders and files under the
+ * root, so separators, NUL and dot-segments are refused before any handler
+ * touches the disk.
+ */
+const TaskId = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((id) => !/[/\\\0]/.test(id) && id !== '.' && id !== '..', 'a task id cannot contain "/", "\\" or NUL, nor be "." or ".."');
 const Version = z.number().int().positive();
 
 /** Input schema of each method, by method name. Method names double as IPC channel suffixes and RPC routes. */
@@ -49,6 +58,8 @@ export const apiInputs = {
 
 export type ApiMethod = keyof typeof apiInputs;
 export type ApiInput<M extends ApiMethod> = z.input<(typeof apiInputs)[M]>;
+/** An input after validation, defaults filled: what the serving side's handlers receive. */
+export type ApiParsedInput<M extends ApiMethod> = z.output<(typeof apiInputs)[M]>;
 export const apiMethods = Object.keys(apiInputs) as ApiMethod[];
 
 export interface DirectoryInfo {
@@ -134,13 +145,34 @@ export interface ApiOutputs {
  * later event exactly once; `resync` tells it that events were missed and it
  * should reload.
  */
-export type HostEvent =
-  | { id: number; type: 'task-changed'; taskId: string; version: number | null }
-  | { id: number; type: 'task-removed'; taskId: string }
-  | { id: number; type: 'directory-changed'; root: string | null }
-  | { id: number; type: 'runner'; taskId: string; state: 'started' | 'exited' | 'output'; detail: string }
-  | { id: number; type: 'task-event'; taskId: string; event: { id: number; type: string; at: string; step_id?: string; version?: number } }
-  | { id: number; type: 'resync'; reason: string };
+export const HostEventSchema = z.discriminatedUnion('type', [
+  z.object({ id: z.number().int(), type: z.literal('task-changed'), taskId: z.string(), version: z.number().int().nullable() }),
+  z.object({ id: z.number().int(), type: z.literal('task-removed'), taskId: z.string() }),
+  z.object({ id: z.number().int(), type: z.literal('directory-changed'), root: z.string().nullable() }),
+  z.object({
+    id: z.number().int(),
+    type: z.literal('runner'),
+    taskId: z.string(),
+    state: z.enum(['started', 'exited', 'output']),
+    detail: z.string(),
+  }),
+  z.object({
+    id: z.number().int(),
+    type: z.literal('task-event'),
+    taskId: z.string(),
+    event: z.object({
+      id: z.number().int(),
+      type: z.string(),
+      at: z.string(),
+      step_id: z.string().optional(),
+      version: z.number().int().optional(),
+    }),
+  }),
+  z.object({ id: z.number().int(), type: z.literal('resync'), reason: z.string() }),
+]);
+export type HostEvent = z.infer<typeof HostEventSchema>;
+/** An event before the hub numbers it. */
+export type HostEventInput = HostEvent extends infer E ? (E extends HostEvent ? Omit<E, 'id'> : never) : never;
 
 export type HostEventListener = (event: HostEvent) => void;
 
@@ -160,6 +192,28 @@ export class ApiError extends Error {
   toBody(): ApiErrorBody {
     return { error: { code: this.code, message: this.message, ...(this.issues.length ? { issues: this.issues } : {}) } };
   }
+}
+
+/**
+ * Normalise whatever a call rejected with into an ApiError.
+ *
+ * Across Electron's contextBridge a thrown class instance arrives as a plain
+ * object or a bare Error, so the renderer's catch blocks pass the reason
+ * through this to get `code` and `message` back whichever transport failed.
+ */
+export function toApiError(reason: unknown): ApiError {
+  if (reason instanceof ApiError) return reason;
+  const codes: ApiErrorBody['error']['code'][] = ['invalid-input', 'not-found', 'conflict', 'read-only', 'forbidden', 'failed'];
+  if (reason !== null && typeof reason === 'object') {
+    const r = reason as { code?: unknown; message?: unknown; issues?: unknown; error?: unknown };
+    // An ApiErrorBody as the HTTP host sends it.
+    if (r.error && typeof r.error === 'object' && !(reason instanceof Error)) return toApiError(r.error);
+    const code = codes.includes(r.code as ApiErrorBody['error']['code']) ? (r.code as ApiErrorBody['error']['code']) : 'failed';
+    const message = typeof r.message === 'string' && r.message ? r.message : 'the request failed';
+    const issues = Array.isArray(r.issues) ? r.issues.filter((i): i is string => typeof i === 'string') : [];
+    return new ApiError(code, message, issues);
+  }
+  return new ApiError('failed', typeof reason === 'string' && reason ? reason : 'the request failed');
 }
 
 /**
@@ -184,5 +238,27 @@ export function parseApiInput<M extends ApiMethod>(method: M, input: unknown): z
   return result.data as z.output<(typeof apiInputs)[M]>;
 }
 
-/** The IPC channel of a method: `waystation:<method>`. */
-export const ipcChannel = (method: ApiMethod | 'subscribe' | 'event') => `waystation:${method}` as const;
+/**
+ * The serving side of the API: what the host service implements and both
+ * transports dispatch to. Inputs arrive already validated, defaults filled.
+ */
+export type WaystationService = {
+  [M in ApiMethod]: (input: ApiParsedInput<M>) => Promise<ApiOutputs[M]>;
+} & {
+  subscribe(listener: HostEventListener, lastEventId?: number): () => void;
+};
+
+/**
+ * The IPC channel of a method: `waystation:<method>`.
+ *
+ * `subscribe` / `unsubscribe` are invoked with `{ subscriptionId, lastEventId? }`
+ * and `{ subscriptionId }`; the main process then sends `{ subscriptionId, event }`
+ * on the `event` channel.
+ */
+export const ipcChannel = (method: ApiMethod | 'subscribe' | 'unsubscribe' | 'event') => `waystation:${method}` as const;
+
+/**
+ * What an IPC handler answers. Errors travel as values because Electron
+ * reduces an exception thrown in the main process to a bare message string.
+ */
+export type IpcResult<T = unknown> = { ok: true; value: T } | { ok: false; error: ApiErrorBody['error'] };

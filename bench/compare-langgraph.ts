@@ -1,0 +1,73 @@
+/**
+ * `npm run bench:compare`: Waystation's store side by side with LangGraph.js
+ * checkpointers (SqliteSaver with synchronous=FULL, and MemorySaver for
+ * reference), on the same agent workload, in the same run.
+ *
+ * Prints a Markdown report (the one docs/BENCHMARKS.md quotes) and writes
+ * every sample as JSON to bench/results/compare-<date>.json.
+ *
+ *   --steps 100,1000,10000   task lengths to run
+ *   --full-langgraph         run every LangGraph step at every N (10,000 steps
+ *                            put ~50 GB through SQLite; hours, not minutes)
+ *   --dir DIR                where the stores are created (default: a temp folder)
+ *   --keep                   leave the stores on disk
+ *   --read-runs 5            repetitions of each read (median reported)
+ *   --seed 1                 payload seed
+ *   --no-json                do not write bench/results/
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { formatComparison, runComparison } from './lib/compare/comparison.js';
+import { writeResultsFile } from './lib/results-file.js';
+
+const { values } = parseArgs({
+  options: {
+    steps: { type: 'string', default: '100,1000,10000' },
+    'full-langgraph': { type: 'boolean', default: false },
+    dir: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    'read-runs': { type: 'string', default: '5' },
+    seed: { type: 'string', default: '1' },
+    'no-json': { type: 'boolean', default: false },
+  },
+});
+
+const steps = values.steps.split(',').map((s) => Number(s.trim()));
+if (steps.some((n) => !Number.isInteger(n) || n < 2)) {
+  console.error(`--steps takes whole numbers of at least 2, separated by commas; got "${values.steps}"`);
+  process.exit(2);
+}
+const readRuns = Number(values['read-runs']);
+const seed = Number(values.seed);
+if (!Number.isInteger(readRuns) || readRuns < 1 || !Number.isInteger(seed)) {
+  console.error('--read-runs takes a whole number of at least 1 and --seed a whole number');
+  process.exit(2);
+}
+
+const ownDir = values.dir === undefined;
+const workDir = values.dir ? path.resolve(values.dir) : await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-compare-'));
+await fs.mkdir(workDir, { recursive: true });
+const command = ['npm run bench:compare', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
+
+try {
+  const result = await runComparison({
+    steps,
+    seed,
+    workDir,
+    fullLangGraphUpTo: values['full-langgraph'] ? Number.POSITIVE_INFINITY : 1000,
+    readRuns,
+    keepData: values.keep,
+    log: (line) => console.error(line),
+  });
+  console.log(formatComparison(result, command));
+  if (!values['no-json']) console.error(`\nresults: ${await writeResultsFile('compare', { command, ...result })}`);
+  const inconsistent = result.runs.filter((r) => !r.consistency.ok);
+  if (inconsistent.length > 0) {
+    console.error(`reads disagreed between the sides at ${inconsistent.map((r) => r.steps).join(', ')} steps: the figures above are not comparable`);
+    process.exitCode = 1;
+  }
+} finally {
+  if (ownDir && !values.keep) await fs.rm(workDir, { recursive: true, force: true });
+}

@@ -1,0 +1,321 @@
+/**
+ * Save latency and disk use of the directory store on a long task, side by
+ * side with the naive design the first article describes (the whole state,
+ * history and results inline, rewritten atomically with fsync on every save).
+ *
+ * Run: node bin/waystation-tsx.mjs bench/store-bench.ts [--steps 10000] [--window 50]
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { openStore } from '../electron/store/directory-store.js';
+import { writeFileAtomic } from '../electron/store/atomic-file.js';
+import { nodeFs } from '../electron/store/store-fs.js';
+import type { CheckpointInput, HistoryMessage } from '../shared/checkpoint/schema.js';
+import { computeDiff } from '../shared/diff/json-diff.js';
+
+export interface StoreBenchOptions {
+  /** Steps of the task (its plan length). Default 10,000. */
+  steps?: number;
+  /** Saves measured around each probe point. Default 50. */
+  window?: number;
+  /** Folder for the temp data; removed afterwards. Default: the OS temp folder. */
+  tmpDir?: string;
+  /** Print the table (default true). */
+  print?: boolean;
+}
+
+export interface LatencyStats {
+  p50: number;
+  p99: number;
+  mean: number;
+}
+
+export interface StoreBenchResult {
+  steps: number;
+  early: { step: number; waystation: LatencyStats; naive: LatencyStats };
+  late: { step: number; waystation: LatencyStats; naive: LatencyStats };
+  /** Late p50 / early p50. */
+  waystationGrowth: number;
+  naiveGrowth: number;
+  payloadBytesPerStep: number;
+  /** Apparent bytes (file sizes) per step on disk. */
+  waystationBytesPerStep: number;
+  /** Allocated bytes (st_blocks) per step on disk, filesystem block rounding included. */
+  waystationAllocatedPerStep: number;
+  naiveBytesPerStep: number;
+  /** History chain blobs / message payload. */
+  historyRatio: number;
+  /** Everything in the task folder but the hot snapshot / message + result payload. */
+  storageRatio: number;
+  breakdown: { versions: number; fullSnapshots: number; blobs: number; hot: number; events: number };
+  /** listTasks over `listing.tasks` task folders. */
+  listing: { tasks: number; ms: number };
+  /** computeDiff of two checkpoints of about `mb` MB each that differ in a few places. */
+  diff: { mb: number; ms: number };
+  elapsedSeconds: number;
+}
+
+/** Time listTasks over `count` small task folders (written directly, without fsync, to set up quickly). */
+async function listingBench(dir: string, count: number): Promise<number> {
+  const text = (id: string) => JSON.stringify({ ...initialCheckpoint(id, 5), version: 1, history: { count: 0, head: null } });
+  for (let i = 0; i < count; i += 200) {
+    await Promise.all(
+      Array.from({ length: Math.min(200, count - i) }, async (_, j) => {
+        const id = `task-${String(i + j).padStart(5, '0')}`;
+        const cp = text(id);
+        await fs.mkdir(path.join(dir, id, 'versions'), { recursive: true });
+        await fs.writeFile(path.join(dir, id, 'checkpoint.json'), cp);
+        await fs.writeFile(path.join(dir, id, 'versions', '00000001.json'), `{"format":"waystation-version","version":1,"kind":"full","checkpoint":${cp}}`);
+      }),
+    );
+  }
+  const store = openStore(dir);
+  const t0 = performance.now();
+  const tasks = await store.listTasks();
+  const ms = performance.now() - t0;
+  if (tasks.length !== count || tasks.some((t) => t.problems.length > 0)) throw new Error('listing bench: unexpected listing');
+  return ms;
+}
+
+/** Time computeDiff on two ~5 MB checkpoints (a 20,000-step plan with results inline) differing in a few steps. */
+function diffBench(): { mb: number; ms: number } {
+  const make = () => ({
+    ...initialCheckpoint('diff', 20_000),
+    plan: Array.from({ length: 20_000 }, (_, i) => ({ id: `s${i}`, name: `step ${i}`, status: 'done', attempts: 1, result: { text: filler(i, 200), n: i } })),
+  });
+  const a = JSON.parse(JSON.stringify(make()));
+  const b = JSON.parse(JSON.stringify(make()));
+  for (const i of [5, 500, 15_000]) b.plan[i].status = 'failed';
+  b.plan.push({ id: 'extra', name: 'extra', status: 'pending' });
+  const mb = JSON.stringify(a).length / 1e6;
+  computeDiff(a, b);
+  const t0 = performance.now();
+  const ops = computeDiff(a, b);
+  const ms = performance.now() - t0;
+  if (ops.length !== 4) throw new Error(`diff bench: expected 4 ops, got ${ops.length}`);
+  return { mb, ms };
+}
+
+const KB = 1024;
+
+function filler(seed: number, bytes: number): string {
+  const base = `step ${seed} `;
+  return (base + 'lorem ipsum dolor sit amet '.repeat(Math.ceil(bytes / 27))).slice(0, bytes);
+}
+
+function initialCheckpoint(taskId: string, steps: number): CheckpointInput {
+  return {
+    schema_version: 2,
+    task_id: taskId,
+    task_name: 'store bench',
+    version: 1,
+    status: 'running',
+    phase: 'step 1',
+    goal: 'a long task',
+    plan: Array.from({ length: steps }, (_, i) => ({ id: `s${i + 1}`, name: `step ${i + 1}`, status: 'pending' as const, attempts: 0 })),
+    current_step: 0,
+    total_steps: steps,
+    artifacts: [],
+    side_effects: [],
+    resume_hint: '',
+    recovery: { mode: 'manual', decisions: [], auto_attempts: 0 },
+    errors: [],
+    run: { created_at: new Date(0).toISOString(), updated_at: new Date(0).toISOString(), tokens_in: 0, tokens_out: 0, cost_usd: 0, elapsed_ms: 0, llm_calls: [] },
+    source: { kind: 'runtime' },
+  };
+}
+
+/** The checkpoint after step `k` (1-based) finished. */
+function afterStep(cp: CheckpointInput, k: number): CheckpointInput {
+  const plan = cp.plan.slice();
+  plan[k - 1] = { ...plan[k - 1], status: 'done', attempts: 1, finished_at: new Date(k * 1000).toISOString() };
+  return {
+    ...cp,
+    plan,
+    current_step: k,
+    phase: `step ${k + 1}`,
+    run: { ...cp.run, updated_at: new Date(k * 1000).toISOString(), tokens_in: k * 100, tokens_out: k * 50 },
+  };
+}
+
+function stats(samples: number[]): LatencyStats {
+  const s = samples.slice().sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
+  return { p50: at(0.5), p99: at(0.99), mean: s.reduce((a, b) => a + b, 0) / s.length };
+}
+
+async function du(dir: string): Promise<{ apparent: number; allocated: number; byTop: Map<string, number> }> {
+  let apparent = 0;
+  let allocated = 0;
+  const byTop = new Map<string, number>();
+  for (const rel of await fs.readdir(dir, { recursive: true })) {
+    const st = await fs.stat(path.join(dir, rel));
+    if (!st.isFile()) continue;
+    apparent += st.size;
+    allocated += st.blocks * 512;
+    const top = rel.split(path.sep)[0];
+    byTop.set(top, (byTop.get(top) ?? 0) + st.size);
+  }
+  return { apparent, allocated, byTop };
+}
+
+/** The naive baseline: one JSON file with everything inline, rewritten atomically on each save. */
+async function naiveRun(dir: string, steps: number, probes: number[], window: number): Promise<{ latencies: Map<number, number[]>; finalBytes: number }> {
+  const file = path.join(dir, 'naive-task.json');
+  const history: HistoryMessage[] = [];
+  const results: Record<string, string> = {};
+  let cp = initialCheckpoint('naive', steps);
+  const latencies = new Map<number, number[]>();
+  const measured = new Set<number>();
+  for (const p of probes) for (let k = p; k < p + window && k <= steps; k++) measured.add(k);
+  const last = Math.max(...measured);
+  for (let k = 1; k <= last; k++) {
+    cp = afterStep(cp, k);
+    history.push({ role: k % 2 ? 'assistant' : 'user', content: filler(k, KB) });
+    results[`s${k}`] = filler(k + 7, KB);
+    // Only probe windows are written: rewriting the whole state at every one of 10,000 steps would take hours.
+    if (!measured.has(k)) continue;
+    const t0 = performance.now();
+    await writeFileAtomic(nodeFs, file, JSON.stringify({ ...cp, history, results }));
+    const ms = performance.now() - t0;
+    const probe = probes.filter((p) => p <= k).pop()!;
+    latencies.set(probe, [...(latencies.get(probe) ?? []), ms]);
+  }
+  return { latencies, finalBytes: (await fs.stat(file)).size };
+}
+
+/** Run the benchmark; returns the numbers (and prints a table unless `print` is false). */
+export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<StoreBenchResult> {
+  const steps = opts.steps ?? 10_000;
+  const window = opts.window ?? 50;
+  const started = performance.now();
+  const tmp = await fs.mkdtemp(path.join(opts.tmpDir ?? os.tmpdir(), 'waystation-store-bench-'));
+  const early = Math.min(100, Math.max(1, steps - 2 * window));
+  const late = Math.max(1, steps - window + 1);
+  try {
+    const store = openStore(path.join(tmp, 'store'));
+    let cp = initialCheckpoint('bench', steps);
+    const { version: _v, ...first } = cp;
+    await store.create(first);
+    const wsLat = new Map<number, number[]>([
+      [early, []],
+      [late, []],
+    ]);
+    let payload = 0;
+    let historyPayload = 0;
+    for (let k = 1; k <= steps; k++) {
+      cp = afterStep(cp, k);
+      const message: HistoryMessage = { role: k % 2 ? 'assistant' : 'user', content: filler(k, KB) };
+      const result = filler(k + 7, KB);
+      payload += Buffer.byteLength(JSON.stringify(message)) + Buffer.byteLength(JSON.stringify(result));
+      historyPayload += Buffer.byteLength(JSON.stringify(message));
+      const { version: _ver, ...next } = cp;
+      const t0 = performance.now();
+      const saved = await store.save('bench', { expectedVersion: k, checkpoint: next, results: { [`s${k}`]: result }, appendHistory: [message] });
+      const ms = performance.now() - t0;
+      cp = saved.checkpoint;
+      if (k >= early && k < early + window) wsLat.get(early)!.push(ms);
+      if (k >= late) wsLat.get(late)!.push(ms);
+    }
+    const taskDir = path.join(tmp, 'store', 'bench');
+    const usage = await du(taskDir);
+    // History chunks are the blobs not named by a result_ref; each chunk holds one message here.
+    const resultBlobs = new Set(cp.plan.map((s) => s.result_ref?.slice(7)).filter(Boolean));
+    let historyBlobBytes = 0;
+    let blobBytes = 0;
+    for (const name of await fs.readdir(path.join(taskDir, 'blobs'))) {
+      const size = (await fs.stat(path.join(taskDir, 'blobs', name))).size;
+      blobBytes += size;
+      if (!resultBlobs.has(name)) historyBlobBytes += size;
+    }
+    let fullSnapshots = 0;
+    for (const name of await fs.readdir(path.join(taskDir, 'versions'))) {
+      const fh = await fs.open(path.join(taskDir, 'versions', name), 'r');
+      const head = Buffer.alloc(80);
+      await fh.read(head, 0, 80, 0);
+      await fh.close();
+      if (head.toString().includes('"kind":"full"')) fullSnapshots++;
+    }
+
+    const naiveDir = path.join(tmp, 'naive');
+    await fs.mkdir(naiveDir);
+    const naive = await naiveRun(naiveDir, steps, [early, late], window);
+
+    const listTasks = 10_000;
+    const listingMs = await listingBench(path.join(tmp, 'listing'), listTasks);
+    const diff = diffBench();
+
+    const hot = usage.byTop.get('checkpoint.json') ?? 0;
+    const result: StoreBenchResult = {
+      steps,
+      early: { step: early, waystation: stats(wsLat.get(early)!), naive: stats(naive.latencies.get(early)!) },
+      late: { step: late, waystation: stats(wsLat.get(late)!), naive: stats(naive.latencies.get(late)!) },
+      waystationGrowth: 0,
+      naiveGrowth: 0,
+      payloadBytesPerStep: payload / steps,
+      waystationBytesPerStep: usage.apparent / steps,
+      waystationAllocatedPerStep: usage.allocated / steps,
+      naiveBytesPerStep: naive.finalBytes / steps,
+      historyRatio: historyBlobBytes / historyPayload,
+      storageRatio: (usage.apparent - hot) / payload,
+      breakdown: { versions: usage.byTop.get('versions') ?? 0, fullSnapshots, blobs: blobBytes, hot, events: usage.byTop.get('events.jsonl') ?? 0 },
+      listing: { tasks: listTasks, ms: listingMs },
+      diff,
+      elapsedSeconds: (performance.now() - started) / 1000,
+    };
+    result.waystationGrowth = result.late.waystation.p50 / result.early.waystation.p50;
+    result.naiveGrowth = result.late.naive.p50 / result.early.naive.p50;
+    if (opts.print !== false) printResult(result);
+    return result;
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
+}
+
+function printResult(r: StoreBenchResult): void {
+  const f = (n: number) => n.toFixed(2).padStart(9);
+  const kb = (n: number) => `${(n / 1024).toFixed(2)} KiB`;
+  console.log(`\nstore bench: ${r.steps}-step task, ~1 KiB message + ~1 KiB result per step (${r.elapsedSeconds.toFixed(1)} s)\n`);
+  console.log('save latency (ms)            p50        p99       mean');
+  for (const [label, row] of [
+    [`waystation @ step ${r.early.step}`, r.early.waystation],
+    [`waystation @ step ${r.late.step}`, r.late.waystation],
+    [`naive      @ step ${r.early.step}`, r.early.naive],
+    [`naive      @ step ${r.late.step}`, r.late.naive],
+  ] as const) {
+    console.log(`${label.padEnd(26)}${f(row.p50)}  ${f(row.p99)}  ${f(row.mean)}`);
+  }
+  console.log(`\nlate/early p50: waystation ${r.waystationGrowth.toFixed(2)}x (target <= 1.5x), naive ${r.naiveGrowth.toFixed(2)}x`);
+  console.log(`payload per step:            ${kb(r.payloadBytesPerStep)}`);
+  console.log(`waystation on disk per step: ${kb(r.waystationBytesPerStep)} (allocated ${kb(r.waystationAllocatedPerStep)})`);
+  console.log(`naive on disk per step:      ${kb(r.naiveBytesPerStep)}`);
+  console.log(`history blobs / message payload: ${r.historyRatio.toFixed(2)}x (target <= 2x)`);
+  console.log(`task folder (without hot snapshot) / payload: ${r.storageRatio.toFixed(2)}x`);
+  const b = r.breakdown;
+  console.log(`breakdown: versions ${kb(b.versions)} (${b.fullSnapshots} full snapshots), blobs ${kb(b.blobs)}, checkpoint.json ${kb(b.hot)}, events ${kb(b.events)}`);
+  console.log(`listTasks over ${r.listing.tasks} task folders: ${r.listing.ms.toFixed(0)} ms`);
+  console.log(`computeDiff of two ${r.diff.mb.toFixed(1)} MB checkpoints: ${r.diff.ms.toFixed(1)} ms\n`);
+}
+
+/**
+ * True when this file is the program being run. Under bin/waystation-tsx.mjs
+ * the entry is no longer in argv, so a bench runner that imports this module
+ * (npm run bench, or any importer setting `globalThis.WAYSTATION_BENCH_LIBRARY`)
+ * opts out explicitly.
+ */
+function isEntryPoint(): boolean {
+  const argv1 = process.argv[1] ?? '';
+  if (import.meta.url === pathToFileURL(argv1).href) return true;
+  const hosted = (globalThis as { WAYSTATION_BENCH_LIBRARY?: boolean }).WAYSTATION_BENCH_LIBRARY === true || process.env.npm_lifecycle_event === 'bench';
+  return argv1.endsWith('waystation-tsx.mjs') && !hosted;
+}
+
+if (isEntryPoint()) {
+  const arg = (name: string) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i >= 0 ? Number(process.argv[i + 1]) : undefined;
+  };
+  await runStoreBench({ steps: arg('steps'), window: arg('window') });
+}

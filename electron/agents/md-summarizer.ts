@@ -1,0 +1,130 @@
+/**
+ * `md-summarizer`: the second article's demo. Summarises each Markdown file
+ * of a folder into a summary file (one step, one checkpoint per file), then
+ * publishes an index with an HTTP POST as a side effect with a probe.
+ *
+ * The publish protocol (docs/RUNTIME.md): `POST <url>` with the JSON index and
+ * an `Idempotency-Key` header answers 200/201 with `{"id": ...}`, the same id
+ * for a repeated key; `GET <url>?key=<key>` answers 200 with that record if a
+ * publication with the key exists, 404 if not.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { SideEffect } from '../../shared/checkpoint/schema.js';
+import { defineAgent, type ProbeResult } from '../runtime/define-agent.js';
+
+const Options = z.object({
+  input: z.string().min(1, 'an --input folder is required'),
+  output: z.string().min(1).optional(),
+  'publish-url': z.url().optional(),
+});
+type Options = z.output<typeof Options>;
+
+const Summary = z.object({ file: z.string(), summary_path: z.string(), summary: z.string().min(1) });
+const Published = z.object({ index_path: z.string(), published: z.unknown() });
+
+/** Markdown files under a folder, relative, with forward slashes, in a stable order. */
+async function markdownFiles(dir: string, prefix = ''): Promise<string[]> {
+  const entries = await fs.readdir(path.join(dir, prefix), { withFileTypes: true });
+  const out: string[] = [];
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (e.name.startsWith('.')) continue;
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...(await markdownFiles(dir, rel)));
+    else if (e.isFile() && /\.(md|markdown)$/i.test(e.name)) out.push(rel);
+  }
+  return out;
+}
+
+const summaryName = (rel: string) => rel.replace(/\.(md|markdown)$/i, '') + '.summary.md';
+
+/** Ask the publish service whether a publication with this key exists. */
+async function probePublish(effect: SideEffect): Promise<ProbeResult> {
+  const url = (effect.request as { url?: string } | undefined)?.url;
+  if (!url) throw new Error(`effect ${effect.id} has no recorded URL to probe`);
+  const probeUrl = new URL(url);
+  probeUrl.searchParams.set('key', effect.idempotency_key);
+  const res = await fetch(probeUrl, { method: 'GET', signal: AbortSignal.timeout(10_000) });
+  if (res.status === 404) return { happened: false };
+  if (!res.ok) throw new Error(`the publish service answered ${res.status} to a probe of ${probeUrl.origin}${probeUrl.pathname}`);
+  return { happened: true, outcome: await res.json() };
+}
+
+export const mdSummarizer = defineAgent({
+  name: 'md-summarizer',
+  description: 'Summarise each Markdown file of --input into --output, then publish an index to --publish-url exactly once.',
+  options: Options,
+  // Paths are made absolute once, at creation, so a resume from another working directory finds the same files.
+  resolveOptions: (o, env): Options => ({
+    ...o,
+    input: path.resolve(o.input),
+    output: path.resolve(o.output ?? path.join(env.rootDir, 'outputs', env.taskId)),
+  }),
+  goal: (o) => `summarise the Markdown files of ${o.input} and publish an index${o['publish-url'] ? ` to ${o['publish-url']}` : ''}`,
+  async plan(o) {
+    let files: string[];
+    try {
+      files = await markdownFiles(o.input);
+    } catch (err) {
+      throw new Error(`cannot read the input folder ${o.input}: ${(err as Error).message}`);
+    }
+    return [
+      ...files.map((f) => ({ id: `summarize:${f}`, name: `summarize ${f}`, output_schema: Summary })),
+      { id: 'publish-index', name: 'write and publish the index', output_schema: Published },
+    ];
+  },
+  probes: { 'http-publish': (effect) => probePublish(effect) },
+  async run(ctx) {
+    const o = ctx.options;
+    const outDir = o.output!;
+    const summaries: z.output<typeof Summary>[] = [];
+    await ctx.phase('summarize');
+    for (const { id } of ctx.plan.filter((s) => s.id.startsWith('summarize:'))) {
+      const rel = id.slice('summarize:'.length);
+      const result = await ctx.step(id, async () => {
+        const text = await fs.readFile(path.join(o.input, rel), 'utf8');
+        const reply = await ctx.llm.complete([
+          { role: 'system', content: 'You summarise Markdown documents in a few sentences.' },
+          { role: 'user', content: `Summarise the Markdown file ${rel}:\n${text}` },
+        ]);
+        const summaryPath = path.join(outDir, summaryName(rel));
+        await ctx.writeArtifact(summaryPath, `# Summary of ${rel}\n\n${reply.text}\n`, { type: 'summary' });
+        return { file: rel, summary_path: summaryPath, summary: reply.text };
+      });
+      summaries.push(result);
+    }
+
+    await ctx.phase('publish');
+    await ctx.step('publish-index', async () => {
+      const index = {
+        task_id: ctx.taskId,
+        files: summaries.map((s) => ({ file: s.file, summary: s.summary })),
+      };
+      const indexPath = path.join(outDir, 'index.json');
+      await ctx.writeArtifact(indexPath, JSON.stringify(index, null, 2) + '\n', { type: 'index' });
+      const url = o['publish-url'];
+      if (!url) {
+        ctx.log('no --publish-url given: the index was written but not published');
+        return { index_path: indexPath, published: null };
+      }
+      const published = await ctx.effect({
+        type: 'http-publish',
+        key: `${ctx.taskId}:publish-index`,
+        request: { url, files: index.files.length },
+        perform: async (key) => {
+          const res = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'idempotency-key': key },
+            body: JSON.stringify(index),
+            signal: AbortSignal.timeout(30_000),
+          });
+          if (!res.ok) throw new Error(`the publish service answered ${res.status} ${res.statusText}`);
+          return (await res.json()) as unknown;
+        },
+        probe: probePublish,
+      });
+      return { index_path: indexPath, published };
+    });
+  },
+});

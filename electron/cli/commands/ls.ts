@@ -1,0 +1,48 @@
+/**
+ * `waystation ls DIR`: every task in a checkpoint directory, readable or not,
+ * with the status it should be shown with and the problems found.
+ */
+import type { Command } from 'commander';
+import { hasErrors, type TaskSummary } from '../../../shared/checkpoint/task-summary.js';
+import { summarizeEntry } from '../../verify/summarize-entry.js';
+import { ExitCode, requireDirectory, type CliContext } from '../cli-context.js';
+import { colorStatus, formatJson, formatProblem, table } from '../output.js';
+
+function renderHuman(ctx: CliContext, dir: string, tasks: TaskSummary[]): string {
+  const s = ctx.style;
+  if (tasks.length === 0) return `no tasks in ${dir}\n`;
+  const rows: string[][] = [];
+  const lines: string[] = [];
+  const header = ['TASK', 'STATUS', 'STEP', 'PHASE', 'VER', 'UPDATED', 'NAME'];
+  for (const t of tasks) {
+    const step = t.current_step === null ? '-' : `${t.current_step}/${t.total_steps ?? '?'}`;
+    const tags = [t.format === 'waystation' ? '' : t.format, t.read_only ? 'read-only' : ''].filter(Boolean);
+    const name = [t.task_name ?? '', tags.length ? s.dim(`[${tags.join(', ')}]`) : ''].filter(Boolean).join(' ');
+    rows.push([s.bold(t.task_id), colorStatus(s, t.display_status), step, t.phase ?? '-', t.version === null ? '-' : String(t.version), t.updated_at ?? '-', name]);
+  }
+  lines.push(table(rows, header, s).trimEnd());
+  const troubled = tasks.filter((t) => t.problems.length > 0);
+  for (const t of troubled) {
+    lines.push('', `${s.bold(t.task_id)} ${s.dim(`(${t.location})`)}`);
+    for (const p of t.problems) lines.push(`  ${formatProblem(s, p)}`);
+  }
+  const broken = tasks.filter((t) => hasErrors(t.problems)).length;
+  lines.push('', s.dim(`${tasks.length} task${tasks.length === 1 ? '' : 's'}` + (broken ? `, ${broken} with problems` : '')));
+  return lines.join('\n') + '\n';
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('ls')
+    .description('list the tasks in a checkpoint directory, readable or not')
+    .argument('<DIR>', 'the checkpoint directory')
+    .option('--json', 'print an array of task summaries (the shape of GET /api/tasks)')
+    .addHelpText('after', '\nExit status: 0 when every task is readable and consistent, 1 when any task has an error-level problem.')
+    .action(async (dir: string, opts: { json?: boolean }) => {
+      const root = await requireDirectory(dir);
+      const entries = await ctx.openStore(root).listTasks();
+      const tasks = await Promise.all(entries.map((e) => summarizeEntry(root, e)));
+      ctx.io.out(opts.json ? formatJson(tasks) : renderHuman(ctx, dir, tasks));
+      if (tasks.some((t) => hasErrors(t.problems))) ctx.fail(ExitCode.problems);
+    });
+}

@@ -1,0 +1,113 @@
+/**
+ * `waystation run DIR AGENT [--task ID] [--mode manual|auto|confirm] [agent options]`:
+ * start a task of a built-in agent (or a module path) in its own worker process.
+ *
+ * Options the command does not know are the agent's (`--input FOLDER`,
+ * `--publish-url URL`), validated by the agent's schema. Given an existing
+ * task id, it resumes that task instead, as re-running the article's demo does.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { RecoveryMode } from '../../../shared/checkpoint/schema.js';
+import { Runner, type RunOutcome } from '../../runtime/runner.js';
+import { RunExit } from '../../runtime/worker-protocol.js';
+import { UsageError, type CliContext } from '../cli-context.js';
+import { colorStatus, formatJson } from '../output.js';
+
+export const RUN_EXIT_HELP = `
+Exit status:
+  0  the task is done (or the edit/rejection was written)
+  1  the task failed: the message says what to fix; then \`waystation resume\`
+  2  bad input: unknown task or step, invalid value or options, no pending approval,
+     a task this build must not write (future schema, legacy format); nothing was written
+  3  the task waits for a human (drift, an uncertain effect without a probe, waitForHuman)
+  4  the task waits for approval of a resume plan (confirm mode)
+  5  the task is halted (its resume plan was rejected)
+  6  another runner holds the task's lease; nothing was written
+  7  the agent process crashed or was killed; the task is interrupted and can be resumed`;
+
+/** Parse `--name value`, `--name=value` and bare `--flag` into agent options. */
+export function parseAgentOptions(args: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (!a.startsWith('--')) throw new UsageError(`unexpected argument "${a}": agent options are written --name value`);
+    const eq = a.indexOf('=');
+    if (eq > 2) {
+      out[a.slice(2, eq)] = a.slice(eq + 1);
+    } else if (i + 1 < args.length && !args[i + 1].startsWith('--')) {
+      out[a.slice(2)] = args[++i];
+    } else {
+      out[a.slice(2)] = true;
+    }
+  }
+  return out;
+}
+
+/** Print a runner's worker output as it comes. */
+export function streamRunner(ctx: CliContext, runner: Runner, json: boolean): void {
+  runner.onEvent((e) => {
+    if (json) return;
+    if (e.type === 'line') (e.stream === 'stdout' ? ctx.io.out : ctx.io.err)(`  ${e.line}\n`);
+    else if (e.type === 'retrying') ctx.io.out(ctx.style.dim(`  auto mode: resuming ${e.taskId} in ${e.delayMs} ms (attempt ${e.attempt})\n`));
+  });
+}
+
+/** Print how an operation ended and what to do next; set the exit code. */
+export function reportOutcome(ctx: CliContext, dir: string, outcome: RunOutcome, json: boolean): void {
+  const fill = (s: string) => s.replaceAll('<DIR>', dir);
+  if (json) {
+    ctx.io.out(formatJson({ ...outcome, message: fill(outcome.message), next: outcome.next ? fill(outcome.next) : null }));
+  } else if (outcome.error) {
+    ctx.io.err(ctx.errStyle.red(`waystation: ${fill(outcome.message)}`) + '\n');
+  } else {
+    const status = outcome.crashed ? 'interrupted' : (outcome.status ?? 'unknown');
+    ctx.io.out(`${ctx.style.bold(outcome.task_id)} ${colorStatus(ctx.style, status)}${outcome.version ? ctx.style.dim(` (version ${outcome.version})`) : ''}\n`);
+    ctx.io.out(`${fill(outcome.message)}\n`);
+    if (outcome.next) ctx.io.out(`next: ${fill(outcome.next)}\n`);
+  }
+  ctx.fail(outcome.exitCode);
+}
+
+/** The runner a command uses: the CLI's store, this process's environment. */
+export function cliRunner(ctx: CliContext, root: string, actor?: string): Runner {
+  return new Runner({ root, openStore: (r) => ctx.openStore(r), actor });
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('run')
+    .description('start a task of an agent in its own process (unknown --options go to the agent)')
+    .argument('<DIR>', 'the checkpoint directory (created if missing)')
+    .argument('<AGENT>', 'a built-in agent (checkpoint-demo, md-summarizer) or a module path (./agent.ts)')
+    .argument('[agent-options...]', 'the agent\'s own options, e.g. --input FOLDER --publish-url URL')
+    .option('--task <ID>', 'the task id (default: agent name, date and a short random suffix); an existing task is resumed')
+    .option('--mode <MODE>', 'recovery mode: manual, auto or confirm', 'manual')
+    .option('--max-attempts <N>', 'auto mode: how many times to resume by itself', '3')
+    .option('--export <NAME>', 'the export holding the agent in a module (default: the default export)')
+    .option('--by <NAME>', 'who is acting (recorded with decisions)')
+    .option('--json', 'print the outcome as JSON')
+    .allowUnknownOption()
+    .addHelpText('after', RUN_EXIT_HELP)
+    .action(async (dir: string, agent: string, agentArgs: string[], opts: { task?: string; mode: string; maxAttempts: string; export?: string; by?: string; json?: boolean }) => {
+      const mode = RecoveryMode.safeParse(opts.mode);
+      if (!mode.success) throw new UsageError(`--mode must be manual, auto or confirm, not "${opts.mode}"`);
+      const max = Number(opts.maxAttempts);
+      if (!Number.isInteger(max) || max < 0) throw new UsageError(`--max-attempts must be a whole number, not "${opts.maxAttempts}"`);
+      const root = path.resolve(dir);
+      await fs.mkdir(root, { recursive: true });
+      const runner = cliRunner(ctx, root, opts.by);
+      streamRunner(ctx, runner, Boolean(opts.json));
+      const outcome = await runner.startRun({
+        agent,
+        options: parseAgentOptions(agentArgs),
+        taskId: opts.task,
+        mode: mode.data,
+        maxAutoAttempts: max,
+        exportName: opts.export,
+      });
+      reportOutcome(ctx, dir, outcome, Boolean(opts.json));
+      if (outcome.exitCode === RunExit.done && !opts.json) ctx.io.out(ctx.style.dim(`inspect: waystation show ${dir} ${outcome.task_id}\n`));
+    });
+}

@@ -1,0 +1,64 @@
+/**
+ * `waystation serve DIR [--port N]`: browser mode. Serves the built renderer
+ * and the API on 127.0.0.1 behind a per-start token, and prints the URL to
+ * open. Runs until interrupted; task processes it started are stopped then,
+ * their tasks left resumable.
+ */
+import { spawn } from 'node:child_process';
+import type { Command } from 'commander';
+import { startWebServer } from '../../host/web-server.js';
+import { UsageError, requireDirectory, type CliContext } from '../cli-context.js';
+
+/** Ask the desktop to open the URL; silently does nothing where there is no desktop. */
+function openInBrowser(url: string): void {
+  const [cmd, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  try {
+    const child = spawn(cmd, args as string[], { stdio: 'ignore', detached: true });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // No opener: the URL is printed anyway.
+  }
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('serve')
+    .description('serve the app and its API on 127.0.0.1 for a browser (prints the URL with its token)')
+    .argument('<DIR>', 'the checkpoint directory')
+    .option('--port <N>', 'the port to listen on (default: a free one)')
+    .option('--read-only', 'browse only: starting, resuming, approving, rejecting and editing are refused')
+    .option('--open-url', 'also open the URL in the default browser')
+    .action(async (dir: string, opts: { port?: string; readOnly?: boolean; openUrl?: boolean }) => {
+      const root = await requireDirectory(dir);
+      let port = 0;
+      if (opts.port !== undefined) {
+        if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535) throw new UsageError(`--port ${opts.port}: a port is a number from 0 to 65535`);
+        port = Number(opts.port);
+      }
+      const server = await startWebServer(root, { port, readOnly: opts.readOnly });
+      const s = ctx.style;
+      ctx.io.out(`Waystation is serving ${root}\n`);
+      if (!server.rendererBuilt) ctx.io.out(s.yellow('The renderer is not built: run `npm run build:renderer` first; the API works without it.\n'));
+      ctx.io.out(`Open ${s.bold(server.http.url)}\n`);
+      ctx.io.out(s.dim('Only this URL (its token) opens the app; it changes at every start. Press Ctrl+C to stop.\n'));
+      if (opts.openUrl) openInBrowser(server.http.url);
+      const signal = await untilSignal();
+      ctx.io.out(`\n${signal}: stopping; running tasks are left resumable\n`);
+      await server.close();
+    });
+}

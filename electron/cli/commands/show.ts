@@ -1,0 +1,141 @@
+/**
+ * `waystation show DIR TASK [--version N]`: one checkpoint, whole: what the
+ * task is for, where it stands, what it produced and did, and how to resume it.
+ */
+import path from 'node:path';
+import type { Command } from 'commander';
+import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
+import type { Problem } from '../../../shared/checkpoint/problem.js';
+import { checkInvariants } from '../../../shared/checkpoint/invariants.js';
+import { deriveDisplayStatus } from '../../../shared/checkpoint/task-state.js';
+import { TaskReadError, type TaskEntry } from '../../store/store-types.js';
+import { readLeaseState } from '../../verify/lease-state.js';
+import { checkpointFileOf } from '../../verify/verify-task.js';
+import { ExitCode, parseVersion, requireTask, type CliContext } from '../cli-context.js';
+import { colorStatus, formatBytes, formatCost, formatDuration, formatJson, formatProblem, shortSha, table, type Style } from '../output.js';
+
+/** Render a checkpoint for a person. `shownAs` is the derived display status, when known. */
+export function renderCheckpoint(s: Style, cp: Checkpoint, shownAs?: string): string {
+  const out: string[] = [];
+  const field = (label: string, value: string) => out.push(`${s.dim(label.padEnd(12))} ${value}`);
+  out.push(`${s.bold(cp.task_id)}  ${cp.task_name}`);
+  field('goal', cp.goal || s.dim('(none)'));
+  field('status', shownAs && shownAs !== cp.status ? `${colorStatus(s, shownAs)} ${s.dim(`(checkpoint says ${cp.status})`)}` : colorStatus(s, cp.status));
+  field('phase', cp.phase || s.dim('(none)'));
+  field('step', `${cp.current_step} of ${cp.total_steps} done`);
+  const src = cp.source;
+  field('version', `${cp.version} ${s.dim(`(${[src.kind, src.actor, src.note].filter(Boolean).join(', ')})`)}`);
+  field('mode', cp.recovery.mode);
+  if (cp.agent) field('agent', [cp.agent.name, cp.agent.module ? s.dim(cp.agent.module) : ''].filter(Boolean).join(' '));
+
+  out.push('', s.bold('Plan'));
+  if (cp.plan.length === 0) out.push(s.dim('  (empty)'));
+  else {
+    const rows = cp.plan.map((step, i) => [
+      `${i === cp.current_step ? s.cyan('▸') : ' '} ${i + 1}`,
+      step.id,
+      step.name,
+      colorStatus(s, step.status),
+      step.attempts ? String(step.attempts) : '',
+      step.elapsed_ms !== undefined ? formatDuration(step.elapsed_ms) : '',
+      step.error ? s.red(step.error.message) : step.result_ref ? s.dim(shortSha(step.result_ref.slice('sha256:'.length))) : '',
+    ]);
+    out.push(table(rows, ['  #', 'ID', 'NAME', 'STATUS', 'TRIES', 'TIME', 'RESULT / ERROR'], s).trimEnd().replace(/^/gm, '  '));
+  }
+
+  out.push('', s.bold('Artifacts'));
+  if (cp.artifacts.length === 0) out.push(s.dim('  (none)'));
+  else {
+    const rows = cp.artifacts.map((a) => [a.path, a.type, a.status, formatBytes(a.size), s.dim(shortSha(a.sha256)), a.step_id ?? '']);
+    out.push(table(rows, ['PATH', 'TYPE', 'STATUS', 'SIZE', 'SHA256', 'STEP'], s).trimEnd().replace(/^/gm, '  '));
+  }
+
+  out.push('', s.bold('Side effects'));
+  if (cp.side_effects.length === 0) out.push(s.dim('  (none)'));
+  else {
+    const rows = cp.side_effects.map((e) => [e.id, e.type, colorStatus(s, e.status), e.idempotency_key, e.step_id ?? '', e.reconciliation ?? '']);
+    out.push(table(rows, ['ID', 'TYPE', 'STATUS', 'IDEMPOTENCY KEY', 'STEP', 'RECONCILED'], s).trimEnd().replace(/^/gm, '  '));
+  }
+
+  const pending = cp.recovery.pending_approval;
+  if (pending) {
+    out.push('', s.bold(s.yellow('Waiting for approval')) + s.dim(` (${pending.id}, requested ${pending.requested_at})`));
+    const p = pending.plan;
+    if (p.rerun_step) out.push(`  rerun step ${p.rerun_step}`);
+    if (p.probe_effects.length) out.push(`  probe effects ${p.probe_effects.join(', ')}`);
+    if (p.retry_effects.length) out.push(`  retry effects ${p.retry_effects.join(', ')}`);
+    if (p.drift.length) out.push(`  drifted ${p.drift.join(', ')}`);
+  }
+
+  if (cp.errors.length > 0) {
+    out.push('', s.bold('Errors'));
+    for (const e of cp.errors) {
+      out.push(`  ${s.dim(e.at)} ${e.step_id ? `[${e.step_id}] ` : ''}${s.red(e.what)}`);
+      if (e.fix) out.push(`    fix: ${e.fix}`);
+      if (e.verification) out.push(`    verified: ${e.verification}`);
+    }
+  }
+
+  out.push('', s.bold('Resume hint'), `  ${cp.resume_hint || s.dim('(none)')}`);
+
+  const run = cp.run;
+  out.push('', s.bold('Run'));
+  field('  model', run.model ?? '-');
+  field('  tokens', `${run.tokens_in} in, ${run.tokens_out} out`);
+  field('  cost', formatCost(run.cost_usd));
+  field('  elapsed', formatDuration(run.elapsed_ms));
+  field('  llm calls', String(run.llm_calls.length));
+  field('  created', run.created_at);
+  field('  updated', run.updated_at);
+  field('  history', `${cp.history.count} message${cp.history.count === 1 ? '' : 's'}`);
+  return out.join('\n') + '\n';
+}
+
+async function displayStatusOf(root: string, entry: TaskEntry, cp: Checkpoint): Promise<string> {
+  const leaseHeld = entry.format === 'waystation' && (await readLeaseState(path.join(root, entry.location))).held;
+  return deriveDisplayStatus(cp, { leaseHeld, drift: false, unreadable: false });
+}
+
+function reportUnreadable(ctx: CliContext, taskId: string, problems: readonly Problem[]): void {
+  ctx.io.err(`${taskId} cannot be shown:\n`);
+  for (const p of problems) ctx.io.err(`  ${formatProblem(ctx.errStyle, p)}\n`);
+  ctx.fail(ExitCode.problems);
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('show')
+    .description('print one checkpoint: goal, status, plan, artifacts, side effects, resume hint, run metadata')
+    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<TASK>', 'the task id')
+    .option('--version <N>', 'show version N instead of the latest ("latest" also works)')
+    .option('--json', 'print the whole canonical checkpoint')
+    .addHelpText('after', '\nExit status: 0 when the checkpoint was shown, 1 when it cannot be read, 2 for an unknown task or version.')
+    .action(async (dir: string, taskId: string, opts: { version?: string; json?: boolean }) => {
+      const { root, store, entry } = await requireTask(ctx, dir, taskId);
+      let cp = entry.checkpoint;
+      if (opts.version !== undefined) {
+        const version = parseVersion(opts.version, entry.checkpoint?.version ?? null);
+        if (version !== cp?.version) {
+          try {
+            cp = await store.readVersion(entry.task_id, version);
+          } catch (err) {
+            if (err instanceof TaskReadError) return reportUnreadable(ctx, taskId, err.problems);
+            throw err;
+          }
+        }
+      }
+      if (!cp) return reportUnreadable(ctx, taskId, entry.problems);
+      if (opts.json) {
+        ctx.io.out(formatJson(cp));
+        return;
+      }
+      const shownAs = cp === entry.checkpoint ? await displayStatusOf(root, entry, cp) : undefined;
+      ctx.io.out(renderCheckpoint(ctx.style, cp, shownAs));
+      const problems = [...entry.problems, ...checkInvariants(cp, checkpointFileOf(entry.location), { legacy: entry.format !== 'waystation' })];
+      if (problems.length > 0) {
+        ctx.io.out(`\n${ctx.style.bold('Problems')}\n`);
+        for (const p of problems) ctx.io.out(`  ${formatProblem(ctx.style, p)}\n`);
+      }
+    });
+}

@@ -1,0 +1,54 @@
+/**
+ * `waystation verify DIR TASK`: check a task's checkpoint against the disk:
+ * artifacts present and unchanged, side effects with an unknown outcome, and
+ * the checkpoint's own invariants. Read-only: nothing is repaired.
+ */
+import type { Command } from 'commander';
+import type { VerifyReport } from '../../../shared/checkpoint/verify-report.js';
+import { verifyTask } from '../../verify/verify-task.js';
+import { ExitCode, requireTask, type CliContext } from '../cli-context.js';
+import { colorStatus, formatJson, formatProblem, type Style } from '../output.js';
+
+export function renderReport(s: Style, r: VerifyReport): string {
+  const out: string[] = [];
+  out.push(`${s.bold(r.task_id)} version ${r.version}: ${r.ok ? s.green('ok') : s.red('needs attention')}`);
+  out.push(s.dim(`relative artifact paths resolved against ${r.base_dir}`));
+  out.push('', s.bold('Artifacts'));
+  if (r.artifacts.length === 0) out.push(s.dim('  (none recorded)'));
+  for (const a of r.artifacts) out.push(`  ${colorStatus(s, a.status.padEnd(12))} ${a.path}${a.status === 'ok' ? '' : s.dim(`  ${a.message}`)}`);
+  out.push('', s.bold('Side effects with an unknown outcome'));
+  if (r.uncertain_effects.length === 0) out.push(s.dim('  (none)'));
+  for (const e of r.uncertain_effects) out.push(`  ${colorStatus(s, e.status.padEnd(12))} ${e.id} ${s.dim(e.message)}`);
+  out.push('', s.bold('Invariants'));
+  if (r.invariant_problems.length === 0) out.push(s.dim('  (all hold)'));
+  for (const p of r.invariant_problems) out.push(`  ${formatProblem(s, p)}`);
+  return out.join('\n') + '\n';
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('verify')
+    .description('check a task against the disk: artifacts, uncertain side effects, invariants')
+    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<TASK>', 'the task id')
+    .option('--json', 'print the verify report')
+    .option('--confine', 'refuse absolute artifact paths outside the base directory instead of checking them')
+    .addHelpText(
+      'after',
+      '\nRelative artifact paths resolve against the agent\'s project_root when recorded, else DIR.\n' +
+        'A relative path that leaves that base (.. or a symlink) is reported, never read.\n\n' +
+        'Exit status: 0 when all is in order, 1 when an artifact drifted, a side effect is uncertain,\n' +
+        'an invariant is broken or the checkpoint cannot be read; 2 for an unknown task.',
+    )
+    .action(async (dir: string, taskId: string, opts: { json?: boolean; confine?: boolean }) => {
+      const { root, entry } = await requireTask(ctx, dir, taskId);
+      if (!entry.checkpoint) {
+        ctx.io.err(`${taskId} cannot be verified: its checkpoint cannot be read\n`);
+        for (const p of entry.problems) ctx.io.err(`  ${formatProblem(ctx.errStyle, p)}\n`);
+        return ctx.fail(ExitCode.problems);
+      }
+      const report = await verifyTask(root, entry.checkpoint, { location: entry.location, format: entry.format, allowAbsolute: !opts.confine });
+      ctx.io.out(opts.json ? formatJson(report) : renderReport(ctx.style, report));
+      if (!report.ok) ctx.fail(ExitCode.problems);
+    });
+}

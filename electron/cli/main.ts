@@ -1,0 +1,118 @@
+/**
+ * The `waystation` command line.
+ *
+ * Each command lives in `commands/<name>.ts` and exports `register(program, ctx)`;
+ * this file lists them, so adding a command is one import and one line in
+ * `commands` below. `runCli` runs in-process (tests, other tools); the process
+ * entry at the bottom runs only when this file is the program being started.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { openStore } from '../store/directory-store.js';
+import type { CheckpointStore } from '../store/store-types.js';
+import { createContext, ExitCode, UsageError, type CliContext, type CliIo } from './cli-context.js';
+import { shouldColor } from './output.js';
+import * as ls from './commands/ls.js';
+import * as show from './commands/show.js';
+import * as history from './commands/history.js';
+import * as diff from './commands/diff.js';
+import * as verify from './commands/verify.js';
+import * as run from './commands/run.js';
+import * as resume from './commands/resume.js';
+import * as approve from './commands/approve.js';
+import * as reject from './commands/reject.js';
+import * as edit from './commands/edit.js';
+import * as tail from './commands/tail.js';
+import * as serve from './commands/serve.js';
+import * as demo from './commands/demo.js';
+
+/** Every command, in the order `--help` lists them. */
+const commands: { register(program: Command, ctx: CliContext): void }[] = [ls, show, history, diff, verify, run, resume, approve, reject, edit, tail, serve, demo];
+
+const EXIT_HELP = `
+Exit status:
+  0  done, nothing wrong found
+  1  problems found: unreadable tasks (ls), drift or uncertain effects (verify),
+     missing versions (history), unreadable versions (show, diff)
+  2  usage error: unknown command or option, missing DIR, unknown task, bad version
+
+ls, show, history, diff and verify take --json for machine-readable output.
+Colour is used on a terminal only; set NO_COLOR to turn it off.`;
+
+function packageVersion(): string {
+  try {
+    return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+export interface RunOptions {
+  /** Opens a directory's store; the versioned directory store by default. */
+  openStore?: (root: string) => CheckpointStore;
+}
+
+/**
+ * Run the CLI on `argv` (the arguments after the program name) and return the exit code.
+ *
+ * Never exits the process and never throws: commander's own exits (help,
+ * version, usage errors) are turned into exit codes 0 or 2, usage mistakes in
+ * the commands into 2, and unexpected failures into 1 with a message.
+ */
+export async function runCli(argv: readonly string[], io: CliIo, opts: RunOptions = {}): Promise<number> {
+  const ctx = createContext(io, opts.openStore ?? openStore);
+  const program = new Command('waystation')
+    .description('Inspect and resume AI-agent checkpoints.')
+    .version(packageVersion(), '-V, --version', 'print the Waystation version')
+    // Program options only before the command name, so `show --version N` means the task's version.
+    .enablePositionalOptions()
+    // Set before the commands are added: subcommands copy these settings when created.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.out(s),
+      writeErr: (s) => io.err(s),
+      outputError: (s, write) => write(ctx.errStyle.red(s)),
+      getOutHasColors: () => io.color,
+      getErrHasColors: () => io.errColor ?? io.color,
+    })
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', EXIT_HELP);
+  for (const command of commands) command.register(program, ctx);
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    if (err instanceof UsageError) {
+      io.err(ctx.errStyle.red(`waystation: ${err.message}`) + '\n');
+      return ExitCode.usage;
+    }
+    io.err(ctx.errStyle.red(`waystation: ${err instanceof Error ? err.message : String(err)}`) + '\n');
+    return ExitCode.problems;
+  }
+  return ctx.exitCode;
+}
+
+/** The streams of this process, coloured only where a person reads them. */
+export function processIo(): CliIo {
+  return {
+    out: (s) => void process.stdout.write(s),
+    err: (s) => void process.stderr.write(s),
+    color: shouldColor(process.stdout, process.env),
+    errColor: shouldColor(process.stderr, process.env),
+  };
+}
+
+/** Started as `waystation` (bin/waystation.mjs, the npm bin link) or as this very file, rather than imported. */
+function isProcessEntry(): boolean {
+  const started = process.argv[1];
+  if (!started) return false;
+  if (path.resolve(started) === fileURLToPath(import.meta.url)) return true;
+  return ['waystation', 'waystation.mjs', 'waystation.cmd'].includes(path.basename(started));
+}
+
+if (isProcessEntry()) {
+  process.exitCode = await runCli(process.argv.slice(2), processIo());
+}

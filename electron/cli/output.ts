@@ -1,0 +1,172 @@
+/**
+ * How the CLI writes: colour only for a person at a terminal, plain text when
+ * piped or asked (NO_COLOR), aligned tables, and short renderings of sizes,
+ * durations, hashes and problems.
+ */
+import type { Problem } from '../../shared/checkpoint/problem.js';
+
+export interface Style {
+  readonly enabled: boolean;
+  bold(s: string): string;
+  dim(s: string): string;
+  red(s: string): string;
+  green(s: string): string;
+  yellow(s: string): string;
+  blue(s: string): string;
+  magenta(s: string): string;
+  cyan(s: string): string;
+}
+
+const sgr = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
+
+/** Styling functions; all of them return their input untouched when `enabled` is false. */
+export function createStyle(enabled: boolean): Style {
+  const wrap = (open: number, close: number) => (enabled ? sgr(open, close) : (s: string) => s);
+  return {
+    enabled,
+    bold: wrap(1, 22),
+    dim: wrap(2, 22),
+    red: wrap(31, 39),
+    green: wrap(32, 39),
+    yellow: wrap(33, 39),
+    blue: wrap(34, 39),
+    magenta: wrap(35, 39),
+    cyan: wrap(36, 39),
+  };
+}
+
+/**
+ * Whether to colour a stream.
+ *
+ * Follows no-color.org (a non-empty NO_COLOR turns colour off) and the common
+ * FORCE_COLOR override (non-empty and not "0" turns it on, for CI logs);
+ * otherwise colour only a TTY whose TERM is not `dumb`.
+ */
+export function shouldColor(stream: { isTTY?: boolean }, env: Record<string, string | undefined>): boolean {
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') return true;
+  return stream.isTTY === true && env.TERM !== 'dumb';
+}
+
+// Built from a string: a literal ESC in a regex literal reads as a mistake to linters and people alike.
+const ANSI = new RegExp(String.fromCharCode(27) + '\\[[0-9;]*m', 'g');
+
+export function stripAnsi(s: string): string {
+  return s.replace(ANSI, '');
+}
+
+/** Columns a string takes in a terminal: East Asian wide characters (task names in Chinese) take two. */
+export function displayWidth(s: string): number {
+  let width = 0;
+  for (const ch of stripAnsi(s)) {
+    const cp = ch.codePointAt(0) ?? 0;
+    const wide =
+      (cp >= 0x1100 && cp <= 0x115f) ||
+      (cp >= 0x2e80 && cp <= 0xa4cf) ||
+      (cp >= 0xac00 && cp <= 0xd7a3) ||
+      (cp >= 0xf900 && cp <= 0xfaff) ||
+      (cp >= 0xfe30 && cp <= 0xfe4f) ||
+      (cp >= 0xff00 && cp <= 0xff60) ||
+      (cp >= 0xffe0 && cp <= 0xffe6) ||
+      (cp >= 0x1f300 && cp <= 0x1faff) ||
+      (cp >= 0x20000 && cp <= 0x3fffd);
+    width += wide ? 2 : 1;
+  }
+  return width;
+}
+
+function padEnd(s: string, width: number): string {
+  return s + ' '.repeat(Math.max(0, width - displayWidth(s)));
+}
+
+/** Left-aligned columns separated by two spaces; the header, when given, is dimmed by the caller's style. */
+export function table(rows: readonly (readonly string[])[], header?: readonly string[], style?: Style): string {
+  const all = header ? [header, ...rows] : rows;
+  const columns = Math.max(0, ...all.map((r) => r.length));
+  const widths = Array.from({ length: columns }, (_, c) => Math.max(0, ...all.map((r) => displayWidth(r[c] ?? ''))));
+  const line = (r: readonly string[]) =>
+    r
+      .map((cell, c) => (c === r.length - 1 ? cell : padEnd(cell, widths[c])))
+      .join('  ')
+      .trimEnd();
+  const out = rows.map(line);
+  if (header) out.unshift(style ? style.dim(line(header)) : line(header));
+  return out.join('\n') + '\n';
+}
+
+/** Colour a status word by what it asks of the reader: green settled, yellow attention, red broken. */
+export function colorStatus(style: Style, status: string): string {
+  switch (status) {
+    case 'done':
+    case 'ok':
+    case 'running':
+      return style.green(status);
+    case 'skipped':
+    case 'pending':
+    case 'not_started':
+      return style.dim(status);
+    case 'waiting_approval':
+    case 'waiting_human':
+    case 'interrupted':
+    case 'halted':
+    case 'intent':
+    case 'uncertain':
+    case 'missing':
+    case 'modified':
+      return style.yellow(status);
+    case 'failed':
+    case 'drifted':
+    case 'unreadable':
+    case 'outside-root':
+      return style.red(status);
+    default:
+      return status;
+  }
+}
+
+export function formatJson(value: unknown): string {
+  return JSON.stringify(value, null, 2) + '\n';
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+export function formatDuration(ms: number): string {
+  const sign = ms < 0 ? '-' : '';
+  const abs = Math.abs(ms);
+  if (abs < 1000) return `${sign}${Math.round(abs)} ms`;
+  const s = abs / 1000;
+  if (s < 60) return `${sign}${s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${sign}${m} min ${Math.round(s % 60)} s`;
+  return `${sign}${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+export function formatCost(usd: number): string {
+  const sign = usd < 0 ? '-' : '';
+  return `${sign}$${Math.abs(usd).toFixed(4)}`;
+}
+
+/** A number with an explicit sign, for deltas. */
+export function signed(n: number, render: (n: number) => string = String): string {
+  return n > 0 ? `+${render(n)}` : render(n);
+}
+
+export function shortSha(sha: string | null | undefined): string {
+  return sha ? sha.slice(0, 12) : '-';
+}
+
+/** One line per problem: `✗ file: message (reason)`, errors red, warnings yellow. */
+export function formatProblem(style: Style, p: Problem): string {
+  const mark = p.severity === 'error' ? style.red('✗') : style.yellow('!');
+  return `${mark} ${p.file}: ${p.message} ${style.dim(`(${p.reason})`)}`;
+}
+
+/** A JSON value on one line, cut to `max` columns with an ellipsis. */
+export function inlineJson(value: unknown, max = 80): string {
+  const text = value === undefined ? 'undefined' : JSON.stringify(value);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -1,0 +1,206 @@
+/**
+ * The demo checkpoint directory: generated on first start so the app shows
+ * something real at once.
+ *
+ * Both built-in agents run for real (offline model, no network) to leave a
+ * task in each state: done, failed, waiting for approval, drifted (an output
+ * edited after the fact) and running (a run cut off mid-step, as a crash
+ * leaves it: it shows as running while a runner holds it, interrupted
+ * otherwise, and resumes from where it stopped). Beside them sit one file in
+ * each source article's format, which Waystation reads read-only.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { builtInAgent } from '../agents/registry.js';
+import { OfflineProvider } from '../llm/offline-provider.js';
+import { startTask, type OperationEnv } from '../runtime/task-operations.js';
+import { openStore } from '../store/directory-store.js';
+import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../shared/checkpoint/schema.js';
+
+/** Written last: a directory without it is a generation that was cut short. */
+const COMPLETE_MARKER = '.waystation-demo';
+
+export interface DemoResult {
+  root: string;
+  /** False when the directory already existed and was left untouched. */
+  created: boolean;
+  /** What the directory holds, one line per task, for the console. */
+  tasks: string[];
+}
+
+const NOTES: Record<string, string> = {
+  'checkpoints.md': '# Checkpoints\n\nA checkpoint records where a long task stands, so a crash costs one step, not the whole run.\n',
+  'side-effects.md': '# Side effects\n\nAn effect is recorded before it is performed, with an idempotency key, so a resume never repeats it blindly.\n',
+  'resume.md': '# Resume\n\nResuming loads the latest version, checks the world against it, and continues at the first unfinished step.\n',
+};
+
+function required(name: string) {
+  const agent = builtInAgent(name);
+  if (!agent) throw new Error(`the built-in agent ${name} is missing; the demo cannot be generated`);
+  return agent;
+}
+
+/** Run with SKIP_FAILURE set as given: checkpoint-demo reads it at its third step. */
+async function withSkipFailure<T>(skip: boolean, fn: () => Promise<T>): Promise<T> {
+  const before = process.env.SKIP_FAILURE;
+  if (skip) process.env.SKIP_FAILURE = '1';
+  else delete process.env.SKIP_FAILURE;
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env.SKIP_FAILURE;
+    else process.env.SKIP_FAILURE = before;
+  }
+}
+
+/**
+ * Generate the demo directory at `dir`, unless it already exists.
+ *
+ * Idempotent: an existing complete demo, or any other existing non-empty
+ * folder, is left untouched. A demo whose generation was cut short (no
+ * completion marker, only demo content) is generated again.
+ */
+export async function generateDemoDirectory(dir: string): Promise<DemoResult> {
+  const root = path.resolve(dir);
+  const existing = await fs.readdir(root).catch(() => null);
+  if (existing) {
+    if (existing.includes(COMPLETE_MARKER)) return { root, created: false, tasks: [] };
+    if (existing.length > 0 && !existing.includes('.waystation-demo-partial')) {
+      return { root, created: false, tasks: [] };
+    }
+    await fs.rm(root, { recursive: true, force: true });
+  }
+  await fs.mkdir(root, { recursive: true });
+  await fs.writeFile(path.join(root, '.waystation-demo-partial'), 'generation in progress\n');
+  const root_ = await fs.realpath(root);
+
+  const store = openStore(root_);
+  // No latency and no network: the offline model answers at once.
+  const env: OperationEnv = { store, root: root_, llm: new OfflineProvider(0), actor: 'demo', report: () => {} };
+  const demo = required('checkpoint-demo');
+  const summarizer = required('md-summarizer');
+  const tasks: string[] = [];
+  const note = (id: string, what: string) => tasks.push(`${id.padEnd(28)} ${what}`);
+
+  const notesDir = path.join(root_, 'notes');
+  await fs.mkdir(notesDir, { recursive: true });
+  for (const [name, text] of Object.entries(NOTES)) await fs.writeFile(path.join(notesDir, name), text);
+
+  await withSkipFailure(true, () => startTask(env, demo, { taskId: 'demo-done', options: {} }));
+  note('demo-done', 'checkpoint-demo, all four steps done');
+  await withSkipFailure(false, () => startTask(env, demo, { taskId: 'demo-failed', options: {} }));
+  note('demo-failed', 'checkpoint-demo, failed at step 3; resume with SKIP_FAILURE=1');
+  await withSkipFailure(false, () => startTask(env, demo, { taskId: 'demo-waiting-approval', options: {}, mode: 'confirm' }));
+  note('demo-waiting-approval', 'checkpoint-demo in confirm mode: a resume plan awaits approval');
+
+  await startTask(env, summarizer, { taskId: 'notes-done', options: { input: notesDir } });
+  note('notes-done', 'md-summarizer, every note summarised');
+  await startTask(env, summarizer, { taskId: 'notes-drifted', options: { input: notesDir } });
+  const drifted = await store.getTask('notes-drifted');
+  const artifact = drifted?.checkpoint?.artifacts.find((a) => a.type === 'summary');
+  if (artifact) {
+    const file = path.isAbsolute(artifact.path) ? artifact.path : path.join(root_, artifact.path);
+    await fs.appendFile(file, '\nEdited by hand after the run: the recorded hash no longer matches.\n');
+  }
+  note('notes-drifted', 'md-summarizer, a summary edited after the run (verify shows the drift)');
+
+  await writeCutOffRun(store, notesDir);
+  note('notes-running', 'md-summarizer cut off mid-run: resume it to watch it run');
+
+  await writeLegacyFiles(root_);
+  note('legacy-task-001.json', "the first article's format (read-only until resumed)");
+  note('article-two/checkpoint.json', "the second article's format (read-only)");
+
+  await fs.writeFile(path.join(root_, COMPLETE_MARKER), 'generated by `waystation demo`; delete this folder to generate it again\n');
+  await fs.rm(path.join(root_, '.waystation-demo-partial'), { force: true });
+  return { root: root_, created: true, tasks };
+}
+
+/** An md-summarizer run stopped in its second step, as a killed process leaves it. */
+async function writeCutOffRun(store: ReturnType<typeof openStore>, notesDir: string): Promise<void> {
+  const files = Object.keys(NOTES).sort();
+  const at = new Date().toISOString();
+  const options = { input: notesDir, output: path.join(store.root, 'outputs', 'notes-running') };
+  const plan: CheckpointInput['plan'] = [
+    ...files.map((f) => ({ id: `summarize:${f}`, name: `summarize ${f}`, status: 'pending' as const, attempts: 0 })),
+    { id: 'publish-index', name: 'write and publish the index', status: 'pending' as const, attempts: 0 },
+  ];
+  const base: Omit<CheckpointInput, 'version'> = {
+    schema_version: CURRENT_SCHEMA_VERSION,
+    task_id: 'notes-running',
+    task_name: 'md-summarizer',
+    status: 'running',
+    phase: 'summarize',
+    goal: `summarise the Markdown files of ${notesDir} and publish an index`,
+    plan,
+    current_step: 0,
+    total_steps: plan.length,
+    resume_hint: `start at ${plan[0].id}`,
+    recovery: { mode: 'manual', pending_approval: null, decisions: [], auto_attempts: 0 },
+    run: { created_at: at, updated_at: at, model: 'waystation-offline' },
+    source: { kind: 'runtime', note: 'task created' },
+    agent: { name: 'md-summarizer', options },
+  };
+  const v1 = await store.create(base);
+  const step1 = `summarize:${files[0]}`;
+  const summary = `In short, ${files[0]} explains why checkpoints matter.`;
+  const runningPlan = plan.map((s, i) =>
+    i === 0 ? { ...s, status: 'done' as const, started_at: at, finished_at: at, attempts: 1 } : i === 1 ? { ...s, status: 'running' as const, started_at: at, attempts: 1 } : s,
+  );
+  const running = { ...base, plan: runningPlan, current_step: 1, resume_hint: `${step1} is done; ${plan[1].id} was in progress` };
+  await store.save('notes-running', {
+    expectedVersion: v1.checkpoint.version,
+    checkpoint: running,
+    results: { [step1]: { file: files[0], summary_path: path.join(options.output, files[0].replace(/\.md$/, '.summary.md')), summary } },
+  });
+}
+
+/** One task in each source article's format. */
+async function writeLegacyFiles(root: string): Promise<void> {
+  await fs.writeFile(
+    path.join(root, 'legacy-task-001.json'),
+    JSON.stringify(
+      {
+        task_id: 'legacy-task-001',
+        current_step: 2,
+        total_steps: 4,
+        history: [
+          { role: 'user', content: '把下面的需求拆成子任务：写一个天气查询函数' },
+          { role: 'assistant', content: '模拟模型回答：拆成输入校验、调用天气接口、格式化输出三部分。' },
+          { role: 'user', content: '根据子任务编写 Python 代码，注意边界情况' },
+          { role: 'assistant', content: '模拟模型回答：def get_weather(city): ...' },
+        ],
+        results: { 分析需求: '拆成输入校验、调用天气接口、格式化输出三部分。', 编写代码: 'def get_weather(city): ...' },
+        created_at: '2026-01-10 10:00:00',
+        updated_at: '2026-01-10 10:01:30',
+        metrics: { total_tokens: 1234, elapsed_seconds: 90 },
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  await fs.mkdir(path.join(root, 'article-two'), { recursive: true });
+  await fs.writeFile(
+    path.join(root, 'article-two', 'checkpoint.json'),
+    JSON.stringify(
+      {
+        task_id: 'agent-demo-2026-05-08-001',
+        version: 3,
+        phase: 'validate_tool_result',
+        goal: '生成一份可发布的技术文章并完成发布校验',
+        plan: [
+          { id: 'p1', name: 'select_topic', status: 'done' },
+          { id: 'p2', name: 'draft_article', status: 'done' },
+          { id: 'p3', name: 'run_checks', status: 'running' },
+          { id: 'p4', name: 'publish', status: 'pending' },
+        ],
+        artifacts: [],
+        side_effects: [{ type: 'git_commit', status: 'not_started', idempotency_key: 'publish-agent-checkpoint-2026-05-08' }],
+        resume_hint: '从 p3 继续：先做风格、隐私、签名检查，再进入发布阶段',
+        updated_at: '2026-05-08T16:40:00+08:00',
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * The runtime's Runner, adapted to what the host service needs: one runner
+ * per checkpoint directory, actions that answer as soon as the worker process
+ * is launched (the UI follows the task through events, and the process keeps
+ * running whatever happens to the renderer), and the runner's events turned
+ * into the API's `runner` events.
+ */
+import type { ActionResult } from '../../shared/api/contract.js';
+import { Runner, type RunOutcome, type RunnerOptions } from '../runtime/runner.js';
+import { generateTaskId } from '../runtime/task-operations.js';
+import type { HostRunner, RunnerEvent } from './host-service.js';
+
+export interface HostRunnerOptions {
+  /** Environment for the worker processes; this process's by default. */
+  env?: NodeJS.ProcessEnv;
+  actor?: string;
+  /** How workers are launched (the packaged app passes its compiled worker). */
+  workerLaunch?: RunnerOptions['workerLaunch'];
+}
+
+/** A refused operation, with the runtime's code (busy, no-approval, ...) for the API's error mapping. */
+class RefusedError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function resultOf(outcome: RunOutcome): ActionResult {
+  if (outcome.error) throw new RefusedError(outcome.error, outcome.message);
+  return { taskId: outcome.task_id, version: outcome.version, message: outcome.message };
+}
+
+/** Create the host's runner: see the module comment. */
+export function createHostRunner(options: HostRunnerOptions = {}): HostRunner {
+  const runners = new Map<string, Runner>();
+  const listeners = new Set<(e: RunnerEvent) => void>();
+  const emit = (e: RunnerEvent) => {
+    for (const l of [...listeners]) l(e);
+  };
+
+  const runnerFor = (root: string): Runner => {
+    let runner = runners.get(root);
+    if (!runner) {
+      runner = new Runner({ root, env: options.env, actor: options.actor, workerLaunch: options.workerLaunch });
+      runner.onEvent((e) => {
+        if (e.type === 'spawned') emit({ taskId: e.taskId, state: 'started', detail: `${e.job} in process ${e.pid}` });
+        else if (e.type === 'line') emit({ taskId: e.taskId, state: 'output', detail: e.line });
+        else if (e.type === 'retrying') emit({ taskId: e.taskId, state: 'output', detail: `retrying (attempt ${e.attempt}) in ${e.delayMs} ms` });
+        else emit({ taskId: e.taskId, state: 'exited', detail: e.outcome.message });
+      });
+      runners.set(root, runner);
+    }
+    return runner;
+  };
+
+  /**
+   * Launch a long operation and answer once its worker is up, or with the
+   * refusal when it never got that far (unknown agent, busy task, ...).
+   */
+  const launch = (root: string, taskId: string, run: (runner: Runner) => Promise<RunOutcome>): Promise<ActionResult> => {
+    const runner = runnerFor(root);
+    return new Promise<ActionResult>((resolve, reject) => {
+      const stop = runner.onEvent((e) => {
+        if (e.type === 'spawned' && e.taskId === taskId) {
+          stop();
+          resolve({ taskId, version: null, message: `${e.job} of ${taskId} is running in process ${e.pid}` });
+        }
+      });
+      run(runner).then(
+        (outcome) => {
+          stop();
+          try {
+            resolve(resultOf(outcome));
+          } catch (err) {
+            reject(err);
+          }
+        },
+        (err: unknown) => {
+          stop();
+          reject(err);
+        },
+      );
+    });
+  };
+
+  return {
+    start(root, req) {
+      const taskId = req.taskId ?? generateTaskId(req.agent);
+      return launch(root, taskId, (r) => r.startRun({ agent: req.agent, options: req.options, taskId, mode: req.mode, cwd: root }));
+    },
+    resume(root, taskId) {
+      return launch(root, taskId, (r) => r.resume(taskId));
+    },
+    approve(root, taskId) {
+      return launch(root, taskId, (r) => r.approve(taskId));
+    },
+    async reject(root, taskId, reason) {
+      return resultOf(await runnerFor(root).reject(taskId, reason));
+    },
+    async edit(root, taskId, stepId, value) {
+      return resultOf(await runnerFor(root).edit(taskId, stepId, value));
+    },
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async shutdown() {
+      // Workers are stopped, not waited for: each task keeps its last saved version and resumes later.
+      for (const runner of runners.values()) runner.killAll('SIGTERM');
+      listeners.clear();
+    },
+  };
+}

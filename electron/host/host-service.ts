@@ -1,0 +1,454 @@
+/**
+ * The host service: the Waystation API implemented over the store, the
+ * verifier and the runner, for one open checkpoint directory at a time.
+ *
+ * Both transports (Electron IPC, the loopback web host) dispatch to one
+ * instance. It owns the directory watcher and the event hub: changes on disk
+ * become `task-changed` / `task-removed` / `task-event` events, found per
+ * changed task, never by rescanning the whole directory.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import {
+  ApiError,
+  type ActionResult,
+  type AgentInfo,
+  type ApiOutputs,
+  type ApiParsedInput,
+  type DirectoryInfo,
+  type HostEventListener,
+  type TaskDetail,
+  type WaystationService,
+} from '../../shared/api/contract.js';
+import type { Checkpoint, RecoveryMode } from '../../shared/checkpoint/schema.js';
+import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
+import { builtInAgents } from '../agents/registry.js';
+import { openStore } from '../store/directory-store.js';
+import type { CheckpointStore, TaskEntry } from '../store/store-types.js';
+import { readLeaseState } from '../verify/lease-state.js';
+import { summarizeEntry } from '../verify/summarize-entry.js';
+import { verifyTask } from '../verify/verify-task.js';
+import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './directory-watcher.js';
+import { EventHub } from './event-hub.js';
+
+/** What the runner reports about the processes it drives. */
+export interface RunnerEvent {
+  taskId: string;
+  state: 'started' | 'exited' | 'output';
+  detail: string;
+}
+
+/**
+ * The runner as the host needs it: operations on tasks of a directory, the
+ * long ones (start, resume, approve) in child processes that outlive any
+ * renderer, and a feed of what those processes do.
+ */
+export interface HostRunner {
+  /** Start a new task in a child process; resolves once the process is launched. */
+  start(root: string, req: { taskId?: string; agent: string; options: Record<string, unknown>; mode: RecoveryMode }): Promise<ActionResult>;
+  resume(root: string, taskId: string): Promise<ActionResult>;
+  approve(root: string, taskId: string, by?: string): Promise<ActionResult>;
+  reject(root: string, taskId: string, reason: string, by?: string): Promise<ActionResult>;
+  edit(root: string, taskId: string, stepId: string, value: unknown): Promise<ActionResult>;
+  /** Agents registered for a directory (waystation.config.json), beyond the built-in ones. */
+  registeredAgents?(root: string): Promise<AgentInfo[]>;
+  onEvent(listener: (event: RunnerEvent) => void): () => void;
+  /** On quit: stop the child processes so that their tasks stay resumable. */
+  shutdown(): Promise<void>;
+}
+
+/** Where recent folders are remembered (the desktop app's settings file). */
+export interface RecentFolders {
+  list(): string[];
+  remember(root: string): Promise<void>;
+}
+
+export interface HostServiceOptions {
+  host: 'desktop' | 'web';
+  runner?: HostRunner | null;
+  recent?: RecentFolders;
+  /** Desktop: show the folder picker; resolves to the chosen path or null. */
+  chooseDirectory?: () => Promise<string | null>;
+  openStore?: (root: string) => CheckpointStore;
+  /** Watcher batching, for tests. */
+  watch?: { quietMs?: number; maxDelayMs?: number };
+  hub?: EventHub;
+}
+
+interface OpenDirectory {
+  root: string;
+  store: CheckpointStore;
+  watcher: DirectoryWatcher;
+  /** Task location (folder or root file) -> task id, as last seen. */
+  locations: Map<string, string>;
+  /** Task id -> id of the last event of its events.jsonl already published (or there when the directory was opened). */
+  lastEvent: Map<string, number>;
+  /** Batches are handled one after the other, so events keep their order. */
+  queue: Promise<void>;
+}
+
+const notOpen = () => new ApiError('not-found', 'no checkpoint directory is open; open one first');
+
+/** The host service; see the module comment. */
+export class HostService implements WaystationService {
+  readonly hub: EventHub;
+  private current: OpenDirectory | null = null;
+  private readonly stopRunnerFeed: () => void;
+  private closed = false;
+
+  constructor(private readonly options: HostServiceOptions) {
+    this.hub = options.hub ?? new EventHub();
+    this.stopRunnerFeed =
+      options.runner?.onEvent((e) => this.hub.publish({ type: 'runner', taskId: e.taskId, state: e.state, detail: e.detail })) ?? (() => {});
+  }
+
+  /** The open root, or null. */
+  get root(): string | null {
+    return this.current?.root ?? null;
+  }
+
+  /**
+   * Open `dir` as the checkpoint directory: a new store and watcher replace
+   * the old ones, and subscribers get `directory-changed`.
+   */
+  async open(dir: string): Promise<DirectoryInfo> {
+    const root = path.resolve(dir);
+    const stats = await fs.stat(root).catch(() => null);
+    if (!stats?.isDirectory()) throw new ApiError('not-found', `${root} is not a directory; nothing was opened`);
+    const realRoot = await fs.realpath(root);
+    await this.closeDirectory();
+    const store = (this.options.openStore ?? openStore)(realRoot);
+    const dirState: OpenDirectory = {
+      root: realRoot,
+      store,
+      watcher: null as unknown as DirectoryWatcher,
+      locations: new Map(),
+      lastEvent: new Map(),
+      queue: Promise.resolve(),
+    };
+    dirState.watcher = watchDirectory(
+      realRoot,
+      (changes) => {
+        dirState.queue = dirState.queue.then(() => this.applyChanges(dirState, changes)).catch(() => {});
+      },
+      this.options.watch,
+    );
+    this.current = dirState;
+    await dirState.watcher.ready;
+    // Changes reported from here on queue behind the seed, so each task's event log is published from where it stood.
+    dirState.queue = seedLastEvents(realRoot, dirState.lastEvent).catch(() => {});
+    await dirState.queue;
+    await this.options.recent?.remember(realRoot);
+    this.hub.publish({ type: 'directory-changed', root: realRoot });
+    return this.directoryInfo();
+  }
+
+  /** Stop watching and forget the open directory. */
+  async closeDirectory(): Promise<void> {
+    const dir = this.current;
+    this.current = null;
+    if (!dir) return;
+    await dir.watcher.close();
+    await dir.queue;
+  }
+
+  /** Quit: the watcher stops, running tasks are left resumable, subscribers are dropped. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopRunnerFeed();
+    await this.closeDirectory();
+    await this.options.runner?.shutdown();
+    this.hub.clear();
+  }
+
+  /** Resolves once every watcher batch seen so far has been turned into events (tests). */
+  async settled(): Promise<void> {
+    await this.current?.queue;
+  }
+
+  subscribe(listener: HostEventListener, lastEventId?: number): () => void {
+    return this.hub.subscribe(listener, lastEventId);
+  }
+
+  // ---- the directory ------------------------------------------------------------------------
+
+  private directoryInfo(): DirectoryInfo {
+    return { root: this.root, recent: this.options.recent?.list() ?? [], host: this.options.host };
+  }
+
+  async getDirectory(): Promise<DirectoryInfo> {
+    return this.directoryInfo();
+  }
+
+  async openDirectory(input: ApiParsedInput<'openDirectory'>): Promise<DirectoryInfo> {
+    const requested = path.resolve(input.path);
+    const current = this.root;
+    const same = current !== null && (requested === current || (await fs.realpath(requested).catch(() => requested)) === current);
+    if (same) return this.directoryInfo();
+    if (this.options.host === 'web') {
+      // The web host serves the one directory it was started on; anything else would widen what the token opens.
+      throw new ApiError('forbidden', `this web host serves ${current ?? 'no directory'} only; start \`waystation serve ${input.path}\` to browse another directory`);
+    }
+    const recent = this.options.recent?.list() ?? [];
+    // A renderer may reopen a folder the user picked before, never name an arbitrary one.
+    if (!recent.includes(requested)) {
+      throw new ApiError('forbidden', `${requested} is not among the recent folders; choose it with Open Folder… first`);
+    }
+    return this.open(requested);
+  }
+
+  async chooseDirectory(): Promise<DirectoryInfo | null> {
+    if (!this.options.chooseDirectory) return null;
+    const chosen = await this.options.chooseDirectory();
+    if (!chosen) return null;
+    return this.open(chosen);
+  }
+
+  // ---- reading ------------------------------------------------------------------------------
+
+  private dir(): OpenDirectory {
+    if (!this.current) throw notOpen();
+    return this.current;
+  }
+
+  private async entry(taskId: string): Promise<{ dir: OpenDirectory; entry: TaskEntry }> {
+    const dir = this.dir();
+    const entry = await dir.store.getTask(taskId);
+    if (!entry) throw new ApiError('not-found', `there is no task "${taskId}" in ${dir.root}`);
+    dir.locations.set(entry.location, entry.task_id);
+    return { dir, entry };
+  }
+
+  private async checkpointAt(dir: OpenDirectory, entry: TaskEntry, version: number | undefined): Promise<Checkpoint> {
+    const latest = entry.checkpoint?.version ?? null;
+    if (version === undefined || version === latest) {
+      if (!entry.checkpoint) throw new ApiError('failed', `task ${entry.task_id} cannot be read`, entry.problems.map((p) => `${p.file}: ${p.message}`));
+      return entry.checkpoint;
+    }
+    if (latest !== null && version > latest) {
+      throw new ApiError('not-found', `task ${entry.task_id} has versions 1 to ${latest}; there is no version ${version}`);
+    }
+    return dir.store.readVersion(entry.task_id, version);
+  }
+
+  async listTasks(): Promise<ApiOutputs['listTasks']> {
+    const dir = this.dir();
+    const entries = await dir.store.listTasks();
+    for (const e of entries) dir.locations.set(e.location, e.task_id);
+    return Promise.all(entries.map((e) => summarizeEntry(dir.root, e)));
+  }
+
+  async getTask(input: ApiParsedInput<'getTask'>): Promise<TaskDetail> {
+    const { dir, entry } = await this.entry(input.taskId);
+    const checkpoint = input.version === undefined && !entry.checkpoint ? null : await this.checkpointAt(dir, entry, input.version);
+    const lease = entry.format === 'waystation' ? await readLeaseState(path.join(dir.root, entry.location)) : { held: false };
+    return {
+      summary: await summarizeEntry(dir.root, entry),
+      checkpoint,
+      version: checkpoint?.version ?? null,
+      latest_version: entry.checkpoint?.version ?? null,
+      read_only: entry.read_only,
+      problems: entry.problems,
+      lease,
+    };
+  }
+
+  async getHistory(input: ApiParsedInput<'getHistory'>): Promise<ApiOutputs['getHistory']> {
+    const { dir, entry } = await this.entry(input.taskId);
+    const versions = await dir.store.history(entry.task_id);
+    return versions.map((v) => ({ version: v.version, source: v.source, updated_at: v.updated_at, bytes: v.bytes }));
+  }
+
+  async getStepResult(input: ApiParsedInput<'getStepResult'>): Promise<ApiOutputs['getStepResult']> {
+    const { dir, entry } = await this.entry(input.taskId);
+    const cp = await this.checkpointAt(dir, entry, input.version);
+    const step = cp.plan.find((s) => s.id === input.stepId);
+    if (!step) throw new ApiError('not-found', `task ${entry.task_id} has no step "${input.stepId}" at version ${cp.version}`);
+    if (step.result_ref) return { value: await dir.store.readBlob(entry.task_id, step.result_ref), found: true };
+    if (step.result !== undefined) return { value: step.result, found: true };
+    return { value: null, found: false };
+  }
+
+  async getMessages(input: ApiParsedInput<'getMessages'>): Promise<ApiOutputs['getMessages']> {
+    const { dir, entry } = await this.entry(input.taskId);
+    if (entry.format !== 'waystation') {
+      // Legacy files keep their history inline; the store converted it when it read them.
+      const cp = await this.checkpointAt(dir, entry, input.version);
+      const inline = (cp as Record<string, unknown>).messages;
+      return Array.isArray(inline) ? (inline as ApiOutputs['getMessages']) : [];
+    }
+    return dir.store.readHistory(entry.task_id, input.version);
+  }
+
+  async diffVersions(input: ApiParsedInput<'diffVersions'>): Promise<ApiOutputs['diffVersions']> {
+    const { dir, entry } = await this.entry(input.taskId);
+    const [a, b] = await Promise.all([this.checkpointAt(dir, entry, input.a), this.checkpointAt(dir, entry, input.b)]);
+    return { a: input.a, b: input.b, summary: summarizeChange(a, b), entries: structuredDiff(a, b) };
+  }
+
+  async verifyTask(input: ApiParsedInput<'verifyTask'>): Promise<ApiOutputs['verifyTask']> {
+    const { dir, entry } = await this.entry(input.taskId);
+    const cp = await this.checkpointAt(dir, entry, undefined);
+    return verifyTask(dir.root, cp, { location: entry.location });
+  }
+
+  async listAgents(): Promise<AgentInfo[]> {
+    const builtIn: AgentInfo[] = [...builtInAgents.values()].map((agent) => ({
+      name: agent.name,
+      description: agent.description,
+      options_schema: jsonSchemaOf(agent.options),
+      origin: 'builtin',
+    }));
+    const registered = this.current && this.options.runner?.registeredAgents ? await this.options.runner.registeredAgents(this.current.root) : [];
+    return [...builtIn, ...registered.filter((r) => !builtInAgents.has(r.name))];
+  }
+
+  // ---- acting -------------------------------------------------------------------------------
+
+  private runner(): HostRunner {
+    if (!this.options.runner) throw new ApiError('forbidden', 'this host runs no tasks (it was started read-only)');
+    return this.options.runner;
+  }
+
+  async startTask(input: ApiParsedInput<'startTask'>): Promise<ActionResult> {
+    const dir = this.dir();
+    return this.runner().start(dir.root, { taskId: input.taskId, agent: input.agent, options: input.options, mode: input.mode });
+  }
+
+  async resumeTask(input: ApiParsedInput<'resumeTask'>): Promise<ActionResult> {
+    const { dir, entry } = await this.entry(input.taskId);
+    return this.runner().resume(dir.root, entry.task_id);
+  }
+
+  async approveResume(input: ApiParsedInput<'approveResume'>): Promise<ActionResult> {
+    const { dir, entry } = await this.entry(input.taskId);
+    return this.runner().approve(dir.root, entry.task_id, input.by);
+  }
+
+  async rejectResume(input: ApiParsedInput<'rejectResume'>): Promise<ActionResult> {
+    const { dir, entry } = await this.entry(input.taskId);
+    return this.runner().reject(dir.root, entry.task_id, input.reason, input.by);
+  }
+
+  async editStepResult(input: ApiParsedInput<'editStepResult'>): Promise<ActionResult> {
+    const { dir, entry } = await this.entry(input.taskId);
+    return this.runner().edit(dir.root, entry.task_id, input.stepId, input.value);
+  }
+
+  // ---- changes on disk ----------------------------------------------------------------------
+
+  /** The task id a changed location most likely holds, without reading the directory. */
+  private candidateId(dir: OpenDirectory, location: string): string | null {
+    const known = dir.locations.get(location);
+    if (known) return known;
+    if (location === 'waystation.config.json') return null;
+    if (location === 'checkpoint.json') return null;
+    return location.endsWith('.json') ? location.slice(0, -'.json'.length) : location;
+  }
+
+  private async applyChanges(dir: OpenDirectory, changes: DirectoryChange[]): Promise<void> {
+    for (const change of changes) {
+      if (this.current !== dir) return;
+      if (change.location === 'waystation.config.json') {
+        // Registered agents changed: the renderer reloads its lists.
+        this.hub.publish({ type: 'directory-changed', root: dir.root });
+        continue;
+      }
+      let taskId = this.candidateId(dir, change.location);
+      let entry = taskId ? await dir.store.getTask(taskId).catch(() => null) : null;
+      if (!entry && change.location === 'checkpoint.json' && change.kind === 'changed') {
+        // The root's own legacy checkpoint names its task inside; one listing finds it.
+        entry = (await dir.store.listTasks()).find((e) => e.location === 'checkpoint.json') ?? null;
+        taskId = entry?.task_id ?? null;
+      }
+      if (entry && entry.location !== change.location && change.kind === 'changed') {
+        // The id resolved to another location (a root file named like a removed folder): not this change.
+        entry = null;
+      }
+      if (!entry) {
+        const known = dir.locations.get(change.location);
+        if (known) {
+          dir.locations.delete(change.location);
+          dir.lastEvent.delete(known);
+          this.hub.publish({ type: 'task-removed', taskId: known });
+        } else if (change.kind === 'removed' && taskId) {
+          this.hub.publish({ type: 'task-removed', taskId });
+        }
+        continue;
+      }
+      dir.locations.set(change.location, entry.task_id);
+      if (entry.format === 'waystation' && (change.paths.length === 0 || change.paths.some((p) => p.endsWith('/events.jsonl')))) {
+        await this.publishTaskEvents(dir, entry.task_id);
+      }
+      this.hub.publish({ type: 'task-changed', taskId: entry.task_id, version: entry.checkpoint?.version ?? null });
+    }
+  }
+
+  /** Publish the lines appended to a task's events.jsonl since the last ones published. */
+  private async publishTaskEvents(dir: OpenDirectory, taskId: string): Promise<void> {
+    const after = dir.lastEvent.get(taskId);
+    const events = await dir.store.readEvents(taskId, after ?? 0).catch(() => []);
+    for (const e of events) {
+      this.hub.publish({
+        type: 'task-event',
+        taskId,
+        event: { id: e.id, type: e.type, at: e.at, ...(e.step_id ? { step_id: e.step_id } : {}), ...(e.version !== undefined ? { version: e.version } : {}) },
+      });
+    }
+    const last = events.length ? events[events.length - 1].id : after;
+    if (last !== undefined) dir.lastEvent.set(taskId, last);
+    else dir.lastEvent.set(taskId, 0);
+  }
+}
+
+/**
+ * Note, for every task folder, the id of the last line of its events.jsonl.
+ *
+ * Only the file's tail is read, so opening a directory of long-lived tasks
+ * stays cheap; a torn last line is skipped as readers do.
+ */
+async function seedLastEvents(root: string, into: Map<string, number>): Promise<void> {
+  const names = await fs.readdir(root, { withFileTypes: true });
+  const folders = names.filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name);
+  const TAIL = 16 * 1024;
+  let next = 0;
+  const worker = async () => {
+    while (next < folders.length) {
+      const name = folders[next++];
+      const handle = await fs.open(path.join(root, name, 'events.jsonl'), 'r').catch(() => null);
+      if (!handle) continue;
+      try {
+        const { size } = await handle.stat();
+        const length = Math.min(size, TAIL);
+        const buffer = Buffer.alloc(length);
+        await handle.read(buffer, 0, length, size - length);
+        const lines = buffer.toString('utf8').split('\n');
+        for (let i = lines.length - 1; i >= 0; i--) {
+          try {
+            const id = (JSON.parse(lines[i]) as { id?: unknown }).id;
+            if (typeof id === 'number') {
+              into.set(name, id);
+              break;
+            }
+          } catch {
+            // A torn or partial line: look at the one before.
+          }
+        }
+      } finally {
+        await handle.close();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+}
+
+/** An agent's options schema as JSON Schema for the start form; `{}` when it cannot be expressed. */
+function jsonSchemaOf(schema: unknown): Record<string, unknown> {
+  try {
+    return z.toJSONSchema(schema as z.ZodType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}

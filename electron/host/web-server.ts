@@ -1,0 +1,56 @@
+/**
+ * Browser mode in one call: the host service on a directory, the runner, and
+ * the loopback HTTP host in front of them. Used by `waystation serve`.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createHostRunner } from './host-runner.js';
+import { HostService } from './host-service.js';
+import { startHttpHost, type HttpHost } from './http-host.js';
+
+/** `dist-renderer/` of this checkout or package (two folders up from electron/host and from dist-electron/host). */
+export function defaultRendererDir(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist-renderer');
+}
+
+export interface WebServerOptions {
+  port?: number;
+  /** Serve without a runner: every action answers `forbidden`. */
+  readOnly?: boolean;
+  rendererDir?: string;
+  /** Environment for task processes. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface WebServer {
+  http: HttpHost;
+  service: HostService;
+  /** Whether the built renderer was found. */
+  rendererBuilt: boolean;
+  /** Stop: the HTTP host, the watcher, and every task process (left resumable). */
+  close(): Promise<void>;
+}
+
+/** Serve `root` in browser mode on 127.0.0.1. */
+export async function startWebServer(root: string, options: WebServerOptions = {}): Promise<WebServer> {
+  const rendererDir = options.rendererDir ?? defaultRendererDir();
+  const service = new HostService({ host: 'web', runner: options.readOnly ? null : createHostRunner({ env: options.env }) });
+  await service.open(root);
+  let http: HttpHost;
+  try {
+    http = await startHttpHost({ service, port: options.port ?? 0, staticDir: rendererDir });
+  } catch (err) {
+    await service.close();
+    throw err;
+  }
+  return {
+    http,
+    service,
+    rendererBuilt: existsSync(path.join(rendererDir, 'index.html')),
+    async close() {
+      await http.close();
+      await service.close();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * The desktop app's settings: the recent folders and the last one opened,
+ * kept as one small JSON file in Electron's userData folder.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import type { RecentFolders } from '../host/host-service.js';
+
+const SettingsFile = z.object({
+  recent: z.array(z.string()).default([]),
+});
+
+/** How many recent folders are remembered. */
+export const MAX_RECENT = 10;
+
+export interface DesktopSettings extends RecentFolders {
+  /** The folder opened last, when it still exists. */
+  last(): Promise<string | null>;
+}
+
+/**
+ * Load the settings from `dir/settings.json` (a missing or broken file means
+ * no recent folders) and save them on every change, atomically.
+ */
+export async function loadSettings(dir: string): Promise<DesktopSettings> {
+  const file = path.join(dir, 'settings.json');
+  let recent: string[] = [];
+  try {
+    const parsed = SettingsFile.safeParse(JSON.parse(await fs.readFile(file, 'utf8')));
+    if (parsed.success) recent = parsed.data.recent.filter((p) => path.isAbsolute(p)).slice(0, MAX_RECENT);
+  } catch {
+    // First start, or a file damaged by hand: start over rather than refuse to start.
+  }
+  let saving: Promise<void> = Promise.resolve();
+  const save = () => {
+    const text = JSON.stringify({ recent }, null, 2) + '\n';
+    saving = saving.then(async () => {
+      await fs.mkdir(dir, { recursive: true });
+      const tmp = path.join(dir, `.settings.json.${process.pid}.tmp`);
+      await fs.writeFile(tmp, text);
+      await fs.rename(tmp, file);
+    });
+    return saving;
+  };
+  return {
+    list: () => [...recent],
+    async remember(root: string) {
+      recent = [root, ...recent.filter((r) => r !== root)].slice(0, MAX_RECENT);
+      await save();
+    },
+    async last() {
+      for (const candidate of recent) {
+        const stats = await fs.stat(candidate).catch(() => null);
+        if (stats?.isDirectory()) return candidate;
+      }
+      return null;
+    },
+  };
+}

@@ -1,0 +1,255 @@
+/**
+ * The task lease: only its holder runs steps and writes versions.
+ *
+ * `lease/<n>.json` entries form a sequence; the highest is the current state
+ * (docs/FORMAT.md). A holder is presumed gone when it released the lease, when
+ * its process no longer exists on this host, or when its heartbeat is older
+ * than the time-to-live. New entries are created with `link`, which fails if
+ * another runner got there first, so two runners never both win.
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/** Matches the readers' time-to-live (electron/verify/lease-state.ts), so a writer and the UI agree on staleness. */
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+
+export interface LeaseEntry {
+  owner: string;
+  pid: number;
+  hostname: string;
+  acquired_at: string;
+  heartbeat_at: string;
+  released: boolean;
+}
+
+/** The task is driven by someone else; nothing was written. */
+export class LeaseHeldError extends Error {
+  readonly code = 'lease-held';
+  constructor(
+    readonly taskId: string,
+    readonly holder: LeaseEntry,
+  ) {
+    super(
+      `task ${taskId} is being driven by another runner (pid ${holder.pid} on ${holder.hostname}, ` +
+        `last heartbeat ${holder.heartbeat_at}); nothing was written. Wait for it to finish, or stop it first.`,
+    );
+  }
+}
+
+/** The lease was taken over while we held it (our heartbeat went stale); the holder must stop writing. */
+export class LeaseLostError extends Error {
+  readonly code = 'lease-lost';
+  constructor(readonly taskId: string) {
+    super(`the lease on task ${taskId} was taken over by another runner; this runner stopped writing`);
+  }
+}
+
+const ENTRY_RE = /^(\d+)\.json$/;
+
+/** Unpadded, as docs/FORMAT.md writes it and readers look it up. */
+function entryName(n: number): string {
+  return `${n}.json`;
+}
+
+/** Whether a process with this pid exists on this host. EPERM means it exists but is not ours. */
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function highestEntry(leaseDir: string): Promise<{ n: number; entry: LeaseEntry | null } | null> {
+  let names: string[];
+  try {
+    names = await fs.readdir(leaseDir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  let best = -1;
+  for (const name of names) {
+    const m = ENTRY_RE.exec(name);
+    if (m) best = Math.max(best, Number(m[1]));
+  }
+  if (best < 0) return null;
+  try {
+    const entry = JSON.parse(await fs.readFile(path.join(leaseDir, entryName(best)), 'utf8')) as LeaseEntry;
+    return { n: best, entry };
+  } catch {
+    // Entries are linked into place whole, so an unreadable one is damage, not a write in progress: treat it as stale.
+    return { n: best, entry: null };
+  }
+}
+
+/** Whether an entry still stands for a live holder. */
+export function leaseIsLive(entry: LeaseEntry | null, ttlMs = DEFAULT_LEASE_TTL_MS, now = Date.now()): boolean {
+  if (!entry || entry.released) return false;
+  const beat = Date.parse(entry.heartbeat_at);
+  if (!Number.isFinite(beat) || now - beat > ttlMs) return false;
+  if (entry.hostname === os.hostname() && !pidAlive(entry.pid)) return false;
+  return true;
+}
+
+/** The current lease entry of a task folder, or null when it has never been leased. */
+export async function readLease(taskDir: string): Promise<LeaseEntry | null> {
+  return (await highestEntry(path.join(taskDir, 'lease')))?.entry ?? null;
+}
+
+async function writeExclusive(leaseDir: string, n: number, entry: LeaseEntry): Promise<boolean> {
+  const tmp = path.join(leaseDir, `.${n}.${randomBytes(6).toString('hex')}.tmp`);
+  const fh = await fs.open(tmp, 'w');
+  try {
+    await fh.writeFile(JSON.stringify(entry) + '\n');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await fs.link(tmp, path.join(leaseDir, entryName(n)));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const fh = await fs.open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+export interface LeaseOptions {
+  /** Who holds it, for humans reading the lease: `worker`, `cli edit`, ... */
+  owner: string;
+  ttlMs?: number;
+  /** How often to heartbeat; defaults to a third of the TTL. 0 disables the timer (short critical sections). */
+  heartbeatMs?: number;
+  /** Called once if the lease is lost while held. */
+  onLost?: (err: LeaseLostError) => void;
+}
+
+/** A held lease. */
+export class Lease {
+  private timer: NodeJS.Timeout | null = null;
+  private lostError: LeaseLostError | null = null;
+  private releasing = false;
+
+  constructor(
+    readonly taskId: string,
+    private readonly leaseDir: string,
+    readonly n: number,
+    private entry: LeaseEntry,
+    private readonly opts: LeaseOptions,
+  ) {}
+
+  get lost(): LeaseLostError | null {
+    return this.lostError;
+  }
+
+  /** Throw if the lease is gone; called before every write. */
+  assertHeld(): void {
+    if (this.lostError) throw this.lostError;
+  }
+
+  startHeartbeat(): void {
+    const every = this.opts.heartbeatMs ?? Math.floor((this.opts.ttlMs ?? DEFAULT_LEASE_TTL_MS) / 3);
+    if (every <= 0) return;
+    this.timer = setInterval(() => {
+      this.heartbeat().catch(() => {
+        // A failed heartbeat write is retried on the next tick; only a takeover loses the lease.
+      });
+    }, every);
+    this.timer.unref();
+  }
+
+  /** Refresh the heartbeat, or notice that someone took the lease over. */
+  async heartbeat(): Promise<void> {
+    if (this.lostError || this.releasing) return;
+    const current = await highestEntry(this.leaseDir);
+    if (!current || current.n !== this.n) {
+      this.lostError = new LeaseLostError(this.taskId);
+      this.stop();
+      this.opts.onLost?.(this.lostError);
+      return;
+    }
+    this.entry = { ...this.entry, heartbeat_at: new Date().toISOString() };
+    const tmp = path.join(this.leaseDir, `.${this.n}.${randomBytes(6).toString('hex')}.tmp`);
+    await fs.writeFile(tmp, JSON.stringify(this.entry) + '\n');
+    await fs.rename(tmp, path.join(this.leaseDir, entryName(this.n)));
+  }
+
+  private stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Give the lease up by writing a released entry after ours. */
+  async release(): Promise<void> {
+    this.stop();
+    if (this.lostError || this.releasing) return;
+    this.releasing = true;
+    const now = new Date().toISOString();
+    await writeExclusive(this.leaseDir, this.n + 1, { ...this.entry, heartbeat_at: now, released: true });
+    await fsyncDir(this.leaseDir).catch(() => undefined);
+  }
+}
+
+/**
+ * Take the lease on a task folder, or fail with LeaseHeldError naming the holder.
+ *
+ * Stale entries (released, dead process, old heartbeat) are taken over.
+ */
+export async function acquireLease(taskDir: string, taskId: string, opts: LeaseOptions): Promise<Lease> {
+  const leaseDir = path.join(taskDir, 'lease');
+  const ttl = opts.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+  await fs.mkdir(leaseDir, { recursive: true });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const current = await highestEntry(leaseDir);
+    if (current?.entry && leaseIsLive(current.entry, ttl)) throw new LeaseHeldError(taskId, current.entry);
+    const n = (current?.n ?? 0) + 1;
+    const now = new Date().toISOString();
+    const entry: LeaseEntry = {
+      owner: `${opts.owner}:${randomBytes(4).toString('hex')}`,
+      pid: process.pid,
+      hostname: os.hostname(),
+      acquired_at: now,
+      heartbeat_at: now,
+      released: false,
+    };
+    if (await writeExclusive(leaseDir, n, entry)) {
+      await fsyncDir(leaseDir);
+      await pruneOldEntries(leaseDir, n);
+      const lease = new Lease(taskId, leaseDir, n, entry, opts);
+      lease.startHeartbeat();
+      return lease;
+    }
+    // Someone linked entry n first; look again: it is most likely live now.
+  }
+  const current = await highestEntry(leaseDir);
+  throw new LeaseHeldError(taskId, current?.entry ?? { owner: 'unknown', pid: 0, hostname: 'unknown', acquired_at: '', heartbeat_at: '', released: false });
+}
+
+/** Keep the lease folder small: entries far below the current one decide nothing. */
+async function pruneOldEntries(leaseDir: string, current: number): Promise<void> {
+  const keep = 8;
+  if (current <= keep) return;
+  const names = await fs.readdir(leaseDir).catch(() => [] as string[]);
+  await Promise.all(
+    names.map(async (name) => {
+      const m = ENTRY_RE.exec(name);
+      if (m && Number(m[1]) < current - keep) await fs.rm(path.join(leaseDir, name), { force: true });
+    }),
+  );
+}

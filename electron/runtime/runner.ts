@@ -1,0 +1,335 @@
+/**
+ * The runner: starts each task in its own worker process and supervises it.
+ *
+ * A worker that crashes takes only its task down; the runner reports it and,
+ * for tasks in auto mode, resumes it with exponential backoff up to the
+ * task's maximum number of attempts. The CLI uses it per command; the desktop
+ * host keeps one and listens to its events.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Checkpoint, RecoveryMode, TaskStatus } from '../../shared/checkpoint/schema.js';
+import type { CheckpointStore, TaskEvent } from '../store/store-types.js';
+import { openStore } from '../store/directory-store.js';
+import { readLease, leaseIsLive } from './lease.js';
+import { agentRefFor } from './agent-loader.js';
+import { DEFAULT_MAX_AUTO_ATTEMPTS, editStepResult, generateTaskId, isUnfinishedCreate, OperationError, rejectTask, type ResumeRequest } from './task-operations.js';
+import { exitCodeForError, exitCodeForStatus, RunExit, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
+
+/** How one runner operation ended. */
+export interface RunOutcome {
+  task_id: string;
+  /** The task's status afterwards; null when the operation was refused before anything ran. */
+  status: TaskStatus | null;
+  version: number | null;
+  message: string;
+  next: string | null;
+  exitCode: number;
+  /** For refusals: not-found, busy, invalid, unknown-step, no-approval, halted, ... */
+  error?: string;
+  /** The worker died without answering (a crash or a kill); `signal` says which signal, if any. */
+  crashed?: boolean;
+  signal?: NodeJS.Signals | null;
+}
+
+export type RunnerEvent =
+  | { type: 'spawned'; taskId: string; pid: number; job: WorkerJob['kind'] }
+  | { type: 'line'; taskId: string; line: string; stream: 'stdout' | 'stderr' }
+  | { type: 'exited'; taskId: string; outcome: RunOutcome }
+  | { type: 'retrying'; taskId: string; attempt: number; delayMs: number };
+
+export interface RunnerOptions {
+  root: string;
+  /** Environment for the workers (API keys, SKIP_FAILURE, latency); defaults to this process's. */
+  env?: NodeJS.ProcessEnv;
+  /** First auto-mode backoff; doubles each attempt. Default: WAYSTATION_AUTO_BACKOFF_MS, else 1000 ms. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** Opens the directory's store; the versioned directory store by default. */
+  openStore?: (root: string) => CheckpointStore;
+  /** Who is acting, for decisions and edits. */
+  actor?: string;
+  /**
+   * How to start a worker, when not from this build's own entry: a prebuilt
+   * JavaScript bundle of worker-main (the packaged app, fast test workers).
+   */
+  workerLaunch?: { entry: string; execArgv?: string[] };
+}
+
+export interface StartRunRequest {
+  /** A built-in agent name, or a module path (./agent.ts) resolved against `cwd`. */
+  agent: string;
+  options?: Record<string, unknown>;
+  taskId?: string;
+  mode?: RecoveryMode;
+  maxAutoAttempts?: number;
+  /** Where a module path is resolved and recorded as the project root. Default: process.cwd(). */
+  cwd?: string;
+  /** The export holding the agent in a module. Default: the default export. */
+  exportName?: string;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const isTs = import.meta.url.endsWith('.ts');
+
+/** How a worker process is started: this build's entry, through tsx when running from TypeScript sources. */
+function workerLaunch(): { entry: string; execArgv: string[] } {
+  const entry = path.join(here, isTs ? 'worker-main.ts' : 'worker-main.js');
+  if (!isTs) return { entry, execArgv: [] };
+  const tsx = createRequire(import.meta.url).resolve('tsx');
+  return { entry, execArgv: ['--import', pathToFileURL(tsx).href] };
+}
+
+function describeSignal(code: number | null, signal: NodeJS.Signals | null): string {
+  return signal ? `was killed by ${signal}` : `exited with code ${code} without reporting`;
+}
+
+/** The supervisor of worker processes for one checkpoint directory. */
+export class Runner extends EventEmitter {
+  readonly root: string;
+  private readonly store: CheckpointStore;
+  private readonly children = new Set<ChildProcess>();
+
+  constructor(private readonly opts: RunnerOptions) {
+    super();
+    this.root = path.resolve(opts.root);
+    this.store = (opts.openStore ?? openStore)(this.root);
+  }
+
+  override emit(event: 'event', e: RunnerEvent): boolean {
+    return super.emit(event, e);
+  }
+
+  /** Listen to spawns, worker output, exits and retries. */
+  onEvent(listener: (e: RunnerEvent) => void): () => void {
+    this.on('event', listener);
+    return () => this.off('event', listener);
+  }
+
+  /** Spawn one worker for a job and wait for its answer. */
+  spawnWorker(job: WorkerJob): { child: ChildProcess; done: Promise<RunOutcome> } {
+    const { entry, execArgv = [] } = this.opts.workerLaunch ?? workerLaunch();
+    const child = fork(entry, [], {
+      execArgv,
+      env: { ...(this.opts.env ?? process.env), WAYSTATION_JOB: JSON.stringify(job) },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      cwd: job.kind === 'start' ? (job.agentRef.project_root ?? process.cwd()) : process.cwd(),
+    });
+    this.children.add(child);
+    const taskId = job.taskId;
+    this.emit('event', { type: 'spawned', taskId, pid: child.pid ?? -1, job: job.kind });
+    for (const [stream, name] of [
+      [child.stdout, 'stdout'],
+      [child.stderr, 'stderr'],
+    ] as const) {
+      if (stream) createInterface({ input: stream }).on('line', (line) => this.emit('event', { type: 'line', taskId, line, stream: name }));
+    }
+    let message: WorkerMessage | null = null;
+    child.on('message', (m) => {
+      message = m as WorkerMessage;
+    });
+    const done = new Promise<RunOutcome>((resolve) => {
+      child.on('error', (err) => {
+        message ??= { type: 'error', code: 'internal', message: `could not start the worker: ${err.message}` };
+      });
+      child.on('close', async (code, signal) => {
+        this.children.delete(child);
+        let outcome: RunOutcome;
+        const m = message as WorkerMessage | null;
+        if (m?.type === 'outcome') {
+          outcome = { ...m.outcome, exitCode: exitCodeForStatus(m.outcome.status) };
+        } else if (m?.type === 'error') {
+          outcome = { task_id: taskId, status: null, version: null, message: m.message, next: null, exitCode: exitCodeForError(m.code), error: m.code };
+        } else {
+          const cp = await this.latest(taskId);
+          outcome = {
+            task_id: taskId,
+            status: cp?.status ?? null,
+            version: cp?.version ?? null,
+            message: `the agent process for ${taskId} ${describeSignal(code, signal)}; the task is interrupted${cp ? ` at version ${cp.version}` : ''}`,
+            next: `resume it: waystation resume <DIR> ${taskId}`,
+            exitCode: RunExit.crashed,
+            crashed: true,
+            signal,
+          };
+        }
+        this.emit('event', { type: 'exited', taskId, outcome });
+        resolve(outcome);
+      });
+    });
+    return { child, done };
+  }
+
+  /** The first auto-mode backoff: the option, else `WAYSTATION_AUTO_BACKOFF_MS`, else one second. */
+  private backoffMs(): number {
+    if (this.opts.backoffMs !== undefined) return this.opts.backoffMs;
+    const n = Number((this.opts.env ?? process.env).WAYSTATION_AUTO_BACKOFF_MS);
+    return Number.isFinite(n) && n >= 0 && (this.opts.env ?? process.env).WAYSTATION_AUTO_BACKOFF_MS !== '' ? n : 1000;
+  }
+
+  private async latest(taskId: string): Promise<Checkpoint | null> {
+    try {
+      return (await this.store.getTask(taskId))?.checkpoint ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * After a worker ends: in auto mode, resume failed or crashed tasks with
+   * backoff until they finish, wait for a human, or run out of attempts; in
+   * confirm mode, turn a crash into a resume plan awaiting approval.
+   */
+  private async supervise(taskId: string, first: RunOutcome): Promise<RunOutcome> {
+    let outcome = first;
+    for (let n = 0; ; n++) {
+      if (outcome.error) return outcome;
+      const cp = await this.latest(taskId);
+      if (!cp) return outcome;
+      const interrupted = outcome.crashed === true;
+      const mode = cp.recovery.mode;
+      if (mode === 'confirm' && interrupted) {
+        outcome = await this.spawnWorker({ kind: 'resume', root: this.root, taskId, trigger: 'auto', actor: this.opts.actor }).done;
+        continue;
+      }
+      if (mode !== 'auto' || !(interrupted || cp.status === 'failed')) return outcome;
+      const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
+      if (cp.recovery.auto_attempts >= max) {
+        return { ...outcome, message: `${outcome.message}\nautomatic recovery gave up after ${cp.recovery.auto_attempts} attempt(s)`, next: `resume by hand: waystation resume <DIR> ${taskId}` };
+      }
+      const delayMs = Math.min(this.opts.maxBackoffMs ?? 30_000, this.backoffMs() * 2 ** cp.recovery.auto_attempts);
+      this.emit('event', { type: 'retrying', taskId, attempt: cp.recovery.auto_attempts + 1, delayMs });
+      await new Promise((r) => setTimeout(r, delayMs));
+      outcome = await this.spawnWorker({ kind: 'resume', root: this.root, taskId, trigger: 'auto', actor: this.opts.actor }).done;
+      if (n > max + 2) return outcome;
+    }
+  }
+
+  /**
+   * Start a task (or, when `taskId` names an existing task of the same agent, resume it, as re-running the article's demo does).
+   */
+  async startRun(req: StartRunRequest): Promise<RunOutcome> {
+    let agentRef;
+    try {
+      agentRef = await agentRefFor(req.agent, { cwd: req.cwd ?? process.cwd(), exportName: req.exportName });
+    } catch (err) {
+      return refused(req.taskId ?? '', 'invalid', (err as Error).message);
+    }
+    const taskId = req.taskId ?? generateTaskId(agentRef.name);
+    const existing = req.taskId ? await this.store.getTask(taskId) : null;
+    if (existing && !isUnfinishedCreate(existing)) {
+      const name = existing.checkpoint?.agent?.name;
+      if (name && name !== agentRef.name) return refused(taskId, 'agent-mismatch', `task ${taskId} already exists and belongs to agent ${name}, not ${agentRef.name}; nothing was written`);
+      return this.resume(taskId);
+    }
+    const first = await this.spawnWorker({
+      kind: 'start',
+      root: this.root,
+      taskId,
+      agentRef,
+      options: req.options ?? {},
+      mode: req.mode,
+      maxAutoAttempts: req.maxAutoAttempts,
+      actor: this.opts.actor,
+    }).done;
+    return this.supervise(taskId, first);
+  }
+
+  /** Resume a task in a worker (the six steps), then supervise it like a run. */
+  async resume(taskId: string, req: ResumeRequest = {}): Promise<RunOutcome> {
+    const first = await this.spawnWorker({ kind: 'resume', root: this.root, taskId, trigger: 'human', ...req, actor: this.opts.actor }).done;
+    return this.supervise(taskId, first);
+  }
+
+  /** Approve the pending resume plan and run exactly that plan. */
+  async approve(taskId: string): Promise<RunOutcome> {
+    const first = await this.spawnWorker({ kind: 'approve', root: this.root, taskId, actor: this.opts.actor }).done;
+    return this.supervise(taskId, first);
+  }
+
+  /** Reject the pending resume plan and halt the task. Runs in this process: no agent code is needed. */
+  async reject(taskId: string, reason: string): Promise<RunOutcome> {
+    return this.inProcess(taskId, () => rejectTask({ store: this.store, root: this.root, actor: this.opts.actor }, taskId, { reason, actor: this.opts.actor }));
+  }
+
+  /** Replace a step's result with a human's value (validated against the step's output schema). */
+  async edit(taskId: string, stepId: string, value: unknown): Promise<RunOutcome> {
+    return this.inProcess(taskId, () => editStepResult({ store: this.store, root: this.root, actor: this.opts.actor }, taskId, stepId, value, { actor: this.opts.actor }));
+  }
+
+  private async inProcess(taskId: string, fn: () => Promise<{ task_id: string; status: TaskStatus; version: number; message: string; next: string | null }>): Promise<RunOutcome> {
+    try {
+      const o = await fn();
+      // Edits and rejections succeed when they are written, whatever the task's status afterwards.
+      return { ...o, exitCode: RunExit.done };
+    } catch (err) {
+      if (err instanceof OperationError) return refused(taskId, err.code, err.message);
+      throw err;
+    }
+  }
+
+  /**
+   * At start-up: resume every auto-mode task that was interrupted or failed
+   * with attempts left, and prepare resume plans for interrupted confirm-mode
+   * tasks. Manual tasks wait for a human.
+   */
+  async recoverInterrupted(): Promise<RunOutcome[]> {
+    const out: RunOutcome[] = [];
+    for (const entry of await this.store.listTasks()) {
+      const cp = entry.checkpoint;
+      if (!cp || entry.read_only || entry.format !== 'waystation' || !cp.agent) continue;
+      const live = leaseIsLive(await readLease(path.join(this.root, entry.location)));
+      if (live) continue;
+      const interrupted = cp.status === 'running';
+      const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
+      if (cp.recovery.mode === 'auto' && (interrupted || cp.status === 'failed') && cp.recovery.auto_attempts < max) {
+        const first = await this.spawnWorker({ kind: 'resume', root: this.root, taskId: cp.task_id, trigger: 'auto', actor: this.opts.actor }).done;
+        out.push(await this.supervise(cp.task_id, first));
+      } else if (cp.recovery.mode === 'confirm' && interrupted) {
+        out.push(await this.spawnWorker({ kind: 'resume', root: this.root, taskId: cp.task_id, trigger: 'auto', actor: this.opts.actor }).done);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Follow a task's event log from an event id (exclusive), like SSE with
+   * Last-Event-ID. Polls; returns a function that stops following.
+   */
+  subscribe(taskId: string, afterId: number, listener: (e: TaskEvent) => void, pollMs = 250): () => void {
+    let last = afterId;
+    let stopped = false;
+    let timer: NodeJS.Timeout | null = null;
+    const tick = async () => {
+      if (stopped) return;
+      try {
+        for (const e of await this.store.readEvents(taskId, last)) {
+          if (stopped) return;
+          last = e.id;
+          listener(e);
+        }
+      } catch {
+        // A task being created has no event log yet; the next tick looks again.
+      }
+      if (!stopped) timer = setTimeout(tick, pollMs);
+    };
+    void tick();
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    };
+  }
+
+  /** Kill every worker this runner started (host shutdown). Their tasks are left interrupted and resume later. */
+  killAll(signal: NodeJS.Signals = 'SIGTERM'): void {
+    for (const child of this.children) child.kill(signal);
+  }
+}
+
+function refused(taskId: string, code: string, message: string): RunOutcome {
+  return { task_id: taskId, status: null, version: null, message, next: null, exitCode: exitCodeForError(code), error: code };
+}

@@ -1,0 +1,687 @@
+/**
+ * The engine that drives one task under its lease: it runs the agent's steps
+ * and saves the checkpoint at the five boundaries (a step or phase completes;
+ * before and after each side effect; after each LLM call; before waiting for a
+ * human; after recovering from an error).
+ *
+ * Every write goes through `save`, which follows the last saved version, so a
+ * crash at any instant leaves the newest complete version as the truth, and a
+ * resume continues from it.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js';
+import type { Artifact, Checkpoint, HistoryMessage, PlanStep, SideEffect, TaskStatus, VersionSource } from '../../shared/checkpoint/schema.js';
+import { canonicalJson } from '../../shared/checkpoint/canonical-json.js';
+import { expectedCurrentStep } from '../../shared/checkpoint/invariants.js';
+import type { CheckpointStore, TaskEvent } from '../store/store-types.js';
+import { artifactBaseDir } from '../verify/verify-task.js';
+import type { ChatMessage, Completion, CompletionOptions, LlmProvider } from '../llm/provider.js';
+import { LlmCallError } from '../llm/provider.js';
+import { estimateCostUsd } from '../llm/cost.js';
+import { redactSecrets } from '../llm/provider-from-env.js';
+import type { AnyAgent, EffectSpec, ProbeResult, ResumeContext, TaskContext } from './define-agent.js';
+import { LeaseLostError, type Lease } from './lease.js';
+
+/** How a drive of a task ended. */
+export interface EngineOutcome {
+  task_id: string;
+  status: TaskStatus;
+  version: number;
+  /** What happened, in a sentence. */
+  message: string;
+  /** What a human can do next, when anything; a command line where possible. */
+  next: string | null;
+}
+
+/** Thrown by `waitForHuman` to unwind the agent once the wait is saved. */
+export class WaitForHumanSignal extends Error {
+  constructor(readonly reason: string) {
+    super(`waiting for a human: ${reason}`);
+  }
+}
+
+/** A step threw; its failure is already saved. */
+export class StepFailedError extends Error {
+  constructor(
+    readonly stepId: string,
+    readonly causeMessage: string,
+  ) {
+    super(`step ${stepId} failed: ${causeMessage}`);
+  }
+}
+
+/** A step returned a value its declared output schema rejects. */
+class StepOutputError extends Error {}
+
+export interface EngineDeps {
+  store: CheckpointStore;
+  llm: LlmProvider;
+  /** The lease this engine drives under; checked before every write. */
+  lease: Lease | null;
+  env?: NodeJS.ProcessEnv;
+  /** Progress lines for a human watching (the CLI prints them). */
+  report?: (line: string) => void;
+}
+
+/** A human's recorded wait inside a step; resolved when a human resumes. */
+interface HumanWait {
+  key: string;
+  reason: string;
+  requested_at: string;
+  resolved_at?: string;
+  by?: string;
+  note?: string | null;
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function commandHint(cp: Checkpoint, verb: string, extra = ''): string {
+  return `waystation ${verb} <DIR> ${cp.task_id}${extra}`;
+}
+
+/**
+ * Drives one task. Create one per drive; it is not reusable across processes.
+ */
+export class TaskEngine {
+  private working: Checkpoint;
+  private readonly root: string;
+  private readonly env: NodeJS.ProcessEnv;
+  private saveChain: Promise<unknown> = Promise.resolve();
+  private currentStep: string | null = null;
+  private callIndex = 0;
+  private waitIndex = 0;
+  private pendingArtifacts = new Map<string, Artifact>();
+  private stepRecovery: { what: string; fix: string; verification: string } | null = null;
+  private readonly llmCache = new Map<string, Completion>();
+  private readonly driveStarted = Date.now();
+  private readonly elapsedBefore: number;
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly deps: EngineDeps,
+    private readonly agent: AnyAgent | null,
+    root: string,
+    checkpoint: Checkpoint,
+    private resumed: ResumeContext | null = null,
+  ) {
+    this.root = root;
+    this.working = structuredClone(checkpoint);
+    this.env = deps.env ?? process.env;
+    this.elapsedBefore = checkpoint.run.elapsed_ms ?? 0;
+  }
+
+  get checkpoint(): Checkpoint {
+    return this.working;
+  }
+
+  /** Set the context a resumed agent starts from (built after effects are reconciled). */
+  setResumeContext(context: ResumeContext): void {
+    this.resumed = context;
+  }
+
+  /** Abort the agent (lease lost, host shutting down); the current write, if any, still completes. */
+  cancel(reason: string): void {
+    this.abort.abort(new Error(reason));
+  }
+
+  private redact(text: string): string {
+    return redactSecrets(text, this.env);
+  }
+
+  private report(line: string): void {
+    this.deps.report?.(this.redact(line));
+  }
+
+  /** Append an event; a failed append is reported but never fails the task, whose truth is the versions. */
+  async event(event: Omit<TaskEvent, 'id' | 'task_id' | 'at'>): Promise<void> {
+    try {
+      await this.deps.store.appendEvent(this.working.task_id, event);
+    } catch (err) {
+      this.report(`could not append a ${event.type} event: ${messageOf(err)}`);
+    }
+  }
+
+  /**
+   * Save the next version: apply `mutate` to the working state, derive the
+   * counters, and write it after the last saved version. Saves are serialised.
+   */
+  save(
+    mutate: (d: Checkpoint) => void,
+    extra: { results?: Record<string, unknown>; appendHistory?: HistoryMessage[]; source?: VersionSource } = {},
+  ): Promise<Checkpoint> {
+    const run = async () => {
+      this.deps.lease?.assertHeld();
+      const d = this.working;
+      mutate(d);
+      d.total_steps = d.plan.length;
+      d.current_step = expectedCurrentStep(d.plan);
+      d.run.updated_at = new Date().toISOString();
+      d.run.elapsed_ms = this.elapsedBefore + (Date.now() - this.driveStarted);
+      d.source = extra.source ?? { kind: 'runtime' };
+      const { version, ...rest } = d;
+      const res = await this.deps.store.save(d.task_id, {
+        expectedVersion: version,
+        checkpoint: rest,
+        results: extra.results,
+        appendHistory: extra.appendHistory,
+      });
+      this.working = structuredClone(res.checkpoint);
+      return this.working;
+    };
+    const next = this.saveChain.then(run, run);
+    this.saveChain = next.catch(() => undefined);
+    return next;
+  }
+
+  private stepIndex(idOrName: string): number {
+    const byId = this.working.plan.findIndex((s) => s.id === idOrName);
+    return byId >= 0 ? byId : this.working.plan.findIndex((s) => s.name === idOrName);
+  }
+
+  private async storedResult(step: PlanStep): Promise<unknown> {
+    if (step.result_ref) return this.deps.store.readBlob(this.working.task_id, step.result_ref);
+    return step.result ?? null;
+  }
+
+  private nextHint(): string {
+    const i = expectedCurrentStep(this.working.plan);
+    const s = this.working.plan[i];
+    return s ? `continue at ${s.id} (${s.name})` : 'all steps finished';
+  }
+
+  /** Load cached LLM replies from the history, so a rerun step does not pay for the same call twice. */
+  async loadLlmCache(): Promise<void> {
+    if (!this.working.history?.count) return;
+    const messages = await this.deps.store.readHistory(this.working.task_id);
+    for (const m of messages) {
+      const meta = m as HistoryMessage & { call_key?: string; model?: string; tokens_in?: number; tokens_out?: number };
+      if (m.role === 'assistant' && typeof meta.call_key === 'string') {
+        this.llmCache.set(meta.call_key, {
+          text: m.content,
+          model: meta.model ?? this.deps.llm.model,
+          tokens_in: meta.tokens_in ?? 0,
+          tokens_out: meta.tokens_out ?? 0,
+          latency_ms: 0,
+          retries: 0,
+          retry_reasons: [],
+        });
+      }
+    }
+  }
+
+  // ---- the context the agent sees ----------------------------------------------------------
+
+  private buildContext(): TaskContext<unknown> {
+    const self = this;
+    const cp = this.working;
+    return {
+      taskId: cp.task_id,
+      rootDir: this.root,
+      options: cp.agent?.options ?? {},
+      goal: cp.goal,
+      get plan() {
+        return self.working.plan.map((s) => ({ id: s.id, name: s.name }));
+      },
+      resumed: this.resumed,
+      signal: this.abort.signal,
+      step: (id, fn) => this.runStep(id, fn),
+      skip: (id, reason) => this.skipStep(id, reason),
+      effect: (spec) => this.runEffect(spec),
+      artifact: (p, opts) => this.recordArtifact(p, opts?.type ?? 'file'),
+      writeArtifact: async (p, content, opts) => {
+        await writeFileAtomic(this.resolvePath(p), content);
+        return this.recordArtifact(p, opts?.type ?? 'file');
+      },
+      llm: {
+        model: this.deps.llm.model,
+        complete: (messages, opts) => this.complete(messages, opts),
+      },
+      phase: (name) => this.enterPhase(name),
+      waitForHuman: (reason) => this.waitForHuman(reason),
+      recordRecovery: (entry) => this.recordRecovery(entry),
+      hint: (text) => {
+        this.working.resume_hint = this.redact(text);
+      },
+      log: (message, data) => {
+        const clean = this.redact(message);
+        this.report(clean);
+        void this.event({ type: 'log', step_id: this.currentStep ?? undefined, data: { message: clean, ...(data ?? {}) } });
+      },
+    };
+  }
+
+  // ---- steps ---------------------------------------------------------------------------------
+
+  private async runStep<T>(idOrName: string, fn: () => Promise<T> | T): Promise<T> {
+    if (this.currentStep !== null) {
+      throw new Error(`step "${idOrName}" was started inside step "${this.currentStep}"; steps do not nest`);
+    }
+    let index = this.stepIndex(idOrName);
+    if (index < 0) {
+      // A step the plan did not list: appended, so it is tracked and skipped on resume like any other.
+      this.working.plan.push({ id: idOrName, name: idOrName, status: 'pending', attempts: 0 });
+      index = this.working.plan.length - 1;
+    }
+    const step = this.working.plan[index];
+    if (step.status === 'done' || step.status === 'skipped') {
+      this.report(`${step.id} (${step.name}): already ${step.status}, stored result reused`);
+      return (await this.storedResult(step)) as T;
+    }
+
+    const id = step.id;
+    const failuresBefore = Number((step as { failures?: number }).failures ?? 0);
+    const previousError = step.error ?? null;
+    this.currentStep = id;
+    this.callIndex = 0;
+    this.waitIndex = 0;
+    this.pendingArtifacts.clear();
+    this.stepRecovery = null;
+    const started = Date.now();
+    Object.assign(step, { status: 'running', started_at: new Date().toISOString(), finished_at: null, attempts: (step.attempts ?? 0) + 1 });
+    this.working.status = 'running';
+    this.report(`${id} (${step.name}): started (attempt ${step.attempts})`);
+    await this.event({ type: 'step-start', step_id: id, data: { name: step.name, attempt: step.attempts } });
+
+    let value: T;
+    try {
+      value = await fn();
+      // Checked against the stored JSON Schema, the same rule a human edit must pass.
+      const problems = validateAgainstSchema(step.output_schema, JSON.parse(JSON.stringify(value ?? null)));
+      if (problems.length > 0) throw new StepOutputError(`the result does not match the step's output schema: ${problems.join('; ')}`);
+    } catch (err) {
+      this.currentStep = null;
+      if (err instanceof WaitForHumanSignal || err instanceof LeaseLostError || this.abort.signal.aborted) throw err;
+      const message = this.redact(messageOf(err));
+      const kind = err instanceof LlmCallError ? 'llm' : err instanceof StepOutputError ? 'output-schema' : (err as Error)?.name || 'error';
+      await this.save((d) => {
+        const s = d.plan.find((x) => x.id === id)!;
+        Object.assign(s, {
+          status: 'failed',
+          finished_at: new Date().toISOString(),
+          elapsed_ms: (s.elapsed_ms ?? 0) + (Date.now() - started),
+          error: { message, kind, at: new Date().toISOString() },
+          failures: failuresBefore + 1,
+        });
+        d.status = 'failed';
+        d.resume_hint = `${id} (${s.name}) failed: ${message}. Fix the cause and run \`${commandHint(d, 'resume')}\`, or set its result with \`${commandHint(d, 'edit', ` ${id} --value JSON`)}\``;
+      });
+      this.report(`${id}: failed: ${message}`);
+      await this.event({ type: 'step-finish', step_id: id, data: { status: 'failed', error: message } });
+      throw new StepFailedError(id, message);
+    }
+
+    const result = value === undefined ? null : value;
+    const recovery = this.stepRecovery ?? (previousError
+      ? { what: previousError.message, fix: `reran the step on resume (attempt ${step.attempts})`, verification: `step ${id} completed` }
+      : null);
+    await this.save(
+      (d) => {
+        const s = d.plan.find((x) => x.id === id)!;
+        Object.assign(s, {
+          status: 'done',
+          finished_at: new Date().toISOString(),
+          elapsed_ms: (s.elapsed_ms ?? 0) + (Date.now() - started),
+          error: null,
+        });
+        for (const a of this.pendingArtifacts.values()) upsertArtifact(d, a);
+        if (recovery) d.errors.push({ at: new Date().toISOString(), step_id: id, ...recovery });
+        d.resume_hint = this.nextHint();
+      },
+      { results: { [id]: result } },
+    );
+    this.pendingArtifacts.clear();
+    this.currentStep = null;
+    this.report(`${id}: done`);
+    await this.event({ type: 'step-finish', step_id: id, data: { status: 'done', elapsed_ms: Date.now() - started } });
+    return value;
+  }
+
+  private async skipStep(idOrName: string, reason: string): Promise<void> {
+    const index = this.stepIndex(idOrName);
+    if (index < 0) throw new Error(`cannot skip step "${idOrName}": it is not in the plan`);
+    const step = this.working.plan[index];
+    if (step.status === 'done' || step.status === 'skipped') return;
+    await this.save((d) => {
+      const s = d.plan[index];
+      Object.assign(s, { status: 'skipped', finished_at: new Date().toISOString(), error: null, skip_reason: this.redact(reason) });
+      d.resume_hint = this.nextHint();
+    });
+    await this.event({ type: 'step-finish', step_id: step.id, data: { status: 'skipped', reason } });
+  }
+
+  // ---- side effects ---------------------------------------------------------------------------
+
+  private effectIndex(key: string): number {
+    return this.working.side_effects.findIndex((e) => e.idempotency_key === key);
+  }
+
+  private probeFor<T>(spec: EffectSpec<T>): ((e: SideEffect) => Promise<ProbeResult>) | null {
+    if (spec.probe) return spec.probe;
+    const agentProbe = this.agent?.probes?.[spec.type];
+    return agentProbe ? (e) => agentProbe(e, this.working.agent?.options ?? {}) : null;
+  }
+
+  private async runEffect<T>(spec: EffectSpec<T>): Promise<T> {
+    const stepId = this.currentStep ?? undefined;
+    const probe = this.probeFor(spec);
+    let i = this.effectIndex(spec.key);
+    if (i >= 0) {
+      const e = this.working.side_effects[i];
+      if (e.status === 'done') {
+        this.report(`effect ${e.type} (key ${e.idempotency_key}): already done, not performed again`);
+        return e.outcome as T;
+      }
+      if (e.status === 'intent' || e.status === 'uncertain') {
+        // Not settled while resuming (no agent-level probe): ask the outside world now, before acting.
+        if (!probe) {
+          await this.waitForHuman(
+            `side effect ${e.type} (key ${e.idempotency_key}) may or may not have happened and has no probe; ` +
+              `check by hand, then resume with --effect-happened or --effect-not-happened ${e.idempotency_key}`,
+          );
+        } else {
+          const settled = await this.settleByProbe(e, probe);
+          if (settled.happened) return settled.outcome as T;
+        }
+      }
+    }
+    i = this.effectIndex(spec.key);
+    if (i < 0) {
+      this.working.side_effects.push({
+        id: `effect-${this.working.side_effects.length + 1}`,
+        type: spec.type,
+        status: 'not_started',
+        idempotency_key: spec.key,
+        step_id: stepId,
+        attempts: 0,
+      });
+      i = this.working.side_effects.length - 1;
+    }
+    const effectId = this.working.side_effects[i].id;
+    const byId = (d: Checkpoint) => d.side_effects.find((e) => e.id === effectId)!;
+
+    // Before: the intent, with the key, is durable before anything leaves the process.
+    await this.save((d) => {
+      const e = byId(d);
+      Object.assign(e, {
+        status: 'intent',
+        attempts: (e.attempts ?? 0) + 1,
+        request: spec.request,
+        has_probe: probe !== null,
+        step_id: e.step_id ?? stepId,
+        updated_at: new Date().toISOString(),
+      });
+    });
+    await this.event({ type: 'effect', step_id: stepId, data: { effect: effectId, type: spec.type, key: spec.key, status: 'intent' } });
+    let outcome: T;
+    try {
+      outcome = await spec.perform(spec.key);
+    } catch (err) {
+      const message = this.redact(messageOf(err));
+      // A failed call may still have reached the service (a reply lost on the way back): only a probe can tell.
+      await this.save((d) => {
+        Object.assign(byId(d), { status: 'uncertain', error: message, reconciliation: null, updated_at: new Date().toISOString() });
+      });
+      await this.event({ type: 'effect', step_id: stepId, data: { effect: effectId, status: 'uncertain', error: message } });
+      throw err;
+    }
+    // After: the outcome.
+    await this.save((d) => {
+      Object.assign(byId(d), { status: 'done', outcome: outcome === undefined ? null : outcome, error: undefined, updated_at: new Date().toISOString() });
+    });
+    await this.event({ type: 'effect', step_id: stepId, data: { effect: effectId, status: 'done' } });
+    this.report(`effect ${spec.type} (key ${spec.key}): done`);
+    return outcome;
+  }
+
+  /**
+   * Ask the outside world about one uncertain effect and record the answer:
+   * done with the probed outcome, or cleared for a retry with the same key.
+   */
+  async settleByProbe(effect: SideEffect, probe: (e: SideEffect) => Promise<ProbeResult>): Promise<ProbeResult> {
+    const result = await probe(effect);
+    await this.save((d) => {
+      const e = d.side_effects.find((x) => x.id === effect.id)!;
+      if (result.happened) {
+        Object.assign(e, { status: 'done', outcome: result.outcome ?? null, reconciliation: 'probed-done', updated_at: new Date().toISOString() });
+      } else {
+        Object.assign(e, { status: 'not_started', reconciliation: 'probed-absent-retried', updated_at: new Date().toISOString() });
+      }
+    });
+    await this.event({
+      type: 'effect',
+      step_id: effect.step_id,
+      data: { effect: effect.id, status: result.happened ? 'done' : 'not_started', reconciliation: result.happened ? 'probed-done' : 'probed-absent-retried' },
+    });
+    this.report(`effect ${effect.type} (key ${effect.idempotency_key}): probed, ${result.happened ? 'it happened; marked done' : 'it did not happen; will retry with the same key'}`);
+    return result;
+  }
+
+  // ---- artifacts ------------------------------------------------------------------------------
+
+  private resolvePath(p: string): string {
+    return path.resolve(artifactBaseDir(this.root, this.working), p);
+  }
+
+  private async recordArtifact(p: string, type: string): Promise<Artifact> {
+    const abs = this.resolvePath(p);
+    const bytes = await fs.readFile(abs);
+    const base = artifactBaseDir(this.root, this.working);
+    const rel = path.relative(base, abs);
+    // Inside the base, a relative path keeps the task portable with its directory; outside, the absolute path is the only honest name.
+    const recorded = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : abs;
+    const artifact: Artifact = {
+      type,
+      path: recorded,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      size: bytes.length,
+      status: 'written',
+      ...(this.currentStep ? { step_id: this.currentStep } : {}),
+    };
+    if (this.currentStep) {
+      // Recorded with the step's completion: a file from a step that never finished is not yet a promise to check.
+      this.pendingArtifacts.set(recorded, artifact);
+    } else {
+      await this.save((d) => upsertArtifact(d, artifact));
+    }
+    return artifact;
+  }
+
+  // ---- the model ------------------------------------------------------------------------------
+
+  private async complete(messages: ChatMessage[], opts: CompletionOptions = {}): Promise<Completion> {
+    const stepId = this.currentStep;
+    const step = stepId ? this.working.plan.find((s) => s.id === stepId) : undefined;
+    const failures = Number((step as { failures?: number } | undefined)?.failures ?? 0);
+    // A failed attempt's replies are not reused (they may be why it failed); an interrupted attempt's are.
+    const callKey = `${stepId ?? '-'}#${failures}#${this.callIndex++}:${sha256(canonicalJson(messages)).slice(0, 16)}`;
+    const cached = this.llmCache.get(callKey);
+    if (cached) {
+      this.report(`${stepId ?? 'task'}: model reply reused from the checkpoint (no new call)`);
+      return cached;
+    }
+    let c: Completion;
+    try {
+      c = await this.deps.llm.complete(messages, { ...opts, signal: opts.signal ?? this.abort.signal });
+    } catch (err) {
+      if (err instanceof LlmCallError) {
+        // Recorded with the step's failure save: the retries happened and cost time even though the call failed.
+        this.working.run.llm_calls.push({
+          step_id: stepId ?? undefined,
+          model: err.model,
+          tokens_in: 0,
+          tokens_out: 0,
+          latency_ms: err.latency_ms,
+          retries: err.retries,
+          retry_reasons: err.retry_reasons,
+          error: this.redact(err.message),
+        });
+      }
+      throw err;
+    }
+    const cost = estimateCostUsd(c.model, c.tokens_in, c.tokens_out, this.env);
+    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+    await this.save(
+      (d) => {
+        d.run.model = c.model;
+        d.run.tokens_in += c.tokens_in;
+        d.run.tokens_out += c.tokens_out;
+        d.run.cost_usd += cost;
+        d.run.llm_calls.push({
+          step_id: stepId ?? undefined,
+          model: c.model,
+          tokens_in: c.tokens_in,
+          tokens_out: c.tokens_out,
+          latency_ms: c.latency_ms,
+          retries: c.retries,
+          retry_reasons: c.retry_reasons,
+          cost_usd: cost,
+        });
+        const s = stepId ? d.plan.find((x) => x.id === stepId) : undefined;
+        if (s) {
+          s.tokens_in = (s.tokens_in ?? 0) + c.tokens_in;
+          s.tokens_out = (s.tokens_out ?? 0) + c.tokens_out;
+        }
+      },
+      {
+        appendHistory: [
+          ...(lastUser ? [{ role: 'user', content: this.redact(lastUser.content), step_id: stepId, call_key: callKey }] : []),
+          {
+            role: 'assistant',
+            content: c.text,
+            step_id: stepId,
+            call_key: callKey,
+            model: c.model,
+            tokens_in: c.tokens_in,
+            tokens_out: c.tokens_out,
+          },
+        ],
+      },
+    );
+    this.llmCache.set(callKey, c);
+    return c;
+  }
+
+  // ---- phases, humans, recoveries -------------------------------------------------------------
+
+  private async enterPhase(name: string): Promise<void> {
+    if (this.working.phase === name) return;
+    const previous = this.working.phase;
+    await this.save((d) => {
+      d.phase = name;
+    });
+    this.report(`phase: ${previous} → ${name}`);
+  }
+
+  private async waitForHuman(reason: string): Promise<string | null> {
+    const key = `${this.currentStep ?? '-'}:${this.waitIndex++}`;
+    const waits = ((this.working as { human_waits?: HumanWait[] }).human_waits ?? []) as HumanWait[];
+    const existing = waits.find((w) => w.key === key);
+    if (existing?.resolved_at) return existing.note ?? null;
+    const clean = this.redact(reason);
+    const stepId = this.currentStep;
+    await this.save((d) => {
+      const list = ((d as { human_waits?: HumanWait[] }).human_waits ??= []);
+      if (!list.some((w) => w.key === key)) list.push({ key, reason: clean, requested_at: new Date().toISOString() });
+      d.status = 'waiting_human';
+      d.resume_hint = `waiting for a human${stepId ? ` in ${stepId}` : ''}: ${clean}. When ready: \`${commandHint(d, 'resume')}\``;
+    });
+    throw new WaitForHumanSignal(clean);
+  }
+
+  private async recordRecovery(entry: { what: string; fix: string; verification: string }): Promise<void> {
+    const clean = { what: this.redact(entry.what), fix: this.redact(entry.fix), verification: this.redact(entry.verification) };
+    if (this.currentStep) this.stepRecovery = clean;
+    const stepId = this.currentStep;
+    await this.save((d) => {
+      d.errors.push({ at: new Date().toISOString(), step_id: stepId, ...clean });
+    });
+    if (this.currentStep) this.stepRecovery = null;
+  }
+
+  // ---- the whole drive ------------------------------------------------------------------------
+
+  /**
+   * Run the agent to its end, a failure, or a wait, saving as it goes.
+   *
+   * `onFailure` lets the caller turn a failure into something else before the
+   * outcome is reported (confirm mode prepares a resume plan).
+   */
+  async drive(onFailure?: (engine: TaskEngine) => Promise<EngineOutcome | null>): Promise<EngineOutcome> {
+    if (!this.agent) throw new Error('this engine has no agent to drive');
+    const ctx = this.buildContext();
+    try {
+      await this.agent.run(ctx);
+      const open = this.working.plan.filter((s) => s.status !== 'done' && s.status !== 'skipped');
+      await this.save((d) => {
+        for (const s of d.plan) {
+          if (s.status !== 'done' && s.status !== 'skipped') Object.assign(s, { status: 'skipped', skip_reason: 'the agent finished without running it' });
+        }
+        d.status = 'done';
+        d.phase = 'done';
+        d.resume_hint = 'finished: nothing left to resume';
+        d.recovery.auto_attempts = 0;
+      });
+      await this.event({ type: 'runner', data: { status: 'done' } });
+      const skipped = open.length ? ` (${open.length} step(s) the agent did not run were marked skipped)` : '';
+      return this.outcome('done', `task ${this.working.task_id} finished${skipped}`, null);
+    } catch (err) {
+      if (err instanceof LeaseLostError) {
+        return this.outcome(this.working.status, err.message, 'another runner took the task over; check it with `waystation tail`');
+      }
+      if (err instanceof WaitForHumanSignal) {
+        await this.event({ type: 'runner', data: { status: 'waiting_human', reason: err.reason } });
+        return this.outcome('waiting_human', `task ${this.working.task_id} is waiting for a human: ${err.reason}`, `when ready: ${commandHint(this.working, 'resume')}`);
+      }
+      if (!(err instanceof StepFailedError)) {
+        // An error outside any step (in the agent's own control flow): recorded so the failure has a reason.
+        const message = this.redact(messageOf(err));
+        await this.save((d) => {
+          d.status = 'failed';
+          d.errors.push({ at: new Date().toISOString(), step_id: null, what: message });
+          d.resume_hint = `the agent failed outside a step: ${message}. Fix the cause and run \`${commandHint(d, 'resume')}\``;
+        });
+      }
+      const replaced = onFailure ? await onFailure(this) : null;
+      if (replaced) return replaced;
+      await this.event({ type: 'runner', data: { status: 'failed' } });
+      return this.outcome('failed', `task ${this.working.task_id} failed: ${this.working.resume_hint}`, `fix the cause, then: ${commandHint(this.working, 'resume')}`);
+    }
+  }
+
+  outcome(status: TaskStatus, message: string, next: string | null): EngineOutcome {
+    return { task_id: this.working.task_id, status, version: this.working.version, message: this.redact(message), next };
+  }
+}
+
+function upsertArtifact(d: Checkpoint, a: Artifact): void {
+  const i = d.artifacts.findIndex((x) => x.path === a.path);
+  if (i >= 0) d.artifacts[i] = a;
+  else d.artifacts.push(a);
+}
+
+/** Write a file so that a crash leaves either the old content or the new, never a torn file. */
+export async function writeFileAtomic(file: string, content: string | Uint8Array): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const fh = await fs.open(tmp, 'w');
+  try {
+    await fh.writeFile(content);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fs.rename(tmp, file);
+  const dir = await fs.open(path.dirname(file), 'r');
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
+}

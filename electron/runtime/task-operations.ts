@@ -1,0 +1,568 @@
+/**
+ * What can be done to a task: start it, resume it (the six steps), approve or
+ * reject a resume plan, replace a step's result. Each takes the task's lease
+ * before it writes, and refuses bad input before touching anything.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { z } from 'zod';
+import type { AgentRef, Checkpoint, RecoveryMode, ResumePlan, SideEffect } from '../../shared/checkpoint/schema.js';
+import { CURRENT_SCHEMA_VERSION } from '../../shared/checkpoint/schema.js';
+import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js';
+import { ConflictError, type CheckpointStore, type TaskEntry } from '../store/store-types.js';
+import { verifyTask } from '../verify/verify-task.js';
+import type { LlmProvider } from '../llm/provider.js';
+import { redactSecrets } from '../llm/provider-from-env.js';
+import type { AnyAgent } from './define-agent.js';
+import { acquireLease, LeaseHeldError, type Lease } from './lease.js';
+import { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
+import { TaskEngine, type EngineOutcome } from './task-engine.js';
+
+/** Bad input or a refused operation: nothing was written. `code` says which. */
+export class OperationError extends Error {
+  constructor(
+    readonly code:
+      | 'not-found'
+      | 'exists'
+      | 'read-only'
+      | 'future-schema'
+      | 'unreadable'
+      | 'busy'
+      | 'invalid'
+      | 'unknown-step'
+      | 'no-approval'
+      | 'halted'
+      | 'agent-mismatch',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface OperationEnv {
+  store: CheckpointStore;
+  root: string;
+  /** Needed only by operations that drive the agent. */
+  llm?: LlmProvider;
+  env?: NodeJS.ProcessEnv;
+  report?: (line: string) => void;
+  leaseTtlMs?: number;
+  /** Who asks, for the lease entry and recorded decisions. */
+  actor?: string;
+}
+
+export const DEFAULT_MAX_AUTO_ATTEMPTS = 3;
+const TASK_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** A readable, unique task id: agent name, UTC date and time, a short random suffix. */
+export function generateTaskId(agentName: string, now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
+  const slug = agentName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'task';
+  return `${slug}-${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+function defaultActor(env: OperationEnv): string {
+  return env.actor ?? process.env.USER ?? process.env.USERNAME ?? 'human';
+}
+
+function hint(cp: Checkpoint, verb: string, extra = ''): string {
+  return `waystation ${verb} <DIR> ${cp.task_id}${extra}`;
+}
+
+/** Load a task's latest checkpoint for writing; refuse what must not be written. */
+export async function loadForWrite(store: CheckpointStore, taskId: string): Promise<Checkpoint> {
+  const entry = await store.getTask(taskId);
+  if (!entry) throw new OperationError('not-found', `there is no task "${taskId}" in ${store.root}`);
+  const future = entry.problems.find((p) => p.reason === 'future-schema');
+  if (future) throw new OperationError('future-schema', `${future.file}: ${future.message}. Nothing was written.`);
+  if (entry.format !== 'waystation' || entry.read_only) {
+    throw new OperationError('read-only', `task ${taskId} (${entry.location}) is read-only (${entry.format}); nothing was written`);
+  }
+  if (!entry.checkpoint) {
+    const why = entry.problems.map((p) => `${p.file}: ${p.message}`).join('; ') || 'no readable version';
+    throw new OperationError('unreadable', `task ${taskId} cannot be read (${why}); nothing was written`);
+  }
+  return entry.checkpoint;
+}
+
+async function takeLease(env: OperationEnv, taskId: string, owner: string, heartbeat: boolean): Promise<Lease> {
+  // The lease lives in the task's own folder, wherever the store found it.
+  const location = (await env.store.getTask(taskId))?.location ?? taskId;
+  try {
+    return await acquireLease(path.join(env.root, location), taskId, {
+      owner,
+      ttlMs: env.leaseTtlMs,
+      heartbeatMs: heartbeat ? undefined : 0,
+    });
+  } catch (err) {
+    if (err instanceof LeaseHeldError) throw new OperationError('busy', err.message);
+    throw err;
+  }
+}
+
+async function withLease<T>(env: OperationEnv, taskId: string, owner: string, heartbeat: boolean, fn: (lease: Lease) => Promise<T>): Promise<T> {
+  const lease = await takeLease(env, taskId, owner, heartbeat);
+  try {
+    return await fn(lease);
+  } finally {
+    await lease.release().catch(() => undefined);
+  }
+}
+
+function engineFor(env: OperationEnv, agent: AnyAgent | null, cp: Checkpoint, lease: Lease): TaskEngine {
+  return new TaskEngine(
+    { store: env.store, llm: env.llm ?? unavailableLlm, lease, env: env.env, report: env.report },
+    agent,
+    env.root,
+    cp,
+  );
+}
+
+const unavailableLlm: LlmProvider = {
+  kind: 'none',
+  model: 'none',
+  complete: () => Promise.reject(new Error('no language model was configured for this operation')),
+};
+
+/** Refuse to record options that carry a secret from the environment. */
+function assertNoSecrets(options: unknown, env: NodeJS.ProcessEnv): void {
+  const text = JSON.stringify(options ?? null);
+  if (redactSecrets(text, env) !== text) {
+    throw new OperationError('invalid', 'an agent option contains the API key; keys are never stored in checkpoints. Nothing was written.');
+  }
+}
+
+/** A folder left by a create that crashed before version 1 existed: starting again is safe (version 1 is linked exclusively). */
+export function isUnfinishedCreate(entry: TaskEntry): boolean {
+  return entry.checkpoint === null && entry.format === 'waystation' && entry.problems.length > 0 && entry.problems.every((p) => p.reason === 'missing-version');
+}
+
+// ---- start ----------------------------------------------------------------------------------
+
+export interface StartRequest {
+  taskId?: string;
+  /** Raw options, validated with the agent's schema. */
+  options?: unknown;
+  mode?: RecoveryMode;
+  maxAutoAttempts?: number;
+  /** What else to record about the agent (module path for agents outside the registry). */
+  agentRef?: Partial<AgentRef>;
+}
+
+/** Create a task from an agent and drive it until it finishes, fails or waits. */
+export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRequest = {}): Promise<EngineOutcome> {
+  const taskId = req.taskId ?? generateTaskId(agent.name);
+  if (!TASK_ID_RE.test(taskId)) {
+    throw new OperationError('invalid', `"${taskId}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit`);
+  }
+  const parsed = (agent.options as z.ZodType).safeParse(req.options ?? {});
+  if (!parsed.success) {
+    throw new OperationError('invalid', `invalid options for agent ${agent.name}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
+  }
+  const existing = await env.store.getTask(taskId);
+  if (existing && !isUnfinishedCreate(existing)) throw new OperationError('exists', `task ${taskId} already exists in ${env.root}; resume it instead`);
+  const planEnv = { taskId, rootDir: env.root };
+  const options = (agent.resolveOptions ? await agent.resolveOptions(parsed.data, planEnv) : parsed.data) as Record<string, unknown>;
+  assertNoSecrets(options, env.env ?? process.env);
+  const steps = await agent.plan(options, planEnv);
+  const ids = new Set<string>();
+  for (const s of steps) {
+    if (ids.has(s.id)) throw new OperationError('invalid', `agent ${agent.name} planned step id "${s.id}" twice; step ids must be unique`);
+    ids.add(s.id);
+  }
+  const now = new Date().toISOString();
+  const mode = req.mode ?? 'manual';
+  const checkpoint: Omit<Checkpoint, 'version'> = {
+    schema_version: CURRENT_SCHEMA_VERSION,
+    task_id: taskId,
+    task_name: agent.name,
+    status: 'running',
+    phase: 'start',
+    goal: agent.goal(options),
+    plan: steps.map((s) => ({
+      id: s.id,
+      name: s.name,
+      status: 'pending',
+      attempts: 0,
+      output_schema: s.output_schema ? (z.toJSONSchema(s.output_schema) as Record<string, unknown>) : null,
+    })),
+    current_step: 0,
+    total_steps: steps.length,
+    artifacts: [],
+    side_effects: [],
+    resume_hint: steps.length ? `start at ${steps[0].id} (${steps[0].name})` : 'nothing planned',
+    recovery: {
+      mode,
+      pending_approval: null,
+      decisions: [],
+      auto_attempts: 0,
+      max_auto_attempts: req.maxAutoAttempts ?? DEFAULT_MAX_AUTO_ATTEMPTS,
+    },
+    errors: [],
+    run: { created_at: now, updated_at: now, model: env.llm?.model ?? null, tokens_in: 0, tokens_out: 0, cost_usd: 0, elapsed_ms: 0, llm_calls: [] },
+    source: { kind: 'runtime', note: 'task created' },
+    history: { count: 0, head: null },
+    agent: { ...req.agentRef, name: agent.name, options },
+  };
+  let created: Checkpoint;
+  try {
+    created = (await env.store.create(checkpoint)).checkpoint;
+  } catch (err) {
+    if (err instanceof ConflictError) throw new OperationError('exists', `task ${taskId} was created by another runner at the same moment; nothing was written`);
+    throw err;
+  }
+  return withLease(env, taskId, 'runner', true, async (lease) => {
+    const engine = engineFor(env, agent, created, lease);
+    await engine.event({ type: 'runner', data: { status: 'started', agent: agent.name, mode, pid: process.pid } });
+    return engine.drive((e) => confirmAfterFailure(env, agent, e));
+  });
+}
+
+// ---- resume ---------------------------------------------------------------------------------
+
+export interface ResumeRequest {
+  /** A human asked (resets the auto-attempt count) or the runner resumes by itself (counts against it). */
+  trigger?: 'human' | 'auto';
+  /** Regenerate drifted artifacts by rerunning the steps that made them. */
+  rerunDrifted?: boolean;
+  /** A human's answer for uncertain effects without a probe: idempotency key -> happened? */
+  settle?: Record<string, boolean>;
+  /** Passed to a step waiting in `waitForHuman`. */
+  note?: string;
+}
+
+function canProbeBeforeRun(agent: AnyAgent | null) {
+  return (e: SideEffect) => Boolean(agent?.probes?.[e.type]);
+}
+
+async function decide(env: OperationEnv, agent: AnyAgent | null, cp: Checkpoint, rerunDrifted: boolean): Promise<ResumeDecision> {
+  const report = await verifyTask(env.root, cp, { location: cp.task_id });
+  return decideResume({ cp, report, canProbe: canProbeBeforeRun(agent), rerunDrifted });
+}
+
+/**
+ * Record a resume plan as a pending approval, unless the same plan is already pending.
+ */
+async function requestApproval(engine: TaskEngine, plan: ResumePlan, note: string): Promise<EngineOutcome> {
+  const cp = engine.checkpoint;
+  const pending = cp.recovery.pending_approval;
+  if (!(pending && samePlan(pending.plan, plan) && cp.status === 'waiting_approval')) {
+    await engine.save(
+      (d) => {
+        d.recovery.pending_approval = { id: `approval-${randomBytes(4).toString('hex')}`, requested_at: new Date().toISOString(), plan };
+        d.status = 'waiting_approval';
+        d.resume_hint = `a resume plan awaits approval (${describePlan(plan, d).join('; ')}): \`${hint(d, 'approve')}\` or \`${hint(d, 'reject', ' --reason TEXT')}\``;
+      },
+      { source: { kind: 'runtime', note } },
+    );
+    await engine.event({ type: 'runner', data: { status: 'waiting_approval', plan } });
+  }
+  return engine.outcome(
+    'waiting_approval',
+    `task ${cp.task_id} waits for approval of its resume plan:\n  ${describePlan(plan, engine.checkpoint).join('\n  ')}`,
+    `approve: ${hint(cp, 'approve')}   reject: ${hint(cp, 'reject', ' --reason TEXT')}`,
+  );
+}
+
+/** Stop for a human with the reasons; saves only when the reasons are new. */
+async function stopForHuman(engine: TaskEngine, reasons: string[]): Promise<EngineOutcome> {
+  const cp = engine.checkpoint;
+  const text = reasons.join(' | ');
+  const message = `task ${cp.task_id} needs a human before it can resume: ${text}`;
+  if (!(cp.status === 'waiting_human' && cp.resume_hint === text)) {
+    await engine.save(
+      (d) => {
+        d.status = 'waiting_human';
+        d.recovery.pending_approval = null;
+        d.resume_hint = text;
+      },
+      { source: { kind: 'runtime', note: 'resume stopped: verification needs a human' } },
+    );
+    await engine.event({ type: 'runner', data: { status: 'waiting_human', reasons } });
+  }
+  return engine.outcome('waiting_human', message, `resolve the above, then: ${hint(cp, 'resume')}`);
+}
+
+/** In confirm mode a failure is followed by a resume plan for a human to approve. */
+async function confirmAfterFailure(env: OperationEnv, agent: AnyAgent, engine: TaskEngine): Promise<EngineOutcome | null> {
+  if (engine.checkpoint.recovery.mode !== 'confirm') return null;
+  const decision = await decide(env, agent, engine.checkpoint, true);
+  if (decision.blocking.length > 0) return stopForHuman(engine, decision.blocking);
+  return requestApproval(engine, decision.plan, 'failed: resume plan prepared for approval');
+}
+
+interface ResumeInternal extends ResumeRequest {
+  approval?: { id: string; actor: string };
+}
+
+/**
+ * Resume a task, following the six steps: load the latest version; verify the
+ * outside world; find the next step; reconcile uncertain effects; rebuild a
+ * minimal context; continue, saving new versions.
+ */
+export async function resumeTask(env: OperationEnv, agent: AnyAgent, taskId: string, req: ResumeRequest = {}): Promise<EngineOutcome> {
+  return resumeInternal(env, agent, taskId, req);
+}
+
+function checkResumable(cp: Checkpoint, agent: AnyAgent): void {
+  if (cp.agent?.name && cp.agent.name !== agent.name) {
+    throw new OperationError('agent-mismatch', `task ${cp.task_id} belongs to agent ${cp.agent.name}, not ${agent.name}; nothing was written`);
+  }
+  if (cp.status === 'halted') {
+    const last = cp.recovery.decisions.at(-1);
+    throw new OperationError(
+      'halted',
+      `task ${cp.task_id} is halted${last ? ` (resume plan rejected by ${last.by} at ${last.at}${last.reason ? `: ${last.reason}` : ''})` : ''}; it is not resumed. Nothing was written.`,
+    );
+  }
+}
+
+async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string, req: ResumeInternal): Promise<EngineOutcome> {
+  // 1. Load the latest version (checked once before the lease so bad input touches nothing).
+  checkResumable(await loadForWrite(env.store, taskId), agent);
+  return withLease(env, taskId, 'runner', true, async (lease) => {
+    // Read again under the lease: the version before it may be stale.
+    const cp = await loadForWrite(env.store, taskId);
+    checkResumable(cp, agent);
+    const engine = engineFor(env, agent, cp, lease);
+    if (cp.status === 'done') return engine.outcome('done', `task ${taskId} is already done; nothing to resume`, null);
+    if (req.approval) {
+      const pending = cp.recovery.pending_approval;
+      if (!pending || pending.id !== req.approval.id) {
+        throw new OperationError('no-approval', `task ${taskId} has no pending approval ${req.approval.id}; nothing was written`);
+      }
+    } else if (cp.status === 'waiting_approval' && cp.recovery.mode === 'confirm') {
+      return engine.outcome(
+        'waiting_approval',
+        `task ${taskId} waits for approval of its resume plan:\n  ${describePlan(cp.recovery.pending_approval!.plan, cp).join('\n  ')}`,
+        `approve: ${hint(cp, 'approve')}   reject: ${hint(cp, 'reject', ' --reason TEXT')}`,
+      );
+    }
+    const maxAuto = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
+    if (req.trigger === 'auto' && cp.recovery.auto_attempts >= maxAuto) {
+      const reason = `automatic recovery gave up after ${cp.recovery.auto_attempts} attempt(s)`;
+      if (cp.resume_hint.startsWith(reason)) return engine.outcome(cp.status, reason, `resume by hand: ${hint(cp, 'resume')}`);
+      await engine.save(
+        (d) => {
+          if (d.status === 'running') {
+            d.status = 'failed';
+            d.errors.push({ at: new Date().toISOString(), step_id: null, what: 'interrupted; automatic recovery exhausted' });
+          }
+          d.resume_hint = `${reason}; resume by hand: \`${hint(d, 'resume')}\``;
+        },
+        { source: { kind: 'runtime', note: reason } },
+      );
+      return engine.outcome(engine.checkpoint.status, reason, `resume by hand: ${hint(cp, 'resume')}`);
+    }
+
+    // A human's word on uncertain effects without a probe comes first: it is part of the world being verified.
+    const settle = Object.entries(req.settle ?? {});
+    if (settle.length > 0) {
+      for (const [key] of settle) {
+        if (!cp.side_effects.some((e) => e.idempotency_key === key)) {
+          throw new OperationError('invalid', `task ${taskId} has no side effect with idempotency key "${key}"; nothing was written`);
+        }
+      }
+      await engine.save(
+        (d) => {
+          for (const [key, happened] of settle) {
+            const e = d.side_effects.find((x) => x.idempotency_key === key)!;
+            if (e.status === 'done') continue;
+            Object.assign(e, happened ? { status: 'done', reconciliation: 'settled-by-human' } : { status: 'not_started', reconciliation: 'settled-by-human-retry' });
+            e.updated_at = new Date().toISOString();
+          }
+        },
+        { source: { kind: 'runtime', actor: req.approval?.actor ?? defaultActor(env), note: 'uncertain side effects settled by a human' } },
+      );
+    }
+
+    // 2. Verify the outside world; 3. find the next step; the plan for 4. is decided here too.
+    const confirm = cp.recovery.mode === 'confirm';
+    const decision = await decide(env, agent, engine.checkpoint, Boolean(req.rerunDrifted) || confirm);
+    if (decision.blocking.length > 0) return stopForHuman(engine, decision.blocking);
+    if (confirm && !req.approval) return requestApproval(engine, decision.plan, 'resume plan prepared for approval');
+    if (req.approval) {
+      const pending = engine.checkpoint.recovery.pending_approval!;
+      if (!samePlan(pending.plan, decision.plan)) {
+        // The world moved since the plan was approved-to-be: never run a plan the human did not see.
+        return requestApproval(engine, decision.plan, 'the outside world changed since the plan was prepared; new plan awaits approval');
+      }
+    }
+
+    const actor = req.approval?.actor ?? defaultActor(env);
+    const resetFrom = decision.reset_from;
+    await engine.save(
+      (d) => {
+        if (req.approval) {
+          d.recovery.decisions.push({ approval_id: req.approval.id, decision: 'approved', by: req.approval.actor, at: new Date().toISOString() });
+          d.recovery.pending_approval = null;
+        }
+        if (resetFrom !== null) {
+          const reset = new Set(d.plan.slice(resetFrom).map((s) => s.id));
+          for (const s of d.plan.slice(resetFrom)) {
+            if (s.status === 'done' || s.status === 'skipped') Object.assign(s, { status: 'pending', result_ref: null, finished_at: null });
+          }
+          d.artifacts = d.artifacts.filter((a) => !(a.step_id && reset.has(a.step_id)));
+        }
+        if (req.trigger === 'auto') d.recovery.auto_attempts += 1;
+        else d.recovery.auto_attempts = 0;
+        const waits = (d as { human_waits?: { resolved_at?: string; by?: string; note?: string | null }[] }).human_waits ?? [];
+        if (req.trigger !== 'auto') {
+          for (const w of waits) if (!w.resolved_at) Object.assign(w, { resolved_at: new Date().toISOString(), by: actor, note: req.note ?? null });
+        }
+        d.status = 'running';
+        d.resume_hint = `resumed${req.trigger === 'auto' ? ' automatically' : ` by ${actor}`}: ${describePlan(decision.plan, d).join('; ')}`;
+      },
+      req.approval
+        ? { source: { kind: 'approval', actor: req.approval.actor, note: `resume plan ${req.approval.id} approved` } }
+        : { source: { kind: 'runtime', actor: req.trigger === 'auto' ? undefined : actor, note: `resumed (${req.trigger ?? 'human'})` } },
+    );
+
+    // 4. Reconcile uncertain effects the agent can probe before running; the rest are probed where the step calls them.
+    for (const id of decision.plan.probe_effects) {
+      const effect = engine.checkpoint.side_effects.find((e) => e.id === id);
+      const probe = effect ? agent.probes?.[effect.type] : undefined;
+      if (!effect || !probe) continue;
+      try {
+        await engine.settleByProbe(effect, (e) => probe(e, engine.checkpoint.agent?.options ?? {}));
+      } catch (err) {
+        const message = redactSecrets(err instanceof Error ? err.message : String(err), env.env ?? process.env);
+        await engine.save((d) => {
+          d.status = 'failed';
+          d.errors.push({ at: new Date().toISOString(), step_id: effect.step_id ?? null, what: `probing ${effect.type} (key ${effect.idempotency_key}) failed: ${message}` });
+          d.resume_hint = `could not ask the outside world about ${effect.type} (key ${effect.idempotency_key}): ${message}. Resume when it answers: \`${hint(d, 'resume')}\``;
+        });
+        return engine.outcome('failed', `probing side effect ${effect.id} failed: ${message}`, `when the service answers: ${hint(cp, 'resume')}`);
+      }
+    }
+
+    // 5. Rebuild a minimal context for the agent.
+    const context = buildResumeContext(engine.checkpoint);
+    engine.setResumeContext(context);
+    await engine.loadLlmCache();
+    await engine.event({ type: 'runner', data: { status: 'resumed', trigger: req.trigger ?? 'human', context: { ...context, artifacts: context.artifacts.length } } });
+    env.report?.(`resuming ${taskId}: next ${context.next_step ? `${context.next_step.id} (${context.next_step.name})` : 'nothing (all steps finished)'}`);
+
+    // 6. Continue, writing new versions.
+    return engine.drive((e) => confirmAfterFailure(env, agent, e));
+  });
+}
+
+// ---- approve / reject -----------------------------------------------------------------------
+
+/** Approve the pending resume plan and resume exactly that plan. */
+export async function approveTask(env: OperationEnv, agent: AnyAgent, taskId: string, opts: { actor?: string } = {}): Promise<EngineOutcome> {
+  const cp = await loadForWrite(env.store, taskId);
+  const pending = cp.recovery.pending_approval;
+  if (!pending) {
+    throw new OperationError('no-approval', `task ${taskId} has no pending approval (its status is ${cp.status}); nothing was written`);
+  }
+  return resumeInternal(env, agent, taskId, { trigger: 'human', approval: { id: pending.id, actor: opts.actor ?? defaultActor(env) } });
+}
+
+/** Reject the pending resume plan: record who, when and why, and halt the task. */
+export async function rejectTask(env: OperationEnv, taskId: string, opts: { reason: string; actor?: string }): Promise<EngineOutcome> {
+  const reason = opts.reason?.trim();
+  if (!reason) throw new OperationError('invalid', 'a rejection needs a reason (--reason TEXT); nothing was written');
+  const first = await loadForWrite(env.store, taskId);
+  if (!first.recovery.pending_approval) {
+    throw new OperationError('no-approval', `task ${taskId} has no pending approval (its status is ${first.status}); nothing was written`);
+  }
+  const actor = opts.actor ?? defaultActor(env);
+  return withLease(env, taskId, 'reject', false, async (lease) => {
+    const cp = await loadForWrite(env.store, taskId);
+    const pending = cp.recovery.pending_approval;
+    if (!pending) throw new OperationError('no-approval', `task ${taskId} no longer has a pending approval; nothing was written`);
+    const engine = engineFor(env, null, cp, lease);
+    const at = new Date().toISOString();
+    await engine.save(
+      (d) => {
+        d.recovery.decisions.push({ approval_id: pending.id, decision: 'rejected', by: actor, at, reason });
+        d.recovery.pending_approval = null;
+        d.status = 'halted';
+        d.resume_hint = `halted: resume plan ${pending.id} rejected by ${actor} at ${at}: ${reason}`;
+      },
+      { source: { kind: 'approval', actor, note: `resume plan ${pending.id} rejected: ${reason}` } },
+    );
+    await engine.event({ type: 'runner', data: { status: 'halted', by: actor, reason } });
+    return engine.outcome('halted', `task ${taskId} halted: ${actor} rejected the resume plan (${reason})`, null);
+  });
+}
+
+// ---- human edits ----------------------------------------------------------------------------
+
+/**
+ * Replace a step's result with a human's value.
+ *
+ * The value must satisfy the step's output schema. The step becomes done with
+ * that result, later steps go back to pending (they were computed from the old
+ * value), and the next resume continues right after the edited step.
+ */
+export async function editStepResult(
+  env: OperationEnv,
+  taskId: string,
+  stepRef: string,
+  value: unknown,
+  opts: { actor?: string } = {},
+): Promise<EngineOutcome> {
+  const check = (cp: Checkpoint) => {
+    const index = cp.plan.findIndex((s) => s.id === stepRef) >= 0 ? cp.plan.findIndex((s) => s.id === stepRef) : cp.plan.findIndex((s) => s.name === stepRef);
+    if (index < 0) {
+      throw new OperationError('unknown-step', `task ${taskId} has no step "${stepRef}"; its steps are: ${cp.plan.map((s) => s.id).join(', ')}. Nothing was written.`);
+    }
+    const step = cp.plan[index];
+    const problems = validateAgainstSchema(step.output_schema, value);
+    if (problems.length > 0) {
+      throw new OperationError('invalid', `the value does not fit step ${step.id}'s output schema: ${problems.join('; ')}. Nothing was written.`);
+    }
+    return index;
+  };
+  check(await loadForWrite(env.store, taskId));
+  const actor = opts.actor ?? defaultActor(env);
+  return withLease(env, taskId, 'edit', false, async (lease) => {
+    const cp = await loadForWrite(env.store, taskId);
+    const index = check(cp);
+    const step = cp.plan[index];
+    const before = step.result_ref ? await env.store.readBlob(taskId, step.result_ref) : (step.result ?? null);
+    const engine = engineFor(env, null, cp, lease);
+    const at = new Date().toISOString();
+    const hadPending = cp.recovery.pending_approval !== null && cp.recovery.pending_approval !== undefined;
+    await engine.save(
+      (d) => {
+        const s = d.plan[index];
+        if (s.status === 'failed' && s.error) {
+          d.errors.push({
+            at,
+            step_id: s.id,
+            what: s.error.message,
+            fix: `result replaced by a human edit (${actor})`,
+            verification: s.output_schema ? "the value satisfies the step's output schema" : 'no output schema is declared; the value was accepted as given',
+          });
+        }
+        Object.assign(s, { status: 'done', error: null, finished_at: at, edited: { by: actor, at } });
+        delete (s as { result?: unknown }).result;
+        const later = d.plan.slice(index + 1);
+        const reset = new Set(later.filter((x) => x.status === 'done' || x.status === 'failed' || x.status === 'running').map((x) => x.id));
+        for (const x of later) {
+          if (reset.has(x.id)) Object.assign(x, { status: 'pending', result_ref: null, error: null, finished_at: null });
+        }
+        d.artifacts = d.artifacts.filter((a) => !(a.step_id && reset.has(a.step_id)));
+        d.recovery.pending_approval = null;
+        const next = d.plan.slice(index + 1).find((x) => x.status !== 'done' && x.status !== 'skipped');
+        d.status = next ? 'waiting_human' : 'done';
+        if (!next) d.phase = 'done';
+        d.resume_hint = next
+          ? `${s.id} was set by ${actor}; resume continues at ${next.id} (${next.name}): \`${hint(d, 'resume')}\`${hadPending ? ' (the pending resume plan was dropped: it no longer applies)' : ''}`
+          : `${s.id} was set by ${actor}; every step is finished`;
+      },
+      { results: { [step.id]: value }, source: { kind: 'human-edit', actor, edit: { step_id: step.id, before, after: value } } },
+    );
+    await engine.event({ type: 'runner', data: { status: 'edited', step_id: step.id, by: actor } });
+    const after = engine.checkpoint;
+    return engine.outcome(
+      after.status,
+      `step ${step.id} of ${taskId} now has the edited result (version ${after.version})`,
+      after.status === 'done' ? null : `continue: ${hint(after, 'resume')}`,
+    );
+  });
+}

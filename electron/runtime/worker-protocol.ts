@@ -1,0 +1,64 @@
+/**
+ * What passes between the runner and a worker process: the job it is given
+ * and the one message it answers with. Exit codes say the same for anyone
+ * who only sees the process end.
+ */
+import type { AgentRef, RecoveryMode, TaskStatus } from '../../shared/checkpoint/schema.js';
+import type { ResumeRequest } from './task-operations.js';
+
+export type WorkerJob =
+  | {
+      kind: 'start';
+      root: string;
+      taskId: string;
+      agentRef: Partial<AgentRef> & { name: string };
+      options: unknown;
+      mode?: RecoveryMode;
+      maxAutoAttempts?: number;
+      actor?: string;
+    }
+  | ({ kind: 'resume'; root: string; taskId: string; actor?: string } & ResumeRequest)
+  | { kind: 'approve'; root: string; taskId: string; actor?: string };
+
+export type WorkerMessage =
+  | { type: 'outcome'; outcome: { task_id: string; status: TaskStatus; version: number; message: string; next: string | null } }
+  | { type: 'error'; code: string; message: string };
+
+/** Process exit codes of a worker and of the CLI's run-like commands (listed in `waystation run --help`). */
+export const RunExit = {
+  done: 0,
+  failed: 1,
+  usage: 2,
+  waiting_human: 3,
+  waiting_approval: 4,
+  halted: 5,
+  busy: 6,
+  crashed: 7,
+} as const;
+
+/** The exit code for a task status. */
+export function exitCodeForStatus(status: TaskStatus): number {
+  switch (status) {
+    case 'done':
+      return RunExit.done;
+    case 'waiting_human':
+      return RunExit.waiting_human;
+    case 'waiting_approval':
+      return RunExit.waiting_approval;
+    case 'halted':
+      return RunExit.halted;
+    case 'running':
+      // A drive that returned while "running" lost its lease: someone else drives the task now.
+      return RunExit.busy;
+    default:
+      return RunExit.failed;
+  }
+}
+
+/** The exit code for a refused operation (OperationError code). */
+export function exitCodeForError(code: string): number {
+  if (code === 'busy') return RunExit.busy;
+  if (code === 'halted') return RunExit.halted;
+  if (code === 'internal') return RunExit.failed;
+  return RunExit.usage;
+}

@@ -1,0 +1,146 @@
+/**
+ * Finding the tasks in a checkpoint directory root and reading each once.
+ *
+ * A folder is a native task when its `checkpoint.json` is a Waystation
+ * checkpoint (or it has `versions/`), a legacy task when that file is in the
+ * second article's format; a root `<id>.json` in the first article's format and
+ * a root `checkpoint.json` in the second's are legacy tasks too. Everything
+ * else (temp files, the config, unrelated JSON) is not a task.
+ */
+import path from 'node:path';
+import type { Dirent } from 'node:fs';
+import type { TaskEntry } from './store-types.js';
+import { isTempName } from './atomic-file.js';
+import { readJsonFile, relPath, resolveLink, type ReadContext } from './file-reader.js';
+import { exists, isLegacyDoc, legacyEntry, readHot, readNativeTask, type LegacyRead } from './task-reader.js';
+import { VERSIONS_DIR } from './version-file.js';
+import { errorCode } from './store-fs.js';
+
+export const CONFIG_FILE = 'waystation.config.json';
+export const ROOT_LEGACY_FILE = 'checkpoint.json';
+/** A legacy task in folder F is imported into folder `F-imported`: F itself holds the untouched original. */
+export const IMPORT_SUFFIX = '-imported';
+
+/** A task as found: its entry, plus the messages of a legacy task (its history lives inline). */
+export interface FoundTask {
+  entry: TaskEntry;
+  legacy: LegacyRead | null;
+  /** Where an import of this task would go (legacy tasks only). */
+  importId: string | null;
+}
+
+/** True for a name that can be a task folder: one path segment, not a temp name. */
+export function isSafeTaskId(id: string): boolean {
+  return (
+    typeof id === 'string' &&
+    id.length > 0 &&
+    id.length <= 200 &&
+    id !== '.' &&
+    id !== '..' &&
+    !/[/\\\0]/.test(id) &&
+    !isTempName(id) &&
+    !id.endsWith('.json')
+  );
+}
+
+/** Read a folder as a task; null when it is not one. */
+export async function readFolder(ctx: ReadContext, name: string, detail: boolean): Promise<FoundTask | null> {
+  const dir = path.join(ctx.root, name);
+  const hot = await readHot(ctx, dir);
+  if (hot.ok && isLegacyDoc(hot.value)) {
+    const importId = `${name}${IMPORT_SUFFIX}`;
+    const legacy = legacyEntry(ctx, name, path.join(dir, 'checkpoint.json'), hot, 'article-checkpoint-json', importId);
+    return { entry: legacy.entry, legacy, importId };
+  }
+  if (!hot.ok && hot.missing && !(await exists(ctx, path.join(dir, VERSIONS_DIR)))) return null;
+  return { entry: await readNativeTask(ctx, name, dir, hot, detail), legacy: null, importId: null };
+}
+
+/** Read a root-level JSON file as a legacy task; null when it is not one. */
+export async function readRootFile(ctx: ReadContext, name: string): Promise<FoundTask | null> {
+  const abs = path.join(ctx.root, name);
+  const read = await readJsonFile(ctx, abs);
+  if (read.ok && !isLegacyDoc(read.value)) return null;
+  if (!read.ok && read.missing) return null;
+  let id: string;
+  if (name === ROOT_LEGACY_FILE) {
+    const declared = read.ok ? (read.value as { task_id?: unknown }).task_id : undefined;
+    id = typeof declared === 'string' && isSafeTaskId(declared) ? declared : 'checkpoint';
+  } else {
+    id = name.slice(0, -'.json'.length);
+  }
+  const legacy = legacyEntry(ctx, id, abs, read, name === ROOT_LEGACY_FILE ? 'article-checkpoint-json' : 'article-task-json', id);
+  return { entry: legacy.entry, legacy, importId: id };
+}
+
+/** A root entry that is a symlink: followed only when it stays inside the root. */
+async function readLinked(ctx: ReadContext, dirent: Dirent, detail: boolean): Promise<FoundTask | null> {
+  const abs = path.join(ctx.root, dirent.name);
+  const link = await resolveLink(ctx, abs);
+  if (!link.ok) {
+    if (!dirent.name.endsWith('.json') && !isSafeTaskId(dirent.name)) return null;
+    const id = dirent.name.endsWith('.json') ? dirent.name.slice(0, -5) : dirent.name;
+    return { entry: { task_id: id, location: relPath(ctx, abs), format: 'waystation', checkpoint: null, read_only: true, problems: [link.problem] }, legacy: null, importId: null };
+  }
+  try {
+    const stat = await ctx.fs.stat(link.real);
+    if (stat.isDirectory()) return isSafeTaskId(dirent.name) ? readFolder(ctx, dirent.name, detail) : null;
+    if (stat.isFile() && dirent.name.endsWith('.json') && dirent.name !== CONFIG_FILE) return readRootFile(ctx, dirent.name);
+  } catch {
+    // Gone between the readdir and the stat: not a task any more.
+  }
+  return null;
+}
+
+/** Read one root entry as a task, or null. */
+export function readRootEntry(ctx: ReadContext, dirent: Dirent, detail: boolean): Promise<FoundTask | null> {
+  const name = dirent.name;
+  if (isTempName(name) || name === CONFIG_FILE) return Promise.resolve(null);
+  if (dirent.isSymbolicLink()) return readLinked(ctx, dirent, detail);
+  if (dirent.isDirectory()) return isSafeTaskId(name) ? readFolder(ctx, name, detail) : Promise.resolve(null);
+  if (dirent.isFile() && name.endsWith('.json')) return readRootFile(ctx, name);
+  return Promise.resolve(null);
+}
+
+/**
+ * Every task under the root, each read once, `concurrency` at a time.
+ *
+ * A legacy task is hidden once the task it imports into exists, and a root
+ * file is hidden behind a folder of the same id: the listing shows each id once.
+ */
+export async function scanRoot(ctx: ReadContext, concurrency: number): Promise<FoundTask[]> {
+  let dirents: Dirent[];
+  try {
+    dirents = await ctx.fs.readdir(ctx.root);
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return [];
+    throw err;
+  }
+  const found = (await mapLimit(dirents, concurrency, (d) => readRootEntry(ctx, d, false))).filter((t): t is FoundTask => t !== null);
+  const natives = new Set(found.filter((t) => t.entry.format === 'waystation').map((t) => t.entry.task_id));
+  const seen = new Set<string>();
+  // Precedence for a shared id: the native folder, then a legacy folder, then <id>.json, then the root checkpoint.json.
+  const rank = (t: FoundTask) => (t.entry.format === 'waystation' ? 0 : t.entry.location.endsWith('.json') ? (t.entry.location === ROOT_LEGACY_FILE ? 3 : 2) : 1);
+  const visible: FoundTask[] = [];
+  for (const t of found.sort((a, b) => rank(a) - rank(b))) {
+    if (t.importId && natives.has(t.importId)) continue;
+    if (seen.has(t.entry.task_id)) continue;
+    seen.add(t.entry.task_id);
+    visible.push(t);
+  }
+  return visible.sort((a, b) => (a.entry.task_id < b.entry.task_id ? -1 : a.entry.task_id > b.entry.task_id ? 1 : 0));
+}
+
+/** Map with at most `limit` calls in flight, results in input order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}

@@ -1,0 +1,321 @@
+/**
+ * The versioned directory store: `openStore(root)` implements CheckpointStore
+ * over a checkpoint directory laid out as docs/FORMAT.md describes.
+ */
+import path from 'node:path';
+import type { Checkpoint, HistoryMessage } from '../../shared/checkpoint/schema.js';
+import { VersionSource } from '../../shared/checkpoint/schema.js';
+import { problem, type Problem } from '../../shared/checkpoint/problem.js';
+import { applyDiff } from '../../shared/diff/json-diff.js';
+import {
+  StoreWriteError,
+  TaskReadError,
+  ReadOnlyError,
+  type CheckpointStore,
+  type SaveRequest,
+  type SaveResult,
+  type TaskEntry,
+  type TaskEvent,
+  type VersionInfo,
+} from './store-types.js';
+import { nodeFs, errorCode, type StoreFs } from './store-fs.js';
+import { readJsonFile, relPath, type ReadContext } from './file-reader.js';
+import { readBlobValue, readHistoryChain } from './blob-store.js';
+import { appendEventLine, readEventLog } from './event-log.js';
+import { decodeEnvelope, versionPath } from './version-file.js';
+import { listVersionNumbers, loadVersion } from './task-reader.js';
+import { TaskWriter } from './task-writer.js';
+import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
+
+export interface StoreOptions {
+  /** The file system to use; tests inject failures here. Default: node:fs/promises. */
+  fs?: StoreFs;
+  /** Files larger than this are reported `too-large` and not loaded. Default 64 MiB. */
+  maxFileBytes?: number;
+  /** How many tasks listTasks reads at once. Default 32. */
+  concurrency?: number;
+}
+
+export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Open the store over a checkpoint directory.
+ *
+ * Nothing is read or created until a method is called; a root that does not
+ * exist lists no tasks, and `create` makes it.
+ */
+export function openStore(root: string, opts: StoreOptions = {}): CheckpointStore {
+  return new DirectoryStore(path.resolve(root), opts);
+}
+
+class DirectoryStore implements CheckpointStore {
+  private readonly fs: StoreFs;
+  private readonly maxFileBytes: number;
+  private readonly concurrency: number;
+  private ctxPromise: Promise<ReadContext> | null = null;
+  private readonly writers = new Map<string, TaskWriter>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly eventState = new Map<string, { lastId: number; torn: boolean }>();
+
+  constructor(
+    readonly root: string,
+    opts: StoreOptions,
+  ) {
+    this.fs = opts.fs ?? nodeFs;
+    this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.concurrency = opts.concurrency ?? 32;
+  }
+
+  /** The read context; the root's realpath is resolved once it exists. */
+  private async ctx(): Promise<ReadContext> {
+    if (!this.ctxPromise) {
+      this.ctxPromise = this.fs.realpath(this.root).then(
+        (realRoot) => ({ fs: this.fs, root: this.root, realRoot, maxFileBytes: this.maxFileBytes }),
+        () => {
+          // Not there yet: retry next time rather than caching a guess.
+          this.ctxPromise = null;
+          return { fs: this.fs, root: this.root, realRoot: this.root, maxFileBytes: this.maxFileBytes };
+        },
+      );
+    }
+    return this.ctxPromise;
+  }
+
+  /** Run `fn` after every earlier call for the same task in this store has settled. */
+  private withLock<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(taskId) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => {});
+    this.locks.set(taskId, tail);
+    void tail.then(() => {
+      if (this.locks.get(taskId) === tail) this.locks.delete(taskId);
+    });
+    return run;
+  }
+
+  private writer(ctx: ReadContext, taskId: string): TaskWriter {
+    let w = this.writers.get(taskId);
+    if (!w) {
+      w = new TaskWriter(ctx, taskId, path.join(this.root, taskId));
+      this.writers.set(taskId, w);
+    }
+    return w;
+  }
+
+  async listTasks(): Promise<TaskEntry[]> {
+    const ctx = await this.ctx();
+    return (await scanRoot(ctx, this.concurrency)).map((t) => t.entry);
+  }
+
+  /** Find one task the way the listing would show it, with the detail checks (gaps) on. */
+  private async find(taskId: string): Promise<FoundTask | null> {
+    if (!isSafeTaskId(taskId)) return null;
+    const ctx = await this.ctx();
+    try {
+      const st = await this.fs.lstat(path.join(this.root, taskId));
+      if (st.isDirectory() || st.isSymbolicLink()) {
+        const found = st.isDirectory() ? await readFolder(ctx, taskId, true) : await this.findLinked(ctx, taskId);
+        if (found) return found;
+      }
+    } catch (err) {
+      if (errorCode(err) !== 'ENOENT') throw err;
+    }
+    const asFile = await readRootFile(ctx, `${taskId}.json`);
+    if (asFile) return asFile;
+    const rootLegacy = await readRootFile(ctx, ROOT_LEGACY_FILE);
+    return rootLegacy && rootLegacy.entry.task_id === taskId ? rootLegacy : null;
+  }
+
+  private async findLinked(ctx: ReadContext, taskId: string): Promise<FoundTask | null> {
+    const dirents = await this.fs.readdir(this.root);
+    const d = dirents.find((e) => e.name === taskId);
+    if (!d) return null;
+    return readRootEntry(ctx, d, true);
+  }
+
+  async getTask(taskId: string): Promise<TaskEntry | null> {
+    return (await this.find(taskId))?.entry ?? null;
+  }
+
+  private async requireTask(taskId: string): Promise<FoundTask> {
+    const found = await this.find(taskId);
+    if (!found) throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `there is no task ${JSON.stringify(taskId)} in ${this.root}`)]);
+    return found;
+  }
+
+  async readVersion(taskId: string, version: number): Promise<Checkpoint> {
+    const found = await this.requireTask(taskId);
+    const { entry } = found;
+    if (entry.format !== 'waystation') {
+      if (entry.checkpoint && entry.checkpoint.version === version) return entry.checkpoint;
+      throw new TaskReadError(taskId, entry.checkpoint ? [problem(entry.location, 'missing-version', `a legacy task has only version ${entry.checkpoint.version}`)] : entry.problems);
+    }
+    const ctx = await this.ctx();
+    const loaded = await loadVersion(ctx, path.join(this.root, taskId), version);
+    if (!loaded.ok) throw new TaskReadError(taskId, loaded.problems);
+    return loaded.checkpoint;
+  }
+
+  async history(taskId: string): Promise<VersionInfo[]> {
+    const found = await this.requireTask(taskId);
+    const { entry } = found;
+    if (entry.format !== 'waystation') {
+      if (!entry.checkpoint) return [];
+      const cp = entry.checkpoint;
+      return [{ version: cp.version, source: cp.source, updated_at: cp.run.updated_at, bytes: 0 }];
+    }
+    const ctx = await this.ctx();
+    const dir = path.join(this.root, taskId);
+    const out: VersionInfo[] = [];
+    // One forward replay: each version costs its own file, whatever the length of the history.
+    let prev: { version: number; doc: unknown } | null = null;
+    for (const v of await listVersionNumbers(ctx, dir)) {
+      const abs = versionPath(dir, v);
+      const read = await readJsonFile(ctx, abs);
+      let doc: unknown = null;
+      if (read.ok) {
+        const env = decodeEnvelope(read.value, v, relPath(ctx, abs));
+        if (env.ok && env.envelope.kind === 'full') doc = env.envelope.checkpoint;
+        else if (env.ok && env.envelope.kind === 'delta' && prev?.version === v - 1) {
+          try {
+            doc = applyDiff(prev.doc, env.envelope.ops);
+          } catch {
+            doc = null;
+          }
+        }
+      }
+      prev = doc === null ? null : { version: v, doc };
+      if (doc === null || !read.ok) continue;
+      const d = doc as { source?: unknown; run?: { updated_at?: unknown } };
+      const source = VersionSource.safeParse(d.source);
+      out.push({
+        version: v,
+        source: source.success ? source.data : { kind: 'runtime', note: 'source missing or malformed in this version' },
+        updated_at: typeof d.run?.updated_at === 'string' ? d.run.updated_at : '',
+        bytes: read.bytes,
+      });
+    }
+    return out;
+  }
+
+  async create(checkpoint: Parameters<CheckpointStore['create']>[0], opts: Parameters<CheckpointStore['create']>[1] = {}): Promise<SaveResult> {
+    const taskId = (checkpoint as { task_id?: unknown }).task_id;
+    if (typeof taskId !== 'string' || !isSafeTaskId(taskId)) {
+      throw new StoreWriteError(String(taskId), [
+        problem(String(taskId), 'schema', `task_id ${JSON.stringify(taskId)} cannot name a task folder (one path segment, not starting with "." nor ending in ".tmp" or ".json"); nothing was written`),
+      ]);
+    }
+    const ctx = await this.ctx();
+    const result = await this.withLock(taskId, async () => {
+      const r = await this.writer(ctx, taskId).create({ ...opts, checkpoint });
+      return this.afterSave(taskId, r);
+    });
+    // The root may have just been created: resolve its realpath afresh.
+    if (ctx.realRoot === this.root) this.ctxPromise = null;
+    return result;
+  }
+
+  async save(taskId: string, request: SaveRequest): Promise<SaveResult> {
+    if (!isSafeTaskId(taskId)) throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `${JSON.stringify(taskId)} is not a task id`)]);
+    const ctx = await this.ctx();
+    return this.withLock(taskId, async () => {
+      const w = this.writer(ctx, taskId);
+      try {
+        await w.lastVersion();
+      } catch (err) {
+        // Not a native task: say so plainly when it is a legacy one.
+        const found = await this.find(taskId);
+        if (found && found.entry.format !== 'waystation') {
+          throw new ReadOnlyError(taskId, `${found.entry.location} is in a legacy article format; import it first (importTask)`);
+        }
+        const future = found?.entry.problems.find((p) => p.reason === 'future-schema');
+        if (future) throw new ReadOnlyError(taskId, `${future.file}: ${future.message}`);
+        throw err;
+      }
+      return this.afterSave(taskId, await w.save(request));
+    });
+  }
+
+  /** Append the version event; a failure there leaves the version saved and is reported as a warning. */
+  private async afterSave(taskId: string, result: SaveResult): Promise<SaveResult> {
+    try {
+      await this.appendEventLocked(taskId, { type: 'version', version: result.checkpoint.version });
+    } catch (err) {
+      const warning = problem(`${taskId}/events.jsonl`, 'io', `version ${result.checkpoint.version} is saved but its event could not be appended (${errorCode(err) ?? String(err)})`);
+      return { ...result, warnings: [...(result.warnings ?? []), warning] };
+    }
+    return result;
+  }
+
+  async importTask(taskId: string): Promise<SaveResult> {
+    const found = await this.requireTask(taskId);
+    const { entry, legacy, importId } = found;
+    if (!legacy || !importId) throw new StoreWriteError(taskId, [problem(entry.location, 'conflict', `${taskId} is already a Waystation task; there is nothing to import`)]);
+    if (!entry.checkpoint) throw new TaskReadError(taskId, entry.problems);
+    const { version: _version, history: _history, ...rest } = entry.checkpoint;
+    const results: Record<string, unknown> = {};
+    // Inline legacy results move into blobs, keeping the hot snapshot small.
+    const plan = rest.plan.map((step) => {
+      if (!('result' in step)) return step;
+      const { result, ...withoutResult } = step;
+      results[step.id] = result ?? null;
+      return withoutResult;
+    });
+    return this.create(
+      { ...rest, task_id: importId, plan, source: { kind: 'import', imported_from: { path: entry.location, format: entry.format }, note: `imported from ${entry.location}` } },
+      { results, appendHistory: legacy.messages },
+    );
+  }
+
+  async readBlob(taskId: string, ref: string): Promise<unknown> {
+    const found = await this.requireTask(taskId);
+    if (found.entry.format !== 'waystation') throw new TaskReadError(taskId, [problem(found.entry.location, 'unreadable', 'a legacy task keeps its results inline (plan[i].result); it has no blobs')]);
+    const ctx = await this.ctx();
+    const read = await readBlobValue(ctx, path.join(this.root, taskId), ref);
+    if (!read.ok) throw new TaskReadError(taskId, [read.problem]);
+    return read.value;
+  }
+
+  async readHistory(taskId: string, version?: number): Promise<HistoryMessage[]> {
+    const found = await this.requireTask(taskId);
+    if (found.legacy) return found.legacy.messages;
+    const cp = version === undefined ? found.entry.checkpoint : await this.readVersion(taskId, version);
+    if (!cp) throw new TaskReadError(taskId, found.entry.problems);
+    const ctx = await this.ctx();
+    const chain = await readHistoryChain(ctx, path.join(this.root, taskId), cp.history.head, cp.history.count);
+    if (!chain.ok) throw new TaskReadError(taskId, [chain.problem]);
+    return chain.messages as HistoryMessage[];
+  }
+
+  async appendEvent(taskId: string, event: Omit<TaskEvent, 'id' | 'task_id' | 'at'> & { at?: string }): Promise<TaskEvent> {
+    if (!isSafeTaskId(taskId)) throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `${JSON.stringify(taskId)} is not a task id`)]);
+    return this.withLock(taskId, () => this.appendEventLocked(taskId, event));
+  }
+
+  private async appendEventLocked(taskId: string, event: Omit<TaskEvent, 'id' | 'task_id' | 'at'> & { at?: string }): Promise<TaskEvent> {
+    const dir = path.join(this.root, taskId);
+    let state = this.eventState.get(taskId);
+    if (!state) {
+      try {
+        await this.fs.stat(path.join(dir, 'versions'));
+      } catch {
+        throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `there is no Waystation task ${JSON.stringify(taskId)} to log events for`)]);
+      }
+      const log = await readEventLog(this.fs, dir);
+      state = { lastId: log.events.reduce((m, e) => Math.max(m, e.id), 0), torn: !log.endsClean };
+    }
+    const { at, ...rest } = event;
+    const full: TaskEvent = { id: state.lastId + 1, task_id: taskId, ...rest, at: at ?? new Date().toISOString() };
+    await appendEventLine(this.fs, dir, full, state.torn);
+    this.eventState.set(taskId, { lastId: full.id, torn: false });
+    return full;
+  }
+
+  async readEvents(taskId: string, afterId = 0): Promise<TaskEvent[]> {
+    if (!isSafeTaskId(taskId)) return [];
+    const log = await readEventLog(this.fs, path.join(this.root, taskId));
+    return log.events.filter((e) => e.id > afterId);
+  }
+}
+
+export type { Problem };

@@ -1,0 +1,215 @@
+/**
+ * Reading one task, native or legacy, into a TaskEntry. Never throws on bad
+ * files and never writes: every failure becomes a problem on the entry.
+ */
+import path from 'node:path';
+import type { Checkpoint, HistoryMessage } from '../../shared/checkpoint/schema.js';
+import { Checkpoint as CheckpointSchema } from '../../shared/checkpoint/schema.js';
+import { problem, type Problem } from '../../shared/checkpoint/problem.js';
+import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shared/checkpoint/legacy.js';
+import type { TaskEntry } from './store-types.js';
+import { checkCheckpoint, formatIssues } from './checkpoint-check.js';
+import { readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
+import { parseVersionFileName, rebuildVersion, VERSIONS_DIR, versionPath } from './version-file.js';
+import { errorCode } from './store-fs.js';
+
+export const HOT_FILE = 'checkpoint.json';
+
+/** A version loaded and validated. */
+export type LoadedVersion =
+  | { ok: true; checkpoint: Checkpoint; doc: unknown; readOnly: boolean; problems: Problem[]; fullBytes: number; deltaBytes: number }
+  | { ok: false; problems: Problem[]; missing: boolean };
+
+/** Rebuild, migrate and validate one version of a native task. */
+export async function loadVersion(ctx: ReadContext, taskDir: string, version: number): Promise<LoadedVersion> {
+  const rebuilt = await rebuildVersion(ctx, taskDir, version);
+  if (!rebuilt.ok) return rebuilt;
+  const file = relPath(ctx, versionPath(taskDir, version));
+  const checked = checkCheckpoint(rebuilt.value.doc, file);
+  if (!checked.checkpoint) return { ok: false, problems: checked.problems, missing: false };
+  if (checked.checkpoint.version !== version) {
+    return { ok: false, problems: [problem(file, 'invariant', `version file ${version} holds a checkpoint with version ${checked.checkpoint.version}`)], missing: false };
+  }
+  return {
+    ok: true,
+    checkpoint: checked.checkpoint,
+    doc: rebuilt.value.doc,
+    readOnly: checked.readOnly,
+    problems: checked.problems,
+    fullBytes: rebuilt.value.fullBytes,
+    deltaBytes: rebuilt.value.deltaBytes,
+  };
+}
+
+/** The version numbers present in `versions/`, ascending; temp files and strays are skipped. */
+export async function listVersionNumbers(ctx: ReadContext, taskDir: string): Promise<number[]> {
+  try {
+    const entries = await ctx.fs.readdir(path.join(taskDir, VERSIONS_DIR));
+    const out: number[] = [];
+    for (const e of entries) {
+      const n = parseVersionFileName(e.name);
+      if (n !== null) out.push(n);
+    }
+    return out.sort((a, b) => a - b);
+  } catch {
+    return [];
+  }
+}
+
+/** True when a path exists (a stat succeeds); errors other than "not there" count as present. */
+export async function exists(ctx: ReadContext, abs: string): Promise<boolean> {
+  try {
+    await ctx.fs.stat(abs);
+    return true;
+  } catch (err) {
+    const code = errorCode(err);
+    return !(code === 'ENOENT' || code === 'ENOTDIR');
+  }
+}
+
+/** Problems for gaps in the numbered history: `[1, 2, 5]` misses 3 and 4. */
+export function gapProblems(ctx: ReadContext, taskDir: string, numbers: number[]): Problem[] {
+  const out: Problem[] = [];
+  let expected = 1;
+  for (const n of numbers) {
+    if (n > expected) {
+      const range = n - 1 === expected ? `version ${expected} is` : `versions ${expected} to ${n - 1} are`;
+      out.push(problem(relPath(ctx, versionPath(taskDir, expected)), 'missing-version', `${range} missing from the history; later versions stay readable where they are full snapshots`));
+    }
+    expected = n + 1;
+  }
+  return out;
+}
+
+/**
+ * Read a native task folder.
+ *
+ * `hot` is the already-read `checkpoint.json`. Freshness costs one stat of the
+ * next version's file; `detail` adds a readdir of `versions/` to report gaps.
+ */
+export async function readNativeTask(
+  ctx: ReadContext,
+  taskId: string,
+  taskDir: string,
+  hot: FileRead<unknown>,
+  detail: boolean,
+): Promise<TaskEntry> {
+  const problems: Problem[] = [];
+  let checkpoint: Checkpoint | null = null;
+  let readOnly = false;
+  let hotVersion: number | null = null;
+  if (hot.ok) {
+    const checked = checkCheckpoint(hot.value, relPath(ctx, path.join(taskDir, HOT_FILE)));
+    problems.push(...checked.problems);
+    if (checked.checkpoint) {
+      checkpoint = checked.checkpoint;
+      readOnly = checked.readOnly;
+      hotVersion = checked.checkpoint.version;
+    }
+  } else if (!hot.missing) {
+    problems.push(hot.problem);
+  }
+
+  let numbers: number[] | null = null;
+  if (hotVersion !== null) {
+    // A crash between linking a version and renaming the hot snapshot leaves the snapshot behind: not an error.
+    let newest = hotVersion;
+    while (await exists(ctx, versionPath(taskDir, newest + 1))) newest++;
+    for (let v = newest; v > hotVersion; v--) {
+      const loaded = await loadVersion(ctx, taskDir, v);
+      if (loaded.ok) {
+        checkpoint = loaded.checkpoint;
+        readOnly = loaded.readOnly;
+        problems.push(...loaded.problems);
+        break;
+      }
+      problems.push(...loaded.problems);
+    }
+  } else {
+    numbers = await listVersionNumbers(ctx, taskDir);
+    if (numbers.length === 0 && hot.ok === false && hot.missing) {
+      problems.push(problem(relPath(ctx, taskDir), 'missing-version', 'the task has neither checkpoint.json nor any version file'));
+    }
+    // The newest few are tried: one bad file should not hide the versions before it.
+    for (const v of numbers.slice(-3).reverse()) {
+      const loaded = await loadVersion(ctx, taskDir, v);
+      if (loaded.ok) {
+        checkpoint = loaded.checkpoint;
+        readOnly = readOnly || loaded.readOnly;
+        problems.push(...loaded.problems);
+        break;
+      }
+      problems.push(...loaded.problems);
+    }
+  }
+
+  if (detail) {
+    numbers ??= await listVersionNumbers(ctx, taskDir);
+    problems.push(...gapProblems(ctx, taskDir, numbers));
+  }
+  if (checkpoint && checkpoint.task_id !== taskId) {
+    problems.push(problem(relPath(ctx, path.join(taskDir, HOT_FILE)), 'invariant', `the folder is ${taskId} but the checkpoint says task_id ${JSON.stringify(checkpoint.task_id)}`));
+  }
+  return { task_id: taskId, location: relPath(ctx, taskDir), format: 'waystation', checkpoint, read_only: readOnly, problems: dedupe(problems) };
+}
+
+export interface LegacyRead {
+  entry: TaskEntry;
+  messages: HistoryMessage[];
+}
+
+/**
+ * Turn a parsed legacy file into a read-only entry, converted in memory.
+ *
+ * `importTo` names the folder an import would create, for the warning.
+ */
+export function legacyEntry(
+  ctx: ReadContext,
+  taskId: string,
+  abs: string,
+  read: FileRead<unknown>,
+  fallbackFormat: LegacyFormat,
+  importTo: string,
+): LegacyRead {
+  const location = relPath(ctx, abs);
+  if (!read.ok) {
+    return { entry: { task_id: taskId, location, format: fallbackFormat, checkpoint: null, read_only: true, problems: [read.problem] }, messages: [] };
+  }
+  const converted = convertLegacy(read.value, { taskId, location, fallbackTime: new Date(read.mtimeMs).toISOString() });
+  if (!converted.ok) {
+    return { entry: { task_id: taskId, location, format: fallbackFormat, checkpoint: null, read_only: true, problems: [problem(location, 'schema', converted.message)] }, messages: [] };
+  }
+  const warning = problem(
+    location,
+    'legacy-format',
+    `${converted.format === 'article-task-json' ? "the first article's <task_id>.json format" : "the second article's checkpoint.json format"}: shown read-only; resuming imports it as a Waystation task in ${importTo}/ and leaves this file untouched`,
+  );
+  const parsed = CheckpointSchema.safeParse(converted.checkpoint, { reportInput: true });
+  if (!parsed.success) {
+    return {
+      entry: { task_id: taskId, location, format: converted.format, checkpoint: null, read_only: true, problems: [warning, problem(location, 'schema', formatIssues(parsed.error.issues, converted.checkpoint))] },
+      messages: [],
+    };
+  }
+  return { entry: { task_id: taskId, location, format: converted.format, checkpoint: parsed.data, read_only: true, problems: [warning] }, messages: converted.messages };
+}
+
+/** True when parsed JSON is in one of the article formats. */
+export function isLegacyDoc(doc: unknown): boolean {
+  return detectLegacyFormat(doc) !== null;
+}
+
+/** Read the hot snapshot of a folder. */
+export function readHot(ctx: ReadContext, taskDir: string): Promise<FileRead<unknown>> {
+  return readJsonFile(ctx, path.join(taskDir, HOT_FILE));
+}
+
+function dedupe(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.file}\u0000${p.reason}\u0000${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

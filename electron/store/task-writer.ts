@@ -1,0 +1,297 @@
+/**
+ * The save protocol of one task (docs/FORMAT.md, "The write protocol"), and
+ * the writer state that keeps a save's cost independent of the task's length.
+ *
+ * The state (last version, its checkpoint as JSON, the size of the last full
+ * snapshot and the delta bytes since) is derived from disk once, by rebuilding
+ * the newest version, and then kept in memory; history and results are never
+ * re-read or re-serialised.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { Checkpoint, CURRENT_SCHEMA_VERSION, HistoryMessage } from '../../shared/checkpoint/schema.js';
+import { problem, type Problem } from '../../shared/checkpoint/problem.js';
+import { computeDiff } from '../../shared/diff/json-diff.js';
+import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
+import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
+import { BLOBS_DIR, blobPath, encodeBlob, refHex, type EncodedBlob } from './blob-store.js';
+import { relPath, type ReadContext } from './file-reader.js';
+import { exists, HOT_FILE, listVersionNumbers, loadVersion, readHot } from './task-reader.js';
+import { encodeDelta, encodeFull, VERSIONS_DIR, versionPath } from './version-file.js';
+import { formatIssues } from './checkpoint-check.js';
+import { errorCode } from './store-fs.js';
+
+type Json = Record<string, unknown>;
+
+interface WriterState {
+  lastVersion: number;
+  /** The last version's checkpoint exactly as on disk (parsed from the bytes written), private to the writer. */
+  base: Json | null;
+  /** Bytes of the last full snapshot. */
+  fullBytes: number;
+  /** Bytes of the deltas written since it. */
+  deltaSince: number;
+  /** Why the task must not be written (a future schema), or null. */
+  readOnly: string | null;
+}
+
+const Messages = z.array(HistoryMessage);
+
+/** Writes the versions of one task. Callers serialise calls per task. */
+export class TaskWriter {
+  private state: WriterState | null = null;
+
+  constructor(
+    private readonly ctx: ReadContext,
+    readonly taskId: string,
+    readonly taskDir: string,
+  ) {}
+
+  /** Forget the cached state: the next save re-derives it from disk. */
+  invalidate(): void {
+    this.state = null;
+  }
+
+  /** The version the writer believes is newest (deriving it if needed). */
+  async lastVersion(): Promise<number> {
+    return (await this.ensureState()).lastVersion;
+  }
+
+  /**
+   * Derive the state from disk: the hot snapshot names a version, a stat per
+   * newer version file finds the newest, and rebuilding that version gives the
+   * base and the keyframe counters (at most about two snapshots of reading).
+   */
+  private async deriveState(): Promise<WriterState> {
+    const hot = await readHot(this.ctx, this.taskDir);
+    let newest = 0;
+    if (hot.ok && typeof (hot.value as Json)?.version === 'number' && Number.isInteger((hot.value as Json).version)) {
+      newest = (hot.value as Json).version as number;
+      // A hot snapshot ahead of the versions folder would be a foreign writer's bug; the folder decides.
+      if (newest > 0 && !(await exists(this.ctx, versionPath(this.taskDir, newest)))) newest = 0;
+    }
+    if (newest === 0) {
+      const numbers = await listVersionNumbers(this.ctx, this.taskDir);
+      newest = numbers.length ? numbers[numbers.length - 1] : 0;
+    } else {
+      while (await exists(this.ctx, versionPath(this.taskDir, newest + 1))) newest++;
+    }
+    if (newest === 0) throw new TaskReadError(this.taskId, [problem(relPath(this.ctx, this.taskDir), 'missing-version', 'the task has no versions to save after')]);
+    const loaded = await loadVersion(this.ctx, this.taskDir, newest);
+    if (!loaded.ok) throw new TaskReadError(this.taskId, loaded.problems);
+    const readOnly = loaded.readOnly ? (loaded.problems.find((p) => p.reason === 'future-schema')?.message ?? 'written by a newer Waystation') : null;
+    return { lastVersion: newest, base: loaded.doc as Json, fullBytes: loaded.fullBytes, deltaSince: loaded.deltaBytes, readOnly };
+  }
+
+  private async ensureState(): Promise<WriterState> {
+    this.state ??= await this.deriveState();
+    return this.state;
+  }
+
+  /** Write version 1 of a new task. */
+  async create(request: Omit<SaveRequest, 'expectedVersion'>): Promise<SaveResult> {
+    const fs = this.ctx.fs;
+    try {
+      await fs.mkdir(path.join(this.taskDir, VERSIONS_DIR));
+      await fs.mkdir(path.join(this.taskDir, BLOBS_DIR));
+    } catch (err) {
+      throw new StoreWriteError(this.taskId, [problem(relPath(this.ctx, this.taskDir), 'io', `cannot create the task folder (${errorCode(err) ?? String(err)}); nothing was written`)]);
+    }
+    if (await exists(this.ctx, versionPath(this.taskDir, 1))) throw new ConflictError(this.taskId, 1);
+    this.state = { lastVersion: 0, base: null, fullBytes: 0, deltaSince: 0, readOnly: null };
+    return this.write({ ...request, expectedVersion: 0 });
+  }
+
+  /** Write the version after `request.expectedVersion`. */
+  async save(request: SaveRequest): Promise<SaveResult> {
+    let state = await this.ensureState();
+    if (request.expectedVersion !== state.lastVersion) {
+      // Another process may have written since the state was derived.
+      this.state = null;
+      state = await this.ensureState();
+    }
+    if (state.readOnly) throw new ReadOnlyError(this.taskId, `${state.readOnly}; Waystation never writes over a newer schema`);
+    if (request.expectedVersion < state.lastVersion) throw new ConflictError(this.taskId, request.expectedVersion + 1);
+    if (request.expectedVersion > state.lastVersion) {
+      throw new StoreWriteError(this.taskId, [
+        problem(relPath(this.ctx, this.taskDir), 'conflict', `the task is at version ${state.lastVersion}, so there is no version ${request.expectedVersion} to save after; nothing was written`),
+      ]);
+    }
+    return this.write(request);
+  }
+
+  private async write(request: SaveRequest): Promise<SaveResult> {
+    const state = this.state!;
+    const next = state.lastVersion + 1;
+    const { checkpoint, json, normalized, blobs } = this.build(request, next, state);
+    const fs = this.ctx.fs;
+
+    const full = encodeFull(next, json);
+    const fullBytes = Buffer.byteLength(full);
+    let envelope = full;
+    let isFull = true;
+    if (state.base !== null) {
+      const delta = encodeDelta(next, computeDiff(state.base, normalized));
+      const deltaBytes = Buffer.byteLength(delta);
+      // Keyframe rule: once the deltas since the last snapshot would outweigh a snapshot, write one.
+      if (state.deltaSince + deltaBytes < fullBytes) {
+        envelope = delta;
+        isFull = false;
+      }
+    }
+    const envelopeBytes = isFull ? fullBytes : Buffer.byteLength(envelope);
+
+    const versionFile = versionPath(this.taskDir, next);
+    const hotFile = path.join(this.taskDir, HOT_FILE);
+    const blobsDir = path.join(this.taskDir, BLOBS_DIR);
+
+    // 1. Every temp file written and fsynced in parallel.
+    const targets = [...blobs.map((b) => blobPath(this.taskDir, b.hex)), versionFile, hotFile];
+    const contents: (Buffer | string)[] = [...blobs.map((b) => b.bytes), envelope, json];
+    const settled = await Promise.allSettled(targets.map((t, i) => writeTemp(fs, t, contents[i])));
+    const temps = settled.map((s) => (s.status === 'fulfilled' ? s.value : null));
+    const failed = settled.findIndex((s) => s.status === 'rejected');
+    if (failed >= 0) {
+      await Promise.all(temps.map((t) => (t ? removeQuietly(fs, t) : undefined)));
+      throw this.ioError(targets[failed], (settled[failed] as PromiseRejectedResult).reason, next);
+    }
+    const blobTemps = temps.slice(0, blobs.length) as string[];
+    const versionTemp = temps[blobs.length]!;
+    const hotTemp = temps[blobs.length + 1]!;
+
+    // 2. Blobs first, durably: a committed version must never name a blob that a crash could lose.
+    const created: EncodedBlob[] = [];
+    try {
+      const placed = await Promise.all(blobTemps.map((t, i) => commitCreate(fs, t, targets[i])));
+      placed.forEach((isNew, i) => isNew && created.push(blobs[i]));
+      if (created.length > 0) await syncDir(fs, blobsDir);
+    } catch (err) {
+      await Promise.all([...blobTemps, versionTemp, hotTemp].map((t) => removeQuietly(fs, t)));
+      await this.removeBlobs(created, null);
+      throw this.ioError(blobsDir, err, next);
+    }
+
+    // 3. The commit point: link fails if another writer already created this version.
+    let won: boolean;
+    try {
+      won = await commitCreate(fs, versionTemp, versionFile);
+    } catch (err) {
+      await removeQuietly(fs, hotTemp);
+      await this.removeBlobs(created, null);
+      throw this.ioError(versionFile, err, next);
+    }
+    if (!won) {
+      await removeQuietly(fs, hotTemp);
+      await this.removeBlobs(created, next);
+      this.state = null;
+      throw new ConflictError(this.taskId, next);
+    }
+
+    // The version is saved; what follows only repairs the hot snapshot and the folder entries.
+    const warnings: Problem[] = [];
+    try {
+      await commitReplace(fs, hotTemp, hotFile);
+    } catch (err) {
+      warnings.push(problem(relPath(this.ctx, hotFile), 'io', `version ${next} is saved but checkpoint.json was not updated (${errorCode(err) ?? String(err)}); readers use the version files and the next save repairs it`));
+    }
+    try {
+      await Promise.all([syncDir(fs, path.dirname(versionFile)), syncDir(fs, this.taskDir)]);
+    } catch (err) {
+      warnings.push(problem(relPath(this.ctx, this.taskDir), 'io', `version ${next} is written but its folder could not be fsynced (${errorCode(err) ?? String(err)})`));
+    }
+
+    this.state = {
+      lastVersion: next,
+      base: normalized,
+      fullBytes: isFull ? fullBytes : state.fullBytes,
+      deltaSince: isFull ? 0 : state.deltaSince + envelopeBytes,
+      readOnly: null,
+    };
+    const bytesWritten = envelopeBytes + created.reduce((n, b) => n + b.bytes.length, 0);
+    return { checkpoint, bytesWritten, ...(warnings.length ? { warnings } : {}) };
+  }
+
+  /** Assemble and validate the next checkpoint; a writer bug throws here, before anything touches the disk. */
+  private build(request: SaveRequest, next: number, state: WriterState): { checkpoint: Checkpoint; json: string; normalized: Json; blobs: EncodedBlob[] } {
+    const file = relPath(this.ctx, versionPath(this.taskDir, next));
+    const refuse = (message: string) => new StoreWriteError(this.taskId, [problem(file, 'schema', `refusing to save version ${next}: ${message}; nothing was written`)]);
+    const input: Json = { ...(request.checkpoint as Json), version: next };
+    if (input.task_id !== this.taskId) throw refuse(`task_id is ${JSON.stringify(input.task_id)}, not ${JSON.stringify(this.taskId)}`);
+    if (input.schema_version !== CURRENT_SCHEMA_VERSION) throw refuse(`schema_version must be ${CURRENT_SCHEMA_VERSION}, got ${JSON.stringify(input.schema_version)}`);
+
+    const blobs: EncodedBlob[] = [];
+    const results = request.results ? Object.entries(request.results) : [];
+    if (results.length > 0) {
+      if (!Array.isArray(input.plan)) throw refuse('results were given but the checkpoint has no plan');
+      const plan = (input.plan as Json[]).slice();
+      for (const [stepId, value] of results) {
+        const i = plan.findIndex((s) => s?.id === stepId);
+        if (i < 0) throw refuse(`a result was given for step ${JSON.stringify(stepId)}, which is not in the plan`);
+        const blob = encodeBlob(value === undefined ? null : value);
+        blobs.push(blob);
+        plan[i] = { ...plan[i], result_ref: blob.ref };
+      }
+      input.plan = plan;
+    }
+
+    const baseHistory = (state.base?.history ?? { count: 0, head: null }) as { count: number; head: string | null };
+    if (request.appendHistory && request.appendHistory.length > 0) {
+      const messages = Messages.safeParse(request.appendHistory, { reportInput: true });
+      if (!messages.success) throw refuse(`appendHistory: ${formatIssues(messages.error.issues, request.appendHistory)}`);
+      const chunk = encodeBlob({ prev: baseHistory.head ?? null, messages: messages.data });
+      blobs.push(chunk);
+      input.history = { count: (baseHistory.count ?? 0) + messages.data.length, head: chunk.ref };
+    } else if (input.history === undefined) {
+      input.history = baseHistory;
+    }
+
+    const parsed = Checkpoint.safeParse(input, { reportInput: true });
+    if (!parsed.success) throw refuse(formatIssues(parsed.error.issues, input));
+    const json = JSON.stringify(parsed.data);
+    // The base for the next delta is what the bytes on disk say, shared with no caller.
+    const normalized = JSON.parse(json) as Json;
+    return { checkpoint: parsed.data, json, normalized, blobs: dedupeBlobs(blobs) };
+  }
+
+  /**
+   * Remove blobs this save created, after it failed. After a lost race, blobs
+   * the winning version also names stay (identical content, identical name).
+   */
+  private async removeBlobs(created: EncodedBlob[], winner: number | null): Promise<void> {
+    if (created.length === 0) return;
+    let keep = new Set<string>();
+    if (winner !== null) {
+      const loaded = await loadVersion(this.ctx, this.taskDir, winner);
+      // When the winner cannot be read, keeping an orphan blob is the safe side.
+      if (!loaded.ok) return;
+      keep = referencedBlobs(loaded.doc);
+    }
+    await Promise.all(created.filter((b) => !keep.has(b.hex)).map((b) => removeQuietly(this.ctx.fs, blobPath(this.taskDir, b.hex))));
+  }
+
+  private ioError(file: string, err: unknown, next: number): StoreWriteError {
+    const code = errorCode(err) ?? (err instanceof Error ? err.message : String(err));
+    return new StoreWriteError(this.taskId, [
+      problem(relPath(this.ctx, file), 'io', `could not save version ${next} (${code}); nothing was written and version ${next - 1} is intact`),
+    ]);
+  }
+}
+
+/** The blobs a checkpoint names directly: step results and the history head. */
+export function referencedBlobs(doc: unknown): Set<string> {
+  const out = new Set<string>();
+  const cp = doc as { plan?: { result_ref?: unknown }[]; history?: { head?: unknown } };
+  for (const step of Array.isArray(cp?.plan) ? cp.plan : []) {
+    const hex = typeof step?.result_ref === 'string' ? refHex(step.result_ref) : null;
+    if (hex) out.add(hex);
+  }
+  const head = typeof cp?.history?.head === 'string' ? refHex(cp.history.head) : null;
+  if (head) out.add(head);
+  return out;
+}
+
+function dedupeBlobs(blobs: EncodedBlob[]): EncodedBlob[] {
+  const seen = new Set<string>();
+  return blobs.filter((b) => (seen.has(b.hex) ? false : (seen.add(b.hex), true)));
+}
+

@@ -1,0 +1,30 @@
+/** What is happening to a task right now: runner output, task events, new versions, as they arrive. */
+import { useEffect, useRef } from 'react';
+import { useAppStore } from '../store/app-store.js';
+import type { ActivityEntry } from '../store/store-types.js';
+
+const EMPTY: ActivityEntry[] = [];
+
+export function ActivityFeed({ taskId, limit = 50 }: { taskId: string; limit?: number }) {
+  const entries = useAppStore((s) => s.activity[taskId] ?? EMPTY);
+  const list = useRef<HTMLOListElement>(null);
+  const last = entries.at(-1)?.id;
+  useEffect(() => {
+    // Follow the tail like a terminal, so the newest line is the one in view.
+    const el = list.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [last]);
+  if (entries.length === 0) {
+    return <p className="muted small">Nothing yet: runner output and new versions appear here as they happen.</p>;
+  }
+  return (
+    <ol ref={list} className="activity" role="log" aria-label="Live activity" aria-live="polite">
+      {entries.slice(-limit).map((e) => (
+        <li key={e.id} className={`activity-${e.kind}`}>
+          <time dateTime={e.at}>{new Date(e.at).toLocaleTimeString()}</time>
+          <span>{e.text}</span>
+        </li>
+      ))}
+    </ol>
+  );
+}

@@ -1,0 +1,93 @@
+/** The window: toolbar, task list on the left, the open task on the right. */
+import { useEffect } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { useAppStore } from '../store/app-store.js';
+import type { Theme } from '../store/store-types.js';
+import { TaskList } from './task-list.js';
+import { TaskView } from './task-view.js';
+import { Notices } from './notices.js';
+import { StartTaskDialog } from './start-task-dialog.js';
+
+export function App() {
+  const init = useAppStore((s) => s.init);
+  const dispose = useAppStore((s) => s.dispose);
+  const theme = useAppStore((s) => s.theme);
+
+  useEffect(() => {
+    void init();
+    return dispose;
+  }, [init, dispose]);
+
+  useEffect(() => {
+    // The theme lives on <html> so CSS variables reach the dialog and CodeMirror too.
+    if (theme === 'system') delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = theme;
+  }, [theme]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      const typing = target && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+      if (e.key === '/' && !typing) {
+        e.preventDefault();
+        document.querySelector<HTMLInputElement>('input[aria-label="Search tasks"]')?.focus();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main-pane">
+        Skip to task
+      </a>
+      <Toolbar />
+      <div className="panes">
+        <TaskList />
+        <main id="main-pane" className="main-pane" aria-label="Task details">
+          <TaskView />
+        </main>
+      </div>
+      <Notices />
+      <StartTaskDialog />
+    </div>
+  );
+}
+
+function Toolbar() {
+  const { directory, connection, busy, theme, agents } = useAppStore(
+    useShallow((s) => ({ directory: s.directory, connection: s.connection, busy: s.busy, theme: s.theme, agents: s.agents })),
+  );
+  const setTheme = useAppStore((s) => s.setTheme);
+  const setStartDialogOpen = useAppStore((s) => s.setStartDialogOpen);
+  const busyLabels = Object.values(busy);
+  const nextTheme: Record<Theme, Theme> = { system: 'light', light: 'dark', dark: 'system' };
+  return (
+    <header className="toolbar" role="banner">
+      <span className="brand" aria-hidden="true">
+        ◆
+      </span>
+      <span className="brand-name">Waystation</span>
+      <span className="dir mono" title={directory?.root ?? undefined}>
+        {directory?.root ?? 'no directory open'}
+      </span>
+      <span className="spacer" />
+      {busyLabels.length > 0 && (
+        <span className="busy" role="status">
+          <span className="spinner" aria-hidden="true" /> {busyLabels[0]}
+        </span>
+      )}
+      <span className={`conn conn-${connection}`} role="status" aria-label={`Connection: ${connection}`}>
+        <span className="dot" aria-hidden="true" />
+        {connection === 'live' ? 'Live' : connection === 'connecting' ? 'Connecting…' : 'Offline'}
+      </span>
+      <button type="button" onClick={() => setStartDialogOpen(true)} disabled={agents.length === 0} title={agents.length === 0 ? 'No agents available' : undefined}>
+        + New task
+      </button>
+      <button type="button" className="icon-button" aria-label={`Theme: ${theme}. Switch to ${nextTheme[theme]}`} onClick={() => setTheme(nextTheme[theme])}>
+        {theme === 'dark' ? '☾' : theme === 'light' ? '☀' : '◐'}
+      </button>
+    </header>
+  );
+}

@@ -1,0 +1,101 @@
+/**
+ * Human-confirmed mode: the resume plan a task is waiting on, with Approve
+ * and Reject. Rejecting needs a reason, which is recorded with the decision.
+ */
+import { useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { Checkpoint, PendingApproval } from '../../../shared/checkpoint/schema.js';
+import { useAppStore } from '../store/app-store.js';
+import { formatTime } from './format.js';
+
+export function ApprovalPanel({ checkpoint, pending, readOnly }: { checkpoint: Checkpoint; pending: PendingApproval; readOnly: boolean }) {
+  const [reason, setReason] = useState('');
+  const [reasonError, setReasonError] = useState<string | null>(null);
+  const taskId = checkpoint.task_id;
+  const { approving, rejecting } = useAppStore(
+    useShallow((s) => ({ approving: Boolean(s.busy[`approve:${taskId}`]), rejecting: Boolean(s.busy[`reject:${taskId}`]) })),
+  );
+  const approve = useAppStore((s) => s.approve);
+  const reject = useAppStore((s) => s.reject);
+  const plan = pending.plan;
+  const stepName = (id: string | null) => (id ? (checkpoint.plan.find((s) => s.id === id)?.name ?? id) : null);
+  const effect = (id: string) => {
+    const e = checkpoint.side_effects.find((x) => x.id === id);
+    return e ? `${e.type} · ${e.idempotency_key} (${e.status})` : id;
+  };
+  const busy = approving || rejecting;
+
+  return (
+    <section className="approval" aria-label="Resume approval">
+      <header>
+        <span className="badge tone-warn">
+          <span className="badge-icon" aria-hidden="true">
+            ⚑
+          </span>
+          Approval needed
+        </span>
+        <span className="muted small">requested {formatTime(pending.requested_at)}</span>
+      </header>
+      <div className="approval-body">
+        <div>
+          <p>The task is in human-confirmed mode. Resuming it will do the following:</p>
+          <dl className="kv">
+            <dt>Rerun step</dt>
+            <dd>{stepName(plan.rerun_step) ?? <span className="muted">none</span>}</dd>
+            <dt>Probe effects</dt>
+            <dd>{plan.probe_effects.length ? <ul className="plain">{plan.probe_effects.map((id) => <li key={id}>{effect(id)}</li>)}</ul> : <span className="muted">none</span>}</dd>
+            <dt>Retry effects</dt>
+            <dd>{plan.retry_effects.length ? <ul className="plain">{plan.retry_effects.map((id) => <li key={id}>{effect(id)}</li>)}</ul> : <span className="muted">none</span>}</dd>
+            <dt>Drift found</dt>
+            <dd>{plan.drift.length ? <ul className="plain">{plan.drift.map((d) => <li key={d}>{d}</li>)}</ul> : <span className="muted">none</span>}</dd>
+            {plan.module_changed && (
+              <>
+                <dt>Agent code</dt>
+                <dd className="warn-text">changed since the task started</dd>
+              </>
+            )}
+          </dl>
+        </div>
+        <div className="approval-actions">
+          <button type="button" className="primary" disabled={busy || readOnly} onClick={() => void approve(taskId)}>
+            {approving ? 'Approving…' : 'Approve'}
+          </button>
+          <div className="reject-box">
+            <label htmlFor="reject-reason">Reason for rejecting</label>
+            <textarea
+              id="reject-reason"
+              rows={2}
+              value={reason}
+              aria-invalid={reasonError ? true : undefined}
+              aria-describedby={reasonError ? 'reject-reason-error' : undefined}
+              onChange={(e) => {
+                setReason(e.target.value);
+                setReasonError(null);
+              }}
+              placeholder="Why should this resume not happen?"
+            />
+            {reasonError && (
+              <p id="reject-reason-error" role="alert" className="error-text">
+                {reasonError}
+              </p>
+            )}
+            <button
+              type="button"
+              className="danger"
+              disabled={busy || readOnly}
+              onClick={() => {
+                if (!reason.trim()) {
+                  setReasonError('A reason is required to reject a resume.');
+                  return;
+                }
+                void reject(taskId, reason.trim());
+              }}
+            >
+              {rejecting ? 'Rejecting…' : 'Reject'}
+            </button>
+          </div>
+        </div>
+      </div>
+    </section>
+  );
+}

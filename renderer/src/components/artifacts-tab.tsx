@@ -1,0 +1,84 @@
+/** Artifacts with their check against the disk, and a re-verify. */
+import { useShallow } from 'zustand/react/shallow';
+import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
+import { useAppStore } from '../store/app-store.js';
+import { StatusBadge } from './status-badge.js';
+import { formatBytes } from './format.js';
+
+export function ArtifactsTab({ checkpoint }: { checkpoint: Checkpoint }) {
+  const { report, state, error } = useAppStore(useShallow((s) => ({ report: s.verifyReport, state: s.verifyState, error: s.verifyError })));
+  const verify = useAppStore((s) => s.verify);
+  const checks = new Map((report?.artifacts ?? []).map((a) => [a.path, a]));
+
+  return (
+    <div>
+      <div className="panel-toolbar">
+        <span className="muted">
+          {report
+            ? report.drift
+              ? 'Some artifacts no longer match what the checkpoint recorded.'
+              : `All artifacts match (checked against version ${report.version}).`
+            : 'Not verified yet: compare the recorded hashes with the files on disk.'}
+        </span>
+        <span className="spacer" />
+        <button type="button" onClick={() => void verify()} disabled={state === 'loading'} aria-busy={state === 'loading'}>
+          {state === 'loading' ? (
+            <>
+              <span className="spinner" aria-hidden="true" /> Verifying…
+            </>
+          ) : report ? (
+            'Re-verify'
+          ) : (
+            'Verify'
+          )}
+        </button>
+      </div>
+      {error && (
+        <p role="alert" className="error-text">
+          Verification failed: {error}
+        </p>
+      )}
+      {checkpoint.artifacts.length === 0 ? (
+        <p className="empty-inline">No artifacts recorded: this task has not written any files yet.</p>
+      ) : (
+        <table className="grid" aria-label="Artifacts">
+          <thead>
+            <tr>
+              <th scope="col">Path</th>
+              <th scope="col">Type</th>
+              <th scope="col">Step</th>
+              <th scope="col">Size</th>
+              <th scope="col">sha256</th>
+              <th scope="col">On disk</th>
+            </tr>
+          </thead>
+          <tbody>
+            {checkpoint.artifacts.map((a) => {
+              const check = checks.get(a.path);
+              return (
+                <tr key={a.path}>
+                  <td className="mono">{a.path}</td>
+                  <td>{a.type}</td>
+                  <td className="mono">{a.step_id ?? '—'}</td>
+                  <td>{formatBytes(a.size)}</td>
+                  <td className="mono" title={a.sha256}>
+                    {a.sha256.slice(0, 12)}…
+                  </td>
+                  <td title={check?.message}>
+                    <StatusBadge status={check?.status ?? 'unverified'} />
+                    {check && check.status !== 'ok' && <div className="muted small">{check.message}</div>}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {report && report.uncertain_effects.length > 0 && (
+        <p className="warn-text">
+          {report.uncertain_effects.length} side effect{report.uncertain_effects.length === 1 ? ' is' : 's are'} uncertain: see Side effects.
+        </p>
+      )}
+    </div>
+  );
+}

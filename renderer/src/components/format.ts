@@ -1,0 +1,54 @@
+/** Display formatting shared by the views: compact, stable, locale-neutral where it matters. */
+
+/** `1.2 s`, `340 ms`, `2 min 5 s`; an em dash when unknown. */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  const min = Math.floor(ms / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  return `${min} min${s ? ` ${s} s` : ''}`;
+}
+
+/** `12.3k` style counts for tokens. */
+export function formatCount(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '—';
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** `3 min ago`; the exact time goes in a title attribute. */
+export function formatRelative(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '—';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const s = Math.round((now - t) / 1000);
+  if (s < 5) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  return new Date(t).toLocaleDateString();
+}
+
+/** Local date and time, to the second. */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : new Date(t).toLocaleString();
+}
+
+/** Byte sizes: `512 B`, `4.1 KB`. */
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '—';
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** Milliseconds between two timestamps, or null when either is missing. */
+export function between(start: string | null | undefined, end: string | null | undefined): number | null {
+  if (!start || !end) return null;
+  const d = Date.parse(end) - Date.parse(start);
+  return Number.isFinite(d) && d >= 0 ? d : null;
+}

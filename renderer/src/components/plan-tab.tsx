@@ -1,0 +1,151 @@
+/** The plan as a timeline: one row per step, results on demand, and the editor for a failed step. */
+import { lazy, Suspense, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { Checkpoint, PlanStep } from '../../../shared/checkpoint/schema.js';
+import { useAppStore } from '../store/app-store.js';
+import { StatusBadge } from './status-badge.js';
+import { ValueView } from './json-view.js';
+
+// CodeMirror is most of the bundle and only the editor needs it: load it on first edit.
+const StepEditor = lazy(() => import('./step-editor.js').then((m) => ({ default: m.StepEditor })));
+import { between, formatCount, formatDuration } from './format.js';
+
+export function PlanTab({ checkpoint, readOnly }: { checkpoint: Checkpoint; readOnly: boolean }) {
+  const [editing, setEditing] = useState<string | null>(null);
+  if (checkpoint.plan.length === 0) {
+    return <p className="empty-inline">This task has no plan yet: the agent writes it on its first save.</p>;
+  }
+  return (
+    <ol className="timeline" aria-label="Plan steps">
+      {checkpoint.plan.map((step, i) => (
+        <StepRow
+          key={step.id}
+          step={step}
+          index={i}
+          current={i === checkpoint.current_step && checkpoint.status !== 'done'}
+          version={checkpoint.version}
+          editable={!readOnly && step.status === 'failed'}
+          editing={editing === step.id}
+          setEditing={(on) => setEditing(on ? step.id : null)}
+          taskId={checkpoint.task_id}
+        />
+      ))}
+    </ol>
+  );
+}
+
+interface RowProps {
+  step: PlanStep;
+  index: number;
+  current: boolean;
+  version: number;
+  editable: boolean;
+  editing: boolean;
+  setEditing(on: boolean): void;
+  taskId: string;
+}
+
+function StepRow({ step, index, current, version, editable, editing, setEditing, taskId }: RowProps) {
+  const [open, setOpen] = useState(false);
+  const key = `${version}:${step.id}`;
+  const { result, busy } = useAppStore(useShallow((s) => ({ result: s.stepResults[key], busy: Boolean(s.busy[`edit:${taskId}`]) })));
+  const loadStepResult = useAppStore((s) => s.loadStepResult);
+  const editStep = useAppStore((s) => s.editStep);
+  const hasResult = step.result_ref != null || step.result !== undefined;
+  const duration = step.elapsed_ms ?? between(step.started_at, step.finished_at);
+
+  const toggle = () => {
+    if (!open) void loadStepResult(step.id, version);
+    setOpen(!open);
+  };
+  const startEdit = () => {
+    void loadStepResult(step.id, version);
+    setEditing(true);
+  };
+
+  return (
+    <li className={`step status-${step.status}${current ? ' current' : ''}`} aria-current={current ? 'step' : undefined}>
+      <div className="step-marker" aria-hidden="true">
+        {index + 1}
+      </div>
+      <div className="step-body">
+        <div className="step-head">
+          <StatusBadge status={step.status} />
+          <span className="step-name">{step.name || step.id}</span>
+          <span className="muted mono">{step.id}</span>
+          {current && <span className="tag accent">current</span>}
+          <span className="spacer" />
+          <span className="metric" aria-label={`${step.attempts ?? 0} attempts`}>
+            ↻ {step.attempts ?? 0}
+          </span>
+          <span className="metric" aria-label={`duration ${formatDuration(duration)}`}>
+            {formatDuration(duration)}
+          </span>
+          <span className="metric" aria-label={`tokens in ${formatCount(step.tokens_in)}, out ${formatCount(step.tokens_out)}`}>
+            {formatCount(step.tokens_in)} → {formatCount(step.tokens_out)} tok
+          </span>
+        </div>
+        {step.error && (
+          <p className="step-error" role="note" aria-label={`Error of step ${step.name || step.id}`}>
+            <strong>{step.error.kind ?? 'error'}:</strong> {step.error.message}
+          </p>
+        )}
+        <div className="row-actions">
+          {hasResult && (
+            <button type="button" className="link" aria-expanded={open} onClick={toggle}>
+              {open ? 'Hide result' : 'Show result'}
+            </button>
+          )}
+          {editable && !editing && (
+            <button type="button" className="accent-button" onClick={startEdit}>
+              Edit result
+            </button>
+          )}
+        </div>
+        {open && (
+          <div className="step-result">
+            {!result || result.state === 'loading' ? (
+              <p role="status" className="muted">
+                <span className="spinner" aria-hidden="true" /> Loading result…
+              </p>
+            ) : result.state === 'error' ? (
+              <p role="alert" className="error-text">
+                Could not load the result: {result.error}
+              </p>
+            ) : result.found ? (
+              <ValueView value={result.value} label={`Result of step ${step.name || step.id}`} />
+            ) : (
+              <p className="muted">No stored result for this step.</p>
+            )}
+          </div>
+        )}
+        {editing &&
+          (result?.state === 'ready' || result?.state === 'error' || !hasResult ? (
+            <Suspense
+              fallback={
+                <p role="status" className="muted">
+                  <span className="spinner" aria-hidden="true" /> Loading the editor…
+                </p>
+              }
+            >
+              <StepEditor
+                step={step}
+                initial={result?.found ? result.value : undefined}
+                busy={busy}
+                onCancel={() => setEditing(false)}
+                onSave={async (value) => {
+                  const outcome = await editStep(taskId, step.id, value);
+                  if (outcome.ok) setEditing(false);
+                  return outcome;
+                }}
+              />
+            </Suspense>
+          ) : (
+            <p role="status" className="muted">
+              <span className="spinner" aria-hidden="true" /> Loading the current value…
+            </p>
+          ))}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,220 @@
+/** The main pane: one task's header, approval, live activity, and its tabs. */
+import { useShallow } from 'zustand/react/shallow';
+import type { TaskDetail } from '../../../shared/api/contract.js';
+import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
+import { useAppStore } from '../store/app-store.js';
+import type { TabId } from '../store/store-types.js';
+import { TaskStatusBadge } from './status-badge.js';
+import { Tabs, type TabDef } from './tabs.js';
+import { PlanTab } from './plan-tab.js';
+import { ArtifactsTab } from './artifacts-tab.js';
+import { EffectsTab } from './effects-tab.js';
+import { ErrorsTab } from './errors-tab.js';
+import { RunTab } from './run-tab.js';
+import { HistoryTab } from './history-tab.js';
+import { ApprovalPanel } from './approval-panel.js';
+import { ActivityFeed } from './activity-feed.js';
+import { formatRelative, formatTime } from './format.js';
+
+const RESUMABLE: ReadonlySet<DisplayStatus> = new Set<DisplayStatus>(['failed', 'interrupted', 'halted', 'drifted', 'waiting_human']);
+
+export function TaskView() {
+  const { detail, detailState, detailError, selectedTaskId } = useAppStore(
+    useShallow((s) => ({ detail: s.detail, detailState: s.detailState, detailError: s.detailError, selectedTaskId: s.selectedTaskId })),
+  );
+  if (!selectedTaskId) return <NoSelection />;
+  if (!detail) {
+    return detailState === 'error' ? (
+      <div className="main-empty" role="alert">
+        <h2>Could not open {selectedTaskId}</h2>
+        <p>{detailError}</p>
+      </div>
+    ) : (
+      <div className="main-empty" role="status">
+        <span className="spinner" aria-hidden="true" /> Loading {selectedTaskId}…
+      </div>
+    );
+  }
+  return <TaskDetailView detail={detail} />;
+}
+
+function NoSelection() {
+  const hasTasks = useAppStore((s) => s.tasks.length > 0);
+  const setStartDialogOpen = useAppStore((s) => s.setStartDialogOpen);
+  return (
+    <div className="main-empty">
+      <h2>{hasTasks ? 'Select a task' : 'Nothing here yet'}</h2>
+      <p className="muted">
+        {hasTasks
+          ? 'Pick a task on the left (↑/↓ to move, / to search) to see its plan, artifacts, side effects and history.'
+          : 'Start a task from one of the available agents and watch it run here.'}
+      </p>
+      <button type="button" className="primary" onClick={() => setStartDialogOpen(true)}>
+        New task
+      </button>
+    </div>
+  );
+}
+
+function TaskDetailView({ detail }: { detail: TaskDetail }) {
+  const { tab, resuming } = useAppStore(useShallow((s) => ({ tab: s.tab, resuming: Boolean(s.busy[`resume:${detail.summary.task_id}`]) })));
+  const setTab = useAppStore((s) => s.setTab);
+  const resume = useAppStore((s) => s.resume);
+  const cp = detail.checkpoint;
+  const summary = detail.summary;
+  const taskId = summary.task_id;
+  const pending = cp?.recovery.pending_approval ?? null;
+  const status = summary.display_status;
+  const canResume = cp !== null && RESUMABLE.has(status) && !pending && !detail.lease.held;
+  const doneSteps = cp ? cp.plan.filter((s) => s.status === 'done' || s.status === 'skipped').length : 0;
+  const total = cp ? cp.total_steps || cp.plan.length : 0;
+
+  const tabs: TabDef<TabId>[] = cp
+    ? [
+        { id: 'plan', label: 'Plan', count: cp.plan.length, alert: cp.plan.some((s) => s.status === 'failed') },
+        { id: 'artifacts', label: 'Artifacts', count: cp.artifacts.length, alert: status === 'drifted' },
+        { id: 'effects', label: 'Side effects', count: cp.side_effects.length, alert: cp.side_effects.some((e) => e.status === 'uncertain') },
+        { id: 'errors', label: 'Errors', count: cp.errors.length, alert: cp.errors.length > 0 },
+        { id: 'run', label: 'Run' },
+        { id: 'history', label: 'History', count: detail.latest_version ?? undefined },
+      ]
+    : [];
+
+  return (
+    <article className="task-view" aria-label={`Task ${cp?.task_name || taskId}`}>
+      <header className="task-header">
+        <div className="task-title-row">
+          <h1 className="task-title">{cp?.task_name || taskId}</h1>
+          <TaskStatusBadge status={status} />
+          <span className="spacer" />
+          {canResume && (
+            <button type="button" className="primary" disabled={resuming} aria-busy={resuming} onClick={() => void resume(taskId)}>
+              {resuming ? (
+                <>
+                  <span className="spinner" aria-hidden="true" /> Resuming…
+                </>
+              ) : (
+                '▶ Resume'
+              )}
+            </button>
+          )}
+        </div>
+        <div className="task-meta">
+          <span className="mono">{taskId}</span>
+          {detail.version !== null && (
+            <span title={`latest is version ${detail.latest_version}`}>
+              v{detail.version}
+              {detail.latest_version !== detail.version ? ` of ${detail.latest_version}` : ''}
+            </span>
+          )}
+          {summary.mode && <span className="tag">mode: {summary.mode}</span>}
+          {summary.agent_name && <span className="tag">agent: {summary.agent_name}</span>}
+          {detail.read_only && <span className="tag warn">read-only ({summary.format})</span>}
+          {detail.lease.held && (
+            <span className="tag run" title={detail.lease.since ? `since ${formatTime(detail.lease.since)}` : undefined}>
+              driven by {detail.lease.owner ?? 'a runner'}
+              {detail.lease.pid ? ` (pid ${detail.lease.pid})` : ''}
+            </span>
+          )}
+          {summary.updated_at && <span title={formatTime(summary.updated_at)}>updated {formatRelative(summary.updated_at)}</span>}
+        </div>
+        {cp && (
+          <div className="task-progress-row">
+            <span className="phase">
+              <span className="muted">Phase</span> {cp.phase || '—'}
+            </span>
+            <div
+              className="progress"
+              role="progressbar"
+              aria-label="Plan progress"
+              aria-valuemin={0}
+              aria-valuemax={total}
+              aria-valuenow={doneSteps}
+              aria-valuetext={`${doneSteps} of ${total} steps done`}
+            >
+              <div className="progress-fill" style={{ width: `${total ? (doneSteps / total) * 100 : 0}%` }} />
+            </div>
+            <span className="mono small">
+              {doneSteps}/{total}
+            </span>
+          </div>
+        )}
+      </header>
+
+      {detail.problems.length > 0 && <Problems detail={detail} />}
+
+      {cp && (
+        <>
+          <dl className="kv goal-kv">
+            <dt>Goal</dt>
+            <dd>{cp.goal || <span className="muted">—</span>}</dd>
+            <dt>Resume hint</dt>
+            <dd>{cp.resume_hint || <span className="muted">—</span>}</dd>
+          </dl>
+          {pending && <ApprovalPanel checkpoint={cp} pending={pending} readOnly={detail.read_only} />}
+          {cp.recovery.decisions.length > 0 && <Decisions checkpoint={cp} />}
+          <section className="activity-box" aria-labelledby="activity-title">
+            <h2 id="activity-title" className="activity-title">
+              Live activity
+            </h2>
+            <ActivityFeed taskId={taskId} />
+          </section>
+          <Tabs tabs={tabs} active={tab} onChange={setTab} label="Task sections">
+            {tab === 'plan' && <PlanTab checkpoint={cp} readOnly={detail.read_only} />}
+            {tab === 'artifacts' && <ArtifactsTab checkpoint={cp} />}
+            {tab === 'effects' && <EffectsTab checkpoint={cp} />}
+            {tab === 'errors' && <ErrorsTab checkpoint={cp} />}
+            {tab === 'run' && <RunTab checkpoint={cp} />}
+            {tab === 'history' && <HistoryTab />}
+          </Tabs>
+        </>
+      )}
+    </article>
+  );
+}
+
+/** Past approval decisions, newest first: who approved or rejected which resume, and why. */
+function Decisions({ checkpoint }: { checkpoint: NonNullable<TaskDetail['checkpoint']> }) {
+  const decisions = [...checkpoint.recovery.decisions].reverse();
+  return (
+    <section className="decisions" aria-label="Approval decisions">
+      <ul className="plain">
+        {decisions.map((d) => (
+          <li key={`${d.approval_id}-${d.at}`}>
+            <span className={`badge ${d.decision === 'approved' ? 'tone-ok' : 'tone-bad'}`}>
+              <span className="badge-icon" aria-hidden="true">
+                {d.decision === 'approved' ? '✓' : '✕'}
+              </span>
+              {d.decision === 'approved' ? 'Approved' : 'Rejected'}
+            </span>{' '}
+            by {d.by} <span className="muted small">{formatTime(d.at)}</span>
+            {d.reason && <span className="decision-reason">: “{d.reason}”</span>}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Problems({ detail }: { detail: TaskDetail }) {
+  const errors = detail.problems.some((p) => p.severity === 'error');
+  return (
+    <section className={`problems ${errors ? 'problems-error' : 'problems-warn'}`} role={errors ? 'alert' : 'note'} aria-label="Problems with this task's files">
+      <h2 className="section-title">{detail.checkpoint ? 'Problems found' : 'This task cannot be read'}</h2>
+      <ul className="plain">
+        {detail.problems.map((p, i) => (
+          <li key={`${p.file}-${p.reason}-${i}`}>
+            <span className={`badge ${p.severity === 'error' ? 'tone-bad' : 'tone-warn'}`}>
+              <span className="badge-icon" aria-hidden="true">
+                ⚠
+              </span>
+              {p.reason}
+            </span>{' '}
+            <span className="mono">{p.file}</span>: {p.message}
+          </li>
+        ))}
+      </ul>
+      {!detail.checkpoint && <p className="muted small">Nothing was changed on disk. Fix or remove the file; the list updates by itself.</p>}
+    </section>
+  );
+}

@@ -1,0 +1,118 @@
+import type { HostEvent } from '../../../shared/api/contract.js';
+import type { ActivityEntry, ConnectionSlice, Slice } from './store-types.js';
+import type { WaystationApi } from '../../../shared/api/contract.js';
+import { errorText } from './error-text.js';
+
+const ACTIVITY_LIMIT = 200;
+// Bursts of events (a runner writing versions, a watcher replaying a folder)
+// collapse into one reload of the list and one of the open task.
+const COALESCE_MS = 120;
+
+/** The host connection: initial load, live events, and how each event refreshes the store. */
+export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice> {
+  let unsubscribe: (() => void) | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let listDirty = false;
+  let detailDirty = false;
+
+  return (set, get) => {
+    const flush = () => {
+      timer = null;
+      const { loadTasks, refreshSelected } = get();
+      if (listDirty) void loadTasks();
+      if (detailDirty) void refreshSelected();
+      listDirty = detailDirty = false;
+    };
+    const schedule = (list: boolean, detail: boolean) => {
+      listDirty ||= list;
+      detailDirty ||= detail;
+      if (!timer) timer = setTimeout(flush, COALESCE_MS);
+    };
+    const appendActivity = (taskId: string, entry: ActivityEntry) => {
+      const current = get().activity[taskId] ?? [];
+      if (current.some((e) => e.id === entry.id)) return;
+      const next = [...current, entry].slice(-ACTIVITY_LIMIT);
+      set({ activity: { ...get().activity, [taskId]: next } });
+    };
+
+    return {
+      api,
+      connection: 'connecting',
+      directory: null,
+      agents: [],
+      lastEventId: undefined,
+
+      async init() {
+        unsubscribe?.();
+        unsubscribe = api.subscribe((event) => get().handleEvent(event), get().lastEventId);
+        try {
+          const [directory] = await Promise.all([api.getDirectory({}), get().loadTasks()]);
+          set({ directory, connection: 'live' });
+        } catch (err) {
+          set({ connection: 'offline' });
+          get().notify('error', errorText(err));
+        }
+        try {
+          set({ agents: await api.listAgents({}) });
+        } catch {
+          // No agents only disables "New task"; the inspector itself still works.
+        }
+      },
+
+      dispose() {
+        unsubscribe?.();
+        unsubscribe = null;
+        if (timer) clearTimeout(timer);
+        timer = null;
+      },
+
+      handleEvent(event: HostEvent) {
+        set({ lastEventId: event.id, connection: 'live' });
+        const selected = get().selectedTaskId;
+        const at = new Date().toISOString();
+        switch (event.type) {
+          case 'task-changed':
+          case 'task-removed':
+            if (event.type === 'task-changed' && event.version !== null) {
+              appendActivity(event.taskId, { id: event.id, at, kind: 'version', text: `version ${event.version} written` });
+            }
+            schedule(true, event.taskId === selected);
+            break;
+          case 'directory-changed':
+          case 'resync':
+            void api.getDirectory({}).then((directory) => set({ directory }), () => undefined);
+            schedule(true, true);
+            break;
+          case 'runner':
+            appendActivity(event.taskId, {
+              id: event.id,
+              at,
+              kind: 'runner',
+              text: event.state === 'output' ? event.detail : `runner ${event.state}${event.detail ? `: ${event.detail}` : ''}`,
+            });
+            if (event.state !== 'output') schedule(true, event.taskId === selected);
+            break;
+          case 'task-event': {
+            const e = event.event;
+            // The host already reports new versions as task-changed; listing them twice is noise.
+            if (e.type === 'version') break;
+            const what = [e.type, e.step_id && `step ${e.step_id}`, e.version && `v${e.version}`].filter(Boolean).join(' · ');
+            appendActivity(event.taskId, { id: event.id, at: e.at || at, kind: 'event', text: what });
+            break;
+          }
+        }
+      },
+
+      async openDirectory(path: string) {
+        try {
+          const directory = await api.openDirectory({ path });
+          set({ directory, selectedTaskId: null, detail: null });
+          await get().loadTasks();
+        } catch (err) {
+          get().notify('error', errorText(err));
+        }
+      },
+    } satisfies ConnectionSlice;
+  };
+}
+

@@ -1,0 +1,92 @@
+import { validateAgainstSchema } from '../../../shared/checkpoint/output-schema.js';
+import type { OperationsSlice, Slice, Store } from './store-types.js';
+import { errorIssues, errorText } from './error-text.js';
+
+/** Actions that change a task through the host, with progress and notices. */
+export const createOperationsSlice: Slice<OperationsSlice> = (set, get) => {
+  let noticeId = 0;
+
+  /** Run `work` with a busy marker under `key`; report failure as a notice. */
+  async function track<T>(key: string, label: string, work: () => Promise<T>): Promise<T | undefined> {
+    set({ busy: { ...get().busy, [key]: label } });
+    try {
+      return await work();
+    } catch (err) {
+      get().notify('error', errorText(err));
+      return undefined;
+    } finally {
+      const { [key]: _done, ...rest } = get().busy;
+      set({ busy: rest });
+    }
+  }
+
+  const afterAction = async (store: Store, message: string) => {
+    store.notify('success', message);
+    await Promise.all([store.loadTasks(), store.refreshSelected()]);
+  };
+
+  return {
+    busy: {},
+    notices: [],
+    activity: {},
+
+    async resume(taskId) {
+      const result = await track(`resume:${taskId}`, 'Resuming…', () => get().api.resumeTask({ taskId }));
+      if (result) await afterAction(get(), result.message || `Resumed ${taskId}`);
+      return result !== undefined;
+    },
+
+    async approve(taskId) {
+      const result = await track(`approve:${taskId}`, 'Approving…', () => get().api.approveResume({ taskId }));
+      if (result) await afterAction(get(), result.message || `Approved the resume of ${taskId}`);
+      return result !== undefined;
+    },
+
+    async reject(taskId, reason) {
+      if (!reason.trim()) {
+        get().notify('error', 'A reason is required to reject a resume; nothing was changed.');
+        return false;
+      }
+      const result = await track(`reject:${taskId}`, 'Rejecting…', () => get().api.rejectResume({ taskId, reason }));
+      if (result) await afterAction(get(), result.message || `Rejected the resume of ${taskId}`);
+      return result !== undefined;
+    },
+
+    async editStep(taskId, stepId, value) {
+      // Validate here as well as in the editor: nothing is sent, let alone written, for an invalid value.
+      const step = get().detail?.checkpoint?.plan.find((s) => s.id === stepId);
+      const errors = validateAgainstSchema(step?.output_schema ?? null, value);
+      if (errors.length > 0) return { ok: false, errors };
+      const key = `edit:${taskId}`;
+      set({ busy: { ...get().busy, [key]: 'Saving…' } });
+      try {
+        const result = await get().api.editStepResult({ taskId, stepId, value });
+        await afterAction(get(), result.message || `Saved version ${result.version}`);
+        return { ok: true, errors: [], version: result.version };
+      } catch (err) {
+        return { ok: false, errors: errorIssues(err) };
+      } finally {
+        const { [key]: _done, ...rest } = get().busy;
+        set({ busy: rest });
+      }
+    },
+
+    async startTask(input) {
+      const result = await track('start', 'Starting task…', () => get().api.startTask(input));
+      if (!result) return null;
+      get().notify('success', result.message || `Started ${result.taskId}`);
+      await get().loadTasks();
+      get().selectTask(result.taskId);
+      return result.taskId;
+    },
+
+    notify(kind, text) {
+      const id = ++noticeId;
+      set({ notices: [...get().notices, { id, kind, text }].slice(-5) });
+    },
+
+    dismissNotice(id) {
+      set({ notices: get().notices.filter((n) => n.id !== id) });
+    },
+  };
+};

@@ -1,0 +1,135 @@
+/**
+ * The renderer's one store, declared as the union of its slices.
+ *
+ * Server data (tasks, details, history, diffs) is replaced wholesale when the
+ * host answers, never patched in place; what the UI derives from it (the
+ * filtered list, counts) is computed in selectors.
+ */
+import type { StateCreator } from 'zustand';
+import type {
+  AgentInfo,
+  ApiInput,
+  DiffResult,
+  DirectoryInfo,
+  HostEvent,
+  TaskDetail,
+  VersionEntry,
+  WaystationApi,
+} from '../../../shared/api/contract.js';
+import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
+import type { VerifyReport } from '../../../shared/checkpoint/verify-report.js';
+import type { TaskFilter } from './task-filter.js';
+
+export type LoadState = 'idle' | 'loading' | 'ready' | 'error';
+
+export interface ConnectionSlice {
+  api: WaystationApi;
+  /** `live` once the first listing arrived and events flow; `offline` when the host stopped answering. */
+  connection: 'connecting' | 'live' | 'offline';
+  directory: DirectoryInfo | null;
+  agents: AgentInfo[];
+  lastEventId: number | undefined;
+  /** Load the directory, tasks and agents, and subscribe to live events. */
+  init(): Promise<void>;
+  /** Stop listening to the host. */
+  dispose(): void;
+  handleEvent(event: HostEvent): void;
+  openDirectory(path: string): Promise<void>;
+}
+
+export interface TasksSlice {
+  tasks: TaskSummary[];
+  tasksState: LoadState;
+  tasksError: string | null;
+  filter: TaskFilter;
+  setFilter(filter: Partial<TaskFilter>): void;
+  loadTasks(): Promise<void>;
+}
+
+export interface StepResultState {
+  state: LoadState;
+  value?: unknown;
+  found?: boolean;
+  error?: string;
+}
+
+export interface DiffState {
+  a: number | null;
+  b: number | null;
+  state: LoadState;
+  result: DiffResult | null;
+  error: string | null;
+}
+
+export interface DetailSlice {
+  selectedTaskId: string | null;
+  detail: TaskDetail | null;
+  detailState: LoadState;
+  detailError: string | null;
+  history: VersionEntry[];
+  historyState: LoadState;
+  /** Keyed by `${version}:${stepId}`, since a result belongs to one version. */
+  stepResults: Record<string, StepResultState>;
+  verifyReport: VerifyReport | null;
+  verifyState: LoadState;
+  verifyError: string | null;
+  diff: DiffState;
+  selectTask(taskId: string | null): void;
+  /** Reload the selected task's detail and history (after an event or an action). */
+  refreshSelected(): Promise<void>;
+  loadStepResult(stepId: string, version: number): Promise<void>;
+  verify(): Promise<void>;
+  setDiffPair(a: number | null, b: number | null): void;
+}
+
+export interface Notice {
+  id: number;
+  kind: 'info' | 'success' | 'error';
+  text: string;
+}
+
+export interface ActivityEntry {
+  /** The host event id, so a replayed event is not listed twice. */
+  id: number;
+  at: string;
+  text: string;
+  kind: 'runner' | 'event' | 'version';
+}
+
+export interface EditOutcome {
+  ok: boolean;
+  errors: string[];
+  version?: number | null;
+}
+
+export interface OperationsSlice {
+  /** Long operations in flight, by key (`resume:<task>`), with a label for the progress indicator. */
+  busy: Record<string, string>;
+  notices: Notice[];
+  /** Live runner output and task events, per task, newest last, bounded. */
+  activity: Record<string, ActivityEntry[]>;
+  resume(taskId: string): Promise<boolean>;
+  approve(taskId: string): Promise<boolean>;
+  reject(taskId: string, reason: string): Promise<boolean>;
+  editStep(taskId: string, stepId: string, value: unknown): Promise<EditOutcome>;
+  startTask(input: ApiInput<'startTask'>): Promise<string | null>;
+  notify(kind: Notice['kind'], text: string): void;
+  dismissNotice(id: number): void;
+}
+
+export type Theme = 'system' | 'light' | 'dark';
+export type TabId = 'plan' | 'artifacts' | 'effects' | 'errors' | 'run' | 'history';
+
+export interface UiSlice {
+  theme: Theme;
+  tab: TabId;
+  startDialogOpen: boolean;
+  setTheme(theme: Theme): void;
+  setTab(tab: TabId): void;
+  setStartDialogOpen(open: boolean): void;
+}
+
+export type Store = ConnectionSlice & TasksSlice & DetailSlice & OperationsSlice & UiSlice;
+
+/** A slice creator over the whole store. */
+export type Slice<T> = StateCreator<Store, [], [], T>;

@@ -1,0 +1,107 @@
+/**
+ * The one-line view of a task: what `waystation ls --json` prints and what
+ * `GET /api/tasks` returns, field for field.
+ *
+ * Every task in a directory gets a summary, readable or not; the fields that
+ * come from the checkpoint are null when there is none, and `problems` says why.
+ */
+import { z } from 'zod';
+import { Problem } from './problem.js';
+import { RecoveryMode, StepStatus, TaskStatus, type Checkpoint } from './schema.js';
+import { DisplayStatus, deriveDisplayStatus } from './task-state.js';
+
+/** Where a task's checkpoints came from on disk (mirrors the store's TaskFormat). */
+export const TaskFormat = z.enum(['waystation', 'article-task-json', 'article-checkpoint-json']);
+export type TaskFormat = z.infer<typeof TaskFormat>;
+
+export const TaskSummaryStep = z.object({ id: z.string(), name: z.string(), status: StepStatus });
+export type TaskSummaryStep = z.infer<typeof TaskSummaryStep>;
+
+export const TaskSummary = z.object({
+  task_id: z.string(),
+  task_name: z.string().nullable(),
+  version: z.number().int().positive().nullable(),
+  /** What the checkpoint says. */
+  status: TaskStatus.nullable(),
+  /** What the task is shown as, after the lease, drift and readability are taken into account. */
+  display_status: DisplayStatus,
+  phase: z.string().nullable(),
+  plan: z.array(TaskSummaryStep),
+  current_step: z.number().int().nonnegative().nullable(),
+  total_steps: z.number().int().nonnegative().nullable(),
+  mode: RecoveryMode.nullable(),
+  agent_name: z.string().nullable(),
+  updated_at: z.string().nullable(),
+  format: TaskFormat,
+  read_only: z.boolean(),
+  /** Folder or file of the task, relative to the root, forward slashes. */
+  location: z.string(),
+  /** Empty when the task is healthy. */
+  problems: z.array(Problem),
+});
+export type TaskSummary = z.infer<typeof TaskSummary>;
+
+/** The parts of a store's task entry a summary is built from (structurally the store's TaskEntry). */
+export interface TaskSummarySource {
+  task_id: string;
+  location: string;
+  format: TaskFormat;
+  checkpoint: Checkpoint | null;
+  read_only: boolean;
+  problems: readonly Problem[];
+}
+
+export interface TaskSummaryExtra {
+  /** A live process holds the lease. Default false. */
+  leaseHeld?: boolean;
+  /** Verification found artifact drift. Default false. */
+  drift?: boolean;
+  /** Problems found beyond the entry's own (invariants, verification); duplicates are dropped. */
+  problems?: readonly Problem[];
+}
+
+/**
+ * Build the summary of one task.
+ *
+ * A task is `unreadable` when it has no checkpoint; problems alone (a legacy
+ * format warning, a broken invariant) leave it displayed by its status, with
+ * the problems listed beside it.
+ */
+export function toTaskSummary(entry: TaskSummarySource, extra: TaskSummaryExtra = {}): TaskSummary {
+  const cp = entry.checkpoint;
+  const problems: Problem[] = [];
+  const seen = new Set<string>();
+  for (const p of [...entry.problems, ...(extra.problems ?? [])]) {
+    const key = `${p.file}\u0000${p.reason}\u0000${p.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push({ file: p.file, reason: p.reason, message: p.message, severity: p.severity });
+  }
+  return {
+    task_id: entry.task_id,
+    task_name: cp?.task_name ?? null,
+    version: cp?.version ?? null,
+    status: cp?.status ?? null,
+    display_status: deriveDisplayStatus(cp, {
+      leaseHeld: extra.leaseHeld ?? false,
+      drift: extra.drift ?? false,
+      unreadable: cp === null,
+    }),
+    phase: cp?.phase ?? null,
+    plan: (cp?.plan ?? []).map((s) => ({ id: s.id, name: s.name, status: s.status })),
+    current_step: cp?.current_step ?? null,
+    total_steps: cp?.total_steps ?? null,
+    mode: cp?.recovery?.mode ?? null,
+    agent_name: cp?.agent?.name ?? null,
+    updated_at: cp?.run?.updated_at ?? null,
+    format: entry.format,
+    read_only: entry.read_only,
+    location: entry.location,
+    problems,
+  };
+}
+
+/** True when any problem is an error (warnings such as legacy-format leave a task usable). */
+export function hasErrors(problems: readonly Problem[]): boolean {
+  return problems.some((p) => p.severity === 'error');
+}

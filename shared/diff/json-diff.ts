@@ -1,0 +1,179 @@
+/**
+ * Structured diff of JSON values.
+ *
+ * Used by the store for version deltas and by the UI and CLI to show what
+ * changed between two checkpoints. Arrays are compared index by index: the
+ * checkpoints Waystation diffs grow at the end and change in place (plan
+ * steps, effects, llm calls), which index diffs describe in the fewest ops.
+ *
+ * Pure: no Node, no DOM.
+ */
+
+/** A path into a JSON value: object keys and array indices. */
+export type DiffPath = (string | number)[];
+
+/** One change. `old` holds the value before a remove or replace, so a UI can show both sides. */
+export interface DiffOp {
+  op: 'add' | 'remove' | 'replace';
+  path: DiffPath;
+  value?: unknown;
+  old?: unknown;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * Compute the ops that turn `a` into `b`.
+ *
+ * Ops are applied in order. Array shrinks are emitted as removals from the
+ * highest index down, so each removal leaves the indices of the next one
+ * valid. The ops reference sub-values of `a` and `b` rather than copies:
+ * serialise them or treat them as immutable.
+ */
+export function computeDiff(a: unknown, b: unknown): DiffOp[] {
+  const ops: DiffOp[] = [];
+  diffInto(a, b, [], ops);
+  return ops;
+}
+
+// `path` is a shared stack, copied only when an op is emitted: most nodes of a
+// large checkpoint are unchanged and never need a path of their own.
+function diffInto(a: unknown, b: unknown, path: DiffPath, ops: DiffOp[]): void {
+  if (a === b) return;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const common = Math.min(a.length, b.length);
+    for (let i = 0; i < common; i++) {
+      const x = a[i];
+      const y = b[i];
+      if (x !== y) {
+        path.push(i);
+        diffInto(x, y, path, ops);
+        path.pop();
+      }
+    }
+    for (let i = a.length - 1; i >= b.length; i--) ops.push({ op: 'remove', path: [...path, i], old: a[i] });
+    for (let i = a.length; i < b.length; i++) ops.push({ op: 'add', path: [...path, i], value: b[i] });
+    return;
+  }
+  if (isObject(a) && isObject(b)) {
+    for (const key of Object.keys(a)) {
+      if (hasOwn.call(b, key)) {
+        const x = a[key];
+        const y = b[key];
+        if (x !== y) {
+          path.push(key);
+          diffInto(x, y, path, ops);
+          path.pop();
+        }
+      } else {
+        ops.push({ op: 'remove', path: [...path, key], old: a[key] });
+      }
+    }
+    for (const key of Object.keys(b)) {
+      if (!hasOwn.call(a, key)) ops.push({ op: 'add', path: [...path, key], value: b[key] });
+    }
+    return;
+  }
+  // Different kinds (object vs array vs primitive) or different primitives.
+  ops.push({ op: 'replace', path: path.slice(), value: b, old: a });
+}
+
+/** Raised when ops do not fit the value they are applied to (a wrong base version). */
+export class DiffApplyError extends Error {
+  constructor(
+    readonly op: DiffOp,
+    reason: string,
+  ) {
+    super(`cannot apply ${op.op} at /${op.path.join('/')}: ${reason}`);
+  }
+}
+
+/**
+ * Apply ops to `a` and return the result; `a` is never modified.
+ *
+ * Containers on the path of an op are copied once per call; everything else
+ * is shared with `a` (and with the op values), so treat the result as
+ * immutable or clone it before mutating. Throws DiffApplyError when an op
+ * does not fit, which means the ops were computed against another base.
+ */
+export function applyDiff(a: unknown, ops: readonly DiffOp[]): unknown {
+  let root = a;
+  // Containers created by this call, safe to mutate without copying again.
+  const fresh = new WeakSet<object>();
+  const own = <T extends object>(v: T): T => {
+    if (fresh.has(v)) return v;
+    const copy = (Array.isArray(v) ? v.slice() : copyObject(v as JsonObject)) as T;
+    fresh.add(copy);
+    return copy;
+  };
+
+  for (const op of ops) {
+    if (op.path.length === 0) {
+      if (op.op === 'remove') throw new DiffApplyError(op, 'the root cannot be removed');
+      root = op.value;
+      continue;
+    }
+    if (typeof root !== 'object' || root === null) throw new DiffApplyError(op, 'the value is not a container');
+    root = own(root);
+    let parent = root as JsonObject | unknown[];
+    for (let i = 0; i < op.path.length - 1; i++) {
+      const key = op.path[i];
+      const child = getChild(parent, key);
+      if (typeof child !== 'object' || child === null) throw new DiffApplyError(op, `no container at segment ${i}`);
+      const copy = own(child);
+      setChild(parent, key, copy);
+      parent = copy as JsonObject | unknown[];
+    }
+    const last = op.path[op.path.length - 1];
+    if (Array.isArray(parent)) {
+      if (typeof last !== 'number' || !Number.isInteger(last) || last < 0) throw new DiffApplyError(op, 'array index expected');
+      if (op.op === 'add') {
+        if (last > parent.length) throw new DiffApplyError(op, `index ${last} past the end (${parent.length})`);
+        parent.splice(last, 0, op.value);
+      } else if (op.op === 'remove') {
+        if (last >= parent.length) throw new DiffApplyError(op, `index ${last} past the end (${parent.length})`);
+        parent.splice(last, 1);
+      } else {
+        if (last >= parent.length) throw new DiffApplyError(op, `index ${last} past the end (${parent.length})`);
+        parent[last] = op.value;
+      }
+    } else {
+      const key = String(last);
+      if (op.op === 'remove') {
+        if (!hasOwn.call(parent, key)) throw new DiffApplyError(op, `no key ${JSON.stringify(key)}`);
+        delete parent[key];
+      } else {
+        setChild(parent, key, op.value);
+      }
+    }
+  }
+  return root;
+}
+
+function getChild(parent: JsonObject | unknown[], key: string | number): unknown {
+  if (Array.isArray(parent)) return typeof key === 'number' ? parent[key] : undefined;
+  return hasOwn.call(parent, key) ? parent[key as string] : undefined;
+}
+
+function setChild(parent: JsonObject | unknown[], key: string | number, value: unknown): void {
+  if (Array.isArray(parent)) {
+    parent[key as number] = value;
+  } else if (key === '__proto__') {
+    // JSON.parse makes "__proto__" an own key; plain assignment would set the prototype instead.
+    Object.defineProperty(parent, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    parent[key] = value;
+  }
+}
+
+function copyObject(v: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(v)) setChild(out, key, v[key]);
+  return out;
+}

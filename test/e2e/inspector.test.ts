@@ -1,0 +1,344 @@
+/**
+ * End-to-end: the built renderer in Chromium, against the real loopback host
+ * (`waystation serve`) over a real temporary checkpoint directory made by
+ * `waystation demo`, with the real runner behind it.
+ *
+ * Scenarios run in order on one browser and one host; each leaves the
+ * directory in the state the next one expects. A screenshot of each main
+ * view, in light and dark, lands in test-results/screenshots/.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
+import type { TaskDetail } from '../../shared/api/contract.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const REPO = path.resolve(import.meta.dirname, '../..');
+const CLI = path.join(REPO, 'bin/waystation.mjs');
+const TSX = path.join(REPO, 'bin/waystation-tsx.mjs');
+const SHOTS = path.join(REPO, 'test-results/screenshots');
+const hasChromium = existsSync(CHROMIUM);
+const LONG = 45_000;
+
+if (!hasChromium) {
+  console.warn(`e2e inspector tests skipped: no Chromium at ${CHROMIUM} (CI installs it; apt-get install chromium)`);
+}
+
+describe.skipIf(!hasChromium)('the inspector, end to end', () => {
+  let tmp: string;
+  let root: string;
+  let host: ChildProcess;
+  let url: string;
+  let browser: Browser;
+  let page: Page;
+  const hostOutput: string[] = [];
+
+  /** Call the host's API directly, as a second client would. */
+  async function rpc<T>(method: string, input: unknown = {}): Promise<T> {
+    const u = new URL(url);
+    const res = await fetch(`${u.origin}/api/rpc/${method}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${u.searchParams.get('token')}`, 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    });
+    const body = await res.json();
+    if (!res.ok) throw new Error(`${method}: ${JSON.stringify(body)}`);
+    return body as T;
+  }
+
+  async function shoot(name: string) {
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.screenshot({ path: path.join(SHOTS, `${name}-light.png`) });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: path.join(SHOTS, `${name}-dark.png`) });
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+
+  const taskList = () => page.getByRole('listbox', { name: 'Task list' });
+  const header = () => page.locator('.task-header');
+
+  async function openTask(taskId: string) {
+    const search = page.getByRole('searchbox', { name: 'Search tasks' });
+    await search.fill(taskId);
+    await taskList().locator(`[id="task-row-${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}"]`).click();
+    await page.locator('.task-meta').getByText(taskId, { exact: true }).waitFor();
+  }
+
+  /** Wait until the open task's header badge shows `label`. */
+  async function waitForStatus(label: string, timeout = LONG) {
+    await header().locator('.badge', { hasText: label }).first().waitFor({ timeout });
+  }
+
+  async function tasksWith(status: TaskSummary['display_status']): Promise<TaskSummary[]> {
+    return (await rpc<TaskSummary[]>('listTasks')).filter((t) => t.display_status === status);
+  }
+
+  beforeAll(async () => {
+    await fs.mkdir(SHOTS, { recursive: true });
+    if (!existsSync(path.join(REPO, 'dist-renderer/index.html'))) {
+      // `npm test` builds the renderer first; a lone run of this file builds it here.
+      const { build } = await import('vite');
+      await build({ configFile: path.join(REPO, 'vite.config.ts'), logLevel: 'warn' });
+    }
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-e2e-'));
+    root = path.join(tmp, 'demo');
+    const demo = spawnSync(process.execPath, [CLI, 'demo', root], { cwd: REPO, encoding: 'utf8', timeout: 120_000 });
+    if (demo.status !== 0) throw new Error(`waystation demo failed (${demo.status}): ${demo.stderr || demo.stdout}`);
+
+    host = spawn(process.execPath, [CLI, 'serve', root, '--port', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`waystation serve printed no URL:\n${hostOutput.join('')}`)), 30_000);
+      const onData = (chunk: Buffer) => {
+        hostOutput.push(chunk.toString());
+        const m = hostOutput.join('').match(/http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+/);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[0]);
+        }
+      };
+      host.stdout!.on('data', onData);
+      host.stderr!.on('data', onData);
+      host.once('exit', (code) => reject(new Error(`waystation serve exited with ${code}:\n${hostOutput.join('')}`)));
+    });
+
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.on('pageerror', (err) => hostOutput.push(`[pageerror] ${err.message}\n`));
+    await page.goto(url);
+  }, 180_000);
+
+  afterEach(async (ctx) => {
+    // A failing scenario leaves a picture of what the page showed, beside the regular screenshots.
+    if (ctx.task.result?.state === 'fail' && page) {
+      const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+      await page.screenshot({ path: path.join(SHOTS, `failed-${name}.png`) }).catch(() => undefined);
+    }
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (host && host.exitCode === null) {
+      host.kill('SIGTERM');
+      await new Promise((r) => host.once('exit', r));
+    }
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('lists the demo tasks with their status, and filters to what needs attention', async () => {
+    const tasks = await rpc<TaskSummary[]>('listTasks');
+    expect(tasks.length).toBeGreaterThan(0);
+    await taskList().getByRole('option').first().waitFor();
+    await page.locator('.task-list-footer', { hasText: `${tasks.length} tasks` }).waitFor();
+    await shoot('task-list');
+
+    await page.getByRole('button', { name: /Needs attention/ }).click();
+    const attention = tasks.filter((t) => t.display_status !== 'done' && t.display_status !== 'running' && t.display_status !== 'halted');
+    await page.locator('.task-list-footer', { hasText: `of ${tasks.length} tasks` }).or(page.locator('.task-list-footer', { hasText: `${tasks.length} tasks` })).first().waitFor();
+    const shown = await taskList().getByRole('option').count();
+    expect(shown).toBeGreaterThan(0);
+    expect(shown).toBeLessThanOrEqual(Math.max(attention.length, 1) + 1);
+    await page.getByRole('button', { name: /^All/ }).click();
+
+    // Keyboard: focus the list, move down, and the task opens.
+    await taskList().focus();
+    await page.keyboard.press('Home');
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await shoot('task-view');
+  });
+
+  it('edits a failed step: an invalid value is refused inline, a valid one is saved, and the resume finishes', async () => {
+    const failed = (await tasksWith('failed')).find((t) => t.plan.some((s) => s.status === 'failed'));
+    expect(failed, 'the demo directory has a failed task').toBeTruthy();
+    const taskId = failed!.task_id;
+    const detail = await rpc<TaskDetail>('getTask', { taskId });
+    const step = detail.checkpoint!.plan.find((s) => s.status === 'failed')!;
+    const versionBefore = detail.version!;
+
+    await openTask(taskId);
+    await waitForStatus('Failed');
+    await page.getByRole('tab', { name: /Plan/ }).click();
+    await page.getByRole('button', { name: 'Edit result' }).click();
+    const editor = page.getByRole('textbox', { name: `New result for step ${step.name || step.id}` });
+    await editor.waitFor();
+
+    // A value of the wrong type: the error shows inline and Save stays disabled.
+    await editor.fill(JSON.stringify(wrongValueFor(step.output_schema)));
+    const errors = page.getByRole('alert', { name: 'Validation errors' });
+    await errors.waitFor();
+    expect(await errors.textContent()).toMatch(/expected|must|missing/);
+    const save = page.getByRole('button', { name: 'Save as new version' });
+    expect(await save.isDisabled()).toBe(true);
+    await shoot('step-editor-invalid');
+    expect((await rpc<TaskDetail>('getTask', { taskId })).latest_version).toBe(versionBefore);
+
+    await editor.fill(JSON.stringify(validValueFor(step.output_schema), null, 2));
+    await page.getByRole('status').filter({ hasText: 'Valid value' }).waitFor();
+    await save.click();
+    await editor.waitFor({ state: 'detached', timeout: LONG });
+    const afterEdit = await rpc<TaskDetail>('getTask', { taskId });
+    expect(afterEdit.latest_version).toBe(versionBefore + 1);
+    expect(afterEdit.checkpoint!.source.kind).toBe('human-edit');
+
+    const resume = page.getByRole('button', { name: /Resume/ });
+    await resume.waitFor({ timeout: LONG });
+    await resume.click();
+    await waitForStatus('Done', 90_000);
+    await shoot('task-resumed-done');
+  }, 150_000);
+
+  it('approves a pending resume and watches the task continue', async () => {
+    const pending = await tasksWith('waiting_approval');
+    expect(pending.length, 'the demo directory has a task waiting for approval').toBeGreaterThan(0);
+    const taskId = pending[0].task_id;
+    const before = await rpc<TaskDetail>('getTask', { taskId });
+    await openTask(taskId);
+    const panel = page.getByRole('region', { name: 'Resume approval' });
+    await panel.waitFor();
+    await shoot('approval');
+    await panel.getByRole('button', { name: 'Approve' }).click();
+    // The decision is recorded and the runner continues: new versions arrive live, and the
+    // runner's start and exit show in the activity feed.
+    await page.getByRole('region', { name: 'Approval decisions' }).getByText('Approved').waitFor({ timeout: LONG });
+    await page.getByRole('log', { name: 'Live activity' }).getByText(/runner (started|exited)/).first().waitFor({ timeout: LONG });
+    const after = await rpc<TaskDetail>('getTask', { taskId });
+    expect(after.latest_version).toBeGreaterThan(before.latest_version!);
+    expect(after.checkpoint!.recovery.decisions.map((d) => d.decision)).toContain('approved');
+  }, 150_000);
+
+  it('rejects a pending resume only with a reason, and shows it halted with that reason', async () => {
+    let pending = await tasksWith('waiting_approval');
+    if (pending.length === 0) {
+      // The demo may hold only one pending approval (used above): ask for another by resuming a confirm-mode task.
+      const confirm = (await rpc<TaskSummary[]>('listTasks')).find((t) => t.mode === 'confirm' && ['failed', 'interrupted', 'halted'].includes(t.display_status));
+      expect(confirm, 'a confirm-mode task to ask an approval for').toBeTruthy();
+      await rpc('resumeTask', { taskId: confirm!.task_id });
+      for (let i = 0; i < 60 && pending.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        pending = await tasksWith('waiting_approval');
+      }
+    }
+    expect(pending.length).toBeGreaterThan(0);
+    const taskId = pending[0].task_id;
+    await openTask(taskId);
+    const panel = page.getByRole('region', { name: 'Resume approval' });
+    await panel.waitFor();
+    await panel.getByRole('button', { name: 'Reject' }).click();
+    await panel.getByRole('alert').filter({ hasText: 'A reason is required' }).waitFor();
+    expect((await rpc<TaskDetail>('getTask', { taskId })).summary.display_status).toBe('waiting_approval');
+
+    const reason = 'the drift in the summaries must be checked first';
+    await panel.getByLabel('Reason for rejecting').fill(reason);
+    await panel.getByRole('button', { name: 'Reject' }).click();
+    await waitForStatus('Halted', LONG);
+    await page.getByRole('region', { name: 'Approval decisions' }).getByText(reason, { exact: false }).waitFor();
+    await shoot('rejected-halted');
+  }, 120_000);
+
+  it('diffs two versions and shows the step transition', async () => {
+    const tasks = await rpc<TaskSummary[]>('listTasks');
+    const candidates = tasks.filter((t) => (t.version ?? 0) >= 2);
+    let pick: { taskId: string; a: number; b: number } | null = null;
+    for (const t of candidates) {
+      const history = await rpc<{ version: number }[]>('getHistory', { taskId: t.task_id });
+      const a = history[0].version;
+      const b = history[history.length - 1].version;
+      const diff = await rpc<{ summary: { step_transitions: unknown[] } }>('diffVersions', { taskId: t.task_id, a, b });
+      if (diff.summary.step_transitions.length > 0) {
+        pick = { taskId: t.task_id, a, b };
+        break;
+      }
+    }
+    expect(pick, 'a task whose history has a step transition').toBeTruthy();
+    await openTask(pick!.taskId);
+    await page.getByRole('tab', { name: /History/ }).click();
+    await page.getByRole('radio', { name: `Diff from version ${pick!.a}`, exact: true }).check();
+    await page.getByRole('radio', { name: `Diff to version ${pick!.b}`, exact: true }).check();
+    const transitions = page.getByRole('list', { name: 'Step transitions' });
+    await transitions.waitFor({ timeout: LONG });
+    expect(await transitions.locator('li').count()).toBeGreaterThan(0);
+    expect(await transitions.textContent()).toMatch(/→/);
+    await page.getByRole('table', { name: `Changes from version ${pick!.a} to version ${pick!.b}` }).waitFor();
+    await shoot('history-diff');
+    await page.getByRole('tab', { name: /Run/ }).click();
+    await page.getByRole('img', { name: /Tokens per step/ }).waitFor();
+    await shoot('run');
+    await page.getByRole('tab', { name: /Artifacts/ }).click();
+    await page.getByRole('button', { name: /Verify|Re-verify/ }).click();
+    await page.getByRole('button', { name: 'Re-verify' }).waitFor({ timeout: LONG });
+    await shoot('artifacts');
+  }, 120_000);
+
+  it('shows a version written by another process without a reload', async () => {
+    const tasks = await rpc<TaskSummary[]>('listTasks');
+    const target = tasks.find((t) => t.format === 'waystation' && !t.read_only && t.display_status !== 'running' && t.display_status !== 'unreadable');
+    expect(target).toBeTruthy();
+    await openTask(target!.task_id);
+    const note = `checked by the night shift ${Date.now()}`;
+    await page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
+    const writer = spawnSync(process.execPath, [TSX, path.join(REPO, 'test/e2e/write-version.ts'), root, target!.task_id, note], {
+      cwd: REPO,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(writer.status, writer.stderr).toBe(0);
+    await page.getByText(note).first().waitFor({ timeout: LONG });
+    expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
+  }, 90_000);
+
+  it('lists a file that cannot be read, with its reason, and keeps the rest browsable', async () => {
+    const dir = path.join(root, 'torn-task');
+    await fs.mkdir(path.join(dir, 'versions'), { recursive: true });
+    await fs.writeFile(path.join(dir, 'versions', '00000001.json'), '{"format":"waystation-version","version":1,"kind":"full","checkpoint":{"task_id":"torn');
+    await fs.writeFile(path.join(dir, 'checkpoint.json'), '{"schema_version":2,"task_id":"torn');
+    await page.getByRole('searchbox', { name: 'Search tasks' }).fill('torn-task');
+    const row = taskList().getByRole('option', { name: /torn-task, Unreadable/ });
+    await row.waitFor({ timeout: LONG });
+    await row.click();
+    const problems = page.getByRole('alert', { name: "Problems with this task's files" });
+    await problems.waitFor();
+    expect(await problems.textContent()).toMatch(/truncated|invalid-json|schema/);
+    await shoot('unreadable');
+    // The rest of the directory is still there.
+    await page.getByRole('searchbox', { name: 'Search tasks' }).fill('');
+    expect(await taskList().getByRole('option').count()).toBeGreaterThan(1);
+  }, 90_000);
+});
+
+/** A value that satisfies a JSON Schema subset, for the step editor's happy path. */
+function validValueFor(schema: unknown): unknown {
+  const s = (schema ?? {}) as Record<string, unknown>;
+  if (Array.isArray(s.enum)) return s.enum[0];
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  switch (type) {
+    case 'string':
+      return 'Reviewed by hand: the checks pass.';
+    case 'integer':
+    case 'number':
+      return typeof s.minimum === 'number' ? s.minimum : 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return typeof s.minItems === 'number' && s.minItems > 0 ? Array.from({ length: s.minItems }, () => validValueFor(s.items)) : [];
+    case 'object': {
+      const props = (s.properties ?? {}) as Record<string, unknown>;
+      const required = Array.isArray(s.required) ? (s.required as string[]) : [];
+      return Object.fromEntries(required.map((k) => [k, validValueFor(props[k])]));
+    }
+    default:
+      return 'Reviewed by hand.';
+  }
+}
+
+/** A value of the wrong type for the schema. */
+function wrongValueFor(schema: unknown): unknown {
+  const type = ((schema ?? {}) as Record<string, unknown>).type;
+  return type === 'number' || type === 'integer' ? 'not a number' : 12345;
+}

@@ -1,0 +1,124 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { verifyTask } from '../../../electron/verify/verify-task.js';
+import { Runner } from '../../../electron/runtime/runner.js';
+import { startTask, resumeTask } from '../../../electron/runtime/task-operations.js';
+import { mdSummarizer } from '../../../electron/agents/md-summarizer.js';
+import { checkpointDemo } from '../../../electron/agents/checkpoint-demo.js';
+import { builtInAgent } from '../../../electron/agents/registry.js';
+import { OfflineProvider, offlineReply } from '../../../electron/llm/offline-provider.js';
+import { startFakePublishService, type FakePublishService } from '../../fakes/fake-publish-service.js';
+
+let root: string;
+let input: string;
+let service: FakePublishService;
+
+beforeAll(async () => {
+  service = await startFakePublishService();
+});
+afterAll(async () => {
+  await service.close();
+});
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-md-'));
+  input = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-md-in-'));
+  for (const [name, body] of Object.entries({
+    'a.md': '# Alpha\n\nAlpha comes first. It sets the scene.\n',
+    'b.md': '# Beta\n\n## Details\nBeta follows.\n',
+    'notes/c.md': '# Gamma\n\nGamma lives in a folder.\n',
+    'd.md': '# Delta\n\nDelta is last.\n',
+    'ignored.txt': 'not markdown',
+  })) {
+    await fs.mkdir(path.dirname(path.join(input, name)), { recursive: true });
+    await fs.writeFile(path.join(input, name), body);
+  }
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+  await fs.rm(input, { recursive: true, force: true });
+});
+
+describe('the built-in agents', () => {
+  it('are registered by name', () => {
+    expect(builtInAgent('md-summarizer')).toBe(mdSummarizer);
+    expect(builtInAgent('checkpoint-demo')).toBe(checkpointDemo);
+    expect(builtInAgent('nope')).toBeNull();
+  });
+});
+
+describe('md-summarizer', () => {
+  it('plans one step per Markdown file, writes summaries as artifacts and publishes the index once', async () => {
+    const store = openStore(root);
+    const out = await startTask({ store, root, llm: new OfflineProvider(0) }, mdSummarizer, {
+      taskId: 'sum',
+      options: { input, 'publish-url': service.url },
+    });
+    expect(out.status).toBe('done');
+    const cp = (await store.getTask('sum'))!.checkpoint!;
+    expect(cp.plan.map((s) => s.id)).toEqual(['summarize:a.md', 'summarize:b.md', 'summarize:d.md', 'summarize:notes/c.md', 'publish-index']);
+    expect(cp.artifacts.map((a) => a.path)).toEqual([
+      'outputs/sum/a.summary.md',
+      'outputs/sum/b.summary.md',
+      'outputs/sum/d.summary.md',
+      'outputs/sum/notes/c.summary.md',
+      'outputs/sum/index.json',
+    ]);
+    const summary = await fs.readFile(path.join(root, 'outputs/sum/b.summary.md'), 'utf8');
+    expect(summary).toContain('Sections: Beta; Details.');
+    expect(service.applied.get('sum:publish-index')).toBe(1);
+    const published = service.records.get('sum:publish-index')!.body as { files: { file: string }[] };
+    expect(published.files.map((f) => f.file)).toEqual(['a.md', 'b.md', 'd.md', 'notes/c.md']);
+    expect((await verifyTask(root, cp)).ok).toBe(true);
+  });
+
+  it('when the publish reply is lost, the agent-level probe settles it before the agent runs again', async () => {
+    const store = openStore(root);
+    const env = { store, root, llm: new OfflineProvider(0) };
+    service.failNext('drop-after-apply');
+    expect((await startTask(env, mdSummarizer, { taskId: 'lost', options: { input, 'publish-url': service.url } })).status).toBe('failed');
+    const resumed = await resumeTask(env, mdSummarizer, 'lost');
+    expect(resumed.status).toBe('done');
+    const cp = (await store.getTask('lost'))!.checkpoint!;
+    expect(cp.side_effects[0]).toMatchObject({ status: 'done', reconciliation: 'probed-done' });
+    expect(service.applied.get('lost:publish-index')).toBe(1);
+    expect(service.duplicates.has('lost:publish-index')).toBe(false);
+  });
+
+  it('killed midway and resumed, it skips the files already done and publishes exactly once', async () => {
+    const runner = new Runner({ root, env: { ...process.env, OPENAI_API_KEY: '', WAYSTATION_OFFLINE_LATENCY_MS: '150' } });
+    const { child, done } = runner.spawnWorker({
+      kind: 'start',
+      root,
+      taskId: 'killed',
+      agentRef: { name: 'md-summarizer' },
+      options: { input, 'publish-url': service.url },
+    });
+    runner.onEvent((e) => {
+      if (e.type === 'line' && e.line === 'summarize:b.md: done') child.kill('SIGKILL');
+    });
+    expect((await done).crashed).toBe(true);
+    const store = openStore(root);
+    const before = (await store.getTask('killed'))!.checkpoint!;
+    const doneBefore = before.plan.filter((s) => s.status === 'done').map((s) => s.id);
+    expect(doneBefore).toEqual(expect.arrayContaining(['summarize:a.md', 'summarize:b.md']));
+    expect(doneBefore).not.toContain('publish-index');
+
+    const resumed = await runner.resume('killed');
+    expect(resumed.status).toBe('done');
+    const cp = (await store.getTask('killed'))!.checkpoint!;
+    for (const id of doneBefore) expect(cp.plan.find((s) => s.id === id)!.attempts).toBe(1);
+    const starts = (await store.readEvents('killed')).filter((e) => e.type === 'step-start').map((e) => e.step_id);
+    for (const id of doneBefore) expect(starts.filter((s) => s === id)).toHaveLength(1);
+    expect(service.applied.get('killed:publish-index')).toBe(1);
+    expect(service.duplicates.has('killed:publish-index')).toBe(false);
+    // The summary equals what an uninterrupted run writes: the offline model is deterministic.
+    const expected = offlineReply([
+      { role: 'system', content: 'You summarise Markdown documents in a few sentences.' },
+      { role: 'user', content: `Summarise the Markdown file d.md:\n${await fs.readFile(path.join(input, 'd.md'), 'utf8')}` },
+    ]);
+    expect(await fs.readFile(path.join(root, 'outputs/killed/d.summary.md'), 'utf8')).toBe(`# Summary of d.md\n\n${expected}\n`);
+  });
+});

@@ -1,0 +1,154 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isIgnoredRelative, watchDirectory, type DirectoryChange, type DirectoryWatcher } from '../../../electron/host/directory-watcher.js';
+
+const run = promisify(execFile);
+
+let root: string;
+let watcher: DirectoryWatcher | null = null;
+let batches: DirectoryChange[][] = [];
+let waiters: Array<() => void> = [];
+
+function changesFor(location: string): DirectoryChange[] {
+  return batches.flat().filter((c) => c.location === location);
+}
+
+/** Resolves once `predicate` holds for the batches seen so far. */
+function until(predicate: () => boolean, what: string, limitMs = 20_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}; batches: ${JSON.stringify(batches).slice(0, 2000)}`)), limitMs);
+    const check = () => {
+      if (predicate()) {
+        clearTimeout(timer);
+        resolve();
+      } else waiters.push(check);
+    };
+    check();
+  });
+}
+
+async function startWatching(): Promise<void> {
+  watcher = watchDirectory(root, (changes) => {
+    batches.push(changes);
+    const pending = waiters;
+    waiters = [];
+    for (const w of pending) w();
+  });
+  await watcher.ready;
+}
+
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-watch-'));
+  batches = [];
+  waiters = [];
+  await fs.mkdir(path.join(root, 't1', 'versions'), { recursive: true });
+  await fs.writeFile(path.join(root, 't1', 'checkpoint.json'), '{"version":1}');
+});
+
+afterEach(async () => {
+  await watcher?.close();
+  watcher = null;
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe('isIgnoredRelative', () => {
+  it('ignores writers temporary files, blobs and version files, but not the files every save touches', () => {
+    expect(isIgnoredRelative('t1/.checkpoint.json.ab12.tmp')).toBe(true);
+    expect(isIgnoredRelative('t1/versions/00000002.json.tmp')).toBe(true);
+    expect(isIgnoredRelative('.hidden/checkpoint.json')).toBe(true);
+    expect(isIgnoredRelative('t1/blobs/abc')).toBe(true);
+    expect(isIgnoredRelative('t1/checkpoint.json')).toBe(false);
+    expect(isIgnoredRelative('t1/versions/00000002.json')).toBe(true);
+    expect(isIgnoredRelative('t1/events.jsonl')).toBe(false);
+    expect(isIgnoredRelative('t1/lease/00000003.json')).toBe(false);
+    expect(isIgnoredRelative('legacy.json')).toBe(false);
+  });
+});
+
+describe('watchDirectory', () => {
+  it("reports another process's temp-and-rename as a change of the task, never the temp file", async () => {
+    await startWatching();
+    const script = `
+      const fs = require('node:fs');
+      const path = require('node:path');
+      const dir = process.argv[1];
+      const tmp = path.join(dir, '.checkpoint.json.x1y2.tmp');
+      fs.writeFileSync(tmp, '{"version":2}');
+      fs.renameSync(tmp, path.join(dir, 'checkpoint.json'));
+    `;
+    await run(process.execPath, ['-e', script, path.join(root, 't1')]);
+    await until(() => changesFor('t1').some((c) => c.paths.includes('t1/checkpoint.json')), 'the renamed checkpoint.json');
+    const all = batches.flat().flatMap((c) => c.paths);
+    expect(all.some((p) => p.endsWith('.tmp'))).toBe(false);
+    expect(changesFor('t1').every((c) => c.kind === 'changed')).toBe(true);
+  });
+
+  it('reports a deleted task folder as removed', async () => {
+    await startWatching();
+    await fs.rm(path.join(root, 't1'), { recursive: true });
+    await until(() => changesFor('t1').some((c) => c.kind === 'removed'), 'the removal of t1');
+  });
+
+  it('reports a new task folder and a new root-level task file', async () => {
+    await startWatching();
+    await fs.mkdir(path.join(root, 'fresh', 'versions'), { recursive: true });
+    await fs.writeFile(path.join(root, 'fresh', 'versions', '00000001.json'), '{}');
+    await fs.writeFile(path.join(root, 'fresh', 'checkpoint.json'), '{}');
+    await fs.writeFile(path.join(root, 'legacy-task.json'), '{}');
+    await until(
+      () => changesFor('fresh').some((c) => c.paths.includes('fresh/checkpoint.json')) && changesFor('legacy-task.json').length > 0,
+      'the new folder and file',
+    );
+  });
+
+  it('coalesces 1,000 versions written in a burst, and the last one always reaches the subscriber', async () => {
+    // What a subscriber sees when a batch arrives: the hot snapshot's version at that moment.
+    const seenVersions: number[] = [];
+    watcher = watchDirectory(root, (changes) => {
+      batches.push(changes);
+      if (changes.some((c) => c.location === 't1')) {
+        void fs.readFile(path.join(root, 't1', 'checkpoint.json'), 'utf8').then((text) => {
+          seenVersions.push(JSON.parse(text).version);
+          const pending = waiters;
+          waiters = [];
+          for (const w of pending) w();
+        });
+      }
+    });
+    await watcher.ready;
+    const dir = path.join(root, 't1');
+    for (let v = 1; v <= 1000; v++) {
+      // The store's protocol: version file by link/rename, hot snapshot by temp-and-rename, one event line.
+      const name = String(v).padStart(8, '0') + '.json';
+      const tmpVersion = path.join(dir, 'versions', `.${name}.${v}.tmp`);
+      await fs.writeFile(tmpVersion, JSON.stringify({ version: v }));
+      await fs.rename(tmpVersion, path.join(dir, 'versions', name));
+      const tmpHot = path.join(dir, `.checkpoint.json.${v}.tmp`);
+      await fs.writeFile(tmpHot, JSON.stringify({ version: v }));
+      await fs.rename(tmpHot, path.join(dir, 'checkpoint.json'));
+      await fs.appendFile(path.join(dir, 'events.jsonl'), JSON.stringify({ id: v, type: 'version', version: v }) + '\n');
+    }
+    await until(() => seenVersions.includes(1000), 'a batch that shows version 1000');
+    const t1Batches = changesFor('t1');
+    expect(t1Batches.length).toBeGreaterThan(0);
+    expect(t1Batches.length).toBeLessThan(100);
+    expect(t1Batches.flatMap((c) => c.paths)).toContain('t1/events.jsonl');
+    expect(t1Batches.flatMap((c) => c.paths).some((p) => p.includes('.tmp'))).toBe(false);
+    // Each batch names a location once, however many files changed in it.
+    expect(batches.every((b) => new Set(b.map((c) => c.location)).size === b.length)).toBe(true);
+  });
+
+  it('stops reporting after close', async () => {
+    await startWatching();
+    await watcher!.close();
+    const before = batches.length;
+    await fs.writeFile(path.join(root, 't1', 'checkpoint.json'), '{"version":3}');
+    // Give a live watcher ample time to have reported it, through a real second writer process.
+    await run(process.execPath, ['-e', 'setTimeout(() => {}, 300)']);
+    expect(batches.length).toBe(before);
+  });
+});

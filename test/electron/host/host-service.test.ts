@@ -1,0 +1,226 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError, type ActionResult, type HostEvent } from '../../../shared/api/contract.js';
+import type { CheckpointInput } from '../../../shared/checkpoint/schema.js';
+import { runCli } from '../../../electron/cli/main.js';
+import { HostService, type HostRunner, type RunnerEvent } from '../../../electron/host/host-service.js';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { writeMixedDirectory } from '../cli/cli-fixtures.js';
+
+const now = '2026-01-01T00:00:00.000Z';
+
+function task(taskId: string, phase = 'start'): Omit<CheckpointInput, 'version'> {
+  return {
+    schema_version: 2,
+    task_id: taskId,
+    task_name: 'host test',
+    status: 'running',
+    phase,
+    goal: 'exercise the host',
+    plan: [
+      { id: 's1', name: 'first', status: 'done' },
+      { id: 's2', name: 'second', status: 'pending' },
+    ],
+    current_step: 1,
+    total_steps: 2,
+    recovery: { mode: 'manual' },
+    run: { created_at: now, updated_at: now },
+    source: { kind: 'runtime' },
+  };
+}
+
+/** A runner that records what it is asked; the processes behind it are the runtime's business. */
+function fakeRunner() {
+  const calls: unknown[][] = [];
+  let listener: ((e: RunnerEvent) => void) | null = null;
+  const result = (taskId: string): ActionResult => ({ taskId, version: null, message: 'ok' });
+  const runner: HostRunner = {
+    start: async (root, req) => (calls.push(['start', root, req]), result(req.taskId ?? 'generated')),
+    resume: async (root, id) => (calls.push(['resume', root, id]), result(id)),
+    approve: async (root, id, by) => (calls.push(['approve', root, id, by]), result(id)),
+    reject: async (root, id, reason, by) => (calls.push(['reject', root, id, reason, by]), result(id)),
+    edit: async (root, id, step, value) => (calls.push(['edit', root, id, step, value]), result(id)),
+    onEvent: (l) => ((listener = l), () => (listener = null)),
+    shutdown: async () => void calls.push(['shutdown']),
+  };
+  return { runner, calls, emit: (e: RunnerEvent) => listener?.(e) };
+}
+
+let root: string;
+let service: HostService;
+let events: HostEvent[];
+let waiters: Array<() => void>;
+
+function until(predicate: () => boolean, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}; got ${JSON.stringify(events.slice(-5))}`)), 20_000);
+    const check = () => {
+      if (predicate()) {
+        clearTimeout(timer);
+        resolve();
+      } else waiters.push(check);
+    };
+    check();
+  });
+}
+
+async function startService(opts: Partial<ConstructorParameters<typeof HostService>[0]> = {}): Promise<void> {
+  service = new HostService({ host: 'web', ...opts });
+  events = [];
+  waiters = [];
+  service.subscribe((e) => {
+    events.push(e);
+    const pending = waiters;
+    waiters = [];
+    for (const w of pending) w();
+  });
+  await service.open(root);
+}
+
+beforeEach(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-host-')));
+});
+
+afterEach(async () => {
+  await service?.close();
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe('reading through the host service', () => {
+  it('lists tasks exactly as `waystation ls --json` prints them', async () => {
+    await writeMixedDirectory(root);
+    await startService();
+    let stdout = '';
+    await runCli(['ls', root, '--json'], { out: (s) => (stdout += s), err: () => {}, color: false });
+    const byId = (a: { task_id: string }, b: { task_id: string }) => a.task_id.localeCompare(b.task_id);
+    expect(JSON.parse(JSON.stringify(await service.listTasks())).sort(byId)).toEqual(JSON.parse(stdout).sort(byId));
+  });
+
+  it('returns a task at a version, its history, a diff and a step result', async () => {
+    const store = openStore(root);
+    await store.create(task('t1'));
+    await store.save('t1', { expectedVersion: 1, checkpoint: { ...task('t1', 'second'), status: 'done' }, results: { s1: { answer: 42 } } });
+    await startService();
+    const latest = await service.getTask({ taskId: 't1' });
+    expect(latest.version).toBe(2);
+    expect(latest.latest_version).toBe(2);
+    expect(latest.summary.task_id).toBe('t1');
+    expect(latest.lease.held).toBe(false);
+    const first = await service.getTask({ taskId: 't1', version: 1 });
+    expect(first.checkpoint?.phase).toBe('start');
+    expect((await service.getHistory({ taskId: 't1' })).map((v) => v.version)).toEqual([1, 2]);
+    const diff = await service.diffVersions({ taskId: 't1', a: 1, b: 2 });
+    expect(diff.entries.some((e) => JSON.stringify(e).includes('phase'))).toBe(true);
+    expect(await service.getStepResult({ taskId: 't1', stepId: 's1' })).toEqual({ value: { answer: 42 }, found: true });
+    expect(await service.getStepResult({ taskId: 't1', stepId: 's2' })).toEqual({ value: null, found: false });
+    expect((await service.verifyTask({ taskId: 't1' })).task_id).toBe('t1');
+  });
+
+  it('answers not-found for a missing task, version or step', async () => {
+    await openStore(root).create(task('t1'));
+    await startService();
+    const code = (p: Promise<unknown>) => p.then(() => 'resolved', (e: ApiError) => e.code);
+    expect(await code(service.getTask({ taskId: 'nope' }))).toBe('not-found');
+    expect(await code(service.getTask({ taskId: 't1', version: 9 }))).toBe('not-found');
+    expect(await code(service.getStepResult({ taskId: 't1', stepId: 'zz' }))).toBe('not-found');
+  });
+
+  it('lists the built-in agents with a JSON Schema of their options', async () => {
+    await startService();
+    const agents = await service.listAgents();
+    expect(agents.map((a) => a.name)).toEqual(expect.arrayContaining(['checkpoint-demo', 'md-summarizer']));
+    expect(agents.every((a) => a.origin === 'builtin' && typeof a.options_schema === 'object')).toBe(true);
+  });
+});
+
+describe('opening directories', () => {
+  it('keeps the web host on its own directory', async () => {
+    await startService({ host: 'web' });
+    const other = await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-other-'));
+    try {
+      await expect(service.openDirectory({ path: other })).rejects.toMatchObject({ code: 'forbidden' });
+      expect((await service.openDirectory({ path: root })).root).toBe(root);
+      expect(await service.chooseDirectory()).toBeNull();
+    } finally {
+      await fs.rm(other, { recursive: true, force: true });
+    }
+  });
+
+  it('lets the desktop reopen a recent folder but not name an arbitrary one', async () => {
+    const other = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-other-')));
+    const recent: string[] = [];
+    try {
+      await startService({ host: 'desktop', recent: { list: () => [...recent], remember: async (r) => void recent.unshift(r) } });
+      expect(recent).toEqual([root]);
+      await expect(service.openDirectory({ path: other })).rejects.toMatchObject({ code: 'forbidden' });
+      recent.push(other);
+      const info = await service.openDirectory({ path: other });
+      expect(info).toMatchObject({ root: other, host: 'desktop' });
+      expect(events.filter((e) => e.type === 'directory-changed').map((e) => (e as { root: string }).root)).toEqual([root, other]);
+    } finally {
+      await fs.rm(other, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('live events from the directory', () => {
+  it('reports 1,000 versions written by another writer: every version event once, in order, coalesced', async () => {
+    const writer = openStore(root);
+    await writer.create(task('burst'));
+    await startService({ watch: { quietMs: 50, maxDelayMs: 200 } });
+    let version = 1;
+    for (; version < 1000; version++) {
+      await writer.save('burst', { expectedVersion: version, checkpoint: task('burst', `phase ${version + 1}`) });
+    }
+    const versionEvents = () => events.filter((e) => e.type === 'task-event' && e.event.type === 'version').map((e) => (e as { event: { version?: number } }).event.version);
+    await until(() => versionEvents().includes(1000), 'the version event of version 1000');
+    expect(versionEvents()).toEqual(Array.from({ length: 999 }, (_, i) => i + 2));
+    const lastChange = () => events.filter((e) => e.type === 'task-changed').at(-1) as { version: number } | undefined;
+    await until(() => lastChange()?.version === 1000, 'task-changed at version 1000');
+    const changed = events.filter((e) => e.type === 'task-changed');
+    expect(changed.length).toBeLessThan(200);
+    // Ids are global and consecutive.
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => events[0].id + i));
+  });
+
+  it('reports a new task folder and a deleted one', async () => {
+    await openStore(root).create(task('old'));
+    await startService();
+    await service.listTasks();
+    await openStore(root).create(task('fresh'));
+    await until(() => events.some((e) => e.type === 'task-changed' && e.taskId === 'fresh'), 'the new task');
+    await fs.rm(path.join(root, 'old'), { recursive: true });
+    await until(() => events.some((e) => e.type === 'task-removed' && e.taskId === 'old'), 'the removal');
+  });
+});
+
+describe('acting through the runner', () => {
+  it('passes validated actions to the runner and publishes its events', async () => {
+    await openStore(root).create(task('t1'));
+    const fake = fakeRunner();
+    await startService({ runner: fake.runner });
+    await service.startTask({ agent: 'checkpoint-demo', options: {}, mode: 'confirm' });
+    await service.resumeTask({ taskId: 't1' });
+    await service.rejectResume({ taskId: 't1', reason: 'wrong plan' });
+    await service.editStepResult({ taskId: 't1', stepId: 's1', value: 'x' });
+    expect(fake.calls).toEqual([
+      ['start', root, { taskId: undefined, agent: 'checkpoint-demo', options: {}, mode: 'confirm' }],
+      ['resume', root, 't1'],
+      ['reject', root, 't1', 'wrong plan', undefined],
+      ['edit', root, 't1', 's1', 'x'],
+    ]);
+    await expect(service.resumeTask({ taskId: 'missing' })).rejects.toMatchObject({ code: 'not-found' });
+    fake.emit({ taskId: 't1', state: 'started', detail: 'pid 42' });
+    expect(events.at(-1)).toMatchObject({ type: 'runner', taskId: 't1', state: 'started', detail: 'pid 42' });
+    await service.close();
+    expect(fake.calls.at(-1)).toEqual(['shutdown']);
+  });
+
+  it('refuses actions when it has no runner', async () => {
+    await openStore(root).create(task('t1'));
+    await startService();
+    await expect(service.resumeTask({ taskId: 't1' })).rejects.toMatchObject({ code: 'forbidden' });
+  });
+});

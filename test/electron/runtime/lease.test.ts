@@ -1,0 +1,75 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { acquireLease, leaseIsLive, LeaseHeldError, readLease } from '../../../electron/runtime/lease.js';
+import { readLeaseState } from '../../../electron/verify/lease-state.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-lease-'));
+});
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+async function writeEntry(n: number, entry: Record<string, unknown>) {
+  await fs.mkdir(path.join(dir, 'lease'), { recursive: true });
+  await fs.writeFile(path.join(dir, 'lease', `${n}.json`), JSON.stringify(entry));
+}
+
+describe('the task lease', () => {
+  it('is exclusive while held and free again once released', async () => {
+    const a = await acquireLease(dir, 't', { owner: 'a', heartbeatMs: 0 });
+    await expect(acquireLease(dir, 't', { owner: 'b', heartbeatMs: 0 })).rejects.toBeInstanceOf(LeaseHeldError);
+    // The reader the UI uses agrees that it is held.
+    expect((await readLeaseState(dir)).held).toBe(true);
+    await a.release();
+    expect((await readLease(dir))?.released).toBe(true);
+    expect((await readLeaseState(dir)).held).toBe(false);
+    const b = await acquireLease(dir, 't', { owner: 'b', heartbeatMs: 0 });
+    await b.release();
+  });
+
+  it('takes over a lease whose process is gone', async () => {
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const pid = Number(dead.stdout.toString());
+    const now = new Date().toISOString();
+    await writeEntry(1, { owner: 'ghost', pid, hostname: os.hostname(), acquired_at: now, heartbeat_at: now, released: false });
+    const lease = await acquireLease(dir, 't', { owner: 'me', heartbeatMs: 0 });
+    expect(lease.n).toBe(2);
+    await lease.release();
+  });
+
+  it('takes over a lease whose heartbeat is older than the time-to-live', async () => {
+    const old = new Date(Date.now() - 60_000).toISOString();
+    await writeEntry(1, { owner: 'far', pid: process.pid, hostname: 'another-host', acquired_at: old, heartbeat_at: old, released: false });
+    expect(leaseIsLive(await readLease(dir), 30_000)).toBe(false);
+    const lease = await acquireLease(dir, 't', { owner: 'me', heartbeatMs: 0, ttlMs: 30_000 });
+    await lease.release();
+  });
+
+  it('respects a live lease on another host until its heartbeat is stale', async () => {
+    const now = new Date().toISOString();
+    await writeEntry(1, { owner: 'far', pid: 1, hostname: 'another-host', acquired_at: now, heartbeat_at: now, released: false });
+    const err = await acquireLease(dir, 't', { owner: 'me', heartbeatMs: 0 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LeaseHeldError);
+    expect((err as Error).message).toContain('nothing was written');
+  });
+
+  it('notices on heartbeat that it was taken over, and refuses further writes', async () => {
+    const lease = await acquireLease(dir, 't', { owner: 'a', heartbeatMs: 0 });
+    const now = new Date().toISOString();
+    await writeEntry(lease.n + 1, { owner: 'thief', pid: process.pid, hostname: os.hostname(), acquired_at: now, heartbeat_at: now, released: false });
+    await lease.heartbeat();
+    expect(lease.lost).not.toBeNull();
+    expect(() => lease.assertHeld()).toThrow(/taken over/);
+  });
+
+  it('lets exactly one of many concurrent acquirers win', async () => {
+    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => acquireLease(dir, 't', { owner: `r${i}`, heartbeatMs: 0 })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof LeaseHeldError)).toBe(true);
+  });
+});

@@ -1,0 +1,73 @@
+/** Shared fixtures for the store tests: temp roots and checkpoints. */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import type { CheckpointInput } from '../../../shared/checkpoint/schema.js';
+
+/**
+ * `T` without the keys `K`, keeping its known keys: the built-in Omit collapses a
+ * loose zod object (one with an index signature) to the index signature alone.
+ */
+export type Without<T, K extends PropertyKey> = { [P in keyof T as P extends K ? never : P]: T[P] };
+
+export type NewCheckpoint = Without<CheckpointInput, 'version'>;
+
+/** A fresh temp folder; remove it with `cleanup`. */
+export async function tempRoot(prefix = 'waystation-store-'): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+export async function cleanup(dir: string): Promise<void> {
+  await fs.rm(dir, { recursive: true, force: true });
+}
+
+/** A small valid checkpoint with `steps` pending steps. */
+export function makeCheckpoint(taskId: string, steps = 3, extra: Partial<NewCheckpoint> = {}): NewCheckpoint {
+  return {
+    schema_version: 2,
+    task_id: taskId,
+    task_name: `task ${taskId}`,
+    status: 'running',
+    phase: 'start',
+    goal: 'test the store',
+    plan: Array.from({ length: steps }, (_, i) => ({ id: `s${i + 1}`, name: `step ${i + 1}`, status: 'pending' as const, attempts: 0 })),
+    current_step: 0,
+    total_steps: steps,
+    artifacts: [],
+    side_effects: [],
+    resume_hint: '',
+    recovery: { mode: 'manual', decisions: [], auto_attempts: 0 },
+    errors: [],
+    run: { created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', tokens_in: 0, tokens_out: 0, cost_usd: 0, elapsed_ms: 0, llm_calls: [] },
+    source: { kind: 'runtime' },
+    ...extra,
+  };
+}
+
+/** The checkpoint with `version` dropped, ready to pass back to save. */
+export function withoutVersion<T extends { version?: number }>(cp: T): Without<T, 'version'> {
+  const { version: _v, ...rest } = cp;
+  return rest as unknown as Without<T, 'version'>;
+}
+
+/** sha256 of every file under `dir` (relative path -> hash), symlinks by their target text. */
+export async function hashTree(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (rel: string) => {
+    for (const e of await fs.readdir(path.join(dir, rel), { withFileTypes: true })) {
+      const r = path.join(rel, e.name);
+      const abs = path.join(dir, r);
+      if (e.isSymbolicLink()) out[r] = `link:${await fs.readlink(abs)}`;
+      else if (e.isDirectory()) await walk(r);
+      else out[r] = createHash('sha256').update(await fs.readFile(abs)).digest('hex');
+    }
+  };
+  await walk('');
+  return out;
+}
+
+/** Every file under `dir`, relative, sorted. */
+export async function listFiles(dir: string): Promise<string[]> {
+  return Object.keys(await hashTree(dir)).sort();
+}

@@ -1,0 +1,176 @@
+/**
+ * An in-memory WaystationApi for component and store tests: real checkpoints
+ * (parsed by the real schema), real summaries, real diffs, and events the test
+ * pushes by hand. Every call is recorded so tests can assert what was (not) sent.
+ */
+import { ApiError } from '../../shared/api/contract.js';
+import type { ApiInput, ApiMethod, HostEvent, HostEventInput, HostEventListener, TaskDetail, WaystationApi } from '../../shared/api/contract.js';
+import { Checkpoint, type CheckpointInput } from '../../shared/checkpoint/schema.js';
+import { toTaskSummary } from '../../shared/checkpoint/task-summary.js';
+import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
+import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js';
+
+/** A checkpoint with a failed second step whose output has a schema. */
+export function makeCheckpoint(taskId: string, overrides: Partial<CheckpointInput> = {}): Checkpoint {
+  return Checkpoint.parse({
+    schema_version: 2,
+    task_id: taskId,
+    task_name: `Task ${taskId}`,
+    version: 1,
+    status: 'failed',
+    phase: 'summarizing',
+    goal: 'Summarize the notes',
+    plan: [
+      { id: 'read', name: 'read notes', status: 'done', attempts: 1, tokens_in: 10, tokens_out: 5, elapsed_ms: 200 },
+      {
+        id: 'summarize',
+        name: 'summarize',
+        status: 'failed',
+        attempts: 2,
+        error: { message: 'model returned invalid JSON', kind: 'schema' },
+        output_schema: { type: 'object', required: ['summary'], properties: { summary: { type: 'string', minLength: 1 } } },
+      },
+    ],
+    current_step: 1,
+    total_steps: 2,
+    resume_hint: 'rerun summarize',
+    recovery: { mode: 'manual' },
+    run: { created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:01:00Z' },
+    source: { kind: 'runtime' },
+    ...overrides,
+  });
+}
+
+type Call = { method: ApiMethod | 'subscribe'; input: unknown };
+
+export class FakeApi {
+  readonly calls: Call[] = [];
+  /** task id -> versions, oldest first. */
+  readonly tasks = new Map<string, Checkpoint[]>();
+  private listeners = new Set<HostEventListener>();
+  private nextEventId = 1;
+  /** Per-method artificial gates: a test resolves them to control ordering. */
+  readonly gates = new Map<string, Promise<void>>();
+
+  add(cp: Checkpoint): this {
+    this.tasks.set(cp.task_id, [...(this.tasks.get(cp.task_id) ?? []), cp]);
+    return this;
+  }
+
+  emit(event: HostEventInput): void {
+    const full = { ...event, id: this.nextEventId++ } as HostEvent;
+    for (const l of this.listeners) l(full);
+  }
+
+  count(method: ApiMethod): number {
+    return this.calls.filter((c) => c.method === method).length;
+  }
+
+  private latest(taskId: string): Checkpoint {
+    const versions = this.tasks.get(taskId);
+    if (!versions) throw new ApiError('not-found', `no task ${taskId}`);
+    return versions[versions.length - 1];
+  }
+
+  private summary(cp: Checkpoint) {
+    return toTaskSummary({ task_id: cp.task_id, location: cp.task_id, format: 'waystation', checkpoint: cp, read_only: false, problems: [] });
+  }
+
+  private async gate(key: string) {
+    const g = this.gates.get(key);
+    if (g) await g;
+  }
+
+  readonly api: WaystationApi = (() => {
+    const record = <M extends ApiMethod>(method: M, input: ApiInput<M>) => this.calls.push({ method, input });
+    return {
+      getDirectory: async (i) => {
+        record('getDirectory', i);
+        return { root: '/tmp/fake', recent: [], host: 'web' };
+      },
+      openDirectory: async (i) => {
+        record('openDirectory', i);
+        return { root: i.path, recent: [], host: 'web' };
+      },
+      chooseDirectory: async (i) => {
+        record('chooseDirectory', i);
+        return null;
+      },
+      listTasks: async (i) => {
+        record('listTasks', i);
+        return [...this.tasks.keys()].map((id) => this.summary(this.latest(id)));
+      },
+      getTask: async (i): Promise<TaskDetail> => {
+        record('getTask', i);
+        await this.gate(`getTask:${i.taskId}`);
+        const cp = this.latest(i.taskId);
+        return { summary: this.summary(cp), checkpoint: cp, version: cp.version, latest_version: cp.version, read_only: false, problems: [], lease: { held: false } };
+      },
+      getHistory: async (i) => {
+        record('getHistory', i);
+        return (this.tasks.get(i.taskId) ?? []).map((cp) => ({ version: cp.version, source: cp.source, updated_at: cp.run.updated_at, bytes: 100 }));
+      },
+      getStepResult: async (i) => {
+        record('getStepResult', i);
+        return { value: { summary: 'old' }, found: true };
+      },
+      getMessages: async (i) => {
+        record('getMessages', i);
+        return [];
+      },
+      diffVersions: async (i) => {
+        record('diffVersions', i);
+        const versions = this.tasks.get(i.taskId) ?? [];
+        const a = versions.find((v) => v.version === i.a)!;
+        const b = versions.find((v) => v.version === i.b)!;
+        return { a: i.a, b: i.b, summary: summarizeChange(a, b), entries: structuredDiff(a, b) };
+      },
+      verifyTask: async (i) => {
+        record('verifyTask', i);
+        const cp = this.latest(i.taskId);
+        return { task_id: cp.task_id, version: cp.version, base_dir: '/tmp/fake', ok: true, drift: false, artifacts: [], uncertain_effects: [], invariant_problems: [] };
+      },
+      listAgents: async (i) => {
+        record('listAgents', i);
+        return [{ name: 'md-summarizer', description: 'Summarizes markdown', options_schema: { type: 'object', properties: {} }, origin: 'builtin' }];
+      },
+      startTask: async (i) => {
+        record('startTask', i);
+        return { taskId: i.taskId ?? 'new-task', version: 1, message: 'started' };
+      },
+      resumeTask: async (i) => {
+        record('resumeTask', i);
+        return { taskId: i.taskId, version: null, message: 'resumed' };
+      },
+      approveResume: async (i) => {
+        record('approveResume', i);
+        return { taskId: i.taskId, version: null, message: 'approved' };
+      },
+      rejectResume: async (i) => {
+        record('rejectResume', i);
+        return { taskId: i.taskId, version: null, message: 'rejected' };
+      },
+      editStepResult: async (i) => {
+        record('editStepResult', i);
+        const cp = this.latest(i.taskId);
+        const step = cp.plan.find((s) => s.id === i.stepId)!;
+        const errors = validateAgainstSchema(step.output_schema, i.value);
+        if (errors.length) throw new ApiError('invalid-input', 'invalid value', errors);
+        const next = Checkpoint.parse({
+          ...cp,
+          version: cp.version + 1,
+          status: 'halted',
+          plan: cp.plan.map((s) => (s.id === i.stepId ? { ...s, status: 'done', error: null } : s)),
+          source: { kind: 'human-edit', edit: { step_id: i.stepId, before: null, after: i.value } },
+        });
+        this.add(next);
+        return { taskId: i.taskId, version: next.version, message: `saved version ${next.version}` };
+      },
+      subscribe: (listener, lastEventId) => {
+        this.calls.push({ method: 'subscribe', input: { lastEventId } });
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+      },
+    } satisfies WaystationApi;
+  })();
+}

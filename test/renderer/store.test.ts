@@ -1,0 +1,138 @@
+// @vitest-environment jsdom
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createAppStore, type AppStore } from '../../renderer/src/store/app-store.js';
+import { filterTasks, needsAttention } from '../../renderer/src/store/task-filter.js';
+import { FakeApi, makeCheckpoint } from './fake-api.js';
+
+let stores: AppStore[] = [];
+function setup(api: FakeApi) {
+  const store = createAppStore(api.api);
+  stores.push(store);
+  return store;
+}
+afterEach(() => {
+  for (const s of stores) s.getState().dispose();
+  stores = [];
+});
+
+describe('the renderer store', () => {
+  it('loads the directory and every task on init, then reports live', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a')).add(makeCheckpoint('b', { status: 'done' }));
+    const store = setup(fake);
+    await store.getState().init();
+    const s = store.getState();
+    expect(s.connection).toBe('live');
+    expect(s.directory?.root).toBe('/tmp/fake');
+    expect(s.tasks.map((t) => t.task_id).sort()).toEqual(['a', 'b']);
+    expect(s.agents.map((a) => a.name)).toEqual(['md-summarizer']);
+  });
+
+  it('refreshes the list and the open task when the host reports a new version, without mutating old data', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a'));
+    const store = setup(fake);
+    await store.getState().init();
+    store.getState().selectTask('a');
+    await vi.waitFor(() => expect(store.getState().detail?.version).toBe(1));
+    const before = store.getState().detail!;
+    const tasksBefore = store.getState().tasks;
+
+    fake.add(makeCheckpoint('a', { version: 2, status: 'done', source: { kind: 'runtime' } }));
+    const listCalls = fake.count('listTasks');
+    // A burst of events for the same change collapses into one reload.
+    fake.emit({ type: 'task-changed', taskId: 'a', version: 2 });
+    fake.emit({ type: 'task-changed', taskId: 'a', version: 2 });
+    fake.emit({ type: 'task-event', taskId: 'a', event: { id: 9, type: 'version', at: '2026-01-01T00:02:00Z', version: 2 } });
+
+    await vi.waitFor(() => expect(store.getState().detail?.version).toBe(2));
+    await vi.waitFor(() => expect(store.getState().tasks[0].display_status).toBe('done'));
+    expect(fake.count('listTasks') - listCalls).toBe(1);
+    expect(store.getState().history.map((v) => v.version)).toEqual([1, 2]);
+    expect(before.version).toBe(1);
+    expect(before.checkpoint?.status).toBe('failed');
+    expect(tasksBefore[0].display_status).toBe('failed');
+    expect(store.getState().lastEventId).toBe(3);
+    expect(store.getState().activity.a.map((e) => e.text)).toContain('version 2 written');
+  });
+
+  it('drops a slow answer for a task the user already left', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('slow')).add(makeCheckpoint('fast'));
+    let release!: () => void;
+    fake.gates.set('getTask:slow', new Promise<void>((r) => (release = r)));
+    const store = setup(fake);
+    await store.getState().init();
+    store.getState().selectTask('slow');
+    store.getState().selectTask('fast');
+    await vi.waitFor(() => expect(store.getState().detail?.summary.task_id).toBe('fast'));
+    release();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(store.getState().detail?.summary.task_id).toBe('fast');
+  });
+
+  it('never sends an edit that fails the step schema, and sends a valid one', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a'));
+    const store = setup(fake);
+    await store.getState().init();
+    store.getState().selectTask('a');
+    await vi.waitFor(() => expect(store.getState().detail).not.toBeNull());
+
+    const bad = await store.getState().editStep('a', 'summarize', { summary: '' });
+    expect(bad.ok).toBe(false);
+    expect(bad.errors).toEqual(['$.summary: must be at least 1 character long']);
+    expect(fake.count('editStepResult')).toBe(0);
+
+    const good = await store.getState().editStep('a', 'summarize', { summary: 'All good.' });
+    expect(good).toMatchObject({ ok: true, version: 2 });
+    expect(fake.count('editStepResult')).toBe(1);
+    await vi.waitFor(() => expect(store.getState().detail?.version).toBe(2));
+    expect(store.getState().busy).toEqual({});
+  });
+
+  it('refuses to reject a resume without a reason', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a'));
+    const store = setup(fake);
+    await store.getState().init();
+    expect(await store.getState().reject('a', '   ')).toBe(false);
+    expect(fake.count('rejectResume')).toBe(0);
+    expect(store.getState().notices.at(-1)?.text).toMatch(/reason is required/);
+    expect(await store.getState().reject('a', 'wrong plan')).toBe(true);
+    expect(fake.calls.find((c) => c.method === 'rejectResume')?.input).toEqual({ taskId: 'a', reason: 'wrong plan' });
+  });
+
+  it('diffs older to newer whichever order the versions are picked in', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a')).add(makeCheckpoint('a', { version: 2, status: 'done' }));
+    const store = setup(fake);
+    await store.getState().init();
+    store.getState().selectTask('a');
+    await vi.waitFor(() => expect(store.getState().history).toHaveLength(2));
+    store.getState().setDiffPair(2, 1);
+    await vi.waitFor(() => expect(store.getState().diff.state).toBe('ready'));
+    expect(store.getState().diff.result?.summary.status).toEqual({ from: 'failed', to: 'done' });
+    expect(fake.calls.find((c) => c.method === 'diffVersions')?.input).toEqual({ taskId: 'a', a: 1, b: 2 });
+  });
+});
+
+describe('task filtering', () => {
+  const fake = new FakeApi();
+  beforeAll(() => {
+    for (const cp of [
+      makeCheckpoint('ok', { status: 'done', task_name: 'Publish docs', run: { created_at: 'x', updated_at: '2026-01-03T00:00:00Z' } }),
+      makeCheckpoint('broken', { status: 'failed', run: { created_at: 'x', updated_at: '2026-01-02T00:00:00Z' } }),
+      makeCheckpoint('asks', { status: 'waiting_approval', run: { created_at: 'x', updated_at: '2026-01-01T00:00:00Z' } }),
+    ])
+      fake.add(cp);
+  });
+
+  it('shows what needs attention, most urgent first', async () => {
+    const tasks = await fake.api.listTasks({});
+    const attention = filterTasks(tasks, { status: 'attention', query: '' });
+    expect(attention.map((t) => t.task_id)).toEqual(['asks', 'broken']);
+    expect(tasks.filter(needsAttention)).toHaveLength(2);
+  });
+
+  it('matches every search word against name, id and phase', async () => {
+    const tasks = await fake.api.listTasks({});
+    expect(filterTasks(tasks, { status: 'all', query: 'publish DOCS' }).map((t) => t.task_id)).toEqual(['ok']);
+    expect(filterTasks(tasks, { status: 'all', query: 'summarizing' })).toHaveLength(3);
+    expect(filterTasks(tasks, { status: 'done', query: '' }).map((t) => t.task_id)).toEqual(['ok']);
+  });
+});

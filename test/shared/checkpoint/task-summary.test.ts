@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { hasErrors, toTaskSummary, TaskSummary } from '../../../shared/checkpoint/task-summary.js';
+import { problem } from '../../../shared/checkpoint/problem.js';
+import { sampleCheckpoint } from './sample-checkpoint.js';
+
+const entry = (overrides = {}) => ({
+  task_id: 'task-1',
+  location: 'task-1',
+  format: 'waystation' as const,
+  checkpoint: sampleCheckpoint(),
+  read_only: false,
+  problems: [],
+  ...overrides,
+});
+
+describe('toTaskSummary', () => {
+  it('copies the listing fields from the checkpoint and validates against the schema', () => {
+    const s = toTaskSummary(entry(), { leaseHeld: true });
+    expect(TaskSummary.parse(s)).toEqual(s);
+    expect(s).toEqual({
+      task_id: 'task-1',
+      task_name: 'Write the report',
+      version: 1,
+      status: 'running',
+      display_status: 'running',
+      phase: 'drafting',
+      plan: [
+        { id: 's1', name: 'outline', status: 'done' },
+        { id: 's2', name: 'draft', status: 'running' },
+        { id: 's3', name: 'publish', status: 'pending' },
+      ],
+      current_step: 1,
+      total_steps: 3,
+      mode: 'manual',
+      agent_name: 'report-writer',
+      updated_at: '2026-01-10T10:01:00Z',
+      format: 'waystation',
+      read_only: false,
+      location: 'task-1',
+      problems: [],
+    });
+  });
+
+  it('keeps an unreadable task listed, with nulls and its problems', () => {
+    const torn = problem('torn/checkpoint.json', 'truncated', 'the JSON ends early');
+    const s = toTaskSummary(entry({ task_id: 'torn', location: 'torn', checkpoint: null, problems: [torn] }));
+    expect(TaskSummary.parse(s)).toEqual(s);
+    expect(s).toMatchObject({ display_status: 'unreadable', status: null, version: null, plan: [], current_step: null, problems: [torn] });
+  });
+
+  it('merges extra problems without repeating ones the entry already has', () => {
+    const legacy = problem('a.json', 'legacy-format', 'read-only');
+    const broken = problem('a.json', 'invariant', 'total_steps is 5 but the plan has 3 steps');
+    const s = toTaskSummary(entry({ problems: [legacy] }), { problems: [legacy, broken] });
+    expect(s.problems).toEqual([legacy, broken]);
+    expect(hasErrors([legacy])).toBe(false);
+    expect(hasErrors(s.problems)).toBe(true);
+  });
+
+  it('shows drift and interrupted runs through display_status', () => {
+    expect(toTaskSummary(entry()).display_status).toBe('interrupted');
+    expect(toTaskSummary(entry(), { drift: true }).display_status).toBe('drifted');
+  });
+});
