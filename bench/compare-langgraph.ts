@@ -11,7 +11,7 @@
  *                            put ~50 GB through SQLite; hours, not minutes)
  *   --dir DIR                where the stores are created (default: a temp folder)
  *   --keep                   leave the stores on disk
- *   --read-runs 5            repetitions of each read (median reported)
+ *   --read-runs 3            repetitions of each read (median reported)
  *   --seed 1                 payload seed
  *   --no-json                do not write bench/results/
  */
@@ -28,7 +28,7 @@ const { values } = parseArgs({
     'full-langgraph': { type: 'boolean', default: false },
     dir: { type: 'string' },
     keep: { type: 'boolean', default: false },
-    'read-runs': { type: 'string', default: '5' },
+    'read-runs': { type: 'string', default: '3' },
     seed: { type: 'string', default: '1' },
     'no-json': { type: 'boolean', default: false },
   },

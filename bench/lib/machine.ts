@@ -27,7 +27,11 @@ export interface StorageDescription {
   device: string;
   fsType: string;
   mountOptions: string;
-  /** 'ssd', 'rotational' or 'unknown', from /sys/block/<disk>/queue/rotational. */
+  /**
+   * The kernel's rotational flag from /sys/block/<disk>/queue/rotational:
+   * 'non-rotational', 'rotational' or 'unknown'. Virtual disks often report
+   * rotational whatever backs them, so it is quoted as a flag, not a verdict.
+   */
   media: string;
 }
 
@@ -85,7 +89,7 @@ async function diskMedia(device: string): Promise<string> {
   for (const candidate of candidates) {
     try {
       const flag = (await fs.readFile(`/sys/block/${candidate}/queue/rotational`, 'utf8')).trim();
-      return flag === '0' ? 'ssd' : 'rotational';
+      return flag === '0' ? 'non-rotational' : 'rotational';
     } catch {
       // try the next candidate
     }
@@ -100,7 +104,7 @@ export function formatMachine(m: MachineDescription): string[] {
   return [
     `CPU: ${m.cpuModel}, nproc ${m.nproc}`,
     `memory: ${gib} GiB`,
-    `disk: ${s.device} (${s.media}), ${s.fsType} mounted at ${s.mountPoint}${s.mountOptions ? ` (${s.mountOptions})` : ''}; data in ${s.path}`,
+    `disk: ${s.device} (kernel flag: ${s.media}), ${s.fsType} mounted at ${s.mountPoint}${s.mountOptions ? ` (${s.mountOptions})` : ''}; data in ${s.path}`,
     `Node ${m.node}, ${m.platform}, kernel ${m.kernel}`,
   ];
 }

@@ -22,6 +22,25 @@ const STEPS = [
 
 const StepOutput = z.string().min(1);
 
+/** The step names of the first article's own demo, which wrote `<task_id>.json` files in this shape. */
+const ARTICLE_STEP_NAMES = ['分析需求', '编写代码', '检查错误', '生成测试'];
+
+/**
+ * Whether a legacy task is clearly this demo's: the first article's format,
+ * four steps, at least one of them named, and every named step in its place
+ * (by the article's name, this demo's name or its id).
+ */
+function isArticleDemoTask(plan: ReadonlyArray<{ name: string }>): boolean {
+  if (plan.length !== STEPS.length) return false;
+  let named = 0;
+  for (const [i, step] of plan.entries()) {
+    if (step.name === `step ${i + 1}`) continue;
+    if (![ARTICLE_STEP_NAMES[i], STEPS[i].name, STEPS[i].id].includes(step.name)) return false;
+    named++;
+  }
+  return named > 0;
+}
+
 /** The failure the demo injects at its third step; exported so tests can recognise it. */
 export const SIMULATED_FAILURE = 'simulated failure: the model call timed out (set SKIP_FAILURE=1 to let this step pass)';
 
@@ -31,6 +50,7 @@ export const checkpointDemo = defineAgent({
   options: Options,
   goal: (o) => `${o.requirement}: analysed, written, checked and tested`,
   plan: () => STEPS.map((s) => ({ id: s.id, name: s.name, output_schema: StepOutput })),
+  adoptLegacy: (cp, format) => (format === 'article-task-json' && isArticleDemoTask(cp.plan) ? { options: {} } : null),
   async run(ctx) {
     // The conversation so far is rebuilt from stored step results, so a resumed run sends the model what an uninterrupted one would.
     const history: ChatMessage[] = [];

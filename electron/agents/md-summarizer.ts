@@ -67,7 +67,7 @@ export const mdSummarizer = defineAgent({
     try {
       files = await markdownFiles(o.input);
     } catch (err) {
-      throw new Error(`cannot read the input folder ${o.input}: ${(err as Error).message}`);
+      throw new Error(`cannot read the input folder ${o.input}: ${(err as Error).message}`, { cause: err });
     }
     return [
       ...files.map((f) => ({ id: `summarize:${f}`, name: `summarize ${f}`, output_schema: Summary })),

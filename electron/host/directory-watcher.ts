@@ -20,6 +20,8 @@ import { watch, type FSWatcher } from 'chokidar';
 
 /** How long chokidar suppresses further change events of a file after reporting one (its `_throttle('change', path, 50)`). */
 const CHOKIDAR_THROTTLE_MS = 50;
+/** How long after a flush a location that may have had unreported writes is reported again. */
+const SETTLE_MS = 250;
 
 /** What happened to one task location during a batch. */
 export interface DirectoryChange {
@@ -90,7 +92,11 @@ export function watchDirectory(
   const lastNoted = new Map<string, number>();
   let quietTimer: NodeJS.Timeout | null = null;
   let maxTimer: NodeJS.Timeout | null = null;
-  let trailingTimer: NodeJS.Timeout | null = null;
+  let settleTimer: NodeJS.Timeout | null = null;
+  /** Locations to report once more when things have settled (see flush). */
+  const settle = new Set<string>();
+  /** Top-level folders that appeared since the last flush. */
+  const freshFolders = new Set<string>();
   let closed = false;
   let flushing: Promise<void> = Promise.resolve();
 
@@ -112,29 +118,33 @@ export function watchDirectory(
     if (!maxTimer) maxTimer = setTimeout(() => flush(true), maxDelayMs);
   };
 
-  const flush = (forcedByMaxDelay: boolean) => {
+  const flush = (beforeQuiet: boolean) => {
     if (quietTimer) clearTimeout(quietTimer);
     if (maxTimer) clearTimeout(maxTimer);
     quietTimer = maxTimer = null;
     if (pending.size === 0) return;
     const batch = pending;
     pending = new Map();
-    if (forcedByMaxDelay) {
+    const now = Date.now();
+    for (const loc of batch.keys()) {
       // chokidar drops a file's change events for 50 ms after it reported one,
-      // with no trailing event. A flush in the middle of a burst may thus miss
-      // the burst's last writes: report every location that was active just
-      // now once more, after chokidar's window has passed.
-      const now = Date.now();
-      const recent = [...batch.keys()].filter((loc) => now - (lastNoted.get(loc) ?? 0) < CHOKIDAR_THROTTLE_MS * 2);
-      if (recent.length) {
-        if (trailingTimer) clearTimeout(trailingTimer);
-        trailingTimer = setTimeout(() => {
-          trailingTimer = null;
-          if (closed) return;
-          for (const loc of recent) if (!pending.has(loc)) pending.set(loc, new Set());
-          flush(false);
-        }, Math.max(quietMs, CHOKIDAR_THROTTLE_MS * 2));
-      }
+      // with no trailing event, so a flush before a quiet period may
+      // miss the burst's last writes. And files written into a folder that has
+      // just appeared can be missed while chokidar starts watching it. Either
+      // way the location is reported once more, after things have settled.
+      const active = beforeQuiet && now - (lastNoted.get(loc) ?? 0) < CHOKIDAR_THROTTLE_MS * 2;
+      if (active || freshFolders.has(loc)) settle.add(loc);
+      freshFolders.delete(loc);
+    }
+    if (settle.size && !settleTimer) {
+      settleTimer = setTimeout(() => {
+        settleTimer = null;
+        if (closed) return;
+        for (const loc of settle) if (!pending.has(loc)) pending.set(loc, new Set());
+        settle.clear();
+        // Not a quiet-period flush either: writes may still be under way.
+        flush(true);
+      }, SETTLE_MS);
     }
     // Batches are delivered in order even though checking existence is async.
     flushing = flushing.then(async () => {
@@ -154,11 +164,12 @@ export function watchDirectory(
     });
   };
 
-  const note = (p: string) => {
+  const note = (event: string, p: string) => {
     if (closed) return;
     const rel = relativeOf(p);
     if (rel === '' || rel.startsWith('..') || isIgnoredRelative(rel)) return;
     const location = locationOf(rel);
+    if (event === 'addDir') freshFolders.add(location);
     let paths = pending.get(location);
     if (!paths) pending.set(location, (paths = new Set()));
     paths.add(rel);
@@ -166,7 +177,7 @@ export function watchDirectory(
     schedule();
   };
 
-  watcher.on('all', (_event, p) => note(p));
+  watcher.on('all', (event, p) => note(event, p));
   watcher.on('error', (err) => options.onError?.(err instanceof Error ? err : new Error(String(err))));
 
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
@@ -178,7 +189,7 @@ export function watchDirectory(
       if (closed) return;
       flush(false);
       closed = true;
-      if (trailingTimer) clearTimeout(trailingTimer);
+      if (settleTimer) clearTimeout(settleTimer);
       await watcher.close();
       await flushing;
     },

@@ -132,7 +132,6 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
   const staticDir = options.staticDir ? path.resolve(options.staticDir) : null;
   const streams = new Set<http.ServerResponse>();
-  let port = 0;
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
@@ -388,7 +387,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       resolve();
     });
   });
-  port = (server.address() as AddressInfo).port;
+  const port = (server.address() as AddressInfo).port;
   allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   allowedOrigins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
   const origin = `http://127.0.0.1:${port}`;

@@ -9,9 +9,15 @@ import { createHostRunner } from './host-runner.js';
 import { HostService } from './host-service.js';
 import { startHttpHost, type HttpHost } from './http-host.js';
 
-/** `dist-renderer/` of this checkout or package (two folders up from electron/host and from dist-electron/host). */
+/**
+ * `dist-renderer/` of this checkout or package: two folders above
+ * electron/host/ when running from sources, three above
+ * dist-electron/electron/host/ when compiled.
+ */
 export function defaultRendererDir(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist-renderer');
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.resolve(here, '..', '..', 'dist-renderer'), path.resolve(here, '..', '..', '..', 'dist-renderer')];
+  return candidates.find((dir) => existsSync(path.join(dir, 'index.html'))) ?? candidates[0];
 }
 
 export interface WebServerOptions {

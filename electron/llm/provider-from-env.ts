@@ -45,5 +45,5 @@ export function redactSecrets(text: string, env: NodeJS.ProcessEnv = process.env
     const secret = env[name]?.trim();
     if (secret && secret.length >= 6) out = out.split(secret).join('[redacted]');
   }
-  return out.replace(/\bBearer\s+[A-Za-z0-9._\-]{8,}/g, 'Bearer [redacted]');
+  return out.replace(/\bBearer\s+[A-Za-z0-9._-]{8,}/g, 'Bearer [redacted]');
 }

@@ -16,13 +16,17 @@ import { generateDemoDirectory } from '../host/demo-directory.js';
 import { createHostRunner } from '../host/host-runner.js';
 import { HostService } from '../host/host-service.js';
 import { PathOutsideRootError, resolveInsideRoot } from '../host/path-confinement.js';
+import { defaultRendererDir } from '../host/web-server.js';
 import { APP_ENTRY_URL, APP_HOST, APP_SCHEME, DESKTOP_CSP } from './app-protocol.js';
 import { registerIpcHandlers } from './ipc-handlers.js';
 import { loadSettings } from './settings.js';
 import { denyPermissions, guardWebContents, secureWebPreferences } from './window-security.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const rendererDir = path.join(app.getAppPath(), 'dist-renderer');
+const rendererDir = defaultRendererDir();
+
+// Tests and side-by-side profiles keep their settings and demo directory apart.
+if (process.env.WAYSTATION_USER_DATA) app.setPath('userData', path.resolve(process.env.WAYSTATION_USER_DATA));
 
 // Must happen before `ready`: the app's pages get a standard, secure origin of their own.
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
@@ -37,7 +41,7 @@ let quitting = false;
 /** The first command-line argument that names an existing directory. */
 function directoryFromArgv(argv: readonly string[]): string | null {
   for (const arg of argv.slice(app.isPackaged ? 1 : 2)) {
-    if (arg.startsWith('-')) continue;
+    if (arg.startsWith('-') || arg === app.getAppPath()) continue;
     const candidate = path.resolve(arg);
     try {
       if (statSync(candidate).isDirectory()) return candidate;

@@ -1,6 +1,10 @@
 /**
  * How a worker finds the agent a task names: a built-in by name, or a module
  * path (relative to the project root recorded with the task) and an export.
+ *
+ * Importing an agent module runs someone else's code, so only worker
+ * processes do it; a module that throws, exports nothing runnable or never
+ * finishes loading becomes an {@link AgentLoadError} that says which.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -11,54 +15,219 @@ import type { AnyAgent } from './define-agent.js';
 
 export type AgentLookup = (name: string) => AnyAgent | null;
 
-function looksLikeAgent(v: unknown): v is AnyAgent {
+/** Why an agent could not be loaded; the task it was meant for was not touched. */
+export type AgentLoadProblem = 'module-missing' | 'module-throws' | 'no-agent-export' | 'load-timeout' | 'name-mismatch' | 'unknown-agent';
+
+export class AgentLoadError extends Error {
+  constructor(
+    readonly problem: AgentLoadProblem,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** How long an agent module may take to load before it is reported as hanging. */
+export const DEFAULT_AGENT_LOAD_TIMEOUT_MS = 30_000;
+
+/** The load timeout from `WAYSTATION_AGENT_LOAD_TIMEOUT_MS`, else the default. */
+export function agentLoadTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.WAYSTATION_AGENT_LOAD_TIMEOUT_MS);
+  return env.WAYSTATION_AGENT_LOAD_TIMEOUT_MS && Number.isFinite(n) && n > 0 ? n : DEFAULT_AGENT_LOAD_TIMEOUT_MS;
+}
+
+/** Whether a value is an agent: what defineAgent returns (a name, a plan and a run function). */
+export function looksLikeAgent(v: unknown): v is AnyAgent {
   const a = v as AnyAgent | null;
-  return !!a && typeof a === 'object' && typeof a.name === 'string' && typeof a.run === 'function' && typeof a.plan === 'function';
+  return !!a && typeof a === 'object' && typeof a.name === 'string' && a.name.length > 0 && typeof a.run === 'function' && typeof a.plan === 'function';
 }
 
 /** Whether a command-line agent argument is a module path rather than a built-in name. */
 export function isModuleSpecifier(spec: string): boolean {
-  return spec.startsWith('.') || path.isAbsolute(spec) || /\.(ts|mts|js|mjs)$/.test(spec);
+  return spec.startsWith('.') || path.isAbsolute(spec) || /\.(ts|mts|cts|js|mjs|cjs)$/.test(spec);
+}
+
+/** The sha256 of a module file, or null when it cannot be read. */
+export async function hashModule(file: string): Promise<string | null> {
+  try {
+    return createHash('sha256').update(await fs.readFile(file)).digest('hex');
+  } catch {
+    return null;
+  }
 }
 
 /**
- * Describe an agent given on the command line for recording in the checkpoint:
- * a built-in name as is; a module path relative to the project root, with its hash.
+ * The folder an agent module's relative path is recorded against: the nearest
+ * folder above it with a package.json (its project), else `fallback`.
  */
-export async function agentRefFor(spec: string, opts: { cwd: string; exportName?: string }): Promise<Partial<AgentRef> & { name: string }> {
-  if (!isModuleSpecifier(spec)) return { name: spec };
-  const file = path.resolve(opts.cwd, spec);
-  const bytes = await fs.readFile(file).catch((err: Error) => {
-    throw new Error(`cannot read the agent module ${file}: ${err.message}`);
-  });
-  const agent = await importAgent(file, opts.exportName);
-  return {
-    name: agent.name,
-    module: path.relative(opts.cwd, file).split(path.sep).join('/'),
-    export: opts.exportName ?? 'default',
-    project_root: opts.cwd,
-    module_sha256: createHash('sha256').update(bytes).digest('hex'),
-  };
+export async function projectRootOf(file: string, fallback: string): Promise<string> {
+  let dir = path.dirname(file);
+  for (;;) {
+    try {
+      await fs.access(path.join(dir, 'package.json'));
+      return dir;
+    } catch {
+      const up = path.dirname(dir);
+      if (up === dir) return fallback;
+      dir = up;
+    }
+  }
 }
 
-async function importAgent(file: string, exportName?: string): Promise<AnyAgent> {
-  const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  const candidate = exportName ? mod[exportName] : (mod.default ?? Object.values(mod).find(looksLikeAgent));
+/** The absolute file of a recorded module reference; a relative project root is relative to the checkpoint directory. */
+export function moduleFileOf(ref: Pick<AgentRef, 'module' | 'project_root'>, root: string): string | null {
+  if (!ref.module) return null;
+  return path.resolve(root, ref.project_root ?? '.', ref.module);
+}
+
+let tsLoaderRegistered = false;
+
+/**
+ * Make `.ts` agent modules importable from a plain-JavaScript process (the
+ * compiled library, a bundled worker). Under tsx, or for JavaScript modules,
+ * nothing is needed.
+ */
+async function ensureTypeScriptLoader(file: string): Promise<void> {
+  if (tsLoaderRegistered || !/\.(ts|mts|cts)$/.test(file) || import.meta.url.endsWith('.ts')) return;
+  const { register } = await import('tsx/esm/api');
+  register();
+  tsLoaderRegistered = true;
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AgentLoadError('load-timeout', what())), ms);
+    // A hanging module keeps its own handles; ours must not keep the process alive after the answer.
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Import an agent module and pick its agent.
+ *
+ * Without an export name: the default export, else the only agent among the
+ * named exports.
+ */
+export async function importAgentModule(file: string, exportName?: string, opts: { timeoutMs?: number } = {}): Promise<AnyAgent> {
+  try {
+    await fs.access(file);
+  } catch {
+    throw new AgentLoadError('module-missing', `the agent module ${file} does not exist (moved or deleted?)`);
+  }
+  await ensureTypeScriptLoader(file);
+  const timeoutMs = opts.timeoutMs ?? agentLoadTimeoutMs();
+  let mod: Record<string, unknown>;
+  try {
+    mod = await withTimeout(
+      import(pathToFileURL(file).href) as Promise<Record<string, unknown>>,
+      timeoutMs,
+      () => `the agent module ${file} did not finish loading within ${timeoutMs} ms (a top-level await that never settles?); set WAYSTATION_AGENT_LOAD_TIMEOUT_MS to allow longer`,
+    );
+  } catch (err) {
+    if (err instanceof AgentLoadError) throw err;
+    const why = err instanceof Error ? err.message : String(err);
+    throw new AgentLoadError('module-throws', `the agent module ${file} fails to load: ${why}`);
+  }
+  const wanted = exportName && exportName !== 'default' ? exportName : undefined;
+  let candidate: unknown;
+  if (wanted) candidate = mod[wanted];
+  else if (looksLikeAgent(mod.default)) candidate = mod.default;
+  else {
+    const agents = Object.entries(mod).filter(([, v]) => looksLikeAgent(v));
+    if (agents.length > 1) {
+      throw new AgentLoadError('no-agent-export', `${file} exports several agents (${agents.map(([k]) => k).join(', ')}); choose one with --export NAME`);
+    }
+    candidate = agents[0]?.[1];
+  }
   if (!looksLikeAgent(candidate)) {
-    throw new Error(`${file} does not export an agent${exportName ? ` named ${exportName}` : ''} (an object from defineAgent with name, plan and run)`);
+    const names = Object.keys(mod);
+    throw new AgentLoadError(
+      'no-agent-export',
+      `${file} does not export an agent${wanted ? ` named ${wanted}` : ''}: an agent is what defineAgent returns (name, plan and run). ` +
+        `Its exports are: ${names.length ? names.join(', ') : 'none'}`,
+    );
   }
   return candidate;
 }
 
-/** Load the agent a task's `agent` reference names. */
-export async function loadAgent(ref: Pick<AgentRef, 'name' | 'module' | 'export' | 'project_root'>, builtIns: AgentLookup): Promise<AnyAgent> {
-  if (ref.module) {
-    const file = path.resolve(ref.project_root ?? process.cwd(), ref.module);
-    const agent = await importAgent(file, ref.export === 'default' ? undefined : ref.export);
-    if (agent.name !== ref.name) throw new Error(`${file} now exports agent ${agent.name}, but the task was started with ${ref.name}`);
-    return agent;
+/** A module agent described for recording: what the checkpoint's `agent` holds, before options. */
+export type ModuleAgentRef = Required<Pick<AgentRef, 'name' | 'module' | 'export' | 'project_root' | 'module_sha256'>>;
+
+/**
+ * Describe an agent module for recording in a checkpoint: its name, its path
+ * relative to the project root, the export and the module's sha256.
+ *
+ * `projectRoot` defaults to the module's project (nearest package.json),
+ * else `cwd`. Imports the module: call it in a worker, not in a host.
+ */
+export async function describeModuleAgent(
+  spec: string,
+  opts: { cwd: string; exportName?: string; projectRoot?: string; timeoutMs?: number },
+): Promise<ModuleAgentRef & { agent: AnyAgent }> {
+  const file = path.resolve(opts.cwd, spec);
+  const agent = await importAgentModule(file, opts.exportName, { timeoutMs: opts.timeoutMs });
+  const projectRoot = opts.projectRoot ?? (await projectRootOf(file, opts.cwd));
+  const sha = await hashModule(file);
+  if (sha === null) throw new AgentLoadError('module-missing', `cannot read the agent module ${file}`);
+  return {
+    agent,
+    name: agent.name,
+    module: path.relative(path.resolve(opts.cwd, projectRoot), file).split(path.sep).join('/'),
+    export: opts.exportName ?? 'default',
+    project_root: projectRoot,
+    module_sha256: sha,
+  };
+}
+
+/**
+ * Describe an agent given on the command line for recording in the checkpoint:
+ * a built-in name as is; a module path with its project root and hash.
+ */
+export async function agentRefFor(spec: string, opts: { cwd: string; exportName?: string }): Promise<Partial<AgentRef> & { name: string }> {
+  if (!isModuleSpecifier(spec)) return { name: spec };
+  const { agent: _agent, ...ref } = await describeModuleAgent(spec, opts);
+  return ref;
+}
+
+/** An agent and, for a module agent, the module's hash as loaded now. */
+export interface LoadedAgent {
+  agent: AnyAgent;
+  /** The module file, for module agents. */
+  file: string | null;
+  /** sha256 of the module file now; null for built-ins. */
+  module_sha256: string | null;
+}
+
+/**
+ * Load the agent a task's `agent` reference names.
+ *
+ * @param root the checkpoint directory, against which a relative project root resolves.
+ */
+export async function loadAgent(
+  ref: Pick<AgentRef, 'name' | 'module' | 'export' | 'project_root'>,
+  builtIns: AgentLookup,
+  opts: { root?: string; timeoutMs?: number } = {},
+): Promise<LoadedAgent> {
+  const file = moduleFileOf(ref, opts.root ?? process.cwd());
+  if (file) {
+    const agent = await importAgentModule(file, ref.export, { timeoutMs: opts.timeoutMs });
+    if (agent.name !== ref.name) {
+      throw new AgentLoadError('name-mismatch', `${file} now exports agent "${agent.name}", but the task was started with "${ref.name}"`);
+    }
+    return { agent, file, module_sha256: await hashModule(file) };
   }
   const agent = builtIns(ref.name);
-  if (!agent) throw new Error(`there is no built-in agent named "${ref.name}"; give a module path (./agent.ts) for agents outside Waystation`);
-  return agent;
+  if (!agent) {
+    throw new AgentLoadError(
+      'unknown-agent',
+      `there is no built-in agent named "${ref.name}"; give a module path (./agent.ts) or register it in waystation.config.json`,
+    );
+  }
+  return { agent, file: null, module_sha256: null };
 }

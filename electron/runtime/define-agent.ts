@@ -110,6 +110,14 @@ export interface AgentDefinition<S extends z.ZodType = z.ZodType> {
   /** Probes by effect type, used while reconciling uncertain effects before the agent runs. */
   probes?: Record<string, (effect: SideEffect, options: z.output<S>) => Promise<ProbeResult>>;
   run: (ctx: TaskContext<z.output<S>>) => Promise<void>;
+  /**
+   * Recognise a task written in one of the source articles' formats as this
+   * agent's, so resuming it imports it and continues with this agent. Return
+   * the options to run it with, or null when the task is not clearly this
+   * agent's. The returned plan must have as many steps as the task's; steps
+   * are matched by position and take this agent's ids and names.
+   */
+  adoptLegacy?: (checkpoint: Checkpoint, format: 'article-task-json' | 'article-checkpoint-json') => { options: z.input<S> } | null;
 }
 
 /** Declare an agent. The identity function, there for type inference. */

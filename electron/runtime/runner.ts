@@ -8,17 +8,20 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Checkpoint, RecoveryMode, TaskStatus } from '../../shared/checkpoint/schema.js';
+import type { AgentRef, Checkpoint, RecoveryMode, TaskStatus } from '../../shared/checkpoint/schema.js';
 import type { CheckpointStore, TaskEvent } from '../store/store-types.js';
 import { openStore } from '../store/directory-store.js';
+import { builtInAgents } from '../agents/registry.js';
 import { readLease, leaseIsLive } from './lease.js';
-import { agentRefFor } from './agent-loader.js';
+import { agentLoadTimeoutMs, isModuleSpecifier } from './agent-loader.js';
+import { describeAgentModule, type DescribeOptions } from './agent-describer.js';
+import { AGENTS_CONFIG_FILE, describeConfigEntry, readAgentsConfig } from './agent-catalog.js';
+import { importLegacyForResume } from './legacy-resume.js';
 import { DEFAULT_MAX_AUTO_ATTEMPTS, editStepResult, generateTaskId, isUnfinishedCreate, OperationError, rejectTask, type ResumeRequest } from './task-operations.js';
-import { exitCodeForError, exitCodeForStatus, RunExit, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
+import { defaultWorkerLaunch } from './worker-launch.js';
+import { exitCodeForError, exitCodeForStatus, RunExit, type DescribedAgent, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
 
 /** How one runner operation ended. */
 export interface RunOutcome {
@@ -73,15 +76,12 @@ export interface StartRunRequest {
   exportName?: string;
 }
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const isTs = import.meta.url.endsWith('.ts');
+/** Extra time past the agent load timeout before a worker that never reported its agent loaded is killed. */
+const LOAD_KILL_MARGIN_MS = 10_000;
 
-/** How a worker process is started: this build's entry, through tsx when running from TypeScript sources. */
-function workerLaunch(): { entry: string; execArgv: string[] } {
-  const entry = path.join(here, isTs ? 'worker-main.ts' : 'worker-main.js');
-  if (!isTs) return { entry, execArgv: [] };
-  const tsx = createRequire(import.meta.url).resolve('tsx');
-  return { entry, execArgv: ['--import', pathToFileURL(tsx).href] };
+/** What a checkpoint records of a described module agent. */
+function refOf(d: DescribedAgent): Partial<AgentRef> & { name: string } {
+  return { name: d.name, module: d.module, export: d.export, project_root: d.project_root, module_sha256: d.module_sha256 };
 }
 
 function describeSignal(code: number | null, signal: NodeJS.Signals | null): string {
@@ -112,12 +112,15 @@ export class Runner extends EventEmitter {
 
   /** Spawn one worker for a job and wait for its answer. */
   spawnWorker(job: WorkerJob): { child: ChildProcess; done: Promise<RunOutcome> } {
-    const { entry, execArgv = [] } = this.opts.workerLaunch ?? workerLaunch();
+    const { entry, execArgv = [] } = this.opts.workerLaunch ?? defaultWorkerLaunch();
+    const env = this.opts.env ?? process.env;
+    const projectRoot = job.kind === 'start' ? job.agentRef.project_root : undefined;
     const child = fork(entry, [], {
       execArgv,
-      env: { ...(this.opts.env ?? process.env), WAYSTATION_JOB: JSON.stringify(job) },
+      env: { ...env, WAYSTATION_JOB: JSON.stringify(job) },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      cwd: job.kind === 'start' ? (job.agentRef.project_root ?? process.cwd()) : process.cwd(),
+      // A module agent starts in its project, as it would when its author runs it.
+      cwd: projectRoot ? path.resolve(this.root, projectRoot) : process.cwd(),
     });
     this.children.add(child);
     const taskId = job.taskId;
@@ -129,14 +132,26 @@ export class Runner extends EventEmitter {
       if (stream) createInterface({ input: stream }).on('line', (line) => this.emit('event', { type: 'line', taskId, line, stream: name }));
     }
     let message: WorkerMessage | null = null;
+    // An agent module stuck loading (a busy loop, an await that never settles) is stopped before it ever touches the task.
+    const loadMs = agentLoadTimeoutMs(env);
+    const loadWatch = setTimeout(() => {
+      message = {
+        type: 'error',
+        code: 'agent-unavailable',
+        message: `the agent for ${job.taskId} did not finish loading within ${loadMs} ms (it hangs at start-up); the worker was stopped and the task was left untouched`,
+      };
+      child.kill('SIGKILL');
+    }, loadMs + LOAD_KILL_MARGIN_MS);
     child.on('message', (m) => {
-      message = m as WorkerMessage;
+      if ((m as WorkerMessage).type === 'loaded') clearTimeout(loadWatch);
+      else message = m as WorkerMessage;
     });
     const done = new Promise<RunOutcome>((resolve) => {
       child.on('error', (err) => {
         message ??= { type: 'error', code: 'internal', message: `could not start the worker: ${err.message}` };
       });
       child.on('close', async (code, signal) => {
+        clearTimeout(loadWatch);
         this.children.delete(child);
         let outcome: RunOutcome;
         const m = message as WorkerMessage | null;
@@ -215,9 +230,9 @@ export class Runner extends EventEmitter {
   async startRun(req: StartRunRequest): Promise<RunOutcome> {
     let agentRef;
     try {
-      agentRef = await agentRefFor(req.agent, { cwd: req.cwd ?? process.cwd(), exportName: req.exportName });
+      agentRef = await this.resolveAgent(req);
     } catch (err) {
-      return refused(req.taskId ?? '', 'invalid', (err as Error).message);
+      return refused(req.taskId ?? '', err instanceof OperationError ? err.code : 'agent-unavailable', (err as Error).message);
     }
     const taskId = req.taskId ?? generateTaskId(agentRef.name);
     const existing = req.taskId ? await this.store.getTask(taskId) : null;
@@ -239,8 +254,64 @@ export class Runner extends EventEmitter {
     return this.supervise(taskId, first);
   }
 
-  /** Resume a task in a worker (the six steps), then supervise it like a run. */
+  private describeOptions(): DescribeOptions {
+    return { env: this.opts.env, workerLaunch: this.opts.workerLaunch };
+  }
+
+  /**
+   * What to record for the agent a start names: a built-in by name, a module
+   * path (loaded in a worker to learn its name and hash), or the name of an
+   * agent registered in the directory's waystation.config.json.
+   */
+  private async resolveAgent(req: StartRunRequest): Promise<Partial<AgentRef> & { name: string }> {
+    if (isModuleSpecifier(req.agent)) {
+      const d = await describeAgentModule({ root: this.root, spec: req.agent, cwd: req.cwd ?? process.cwd(), exportName: req.exportName }, this.describeOptions());
+      return refOf(d);
+    }
+    if (builtInAgents.has(req.agent)) return { name: req.agent };
+    const config = await readAgentsConfig(this.root);
+    const builtIns = [...builtInAgents.keys()].join(', ');
+    if (config.problem) throw new OperationError('invalid', `"${req.agent}" is not a built-in agent (${builtIns}), and ${config.problem}`);
+    // Entries that name their agent are tried first; the others must be loaded to learn their names.
+    const named = config.entries.filter((e) => e.name === req.agent);
+    const candidates = named.length > 0 ? named : config.entries.filter((e) => !e.name);
+    const failures: string[] = [];
+    for (const entry of candidates) {
+      try {
+        const d = await describeConfigEntry(this.root, entry, this.describeOptions());
+        if (d.name === req.agent) return refOf(d);
+        if (entry.name) failures.push(`${entry.module} exports agent "${d.name}", not "${entry.name}" as ${AGENTS_CONFIG_FILE} says`);
+      } catch (err) {
+        failures.push((err as Error).message);
+      }
+    }
+    throw new OperationError(
+      named.length > 0 ? 'agent-unavailable' : 'invalid',
+      `there is no agent "${req.agent}": the built-in agents are ${builtIns}` +
+        (config.present ? `, and ${AGENTS_CONFIG_FILE} registers ${config.entries.length ? config.entries.map((e) => e.name ?? e.module).join(', ') : 'none'}` : `; register others in ${AGENTS_CONFIG_FILE}`) +
+        (failures.length ? ` (${failures.join('; ')})` : '') +
+        '. Nothing was written.',
+    );
+  }
+
+  /**
+   * Resume a task in a worker (the six steps), then supervise it like a run.
+   *
+   * A task in an article format is imported first, when a built-in agent
+   * recognises it; the imported task is the one resumed (its id is in the outcome).
+   */
   async resume(taskId: string, req: ResumeRequest = {}): Promise<RunOutcome> {
+    try {
+      const imported = await importLegacyForResume({ store: this.store, root: this.root, actor: this.opts.actor }, taskId, builtInAgents.values());
+      if (imported) {
+        this.emit('event', { type: 'line', taskId, line: imported.message, stream: 'stdout' });
+        if (imported.status === 'done') return { task_id: imported.taskId, status: 'done', version: imported.version, message: imported.message, next: null, exitCode: RunExit.done };
+        taskId = imported.taskId;
+      }
+    } catch (err) {
+      if (err instanceof OperationError) return refused(taskId, err.code, err.message);
+      throw err;
+    }
     const first = await this.spawnWorker({ kind: 'resume', root: this.root, taskId, trigger: 'human', ...req, actor: this.opts.actor }).done;
     return this.supervise(taskId, first);
   }

@@ -16,7 +16,7 @@ import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js'
 import type { Artifact, Checkpoint, HistoryMessage, PlanStep, SideEffect, TaskStatus, VersionSource } from '../../shared/checkpoint/schema.js';
 import { canonicalJson } from '../../shared/checkpoint/canonical-json.js';
 import { expectedCurrentStep } from '../../shared/checkpoint/invariants.js';
-import type { CheckpointStore, TaskEvent } from '../store/store-types.js';
+import { StoreWriteError, type CheckpointStore, type TaskEvent } from '../store/store-types.js';
 import { artifactBaseDir } from '../verify/verify-task.js';
 import type { ChatMessage, Completion, CompletionOptions, LlmProvider } from '../llm/provider.js';
 import { LlmCallError } from '../llm/provider.js';
@@ -55,6 +55,11 @@ export class StepFailedError extends Error {
 
 /** A step returned a value its declared output schema rejects. */
 class StepOutputError extends Error {}
+
+/** The store refused a checkpoint because it does not fit the schema (the agent's doing, not the disk's): nothing was written. */
+export function isSchemaRefusal(err: unknown): err is StoreWriteError {
+  return err instanceof StoreWriteError && err.problems.some((p) => p.reason === 'schema');
+}
 
 export interface EngineDeps {
   store: CheckpointStore;
@@ -158,7 +163,9 @@ export class TaskEngine {
   ): Promise<Checkpoint> {
     const run = async () => {
       this.deps.lease?.assertHeld();
-      const d = this.working;
+      // Mutate a copy: a save the store refuses (an agent handed it something that is not a valid
+      // checkpoint) must not leave its changes in the working state for the next save to repeat.
+      const d = structuredClone(this.working);
       mutate(d);
       d.total_steps = d.plan.length;
       d.current_step = expectedCurrentStep(d.plan);
@@ -219,15 +226,15 @@ export class TaskEngine {
   // ---- the context the agent sees ----------------------------------------------------------
 
   private buildContext(): TaskContext<unknown> {
-    const self = this;
     const cp = this.working;
+    const currentPlan = () => this.working.plan.map((s) => ({ id: s.id, name: s.name }));
     return {
       taskId: cp.task_id,
       rootDir: this.root,
       options: cp.agent?.options ?? {},
       goal: cp.goal,
       get plan() {
-        return self.working.plan.map((s) => ({ id: s.id, name: s.name }));
+        return currentPlan();
       },
       resumed: this.resumed,
       signal: this.abort.signal,
@@ -260,6 +267,7 @@ export class TaskEngine {
   // ---- steps ---------------------------------------------------------------------------------
 
   private async runStep<T>(idOrName: string, fn: () => Promise<T> | T): Promise<T> {
+    if (typeof idOrName !== 'string' || idOrName.length === 0) throw new Error(`ctx.step needs a step id (a non-empty string), got ${JSON.stringify(idOrName)}`);
     if (this.currentStep !== null) {
       throw new Error(`step "${idOrName}" was started inside step "${this.currentStep}"; steps do not nest`);
     }
@@ -298,30 +306,16 @@ export class TaskEngine {
     } catch (err) {
       this.currentStep = null;
       if (err instanceof WaitForHumanSignal || err instanceof LeaseLostError || this.abort.signal.aborted) throw err;
-      const message = this.redact(messageOf(err));
-      const kind = err instanceof LlmCallError ? 'llm' : err instanceof StepOutputError ? 'output-schema' : (err as Error)?.name || 'error';
-      await this.save((d) => {
-        const s = d.plan.find((x) => x.id === id)!;
-        Object.assign(s, {
-          status: 'failed',
-          finished_at: new Date().toISOString(),
-          elapsed_ms: (s.elapsed_ms ?? 0) + (Date.now() - started),
-          error: { message, kind, at: new Date().toISOString() },
-          failures: failuresBefore + 1,
-        });
-        d.status = 'failed';
-        d.resume_hint = `${id} (${s.name}) failed: ${message}. Fix the cause and run \`${commandHint(d, 'resume')}\`, or set its result with \`${commandHint(d, 'edit', ` ${id} --value JSON`)}\``;
-      });
-      this.report(`${id}: failed: ${message}`);
-      await this.event({ type: 'step-finish', step_id: id, data: { status: 'failed', error: message } });
-      throw new StepFailedError(id, message);
+      const kind = err instanceof LlmCallError ? 'llm' : err instanceof StepOutputError ? 'output-schema' : isSchemaRefusal(err) ? 'invalid-checkpoint' : (err as Error)?.name || 'error';
+      return this.failStep(id, started, failuresBefore, this.redact(messageOf(err)), kind);
     }
 
     const result = value === undefined ? null : value;
     const recovery = this.stepRecovery ?? (previousError
       ? { what: previousError.message, fix: `reran the step on resume (attempt ${step.attempts})`, verification: `step ${id} completed` }
       : null);
-    await this.save(
+    try {
+      await this.save(
       (d) => {
         const s = d.plan.find((x) => x.id === id)!;
         Object.assign(s, {
@@ -335,12 +329,38 @@ export class TaskEngine {
         d.resume_hint = this.nextHint();
       },
       { results: { [id]: result } },
-    );
+      );
+    } catch (err) {
+      if (!isSchemaRefusal(err)) throw err;
+      // The agent handed over something the checkpoint cannot hold: the step fails with the store's reason, the task stays valid.
+      this.currentStep = null;
+      this.pendingArtifacts.clear();
+      return this.failStep(id, started, failuresBefore, `the step's outcome cannot be saved as a valid checkpoint: ${this.redact(messageOf(err))}`, 'invalid-checkpoint');
+    }
     this.pendingArtifacts.clear();
     this.currentStep = null;
     this.report(`${id}: done`);
     await this.event({ type: 'step-finish', step_id: id, data: { status: 'done', elapsed_ms: Date.now() - started } });
     return value;
+  }
+
+  /** Save a step's failure, report it, and unwind the agent. */
+  private async failStep(id: string, started: number, failuresBefore: number, message: string, kind: string): Promise<never> {
+    await this.save((d) => {
+      const s = d.plan.find((x) => x.id === id)!;
+      Object.assign(s, {
+        status: 'failed',
+        finished_at: new Date().toISOString(),
+        elapsed_ms: (s.elapsed_ms ?? 0) + (Date.now() - started),
+        error: { message, kind, at: new Date().toISOString() },
+        failures: failuresBefore + 1,
+      });
+      d.status = 'failed';
+      d.resume_hint = `${id} (${s.name}) failed: ${message}. Fix the cause and run \`${commandHint(d, 'resume')}\`, or set its result with \`${commandHint(d, 'edit', ` ${id} --value JSON`)}\``;
+    });
+    this.report(`${id}: failed: ${message}`);
+    await this.event({ type: 'step-finish', step_id: id, data: { status: 'failed', error: message } });
+    throw new StepFailedError(id, message);
   }
 
   private async skipStep(idOrName: string, reason: string): Promise<void> {
@@ -369,6 +389,9 @@ export class TaskEngine {
   }
 
   private async runEffect<T>(spec: EffectSpec<T>): Promise<T> {
+    if (typeof spec?.type !== 'string' || !spec.type || typeof spec.key !== 'string' || !spec.key || typeof spec.perform !== 'function') {
+      throw new Error('ctx.effect needs a type and an idempotency key (non-empty strings) and a perform function');
+    }
     const stepId = this.currentStep ?? undefined;
     const probe = this.probeFor(spec);
     let i = this.effectIndex(spec.key);

@@ -16,7 +16,7 @@ import { redactSecrets } from '../llm/provider-from-env.js';
 import type { AnyAgent } from './define-agent.js';
 import { acquireLease, LeaseHeldError, type Lease } from './lease.js';
 import { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
-import { TaskEngine, type EngineOutcome } from './task-engine.js';
+import { isSchemaRefusal, TaskEngine, type EngineOutcome } from './task-engine.js';
 
 /** Bad input or a refused operation: nothing was written. `code` says which. */
 export class OperationError extends Error {
@@ -32,7 +32,8 @@ export class OperationError extends Error {
       | 'unknown-step'
       | 'no-approval'
       | 'halted'
-      | 'agent-mismatch',
+      | 'agent-mismatch'
+      | 'agent-unavailable',
     message: string,
   ) {
     super(message);
@@ -49,6 +50,12 @@ export interface OperationEnv {
   leaseTtlMs?: number;
   /** Who asks, for the lease entry and recorded decisions. */
   actor?: string;
+  /**
+   * The sha256 of the agent module as loaded for this operation (null for a
+   * built-in). Compared with the hash the task recorded: a difference is
+   * reported before resuming and is part of a confirm-mode resume plan.
+   */
+  agentModuleSha256?: string | null;
 }
 
 export const DEFAULT_MAX_AUTO_ATTEMPTS = 3;
@@ -118,6 +125,17 @@ function engineFor(env: OperationEnv, agent: AnyAgent | null, cp: Checkpoint, le
   );
 }
 
+/**
+ * Run `fn` with an engine over the task's latest version, under the task's
+ * lease: for writes that run no agent code (imports, adoptions).
+ */
+export async function withTaskEngine<T>(env: OperationEnv, taskId: string, owner: string, fn: (engine: TaskEngine, cp: Checkpoint) => Promise<T>): Promise<T> {
+  return withLease(env, taskId, owner, false, async (lease) => {
+    const cp = await loadForWrite(env.store, taskId);
+    return fn(engineFor(env, null, cp, lease), cp);
+  });
+}
+
 const unavailableLlm: LlmProvider = {
   kind: 'none',
   model: 'none',
@@ -130,6 +148,16 @@ function assertNoSecrets(options: unknown, env: NodeJS.ProcessEnv): void {
   if (redactSecrets(text, env) !== text) {
     throw new OperationError('invalid', 'an agent option contains the API key; keys are never stored in checkpoints. Nothing was written.');
   }
+}
+
+/**
+ * Whether the agent module changed since the task recorded it: both hashes
+ * known and different. A built-in agent, or a task that never recorded a
+ * hash, has nothing to compare.
+ */
+export function moduleChanged(cp: Checkpoint, currentSha256: string | null | undefined): boolean {
+  const recorded = cp.agent?.module_sha256;
+  return Boolean(cp.agent?.module && recorded && currentSha256 && recorded !== currentSha256);
 }
 
 /** A folder left by a create that crashed before version 1 existed: starting again is safe (version 1 is linked exclusively). */
@@ -209,6 +237,9 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
     created = (await env.store.create(checkpoint)).checkpoint;
   } catch (err) {
     if (err instanceof ConflictError) throw new OperationError('exists', `task ${taskId} was created by another runner at the same moment; nothing was written`);
+    if (isSchemaRefusal(err)) {
+      throw new OperationError('invalid', `agent ${agent.name} describes a task that is not a valid checkpoint (check its goal, plan and options): ${err.message}`);
+    }
     throw err;
   }
   return withLease(env, taskId, 'runner', true, async (lease) => {
@@ -237,7 +268,7 @@ function canProbeBeforeRun(agent: AnyAgent | null) {
 
 async function decide(env: OperationEnv, agent: AnyAgent | null, cp: Checkpoint, rerunDrifted: boolean): Promise<ResumeDecision> {
   const report = await verifyTask(env.root, cp, { location: cp.task_id });
-  return decideResume({ cp, report, canProbe: canProbeBeforeRun(agent), rerunDrifted });
+  return decideResume({ cp, report, canProbe: canProbeBeforeRun(agent), rerunDrifted, moduleChanged: moduleChanged(cp, env.agentModuleSha256) });
 }
 
 /**
@@ -376,6 +407,15 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
       );
     }
 
+    const changed = moduleChanged(engine.checkpoint, env.agentModuleSha256);
+    if (changed) {
+      const a = engine.checkpoint.agent!;
+      env.report?.(
+        `the agent module ${a.module} changed since task ${taskId} recorded it (sha256 ${a.module_sha256!.slice(0, 12)}… is now ${env.agentModuleSha256!.slice(0, 12)}…); ` +
+          'the remaining steps run with the new code',
+      );
+    }
+
     // 2. Verify the outside world; 3. find the next step; the plan for 4. is decided here too.
     const confirm = cp.recovery.mode === 'confirm';
     const decision = await decide(env, agent, engine.checkpoint, Boolean(req.rerunDrifted) || confirm);
@@ -410,12 +450,17 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
         if (req.trigger !== 'auto') {
           for (const w of waits) if (!w.resolved_at) Object.assign(w, { resolved_at: new Date().toISOString(), by: actor, note: req.note ?? null });
         }
+        if (changed && d.agent) {
+          // The new hash is recorded with the resume, so the history shows when the code changed and who resumed with it.
+          (d.agent as { previous_module_sha256?: string }).previous_module_sha256 = d.agent.module_sha256;
+          d.agent.module_sha256 = env.agentModuleSha256!;
+        }
         d.status = 'running';
         d.resume_hint = `resumed${req.trigger === 'auto' ? ' automatically' : ` by ${actor}`}: ${describePlan(decision.plan, d).join('; ')}`;
       },
       req.approval
-        ? { source: { kind: 'approval', actor: req.approval.actor, note: `resume plan ${req.approval.id} approved` } }
-        : { source: { kind: 'runtime', actor: req.trigger === 'auto' ? undefined : actor, note: `resumed (${req.trigger ?? 'human'})` } },
+        ? { source: { kind: 'approval', actor: req.approval.actor, note: `resume plan ${req.approval.id} approved${changed ? ' (with the changed agent module)' : ''}` } }
+        : { source: { kind: 'runtime', actor: req.trigger === 'auto' ? undefined : actor, note: `resumed (${req.trigger ?? 'human'})${changed ? '; the agent module changed since the last run' : ''}` } },
     );
 
     // 4. Reconcile uncertain effects the agent can probe before running; the rest are probed where the step calls them.

@@ -6,12 +6,14 @@
  *
  * The job arrives in the WAYSTATION_JOB environment variable as JSON.
  */
+import { z } from 'zod';
 import { openStore } from '../store/directory-store.js';
 import { providerFromEnv, redactSecrets } from '../llm/provider-from-env.js';
 import { builtInAgent } from '../agents/registry.js';
-import { loadAgent } from './agent-loader.js';
+import { AgentLoadError, describeModuleAgent, loadAgent, type LoadedAgent } from './agent-loader.js';
 import { approveTask, loadForWrite, OperationError, resumeTask, startTask, type OperationEnv } from './task-operations.js';
-import { exitCodeForError, exitCodeForStatus, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
+import { exitCodeForError, exitCodeForStatus, RunExit, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
+import type { AgentRef } from '../../shared/checkpoint/schema.js';
 
 function send(message: WorkerMessage): Promise<void> {
   return new Promise((resolve) => {
@@ -23,7 +25,39 @@ function send(message: WorkerMessage): Promise<void> {
   });
 }
 
+/** Load a task's agent; a module that is gone or broken refuses the job before anything is written. */
+async function loadFor(ref: Pick<AgentRef, 'name' | 'module' | 'export' | 'project_root'>, root: string, taskId: string, verb: string): Promise<LoadedAgent> {
+  try {
+    const loaded = await loadAgent(ref, builtInAgent, { root });
+    await send({ type: 'loaded' });
+    return loaded;
+  } catch (err) {
+    if (err instanceof AgentLoadError) {
+      throw new OperationError('agent-unavailable', `cannot ${verb} task ${taskId}: ${err.message}. The task was left untouched.`);
+    }
+    throw err;
+  }
+}
+
+function optionsSchemaOf(schema: unknown): Record<string, unknown> {
+  try {
+    return z.toJSONSchema(schema as z.ZodType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
 async function run(job: WorkerJob): Promise<number> {
+  if (job.kind === 'describe') {
+    try {
+      const { agent, ...ref } = await describeModuleAgent(job.spec, { cwd: job.cwd, exportName: job.exportName, projectRoot: job.projectRoot });
+      await send({ type: 'agent', agent: { ...ref, description: typeof agent.description === 'string' ? agent.description : '', options_schema: optionsSchemaOf(agent.options) } });
+      return RunExit.done;
+    } catch (err) {
+      if (err instanceof AgentLoadError) throw new OperationError('agent-unavailable', err.message);
+      throw err;
+    }
+  }
   const store = openStore(job.root);
   const env: OperationEnv = {
     store,
@@ -33,19 +67,24 @@ async function run(job: WorkerJob): Promise<number> {
     report: (line) => process.stdout.write(`${line}\n`),
   };
   if (job.kind === 'start') {
-    const agent = await loadAgent({ name: job.agentRef.name, module: job.agentRef.module, export: job.agentRef.export, project_root: job.agentRef.project_root }, builtInAgent);
+    const loaded = await loadFor(job.agentRef, job.root, job.taskId, 'start');
     const { name: _name, ...ref } = job.agentRef;
-    const outcome = await startTask(env, agent, { taskId: job.taskId, options: job.options, mode: job.mode, maxAutoAttempts: job.maxAutoAttempts, agentRef: ref });
+    // The hash of the code that actually runs, should the file have changed since it was described.
+    if (loaded.module_sha256) ref.module_sha256 = loaded.module_sha256;
+    const outcome = await startTask(env, loaded.agent, { taskId: job.taskId, options: job.options, mode: job.mode, maxAutoAttempts: job.maxAutoAttempts, agentRef: ref });
     await send({ type: 'outcome', outcome });
     return exitCodeForStatus(outcome.status);
   }
   const cp = await loadForWrite(store, job.taskId);
-  if (!cp.agent) throw new OperationError('invalid', `task ${job.taskId} does not record which agent runs it, so it cannot be resumed`);
-  const agent = await loadAgent(cp.agent, builtInAgent);
+  if (!cp.agent) {
+    throw new OperationError('agent-unavailable', `task ${job.taskId} does not record which agent runs it, so it cannot be resumed (it can still be inspected). Nothing was written.`);
+  }
+  const loaded = await loadFor(cp.agent, job.root, job.taskId, job.kind);
+  env.agentModuleSha256 = loaded.module_sha256;
   const outcome =
     job.kind === 'approve'
-      ? await approveTask(env, agent, job.taskId, { actor: job.actor })
-      : await resumeTask(env, agent, job.taskId, job);
+      ? await approveTask(env, loaded.agent, job.taskId, { actor: job.actor })
+      : await resumeTask(env, loaded.agent, job.taskId, job);
   await send({ type: 'outcome', outcome });
   return exitCodeForStatus(outcome.status);
 }

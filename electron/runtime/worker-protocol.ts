@@ -18,9 +18,35 @@ export type WorkerJob =
       actor?: string;
     }
   | ({ kind: 'resume'; root: string; taskId: string; actor?: string } & ResumeRequest)
-  | { kind: 'approve'; root: string; taskId: string; actor?: string };
+  | { kind: 'approve'; root: string; taskId: string; actor?: string }
+  | {
+      /** Load an agent module and say what it is, without touching any task: its code runs here, never in the host. */
+      kind: 'describe';
+      root: string;
+      taskId: string;
+      spec: string;
+      cwd: string;
+      exportName?: string;
+      /** Record the module relative to this folder instead of its own project (config-registered agents). */
+      projectRoot?: string;
+    };
+
+/** A module agent as a `describe` job reports it: what a checkpoint records, plus what a start form shows. */
+export interface DescribedAgent {
+  name: string;
+  description: string;
+  module: string;
+  export: string;
+  project_root: string;
+  module_sha256: string;
+  /** JSON Schema of the agent's options (input side); `{}` when zod cannot express it. */
+  options_schema: Record<string, unknown>;
+}
 
 export type WorkerMessage =
+  /** The agent is loaded: from here on a silent worker is running the agent, not stuck importing it. */
+  | { type: 'loaded' }
+  | { type: 'agent'; agent: DescribedAgent }
   | { type: 'outcome'; outcome: { task_id: string; status: TaskStatus; version: number; message: string; next: string | null } }
   | { type: 'error'; code: string; message: string };
 

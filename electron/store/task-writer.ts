@@ -11,7 +11,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { Checkpoint, CURRENT_SCHEMA_VERSION, HistoryMessage } from '../../shared/checkpoint/schema.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
-import { computeDiff } from '../../shared/diff/json-diff.js';
+import { applyDiff, computeDiff, type DiffOp } from '../../shared/diff/json-diff.js';
+import { validateChanges } from './incremental-validate.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
 import { BLOBS_DIR, blobPath, encodeBlob, refHex, type EncodedBlob } from './blob-store.js';
@@ -33,6 +34,11 @@ interface WriterState {
   deltaSince: number;
   /** Why the task must not be written (a future schema), or null. */
   readOnly: string | null;
+  /**
+   * The base is a checkpoint this writer validated (defaults filled), so the
+   * next save need only validate what changed. False for a base read from disk.
+   */
+  trusted: boolean;
 }
 
 const Messages = z.array(HistoryMessage);
@@ -80,7 +86,7 @@ export class TaskWriter {
     const loaded = await loadVersion(this.ctx, this.taskDir, newest);
     if (!loaded.ok) throw new TaskReadError(this.taskId, loaded.problems);
     const readOnly = loaded.readOnly ? (loaded.problems.find((p) => p.reason === 'future-schema')?.message ?? 'written by a newer Waystation') : null;
-    return { lastVersion: newest, base: loaded.doc as Json, fullBytes: loaded.fullBytes, deltaSince: loaded.deltaBytes, readOnly };
+    return { lastVersion: newest, base: loaded.doc as Json, fullBytes: loaded.fullBytes, deltaSince: loaded.deltaBytes, readOnly, trusted: false };
   }
 
   private async ensureState(): Promise<WriterState> {
@@ -98,7 +104,7 @@ export class TaskWriter {
       throw new StoreWriteError(this.taskId, [problem(relPath(this.ctx, this.taskDir), 'io', `cannot create the task folder (${errorCode(err) ?? String(err)}); nothing was written`)]);
     }
     if (await exists(this.ctx, versionPath(this.taskDir, 1))) throw new ConflictError(this.taskId, 1);
-    this.state = { lastVersion: 0, base: null, fullBytes: 0, deltaSince: 0, readOnly: null };
+    this.state = { lastVersion: 0, base: null, fullBytes: 0, deltaSince: 0, readOnly: null, trusted: false };
     return this.write({ ...request, expectedVersion: 0 });
   }
 
@@ -123,7 +129,7 @@ export class TaskWriter {
   private async write(request: SaveRequest): Promise<SaveResult> {
     const state = this.state!;
     const next = state.lastVersion + 1;
-    const { checkpoint, json, normalized, blobs } = this.build(request, next, state);
+    const { checkpoint, json, normalized, blobs, ops } = this.build(request, next, state);
     const fs = this.ctx.fs;
 
     const full = encodeFull(next, json);
@@ -131,7 +137,7 @@ export class TaskWriter {
     let envelope = full;
     let isFull = true;
     if (state.base !== null) {
-      const delta = encodeDelta(next, computeDiff(state.base, normalized));
+      const delta = encodeDelta(next, ops ?? computeDiff(state.base, normalized));
       const deltaBytes = Buffer.byteLength(delta);
       // Keyframe rule: once the deltas since the last snapshot would outweigh a snapshot, write one.
       if (state.deltaSince + deltaBytes < fullBytes) {
@@ -206,13 +212,18 @@ export class TaskWriter {
       fullBytes: isFull ? fullBytes : state.fullBytes,
       deltaSince: isFull ? 0 : state.deltaSince + envelopeBytes,
       readOnly: null,
+      trusted: true,
     };
     const bytesWritten = envelopeBytes + created.reduce((n, b) => n + b.bytes.length, 0);
     return { checkpoint, bytesWritten, ...(warnings.length ? { warnings } : {}) };
   }
 
   /** Assemble and validate the next checkpoint; a writer bug throws here, before anything touches the disk. */
-  private build(request: SaveRequest, next: number, state: WriterState): { checkpoint: Checkpoint; json: string; normalized: Json; blobs: EncodedBlob[] } {
+  private build(
+    request: SaveRequest,
+    next: number,
+    state: WriterState,
+  ): { checkpoint: Checkpoint; json: string; normalized: Json; blobs: EncodedBlob[]; ops: DiffOp[] | null } {
     const file = relPath(this.ctx, versionPath(this.taskDir, next));
     const refuse = (message: string) => new StoreWriteError(this.taskId, [problem(file, 'schema', `refusing to save version ${next}: ${message}; nothing was written`)]);
     const input: Json = { ...(request.checkpoint as Json), version: next };
@@ -242,7 +253,21 @@ export class TaskWriter {
       blobs.push(chunk);
       input.history = { count: (baseHistory.count ?? 0) + messages.data.length, head: chunk.ref };
     } else if (input.history === undefined) {
-      input.history = baseHistory;
+      // A copy: the base is private to the writer and must never reach a caller.
+      input.history = { ...baseHistory };
+    }
+
+    if (state.base !== null && state.trusted) {
+      // Fast path: validate only what changed since the last (validated) version.
+      const diff = computeDiff(state.base, input);
+      const check = validateChanges(input, diff);
+      if (check.ok) {
+        // Private copies of the changed values, so a caller mutating its objects later cannot reach the base.
+        const ops = JSON.parse(JSON.stringify(diff.map((o) => (o.op === 'remove' ? { op: o.op, path: o.path } : { op: o.op, path: o.path, value: o.value })))) as DiffOp[];
+        const normalized = applyDiff(state.base, ops) as Json;
+        return { checkpoint: input as unknown as Checkpoint, json: JSON.stringify(normalized), normalized, blobs: dedupeBlobs(blobs), ops };
+      }
+      if (check.issues) throw refuse(formatIssues(check.issues, input));
     }
 
     const parsed = Checkpoint.safeParse(input, { reportInput: true });
@@ -250,7 +275,7 @@ export class TaskWriter {
     const json = JSON.stringify(parsed.data);
     // The base for the next delta is what the bytes on disk say, shared with no caller.
     const normalized = JSON.parse(json) as Json;
-    return { checkpoint: parsed.data, json, normalized, blobs: dedupeBlobs(blobs) };
+    return { checkpoint: parsed.data, json, normalized, blobs: dedupeBlobs(blobs), ops: null };
   }
 
   /**

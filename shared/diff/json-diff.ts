@@ -62,21 +62,29 @@ function diffInto(a: unknown, b: unknown, path: DiffPath, ops: DiffOp[]): void {
     return;
   }
   if (isObject(a) && isObject(b)) {
+    // A member whose value is undefined has no JSON form: it counts as absent, as JSON.stringify has it.
+    let shared = 0;
     for (const key of Object.keys(a)) {
-      if (hasOwn.call(b, key)) {
-        const x = a[key];
-        const y = b[key];
-        if (x !== y) {
-          path.push(key);
-          diffInto(x, y, path, ops);
-          path.pop();
-        }
-      } else {
-        ops.push({ op: 'remove', path: [...path, key], old: a[key] });
+      const x = a[key];
+      if (x === undefined) continue;
+      const y = hasOwn.call(b, key) ? b[key] : undefined;
+      if (y === undefined) {
+        ops.push({ op: 'remove', path: [...path, key], old: x });
+        continue;
+      }
+      shared++;
+      if (x !== y) {
+        path.push(key);
+        diffInto(x, y, path, ops);
+        path.pop();
       }
     }
-    for (const key of Object.keys(b)) {
-      if (!hasOwn.call(a, key)) ops.push({ op: 'add', path: [...path, key], value: b[key] });
+    const keysB = Object.keys(b);
+    // Every key of b was already matched: nothing was added (the common case for large unchanged objects).
+    if (keysB.length === shared) return;
+    for (const key of keysB) {
+      const y = b[key];
+      if (y !== undefined && (!hasOwn.call(a, key) || a[key] === undefined)) ops.push({ op: 'add', path: [...path, key], value: y });
     }
     return;
   }

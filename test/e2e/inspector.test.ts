@@ -293,6 +293,23 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
   }, 90_000);
 
+  it('starts a new task from an agent and follows it live', async () => {
+    const before = (await rpc<TaskSummary[]>('listTasks')).length;
+    await page.getByRole('button', { name: '+ New task' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New task' });
+    await dialog.waitFor();
+    await dialog.getByRole('combobox', { name: /^Agent/ }).selectOption('checkpoint-demo');
+    await dialog.getByRole('combobox', { name: /^Recovery mode/ }).selectOption('manual');
+    await dialog.getByRole('textbox', { name: /^Task id/ }).fill('e2e-started');
+    await shoot('new-task-dialog');
+    await dialog.getByRole('button', { name: 'Start task' }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: LONG });
+    // The new task opens at once and its run arrives live: checkpoint-demo stops at its third step.
+    await page.locator('.task-meta').getByText('e2e-started', { exact: true }).waitFor({ timeout: LONG });
+    await waitForStatus('Failed', 90_000);
+    expect((await rpc<TaskSummary[]>('listTasks')).length).toBe(before + 1);
+  }, 120_000);
+
   it('lists a file that cannot be read, with its reason, and keeps the rest browsable', async () => {
     const dir = path.join(root, 'torn-task');
     await fs.mkdir(path.join(dir, 'versions'), { recursive: true });

@@ -12,14 +12,14 @@ import { z } from 'zod';
 import { defineAgent } from '../../electron/runtime/define-agent.js';
 import { openStore } from '../../electron/store/directory-store.js';
 
-const STEP_IDS = ['gather', 'draft', 'publish-draft', 'review', 'revise', 'publish-final'];
+const STEP_IDS = ['gather', 'publish-draft', 'review', 'publish-final'];
 const PUBLISHING = new Set(['publish-draft', 'publish-final']);
 
 const Options = z.object({ ledger: z.string(), out: z.string(), publishUrl: z.string() });
 
 export const crashAgent = defineAgent({
   name: 'crash-agent',
-  description: 'six steps with model calls, artifacts and two published side effects',
+  description: 'four steps with model calls, artifacts and two published side effects',
   options: Options,
   goal: () => 'survive SIGKILL anywhere',
   plan: () => STEP_IDS.map((id) => ({ id, name: id, output_schema: z.object({ text: z.string(), published: z.unknown().optional() }) })),

@@ -39,7 +39,7 @@ export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      let body: RecordedRequest['body'] = null;
+      let body: RecordedRequest['body'];
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch {

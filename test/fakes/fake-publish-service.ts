@@ -81,7 +81,7 @@ export async function startFakePublishService(): Promise<FakePublishService> {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(existing));
         return;
       }
-      let body: unknown = null;
+      let body: unknown;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch {

@@ -52,3 +52,14 @@ export function between(start: string | null | undefined, end: string | null | u
   const d = Date.parse(end) - Date.parse(start);
   return Number.isFinite(d) && d >= 0 ? d : null;
 }
+
+/**
+ * The name a task is listed under.
+ *
+ * Agents often name every task after themselves; then the id is what tells
+ * tasks apart, so it goes first.
+ */
+export function taskLabel(task: { task_id: string; task_name: string | null; agent_name: string | null }): string {
+  if (!task.task_name || task.task_name === task.agent_name) return task.task_id;
+  return task.task_name;
+}

@@ -1,24 +1,33 @@
-/** Transient messages: errors stay until dismissed, successes fade after a few seconds. */
+/** Transient messages: errors stay until dismissed, the rest fade after a few seconds each. */
 import { useEffect } from 'react';
 import { useAppStore } from '../store/app-store.js';
+import type { Notice } from '../store/store-types.js';
 
 export function Notices() {
   const notices = useAppStore((s) => s.notices);
-  const dismiss = useAppStore((s) => s.dismissNotice);
-  useEffect(() => {
-    const timers = notices.filter((n) => n.kind !== 'error').map((n) => setTimeout(() => dismiss(n.id), 5000));
-    return () => timers.forEach(clearTimeout);
-  }, [notices, dismiss]);
   return (
     <div className="notices" aria-live="polite">
       {notices.map((n) => (
-        <div key={n.id} className={`notice notice-${n.kind}`} role={n.kind === 'error' ? 'alert' : 'status'}>
-          <span>{n.text}</span>
-          <button type="button" className="icon-button" aria-label="Dismiss message" onClick={() => dismiss(n.id)}>
-            ×
-          </button>
-        </div>
+        <NoticeItem key={n.id} notice={n} />
       ))}
+    </div>
+  );
+}
+
+function NoticeItem({ notice }: { notice: Notice }) {
+  const dismiss = useAppStore((s) => s.dismissNotice);
+  useEffect(() => {
+    // Each notice keeps its own clock, so a burst of new ones never extends the old ones.
+    if (notice.kind === 'error') return;
+    const timer = setTimeout(() => dismiss(notice.id), 4000);
+    return () => clearTimeout(timer);
+  }, [notice, dismiss]);
+  return (
+    <div className={`notice notice-${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'}>
+      <span>{notice.text}</span>
+      <button type="button" className="icon-button" aria-label="Dismiss message" onClick={() => dismiss(notice.id)}>
+        ×
+      </button>
     </div>
   );
 }

@@ -10,7 +10,7 @@ import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
 import { useAppStore } from '../store/app-store.js';
 import { countByFilter, filterTasks, type StatusFilter } from '../store/task-filter.js';
 import { TaskStatusBadge, displayStatusLabel } from './status-badge.js';
-import { formatRelative, formatTime } from './format.js';
+import { formatRelative, formatTime, taskLabel } from './format.js';
 
 const ROW_HEIGHT = 56;
 const STATUS_FILTERS: DisplayStatus[] = ['running', 'failed', 'waiting_approval', 'waiting_human', 'interrupted', 'halted', 'done', 'drifted', 'unreadable'];
@@ -197,13 +197,15 @@ function TaskRow({ task, top, index, size, selected, onSelect }: RowProps) {
       aria-selected={selected}
       aria-setsize={size}
       aria-posinset={index + 1}
-      aria-label={`${task.task_name || task.task_id}, ${displayStatusLabel(task.display_status)}`}
+      aria-label={`${taskLabel(task)}, ${displayStatusLabel(task.display_status)}`}
       className={`task-row${selected ? ' selected' : ''}`}
       style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
       onClick={onSelect}
     >
       <div className="task-row-line">
-        <span className="task-name">{task.task_name || task.task_id}</span>
+        <span className="task-name" title={task.task_name && task.task_name !== taskLabel(task) ? task.task_name : task.task_id}>
+          {taskLabel(task)}
+        </span>
         <span className="task-time" title={formatTime(task.updated_at)}>
           {formatRelative(task.updated_at)}
         </span>

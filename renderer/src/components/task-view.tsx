@@ -14,7 +14,7 @@ import { RunTab } from './run-tab.js';
 import { HistoryTab } from './history-tab.js';
 import { ApprovalPanel } from './approval-panel.js';
 import { ActivityFeed } from './activity-feed.js';
-import { formatRelative, formatTime } from './format.js';
+import { formatRelative, formatTime, taskLabel } from './format.js';
 
 const RESUMABLE: ReadonlySet<DisplayStatus> = new Set<DisplayStatus>(['failed', 'interrupted', 'halted', 'drifted', 'waiting_human']);
 
@@ -81,10 +81,10 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
     : [];
 
   return (
-    <article className="task-view" aria-label={`Task ${cp?.task_name || taskId}`}>
+    <article className="task-view" aria-label={`Task ${taskLabel(summary)}`}>
       <header className="task-header">
         <div className="task-title-row">
-          <h1 className="task-title">{cp?.task_name || taskId}</h1>
+          <h1 className="task-title">{taskLabel(summary)}</h1>
           <TaskStatusBadge status={status} />
           <span className="spacer" />
           {canResume && (

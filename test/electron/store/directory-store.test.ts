@@ -106,6 +106,29 @@ describe('save', () => {
     await expect(store.save('t1', { expectedVersion: 7, checkpoint: withoutVersion(cp) })).rejects.toThrow(/no version 7/);
   });
 
+  it('validates every save, including ones that change only a step (the incremental check)', async () => {
+    let cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
+    cp = (await store.save('t1', { expectedVersion: 1, checkpoint: withoutVersion(cp) })).checkpoint;
+    const badPlan = cp.plan.map((s, i) => (i === 1 ? { ...s, status: 'finished' } : s));
+    const err = await store.save('t1', { expectedVersion: 2, checkpoint: { ...withoutVersion(cp), plan: badPlan } as never }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreWriteError);
+    expect(String(err)).toContain('plan[1].status: expected one of');
+    const badRun = { ...cp.run, tokens_in: -1 };
+    await expect(store.save('t1', { expectedVersion: 2, checkpoint: { ...withoutVersion(cp), run: badRun } })).rejects.toThrow(/run\.tokens_in/);
+    await expect(store.save('t1', { expectedVersion: 2, checkpoint: { ...withoutVersion(cp), extra_field: { any: ['thing'] } } })).resolves.toBeDefined();
+    expect((await store.history('t1')).map((h) => h.version)).toEqual([1, 2, 3]);
+  });
+
+  it('fills defaults in changed parts and reads them back (new steps, omitted fields)', async () => {
+    let cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
+    cp = (await store.save('t1', { expectedVersion: 1, checkpoint: withoutVersion(cp) })).checkpoint;
+    const { artifacts: _a, ...noArtifacts } = withoutVersion(cp);
+    const res = await store.save('t1', { expectedVersion: 2, checkpoint: { ...noArtifacts, plan: [...cp.plan, { id: 's4', name: 'four', status: 'pending' }] } });
+    expect(res.checkpoint.plan[3].attempts).toBe(0);
+    expect(res.checkpoint.artifacts).toEqual([]);
+    expect(await openStore(root).readVersion('t1', 3)).toEqual(JSON.parse(JSON.stringify(res.checkpoint)));
+  });
+
   it('is not fooled by callers that mutate the returned checkpoint in place', async () => {
     const cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
     cp.plan[0].status = 'done';

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import * as fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,10 +43,12 @@ describe('readLeaseState', () => {
     expect((await readLeaseState(dir, { now, ttlMs: 5_000 })).held).toBe(false);
   });
 
-  it('is not held on this host when its pid is gone', async () => {
-    await lease(1, { ...base, hostname: 'here' });
-    expect((await readLeaseState(dir, { now, hostname: 'here', isAlive: () => false })).held).toBe(false);
-    expect((await readLeaseState(dir, { now, hostname: 'here', isAlive: () => true })).held).toBe(true);
+  it('is not held on this host when its pid is gone, however fresh the heartbeat', async () => {
+    const exited = spawnSync(process.execPath, ['-e', '']).pid;
+    await lease(1, { ...base, hostname: os.hostname(), pid: exited });
+    expect((await readLeaseState(dir, { now })).held).toBe(false);
+    await lease(2, { ...base, hostname: os.hostname(), pid: process.pid });
+    expect((await readLeaseState(dir, { now })).held).toBe(true);
   });
 
   it('counts an unreadable entry as not held', async () => {

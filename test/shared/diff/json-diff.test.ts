@@ -93,3 +93,12 @@ function mutateSome(v: unknown): unknown {
   if (typeof v === 'string') return v + '!';
   return v;
 }
+
+describe('JSON semantics', () => {
+  it('treats members whose value is undefined as absent', () => {
+    expect(computeDiff({ a: 1, b: undefined }, { a: 1 })).toEqual([]);
+    expect(computeDiff({ a: 1 }, { a: 1, b: undefined })).toEqual([]);
+    expect(computeDiff({ a: undefined }, { a: 2 })).toEqual([{ op: 'add', path: ['a'], value: 2 }]);
+    expect(computeDiff({ a: 2 }, { a: undefined })).toEqual([{ op: 'remove', path: ['a'], old: 2 }]);
+  });
+});

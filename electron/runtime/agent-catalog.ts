@@ -1,0 +1,154 @@
+/**
+ * The agents a checkpoint directory can start: the built-in ones and those
+ * registered in `ROOT/waystation.config.json`:
+ *
+ * ```json
+ * { "agents": [{ "module": "./agents/my-agent.ts", "export": "default" }] }
+ * ```
+ *
+ * Module paths are relative to ROOT. Registered modules are loaded in worker
+ * processes (agent-describer.ts), never in the caller's process.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { builtInAgents } from '../agents/registry.js';
+import type { AnyAgent } from './define-agent.js';
+import { describeAgentModule, type DescribeOptions } from './agent-describer.js';
+import type { DescribedAgent } from './worker-protocol.js';
+
+/** The configuration file's name, in the checkpoint directory root. */
+export const AGENTS_CONFIG_FILE = 'waystation.config.json';
+
+export const AgentConfigEntry = z.strictObject({
+  /** The agent module, relative to the directory root (or absolute). */
+  module: z.string().min(1, 'module must name a file'),
+  /** The export holding the agent; default: the default export. */
+  export: z.string().min(1).optional(),
+  /** The agent's name, so starting it by name needs no loading of the other modules. */
+  name: z.string().min(1).optional(),
+});
+export type AgentConfigEntry = z.infer<typeof AgentConfigEntry>;
+
+export const AgentsConfig = z.looseObject({
+  $schema: z.string().optional(),
+  agents: z.array(AgentConfigEntry).default([]),
+});
+export type AgentsConfig = z.infer<typeof AgentsConfig>;
+
+/** The configuration as read: its entries, or why it could not be used. */
+export interface AgentsConfigRead {
+  file: string;
+  /** Whether the file exists. */
+  present: boolean;
+  entries: AgentConfigEntry[];
+  /** What is wrong with the file; null when it is absent or valid. With a problem, `entries` is empty. */
+  problem: string | null;
+}
+
+/** Read and validate `ROOT/waystation.config.json`. Never throws: a bad file is a problem, not an exception. */
+export async function readAgentsConfig(root: string): Promise<AgentsConfigRead> {
+  const file = path.join(root, AGENTS_CONFIG_FILE);
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { file, present: false, entries: [], problem: null };
+    return { file, present: true, entries: [], problem: `${file} cannot be read (${code ?? String(err)}); no registered agent is available` };
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    return { file, present: true, entries: [], problem: `${file} is not valid JSON (${(err as Error).message}); no registered agent is available` };
+  }
+  const parsed = AgentsConfig.safeParse(doc);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`).join('; ');
+    return {
+      file,
+      present: true,
+      entries: [],
+      problem: `${file} does not fit the expected shape {"agents": [{"module": "./agent.ts", "export": "default"}]}: ${issues}; no registered agent is available`,
+    };
+  }
+  return { file, present: true, entries: parsed.data.agents, problem: null };
+}
+
+/** One agent the directory can start, as the app lists it. */
+export interface AvailableAgent {
+  name: string;
+  description: string;
+  /** JSON Schema of the agent's options (input side), for a start form. */
+  options_schema: Record<string, unknown>;
+  origin: 'builtin' | 'registered';
+  /** Registered agents: the module as written in the configuration, and its export. */
+  module?: string;
+  export?: string;
+  /** Set when the agent cannot be started (a module that is missing or does not load, a bad configuration). */
+  problem?: string;
+}
+
+/** The directory's agents, and what is wrong with its configuration, if anything. */
+export interface AgentCatalog {
+  agents: AvailableAgent[];
+  config_problem: string | null;
+}
+
+/** An agent's options schema as JSON Schema; `{}` when zod cannot express it. */
+export function optionsSchemaOf(agent: AnyAgent): Record<string, unknown> {
+  try {
+    return z.toJSONSchema(agent.options as z.ZodType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** Load one registered entry in a worker, for recording or listing. */
+export function describeConfigEntry(root: string, entry: AgentConfigEntry, opts: DescribeOptions = {}): Promise<DescribedAgent> {
+  return describeAgentModule({ root, spec: entry.module, cwd: root, exportName: entry.export, projectRoot: root }, opts).then((d) => ({
+    ...d,
+    // Relative to the directory itself, so the directory and its agents can move together.
+    project_root: '.',
+  }));
+}
+
+/**
+ * List the agents a directory can start: the built-in ones, then those its
+ * configuration registers, each loaded in a worker process to learn its name,
+ * description and options. An entry that does not load is listed with its
+ * problem; a bad configuration file adds one entry that says what is wrong
+ * (and `config_problem`).
+ */
+export async function listAvailableAgents(root: string, opts: DescribeOptions = {}): Promise<AgentCatalog> {
+  const agents: AvailableAgent[] = [...builtInAgents.values()].map((agent) => ({
+    name: agent.name,
+    description: agent.description,
+    options_schema: optionsSchemaOf(agent),
+    origin: 'builtin',
+  }));
+  const config = await readAgentsConfig(path.resolve(root));
+  if (config.problem) {
+    agents.push({ name: AGENTS_CONFIG_FILE, description: 'the agents registered for this directory', options_schema: {}, origin: 'registered', problem: config.problem });
+    return { agents, config_problem: config.problem };
+  }
+  const described = await Promise.all(
+    config.entries.map(async (entry): Promise<AvailableAgent> => {
+      const where = { module: entry.module, ...(entry.export ? { export: entry.export } : {}) };
+      try {
+        const d = await describeConfigEntry(path.resolve(root), entry, opts);
+        if (entry.name && entry.name !== d.name) {
+          return { ...where, name: entry.name, description: d.description, options_schema: d.options_schema, origin: 'registered', problem: `${entry.module} exports agent "${d.name}", but ${AGENTS_CONFIG_FILE} calls it "${entry.name}"` };
+        }
+        if (builtInAgents.has(d.name)) {
+          return { ...where, name: d.name, description: d.description, options_schema: d.options_schema, origin: 'registered', problem: `"${d.name}" is the name of a built-in agent; the built-in one is started by that name` };
+        }
+        return { ...where, name: d.name, description: d.description, options_schema: d.options_schema, origin: 'registered' };
+      } catch (err) {
+        return { ...where, name: entry.name ?? entry.module, description: '', options_schema: {}, origin: 'registered', problem: (err as Error).message };
+      }
+    }),
+  );
+  return { agents: [...agents, ...described], config_problem: null };
+}

@@ -1,0 +1,42 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_RECENT, loadSettings } from '../../../electron/main/settings.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-settings-'));
+});
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe('desktop settings', () => {
+  it('remembers recent folders, newest first, without duplicates, across restarts', async () => {
+    const a = path.join(dir, 'a');
+    const b = path.join(dir, 'b');
+    await fs.mkdir(a);
+    await fs.mkdir(b);
+    const settings = await loadSettings(dir);
+    await settings.remember(a);
+    await settings.remember(b);
+    await settings.remember(a);
+    expect(settings.list()).toEqual([a, b]);
+    const reloaded = await loadSettings(dir);
+    expect(reloaded.list()).toEqual([a, b]);
+    expect(await reloaded.last()).toBe(a);
+  });
+
+  it('keeps at most MAX_RECENT folders and skips vanished ones for "last"', async () => {
+    const settings = await loadSettings(dir);
+    for (let i = 0; i < MAX_RECENT + 3; i++) await settings.remember(path.join(dir, `gone-${i}`));
+    expect(settings.list()).toHaveLength(MAX_RECENT);
+    expect(await settings.last()).toBeNull();
+  });
+
+  it('starts empty from a damaged settings file', async () => {
+    await fs.writeFile(path.join(dir, 'settings.json'), '{"recent": [1, 2');
+    expect((await loadSettings(dir)).list()).toEqual([]);
+  });
+});
