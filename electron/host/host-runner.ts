@@ -6,6 +6,7 @@
  * into the API's `runner` events.
  */
 import type { ActionResult } from '../../shared/api/contract.js';
+import { listAvailableAgents } from '../runtime/agent-catalog.js';
 import { Runner, type RunOutcome, type RunnerOptions } from '../runtime/runner.js';
 import { generateTaskId } from '../runtime/task-operations.js';
 import type { HostRunner, RunnerEvent } from './host-service.js';
@@ -94,14 +95,31 @@ export function createHostRunner(options: HostRunnerOptions = {}): HostRunner {
     resume(root, taskId) {
       return launch(root, taskId, (r) => r.resume(taskId));
     },
-    approve(root, taskId) {
-      return launch(root, taskId, (r) => r.approve(taskId));
+    approve(root, taskId, by) {
+      // Who approved is recorded in the decision: the API caller's name when given, else this host's actor.
+      return launch(root, taskId, (r) => r.approve(taskId, { actor: by ?? options.actor }));
     },
-    async reject(root, taskId, reason) {
-      return resultOf(await runnerFor(root).reject(taskId, reason));
+    async reject(root, taskId, reason, by) {
+      return resultOf(await runnerFor(root).reject(taskId, reason, { actor: by ?? options.actor }));
     },
     async edit(root, taskId, stepId, value) {
       return resultOf(await runnerFor(root).edit(taskId, stepId, value));
+    },
+    async registeredAgents(root) {
+      const catalog = await listAvailableAgents(root, { env: options.env, workerLaunch: options.workerLaunch });
+      return catalog.agents
+        .filter((a) => a.origin === 'registered')
+        .map((a) => ({
+          name: a.name,
+          description: a.description,
+          options_schema: a.options_schema,
+          origin: 'registered' as const,
+          ...(a.problem ? { problem: a.problem } : {}),
+        }));
+    },
+    async recoverInterrupted(root) {
+      // Outcomes reach the host as runner events (spawned, retrying, exited) while this runs.
+      await runnerFor(root).recoverInterrupted();
     },
     onEvent(listener) {
       listeners.add(listener);

@@ -27,7 +27,7 @@ import { builtInAgents } from '../agents/registry.js';
 import { openStore } from '../store/directory-store.js';
 import type { CheckpointStore, TaskEntry } from '../store/store-types.js';
 import { readLeaseState } from '../verify/lease-state.js';
-import { summarizeEntry } from '../verify/summarize-entry.js';
+import { summarizeEntries, summarizeEntry } from '../verify/summarize-entry.js';
 import { verifyTask } from '../verify/verify-task.js';
 import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './directory-watcher.js';
 import { EventHub } from './event-hub.js';
@@ -53,6 +53,12 @@ export interface HostRunner {
   edit(root: string, taskId: string, stepId: string, value: unknown): Promise<ActionResult>;
   /** Agents registered for a directory (waystation.config.json), beyond the built-in ones. */
   registeredAgents?(root: string): Promise<AgentInfo[]>;
+  /**
+   * Resume the directory's interrupted auto-mode tasks (and prepare plans for
+   * interrupted confirm-mode ones). Resolves when that recovery has run its
+   * course; the host starts it when it opens a directory and does not wait.
+   */
+  recoverInterrupted?(root: string): Promise<void>;
   onEvent(listener: (event: RunnerEvent) => void): () => void;
   /** On quit: stop the child processes so that their tasks stay resumable. */
   shutdown(): Promise<void>;
@@ -73,6 +79,12 @@ export interface HostServiceOptions {
   openStore?: (root: string) => CheckpointStore;
   /** Watcher batching, for tests. */
   watch?: { quietMs?: number; maxDelayMs?: number };
+  /**
+   * Resume interrupted auto-mode tasks when a directory is opened (default
+   * true when there is a runner): auto mode promises that such tasks carry on
+   * without a human, so the first host to see them after a crash restarts them.
+   */
+  recoverOnOpen?: boolean;
   hub?: EventHub;
 }
 
@@ -86,6 +98,16 @@ interface OpenDirectory {
   lastEvent: Map<string, number>;
   /** Batches are handled one after the other, so events keep their order. */
   queue: Promise<void>;
+  /**
+   * Task id -> what the last full verify found drifted, at which version. The
+   * task view shows it even when a stat cannot (a same-size rewrite), and a new
+   * finding is announced once, not at every verify.
+   */
+  verifiedDrift: Map<string, { version: number; signature: string }>;
+  /** Registered agents, loaded once per directory and again when waystation.config.json changes. */
+  registered: Promise<AgentInfo[]> | null;
+  /** The start-up recovery of interrupted auto-mode tasks, while it runs. */
+  recovery: Promise<void> | null;
 }
 
 const notOpen = () => new ApiError('not-found', 'no checkpoint directory is open; open one first');
@@ -126,6 +148,9 @@ export class HostService implements WaystationService {
       locations: new Map(),
       lastEvent: new Map(),
       queue: Promise.resolve(),
+      verifiedDrift: new Map(),
+      registered: null,
+      recovery: null,
     };
     dirState.watcher = watchDirectory(
       realRoot,
@@ -141,7 +166,36 @@ export class HostService implements WaystationService {
     await dirState.queue;
     await this.options.recent?.remember(realRoot);
     this.hub.publish({ type: 'directory-changed', root: realRoot });
+    this.startRecovery(dirState);
     return this.directoryInfo();
+  }
+
+  /**
+   * Resume the interrupted auto-mode tasks of a directory just opened, in the
+   * background: the runtime's backoff and attempt limits apply, and a task
+   * whose verification fails falls back to waiting for a human. Progress
+   * reaches subscribers as runner and task events like any other run.
+   */
+  private startRecovery(dir: OpenDirectory): void {
+    const runner = this.options.runner;
+    if (!runner?.recoverInterrupted || this.options.recoverOnOpen === false) return;
+    dir.recovery = runner.recoverInterrupted(dir.root).then(
+      () => undefined,
+      (err: unknown) => {
+        // Recovery is best effort: the tasks stay interrupted and resumable by hand, and the reason is shown.
+        this.hub.publish({
+          type: 'runner',
+          taskId: '',
+          state: 'output',
+          detail: `automatic recovery in ${dir.root} stopped: ${err instanceof Error ? err.message : String(err)}; interrupted tasks can be resumed by hand`,
+        });
+      },
+    );
+  }
+
+  /** Resolves once the recovery started when the current directory was opened has run its course (tests). */
+  async recovered(): Promise<void> {
+    await this.current?.recovery;
   }
 
   /** Stop watching and forget the open directory. */
@@ -237,15 +291,18 @@ export class HostService implements WaystationService {
     const dir = this.dir();
     const entries = await dir.store.listTasks();
     for (const e of entries) dir.locations.set(e.location, e.task_id);
-    return Promise.all(entries.map((e) => summarizeEntry(dir.root, e)));
+    return summarizeEntries(dir.root, entries);
   }
 
   async getTask(input: ApiParsedInput<'getTask'>): Promise<TaskDetail> {
     const { dir, entry } = await this.entry(input.taskId);
     const checkpoint = input.version === undefined && !entry.checkpoint ? null : await this.checkpointAt(dir, entry, input.version);
     const lease = entry.format === 'waystation' ? await readLeaseState(path.join(dir.root, entry.location)) : { held: false };
+    // A full verify of this very version may know of drift a stat cannot see (a same-size rewrite).
+    const verified = dir.verifiedDrift.get(entry.task_id);
+    const knownDrift = verified !== undefined && verified.version === entry.checkpoint?.version;
     return {
-      summary: await summarizeEntry(dir.root, entry),
+      summary: await summarizeEntry(dir.root, entry, knownDrift ? { drift: true } : {}),
       checkpoint,
       version: checkpoint?.version ?? null,
       latest_version: entry.checkpoint?.version ?? null,
@@ -291,7 +348,33 @@ export class HostService implements WaystationService {
   async verifyTask(input: ApiParsedInput<'verifyTask'>): Promise<ApiOutputs['verifyTask']> {
     const { dir, entry } = await this.entry(input.taskId);
     const cp = await this.checkpointAt(dir, entry, undefined);
-    return verifyTask(dir.root, cp, { location: entry.location });
+    const report = await verifyTask(dir.root, cp, { location: entry.location, format: entry.format });
+    this.noteVerifiedDrift(dir, report);
+    return report;
+  }
+
+  /**
+   * Remember what a full verify found, and announce new drift as a change of
+   * the task: the list and every open window then show it as drifted, even
+   * when the files changed outside the watched directory.
+   */
+  private noteVerifiedDrift(dir: OpenDirectory, report: ApiOutputs['verifyTask']): void {
+    const before = dir.verifiedDrift.get(report.task_id);
+    if (!report.drift) {
+      if (before) {
+        dir.verifiedDrift.delete(report.task_id);
+        this.hub.publish({ type: 'task-changed', taskId: report.task_id, version: null });
+      }
+      return;
+    }
+    const signature = report.artifacts
+      .filter((a) => a.status !== 'ok')
+      .map((a) => `${a.path}\u0000${a.status}\u0000${a.actual?.size ?? ''}\u0000${a.actual?.sha256 ?? ''}`)
+      .join('\n');
+    if (before?.version === report.version && before.signature === signature) return;
+    dir.verifiedDrift.set(report.task_id, { version: report.version, signature });
+    // `version: null`: no version was written; the task's standing changed.
+    this.hub.publish({ type: 'task-changed', taskId: report.task_id, version: null });
   }
 
   async listAgents(): Promise<AgentInfo[]> {
@@ -301,7 +384,17 @@ export class HostService implements WaystationService {
       options_schema: jsonSchemaOf(agent.options),
       origin: 'builtin',
     }));
-    const registered = this.current && this.options.runner?.registeredAgents ? await this.options.runner.registeredAgents(this.current.root) : [];
+    const dir = this.current;
+    const runner = this.options.runner;
+    let registered: AgentInfo[] = [];
+    if (dir && runner?.registeredAgents) {
+      // Registered modules are loaded in worker processes: once per directory, again when the configuration changes.
+      dir.registered ??= runner.registeredAgents(dir.root).catch((err: unknown) => {
+        dir.registered = null;
+        throw err;
+      });
+      registered = await dir.registered;
+    }
     return [...builtIn, ...registered.filter((r) => !builtInAgents.has(r.name))];
   }
 
@@ -353,6 +446,7 @@ export class HostService implements WaystationService {
       if (this.current !== dir) return;
       if (change.location === 'waystation.config.json') {
         // Registered agents changed: the renderer reloads its lists.
+        dir.registered = null;
         this.hub.publish({ type: 'directory-changed', root: dir.root });
         continue;
       }

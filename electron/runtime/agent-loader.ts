@@ -97,9 +97,8 @@ async function ensureTypeScriptLoader(file: string): Promise<void> {
 async function withTimeout<T>(work: Promise<T>, ms: number, what: () => string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
+    // Not unref'd: a top-level await that never settles leaves nothing else to keep the process alive for the answer.
     timer = setTimeout(() => reject(new AgentLoadError('load-timeout', what())), ms);
-    // A hanging module keeps its own handles; ours must not keep the process alive after the answer.
-    timer.unref();
   });
   try {
     return await Promise.race([work, timeout]);

@@ -1,7 +1,12 @@
 /**
- * The runtime's public API: for agent authors (defineAgent and the context
- * types) and for hosts (the runner and the task operations).
+ * The runtime's public API, and the `waystation` package's entry point: for
+ * agent authors (defineAgent, the context types, zod) and for hosts (the
+ * runner, the task operations, the agent catalog, the store).
+ *
+ * Nothing here comes from the desktop app (no host, no Electron, no React),
+ * so a project that depends on `waystation` gets the runtime alone.
  */
+export { z } from 'zod';
 export { defineAgent } from './define-agent.js';
 export type {
   AgentDefinition,
@@ -21,6 +26,7 @@ export {
   editStepResult,
   generateTaskId,
   loadForWrite,
+  moduleChanged,
   OperationError,
   rejectTask,
   resumeTask,
@@ -33,5 +39,38 @@ export { TaskEngine, writeFileAtomic, type EngineOutcome } from './task-engine.j
 export { Runner, type RunnerEvent, type RunnerOptions, type RunOutcome, type StartRunRequest } from './runner.js';
 export { acquireLease, DEFAULT_LEASE_TTL_MS, Lease, LeaseHeldError, LeaseLostError, leaseIsLive, readLease, type LeaseEntry } from './lease.js';
 export { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
-export { agentRefFor, isModuleSpecifier, loadAgent } from './agent-loader.js';
-export { RunExit, type WorkerJob } from './worker-protocol.js';
+export {
+  AgentLoadError,
+  agentRefFor,
+  describeModuleAgent,
+  DEFAULT_AGENT_LOAD_TIMEOUT_MS,
+  hashModule,
+  importAgentModule,
+  isModuleSpecifier,
+  loadAgent,
+  looksLikeAgent,
+  type AgentLoadProblem,
+  type LoadedAgent,
+} from './agent-loader.js';
+export { AgentDescribeError, describeAgentModule, type DescribeRequest } from './agent-describer.js';
+export {
+  AGENTS_CONFIG_FILE,
+  AgentConfigEntry,
+  AgentsConfig,
+  listAvailableAgents,
+  readAgentsConfig,
+  type AgentCatalog,
+  type AgentsConfigRead,
+  type AvailableAgent,
+} from './agent-catalog.js';
+export { agentStatus, type AgentStatus } from './agent-status.js';
+export { importLegacyForResume, type LegacyResumePreparation } from './legacy-resume.js';
+export { RunExit, type DescribedAgent, type WorkerJob } from './worker-protocol.js';
+export { builtInAgents } from '../agents/registry.js';
+export { OfflineProvider } from '../llm/offline-provider.js';
+export { providerFromEnv } from '../llm/provider-from-env.js';
+export type { ChatMessage, Completion, CompletionOptions, LlmProvider } from '../llm/provider.js';
+export { openStore } from '../store/directory-store.js';
+export type { CheckpointStore, TaskEntry, TaskEvent, VersionInfo } from '../store/store-types.js';
+export { verifyTask } from '../verify/verify-task.js';
+export { Checkpoint, CURRENT_SCHEMA_VERSION, type Artifact, type SideEffect, type PlanStep, type AgentRef, type ResumePlan } from '../../shared/checkpoint/schema.js';

@@ -316,15 +316,16 @@ export class Runner extends EventEmitter {
     return this.supervise(taskId, first);
   }
 
-  /** Approve the pending resume plan and run exactly that plan. */
-  async approve(taskId: string): Promise<RunOutcome> {
-    const first = await this.spawnWorker({ kind: 'approve', root: this.root, taskId, actor: this.opts.actor }).done;
+  /** Approve the pending resume plan and run exactly that plan. `actor` (who approved) overrides the runner's for this call. */
+  async approve(taskId: string, opts: { actor?: string } = {}): Promise<RunOutcome> {
+    const first = await this.spawnWorker({ kind: 'approve', root: this.root, taskId, actor: opts.actor ?? this.opts.actor }).done;
     return this.supervise(taskId, first);
   }
 
-  /** Reject the pending resume plan and halt the task. Runs in this process: no agent code is needed. */
-  async reject(taskId: string, reason: string): Promise<RunOutcome> {
-    return this.inProcess(taskId, () => rejectTask({ store: this.store, root: this.root, actor: this.opts.actor }, taskId, { reason, actor: this.opts.actor }));
+  /** Reject the pending resume plan and halt the task. Runs in this process: no agent code is needed. `actor` overrides the runner's for this call. */
+  async reject(taskId: string, reason: string, opts: { actor?: string } = {}): Promise<RunOutcome> {
+    const actor = opts.actor ?? this.opts.actor;
+    return this.inProcess(taskId, () => rejectTask({ store: this.store, root: this.root, actor }, taskId, { reason, actor }));
   }
 
   /** Replace a step's result with a human's value (validated against the step's output schema). */

@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import type { AgentRef, Checkpoint, RecoveryMode, ResumePlan, SideEffect } from '../../shared/checkpoint/schema.js';
-import { CURRENT_SCHEMA_VERSION } from '../../shared/checkpoint/schema.js';
+import type { AgentRef, RecoveryMode, ResumePlan, SideEffect } from '../../shared/checkpoint/schema.js';
+import { Checkpoint, CURRENT_SCHEMA_VERSION } from '../../shared/checkpoint/schema.js';
 import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js';
 import { ConflictError, type CheckpointStore, type TaskEntry } from '../store/store-types.js';
 import { verifyTask } from '../verify/verify-task.js';
@@ -232,6 +232,14 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
     history: { count: 0, head: null },
     agent: { ...req.agentRef, name: agent.name, options },
   };
+  // Checked before the store is asked, so an agent that describes an invalid task leaves not even an empty folder behind.
+  const valid = Checkpoint.safeParse({ ...checkpoint, version: 1 });
+  if (!valid.success) {
+    throw new OperationError(
+      'invalid',
+      `agent ${agent.name} describes a task that is not a valid checkpoint (check its goal, plan and options): ${z.prettifyError(valid.error).replace(/\n/g, '; ')}. Nothing was written.`,
+    );
+  }
   let created: Checkpoint;
   try {
     created = (await env.store.create(checkpoint)).checkpoint;

@@ -100,6 +100,8 @@ export class TaskWriter {
     try {
       await fs.mkdir(path.join(this.taskDir, VERSIONS_DIR));
       await fs.mkdir(path.join(this.taskDir, BLOBS_DIR));
+      // A new folder's name is durable only once its parent is fsynced; without this a power cut can lose the whole task.
+      await syncDir(fs, path.dirname(this.taskDir));
     } catch (err) {
       throw new StoreWriteError(this.taskId, [problem(relPath(this.ctx, this.taskDir), 'io', `cannot create the task folder (${errorCode(err) ?? String(err)}); nothing was written`)]);
     }
@@ -193,17 +195,25 @@ export class TaskWriter {
       throw new ConflictError(this.taskId, next);
     }
 
-    // The version is saved; what follows only repairs the hot snapshot and the folder entries.
+    // The version is saved; what follows only makes it durable and repairs the hot snapshot.
     const warnings: Problem[] = [];
+    let versionDurable = true;
     try {
-      await commitReplace(fs, hotTemp, hotFile);
+      // versions/ first: were checkpoint.json's rename durable before the version's link, a power cut could
+      // leave the hot snapshot naming a version the folder lost, and the next save would have no base.
+      await syncDir(fs, path.dirname(versionFile));
     } catch (err) {
-      warnings.push(problem(relPath(this.ctx, hotFile), 'io', `version ${next} is saved but checkpoint.json was not updated (${errorCode(err) ?? String(err)}); readers use the version files and the next save repairs it`));
+      versionDurable = false;
+      await removeQuietly(fs, hotTemp);
+      warnings.push(problem(relPath(this.ctx, versionFile), 'io', `version ${next} is written but versions/ could not be fsynced (${errorCode(err) ?? String(err)}), so a power cut may still lose it; checkpoint.json was left at version ${next - 1}`));
     }
-    try {
-      await Promise.all([syncDir(fs, path.dirname(versionFile)), syncDir(fs, this.taskDir)]);
-    } catch (err) {
-      warnings.push(problem(relPath(this.ctx, this.taskDir), 'io', `version ${next} is written but its folder could not be fsynced (${errorCode(err) ?? String(err)})`));
+    if (versionDurable) {
+      try {
+        await commitReplace(fs, hotTemp, hotFile);
+        await syncDir(fs, this.taskDir);
+      } catch (err) {
+        warnings.push(problem(relPath(this.ctx, hotFile), 'io', `version ${next} is saved but checkpoint.json was not updated durably (${errorCode(err) ?? String(err)}); readers use the version files and the next save repairs it`));
+      }
     }
 
     this.state = {

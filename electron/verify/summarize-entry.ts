@@ -1,31 +1,69 @@
 /**
  * A store entry turned into the summary that `ls` and `GET /api/tasks` show:
- * the entry's own problems, plus broken invariants and whether a live runner
- * holds the lease, which the store does not judge.
+ * the entry's own problems, plus broken invariants, whether a live runner
+ * holds the lease, and whether its artifacts visibly drifted, which the store
+ * does not judge.
  */
 import path from 'node:path';
 import { checkInvariants } from '../../shared/checkpoint/invariants.js';
 import { toTaskSummary, type TaskSummary, type TaskSummarySource } from '../../shared/checkpoint/task-summary.js';
 import { readLeaseState, type LeaseReadOptions } from './lease-state.js';
+import { quickDriftCheck } from './quick-drift.js';
 import { checkpointFileOf } from './verify-task.js';
+
+export interface SummarizeOptions {
+  /**
+   * Whether artifacts drifted, when the caller knows better (a full verify).
+   * By default the stat-only quickDriftCheck decides.
+   */
+  drift?: boolean;
+  lease?: LeaseReadOptions;
+}
 
 /**
  * Summarize one task of the directory at `root`.
  *
- * Artifacts are not hashed here (that is `verifyTask`, too slow for a listing),
- * so a summary never says `drifted` unless the caller passes what it verified.
+ * Artifacts are stat-ed, not hashed (hashing is `verifyTask`, too slow for a
+ * listing): a missing or resized artifact makes the task `drifted`, a
+ * same-size rewrite does not, unless the caller passes `drift`.
  */
-export async function summarizeEntry(
-  root: string,
-  entry: TaskSummarySource,
-  opts: { drift?: boolean; lease?: LeaseReadOptions } = {},
-): Promise<TaskSummary> {
+export async function summarizeEntry(root: string, entry: TaskSummarySource, opts: SummarizeOptions = {}): Promise<TaskSummary> {
   const cp = entry.checkpoint;
   // Only native tasks have a lease folder; legacy files are never driven in place.
   const lease = entry.format === 'waystation' ? await readLeaseState(path.join(root, entry.location), opts.lease) : { held: false };
+  // A task a live runner is driving shows as running whatever its files say (see deriveDisplayStatus): no need to stat them.
+  const drivenNow = cp?.status === 'running' && lease.held;
+  const drift = opts.drift ?? (cp && !drivenNow ? await quickDriftCheck(root, cp) : false);
   return toTaskSummary(entry, {
     leaseHeld: lease.held,
-    drift: opts.drift ?? false,
+    drift,
     problems: cp ? checkInvariants(cp, checkpointFileOf(entry.location), { legacy: entry.format !== 'waystation' }) : [],
   });
+}
+
+/** How many tasks are summarized at once: enough to overlap stat latency, few enough not to exhaust file handles. */
+const LIST_CONCURRENCY = 16;
+
+/**
+ * Summarize every entry of a listing, in order, a bounded number at a time.
+ *
+ * The one implementation behind `waystation ls` and the host's `listTasks`,
+ * so `GET /api/tasks` answers exactly what `ls --json` prints.
+ */
+export async function summarizeEntries(
+  root: string,
+  entries: readonly TaskSummarySource[],
+  opts: { concurrency?: number; lease?: LeaseReadOptions } = {},
+): Promise<TaskSummary[]> {
+  const out: TaskSummary[] = new Array(entries.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < entries.length) {
+      const i = next++;
+      out[i] = await summarizeEntry(root, entries[i], { lease: opts.lease });
+    }
+  };
+  const width = Math.max(1, Math.min(opts.concurrency ?? LIST_CONCURRENCY, entries.length));
+  await Promise.all(Array.from({ length: width }, worker));
+  return out;
 }

@@ -1,5 +1,4 @@
 // @vitest-environment jsdom
-/// <reference lib="dom" />
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { DiffView } from '../../renderer/src/components/diff-view.js';

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { hasErrors, type TaskSummary } from '../../../shared/checkpoint/task-summary.js';
-import { summarizeEntry } from '../../verify/summarize-entry.js';
+import { summarizeEntries } from '../../verify/summarize-entry.js';
 import { ExitCode, requireDirectory, type CliContext } from '../cli-context.js';
 import { colorStatus, formatJson, formatProblem, table } from '../output.js';
 
@@ -41,7 +41,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (dir: string, opts: { json?: boolean }) => {
       const root = await requireDirectory(dir);
       const entries = await ctx.openStore(root).listTasks();
-      const tasks = await Promise.all(entries.map((e) => summarizeEntry(root, e)));
+      const tasks = await summarizeEntries(root, entries);
       ctx.io.out(opts.json ? formatJson(tasks) : renderHuman(ctx, dir, tasks));
       if (tasks.some((t) => hasErrors(t.problems))) ctx.fail(ExitCode.problems);
     });

@@ -43,7 +43,8 @@ export async function writeLiveLease(root: string, taskId: string): Promise<void
 }
 
 const REPORT_TEXT = '# Report\n\nAll good.\n';
-const OUTLINE_TEXT = '- intro\n- body\n';
+/** The outline `report` records from version 2 on. */
+export const OUTLINE_TEXT = '- intro\n- body\n';
 
 /** Version `n` (1..3) of the `report` task: outline, then draft, then done. */
 export function reportVersion(n: 1 | 2 | 3): CheckpointInput {

@@ -11,7 +11,7 @@ import { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { VerifyReport } from '../../../shared/checkpoint/verify-report.js';
 import { ChangeSummary } from '../../../shared/diff/semantic-summary.js';
-import { makeTempDir, writeMixedDirectory, writeNativeTask, reportVersion } from './cli-fixtures.js';
+import { makeTempDir, writeMixedDirectory, writeNativeTask, reportVersion, OUTLINE_TEXT } from './cli-fixtures.js';
 
 let mixed: string;
 let healthy: string;
@@ -21,6 +21,9 @@ beforeAll(async () => {
   await writeMixedDirectory(mixed);
   healthy = await makeTempDir('healthy');
   await writeNativeTask(healthy, [reportVersion(1), reportVersion(2)]);
+  // Version 2 records the outline; a listing shows a task whose recorded file is missing as drifted.
+  await fsp.mkdir(path.join(healthy, 'out'));
+  await fsp.writeFile(path.join(healthy, 'out', 'outline.md'), OUTLINE_TEXT);
 });
 afterAll(async () => {
   await fsp.rm(mixed, { recursive: true, force: true });

@@ -35,6 +35,10 @@ describe('waystation demo', () => {
     expect(byId.get('demo-failed')?.status).toBe('failed');
     expect(byId.get('demo-waiting-approval')?.status).toBe('waiting_approval');
     expect(byId.get('notes-running')?.status).toBe('running');
+    // The summary edited after the run changed size: the listing's stat check shows it, no hashing needed.
+    expect(byId.get('notes-drifted')?.display_status).toBe('drifted');
+    expect(byId.get('notes-done')?.display_status).toBe('done');
+    expect((await cli(['ls', dir])).stdout).toMatch(/notes-drifted\s+\S*drifted/);
     expect(tasks.map((t) => t.agent_name)).toEqual(expect.arrayContaining(['checkpoint-demo', 'md-summarizer']));
     expect(tasks.map((t) => t.format)).toEqual(expect.arrayContaining(['article-task-json', 'article-checkpoint-json']));
     const verify = await cli(['verify', dir, 'notes-drifted', '--json']);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -118,6 +119,36 @@ describe('reading through the host service', () => {
     expect((await service.verifyTask({ taskId: 't1' })).task_id).toBe('t1');
   });
 
+  it('announces drift a full verify finds as a change of the task, once, and shows it in the task view', async () => {
+    // The artifact lives outside the watched directory, as agents' outputs often do: no watcher event can tell.
+    const outside = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-artifacts-')));
+    try {
+      const file = path.join(outside, 'report.md');
+      await fs.writeFile(file, 'as recorded');
+      const sha256 = createHash('sha256').update('as recorded').digest('hex');
+      await openStore(root).create({ ...task('v1'), status: 'done', artifacts: [{ type: 'file', path: file, sha256, size: 11, status: 'written' }] });
+      await startService();
+      expect((await service.listTasks())[0].display_status).toBe('done');
+
+      await fs.writeFile(file, 'AS RECORDED');
+      // Same size: the listing's stat check cannot see it; the full verify does, and says so.
+      expect((await service.listTasks())[0].display_status).toBe('done');
+      expect((await service.verifyTask({ taskId: 'v1' })).drift).toBe(true);
+      const changes = () => events.filter((e) => e.type === 'task-changed' && e.taskId === 'v1');
+      expect(changes()).toHaveLength(1);
+      expect((await service.getTask({ taskId: 'v1' })).summary.display_status).toBe('drifted');
+      await service.verifyTask({ taskId: 'v1' });
+      expect(changes()).toHaveLength(1);
+
+      await fs.writeFile(file, 'as recorded');
+      expect((await service.verifyTask({ taskId: 'v1' })).drift).toBe(false);
+      expect(changes()).toHaveLength(2);
+      expect((await service.getTask({ taskId: 'v1' })).summary.display_status).toBe('done');
+    } finally {
+      await fs.rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it('answers not-found for a missing task, version or step', async () => {
     await openStore(root).create(task('t1'));
     await startService();
@@ -204,11 +235,13 @@ describe('acting through the runner', () => {
     await service.startTask({ agent: 'checkpoint-demo', options: {}, mode: 'confirm' });
     await service.resumeTask({ taskId: 't1' });
     await service.rejectResume({ taskId: 't1', reason: 'wrong plan' });
+    await service.approveResume({ taskId: 't1', by: 'fay' });
     await service.editStepResult({ taskId: 't1', stepId: 's1', value: 'x' });
     expect(fake.calls).toEqual([
       ['start', root, { taskId: undefined, agent: 'checkpoint-demo', options: {}, mode: 'confirm' }],
       ['resume', root, 't1'],
       ['reject', root, 't1', 'wrong plan', undefined],
+      ['approve', root, 't1', 'fay'],
       ['edit', root, 't1', 's1', 'x'],
     ]);
     await expect(service.resumeTask({ taskId: 'missing' })).rejects.toMatchObject({ code: 'not-found' });

@@ -110,3 +110,16 @@ describe('deciding how a task resumes', () => {
     expect(ctx.resume_hint).toBe('continue at b');
   });
 });
+
+describe('a changed agent module', () => {
+  it('is part of the resume plan, and a plan without it is a different plan', () => {
+    const cp = checkpoint();
+    const changed = decideResume({ cp, report: report(cp), canProbe: () => false, rerunDrifted: false, moduleChanged: true });
+    const same = decideResume({ cp, report: report(cp), canProbe: () => false, rerunDrifted: false, moduleChanged: false });
+    expect(changed.plan.module_changed).toBe(true);
+    expect(same.plan.module_changed).toBeUndefined();
+    expect(changed.blocking).toEqual([]);
+    expect(samePlan(changed.plan, same.plan)).toBe(false);
+    expect(samePlan(changed.plan, { ...same.plan, module_changed: true })).toBe(true);
+  });
+});

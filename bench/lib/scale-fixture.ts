@@ -1,0 +1,282 @@
+/**
+ * The checkpoint directory the inspector-at-scale benchmark opens: many
+ * tasks, each with a short history, in exactly the bytes the store's own
+ * writer produces (blobs, deltas, full snapshots, event logs).
+ *
+ * Saving 100,000 versions one by one through the store takes from seven
+ * minutes to most of an hour on a small, busy VM, so the fixture is stamped
+ * from templates instead: each kind of task is written once by the real
+ * writer under a placeholder id of the same length as the real ids, and every
+ * task is a copy of its template with the id substituted. Nothing that is
+ * hashed mentions the id (messages and results are seeded by step, not by
+ * task), so each copy is byte for byte what the writer would have written for
+ * that task, except the wall-clock `at` of its events. `checkStampedTask`
+ * proves it on a sample on every run, and the directory is cached under the
+ * OS temp folder, keyed by a hash of the generator's parameters and the
+ * writer's source: a change to the on-disk format writes a new fixture
+ * instead of benchmarking a stale one.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openStore } from '../../electron/store/directory-store.js';
+import { mapLimit } from '../../electron/store/directory-scan.js';
+import type { CheckpointInput } from '../../shared/checkpoint/schema.js';
+import { workloadMessage, workloadResult, workloadStepId, workloadTimestamp } from './agent-workload.js';
+
+/** Bump when the generator below changes what it writes. */
+const GENERATOR_VERSION = 2;
+/** Seed of every task's messages and results: shared, so that blobs (hashed) never depend on the task. */
+const PAYLOAD_SEED = 7;
+/** Same length as scaleTaskId's ids, so stamping changes no size. */
+const PLACEHOLDER = 'task-@@@@@@';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The files whose code decides the bytes of a written task. */
+const FORMAT_SOURCES = [
+  'electron/store/task-writer.ts',
+  'electron/store/version-file.ts',
+  'electron/store/blob-store.ts',
+  'electron/store/atomic-file.ts',
+  'electron/store/event-log.ts',
+  'shared/diff/json-diff.ts',
+  'shared/checkpoint/schema.ts',
+];
+
+export interface ScaleFixtureOptions {
+  tasks: number;
+  /** Versions of every task (the first creates it); at least 2. */
+  versionsPerTask: number;
+  /** Where fixtures are cached. Default: `<os tmpdir>/waystation-bench-fixtures`. */
+  cacheDir?: string;
+  /** Tasks written at once. Default 16. */
+  concurrency?: number;
+  log?: (line: string) => void;
+}
+
+export interface ScaleFixture {
+  root: string;
+  tasks: number;
+  versions: number;
+  /** The cache key: parameters and writer source hashed together. */
+  formatHash: string;
+  /** True when the directory came from the cache. */
+  cached: boolean;
+  /** Time spent writing it in this run (0 when cached). */
+  writeMs: number;
+}
+
+/** The id of task `i`: fixed width, so the listing's order is the generation order. */
+export function scaleTaskId(i: number): string {
+  return `task-${String(i).padStart(6, '0')}`;
+}
+
+/**
+ * The kind of task `i`: a third of the tasks (kind 0) finish every step by
+ * their last version, the others (kind 1) stop part way, so the listing holds
+ * both done and unfinished (halted) tasks.
+ */
+export function scaleTaskKind(i: number): 0 | 1 {
+  return i % 3 === 0 ? 0 : 1;
+}
+
+/** Version 1 of a task of `kind`: every step pending. */
+export function scaleInitialCheckpoint(taskId: string, kind: 0 | 1, versionsPerTask: number): Omit<CheckpointInput, 'version'> {
+  const steps = kind === 0 ? versionsPerTask - 1 : versionsPerTask + 2;
+  return {
+    schema_version: 2,
+    task_id: taskId,
+    task_name: `scale ${taskId}`,
+    status: 'running',
+    phase: 'step 1',
+    goal: 'read, summarise and file a report',
+    plan: Array.from({ length: steps }, (_, s) => ({ id: workloadStepId(s + 1), name: `step ${s + 1}`, status: 'pending' as const, attempts: 0 })),
+    current_step: 0,
+    total_steps: steps,
+    artifacts: [],
+    side_effects: [],
+    resume_hint: '',
+    recovery: { mode: 'manual', decisions: [], auto_attempts: 0 },
+    errors: [],
+    run: { created_at: workloadTimestamp(0), updated_at: workloadTimestamp(0), tokens_in: 0, tokens_out: 0, cost_usd: 0, elapsed_ms: 0, llm_calls: [] },
+    source: { kind: 'runtime' },
+    agent: { name: 'bench-agent', options: { task: taskId } },
+  };
+}
+
+/** The checkpoint after step `k` (1-based) of `cp` finished. */
+export function scaleAfterStep(cp: Omit<CheckpointInput, 'version'>, k: number): Omit<CheckpointInput, 'version'> {
+  const plan = cp.plan.slice();
+  plan[k - 1] = { ...plan[k - 1], status: 'done', attempts: 1, started_at: workloadTimestamp(k - 1), finished_at: workloadTimestamp(k) };
+  const finished = k === plan.length;
+  return {
+    ...cp,
+    plan,
+    current_step: k,
+    status: finished ? 'done' : 'running',
+    phase: finished ? 'done' : `step ${k + 1}`,
+    run: { ...cp.run, updated_at: workloadTimestamp(k), tokens_in: k * 400, tokens_out: k * 120, elapsed_ms: k * 1000 },
+    source: { kind: 'runtime' },
+  };
+}
+
+/** Write task `taskId` of `kind` through the real store: version 1, then one save per finished step. */
+async function writeTask(root: string, taskId: string, kind: 0 | 1, versionsPerTask: number): Promise<void> {
+  const store = openStore(root);
+  let cp = scaleInitialCheckpoint(taskId, kind, versionsPerTask);
+  await store.create(cp, { appendHistory: [workloadMessage(PAYLOAD_SEED, 0)] });
+  for (let k = 1; k < versionsPerTask; k++) {
+    cp = scaleAfterStep(cp, k);
+    const saved = await store.save(taskId, {
+      expectedVersion: k,
+      checkpoint: cp,
+      results: { [workloadStepId(k)]: workloadResult(PAYLOAD_SEED, k) },
+      appendHistory: [workloadMessage(PAYLOAD_SEED, k)],
+    });
+    const { version: _v, ...next } = saved.checkpoint;
+    cp = next;
+  }
+}
+
+/** Every file of a task folder as (relative path, bytes), sorted by path. */
+async function readTree(dir: string): Promise<[string, Buffer][]> {
+  const out: [string, Buffer][] = [];
+  for (const rel of (await fs.readdir(dir, { recursive: true })).sort()) {
+    const abs = path.join(dir, rel);
+    if ((await fs.stat(abs)).isFile()) out.push([rel.split(path.sep).join('/'), await fs.readFile(abs)]);
+  }
+  return out;
+}
+
+/** Events carry the wall clock of their save; everything else must match to the byte. */
+function withoutClock(rel: string, bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  return rel === 'events.jsonl' ? text.replace(/"at":"[^"]*"/g, '"at":""') : text;
+}
+
+/** A template: the files of one kind of task, with the placeholder id where the task id goes. */
+type Template = [string, Buffer][];
+
+function stamp(template: Template, taskId: string): [string, Buffer][] {
+  return template.map(([rel, bytes]) => [rel, Buffer.from(bytes.toString('utf8').replaceAll(PLACEHOLDER, taskId), 'utf8')]);
+}
+
+async function writeStamped(root: string, template: Template, taskId: string): Promise<void> {
+  const dir = path.join(root, taskId);
+  const folders = new Set(template.map(([rel]) => path.posix.dirname(rel)).filter((d) => d !== '.'));
+  await fs.mkdir(dir);
+  for (const folder of folders) await fs.mkdir(path.join(dir, folder), { recursive: true });
+  for (const [rel, bytes] of stamp(template, taskId)) await fs.writeFile(path.join(dir, rel), bytes);
+}
+
+/**
+ * Prove the stamping on task `i`: the real writer, given task `i` itself,
+ * writes the same files with the same bytes (event times aside) as its stamped copy.
+ */
+export async function checkStampedTask(root: string, i: number, versionsPerTask: number): Promise<void> {
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-fixture-check-'));
+  try {
+    const id = scaleTaskId(i);
+    await writeTask(scratch, id, scaleTaskKind(i), versionsPerTask);
+    const written = await readTree(path.join(scratch, id));
+    const stamped = await readTree(path.join(root, id));
+    const names = (t: [string, Buffer][]) => t.map(([rel]) => rel).join('\n');
+    if (names(written) !== names(stamped)) throw new Error(`fixture ${root}: task ${id} does not hold the files the store writes`);
+    for (let f = 0; f < written.length; f++) {
+      const [rel, bytes] = written[f];
+      if (withoutClock(rel, bytes) !== withoutClock(rel, stamped[f][1])) {
+        throw new Error(`fixture ${root}: ${id}/${rel} differs from what the store writes for that task`);
+      }
+    }
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The cache key of a fixture: its parameters and the writer's source, hashed. */
+export async function fixtureFormatHash(tasks: number, versionsPerTask: number): Promise<string> {
+  const h = createHash('sha256');
+  h.update(JSON.stringify({ GENERATOR_VERSION, tasks, versionsPerTask }));
+  for (const rel of FORMAT_SOURCES) h.update(await fs.readFile(path.join(REPO, rel)));
+  return h.digest('hex').slice(0, 16);
+}
+
+/**
+ * Check a sample of the fixture through the real store: every sampled task
+ * lists without problems, has exactly `versionsPerTask` versions, and its
+ * first and last versions rebuild.
+ */
+export async function verifyScaleFixture(root: string, tasks: number, versionsPerTask: number): Promise<void> {
+  await checkStampedTask(root, Math.min(tasks - 1, 1), versionsPerTask);
+  const store = openStore(root);
+  const sample = [...new Set([0, 1, 2, Math.floor(tasks / 2), tasks - 1])].filter((i) => i >= 0 && i < tasks);
+  for (const i of sample) {
+    const id = scaleTaskId(i);
+    const entry = await store.getTask(id);
+    if (!entry?.checkpoint || entry.problems.length > 0) {
+      throw new Error(`fixture ${root}: task ${id} does not read back cleanly (${entry ? entry.problems.map((p) => p.message).join('; ') : 'missing'})`);
+    }
+    const history = await store.history(id);
+    if (history.length !== versionsPerTask || entry.checkpoint.version !== versionsPerTask) {
+      throw new Error(`fixture ${root}: task ${id} has ${history.length} versions (latest ${entry.checkpoint.version}), expected ${versionsPerTask}`);
+    }
+    const first = await store.readVersion(id, 1);
+    if (first.current_step !== 0) throw new Error(`fixture ${root}: version 1 of ${id} does not rebuild as written`);
+    // Blobs are checked against their names as they are read: a stamped id inside one would fail here.
+    const messages = await store.readHistory(id);
+    const ref = entry.checkpoint.plan[0].result_ref;
+    if (messages.length !== versionsPerTask || !ref || (await store.readBlob(id, ref)) === null) {
+      throw new Error(`fixture ${root}: the history or results of ${id} do not read back`);
+    }
+  }
+}
+
+/**
+ * The fixture for these parameters: from the cache when a complete one is
+ * there, written afresh otherwise (into a temp folder renamed into place, so
+ * an interrupted run never leaves a half-written fixture that looks complete).
+ */
+export async function ensureScaleFixture(opts: ScaleFixtureOptions): Promise<ScaleFixture> {
+  const { tasks, versionsPerTask } = opts;
+  if (!Number.isInteger(tasks) || tasks < 1) throw new Error(`tasks must be a whole number of at least 1, got ${tasks}`);
+  if (!Number.isInteger(versionsPerTask) || versionsPerTask < 2) throw new Error(`versionsPerTask must be at least 2, got ${versionsPerTask}`);
+  const cacheDir = opts.cacheDir ?? path.join(os.tmpdir(), 'waystation-bench-fixtures');
+  const formatHash = await fixtureFormatHash(tasks, versionsPerTask);
+  const root = path.join(cacheDir, `scale-${tasks}x${versionsPerTask}-${formatHash}`);
+  const base = { root, tasks, versions: tasks * versionsPerTask, formatHash };
+  if (await fs.stat(root).then((s) => s.isDirectory(), () => false)) {
+    await verifyScaleFixture(root, tasks, versionsPerTask);
+    return { ...base, cached: true, writeMs: 0 };
+  }
+  await fs.mkdir(cacheDir, { recursive: true });
+  const temp = await fs.mkdtemp(path.join(cacheDir, '.writing-'));
+  const started = performance.now();
+  try {
+    // One template per kind of task (see scaleTaskKind): written by the store, then stamped.
+    const templates = new Map<number, Template>();
+    for (const kind of [0, 1] as const) {
+      const scratch = path.join(temp, '.templates');
+      await writeTask(scratch, PLACEHOLDER, kind, versionsPerTask);
+      templates.set(kind, await readTree(path.join(scratch, PLACEHOLDER)));
+      await fs.rm(scratch, { recursive: true, force: true });
+    }
+    let done = 0;
+    await mapLimit(
+      Array.from({ length: tasks }, (_, i) => i),
+      opts.concurrency ?? 16,
+      async (i) => {
+        await writeStamped(temp, templates.get(scaleTaskKind(i))!, scaleTaskId(i));
+        if (++done % 2000 === 0) opts.log?.(`  fixture: ${done}/${tasks} tasks written`);
+      },
+    );
+    await verifyScaleFixture(temp, tasks, versionsPerTask);
+    await fs.rename(temp, root);
+  } catch (err) {
+    await fs.rm(temp, { recursive: true, force: true });
+    throw err;
+  }
+  return { ...base, cached: false, writeMs: performance.now() - started };
+}

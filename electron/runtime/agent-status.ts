@@ -1,0 +1,44 @@
+/**
+ * Whether a task's agent can be started again, decided without running any
+ * of its code: a built-in is known or not; a module file exists or not, and
+ * its hash matches the one recorded or not. Cheap enough for a task view to
+ * ask whenever it shows a task; whether the module still *loads* is only
+ * learnt by loading it (in a worker, at resume).
+ */
+import type { Checkpoint } from '../../shared/checkpoint/schema.js';
+import { builtInAgents } from '../agents/registry.js';
+import { hashModule, moduleFileOf } from './agent-loader.js';
+
+export interface AgentStatus {
+  kind: 'builtin' | 'module' | 'none';
+  /** Whether a resume can find the agent. */
+  available: boolean;
+  /** The module file, for module agents. */
+  file?: string;
+  /** The module's hash differs from the recorded one: a resume reports it (and lists it in a confirm-mode plan). */
+  module_changed?: boolean;
+  /** Why the task cannot be resumed, or what a human should know before resuming. */
+  problem?: string;
+}
+
+/**
+ * The state of a task's agent.
+ *
+ * @param root the checkpoint directory, against which a relative project root resolves.
+ */
+export async function agentStatus(root: string, cp: Checkpoint): Promise<AgentStatus> {
+  const ref = cp.agent;
+  if (!ref) return { kind: 'none', available: false, problem: 'the task does not record which agent runs it: it can be inspected, not resumed' };
+  const file = moduleFileOf(ref, root);
+  if (!file) {
+    return builtInAgents.has(ref.name)
+      ? { kind: 'builtin', available: true }
+      : { kind: 'builtin', available: false, problem: `there is no built-in agent "${ref.name}" in this build of Waystation` };
+  }
+  const sha = await hashModule(file);
+  if (sha === null) return { kind: 'module', available: false, file, problem: `the agent module ${file} cannot be found (moved or deleted?); restore it to resume the task` };
+  if (ref.module_sha256 && ref.module_sha256 !== sha) {
+    return { kind: 'module', available: true, file, module_changed: true, problem: `the agent module ${ref.module} changed since the task recorded it; resuming runs the new code` };
+  }
+  return { kind: 'module', available: true, file, module_changed: false };
+}

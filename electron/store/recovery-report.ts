@@ -1,0 +1,145 @@
+/**
+ * What a crash or a power cut left behind in one task folder, in words.
+ *
+ * The versions folder is the record (docs/FORMAT.md): the task recovers to
+ * its newest complete version. This report says which version that is, and
+ * what did not survive: a save interrupted before its commit point (its temp
+ * file in `versions/` names the version it was writing), a hot snapshot left
+ * behind, event-log lines lost with the power. It only reads.
+ */
+import path from 'node:path';
+import { isTempName } from './atomic-file.js';
+import { parseEvents, eventsPath } from './event-log.js';
+import { relPath, type ReadContext } from './file-reader.js';
+import { nodeFs, type StoreFs } from './store-fs.js';
+import { listVersionNumbers, loadVersion, readHot } from './task-reader.js';
+import { VERSIONS_DIR } from './version-file.js';
+import { DEFAULT_MAX_FILE_BYTES } from './directory-store.js';
+
+export interface RecoveryReport {
+  task_id: string;
+  /** The newest version that reads whole: what the task recovered to (0 when none does). */
+  latest_version: number;
+  /** The version `checkpoint.json` holds, or null when it is missing or unreadable. */
+  hot_version: number | null;
+  /** Versions whose save stopped before its commit point: a temp file remains, the version does not. */
+  interrupted_versions: number[];
+  /** Temp files of interrupted writes, relative to the root: harmless, never read, safe to delete. */
+  leftover_temp_files: { file: string; bytes: number }[];
+  /** Versions newer than the newest `version` event of events.jsonl (the log is not fsynced). */
+  events_behind: number;
+  /** Bytes of a torn last line of events.jsonl, ignored by readers. */
+  torn_event_bytes: number;
+  /** The same, as sentences a human can act on; the first always says where the task stands. */
+  account: string[];
+}
+
+/** `.00000008.json.<random>.tmp` -> 8. */
+const VERSION_TEMP = /^\.(\d{8})\.json\.[0-9a-f]+\.tmp$/;
+
+/**
+ * Describe what an interruption left in a native task folder.
+ *
+ * Reads only; never throws on a bad file (what cannot be read is left out
+ * of the figures and said in the account).
+ */
+export async function recoveryReport(root: string, taskId: string, opts: { fs?: StoreFs; maxFileBytes?: number } = {}): Promise<RecoveryReport> {
+  const fs = opts.fs ?? nodeFs;
+  const absRoot = path.resolve(root);
+  const realRoot = await fs.realpath(absRoot).catch(() => absRoot);
+  const ctx: ReadContext = { fs, root: absRoot, realRoot, maxFileBytes: opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES };
+  const taskDir = path.join(absRoot, taskId);
+  const account: string[] = [];
+
+  const numbers = await listVersionNumbers(ctx, taskDir);
+  let latest = 0;
+  for (const v of numbers.slice(-3).reverse()) {
+    if ((await loadVersion(ctx, taskDir, v)).ok) {
+      latest = v;
+      break;
+    }
+  }
+  const newestFile = numbers.at(-1) ?? 0;
+
+  const hot = await readHot(ctx, taskDir);
+  const hotDoc = hot.ok ? (hot.value as { version?: unknown }) : null;
+  const hotVersion = hotDoc && Number.isInteger(hotDoc.version) ? (hotDoc.version as number) : null;
+
+  const leftovers: RecoveryReport['leftover_temp_files'] = [];
+  const interrupted = new Set<number>();
+  for (const dir of [taskDir, path.join(taskDir, VERSIONS_DIR), path.join(taskDir, 'blobs')]) {
+    let entries;
+    try {
+      entries = await fs.readdir(dir);
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (!e.isFile() || !isTempName(e.name)) continue;
+      const abs = path.join(dir, e.name);
+      const bytes = await fs.stat(abs).then((s) => s.size, () => 0);
+      leftovers.push({ file: relPath(ctx, abs), bytes });
+      const m = VERSION_TEMP.exec(e.name);
+      if (m && dir.endsWith(VERSIONS_DIR) && !numbers.includes(Number(m[1]))) interrupted.add(Number(m[1]));
+    }
+  }
+
+  let eventsBehind = 0;
+  let torn = 0;
+  const log = await readEventLogText(fs, taskDir);
+  if (log !== null) {
+    const { events } = parseEvents(log);
+    torn = log.endsWith('\n') || log.length === 0 ? 0 : Buffer.byteLength(log.slice(log.lastIndexOf('\n') + 1));
+    const newestEvent = events.reduce((n, e) => (e.type === 'version' && typeof e.version === 'number' ? Math.max(n, e.version) : n), 0);
+    eventsBehind = Math.max(0, latest - newestEvent);
+  }
+
+  if (latest === 0) {
+    account.push(numbers.length === 0 ? `task ${taskId} has no version: it was never saved, or its creation was interrupted` : `task ${taskId} has no version that reads whole`);
+  } else {
+    account.push(`task ${taskId} recovered to version ${latest}, the newest complete version in ${VERSIONS_DIR}/`);
+  }
+  if (newestFile > latest) account.push(`versions ${latest + 1} to ${newestFile} are on disk but do not read whole; they are not used`);
+  for (const v of [...interrupted].sort((a, b) => a - b)) {
+    if (v > latest) account.push(`the save of version ${v} was interrupted before its commit point: nothing of it is used, and the next save writes version ${latest + 1}`);
+  }
+  if (hotVersion !== null && hotVersion < latest) {
+    account.push(`checkpoint.json holds version ${hotVersion}, behind version ${latest}: the save stopped after its commit point; readers use ${VERSIONS_DIR}/ and the next save repairs it`);
+  } else if (hotVersion !== null && hotVersion > latest) {
+    account.push(`checkpoint.json holds version ${hotVersion}, which ${VERSIONS_DIR}/ does not: it is not used, and the next save replaces it`);
+  } else if (!hot.ok && latest > 0) {
+    account.push(`checkpoint.json is ${hot.missing ? 'missing' : 'unreadable'}; readers use ${VERSIONS_DIR}/ and the next save rewrites it`);
+  }
+  if (eventsBehind > 0) {
+    account.push(`events.jsonl lacks the events of the last ${eventsBehind} version(s): the log is not fsynced; the versions are the record`);
+  }
+  if (torn > 0) account.push(`events.jsonl ends in a torn line of ${torn} bytes, which readers ignore`);
+  if (leftovers.length > 0) {
+    const bytes = leftovers.reduce((n, l) => n + l.bytes, 0);
+    account.push(`${leftovers.length} temp file(s) of interrupted writes remain (${bytes} bytes): never read, safe to delete`);
+  }
+
+  return {
+    task_id: taskId,
+    latest_version: latest,
+    hot_version: hotVersion,
+    interrupted_versions: [...interrupted].filter((v) => v > latest).sort((a, b) => a - b),
+    leftover_temp_files: leftovers,
+    events_behind: eventsBehind,
+    torn_event_bytes: torn,
+    account,
+  };
+}
+
+async function readEventLogText(fs: StoreFs, taskDir: string): Promise<string | null> {
+  try {
+    const handle = await fs.open(eventsPath(taskDir), 'r');
+    try {
+      return (await handle.readFile()).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return null;
+  }
+}

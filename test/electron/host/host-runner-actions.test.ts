@@ -1,0 +1,158 @@
+/**
+ * The host service with the real runner on a real temporary directory: what
+ * happens when a directory is opened (interrupted auto-mode tasks resume by
+ * themselves) and who is recorded for an approval or a rejection made
+ * through the API.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { HostEvent } from '../../../shared/api/contract.js';
+import type { RecoveryMode } from '../../../shared/checkpoint/schema.js';
+import { builtInAgent } from '../../../electron/agents/registry.js';
+import { createHostRunner } from '../../../electron/host/host-runner.js';
+import { HostService } from '../../../electron/host/host-service.js';
+import { OfflineProvider } from '../../../electron/llm/offline-provider.js';
+import { startTask } from '../../../electron/runtime/task-operations.js';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { bundleWorker, type WorkerBundle } from '../../fakes/worker-bundle.js';
+
+let bundle: WorkerBundle;
+let root: string;
+let service: HostService | null = null;
+let events: HostEvent[] = [];
+
+beforeAll(async () => {
+  // One plain-JavaScript worker for the file: no TypeScript loader at every spawn.
+  bundle = await bundleWorker();
+}, 60_000);
+afterAll(async () => {
+  await bundle?.dispose();
+});
+beforeEach(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-host-runner-')));
+  events = [];
+});
+afterEach(async () => {
+  await service?.close();
+  service = null;
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+/** Workers: offline model without latency, step 3 of checkpoint-demo passing, quick auto backoff. */
+const workerEnv = (): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, WAYSTATION_OFFLINE_LATENCY_MS: '0', WAYSTATION_AUTO_BACKOFF_MS: '10', SKIP_FAILURE: '1' };
+  delete env.OPENAI_API_KEY;
+  return env;
+};
+
+async function openService(): Promise<HostService> {
+  service = new HostService({ host: 'web', runner: createHostRunner({ env: workerEnv(), workerLaunch: bundle.workerLaunch }) });
+  service.subscribe((e) => void events.push(e));
+  await service.open(root);
+  return service;
+}
+
+/** Run an agent in this process, as an earlier session would have, leaving the task where its run stopped. */
+async function runInProcess(agentName: string, taskId: string, mode: RecoveryMode, options: Record<string, unknown> = {}): Promise<void> {
+  const agent = builtInAgent(agentName)!;
+  const store = openStore(root);
+  const before = process.env.SKIP_FAILURE;
+  // checkpoint-demo fails its third step unless SKIP_FAILURE is set.
+  delete process.env.SKIP_FAILURE;
+  try {
+    await startTask({ store, root, llm: new OfflineProvider(0), actor: 'earlier-session', report: () => {} }, agent, { taskId, options, mode });
+  } finally {
+    if (before !== undefined) process.env.SKIP_FAILURE = before;
+  }
+}
+
+/** Rewrite the latest version as `running`, as a process killed mid-step leaves it. */
+async function markInterrupted(taskId: string): Promise<void> {
+  const store = openStore(root);
+  const cp = (await store.getTask(taskId))!.checkpoint!;
+  const { version: _version, ...rest } = cp;
+  await store.save(taskId, { expectedVersion: cp.version, checkpoint: { ...rest, status: 'running' } });
+}
+
+const latest = async (taskId: string) => (await openStore(root).getTask(taskId))!.checkpoint!;
+
+/** Resolves when the runner reports that the worker of `taskId` exited. */
+function exited(taskId: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no worker of ${taskId} exited; events: ${JSON.stringify(events.slice(-5))}`)), 30_000);
+    const stop = service!.subscribe((e) => {
+      if (e.type === 'runner' && e.taskId === taskId && e.state === 'exited') {
+        clearTimeout(timer);
+        stop();
+        resolve();
+      }
+    });
+  });
+}
+
+describe('opening a directory resumes interrupted auto-mode tasks', () => {
+  it('finishes an interrupted auto-mode task by itself, and leaves an interrupted manual task alone', async () => {
+    await runInProcess('checkpoint-demo', 'auto-task', 'auto');
+    await markInterrupted('auto-task');
+    await runInProcess('checkpoint-demo', 'manual-task', 'manual');
+    await markInterrupted('manual-task');
+    const manualVersion = (await latest('manual-task')).version;
+
+    const host = await openService();
+    await host.recovered();
+
+    const auto = await latest('auto-task');
+    expect(auto.status).toBe('done');
+    expect(auto.plan.every((s) => s.status === 'done')).toBe(true);
+    // The steps done before the interruption were not run again.
+    expect(auto.plan[0].attempts).toBe(1);
+    expect(events.some((e) => e.type === 'runner' && e.taskId === 'auto-task' && e.state === 'started')).toBe(true);
+    const manual = await latest('manual-task');
+    expect(manual.version).toBe(manualVersion);
+    expect(manual.status).toBe('running');
+    expect((await host.listTasks()).find((t) => t.task_id === 'manual-task')?.display_status).toBe('interrupted');
+  }, 60_000);
+
+  it('falls back to waiting for a human when the interrupted task no longer verifies', async () => {
+    const notes = path.join(root, 'notes');
+    await fs.mkdir(notes);
+    await fs.writeFile(path.join(notes, 'a.md'), '# A\n\nThe first note.\n');
+    await fs.writeFile(path.join(notes, 'b.md'), '# B\n\nThe second note.\n');
+    await runInProcess('md-summarizer', 'md-task', 'auto', { input: notes });
+    const done = await latest('md-task');
+    expect(done.artifacts.length).toBeGreaterThan(0);
+    await markInterrupted('md-task');
+    const artifact = done.artifacts[0];
+    await fs.appendFile(path.isAbsolute(artifact.path) ? artifact.path : path.join(root, artifact.path), '\nedited by hand\n');
+
+    const host = await openService();
+    await host.recovered();
+
+    const after = await latest('md-task');
+    expect(after.status).toBe('waiting_human');
+    expect(after.resume_hint).toMatch(/artifacts changed/);
+  }, 60_000);
+});
+
+describe('approvals through the API record who decided', () => {
+  it('records the `by` of approveResume and rejectResume in the decisions', async () => {
+    await runInProcess('checkpoint-demo', 'to-approve', 'confirm');
+    await runInProcess('checkpoint-demo', 'to-reject', 'confirm');
+    expect((await latest('to-approve')).recovery.pending_approval).not.toBeNull();
+    const host = await openService();
+
+    const finished = exited('to-approve');
+    await host.approveResume({ taskId: 'to-approve', by: 'dana' });
+    await finished;
+    const approved = await latest('to-approve');
+    expect(approved.recovery.decisions.at(-1)).toMatchObject({ decision: 'approved', by: 'dana' });
+    expect(approved.status).toBe('done');
+
+    await host.rejectResume({ taskId: 'to-reject', reason: 'the plan reruns too much', by: 'eli' });
+    const rejected = await latest('to-reject');
+    expect(rejected.status).toBe('halted');
+    expect(rejected.recovery.decisions.at(-1)).toMatchObject({ decision: 'rejected', by: 'eli', reason: 'the plan reruns too much' });
+  }, 60_000);
+});

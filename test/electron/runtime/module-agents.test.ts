@@ -1,0 +1,258 @@
+/**
+ * Agents that are not built in: started from a module path or by the name
+ * the directory's waystation.config.json registers, recorded so that resume
+ * and approve relaunch the same module, and refused clearly (leaving the
+ * task and the rest of the directory untouched) when the module is missing,
+ * throws on load, exports nothing runnable, hangs, or describes an invalid
+ * checkpoint. Real worker processes on real temporary directories.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runCli } from '../../../electron/cli/main.js';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { RunExit } from '../../../electron/runtime/worker-protocol.js';
+import { listAvailableAgents } from '../../../electron/runtime/agent-catalog.js';
+import { agentStatus } from '../../../electron/runtime/agent-status.js';
+
+const runtimeIndex = pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../electron/runtime/index.ts')).href;
+
+/** Counts words, then writes a report once a gate file exists: the second step fails until then. */
+const WORD_COUNTER = `
+import { promises as fs } from 'node:fs';
+import { defineAgent, z } from '${runtimeIndex}';
+
+export default defineAgent({
+  name: 'word-counter',
+  description: 'counts words, then writes a report once the gate file exists',
+  options: z.object({ text: z.string().default('one two three'), gate: z.string() }),
+  goal: (o) => 'count the words of ' + JSON.stringify(o.text),
+  plan: () => [
+    { id: 'count', name: 'count the words', output_schema: z.object({ words: z.number().int() }) },
+    { id: 'report', name: 'write the report' },
+  ],
+  async run(ctx) {
+    const { words } = await ctx.step('count', () => ({ words: ctx.options.text.split(/\\s+/).length }));
+    await ctx.step('report', async () => {
+      await fs.access(ctx.options.gate).catch(() => { throw new Error('the gate file is missing'); });
+      await ctx.writeArtifact('out/report.txt', 'words: ' + words + '\\n');
+      return 'words: ' + words;
+    });
+  },
+});
+`;
+
+let tmp: string;
+let project: string;
+let root: string;
+let gate: string;
+const savedEnv = { ...process.env };
+
+beforeAll(() => {
+  delete process.env.OPENAI_API_KEY;
+  process.env.WAYSTATION_OFFLINE_LATENCY_MS = '0';
+});
+afterAll(() => {
+  process.env = savedEnv;
+});
+beforeEach(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-modules-'));
+  project = path.join(tmp, 'project');
+  root = path.join(project, 'checkpoints');
+  gate = path.join(tmp, 'gate');
+  await fs.mkdir(path.join(project, 'agents'), { recursive: true });
+  await fs.mkdir(root);
+  await fs.writeFile(path.join(project, 'package.json'), '{"name":"project","type":"module"}\n');
+  await fs.writeFile(path.join(project, 'agents/word-counter.ts'), WORD_COUNTER);
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, { out: (s) => void (out += s), err: (s) => void (err += s), color: false });
+  return { code, out, err };
+}
+
+const moduleFile = () => path.join(project, 'agents/word-counter.ts');
+const latest = async (id: string) => (await openStore(root).getTask(id))!.checkpoint!;
+const versionCount = async (id: string) => (await openStore(root).history(id)).length;
+
+describe('an agent module given by path', () => {
+  it('is recorded with its project, export and hash, and resume relaunches it', async () => {
+    const first = await cli('run', root, moduleFile(), '--task', 'wc', '--gate', gate);
+    expect(first.code).toBe(RunExit.failed);
+    expect(first.out).toContain('the gate file is missing');
+    const cp = await latest('wc');
+    expect(cp.agent).toMatchObject({
+      name: 'word-counter',
+      module: 'agents/word-counter.ts',
+      export: 'default',
+      project_root: project,
+      options: { text: 'one two three', gate },
+    });
+    expect(cp.agent!.module_sha256).toMatch(/^[0-9a-f]{64}$/);
+
+    await fs.writeFile(gate, 'open');
+    const resumed = await cli('resume', root, 'wc');
+    expect(resumed.code).toBe(RunExit.done);
+    expect(resumed.out).not.toContain('changed since');
+    const done = await latest('wc');
+    expect(done.status).toBe('done');
+    expect(done.plan.map((s) => s.attempts)).toEqual([1, 2]);
+    // Relative artifact paths resolve against the recorded project root.
+    expect(await fs.readFile(path.join(project, 'out/report.txt'), 'utf8')).toBe('words: 3\n');
+  });
+
+  it('reports a changed module before resuming, and records the new hash', async () => {
+    await cli('run', root, moduleFile(), '--task', 'wc', '--gate', gate);
+    const before = (await latest('wc')).agent!.module_sha256;
+    await fs.appendFile(moduleFile(), '\n// a later edit\n');
+    expect(await agentStatus(root, await latest('wc'))).toMatchObject({ kind: 'module', available: true, module_changed: true });
+
+    await fs.writeFile(gate, 'open');
+    const resumed = await cli('resume', root, 'wc');
+    expect(resumed.code).toBe(RunExit.done);
+    expect(resumed.out).toContain('the agent module agents/word-counter.ts changed since task wc recorded it');
+    const agent = (await latest('wc')).agent as { module_sha256?: string; previous_module_sha256?: string };
+    expect(agent.previous_module_sha256).toBe(before);
+    expect(agent.module_sha256).not.toBe(before);
+  });
+
+  it('in confirm mode, puts the changed module in the resume plan the human approves', async () => {
+    const first = await cli('run', root, moduleFile(), '--task', 'wc', '--gate', gate, '--mode', 'confirm');
+    expect(first.code).toBe(RunExit.waiting_approval);
+    expect((await latest('wc')).recovery.pending_approval!.plan.module_changed).toBeUndefined();
+
+    await fs.appendFile(moduleFile(), '\n// a later edit\n');
+    await fs.writeFile(gate, 'open');
+    // The plan on record did not mention the change: approving it prepares a new one instead of running.
+    const stale = await cli('approve', root, 'wc');
+    expect(stale.code).toBe(RunExit.waiting_approval);
+    expect(stale.out).toContain('the agent module changed since the task recorded it');
+    expect((await latest('wc')).recovery.pending_approval!.plan.module_changed).toBe(true);
+
+    const approved = await cli('approve', root, 'wc');
+    expect(approved.code).toBe(RunExit.done);
+    expect((await latest('wc')).status).toBe('done');
+  });
+
+  it('leaves the task untouched when the module is gone, and says why', async () => {
+    await cli('run', root, moduleFile(), '--task', 'wc', '--gate', gate);
+    const versions = await versionCount('wc');
+    await fs.rename(moduleFile(), path.join(project, 'agents/moved.ts'));
+    expect(await agentStatus(root, await latest('wc'))).toMatchObject({ available: false });
+
+    const resumed = await cli('resume', root, 'wc');
+    expect(resumed.code).toBe(RunExit.usage);
+    expect(resumed.err).toContain('word-counter.ts does not exist');
+    expect(resumed.err).toContain('left untouched');
+    expect(await versionCount('wc')).toBe(versions);
+  });
+
+  it('leaves the task untouched when the module no longer loads', async () => {
+    await cli('run', root, moduleFile(), '--task', 'wc', '--gate', gate);
+    const versions = await versionCount('wc');
+    await fs.writeFile(moduleFile(), "throw new Error('broken by an edit');\n");
+    const resumed = await cli('resume', root, 'wc');
+    expect(resumed.code).toBe(RunExit.usage);
+    expect(resumed.err).toContain('fails to load: broken by an edit');
+    expect(await versionCount('wc')).toBe(versions);
+  });
+});
+
+describe('a bad agent module', () => {
+  async function runModule(name: string, source: string, env: Record<string, string> = {}) {
+    const file = path.join(project, 'agents', name);
+    await fs.writeFile(file, source);
+    Object.assign(process.env, env);
+    try {
+      return await cli('run', root, file, '--task', name.replace(/\W/g, '-'));
+    } finally {
+      for (const k of Object.keys(env)) delete process.env[k];
+    }
+  }
+
+  it('is a clear error on that task, and the rest of the directory is unaffected', async () => {
+    await fs.writeFile(gate, 'open');
+    expect((await cli('run', root, moduleFile(), '--task', 'good', '--gate', gate)).code).toBe(RunExit.done);
+
+    const throws = await runModule('throws.mjs', "throw new Error('boom at load');\n");
+    expect(throws.code).toBe(RunExit.usage);
+    expect(throws.err).toContain('throws.mjs fails to load: boom at load');
+
+    const nothing = await runModule('nothing.mjs', 'export const answer = 42;\n');
+    expect(nothing.code).toBe(RunExit.usage);
+    expect(nothing.err).toContain('does not export an agent');
+    expect(nothing.err).toContain('Its exports are: answer');
+
+    const hangs = await runModule('hangs.mjs', 'await new Promise(() => {});\n', { WAYSTATION_AGENT_LOAD_TIMEOUT_MS: '300' });
+    expect(hangs.code).toBe(RunExit.usage);
+    expect(hangs.err).toContain('did not finish loading within 300 ms');
+
+    const invalid = await runModule(
+      'invalid.ts',
+      `import { defineAgent, z } from '${runtimeIndex}';
+export default defineAgent({ name: 'invalid', description: '', options: z.object({}), goal: () => 42 as unknown as string,
+  plan: () => [{ id: 'a', name: 'a' }], async run(ctx) { await ctx.step('a', () => 1); } });\n`,
+    );
+    expect(invalid.code).toBe(RunExit.usage);
+    expect(invalid.err).toContain('agent invalid describes a task that is not a valid checkpoint');
+    expect(invalid.err).toContain('goal');
+
+    const store = openStore(root);
+    const tasks = await store.listTasks();
+    expect(tasks.map((t) => t.task_id)).toEqual(['good']);
+    expect(tasks[0].problems).toEqual([]);
+    expect(tasks[0].checkpoint!.status).toBe('done');
+  });
+});
+
+describe('agents registered in waystation.config.json', () => {
+  it('are listed with the built-ins and started by name', async () => {
+    await fs.mkdir(path.join(root, 'agents'));
+    await fs.copyFile(moduleFile(), path.join(root, 'agents/word-counter.ts'));
+    await fs.writeFile(path.join(root, 'agents/broken.mjs'), "throw new Error('not today');\n");
+    await fs.writeFile(
+      path.join(root, 'waystation.config.json'),
+      JSON.stringify({ agents: [{ module: './agents/word-counter.ts', export: 'default' }, { module: './agents/broken.mjs' }] }),
+    );
+    const catalog = await listAvailableAgents(root);
+    expect(catalog.config_problem).toBeNull();
+    expect(catalog.agents.map((a) => [a.name, a.origin])).toEqual([
+      ['checkpoint-demo', 'builtin'],
+      ['md-summarizer', 'builtin'],
+      ['word-counter', 'registered'],
+      ['./agents/broken.mjs', 'registered'],
+    ]);
+    const wc = catalog.agents[2];
+    expect(wc.problem).toBeUndefined();
+    expect(wc.description).toContain('counts words');
+    expect(wc.options_schema).toMatchObject({ type: 'object', required: ['gate'] });
+    expect(catalog.agents[3].problem).toContain('fails to load: not today');
+
+    await fs.writeFile(gate, 'open');
+    const run = await cli('run', root, 'word-counter', '--task', 'reg', '--gate', gate);
+    expect(run.code).toBe(RunExit.done);
+    // Recorded relative to the directory, so the directory and its agents move together.
+    expect((await latest('reg')).agent).toMatchObject({ name: 'word-counter', module: 'agents/word-counter.ts', project_root: '.' });
+  });
+
+  it('a bad configuration file is reported clearly', async () => {
+    await fs.writeFile(path.join(root, 'waystation.config.json'), JSON.stringify({ agents: [{ modul: './x.ts' }] }));
+    const catalog = await listAvailableAgents(root);
+    expect(catalog.config_problem).toContain('waystation.config.json does not fit the expected shape');
+    expect(catalog.config_problem).toContain('agents.0');
+    expect(catalog.agents.find((a) => a.name === 'waystation.config.json')?.problem).toBe(catalog.config_problem);
+    expect(catalog.agents.filter((a) => a.origin === 'builtin')).toHaveLength(2);
+
+    const run = await cli('run', root, 'word-counter', '--task', 'x');
+    expect(run.code).toBe(RunExit.usage);
+    expect(run.err).toContain('does not fit the expected shape');
+    expect(await openStore(root).listTasks()).toEqual([]);
+  });
+});
