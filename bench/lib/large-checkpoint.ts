@@ -17,7 +17,7 @@ const CALL_BYTES = 150;
  * a plan with small inline results, and an LLM call log, in equal shares.
  * Every step but the last 50 is done.
  */
-export function largeCheckpoint(taskId: string, bytes: number, seed = 1): Omit<CheckpointInput, 'version'> {
+export function largeCheckpoint(taskId: string, bytes: number, seed = 1): CheckpointInput {
   const rng = seededRandom(seed);
   const steps = Math.max(60, Math.round(bytes / 2 / STEP_BYTES));
   const calls = Math.max(1, Math.round(bytes / 2 / CALL_BYTES));
@@ -51,6 +51,7 @@ export function largeCheckpoint(taskId: string, bytes: number, seed = 1): Omit<C
     schema_version: 2,
     task_id: taskId,
     task_name: 'a long-running task',
+    version: 1,
     status: 'running',
     phase: `step ${done + 1}`,
     goal: 'process a large backlog, one item per step',
@@ -77,7 +78,7 @@ export function largeCheckpoint(taskId: string, bytes: number, seed = 1): Omit<C
 }
 
 /** The next version: the next `finished` steps done, one LLM call each, the run totals updated. */
-export function largeCheckpointAfter(cp: Omit<CheckpointInput, 'version'>, finished: number): Omit<CheckpointInput, 'version'> {
+export function largeCheckpointAfter(cp: CheckpointInput, finished: number): CheckpointInput {
   const plan = cp.plan.slice();
   const start = cp.current_step;
   const calls = (cp.run.llm_calls ?? []).slice();
@@ -88,6 +89,7 @@ export function largeCheckpointAfter(cp: Omit<CheckpointInput, 'version'>, finis
   const current = Math.min(plan.length, start + finished);
   return {
     ...cp,
+    version: cp.version + 1,
     plan,
     current_step: current,
     phase: `step ${current + 1}`,

@@ -84,12 +84,13 @@ export function scaleTaskKind(i: number): 0 | 1 {
 }
 
 /** Version 1 of a task of `kind`: every step pending. */
-export function scaleInitialCheckpoint(taskId: string, kind: 0 | 1, versionsPerTask: number): Omit<CheckpointInput, 'version'> {
+export function scaleInitialCheckpoint(taskId: string, kind: 0 | 1, versionsPerTask: number): CheckpointInput {
   const steps = kind === 0 ? versionsPerTask - 1 : versionsPerTask + 2;
   return {
     schema_version: 2,
     task_id: taskId,
     task_name: `scale ${taskId}`,
+    version: 1,
     status: 'running',
     phase: 'step 1',
     goal: 'read, summarise and file a report',
@@ -108,12 +109,13 @@ export function scaleInitialCheckpoint(taskId: string, kind: 0 | 1, versionsPerT
 }
 
 /** The checkpoint after step `k` (1-based) of `cp` finished. */
-export function scaleAfterStep(cp: Omit<CheckpointInput, 'version'>, k: number): Omit<CheckpointInput, 'version'> {
+export function scaleAfterStep(cp: CheckpointInput, k: number): CheckpointInput {
   const plan = cp.plan.slice();
   plan[k - 1] = { ...plan[k - 1], status: 'done', attempts: 1, started_at: workloadTimestamp(k - 1), finished_at: workloadTimestamp(k) };
   const finished = k === plan.length;
   return {
     ...cp,
+    version: cp.version + 1,
     plan,
     current_step: k,
     status: finished ? 'done' : 'running',
@@ -126,18 +128,18 @@ export function scaleAfterStep(cp: Omit<CheckpointInput, 'version'>, k: number):
 /** Write task `taskId` of `kind` through the real store: version 1, then one save per finished step. */
 async function writeTask(root: string, taskId: string, kind: 0 | 1, versionsPerTask: number): Promise<void> {
   const store = openStore(root);
-  let cp = scaleInitialCheckpoint(taskId, kind, versionsPerTask);
-  await store.create(cp, { appendHistory: [workloadMessage(PAYLOAD_SEED, 0)] });
+  const { version: _first, ...first } = scaleInitialCheckpoint(taskId, kind, versionsPerTask);
+  let cp: CheckpointInput = (await store.create(first, { appendHistory: [workloadMessage(PAYLOAD_SEED, 0)] })).checkpoint;
   for (let k = 1; k < versionsPerTask; k++) {
-    cp = scaleAfterStep(cp, k);
-    const saved = await store.save(taskId, {
-      expectedVersion: k,
-      checkpoint: cp,
-      results: { [workloadStepId(k)]: workloadResult(PAYLOAD_SEED, k) },
-      appendHistory: [workloadMessage(PAYLOAD_SEED, k)],
-    });
-    const { version: _v, ...next } = saved.checkpoint;
-    cp = next;
+    const { version: _v, ...next } = scaleAfterStep(cp, k);
+    cp = (
+      await store.save(taskId, {
+        expectedVersion: k,
+        checkpoint: next,
+        results: { [workloadStepId(k)]: workloadResult(PAYLOAD_SEED, k) },
+        appendHistory: [workloadMessage(PAYLOAD_SEED, k)],
+      })
+    ).checkpoint;
   }
 }
 

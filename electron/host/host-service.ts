@@ -6,6 +6,12 @@
  * instance. It owns the directory watcher and the event hub: changes on disk
  * become `task-changed` / `task-removed` / `task-event` events, found per
  * changed task, never by rescanning the whole directory.
+ *
+ * The task list is kept in memory: built once per open directory (started
+ * right after opening, so it overlaps with the renderer loading), then updated
+ * per changed task by the same watcher batches that publish events. Listing
+ * 10,000 tasks from disk reads and validates 10,000 files (seconds on a small
+ * machine); answering from the kept list costs the serialisation alone.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -26,6 +32,7 @@ import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summ
 import { builtInAgents } from '../agents/registry.js';
 import { openStore } from '../store/directory-store.js';
 import type { CheckpointStore, TaskEntry } from '../store/store-types.js';
+import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { readLeaseState } from '../verify/lease-state.js';
 import { summarizeEntries, summarizeEntry } from '../verify/summarize-entry.js';
 import { verifyTask } from '../verify/verify-task.js';
@@ -108,6 +115,31 @@ interface OpenDirectory {
   registered: Promise<AgentInfo[]> | null;
   /** The start-up recovery of interrupted auto-mode tasks, while it runs. */
   recovery: Promise<void> | null;
+  /**
+   * The task list, by location, once built; null until the first build and
+   * whenever a change may alter which tasks are visible (a folder appearing or
+   * going away can hide or show a legacy task of the same id), so the next
+   * listing rebuilds it.
+   */
+  summaries: Map<string, KeptSummary> | null;
+  /** The build in progress, shared by concurrent listings. */
+  building: Promise<Map<string, KeptSummary>> | null;
+}
+
+/**
+ * One task of the kept list. `recheck` holds the entry of a task whose
+ * summary can change with no file of its folder changing: a lease that
+ * lapses, artifacts (outside the folder) that drift. Those few are
+ * summarized again at every listing; the rest are served as kept.
+ */
+interface KeptSummary {
+  summary: TaskSummary;
+  recheck: TaskEntry | null;
+}
+
+function keep(entry: TaskEntry, summary: TaskSummary): KeptSummary {
+  const volatile = summary.display_status === 'running' || (entry.checkpoint?.artifacts.length ?? 0) > 0;
+  return { summary, recheck: volatile ? entry : null };
 }
 
 const notOpen = () => new ApiError('not-found', 'no checkpoint directory is open; open one first');
@@ -151,6 +183,8 @@ export class HostService implements WaystationService {
       verifiedDrift: new Map(),
       registered: null,
       recovery: null,
+      summaries: null,
+      building: null,
     };
     dirState.watcher = watchDirectory(
       realRoot,
@@ -165,6 +199,8 @@ export class HostService implements WaystationService {
     dirState.queue = seedLastEvents(realRoot, dirState.lastEvent).catch(() => {});
     await dirState.queue;
     await this.options.recent?.remember(realRoot);
+    // Built now, in the background: the renderer's first listing then finds it ready or under way.
+    void this.keptSummaries(dirState).catch(() => {});
     this.hub.publish({ type: 'directory-changed', root: realRoot });
     this.startRecovery(dirState);
     return this.directoryInfo();
@@ -289,9 +325,55 @@ export class HostService implements WaystationService {
 
   async listTasks(): Promise<ApiOutputs['listTasks']> {
     const dir = this.dir();
-    const entries = await dir.store.listTasks();
-    for (const e of entries) dir.locations.set(e.location, e.task_id);
-    return summarizeEntries(dir.root, entries);
+    const kept = await this.keptSummaries(dir);
+    const out: TaskSummary[] = [];
+    for (const [location, k] of kept) {
+      if (!k.recheck) {
+        out.push(k.summary);
+        continue;
+      }
+      const again = keep(k.recheck, await summarizeEntry(dir.root, k.recheck));
+      kept.set(location, again);
+      out.push(again.summary);
+    }
+    return out;
+  }
+
+  /** The kept task list, built from the store when there is none. */
+  private keptSummaries(dir: OpenDirectory): Promise<Map<string, KeptSummary>> {
+    if (dir.summaries) return Promise.resolve(dir.summaries);
+    if (!dir.building) {
+      // Queued with the watcher batches, so a change seen during the build is applied after it, never overwritten by it.
+      const build = dir.queue.then(async () => {
+        const entries = await dir.store.listTasks();
+        for (const e of entries) dir.locations.set(e.location, e.task_id);
+        const summaries = await summarizeEntries(dir.root, entries);
+        return new Map(entries.map((e, i) => [e.location, keep(e, summaries[i])]));
+      });
+      dir.building = build;
+      dir.queue = build.then(
+        (map) => {
+          if (dir.building !== build) return;
+          dir.summaries = map;
+          dir.building = null;
+        },
+        () => {
+          if (dir.building === build) dir.building = null;
+        },
+      );
+    }
+    return dir.building;
+  }
+
+  /** Bring the kept list up to date with one change the watcher reported (`entry` null: no task there now). */
+  private async keepChange(dir: OpenDirectory, location: string, entry: TaskEntry | null): Promise<void> {
+    if (!dir.summaries) return;
+    if (entry && dir.summaries.has(location)) {
+      dir.summaries.set(location, keep(entry, await summarizeEntry(dir.root, entry)));
+      return;
+    }
+    // Tasks appeared or went away: which of several same-id tasks is shown may change, so the next listing rebuilds.
+    dir.summaries = null;
   }
 
   async getTask(input: ApiParsedInput<'getTask'>): Promise<TaskDetail> {
@@ -461,6 +543,7 @@ export class HostService implements WaystationService {
         // The id resolved to another location (a root file named like a removed folder): not this change.
         entry = null;
       }
+      await this.keepChange(dir, change.location, entry);
       if (!entry) {
         const known = dir.locations.get(change.location);
         if (known) {

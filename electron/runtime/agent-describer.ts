@@ -28,8 +28,10 @@ export interface DescribeOptions {
   workerLaunch?: WorkerLaunch;
 }
 
-/** Extra time the worker gets past its own load timeout before it is killed (start-up of Node and tsx). */
-const KILL_MARGIN_MS = 10_000;
+/** Extra time the worker gets past its own load timeout before it is killed (start-up of Node and tsx); a short timeout gets a short margin. */
+export function killMarginMs(loadMs: number): number {
+  return Math.min(10_000, loadMs);
+}
 
 /**
  * Load an agent module in a worker and describe it.
@@ -59,7 +61,7 @@ export function describeAgentModule(req: DescribeRequest, opts: DescribeOptions 
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
-    }, loadMs + KILL_MARGIN_MS);
+    }, loadMs + killMarginMs(loadMs));
     child.on('message', (m) => {
       message = m as WorkerMessage;
     });

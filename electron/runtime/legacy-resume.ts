@@ -100,7 +100,7 @@ async function adopt(env: OperationEnv, taskId: string, adopter: { agent: AnyAge
           id: planned[i].id,
           name: planned[i].name,
           ...(s.name !== planned[i].name ? { legacy_name: s.name } : {}),
-          output_schema: planned[i].output_schema ? (z.toJSONSchema(planned[i].output_schema!) as Record<string, unknown>) : (s.output_schema ?? null),
+          output_schema: planned[i].output_schema ? (z.toJSONSchema(planned[i].output_schema!, { unrepresentable: 'any' }) as Record<string, unknown>) : (s.output_schema ?? null),
         }));
         d.agent = { name: agent.name, options };
         // The article file says how far it got, not whether it failed: a human resuming it decides.

@@ -16,7 +16,7 @@ import { openStore } from '../store/directory-store.js';
 import { builtInAgents } from '../agents/registry.js';
 import { readLease, leaseIsLive } from './lease.js';
 import { agentLoadTimeoutMs, isModuleSpecifier } from './agent-loader.js';
-import { describeAgentModule, type DescribeOptions } from './agent-describer.js';
+import { describeAgentModule, killMarginMs, type DescribeOptions } from './agent-describer.js';
 import { AGENTS_CONFIG_FILE, describeConfigEntry, readAgentsConfig } from './agent-catalog.js';
 import { importLegacyForResume } from './legacy-resume.js';
 import { DEFAULT_MAX_AUTO_ATTEMPTS, editStepResult, generateTaskId, isUnfinishedCreate, OperationError, rejectTask, type ResumeRequest } from './task-operations.js';
@@ -75,9 +75,6 @@ export interface StartRunRequest {
   /** The export holding the agent in a module. Default: the default export. */
   exportName?: string;
 }
-
-/** Extra time past the agent load timeout before a worker that never reported its agent loaded is killed. */
-const LOAD_KILL_MARGIN_MS = 10_000;
 
 /** What a checkpoint records of a described module agent. */
 function refOf(d: DescribedAgent): Partial<AgentRef> & { name: string } {
@@ -141,7 +138,7 @@ export class Runner extends EventEmitter {
         message: `the agent for ${job.taskId} did not finish loading within ${loadMs} ms (it hangs at start-up); the worker was stopped and the task was left untouched`,
       };
       child.kill('SIGKILL');
-    }, loadMs + LOAD_KILL_MARGIN_MS);
+    }, loadMs + killMarginMs(loadMs));
     child.on('message', (m) => {
       if ((m as WorkerMessage).type === 'loaded') clearTimeout(loadWatch);
       else message = m as WorkerMessage;

@@ -212,7 +212,8 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
       name: s.name,
       status: 'pending',
       attempts: 0,
-      output_schema: s.output_schema ? (z.toJSONSchema(s.output_schema) as Record<string, unknown>) : null,
+      // Refinements and transforms have no JSON Schema form; they are left out rather than failing the start.
+      output_schema: s.output_schema ? (z.toJSONSchema(s.output_schema, { unrepresentable: 'any' }) as Record<string, unknown>) : null,
     })),
     current_step: 0,
     total_steps: steps.length,

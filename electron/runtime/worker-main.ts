@@ -6,6 +6,7 @@
  *
  * The job arrives in the WAYSTATION_JOB environment variable as JSON.
  */
+import path from 'node:path';
 import { z } from 'zod';
 import { openStore } from '../store/directory-store.js';
 import { providerFromEnv, redactSecrets } from '../llm/provider-from-env.js';
@@ -28,6 +29,15 @@ function send(message: WorkerMessage): Promise<void> {
 /** Load a task's agent; a module that is gone or broken refuses the job before anything is written. */
 async function loadFor(ref: Pick<AgentRef, 'name' | 'module' | 'export' | 'project_root'>, root: string, taskId: string, verb: string): Promise<LoadedAgent> {
   try {
+    // A module agent runs in its project, wherever the host or CLI that started this worker stands.
+    if (ref.module) {
+      const project = path.resolve(root, ref.project_root ?? '.');
+      try {
+        process.chdir(project);
+      } catch {
+        throw new AgentLoadError('module-missing', `the agent's project folder ${project} does not exist (moved or deleted?)`);
+      }
+    }
     const loaded = await loadAgent(ref, builtInAgent, { root });
     await send({ type: 'loaded' });
     return loaded;

@@ -17,15 +17,18 @@ export function isTempName(name: string): boolean {
 /**
  * Write `data` to a fresh temp file beside `target` and fsync it.
  *
- * Returns the temp path. On failure the temp file is removed.
+ * Returns the temp path. On failure the temp file is removed. `sync: false`
+ * skips the fsync, for files that may be lost or torn by a power cut because
+ * they can be rebuilt (the hot snapshot): the rename that follows is still
+ * atomic for every reader while the machine stays up.
  */
-export async function writeTemp(fs: StoreFs, target: string, data: Uint8Array | string): Promise<string> {
+export async function writeTemp(fs: StoreFs, target: string, data: Uint8Array | string, opts: { sync?: boolean } = {}): Promise<string> {
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   let handle;
   try {
     handle = await fs.open(temp, 'wx', 0o644);
     await handle.writeFile(data);
-    await handle.sync();
+    if (opts.sync !== false) await handle.sync();
   } catch (err) {
     await handle?.close().catch(() => {});
     await removeQuietly(fs, temp);

@@ -32,25 +32,47 @@ function unitOf(path: DiffPath): Unit | null {
   return { path: [k0], schema: (typeof k0 === 'string' ? topShape[k0] : undefined) ?? z.unknown() };
 }
 
+/**
+ * A change at the granularity of a unit: the unit's new value, as the schema
+ * parses it (defaults filled in, values normalised), or its removal.
+ */
+export interface UnitChange {
+  op: 'add' | 'remove' | 'replace';
+  path: DiffPath;
+  /** The parsed unit (absent for a removal). */
+  value?: unknown;
+}
+
 export type IncrementalResult =
-  | { ok: true }
+  /** Every change is valid; `changes`, applied in order to the valid checkpoint, give the parsed `next`. */
+  | { ok: true; changes: UnitChange[] }
   /** A change did not validate: `issues` as zod reports them, paths from the checkpoint root. */
   | { ok: false; issues: z.core.$ZodIssue[] }
-  /** A change validates only with defaults filled in (or a value normalised): validate the whole instead. */
+  /** The change is not confined to units (the root itself was replaced): validate the whole instead. */
   | { ok: false; issues: null };
 
 /**
  * Check the parts of `next` that `ops` (the diff from a valid checkpoint to
- * `next`) touch.
+ * `next`) touch, and return them as the schema parses them.
+ *
+ * Each changed unit is parsed once; the unit changes keep the order of `ops`
+ * (array growth and shrinkage included), so applying them to the valid
+ * checkpoint gives what parsing the whole of `next` would, at the cost of the
+ * change.
  */
 export function validateChanges(next: unknown, ops: readonly DiffOp[]): IncrementalResult {
   const seen = new Set<string>();
   const issues: z.core.$ZodIssue[] = [];
+  const changes: UnitChange[] = [];
   for (const op of ops) {
     const unit = unitOf(op.path);
     if (!unit) return { ok: false, issues: null };
+    const wholeElement = unit.path.length === op.path.length && typeof unit.path[unit.path.length - 1] === 'number';
     // Removing a whole array element leaves nothing of it to check.
-    if (op.op === 'remove' && unit.path.length === op.path.length && typeof unit.path[unit.path.length - 1] === 'number') continue;
+    if (op.op === 'remove' && wholeElement) {
+      changes.push({ op: 'remove', path: unit.path });
+      continue;
+    }
     const key = JSON.stringify(unit.path);
     if (seen.has(key)) continue;
     seen.add(key);
@@ -60,9 +82,12 @@ export function validateChanges(next: unknown, ops: readonly DiffOp[]): Incremen
       for (const issue of parsed.error.issues) issues.push({ ...issue, path: [...unit.path, ...issue.path] });
       continue;
     }
-    if (!jsonEqual(value, parsed.data)) return { ok: false, issues: null };
+    // An element added or replaced whole keeps its op (an add grows the array); a unit changed inside
+    // exists on both sides, and a field that parses to nothing is gone.
+    const kind = wholeElement && op.op !== 'remove' ? op.op : parsed.data === undefined ? 'remove' : 'replace';
+    changes.push(kind === 'remove' ? { op: kind, path: unit.path } : { op: kind, path: unit.path, value: parsed.data });
   }
-  return issues.length ? { ok: false, issues } : { ok: true };
+  return issues.length ? { ok: false, issues } : { ok: true, changes };
 }
 
 function valueAt(doc: unknown, path: DiffPath): unknown {
@@ -72,24 +97,4 @@ function valueAt(doc: unknown, path: DiffPath): unknown {
     cur = (cur as Record<string | number, unknown>)[seg];
   }
   return cur;
-}
-
-/** Deep equality with JSON's meaning: key order ignored, undefined members absent. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    if (a.length !== bb.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], bb[i])) return false;
-    return true;
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  for (const k of ak) if (!Object.prototype.hasOwnProperty.call(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
-  return true;
 }

@@ -95,19 +95,23 @@ export async function readNativeTask(
   detail: boolean,
 ): Promise<TaskEntry> {
   const problems: Problem[] = [];
+  // Why checkpoint.json could not be used, when it could not: an error only if no version can stand in for it.
+  const hotProblems: Problem[] = [];
   let checkpoint: Checkpoint | null = null;
   let readOnly = false;
   let hotVersion: number | null = null;
   if (hot.ok) {
     const checked = checkCheckpoint(hot.value, relPath(ctx, path.join(taskDir, HOT_FILE)));
-    problems.push(...checked.problems);
     if (checked.checkpoint) {
+      problems.push(...checked.problems);
       checkpoint = checked.checkpoint;
       readOnly = checked.readOnly;
       hotVersion = checked.checkpoint.version;
+    } else {
+      hotProblems.push(...checked.problems);
     }
   } else if (!hot.missing) {
-    problems.push(hot.problem);
+    hotProblems.push(hot.problem);
   }
 
   let numbers: number[] | null = null;
@@ -141,6 +145,14 @@ export async function readNativeTask(
       }
       problems.push(...loaded.problems);
     }
+    // checkpoint.json is a copy of the newest version that writers do not fsync (docs/FORMAT.md): torn, empty
+    // or unparsable after a power cut, it costs nothing while the versions read, so it is only a warning then.
+    const shown = checkpoint?.version;
+    problems.unshift(
+      ...hotProblems.map((p) =>
+        shown === undefined ? p : { ...p, severity: 'warning' as const, message: `${p.message}; showing version ${shown} from versions/ instead (checkpoint.json is a copy the next save rewrites)` },
+      ),
+    );
   }
 
   if (detail) {

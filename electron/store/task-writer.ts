@@ -2,10 +2,17 @@
  * The save protocol of one task (docs/FORMAT.md, "The write protocol"), and
  * the writer state that keeps a save's cost independent of the task's length.
  *
- * The state (last version, its checkpoint as JSON, the size of the last full
- * snapshot and the delta bytes since) is derived from disk once, by rebuilding
- * the newest version, and then kept in memory; history and results are never
+ * The state (last version, its checkpoint, the size of the last full snapshot
+ * and the delta bytes since) is derived from disk once, by rebuilding the
+ * newest version, and then kept in memory; history and results are never
  * re-read or re-serialised.
+ *
+ * The checkpoint is kept deeply frozen (frozen-json.ts), and each save builds
+ * the next one by replacing only the units that changed, so unchanged parts
+ * stay the same objects: the diff skips them by identity, validation parses
+ * only the changed units, and the encoder reuses their remembered JSON. A save
+ * costs what changed, plus pointer comparisons and one copy of the bytes of
+ * the containers that hold a change (the plan array, the document).
  */
 import path from 'node:path';
 import { z } from 'zod';
@@ -13,6 +20,7 @@ import { Checkpoint, CURRENT_SCHEMA_VERSION, HistoryMessage } from '../../shared
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { applyDiff, computeDiff, type DiffOp } from '../../shared/diff/json-diff.js';
 import { validateChanges } from './incremental-validate.js';
+import { encodeJson, sealJson, toPlainJson } from './frozen-json.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
 import { BLOBS_DIR, blobPath, encodeBlob, refHex, type EncodedBlob } from './blob-store.js';
@@ -26,7 +34,11 @@ type Json = Record<string, unknown>;
 
 interface WriterState {
   lastVersion: number;
-  /** The last version's checkpoint exactly as on disk (parsed from the bytes written), private to the writer. */
+  /**
+   * The last version's checkpoint, equal to what is on disk. When trusted, it is
+   * the sealed (deeply frozen) checkpoint this writer saved, also handed to the
+   * caller as SaveResult.checkpoint; otherwise the JSON as read from disk.
+   */
   base: Json | null;
   /** Bytes of the last full snapshot. */
   fullBytes: number;
@@ -100,7 +112,9 @@ export class TaskWriter {
     try {
       await fs.mkdir(path.join(this.taskDir, VERSIONS_DIR));
       await fs.mkdir(path.join(this.taskDir, BLOBS_DIR));
-      // A new folder's name is durable only once its parent is fsynced; without this a power cut can lose the whole task.
+      // A new folder's name is durable only once its parent is fsynced: without these a power cut could lose
+      // the whole task, or keep version 1 without the blobs/ folder every later save writes into.
+      await syncDir(fs, this.taskDir);
       await syncDir(fs, path.dirname(this.taskDir));
     } catch (err) {
       throw new StoreWriteError(this.taskId, [problem(relPath(this.ctx, this.taskDir), 'io', `cannot create the task folder (${errorCode(err) ?? String(err)}); nothing was written`)]);
@@ -131,89 +145,81 @@ export class TaskWriter {
   private async write(request: SaveRequest): Promise<SaveResult> {
     const state = this.state!;
     const next = state.lastVersion + 1;
-    const { checkpoint, json, normalized, blobs, ops } = this.build(request, next, state);
+    const { normalized, blobs, ops } = this.build(request, next, state);
     const fs = this.ctx.fs;
 
-    const full = encodeFull(next, json);
-    const fullBytes = Buffer.byteLength(full);
-    let envelope = full;
-    let isFull = true;
-    if (state.base !== null) {
-      const delta = encodeDelta(next, ops ?? computeDiff(state.base, normalized));
+    // The document is encoded once, mostly from remembered fragments; the hot snapshot and a full snapshot share it.
+    const json = encodeJson(normalized);
+    const hotBytes = Buffer.from(json, 'utf8');
+    const fullBytes = hotBytes.length + Buffer.byteLength(encodeFull(next, ''));
+    let envelope: string | null = null;
+    let envelopeBytes = fullBytes;
+    if (ops !== null) {
+      const delta = encodeDelta(next, ops);
       const deltaBytes = Buffer.byteLength(delta);
       // Keyframe rule: once the deltas since the last snapshot would outweigh a snapshot, write one.
       if (state.deltaSince + deltaBytes < fullBytes) {
         envelope = delta;
-        isFull = false;
+        envelopeBytes = deltaBytes;
       }
     }
-    const envelopeBytes = isFull ? fullBytes : Buffer.byteLength(envelope);
+    const isFull = envelope === null;
+    envelope ??= encodeFull(next, json);
 
     const versionFile = versionPath(this.taskDir, next);
     const hotFile = path.join(this.taskDir, HOT_FILE);
     const blobsDir = path.join(this.taskDir, BLOBS_DIR);
 
-    // 1. Every temp file written and fsynced in parallel.
-    const targets = [...blobs.map((b) => blobPath(this.taskDir, b.hex)), versionFile, hotFile];
-    const contents: (Buffer | string)[] = [...blobs.map((b) => b.bytes), envelope, json];
-    const settled = await Promise.allSettled(targets.map((t, i) => writeTemp(fs, t, contents[i])));
-    const temps = settled.map((s) => (s.status === 'fulfilled' ? s.value : null));
-    const failed = settled.findIndex((s) => s.status === 'rejected');
-    if (failed >= 0) {
-      await Promise.all(temps.map((t) => (t ? removeQuietly(fs, t) : undefined)));
-      throw this.ioError(targets[failed], (settled[failed] as PromiseRejectedResult).reason, next);
-    }
-    const blobTemps = temps.slice(0, blobs.length) as string[];
-    const versionTemp = temps[blobs.length]!;
-    const hotTemp = temps[blobs.length + 1]!;
-
-    // 2. Blobs first, durably: a committed version must never name a blob that a crash could lose.
-    const created: EncodedBlob[] = [];
-    try {
-      const placed = await Promise.all(blobTemps.map((t, i) => commitCreate(fs, t, targets[i])));
-      placed.forEach((isNew, i) => isNew && created.push(blobs[i]));
-      if (created.length > 0) await syncDir(fs, blobsDir);
-    } catch (err) {
-      await Promise.all([...blobTemps, versionTemp, hotTemp].map((t) => removeQuietly(fs, t)));
+    // 1. In parallel: the blobs put in place durably (data, link, blobs/), the version's temp file fsynced, and
+    //    the hot snapshot's temp file written without fsync. checkpoint.json is a view derived from the versions:
+    //    fsyncing it would cost a write of the whole document to the disk on every save, and a reader that finds
+    //    it torn or behind after a power cut reads the newest version instead (docs/FORMAT.md).
+    const [blobsPlaced, versionTemp, hotTemp] = await Promise.allSettled([
+      this.placeBlobs(blobs, blobsDir),
+      writeTemp(fs, versionFile, envelope),
+      writeTemp(fs, hotFile, hotBytes, { sync: false }),
+    ]);
+    const created = blobsPlaced.status === 'fulfilled' ? blobsPlaced.value : [];
+    if (blobsPlaced.status === 'rejected' || versionTemp.status === 'rejected' || hotTemp.status === 'rejected') {
+      await Promise.all([versionTemp, hotTemp].map((t) => (t.status === 'fulfilled' ? removeQuietly(fs, t.value) : undefined)));
       await this.removeBlobs(created, null);
-      throw this.ioError(blobsDir, err, next);
+      const [file, reason] =
+        blobsPlaced.status === 'rejected' ? [blobsDir, blobsPlaced.reason] : versionTemp.status === 'rejected' ? [versionFile, versionTemp.reason] : [hotFile, (hotTemp as PromiseRejectedResult).reason];
+      throw this.ioError(file, reason, next);
     }
 
-    // 3. The commit point: link fails if another writer already created this version.
+    // 2. The commit point: link fails if another writer already created this version.
     let won: boolean;
     try {
-      won = await commitCreate(fs, versionTemp, versionFile);
+      won = await commitCreate(fs, versionTemp.value, versionFile);
     } catch (err) {
-      await removeQuietly(fs, hotTemp);
+      await removeQuietly(fs, hotTemp.value);
       await this.removeBlobs(created, null);
       throw this.ioError(versionFile, err, next);
     }
     if (!won) {
-      await removeQuietly(fs, hotTemp);
+      await removeQuietly(fs, hotTemp.value);
       await this.removeBlobs(created, next);
       this.state = null;
       throw new ConflictError(this.taskId, next);
     }
 
-    // The version is saved; what follows only makes it durable and repairs the hot snapshot.
+    // The version is saved; what follows only makes it durable and brings the hot snapshot up to date.
     const warnings: Problem[] = [];
-    let versionDurable = true;
     try {
-      // versions/ first: were checkpoint.json's rename durable before the version's link, a power cut could
-      // leave the hot snapshot naming a version the folder lost, and the next save would have no base.
+      // 3. The version is durable once versions/ is. Only then is checkpoint.json renamed: had that rename
+      //    reached the disk before the version's link, a power cut could leave the hot snapshot naming a
+      //    version the folder lost.
       await syncDir(fs, path.dirname(versionFile));
-    } catch (err) {
-      versionDurable = false;
-      await removeQuietly(fs, hotTemp);
-      warnings.push(problem(relPath(this.ctx, versionFile), 'io', `version ${next} is written but versions/ could not be fsynced (${errorCode(err) ?? String(err)}), so a power cut may still lose it; checkpoint.json was left at version ${next - 1}`));
-    }
-    if (versionDurable) {
       try {
-        await commitReplace(fs, hotTemp, hotFile);
-        await syncDir(fs, this.taskDir);
+        // 4. Not fsynced (neither the file nor the task folder): losing this rename leaves the hot snapshot behind.
+        await commitReplace(fs, hotTemp.value, hotFile);
       } catch (err) {
-        warnings.push(problem(relPath(this.ctx, hotFile), 'io', `version ${next} is saved but checkpoint.json was not updated durably (${errorCode(err) ?? String(err)}); readers use the version files and the next save repairs it`));
+        warnings.push(problem(relPath(this.ctx, hotFile), 'io', `version ${next} is saved but checkpoint.json could not be updated (${errorCode(err) ?? String(err)}); readers use the version files and the next save rewrites it`));
       }
+    } catch (err) {
+      await removeQuietly(fs, hotTemp.value);
+      warnings.push(problem(relPath(this.ctx, versionFile), 'io', `version ${next} is written but versions/ could not be fsynced (${errorCode(err) ?? String(err)}), so a power cut may still lose it; checkpoint.json was left at version ${next - 1}`));
     }
 
     this.state = {
@@ -225,15 +231,52 @@ export class TaskWriter {
       trusted: true,
     };
     const bytesWritten = envelopeBytes + created.reduce((n, b) => n + b.bytes.length, 0);
-    return { checkpoint, bytesWritten, ...(warnings.length ? { warnings } : {}) };
+    return { checkpoint: normalized as unknown as Checkpoint, bytesWritten, ...(warnings.length ? { warnings } : {}) };
   }
 
-  /** Assemble and validate the next checkpoint; a writer bug throws here, before anything touches the disk. */
-  private build(
-    request: SaveRequest,
-    next: number,
-    state: WriterState,
-  ): { checkpoint: Checkpoint; json: string; normalized: Json; blobs: EncodedBlob[]; ops: DiffOp[] | null } {
+  /**
+   * Put the blobs in place, durably, before any version can name them: temp
+   * files written and fsynced in parallel, linked, then blobs/ fsynced if a
+   * link created a name. Returns the blobs created (not those already there).
+   *
+   * On failure nothing of this call remains: temp files and created blobs are
+   * removed before the error is thrown.
+   */
+  private async placeBlobs(blobs: EncodedBlob[], blobsDir: string): Promise<EncodedBlob[]> {
+    if (blobs.length === 0) return [];
+    const fs = this.ctx.fs;
+    const targets = blobs.map((b) => blobPath(this.taskDir, b.hex));
+    const settled = await Promise.allSettled(targets.map((t, i) => writeTemp(fs, t, blobs[i].bytes)));
+    const temps = settled.map((s) => (s.status === 'fulfilled' ? s.value : null));
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) {
+      await Promise.all(temps.map((t) => (t ? removeQuietly(fs, t) : undefined)));
+      throw failed.reason;
+    }
+    const created: EncodedBlob[] = [];
+    try {
+      // allSettled: when one link fails, the blobs the others placed must still be known, to be removed.
+      const placed = await Promise.allSettled(temps.map((t, i) => commitCreate(fs, t!, targets[i])));
+      placed.forEach((r, i) => r.status === 'fulfilled' && r.value && created.push(blobs[i]));
+      const failedLink = placed.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failedLink) throw failedLink.reason;
+      // A blob that already existed is as durable as the version that first named it.
+      if (created.length > 0) await syncDir(fs, blobsDir);
+    } catch (err) {
+      await Promise.all(temps.map((t) => removeQuietly(fs, t!)));
+      await this.removeBlobs(created, null);
+      throw err;
+    }
+    return created;
+  }
+
+  /**
+   * Assemble and validate the next checkpoint; a writer bug throws here, before anything touches the disk.
+   *
+   * Returns it sealed (deeply frozen), sharing every unchanged part with the
+   * base, and the delta from the base (null when there is no base).
+   */
+  private build(request: SaveRequest, next: number, state: WriterState): { normalized: Json; blobs: EncodedBlob[]; ops: DiffOp[] | null } {
     const file = relPath(this.ctx, versionPath(this.taskDir, next));
     const refuse = (message: string) => new StoreWriteError(this.taskId, [problem(file, 'schema', `refusing to save version ${next}: ${message}; nothing was written`)]);
     const input: Json = { ...(request.checkpoint as Json), version: next };
@@ -263,29 +306,27 @@ export class TaskWriter {
       blobs.push(chunk);
       input.history = { count: (baseHistory.count ?? 0) + messages.data.length, head: chunk.ref };
     } else if (input.history === undefined) {
-      // A copy: the base is private to the writer and must never reach a caller.
-      input.history = { ...baseHistory };
+      // A trusted base is frozen, so sharing its history is safe, and it diffs as unchanged; one read from disk is copied.
+      input.history = state.trusted ? baseHistory : { ...baseHistory };
     }
 
     if (state.base !== null && state.trusted) {
-      // Fast path: validate only what changed since the last (validated) version.
-      const diff = computeDiff(state.base, input);
-      const check = validateChanges(input, diff);
+      // Fast path: parse only the units that changed since the last (validated) version, and put the parsed
+      // units into the base. Everything else stays the base's own sealed objects.
+      const check = validateChanges(input, computeDiff(state.base, input));
       if (check.ok) {
-        // Private copies of the changed values, so a caller mutating its objects later cannot reach the base.
-        const ops = JSON.parse(JSON.stringify(diff.map((o) => (o.op === 'remove' ? { op: o.op, path: o.path } : { op: o.op, path: o.path, value: o.value })))) as DiffOp[];
-        const normalized = applyDiff(state.base, ops) as Json;
-        return { checkpoint: input as unknown as Checkpoint, json: JSON.stringify(normalized), normalized, blobs: dedupeBlobs(blobs), ops };
+        const changes = check.changes.map((c) => (c.op === 'remove' ? c : { ...c, value: toPlainJson(c.value) }));
+        const normalized = sealJson(applyDiff(state.base, changes) as Json);
+        return { normalized, blobs: dedupeBlobs(blobs), ops: computeDiff(state.base, normalized) };
       }
       if (check.issues) throw refuse(formatIssues(check.issues, input));
     }
 
     const parsed = Checkpoint.safeParse(input, { reportInput: true });
     if (!parsed.success) throw refuse(formatIssues(parsed.error.issues, input));
-    const json = JSON.stringify(parsed.data);
-    // The base for the next delta is what the bytes on disk say, shared with no caller.
-    const normalized = JSON.parse(json) as Json;
-    return { checkpoint: parsed.data, json, normalized, blobs: dedupeBlobs(blobs), ops: null };
+    // The base for the next save is exactly what the bytes on disk say: JSON, frozen.
+    const normalized = sealJson(toPlainJson(parsed.data) as unknown as Json);
+    return { normalized, blobs: dedupeBlobs(blobs), ops: state.base === null ? null : computeDiff(state.base, normalized) };
   }
 
   /**

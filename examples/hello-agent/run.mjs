@@ -4,6 +4,7 @@
 // The task is recorded with this project's path, so `npx waystation resume`
 // and the app's Resume relaunch this very agent.
 import path from 'node:path';
+import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { Runner } from 'waystation';
 
@@ -15,9 +16,9 @@ const root = path.resolve(args[0] ?? 'checkpoints');
 
 const runner = new Runner({ root });
 runner.onEvent((e) => {
-  if (e.type === 'line') console.log(`  ${e.line}`);
+  if (e.type === 'line') process.stdout.write(`  ${e.line}\n`);
 });
 const outcome = await runner.startRun({ agent: './agent.ts', cwd: here, mode });
-console.log(`${outcome.task_id}: ${outcome.status ?? 'refused'}: ${outcome.message.replaceAll('<DIR>', root)}`);
-if (outcome.next) console.log(`next: ${outcome.next.replaceAll('<DIR>', root)}`);
+process.stdout.write(`${outcome.task_id}: ${outcome.status ?? 'refused'}: ${outcome.message.replaceAll('<DIR>', root)}\n`);
+if (outcome.next) process.stdout.write(`next: ${outcome.next.replaceAll('<DIR>', root)}\n`);
 process.exitCode = outcome.exitCode;

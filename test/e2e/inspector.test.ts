@@ -3,6 +3,13 @@
  * (`waystation serve`) over a real temporary checkpoint directory made by
  * `waystation demo`, with the real runner behind it.
  *
+ * The CLI and its worker are bundled to plain JavaScript first, as the
+ * packaged app ships them: run from sources, every worker process would first
+ * compile the runtime through tsx, which on a loaded machine (the whole suite
+ * runs test files in parallel on two cores) took long enough to time
+ * scenarios out. The offline model answers without its simulated latency for
+ * the same reason. Waits are on what the page shows, never on fixed delays.
+ *
  * Scenarios run in order on one browser and one host; each leaves the
  * directory in the state the next one expects. A screenshot of each main
  * view, in light and dark, lands in test-results/screenshots/.
@@ -13,14 +20,13 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { build } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import type { TaskDetail } from '../../shared/api/contract.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const REPO = path.resolve(import.meta.dirname, '../..');
-const CLI = path.join(REPO, 'bin/waystation.mjs');
-const TSX = path.join(REPO, 'bin/waystation-tsx.mjs');
 const SHOTS = path.join(REPO, 'test-results/screenshots');
 const hasChromium = existsSync(CHROMIUM);
 const LONG = 45_000;
@@ -29,8 +35,37 @@ if (!hasChromium) {
   console.warn(`e2e inspector tests skipped: no Chromium at ${CHROMIUM} (CI installs it; apt-get install chromium)`);
 }
 
+/**
+ * Bundle the CLI, the worker (found beside the CLI, as in a compiled build)
+ * and the external writer into `.waystation-tmp/`, where node_modules and the
+ * repository's package.json and dist-renderer/ resolve as from the sources.
+ */
+async function bundleCli(): Promise<string> {
+  const base = path.join(REPO, '.waystation-tmp');
+  await fs.mkdir(base, { recursive: true });
+  const outdir = await fs.mkdtemp(path.join(base, 'e2e-'));
+  await build({
+    entryPoints: {
+      main: path.join(REPO, 'electron/cli/main.ts'),
+      'worker-main': path.join(REPO, 'electron/runtime/worker-main.ts'),
+      'write-version': path.join(REPO, 'test/e2e/write-version.ts'),
+    },
+    outdir,
+    outExtension: { '.js': '.js' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  });
+  return outdir;
+}
+
 describe.skipIf(!hasChromium)('the inspector, end to end', () => {
   let tmp: string;
+  let bundleDir: string;
+  let cli: string;
   let root: string;
   let host: ChildProcess;
   let url: string;
@@ -85,12 +120,19 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
       const { build } = await import('vite');
       await build({ configFile: path.join(REPO, 'vite.config.ts'), logLevel: 'warn' });
     }
+    bundleDir = await bundleCli();
+    cli = path.join(bundleDir, 'main.js');
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-e2e-'));
     root = path.join(tmp, 'demo');
-    const demo = spawnSync(process.execPath, [CLI, 'demo', root], { cwd: REPO, encoding: 'utf8', timeout: 120_000 });
+    const demo = spawnSync(process.execPath, [cli, 'demo', root], { cwd: REPO, encoding: 'utf8', timeout: 120_000 });
     if (demo.status !== 0) throw new Error(`waystation demo failed (${demo.status}): ${demo.stderr || demo.stdout}`);
+    root = await fs.realpath(root);
 
-    host = spawn(process.execPath, [CLI, 'serve', root, '--port', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Workers inherit this environment: the offline model, answering at once.
+    const env: NodeJS.ProcessEnv = { ...process.env, WAYSTATION_OFFLINE_LATENCY_MS: '0', NO_COLOR: '1' };
+    delete env.OPENAI_API_KEY;
+    delete env.SKIP_FAILURE;
+    host = spawn(process.execPath, [cli, 'serve', root, '--port', '0'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
     url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`waystation serve printed no URL:\n${hostOutput.join('')}`)), 30_000);
       const onData = (chunk: Buffer) => {
@@ -130,6 +172,7 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
       await new Promise((r) => host.once('exit', r));
     }
     if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+    if (bundleDir) await fs.rm(bundleDir, { recursive: true, force: true });
   });
 
   it('lists the demo tasks with their status, and filters to what needs attention', async () => {
@@ -152,6 +195,61 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     await page.keyboard.press('Home');
     await page.getByRole('heading', { level: 1 }).waitFor();
     await shoot('task-view');
+  });
+
+  it('shows the directory it serves, offers no folder chooser, and lists the drifted demo task as drifted', async () => {
+    await expect.poll(() => page.getByTestId('directory').textContent()).toBe(root);
+    expect(await page.getByRole('button', { name: 'Open folder…' }).count()).toBe(0);
+    // The listing's stat check sees the summary edited after the run; the API and the list agree.
+    const listed = await rpc<TaskSummary[]>('listTasks');
+    expect(listed.find((t) => t.task_id === 'notes-drifted')?.display_status).toBe('drifted');
+    expect(listed.find((t) => t.task_id === 'notes-done')?.display_status).toBe('done');
+    await page.getByRole('searchbox', { name: 'Search tasks' }).fill('notes-');
+    await taskList().getByRole('option', { name: 'notes-drifted, Drifted' }).waitFor();
+    await taskList().getByRole('option', { name: 'notes-done, Done' }).waitFor();
+    await shoot('task-list-drifted');
+
+    // Opening the task verifies its artifacts in full and shows which one changed.
+    await openTask('notes-drifted');
+    await waitForStatus('Drifted');
+    await page.getByRole('tab', { name: /Artifacts/ }).click();
+    await page.getByRole('button', { name: 'Re-verify' }).waitFor({ timeout: LONG });
+    await page.getByText('Some artifacts no longer match what the checkpoint recorded.').waitFor();
+    await shoot('drifted-artifacts');
+  });
+
+  it('shows the conversation history of a task, one message per entry with its role', async () => {
+    const messages = await rpc<{ role: string; content: string }[]>('getMessages', { taskId: 'notes-done' });
+    expect(messages.length).toBeGreaterThan(0);
+    await openTask('notes-done');
+    await page.getByRole('tab', { name: /Messages/ }).click();
+    const list = page.getByRole('list', { name: 'Messages' });
+    await list.waitFor({ timeout: LONG });
+    expect(await list.getByRole('listitem').count()).toBe(messages.length);
+    expect(await list.locator('.message-role').allTextContents()).toEqual(messages.map((m) => m.role));
+    await shoot('messages');
+  });
+
+  it('opens an older version as the whole task view, read-only, and goes back to the latest', async () => {
+    const detail = await rpc<TaskDetail>('getTask', { taskId: 'demo-done' });
+    const latest = detail.latest_version!;
+    expect(latest).toBeGreaterThan(2);
+    const older = await rpc<TaskDetail>('getTask', { taskId: 'demo-done', version: 2 });
+    await openTask('demo-done');
+    const picker = page.getByRole('combobox', { name: 'Version shown' });
+    await picker.selectOption('2');
+    const banner = page.getByRole('status', { name: 'Older version' });
+    await banner.waitFor({ timeout: LONG });
+    expect(await banner.textContent()).toContain(`Viewing version 2 of ${latest}`);
+    // The whole view is version 2: its phase and its plan, not the latest's.
+    await page.locator('.task-progress-row .phase', { hasText: older.checkpoint!.phase }).waitFor();
+    expect(await page.getByRole('progressbar', { name: 'Plan progress' }).getAttribute('aria-valuenow')).toBe(
+      String(older.checkpoint!.plan.filter((s) => s.status === 'done' || s.status === 'skipped').length),
+    );
+    await shoot('older-version');
+    await banner.getByRole('button', { name: 'Back to latest' }).click();
+    await banner.waitFor({ state: 'detached', timeout: LONG });
+    expect(await picker.inputValue()).toBe(String(latest));
   });
 
   it('edits a failed step: an invalid value is refused inline, a valid one is saved, and the resume finishes', async () => {
@@ -282,15 +380,16 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     expect(target).toBeTruthy();
     await openTask(target!.task_id);
     const note = `checked by the night shift ${Date.now()}`;
-    await page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
-    const writer = spawnSync(process.execPath, [TSX, path.join(REPO, 'test/e2e/write-version.ts'), root, target!.task_id, note], {
+    // These callbacks run in the page, where globalThis is its window; the Node-side typecheck has no DOM types.
+    await page.evaluate(() => ((globalThis as unknown as { __noReload: boolean }).__noReload = true));
+    const writer = spawnSync(process.execPath, [path.join(bundleDir, 'write-version.js'), root, target!.task_id, note], {
       cwd: REPO,
       encoding: 'utf8',
       timeout: 60_000,
     });
     expect(writer.status, writer.stderr).toBe(0);
     await page.getByText(note).first().waitFor({ timeout: LONG });
-    expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
   }, 90_000);
 
   it('starts a new task from an agent and follows it live', async () => {

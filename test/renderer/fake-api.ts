@@ -4,8 +4,8 @@
  * pushes by hand. Every call is recorded so tests can assert what was (not) sent.
  */
 import { ApiError } from '../../shared/api/contract.js';
-import type { ApiInput, ApiMethod, HostEvent, HostEventInput, HostEventListener, TaskDetail, WaystationApi } from '../../shared/api/contract.js';
-import { Checkpoint, type CheckpointInput } from '../../shared/checkpoint/schema.js';
+import type { ApiInput, ApiMethod, DirectoryInfo, HostEvent, HostEventInput, HostEventListener, TaskDetail, WaystationApi } from '../../shared/api/contract.js';
+import { Checkpoint, type CheckpointInput, type HistoryMessage } from '../../shared/checkpoint/schema.js';
 import { toTaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
 import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js';
@@ -51,6 +51,12 @@ export class FakeApi {
   private nextEventId = 1;
   /** Per-method artificial gates: a test resolves them to control ordering. */
   readonly gates = new Map<string, Promise<void>>();
+  /** What getDirectory answers; openDirectory and chooseDirectory change it. */
+  directory: DirectoryInfo = { root: '/tmp/fake', recent: [], host: 'web' };
+  /** What the folder picker returns: a path, or null for a cancelled picker. */
+  chosen: string | null = null;
+  /** task id -> its messages (the same at every version). */
+  readonly messages = new Map<string, HistoryMessage[]>();
 
   add(cp: Checkpoint): this {
     this.tasks.set(cp.task_id, [...(this.tasks.get(cp.task_id) ?? []), cp]);
@@ -86,15 +92,18 @@ export class FakeApi {
     return {
       getDirectory: async (i) => {
         record('getDirectory', i);
-        return { root: '/tmp/fake', recent: [], host: 'web' };
+        return { ...this.directory };
       },
       openDirectory: async (i) => {
         record('openDirectory', i);
-        return { root: i.path, recent: [], host: 'web' };
+        this.directory = { ...this.directory, root: i.path, recent: [i.path, ...this.directory.recent.filter((r) => r !== i.path)] };
+        return { ...this.directory };
       },
       chooseDirectory: async (i) => {
         record('chooseDirectory', i);
-        return null;
+        if (this.chosen === null) return null;
+        this.directory = { ...this.directory, root: this.chosen, recent: [this.chosen, ...this.directory.recent.filter((r) => r !== this.chosen)] };
+        return { ...this.directory };
       },
       listTasks: async (i) => {
         record('listTasks', i);
@@ -103,8 +112,10 @@ export class FakeApi {
       getTask: async (i): Promise<TaskDetail> => {
         record('getTask', i);
         await this.gate(`getTask:${i.taskId}`);
-        const cp = this.latest(i.taskId);
-        return { summary: this.summary(cp), checkpoint: cp, version: cp.version, latest_version: cp.version, read_only: false, problems: [], lease: { held: false } };
+        const latest = this.latest(i.taskId);
+        const cp = i.version === undefined ? latest : this.tasks.get(i.taskId)!.find((v) => v.version === i.version);
+        if (!cp) throw new ApiError('not-found', `task ${i.taskId} has no version ${i.version}`);
+        return { summary: this.summary(latest), checkpoint: cp, version: cp.version, latest_version: latest.version, read_only: false, problems: [], lease: { held: false } };
       },
       getHistory: async (i) => {
         record('getHistory', i);
@@ -116,7 +127,8 @@ export class FakeApi {
       },
       getMessages: async (i) => {
         record('getMessages', i);
-        return [];
+        await this.gate(`getMessages:${i.taskId}`);
+        return this.messages.get(i.taskId) ?? [];
       },
       diffVersions: async (i) => {
         record('diffVersions', i);

@@ -37,7 +37,12 @@ export function register(program: Command, ctx: CliContext): void {
     .description('list the tasks in a checkpoint directory, readable or not')
     .argument('<DIR>', 'the checkpoint directory')
     .option('--json', 'print an array of task summaries (the shape of GET /api/tasks)')
-    .addHelpText('after', '\nExit status: 0 when every task is readable and consistent, 1 when any task has an error-level problem.')
+    .addHelpText(
+      'after',
+      '\nA task whose recorded artifacts are missing or changed size shows as drifted (a stat, no hashing);' +
+        ' `waystation verify DIR TASK` also hashes them and finds same-size edits.' +
+        '\nExit status: 0 when every task is readable and consistent, 1 when any task has an error-level problem.',
+    )
     .action(async (dir: string, opts: { json?: boolean }) => {
       const root = await requireDirectory(dir);
       const entries = await ctx.openStore(root).listTasks();

@@ -80,7 +80,7 @@ export function register(program: Command, ctx: CliContext): void {
     .command('run')
     .description('start a task of an agent in its own process (unknown --options go to the agent)')
     .argument('<DIR>', 'the checkpoint directory (created if missing)')
-    .argument('<AGENT>', 'a built-in agent (checkpoint-demo, md-summarizer) or a module path (./agent.ts)')
+    .argument('<AGENT>', 'a built-in agent (checkpoint-demo, md-summarizer), an agent registered in DIR/waystation.config.json, or a module path (./agent.ts)')
     .argument('[agent-options...]', 'the agent\'s own options, e.g. --input FOLDER --publish-url URL')
     .option('--task <ID>', 'the task id (default: agent name, date and a short random suffix); an existing task is resumed')
     .option('--mode <MODE>', 'recovery mode: manual, auto or confirm', 'manual')

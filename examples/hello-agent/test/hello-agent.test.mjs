@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import process from 'node:process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { openStore, Runner, RunExit, verifyTask } from 'waystation';
 
@@ -15,7 +17,7 @@ const env = { ...process.env, OPENAI_API_KEY: '', WAYSTATION_OFFLINE_LATENCY_MS:
 async function waitFor(check, what) {
   for (let i = 0; i < 600; i++) {
     if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
+    await sleep(25);
   }
   throw new Error(`timed out waiting for ${what}`);
 }

@@ -7,6 +7,7 @@ import { TaskList } from './task-list.js';
 import { TaskView } from './task-view.js';
 import { Notices } from './notices.js';
 import { StartTaskDialog } from './start-task-dialog.js';
+import { DirectoryControls } from './directory-controls.js';
 
 export function App() {
   const init = useAppStore((s) => s.init);
@@ -56,8 +57,8 @@ export function App() {
 }
 
 function Toolbar() {
-  const { directory, connection, busy, theme, agents } = useAppStore(
-    useShallow((s) => ({ directory: s.directory, connection: s.connection, busy: s.busy, theme: s.theme, agents: s.agents })),
+  const { hasDirectory, connection, busy, theme, agents } = useAppStore(
+    useShallow((s) => ({ hasDirectory: Boolean(s.directory?.root), connection: s.connection, busy: s.busy, theme: s.theme, agents: s.agents })),
   );
   const setTheme = useAppStore((s) => s.setTheme);
   const setStartDialogOpen = useAppStore((s) => s.setStartDialogOpen);
@@ -69,9 +70,7 @@ function Toolbar() {
         ◆
       </span>
       <span className="brand-name">Waystation</span>
-      <span className="dir mono" title={directory?.root ?? undefined}>
-        {directory?.root ?? 'no directory open'}
-      </span>
+      <DirectoryControls />
       <span className="spacer" />
       {busyLabels.length > 0 && (
         <span className="busy" role="status">
@@ -82,7 +81,12 @@ function Toolbar() {
         <span className="dot" aria-hidden="true" />
         {connection === 'live' ? 'Live' : connection === 'connecting' ? 'Connecting…' : 'Offline'}
       </span>
-      <button type="button" onClick={() => setStartDialogOpen(true)} disabled={agents.length === 0} title={agents.length === 0 ? 'No agents available' : undefined}>
+      <button
+        type="button"
+        onClick={() => setStartDialogOpen(true)}
+        disabled={agents.length === 0 || !hasDirectory}
+        title={!hasDirectory ? 'Open a checkpoint directory first' : agents.length === 0 ? 'No agents available' : undefined}
+      >
         + New task
       </button>
       <button type="button" className="icon-button" aria-label={`Theme: ${theme}. Switch to ${nextTheme[theme]}`} onClick={() => setTheme(nextTheme[theme])}>

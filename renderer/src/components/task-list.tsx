@@ -11,6 +11,7 @@ import { useAppStore } from '../store/app-store.js';
 import { countByFilter, filterTasks, type StatusFilter } from '../store/task-filter.js';
 import { TaskStatusBadge, displayStatusLabel } from './status-badge.js';
 import { formatRelative, formatTime, taskLabel } from './format.js';
+import { NoDirectory } from './directory-controls.js';
 
 const ROW_HEIGHT = 56;
 const STATUS_FILTERS: DisplayStatus[] = ['running', 'failed', 'waiting_approval', 'waiting_human', 'interrupted', 'halted', 'done', 'drifted', 'unreadable'];
@@ -19,8 +20,15 @@ const STATUS_FILTERS: DisplayStatus[] = ['running', 'failed', 'waiting_approval'
 const rowId = (taskId: string) => `task-row-${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 
 export function TaskList() {
-  const { tasks, tasksState, tasksError, filter, selectedTaskId } = useAppStore(
-    useShallow((s) => ({ tasks: s.tasks, tasksState: s.tasksState, tasksError: s.tasksError, filter: s.filter, selectedTaskId: s.selectedTaskId })),
+  const { tasks, tasksState, tasksError, filter, selectedTaskId, noDirectory } = useAppStore(
+    useShallow((s) => ({
+      tasks: s.tasks,
+      tasksState: s.tasksState,
+      tasksError: s.tasksError,
+      filter: s.filter,
+      selectedTaskId: s.selectedTaskId,
+      noDirectory: s.directory !== null && s.directory.root === null,
+    })),
   );
   const setFilter = useAppStore((s) => s.setFilter);
   const selectTask = useAppStore((s) => s.selectTask);
@@ -112,17 +120,18 @@ export function TaskList() {
         </label>
       </div>
 
-      {tasksState === 'loading' && tasks.length === 0 && (
+      {noDirectory && <NoDirectory />}
+      {!noDirectory && tasksState === 'loading' && tasks.length === 0 && (
         <div className="empty" role="status">
           <span className="spinner" aria-hidden="true" /> Loading tasks…
         </div>
       )}
-      {tasksState === 'error' && (
+      {!noDirectory && tasksState === 'error' && (
         <div className="empty error" role="alert">
           Could not list tasks: {tasksError}
         </div>
       )}
-      {tasksState === 'ready' && tasks.length === 0 && (
+      {!noDirectory && tasksState === 'ready' && tasks.length === 0 && (
         <div className="empty">
           <p>
             <strong>No tasks in this directory.</strong>

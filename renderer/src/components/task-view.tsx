@@ -12,6 +12,7 @@ import { EffectsTab } from './effects-tab.js';
 import { ErrorsTab } from './errors-tab.js';
 import { RunTab } from './run-tab.js';
 import { HistoryTab } from './history-tab.js';
+import { MessagesTab } from './messages-tab.js';
 import { ApprovalPanel } from './approval-panel.js';
 import { ActivityFeed } from './activity-feed.js';
 import { formatRelative, formatTime, taskLabel } from './format.js';
@@ -40,7 +41,16 @@ export function TaskView() {
 
 function NoSelection() {
   const hasTasks = useAppStore((s) => s.tasks.length > 0);
+  const noDirectory = useAppStore((s) => s.directory !== null && s.directory.root === null);
   const setStartDialogOpen = useAppStore((s) => s.setStartDialogOpen);
+  if (noDirectory) {
+    return (
+      <div className="main-empty">
+        <h2>Open a checkpoint directory</h2>
+        <p className="muted">Waystation shows the tasks of one checkpoint directory at a time: choose one on the left to begin.</p>
+      </div>
+    );
+  }
   return (
     <div className="main-empty">
       <h2>{hasTasks ? 'Select a task' : 'Nothing here yet'}</h2>
@@ -57,15 +67,20 @@ function NoSelection() {
 }
 
 function TaskDetailView({ detail }: { detail: TaskDetail }) {
-  const { tab, resuming } = useAppStore(useShallow((s) => ({ tab: s.tab, resuming: Boolean(s.busy[`resume:${detail.summary.task_id}`]) })));
+  const { tab, resuming, loadingVersion } = useAppStore(
+    useShallow((s) => ({ tab: s.tab, resuming: Boolean(s.busy[`resume:${detail.summary.task_id}`]), loadingVersion: s.detailState === 'loading' })),
+  );
   const setTab = useAppStore((s) => s.setTab);
   const resume = useAppStore((s) => s.resume);
+  const viewVersion = useAppStore((s) => s.viewVersion);
   const cp = detail.checkpoint;
   const summary = detail.summary;
   const taskId = summary.task_id;
-  const pending = cp?.recovery.pending_approval ?? null;
+  // An older version is history: shown whole, acted on never.
+  const viewingOld = detail.version !== null && detail.latest_version !== null && detail.version !== detail.latest_version;
+  const pending = viewingOld ? null : (cp?.recovery.pending_approval ?? null);
   const status = summary.display_status;
-  const canResume = cp !== null && RESUMABLE.has(status) && !pending && !detail.lease.held;
+  const canResume = !viewingOld && cp !== null && RESUMABLE.has(status) && !pending && !detail.lease.held;
   const doneSteps = cp ? cp.plan.filter((s) => s.status === 'done' || s.status === 'skipped').length : 0;
   const total = cp ? cp.total_steps || cp.plan.length : 0;
 
@@ -76,6 +91,7 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
         { id: 'effects', label: 'Side effects', count: cp.side_effects.length, alert: cp.side_effects.some((e) => e.status === 'uncertain') },
         { id: 'errors', label: 'Errors', count: cp.errors.length, alert: cp.errors.length > 0 },
         { id: 'run', label: 'Run' },
+        { id: 'messages', label: 'Messages', count: cp.history.count || undefined },
         { id: 'history', label: 'History', count: detail.latest_version ?? undefined },
       ]
     : [];
@@ -101,12 +117,7 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
         </div>
         <div className="task-meta">
           <span className="mono">{taskId}</span>
-          {detail.version !== null && (
-            <span title={`latest is version ${detail.latest_version}`}>
-              v{detail.version}
-              {detail.latest_version !== detail.version ? ` of ${detail.latest_version}` : ''}
-            </span>
-          )}
+          {detail.version !== null && <VersionPicker detail={detail} />}
           {summary.mode && <span className="tag">mode: {summary.mode}</span>}
           {summary.agent_name && <span className="tag">agent: {summary.agent_name}</span>}
           {detail.read_only && <span className="tag warn">read-only ({summary.format})</span>}
@@ -141,6 +152,23 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
         )}
       </header>
 
+      {viewingOld && cp && (
+        <div className="version-banner" role="status" aria-label="Older version">
+          <span>
+            <strong>
+              Viewing version {detail.version} of {detail.latest_version}
+            </strong>{' '}
+            <span className="muted">
+              (read-only; written {formatTime(cp.run.updated_at)}, status then: {cp.status.replace(/_/g, ' ')})
+            </span>
+          </span>
+          <span className="spacer" />
+          <button type="button" className="primary" onClick={() => viewVersion(null)} disabled={loadingVersion}>
+            Back to latest
+          </button>
+        </div>
+      )}
+
       {detail.problems.length > 0 && <Problems detail={detail} />}
 
       {cp && (
@@ -160,16 +188,48 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
             <ActivityFeed taskId={taskId} />
           </section>
           <Tabs tabs={tabs} active={tab} onChange={setTab} label="Task sections">
-            {tab === 'plan' && <PlanTab checkpoint={cp} readOnly={detail.read_only} />}
+            {tab === 'plan' && <PlanTab checkpoint={cp} readOnly={detail.read_only || viewingOld} />}
             {tab === 'artifacts' && <ArtifactsTab checkpoint={cp} />}
             {tab === 'effects' && <EffectsTab checkpoint={cp} />}
             {tab === 'errors' && <ErrorsTab checkpoint={cp} />}
             {tab === 'run' && <RunTab checkpoint={cp} />}
+            {tab === 'messages' && <MessagesTab />}
             {tab === 'history' && <HistoryTab />}
           </Tabs>
         </>
       )}
     </article>
+  );
+}
+
+/** Which version the view shows: every version of the task, newest first, the latest marked. */
+function VersionPicker({ detail }: { detail: TaskDetail }) {
+  const history = useAppStore((s) => s.history);
+  const viewVersion = useAppStore((s) => s.viewVersion);
+  const latest = detail.latest_version;
+  // The history may lag a version behind a live task; the versions the detail names are always offered.
+  const versions = new Set<number>(history.map((v) => v.version));
+  if (detail.version !== null) versions.add(detail.version);
+  if (latest !== null) versions.add(latest);
+  const byVersion = new Map(history.map((v) => [v.version, v]));
+  const ordered = [...versions].sort((a, b) => b - a);
+  if (ordered.length <= 1) return <span title="the only version">v{detail.version}</span>;
+  return (
+    <label className="version-select">
+      <span className="visually-hidden">Version shown</span>
+      <select aria-label="Version shown" value={detail.version ?? ''} onChange={(e) => viewVersion(Number(e.target.value))}>
+        {ordered.map((v) => {
+          const entry = byVersion.get(v);
+          return (
+            <option key={v} value={v}>
+              v{v}
+              {v === latest ? ' (latest)' : ''}
+              {entry ? ` · ${entry.source.kind} · ${formatTime(entry.updated_at)}` : ''}
+            </option>
+          );
+        })}
+      </select>
+    </label>
   );
 }
 

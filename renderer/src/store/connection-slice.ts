@@ -46,8 +46,11 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
         unsubscribe?.();
         unsubscribe = api.subscribe((event) => get().handleEvent(event), get().lastEventId);
         try {
-          const [directory] = await Promise.all([api.getDirectory({}), get().loadTasks()]);
-          set({ directory, connection: 'live' });
+          const directory = await api.getDirectory({});
+          set({ directory });
+          // With no directory open there is nothing to list; the list says how to open one.
+          if (directory.root !== null) await get().loadTasks();
+          set({ connection: 'live' });
         } catch (err) {
           set({ connection: 'offline' });
           get().notify('error', errorText(err));
@@ -79,6 +82,14 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
             schedule(true, event.taskId === selected);
             break;
           case 'directory-changed':
+            if (event.root !== (get().directory?.root ?? null)) {
+              // Another folder: what was open belonged to the old one, and so may the agents.
+              get().selectTask(null);
+              void api.listAgents({}).then((agents) => set({ agents }), () => undefined);
+            }
+            void api.getDirectory({}).then((directory) => set({ directory }), () => undefined);
+            schedule(true, true);
+            break;
           case 'resync':
             void api.getDirectory({}).then((directory) => set({ directory }), () => undefined);
             schedule(true, true);
@@ -106,10 +117,29 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
       async openDirectory(path: string) {
         try {
           const directory = await api.openDirectory({ path });
-          set({ directory, selectedTaskId: null, detail: null });
+          get().selectTask(null);
+          set({ directory });
           await get().loadTasks();
         } catch (err) {
           get().notify('error', errorText(err));
+        }
+      },
+
+      async chooseDirectory() {
+        // The picker is modal in the main process; the busy mark keeps the button from stacking dialogs.
+        set({ busy: { ...get().busy, 'choose-directory': 'Choosing a folder…' } });
+        try {
+          const directory = await api.chooseDirectory({});
+          // null: the picker was cancelled (or this host has none); nothing changes.
+          if (!directory) return;
+          get().selectTask(null);
+          set({ directory });
+          await get().loadTasks();
+        } catch (err) {
+          get().notify('error', errorText(err));
+        } finally {
+          const { 'choose-directory': _done, ...rest } = get().busy;
+          set({ busy: rest });
         }
       },
     } satisfies ConnectionSlice;

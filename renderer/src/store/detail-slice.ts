@@ -1,7 +1,8 @@
-import type { DetailSlice, DiffState, Slice } from './store-types.js';
+import type { DetailSlice, DiffState, MessagesState, Slice } from './store-types.js';
 import { errorText } from './error-text.js';
 
 const NO_DIFF: DiffState = { a: null, b: null, state: 'idle', result: null, error: null };
+const NO_MESSAGES: MessagesState = { state: 'idle', taskId: null, version: null, items: [], error: null };
 
 /** The open task: its detail, history, step results, verification and the version diff. */
 export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
@@ -9,6 +10,7 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
   // response can never paint the wrong task.
   let detailSeq = 0;
   let diffSeq = 0;
+  let messagesSeq = 0;
 
   const loadDiff = async (a: number, b: number) => {
     const taskId = get().selectedTaskId;
@@ -25,6 +27,7 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
 
   return {
     selectedTaskId: null,
+    viewedVersion: null,
     detail: null,
     detailState: 'idle',
     detailError: null,
@@ -35,12 +38,16 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
     verifyState: 'idle',
     verifyError: null,
     diff: NO_DIFF,
+    messages: NO_MESSAGES,
 
     selectTask(taskId) {
       if (taskId === get().selectedTaskId) return;
       diffSeq++;
+      messagesSeq++;
       set({
         selectedTaskId: taskId,
+        viewedVersion: null,
+        messages: NO_MESSAGES,
         detail: null,
         detailState: taskId ? 'loading' : 'idle',
         detailError: null,
@@ -52,7 +59,42 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
         verifyError: null,
         diff: NO_DIFF,
       });
-      if (taskId) void get().refreshSelected();
+      if (!taskId) return;
+      void get()
+        .refreshSelected()
+        .then(() => {
+          // Opening a task checks its artifacts in full (sha256): a listing only stats them, so a same-size
+          // rewrite shows here first, and the host then tells every list that the task drifted.
+          const cp = get().detail?.checkpoint;
+          if (get().selectedTaskId === taskId && cp && cp.artifacts.length > 0 && !get().detail?.read_only) void get().verify();
+        });
+    },
+
+    viewVersion(version) {
+      const detail = get().detail;
+      const latest = detail?.latest_version ?? null;
+      // Asking for the latest is following the latest: new versions keep arriving in the view.
+      const next = version === null || version === latest ? null : version;
+      if (next === get().viewedVersion) return;
+      messagesSeq++;
+      set({ viewedVersion: next, detailState: 'loading', messages: NO_MESSAGES });
+      void get().refreshSelected();
+    },
+
+    async loadMessages() {
+      const taskId = get().selectedTaskId;
+      const version = get().detail?.version ?? null;
+      if (!taskId || version === null) return;
+      const current = get().messages;
+      if (current.taskId === taskId && current.version === version && current.state !== 'error') return;
+      const mine = ++messagesSeq;
+      set({ messages: { state: 'loading', taskId, version, items: [], error: null } });
+      try {
+        const items = await get().api.getMessages({ taskId, version });
+        if (mine === messagesSeq) set({ messages: { state: 'ready', taskId, version, items, error: null } });
+      } catch (err) {
+        if (mine === messagesSeq) set({ messages: { state: 'error', taskId, version, items: [], error: errorText(err) } });
+      }
     },
 
     async refreshSelected() {
@@ -60,8 +102,12 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
       if (!taskId) return;
       const mine = ++detailSeq;
       const api = get().api;
-      const [detail, history] = await Promise.allSettled([api.getTask({ taskId }), api.getHistory({ taskId })]);
-      if (mine !== detailSeq || get().selectedTaskId !== taskId) return;
+      const version = get().viewedVersion;
+      const [detail, history] = await Promise.allSettled([
+        api.getTask(version === null ? { taskId } : { taskId, version }),
+        api.getHistory({ taskId }),
+      ]);
+      if (mine !== detailSeq || get().selectedTaskId !== taskId || get().viewedVersion !== version) return;
       if (detail.status === 'fulfilled') {
         set({ detail: detail.value, detailState: 'ready', detailError: null });
       } else {

@@ -16,6 +16,7 @@ import type {
   VersionEntry,
   WaystationApi,
 } from '../../../shared/api/contract.js';
+import type { HistoryMessage } from '../../../shared/checkpoint/schema.js';
 import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import type { VerifyReport } from '../../../shared/checkpoint/verify-report.js';
 import type { TaskFilter } from './task-filter.js';
@@ -34,7 +35,10 @@ export interface ConnectionSlice {
   /** Stop listening to the host. */
   dispose(): void;
   handleEvent(event: HostEvent): void;
+  /** Open a folder from the recent list (desktop; the web host serves one directory). */
   openDirectory(path: string): Promise<void>;
+  /** Desktop: show the folder picker and open the folder chosen; nothing happens when it is cancelled. */
+  chooseDirectory(): Promise<void>;
 }
 
 export interface TasksSlice {
@@ -61,8 +65,20 @@ export interface DiffState {
   error: string | null;
 }
 
+/** The conversation history of the task at the version shown. */
+export interface MessagesState {
+  state: LoadState;
+  /** Which task and version `items` belong to. */
+  taskId: string | null;
+  version: number | null;
+  items: HistoryMessage[];
+  error: string | null;
+}
+
 export interface DetailSlice {
   selectedTaskId: string | null;
+  /** The version the task view shows; null follows the latest as new versions arrive. */
+  viewedVersion: number | null;
   detail: TaskDetail | null;
   detailState: LoadState;
   detailError: string | null;
@@ -74,7 +90,12 @@ export interface DetailSlice {
   verifyState: LoadState;
   verifyError: string | null;
   diff: DiffState;
+  messages: MessagesState;
   selectTask(taskId: string | null): void;
+  /** Show the whole task at an older version (read-only), or the latest again with null. */
+  viewVersion(version: number | null): void;
+  /** Load the messages of the version shown, unless they are already loaded. */
+  loadMessages(): Promise<void>;
   /** Reload the selected task's detail and history (after an event or an action). */
   refreshSelected(): Promise<void>;
   loadStepResult(stepId: string, version: number): Promise<void>;
@@ -118,7 +139,7 @@ export interface OperationsSlice {
 }
 
 export type Theme = 'system' | 'light' | 'dark';
-export type TabId = 'plan' | 'artifacts' | 'effects' | 'errors' | 'run' | 'history';
+export type TabId = 'plan' | 'artifacts' | 'effects' | 'errors' | 'run' | 'messages' | 'history';
 
 export interface UiSlice {
   theme: Theme;

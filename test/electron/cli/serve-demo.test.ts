@@ -86,7 +86,7 @@ describe('waystation serve', () => {
       const served = await (await fetch(`${origin}/api/tasks`, { headers: { Authorization: `Bearer ${token}` } })).json();
       const listed = JSON.parse((await cli(['ls', dir, '--json'])).stdout);
       expect(served).toEqual(listed);
-      const one = await (await fetch(`${origin}/api/tasks/demo-done?token=${token}`)).json();
+      const one = (await (await fetch(`${origin}/api/tasks/demo-done?token=${token}`)).json()) as { summary: { task_id: string } };
       expect(one.summary.task_id).toBe('demo-done');
     } finally {
       child.kill('SIGTERM');

@@ -50,7 +50,8 @@ describe.skipIf(!hasElectron)(title, () => {
     await page.waitForLoadState('domcontentloaded');
     expect(page.url()).toMatch(/^waystation:\/\/app\//);
     const seen = await page.evaluate(() => {
-      const w = window as unknown as Record<string, unknown>;
+      // Runs in the page, where globalThis is its window; the Node-side typecheck has no DOM types.
+      const w = globalThis as unknown as Record<string, unknown>;
       return {
         keys: Object.keys((w.waystation ?? {}) as object).sort(),
         require: typeof w.require,
@@ -65,18 +66,18 @@ describe.skipIf(!hasElectron)(title, () => {
   it('lists the demo tasks through the bridge and refuses new windows', async () => {
     const page = await app.firstWindow();
     const ids = await page.evaluate(async () => {
-      const api = (window as unknown as { waystation: { listTasks(i: object): Promise<Array<{ task_id: string }>> } }).waystation;
+      const api = (globalThis as unknown as { waystation: { listTasks(i: object): Promise<Array<{ task_id: string }>> } }).waystation;
       return (await api.listTasks({})).map((t) => t.task_id);
     });
     expect(ids).toEqual(expect.arrayContaining(['demo-done', 'demo-failed', 'demo-waiting-approval', 'notes-running']));
-    expect(await page.evaluate(() => window.open('https://example.com') === null)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as { open(url: string): unknown }).open('https://example.com') === null)).toBe(true);
     expect(app.windows()).toHaveLength(1);
   });
 
   it('stays on the app origin when the page tries to navigate away', async () => {
     const page = await app.firstWindow();
     await page.evaluate(() => {
-      window.location.href = 'https://example.com/';
+      (globalThis as unknown as { location: { href: string } }).location.href = 'https://example.com/';
     });
     await page.waitForTimeout(500);
     expect(page.url()).toMatch(/^waystation:\/\/app\//);

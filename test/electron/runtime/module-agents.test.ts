@@ -212,6 +212,31 @@ export default defineAgent({ name: 'invalid', description: '', options: z.object
   });
 });
 
+describe('an agent module stuck in a busy loop at start-up', () => {
+  it('is stopped by the runner, for a new task and for a resume, and the task is left untouched', async () => {
+    await cli('run', root, moduleFile(), '--task', 'wc', '--gate', gate);
+    const versions = await versionCount('wc');
+    const spin = path.join(project, 'agents/spin.mjs');
+    await fs.writeFile(spin, 'for (;;) {}\n');
+    process.env.WAYSTATION_AGENT_LOAD_TIMEOUT_MS = '1000';
+    try {
+      const run = await cli('run', root, spin, '--task', 'spin');
+      expect(run.code).toBe(RunExit.usage);
+      expect(run.err).toContain('did not finish loading within 1000 ms (it hangs at start-up)');
+
+      await fs.writeFile(moduleFile(), 'for (;;) {}\n');
+      const resumed = await cli('resume', root, 'wc');
+      expect(resumed.code).toBe(RunExit.usage);
+      expect(resumed.err).toContain('did not finish loading within 1000 ms');
+      expect(resumed.err).toContain('the task was left untouched');
+    } finally {
+      delete process.env.WAYSTATION_AGENT_LOAD_TIMEOUT_MS;
+    }
+    expect(await versionCount('wc')).toBe(versions);
+    expect((await openStore(root).listTasks()).map((t) => t.task_id)).toEqual(['wc']);
+  });
+});
+
 describe('agents registered in waystation.config.json', () => {
   it('are listed with the built-ins and started by name', async () => {
     await fs.mkdir(path.join(root, 'agents'));

@@ -129,20 +129,47 @@ describe('save', () => {
     expect(await openStore(root).readVersion('t1', 3)).toEqual(JSON.parse(JSON.stringify(res.checkpoint)));
   });
 
-  it('is not fooled by callers that mutate the returned checkpoint in place', async () => {
+  it('returns a frozen checkpoint: mutating it in place throws, and immutable updates save as expected', async () => {
     const cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
-    cp.plan[0].status = 'done';
-    (cp as Record<string, unknown>).extra = { nested: [1] };
-    await store.save('t1', { expectedVersion: 1, checkpoint: withoutVersion(cp) });
-    ((cp as Record<string, unknown>).extra as { nested: number[] }).nested.push(2);
-    cp.plan[1].status = 'running';
-    await store.save('t1', { expectedVersion: 2, checkpoint: withoutVersion(cp) });
-    const v2 = await store.readVersion('t1', 2);
-    const v3 = await store.readVersion('t1', 3);
-    expect(v2.plan.map((s) => s.status)).toEqual(['done', 'pending', 'pending']);
-    expect((v2 as Record<string, unknown>).extra).toEqual({ nested: [1] });
-    expect(v3.plan.map((s) => s.status)).toEqual(['done', 'running', 'pending']);
-    expect((v3 as Record<string, unknown>).extra).toEqual({ nested: [1, 2] });
+    expect(() => {
+      cp.plan[0].status = 'done';
+    }).toThrow(TypeError);
+    expect(() => (cp as Record<string, unknown[]>).plan.push({})).toThrow(TypeError);
+    // The next state is built by replacing what changes and sharing the rest.
+    const extra = { nested: [1] };
+    const v2 = (
+      await store.save('t1', { expectedVersion: 1, checkpoint: { ...withoutVersion(cp), plan: cp.plan.map((s, i) => (i === 0 ? { ...s, status: 'done' as const } : s)), extra } })
+    ).checkpoint;
+    expect(v2.plan[1]).toBe(cp.plan[1]);
+    // What was handed to save now belongs to the saved version: changing it later throws instead of rewriting history.
+    expect(() => extra.nested.push(2)).toThrow(TypeError);
+    await store.save('t1', { expectedVersion: 2, checkpoint: { ...withoutVersion(v2), plan: v2.plan.map((s, i) => (i === 1 ? { ...s, status: 'running' as const } : s)), extra: { nested: [1, 2] } } });
+    const read2 = await openStore(root).readVersion('t1', 2);
+    const read3 = await openStore(root).readVersion('t1', 3);
+    expect(read2.plan.map((s) => s.status)).toEqual(['done', 'pending', 'pending']);
+    expect((read2 as Record<string, unknown>).extra).toEqual({ nested: [1] });
+    expect(read3.plan.map((s) => s.status)).toEqual(['done', 'running', 'pending']);
+    expect((read3 as Record<string, unknown>).extra).toEqual({ nested: [1, 2] });
+  });
+
+  it('saves a structuredClone of the returned checkpoint, mutated, like a deep-copying caller', async () => {
+    const cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
+    const next = structuredClone(withoutVersion(cp));
+    next.plan[2].status = 'skipped';
+    next.run.tokens_in = 7;
+    const saved = (await store.save('t1', { expectedVersion: 1, checkpoint: next })).checkpoint;
+    expect(saved.plan.map((s) => s.status)).toEqual(['pending', 'pending', 'skipped']);
+    expect(saved.run.tokens_in).toBe(7);
+    expect(Object.isFrozen(saved.plan[2])).toBe(true);
+    expect(await openStore(root).readVersion('t1', 2)).toEqual(JSON.parse(JSON.stringify(saved)));
+  });
+
+  it('stores values that are not plain JSON the way JSON writes them', async () => {
+    const cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
+    const when = new Date('2026-02-03T04:05:06.000Z');
+    const saved = (await store.save('t1', { expectedVersion: 1, checkpoint: { ...withoutVersion(cp), extra: { when, list: [1, undefined, 3] } } })).checkpoint;
+    expect((saved as Record<string, unknown>).extra).toEqual({ when: '2026-02-03T04:05:06.000Z', list: [1, null, 3] });
+    expect(await openStore(root).readVersion('t1', 2)).toEqual(JSON.parse(JSON.stringify(saved)));
   });
 
   it('carries on from the disk in a new store instance (writer state re-derived)', async () => {

@@ -43,6 +43,27 @@ describe('a power cut', () => {
     expect((await openStore(image).getTask('t'))?.checkpoint?.version).toBe(1);
   });
 
+  it('at any write of create leaves no task, or version 1 that the next save follows', async () => {
+    const probe = path.join(base, 'probe-create');
+    await fs.mkdir(probe);
+    const counter = new PowerCutFs(probe, Infinity);
+    await openStore(probe, { fs: counter }).create(makeCheckpoint('t'));
+    for (let k = 0; k <= counter.writes; k++) {
+      const live = path.join(base, `create-${k}`);
+      await fs.mkdir(live);
+      const pfs = new PowerCutFs(live, k);
+      await openStore(live, { fs: pfs }).create(makeCheckpoint('t')).catch(() => null);
+      pfs.cutNow();
+      for (const [c, choose] of choosers().entries()) {
+        const image = await durableImage(pfs, `create-image-${k}-${c}`, choose);
+        const cp = (await openStore(image).getTask('t'))?.checkpoint;
+        if (!cp) continue;
+        const next = await openStore(image).save('t', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase: 'after' }, results: { s1: 'r' } });
+        expect(next.checkpoint.version, `cut at write ${k} of create, disk ordering ${c}`).toBe(2);
+      }
+    }
+  });
+
   it('at any write of a save leaves checkpoint.json at or behind the durable versions, and the next save works', async () => {
     // Count the writes of one save, then cut at each of them in turn.
     const probe = path.join(base, 'probe');

@@ -1,0 +1,38 @@
+/**
+ * The inspector-at-scale figures as the Markdown table docs/BENCHMARKS.md
+ * quotes: each figure, its target, and its ratio to the baseline measured in
+ * the same run.
+ */
+import { formatBytes, formatCount, formatMs, formatRatio } from './format.js';
+import type { InspectorScaleResult } from './inspector-scale.js';
+import { formatTable } from './table.js';
+
+/** A Markdown table of the figures, one row each. */
+export function formatInspectorScale(r: InspectorScaleResult): string {
+  const l = r.listing;
+  const d = r.diff;
+  const e = r.events;
+  const m = r.memory;
+  const met = (value: number, target: number) => (value < target ? `< ${formatMs(target)}: met` : `< ${formatMs(target)}: missed`);
+  const rows: string[][] = [
+    [`GET /api/tasks, first after open (${formatCount(l.tasks)} tasks, ${formatBytes(l.responseBytes)})`, formatMs(l.apiFirstMs), met(l.apiFirstMs, 1000), `${formatRatio(l.apiFirstMs / l.rawHotReadMs)} of raw checkpoint.json read (${formatMs(l.rawHotReadMs)})`],
+    ['GET /api/tasks, warm (p50)', formatMs(l.apiWarm.p50), met(l.apiWarm.p50, 1000), `${formatRatio(l.apiWarm.p50 / l.rawHotReadMs)} of raw read; naive all-versions reader ${formatMs(l.naiveAllVersionsMs)}`],
+    ['host start until serving (directory open, watcher ready)', formatMs(l.hostOpenMs), '', ''],
+  ];
+  if (r.firstRows) {
+    rows.push(['first task rows in Chromium, cold (navigation start, host just opened)', formatMs(r.firstRows.coldMs), met(r.firstRows.coldMs, 1000), `${formatRatio(r.firstRows.coldMs / l.rawHotReadMs)} of raw read`]);
+    rows.push(['first task rows in Chromium, warm (median of 3)', formatMs(r.firstRows.warmMs), met(r.firstRows.warmMs, 1000), `${formatRatio(r.firstRows.warmMs / l.rawHotReadMs)} of raw read`]);
+  }
+  rows.push(
+    [`diff of two ${formatBytes(d.bytesA)} versions, structuredDiff + summarizeChange (p50)`, formatMs(d.inProcess.p50), met(d.inProcess.p50, 200), `${formatRatio(d.inProcess.p50 / d.microdiff.p50)} of microdiff (${formatMs(d.microdiff.p50)}); JSON.stringify of both ${formatMs(d.stringifyBoth.p50)}`],
+    [`diffVersions over HTTP (p50, ${formatCount(d.entries)} entries)`, formatMs(d.api.p50), met(d.api.p50, 200), `${formatRatio(d.api.p50 / d.microdiff.p50)} of microdiff`],
+    [`external write to SSE event, p50 (${e.writes} writes${e.missed ? `, ${e.missed} missed` : ''})`, formatMs(e.host.p50), '', `${formatRatio(e.host.p50 / e.rawWatch.p50)} of raw fs.watch (${formatMs(e.rawWatch.p50)})`],
+    ['external write to SSE event, p95', formatMs(e.hostP95), met(e.hostP95, 250), `raw fs.watch p95 ${formatMs(e.rawWatchP95)}; the write itself p50 ${formatMs(e.write.p50)}`],
+    ['host process RSS, directory open and listed', formatBytes(m.host.rss), 'report', `${formatRatio(m.host.rss / m.baseline.rss)} of a process holding every parsed checkpoint (${formatBytes(m.baseline.rss)})`],
+    ['host process heap used (after GC)', formatBytes(m.host.heapUsed), 'report', `${formatRatio(m.host.heapUsed / m.baseline.heapUsed)} of that process's heap (${formatBytes(m.baseline.heapUsed)})`],
+  );
+  return formatTable(
+    [{ header: 'figure' }, { header: 'measured', align: 'right' }, { header: 'target' }, { header: 'baseline, same run' }],
+    rows,
+  );
+}

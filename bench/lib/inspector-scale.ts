@@ -1,0 +1,316 @@
+/**
+ * The inspector at scale: a directory of many tasks opened by the real web
+ * host in its own process, measured the way a user meets it, each figure
+ * beside a baseline measured in the same run.
+ *
+ * - listing: `GET /api/tasks` over HTTP, first and warm, against the raw cost
+ *   of reading and parsing every `checkpoint.json` (the floor any listing
+ *   pays) and a naive reader that parses every version of every task;
+ * - first rows: Chromium from navigation start to the first task row;
+ * - diff: `structuredDiff` + `summarizeChange` of two ~5 MB versions, and the
+ *   `diffVersions` call over HTTP, against a generic deep diff (microdiff) and
+ *   JSON.stringify of both;
+ * - events: a write of a new version by another writer until its HostEvent
+ *   reaches an SSE subscriber, against the raw fs.watch notification of the
+ *   same write;
+ * - memory: the host process, against a process that only holds every parsed
+ *   checkpoint.
+ */
+import { existsSync, watch } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import diff from 'microdiff';
+import { openStore } from '../../electron/store/directory-store.js';
+import { mapLimit } from '../../electron/store/directory-scan.js';
+import { startWebServer } from '../../electron/host/web-server.js';
+import type { HostEvent } from '../../shared/api/contract.js';
+import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
+import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
+import { HostClient, startBenchChild, type MemoryReport } from './host-client.js';
+import { largeCheckpoint, largeCheckpointAfter } from './large-checkpoint.js';
+import { percentile, summarize, type SampleSummary } from './percentile.js';
+import { ensureScaleFixture, scaleTaskId, type ScaleFixture } from './scale-fixture.js';
+import { timeAsync, timeRepeated } from './timing.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CHROMIUM = '/usr/bin/chromium';
+
+export interface InspectorScaleOptions {
+  tasks: number;
+  versionsPerTask: number;
+  /** Size of each of the two diffed versions, bytes. */
+  diffBytes: number;
+  /** Versions written while measuring event latency, and the pause between them. */
+  writes: number;
+  writeSpacingMs: number;
+  /** Repetitions of warm measurements (median reported). */
+  runs: number;
+  /** Measure first rows in Chromium (skipped when it is not installed). */
+  browser: boolean;
+  cacheDir?: string;
+  log?: (line: string) => void;
+}
+
+export interface InspectorScaleResult {
+  fixture: ScaleFixture;
+  listing: {
+    tasks: number;
+    /** Baseline: fs.readFile + JSON.parse of every checkpoint.json. */
+    rawHotReadMs: number;
+    /** Baseline: a naive reader that reads and parses every version file. */
+    naiveAllVersionsMs: number;
+    /** Host start until it serves (directory open, watcher ready). */
+    hostOpenMs: number;
+    /** The first GET /api/tasks after the host serves: the cold build included. */
+    apiFirstMs: number;
+    apiWarm: SampleSummary;
+    responseBytes: number;
+    problemsListed: number;
+  };
+  firstRows: { coldMs: number; warmMs: number } | null;
+  diff: {
+    bytesA: number;
+    bytesB: number;
+    entries: number;
+    stepTransitions: number;
+    inProcess: SampleSummary;
+    api: SampleSummary;
+    stringifyBoth: SampleSummary;
+    microdiff: SampleSummary;
+    microdiffChanges: number;
+  };
+  events: {
+    writes: number;
+    /** Write start until the first HostEvent naming the new version. */
+    host: SampleSummary;
+    hostP95: number;
+    /** Write start until fs.watch on the task folder reported anything. */
+    rawWatch: SampleSummary;
+    rawWatchP95: number;
+    write: SampleSummary;
+    missed: number;
+  };
+  memory: { host: MemoryReport; baseline: MemoryReport & { held: number } };
+}
+
+const median = (ms: number[]) => summarize(ms).p50;
+
+async function rawHotRead(root: string, names: string[]): Promise<number> {
+  const { ms } = await timeAsync(() => mapLimit(names, 32, async (n) => JSON.parse(await fs.readFile(path.join(root, n, 'checkpoint.json'), 'utf8')) as unknown));
+  return ms;
+}
+
+async function naiveAllVersions(root: string, names: string[]): Promise<number> {
+  const { ms } = await timeAsync(() =>
+    mapLimit(names, 32, async (n) => {
+      const dir = path.join(root, n, 'versions');
+      const out: unknown[] = [];
+      for (const f of (await fs.readdir(dir)).sort()) out.push(JSON.parse(await fs.readFile(path.join(dir, f), 'utf8')));
+      return out;
+    }),
+  );
+  return ms;
+}
+
+/** Chromium: navigation start to the first task row in the DOM, read from the page's own clock. */
+async function firstRows(url: string, log: (l: string) => void): Promise<{ coldMs: number; warmMs: number }> {
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+  try {
+    const measure = async () => {
+      const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      const page = await context.newPage();
+      // Records performance.now() (ms since navigation start) when the first row is in the DOM.
+      // Page-side code as text: this file is typed for Node, without the DOM.
+      await page.addInitScript({
+        content: `(() => {
+          const check = () => {
+            if (window.__firstRow === undefined && document.querySelector('[role="listbox"] [role="option"]')) window.__firstRow = performance.now();
+          };
+          new MutationObserver(check).observe(document, { childList: true, subtree: true });
+        })();`,
+      });
+      await page.goto(url);
+      await page.getByRole('listbox', { name: 'Task list' }).getByRole('option').first().waitFor({ timeout: 120_000 });
+      const at = (await page.evaluate('window.__firstRow ?? performance.now()')) as number;
+      await context.close();
+      return at;
+    };
+    const coldMs = await measure();
+    log(`  first rows (cold): ${coldMs.toFixed(0)} ms`);
+    const warm: number[] = [];
+    for (let i = 0; i < 3; i++) warm.push(await measure());
+    return { coldMs, warmMs: median(warm) };
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Two versions of a ~`bytes` task written by the store, diffed in process, over HTTP and by the baselines. */
+async function diffBench(bytes: number, runs: number): Promise<InspectorScaleResult['diff']> {
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-diff-bench-'));
+  try {
+    const store = openStore(tmp);
+    const v1 = largeCheckpoint('large', bytes);
+    const { version: _a, ...first } = v1;
+    await store.create(first);
+    const { version: _b, ...second } = largeCheckpointAfter(v1, 3);
+    await store.save('large', { expectedVersion: 1, checkpoint: second });
+    // Read back as the host does: two independent objects, nothing shared between them.
+    const a = await store.readVersion('large', 1);
+    const b = await store.readVersion('large', 2);
+    const run = (fn: () => unknown) => {
+      fn();
+      const ms: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const t0 = performance.now();
+        fn();
+        ms.push(performance.now() - t0);
+      }
+      return summarize(ms);
+    };
+    let entries = 0;
+    let transitions = 0;
+    const inProcess = run(() => {
+      entries = structuredDiff(a, b).length;
+      transitions = summarizeChange(a, b).step_transitions.length;
+    });
+    let microChanges = 0;
+    const micro = run(() => (microChanges = diff(a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>).length));
+    const stringify = run(() => JSON.stringify(a).length + JSON.stringify(b).length);
+    const server = await startWebServer(tmp, { readOnly: true, rendererDir: path.join(REPO, 'dist-renderer') });
+    try {
+      const client = new HostClient(server.http.url);
+      await client.rpc('diffVersions', { taskId: 'large', a: 1, b: 2 });
+      const api = await timeRepeated(runs, () => client.rpc<{ entries: unknown[] }>('diffVersions', { taskId: 'large', a: 1, b: 2 }));
+      if (api.result.entries.length !== entries) throw new Error(`diffVersions over HTTP gave ${api.result.entries.length} entries, in process ${entries}`);
+      return {
+        bytesA: JSON.stringify(a).length,
+        bytesB: JSON.stringify(b).length,
+        entries,
+        stepTransitions: transitions,
+        inProcess,
+        api: summarize(api.ms),
+        stringifyBoth: stringify,
+        microdiff: micro,
+        microdiffChanges: microChanges,
+      };
+    } finally {
+      await server.close();
+    }
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Write `writes` versions of one task, as another writer would, and time each
+ * until the host's SSE stream names the new version, and until a raw fs.watch
+ * on the task folder fires.
+ */
+async function eventBench(root: string, client: HostClient, taskId: string, writes: number, spacingMs: number): Promise<InspectorScaleResult['events']> {
+  const arrivals = new Map<number, number>();
+  const sub = await client.subscribe((e: HostEvent, at: number) => {
+    const v = e.type === 'task-changed' && e.taskId === taskId ? e.version : e.type === 'task-event' && e.taskId === taskId ? e.event.version : undefined;
+    if (typeof v === 'number' && !arrivals.has(v)) arrivals.set(v, at);
+  });
+  let rawAt: number | null = null;
+  const raw = watch(path.join(root, taskId), () => {
+    rawAt ??= performance.now();
+  });
+  const store = openStore(root);
+  const host: number[] = [];
+  const rawMs: number[] = [];
+  const writeMs: number[] = [];
+  let missed = 0;
+  try {
+    for (let i = 0; i < writes; i++) {
+      const entry = await store.getTask(taskId);
+      if (!entry?.checkpoint) throw new Error(`event bench: ${taskId} cannot be read`);
+      const { version, ...rest } = entry.checkpoint;
+      rawAt = null;
+      const t0 = performance.now();
+      await store.save(taskId, {
+        expectedVersion: version,
+        checkpoint: { ...rest, resume_hint: `bench write ${i}`, source: { kind: 'human-edit', actor: 'bench', note: `write ${i}` } },
+      });
+      writeMs.push(performance.now() - t0);
+      const deadline = t0 + 5000;
+      while (!arrivals.has(version + 1) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+      const at = arrivals.get(version + 1);
+      if (at === undefined) missed++;
+      else host.push(at - t0);
+      if (rawAt !== null) rawMs.push(rawAt - t0);
+      await new Promise((r) => setTimeout(r, spacingMs));
+    }
+  } finally {
+    raw.close();
+    sub.close();
+  }
+  if (host.length === 0 || rawMs.length === 0) throw new Error(`event bench: of ${writes} writes, ${host.length} reached the subscriber and ${rawMs.length} fired fs.watch`);
+  return {
+    writes,
+    host: summarize(host),
+    hostP95: percentile(host, 95),
+    rawWatch: summarize(rawMs),
+    rawWatchP95: percentile(rawMs, 95),
+    write: summarize(writeMs),
+    missed,
+  };
+}
+
+/** Run the inspector-at-scale benchmark. */
+export async function runInspectorScale(opts: InspectorScaleOptions): Promise<InspectorScaleResult> {
+  const log = opts.log ?? (() => {});
+  log(`inspector at scale: ${opts.tasks} tasks x ${opts.versionsPerTask} versions`);
+  const fixture = await ensureScaleFixture({ tasks: opts.tasks, versionsPerTask: opts.versionsPerTask, cacheDir: opts.cacheDir, log });
+  log(`  fixture ${fixture.root} (${fixture.cached ? 'cached' : `written in ${(fixture.writeMs / 1000).toFixed(1)} s`})`);
+  const names = (await fs.readdir(fixture.root)).filter((n) => !n.startsWith('.')).sort();
+
+  const rawHotReadMs = await rawHotRead(fixture.root, names);
+  const naiveAllVersionsMs = await naiveAllVersions(fixture.root, names);
+  log(`  baselines: raw checkpoint.json read ${rawHotReadMs.toFixed(0)} ms, naive all-versions read ${naiveAllVersionsMs.toFixed(0)} ms`);
+
+  const spawnedAt = performance.now();
+  const host = startBenchChild('scale-host.ts', [fixture.root]);
+  try {
+    const ready = await host.next<{ url: string; openMs: number }>('ready');
+    const hostOpenMs = performance.now() - spawnedAt;
+    const client = new HostClient(ready.url);
+    const first = await timeAsync(() => client.get<TaskSummary[]>('/api/tasks'));
+    log(`  host serving after ${hostOpenMs.toFixed(0)} ms (open ${ready.openMs.toFixed(0)} ms); first GET /api/tasks ${first.ms.toFixed(0)} ms`);
+    if (first.result.length !== opts.tasks) throw new Error(`GET /api/tasks listed ${first.result.length} tasks, expected ${opts.tasks}`);
+    const warm = await timeRepeated(opts.runs, () => client.get<TaskSummary[]>('/api/tasks'));
+    const listing: InspectorScaleResult['listing'] = {
+      tasks: first.result.length,
+      rawHotReadMs,
+      naiveAllVersionsMs,
+      hostOpenMs,
+      apiFirstMs: first.ms,
+      apiWarm: summarize(warm.ms),
+      responseBytes: JSON.stringify(first.result).length,
+      problemsListed: first.result.filter((t) => t.problems.length > 0).length,
+    };
+
+    let rows: InspectorScaleResult['firstRows'] = null;
+    if (opts.browser && existsSync(CHROMIUM) && existsSync(path.join(REPO, 'dist-renderer', 'index.html'))) rows = await firstRows(ready.url, log);
+    else if (opts.browser) log('  first rows: skipped (no Chromium or no built renderer: npm run build:renderer)');
+
+    const events = await eventBench(fixture.root, client, scaleTaskId(Math.floor(opts.tasks / 2)), opts.writes, opts.writeSpacingMs);
+    log(`  events: p50 ${events.host.p50.toFixed(0)} ms, p95 ${events.hostP95.toFixed(0)} ms over ${events.writes} writes`);
+
+    host.send('gc');
+    const hostMem = await host.next<MemoryReport>('mem');
+    const holder = startBenchChild('parsed-checkpoints-holder.ts', [fixture.root]);
+    const baseline = await holder.next<MemoryReport & { held: number }>('mem');
+    await holder.stop();
+
+    const diffResult = await diffBench(opts.diffBytes, opts.runs);
+    log(`  diff: ${diffResult.inProcess.p50.toFixed(1)} ms in process, ${diffResult.api.p50.toFixed(1)} ms over HTTP`);
+    return { fixture, listing, firstRows: rows, diff: diffResult, events, memory: { host: hostMem, baseline } };
+  } finally {
+    await host.stop();
+  }
+}

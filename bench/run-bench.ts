@@ -1,0 +1,70 @@
+/**
+ * `npm run bench`: the store bench (save latency, disk use) and the inspector
+ * at scale (listing, first rows, diff, live events, memory), in one run.
+ *
+ *   --quick              a small, fast run (1,000-step store, 500 tasks)
+ *   --skip-store         only the inspector at scale
+ *   --tasks N            tasks in the scale fixture (default 10,000)
+ *   --versions N         versions per task (default 10)
+ *   --writes N           versions written for the event latency (default 100)
+ *   --no-browser         skip the Chromium measurement
+ *   --no-json            do not write bench/results/bench-<date>.json
+ *
+ * The scale fixture is cached under the OS temp folder (see
+ * bench/lib/scale-fixture.ts); the first run writes it.
+ */
+import { parseArgs } from 'node:util';
+import { describeMachine, formatMachine } from './lib/machine.js';
+import { runInspectorScale } from './lib/inspector-scale.js';
+import { formatInspectorScale } from './lib/inspector-scale-report.js';
+import { writeResultsFile } from './lib/results-file.js';
+import os from 'node:os';
+
+// Importing the store bench must not start its standalone run.
+(globalThis as { WAYSTATION_BENCH_LIBRARY?: boolean }).WAYSTATION_BENCH_LIBRARY = true;
+const { runStoreBench } = await import('./store-bench.js');
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    'skip-store': { type: 'boolean', default: false },
+    tasks: { type: 'string' },
+    versions: { type: 'string' },
+    writes: { type: 'string' },
+    'no-browser': { type: 'boolean', default: false },
+    'no-json': { type: 'boolean', default: false },
+  },
+});
+
+const num = (name: string, raw: string | undefined, fallback: number, min: number): number => {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) {
+    console.error(`--${name} takes a whole number of at least ${min}, got "${raw}"`);
+    process.exit(2);
+  }
+  return n;
+};
+
+const quick = values.quick;
+const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
+const machine = await describeMachine(os.tmpdir());
+console.log(`# ${command}\n\n${formatMachine(machine).map((l) => `- ${l}`).join('\n')}\n`);
+
+const scale = await runInspectorScale({
+  tasks: num('tasks', values.tasks, quick ? 500 : 10_000, 1),
+  versionsPerTask: num('versions', values.versions, 10, 2),
+  diffBytes: 5 * 1024 * 1024,
+  writes: num('writes', values.writes, quick ? 20 : 100, 1),
+  writeSpacingMs: 300,
+  runs: quick ? 3 : 5,
+  browser: !values['no-browser'],
+  log: (line) => console.error(line),
+});
+console.log(`## Inspector at scale\n\n${formatInspectorScale(scale)}\n`);
+
+const store = values['skip-store'] ? null : await runStoreBench({ steps: quick ? 1000 : 10_000, print: true });
+
+if (!values['no-json']) {
+  console.error(`\nresults: ${await writeResultsFile('bench', { command, machine, scale, store })}`);
+}

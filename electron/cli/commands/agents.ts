@@ -1,0 +1,31 @@
+/**
+ * `waystation agents DIR`: the agents a checkpoint directory can start, the
+ * built-in ones and those its waystation.config.json registers (each loaded
+ * in a worker process to learn its name), with any that cannot be started
+ * and why.
+ */
+import type { Command } from 'commander';
+import { listAvailableAgents } from '../../runtime/agent-catalog.js';
+import { ExitCode, requireDirectory, type CliContext } from '../cli-context.js';
+import { formatJson, table } from '../output.js';
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('agents')
+    .description('list the agents a directory can start: built-in and registered in DIR/waystation.config.json')
+    .argument('<DIR>', 'the checkpoint directory')
+    .option('--json', 'print {agents, config_problem} as JSON')
+    .addHelpText('after', '\nExit status: 0 when every agent can be started, 1 when the configuration or a registered agent has a problem.')
+    .action(async (dir: string, opts: { json?: boolean }) => {
+      const root = await requireDirectory(dir);
+      const catalog = await listAvailableAgents(root);
+      if (opts.json) {
+        ctx.io.out(formatJson(catalog));
+      } else {
+        const s = ctx.style;
+        const rows = catalog.agents.map((a) => [s.bold(a.name), a.origin, a.module ?? '-', a.problem ? s.red(a.problem) : a.description]);
+        ctx.io.out(`${table(rows, ['AGENT', 'ORIGIN', 'MODULE', 'DESCRIPTION'], s).trimEnd()}\n`);
+      }
+      if (catalog.agents.some((a) => a.problem)) ctx.fail(ExitCode.problems);
+    });
+}

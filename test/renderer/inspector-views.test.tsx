@@ -1,0 +1,239 @@
+// @vitest-environment jsdom
+/**
+ * The inspector's directory controls, message history, older-version view
+ * and notices, rendered in jsdom over the in-memory API.
+ */
+import { act } from 'react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { App } from '../../renderer/src/components/app.js';
+import { NOTICE_MS, Notices } from '../../renderer/src/components/notices.js';
+import { createAppStore, StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';
+import { FakeApi, makeCheckpoint } from './fake-api.js';
+
+// The notices tests drive timers through act() directly; React expects to be told it runs under a test.
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+let stores: AppStore[] = [];
+afterEach(() => {
+  cleanup();
+  for (const s of stores) s.getState().dispose();
+  stores = [];
+  vi.useRealTimers();
+});
+
+function setup(fake: FakeApi): AppStore {
+  const store = createAppStore(fake.api);
+  stores.push(store);
+  return store;
+}
+
+function renderApp(store: AppStore) {
+  return render(
+    <StoreContext.Provider value={store}>
+      <App />
+    </StoreContext.Provider>,
+  );
+}
+
+/** A task with two versions: failed at v1, done at v2. */
+function twoVersions(fake: FakeApi, taskId = 'a'): FakeApi {
+  return fake.add(makeCheckpoint(taskId)).add(makeCheckpoint(taskId, { version: 2, status: 'done', phase: 'published', source: { kind: 'runtime' } }));
+}
+
+describe('the open directory', () => {
+  it('shows the served directory in browser mode, with no folder chooser', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a'));
+    const store = setup(fake);
+    renderApp(store);
+    await vi.waitFor(() => expect(screen.getByTestId('directory').textContent).toBe('/tmp/fake'));
+    expect(screen.queryByRole('button', { name: 'Open folder…' })).toBeNull();
+    expect(screen.queryByRole('combobox', { name: 'Recent folders' })).toBeNull();
+  });
+
+  it('opens a folder from the picker or the recent folders in the desktop app, and reloads the list', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a'));
+    fake.directory = { root: '/work/one', recent: ['/work/one', '/work/two'], host: 'desktop' };
+    const store = setup(fake);
+    renderApp(store);
+    await vi.waitFor(() => expect(screen.getByTestId('directory').textContent).toBe('/work/one'));
+    store.getState().selectTask('a');
+    await vi.waitFor(() => expect(store.getState().detail).not.toBeNull());
+
+    // A cancelled picker changes nothing.
+    fireEvent.click(screen.getByRole('button', { name: 'Open folder…' }));
+    await vi.waitFor(() => expect(fake.count('chooseDirectory')).toBe(1));
+    expect(store.getState().selectedTaskId).toBe('a');
+
+    fake.chosen = '/work/three';
+    const listed = fake.count('listTasks');
+    fireEvent.click(screen.getByRole('button', { name: 'Open folder…' }));
+    await vi.waitFor(() => expect(screen.getByTestId('directory').textContent).toBe('/work/three'));
+    expect(store.getState().selectedTaskId).toBeNull();
+    expect(fake.count('listTasks')).toBeGreaterThan(listed);
+
+    const recent = screen.getByRole('combobox', { name: 'Recent folders' });
+    expect(within(recent).getAllByRole('option').map((o) => o.getAttribute('value'))).toEqual(['', '/work/one', '/work/two']);
+    fireEvent.change(recent, { target: { value: '/work/two' } });
+    await vi.waitFor(() => expect(screen.getByTestId('directory').textContent).toBe('/work/two'));
+    expect(fake.calls.filter((c) => c.method === 'openDirectory').map((c) => c.input)).toEqual([{ path: '/work/two' }]);
+  });
+
+  it('says what to do when no directory is open', async () => {
+    const fake = new FakeApi();
+    fake.directory = { root: null, recent: ['/work/old'], host: 'desktop' };
+    const store = setup(fake);
+    renderApp(store);
+    const empty = await screen.findByText('No checkpoint directory is open.');
+    const box = empty.closest('.empty') as HTMLElement;
+    expect(within(box).getByRole('button', { name: 'Open folder…' })).toBeTruthy();
+    expect(fake.count('listTasks')).toBe(0);
+    fireEvent.click(within(box).getByRole('button', { name: '/work/old' }));
+    await vi.waitFor(() => expect(fake.calls.some((c) => c.method === 'openDirectory')).toBe(true));
+    await vi.waitFor(() => expect(screen.queryByText('No checkpoint directory is open.')).toBeNull());
+  });
+
+  it('reloads the list and leaves the open task when the host switches directory', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a'));
+    const store = setup(fake);
+    await store.getState().init();
+    store.getState().selectTask('a');
+    await vi.waitFor(() => expect(store.getState().detail).not.toBeNull());
+    const listed = fake.count('listTasks');
+    fake.directory = { ...fake.directory, root: '/tmp/other' };
+    fake.emit({ type: 'directory-changed', root: '/tmp/other' });
+    expect(store.getState().selectedTaskId).toBeNull();
+    await vi.waitFor(() => expect(fake.count('listTasks')).toBe(listed + 1));
+    await vi.waitFor(() => expect(store.getState().directory?.root).toBe('/tmp/other'));
+  });
+});
+
+describe('the message history', () => {
+  it('lists each message with its role, long ones collapsed until asked', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a'));
+    const long = Array.from({ length: 30 }, (_, i) => `line ${i + 1} of the model's long answer`).join('\n');
+    fake.messages.set('a', [
+      { role: 'system', content: 'You summarise notes.' },
+      { role: 'user', content: 'Summarise checkpoints.md' },
+      { role: 'assistant', content: long },
+    ]);
+    const store = setup(fake);
+    renderApp(store);
+    store.getState().selectTask('a');
+    await screen.findByRole('tab', { name: /Messages/ });
+    fireEvent.click(screen.getByRole('tab', { name: /Messages/ }));
+    const list = await screen.findByRole('list', { name: 'Messages' });
+    const items = within(list).getAllByRole('listitem');
+    expect(items.map((li) => li.querySelector('.message-role')?.textContent)).toEqual(['system', 'user', 'assistant']);
+    expect(items[1].textContent).toContain('Summarise checkpoints.md');
+    expect(within(items[0]).queryByRole('button')).toBeNull();
+    const toggle = within(items[2]).getByRole('button', { name: /Show all/ });
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(items[2].querySelector('.message-body')?.classList.contains('collapsed')).toBe(true);
+    fireEvent.click(toggle);
+    expect(within(items[2]).getByRole('button', { name: 'Collapse' }).getAttribute('aria-expanded')).toBe('true');
+    expect(items[2].querySelector('.message-body')?.classList.contains('collapsed')).toBe(false);
+    expect(fake.calls.find((c) => c.method === 'getMessages')?.input).toEqual({ taskId: 'a', version: 1 });
+  });
+});
+
+describe('an older version as the whole task view', () => {
+  it('shows the picked version read-only with a banner, and goes back to the latest', async () => {
+    const fake = twoVersions(new FakeApi());
+    fake.messages.set('a', [{ role: 'user', content: 'hello' }]);
+    const store = setup(fake);
+    renderApp(store);
+    store.getState().selectTask('a');
+    const picker = await screen.findByRole('combobox', { name: 'Version shown' });
+    expect(within(picker).getAllByRole('option').map((o) => o.textContent)).toEqual([expect.stringMatching(/^v2 \(latest\)/), expect.stringMatching(/^v1 ·/)]);
+    expect(screen.queryByRole('status', { name: 'Older version' })).toBeNull();
+
+    fireEvent.change(picker, { target: { value: '1' } });
+    const banner = await screen.findByRole('status', { name: 'Older version' });
+    expect(banner.textContent).toContain('Viewing version 1 of 2');
+    expect(banner.textContent).toContain('status then: failed');
+    expect(fake.calls.filter((c) => c.method === 'getTask').at(-1)?.input).toEqual({ taskId: 'a', version: 1 });
+    // The failed step of version 1 cannot be edited from history, nor the task resumed.
+    fireEvent.click(screen.getByRole('tab', { name: /Plan/ }));
+    expect(screen.queryByRole('button', { name: 'Edit result' })).toBeNull();
+    expect(screen.queryByRole('button', { name: /Resume/ })).toBeNull();
+    // Messages follow the version shown.
+    fireEvent.click(screen.getByRole('tab', { name: /Messages/ }));
+    await screen.findByRole('list', { name: 'Messages' });
+    expect(fake.calls.filter((c) => c.method === 'getMessages').at(-1)?.input).toEqual({ taskId: 'a', version: 1 });
+
+    fireEvent.click(within(banner).getByRole('button', { name: 'Back to latest' }));
+    await vi.waitFor(() => expect(screen.queryByRole('status', { name: 'Older version' })).toBeNull());
+    expect(store.getState().detail?.version).toBe(2);
+    expect(store.getState().viewedVersion).toBeNull();
+  });
+
+  it('keeps showing the picked version when a new one arrives', async () => {
+    const fake = twoVersions(new FakeApi());
+    const store = setup(fake);
+    await store.getState().init();
+    store.getState().selectTask('a');
+    await vi.waitFor(() => expect(store.getState().detail?.version).toBe(2));
+    store.getState().viewVersion(1);
+    await vi.waitFor(() => expect(store.getState().detail?.version).toBe(1));
+    fake.add(makeCheckpoint('a', { version: 3, status: 'done', source: { kind: 'runtime' } }));
+    fake.emit({ type: 'task-changed', taskId: 'a', version: 3 });
+    await vi.waitFor(() => expect(store.getState().history).toHaveLength(3));
+    expect(store.getState().detail?.version).toBe(1);
+    expect(store.getState().detail?.latest_version).toBe(3);
+  });
+});
+
+describe('notices', () => {
+  function renderNotices(store: AppStore) {
+    return render(
+      <StoreContext.Provider value={store}>
+        <Notices />
+      </StoreContext.Provider>,
+    );
+  }
+
+  it('dismisses a success by itself after a few seconds and keeps an error until dismissed', () => {
+    vi.useFakeTimers();
+    const store = setup(new FakeApi());
+    renderNotices(store);
+    act(() => {
+      store.getState().notify('error', 'Could not resume: the lease is held');
+      store.getState().notify('success', 'Saved version 3');
+    });
+    expect(screen.getByRole('status').textContent).toContain('Saved version 3');
+    expect(screen.getByRole('alert').textContent).toContain('the lease is held');
+    act(() => void vi.advanceTimersByTime(NOTICE_MS + 10));
+    expect(screen.queryByRole('status')).toBeNull();
+    const alert = screen.getByRole('alert');
+    act(() => void vi.advanceTimersByTime(60_000));
+    expect(screen.getByRole('alert')).toBe(alert);
+    fireEvent.click(within(alert).getByRole('button', { name: 'Dismiss message' }));
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('holds a notice while the pointer rests on it', () => {
+    vi.useFakeTimers();
+    const store = setup(new FakeApi());
+    renderNotices(store);
+    act(() => store.getState().notify('info', 'Verified 3 artifacts'));
+    fireEvent.mouseEnter(screen.getByRole('status'));
+    act(() => void vi.advanceTimersByTime(NOTICE_MS * 3));
+    expect(screen.getByRole('status')).toBeTruthy();
+    fireEvent.mouseLeave(screen.getByRole('status'));
+    act(() => void vi.advanceTimersByTime(NOTICE_MS + 10));
+    expect(screen.queryByRole('status')).toBeNull();
+  });
+
+  it('shows at most three at once and counts the rest', () => {
+    const store = setup(new FakeApi());
+    renderNotices(store);
+    act(() => {
+      for (let i = 1; i <= 5; i++) store.getState().notify('error', `failure ${i}`);
+    });
+    expect(screen.getAllByRole('alert').map((a) => a.textContent)).toEqual(['failure 3×', 'failure 4×', 'failure 5×']);
+    expect(screen.getByText('2 older messages')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Dismiss all' }));
+    expect(screen.queryAllByRole('alert')).toHaveLength(0);
+  });
+});

@@ -1,0 +1,243 @@
+/**
+ * Crashes: SIGKILL the runner (the `waystation` CLI process), its worker, or
+ * both, at random moments of runs of both demo agents in every recovery mode,
+ * then resume (or approve, in confirm mode) until the task is done, killing
+ * again now and then.
+ *
+ * Counted: done steps executed again, side effects performed more than once
+ * (by the fake publish service, by idempotency key), corrupt or unreadable
+ * checkpoints (after every crash), and final results that differ from an
+ * uncrashed run of the same agent.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { promises as fs, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pidAlive, readLease } from '../../../electron/runtime/lease.js';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { RunExit } from '../../../electron/runtime/worker-protocol.js';
+import { startFakePublishService, type FakePublishService } from '../../fakes/fake-publish-service.js';
+import { bundleCli, REPO } from '../lib/cli-bundle.js';
+import { corruptionOf, doneStepsRunAgain, finalResults } from '../lib/task-audit.js';
+import { forEachLimit, messageOf, pick, prng, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+
+const AGENTS = ['checkpoint-demo', 'md-summarizer'] as const;
+const MODES = ['manual', 'auto', 'confirm'] as const;
+const TARGETS = ['runner', 'worker', 'both'] as const;
+type Agent = (typeof AGENTS)[number];
+type Target = (typeof TARGETS)[number];
+
+const CHECKS = [
+  'done step executed again',
+  'side effect performed more than once',
+  'side effect never performed',
+  'corrupt or unreadable checkpoint',
+  'final result differs from an uncrashed run',
+  'task never finished',
+  'unclear refusal',
+] as const;
+
+/** Resumes after which a run that is still not done counts as never finished. */
+const MAX_COMMANDS = 25;
+
+interface Command {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  killed: Target | null;
+}
+
+/** The processes of one command: the CLI and, once forked, its worker (read from /proc). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Run one CLI command; when `killAfterMs` is set, SIGKILL `target` then.
+ *
+ * A worker that does not exist yet at that moment is waited for (the kill
+ * lands as soon as it is forked), so "worker" never silently means "nothing".
+ */
+function runCommand(cli: string, args: string[], env: NodeJS.ProcessEnv, kill: { afterMs: number; target: Target } | null): Promise<Command> {
+  return new Promise((resolve) => {
+    const child: ChildProcess = spawn(process.execPath, [cli, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let killed: Target | null = null;
+    let exited = false;
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    let timer: NodeJS.Timeout | null = null;
+    if (kill) {
+      const strike = () => {
+        if (exited || child.pid === undefined) return;
+        const workers = childrenOf(child.pid);
+        if (kill.target === 'runner') {
+          killQuietly(child.pid);
+        } else if (workers.length === 0) {
+          timer = setTimeout(strike, 5);
+          return;
+        } else {
+          for (const w of workers) killQuietly(w);
+          if (kill.target === 'both') killQuietly(child.pid);
+        }
+        killed = kill.target;
+      };
+      timer = setTimeout(strike, kill.afterMs);
+    }
+    child.on('close', (code, signal) => {
+      exited = true;
+      if (timer) clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, killed });
+    });
+  });
+}
+
+/** Wait until the process holding the task's lease (an orphaned worker of a killed runner) is gone. */
+async function waitForHolder(root: string, taskId: string): Promise<boolean> {
+  const lease = await readLease(path.join(root, taskId)).catch(() => null);
+  if (!lease || lease.released) return false;
+  const until = Date.now() + 40_000;
+  while (pidAlive(lease.pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return true;
+}
+
+async function markdownInput(dir: string): Promise<string> {
+  const input = path.join(dir, 'input');
+  await fs.mkdir(input, { recursive: true });
+  await fs.writeFile(path.join(input, 'alpha.md'), '# Alpha\n\nAlpha is first. It leads the way.\n');
+  await fs.writeFile(path.join(input, 'beta.md'), '# Beta\n\nBeta follows alpha. It checks the work.\n');
+  await fs.writeFile(path.join(input, 'gamma.md'), '# Gamma\n\nGamma closes the set. It publishes.\n');
+  return input;
+}
+
+/** SIGKILLs of runners and workers over `runs` runs, spread over both agents, three modes and three targets. */
+export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> {
+  const tally = new Tally('crashes (SIGKILL runner/worker)', CHECKS, opts.seed);
+  const random = prng(opts.seed);
+  const parallel = opts.parallel ?? os.cpus().length + 1;
+  const base = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-torture-crash-'));
+  const root = path.join(base, 'root');
+  await fs.mkdir(root);
+  const input = await markdownInput(base);
+  let service: FakePublishService | null = null;
+  const bundle = await bundleCli();
+  try {
+    service = await startFakePublishService();
+    const env: NodeJS.ProcessEnv = { ...process.env, SKIP_FAILURE: '1', WAYSTATION_OFFLINE_LATENCY_MS: '10', WAYSTATION_AUTO_BACKOFF_MS: '20', NO_COLOR: '1' };
+    delete env.OPENAI_API_KEY;
+    const agentArgs = (agent: Agent) => (agent === 'md-summarizer' ? ['--input', input, '--publish-url', service!.url] : []);
+
+    // Uncrashed reference runs: what every crashed run must end with, and how long a run takes.
+    const reference = new Map<Agent, { result: string; ms: number }>();
+    for (const agent of AGENTS) {
+      const started = Date.now();
+      const r = await runCommand(bundle.cli, ['run', root, agent, '--task', `reference-${agent}`, ...agentArgs(agent)], env, null);
+      if (r.code !== RunExit.done) throw new Error(`the uncrashed ${agent} run ended with ${r.code}: ${r.stderr || r.stdout}`);
+      reference.set(agent, { result: await finalResults(root, `reference-${agent}`), ms: Date.now() - started });
+    }
+    tally.figures['uncrashed run, checkpoint-demo (ms)'] = reference.get('checkpoint-demo')!.ms;
+    tally.figures['uncrashed run, md-summarizer (ms)'] = reference.get('md-summarizer')!.ms;
+
+    // Choices are drawn up front, so the sequence depends on the seed alone, not on which run finishes first.
+    const plans = Array.from({ length: opts.runs }, (_, i) => ({
+      agent: AGENTS[i % 2],
+      mode: MODES[Math.floor(i / 2) % 3],
+      target: TARGETS[pick(random, 3)],
+      fraction: random(),
+      again: Array.from({ length: MAX_COMMANDS }, () => ({ kill: random() < 0.25, target: TARGETS[pick(random, 3)], fraction: random() })),
+    }));
+
+    await forEachLimit(opts.runs, parallel, async (i) => {
+      const plan = plans[i];
+      const taskId = `crash-${i}`;
+      const where = `run ${i} (${plan.agent}, ${plan.mode}, seed ${opts.seed})`;
+      const ms = reference.get(plan.agent)!.ms;
+      try {
+        let cmd = await runCommand(
+          bundle.cli,
+          ['run', root, plan.agent, '--task', taskId, '--mode', plan.mode, ...agentArgs(plan.agent)],
+          env,
+          { afterMs: Math.floor(plan.fraction * ms), target: plan.target },
+        );
+        tally.faults++;
+        tally.bump(`kills of the ${plan.target}`);
+        for (let n = 0; ; n++) {
+          if (cmd.killed) {
+            const status = (await openStore(root).getTask(taskId))?.checkpoint?.status;
+            tally.bump(status === undefined ? 'kills before version 1 existed' : status === 'done' ? 'kills after the task was done' : 'kills that left the task unfinished');
+            const corrupt = await corruptionOf(root, taskId);
+            if (corrupt) tally.violation('corrupt or unreadable checkpoint', `${where}: after a kill: ${corrupt}`);
+          }
+          const cp = (await openStore(root).getTask(taskId))?.checkpoint ?? null;
+          if (cp?.status === 'done') break;
+          if (n >= MAX_COMMANDS) {
+            tally.violation('task never finished', `${where}: still ${cp?.status ?? 'not created'} after ${n} commands; last: ${cmd.stderr || cmd.stdout}`);
+            return;
+          }
+          if (cmd.code === RunExit.busy) {
+            if (!/another runner/.test(cmd.stderr + cmd.stdout)) tally.violation('unclear refusal', `${where}: exit 6 without saying who holds the task: ${cmd.stderr}`);
+            tally.bump('commands refused while an orphaned worker held the lease');
+            await waitForHolder(root, taskId);
+          }
+          const args = !cp
+            ? ['run', root, plan.agent, '--task', taskId, '--mode', plan.mode, ...agentArgs(plan.agent)]
+            : cp.status === 'waiting_approval'
+              ? ['approve', root, taskId, '--by', 'torture']
+              : ['resume', root, taskId];
+          const again = plan.again[n];
+          cmd = await runCommand(bundle.cli, args, env, again.kill ? { afterMs: Math.floor(again.fraction * ms), target: again.target } : null);
+          tally.bump(`${args[0]} commands`);
+          if (cmd.killed) {
+            tally.faults++;
+            tally.bump(`kills of the ${cmd.killed}`);
+          }
+        }
+        // A killed runner's worker may still be appending its last events after saving `done`.
+        await waitForHolder(root, taskId);
+        tally.runs++;
+
+        for (const v of await doneStepsRunAgain(root, taskId)) tally.violation('done step executed again', `${where}: ${v}`);
+        const corrupt = await corruptionOf(root, taskId);
+        if (corrupt) tally.violation('corrupt or unreadable checkpoint', `${where}: at the end: ${corrupt}`);
+        if (plan.agent === 'md-summarizer') {
+          const key = `${taskId}:publish-index`;
+          const performed = (service!.applied.get(key) ?? 0) + (service!.duplicates.get(key) ?? 0);
+          if (performed > 1) tally.violation('side effect performed more than once', `${where}: ${key} was POSTed ${performed} times`);
+          if ((service!.applied.get(key) ?? 0) === 0) tally.violation('side effect never performed', `${where}: ${key} was never published`);
+        }
+        const result = await finalResults(root, taskId);
+        if (result !== reference.get(plan.agent)!.result) {
+          tally.violation('final result differs from an uncrashed run', `${where}: ${firstDifference(result, reference.get(plan.agent)!.result)}`);
+        }
+      } catch (err) {
+        tally.violation('task never finished', `${where}: the harness failed: ${messageOf(err)}`);
+      }
+      if ((i + 1) % 50 === 0) opts.log(`crashes: ${i + 1}/${opts.runs} runs, ${tally.faults} kills, ${tally.total} violations`);
+    });
+  } finally {
+    await service?.close();
+    await bundle.dispose();
+    await fs.rm(base, { recursive: true, force: true });
+  }
+  return tally.report();
+}
+
+function firstDifference(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return `at character ${i}: ${JSON.stringify(a.slice(Math.max(0, i - 60), i + 60))} vs ${JSON.stringify(b.slice(Math.max(0, i - 60), i + 60))}`;
+}

@@ -1,0 +1,188 @@
+/**
+ * Races: several runners started on the same task at once (one drives it,
+ * the others refuse, clearly); another process writing versions while the
+ * host reads the task the way the UI loads it; the directory's folders
+ * deleted and the directory itself renamed and deleted under a running
+ * watcher.
+ */
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { HostService } from '../../../electron/host/host-service.js';
+import { RunExit } from '../../../electron/runtime/worker-protocol.js';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { makeCheckpoint } from '../../electron/store/store-test-helpers.js';
+import { bundleCli, REPO } from '../lib/cli-bundle.js';
+import { doneStepsRunAgain } from '../lib/task-audit.js';
+import { HangError, messageOf, prng, pick, Tally, withTimeout, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+
+const CHECKS = [
+  'two runners drove the same task',
+  'no runner drove the task',
+  'unclear refusal',
+  'done step executed again',
+  'torn or failed read during a write',
+  'version went backwards',
+  'host crashed or hung when the directory changed under it',
+] as const;
+
+function run(cli: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+/** All three races; `runs` is split between them. */
+export async function races(opts: ScenarioOptions): Promise<ScenarioReport> {
+  const tally = new Tally('races (runners, writers, watcher)', CHECKS, opts.seed);
+  const random = prng(opts.seed);
+  const base = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-torture-race-'));
+  const bundle = await bundleCli();
+  try {
+    await concurrentRunners(bundle.cli, base, Math.max(1, Math.round(opts.runs * 0.3)), random, tally, opts);
+    await writerWhileReading(base, Math.max(1, Math.round(opts.runs * 0.5)), tally);
+    await directoryUnderWatcher(base, Math.max(1, Math.round(opts.runs * 0.2)), random, tally);
+  } finally {
+    await bundle.dispose();
+    await fs.rm(base, { recursive: true, force: true });
+  }
+  return tally.report();
+}
+
+/** A failed task, then 2 to 5 `waystation resume` processes at once. */
+async function concurrentRunners(cli: string, base: string, rounds: number, random: () => number, tally: Tally, opts: ScenarioOptions): Promise<void> {
+  const root = path.join(base, 'runners');
+  await fs.mkdir(root);
+  const env: NodeJS.ProcessEnv = { ...process.env, WAYSTATION_OFFLINE_LATENCY_MS: '20', NO_COLOR: '1' };
+  delete env.OPENAI_API_KEY;
+  for (let r = 0; r < rounds; r++) {
+    const taskId = `race-${r}`;
+    // Without SKIP_FAILURE the demo fails at its third step: a task left for a resume.
+    await run(cli, ['run', root, 'checkpoint-demo', '--task', taskId], { ...env, SKIP_FAILURE: '' });
+    const n = 2 + pick(random, 4);
+    const results = await Promise.all(Array.from({ length: n }, () => run(cli, ['resume', root, taskId], { ...env, SKIP_FAILURE: '1' })));
+    tally.runs++;
+    tally.faults += n - 1;
+    const history = await openStore(root).history(taskId);
+    const drives = history.filter((h) => /^resumed/.test(h.source.note ?? '')).length;
+    if (drives > 1) tally.violation('two runners drove the same task', `round ${r}: ${drives} resumes recorded by ${n} runners`);
+    if (drives === 0) tally.violation('no runner drove the task', `round ${r}: ${results.map((x) => `${x.code}: ${x.out.trim().split('\n').at(-1)}`).join(' | ')}`);
+    for (const x of results) {
+      if (x.code === RunExit.busy) {
+        tally.bump('runners refused (busy)');
+        if (!/being driven by another runner \(pid \d+/.test(x.out) || !/nothing was written/.test(x.out)) tally.violation('unclear refusal', `round ${r}: ${x.out.trim()}`);
+      } else if (x.code === RunExit.done) {
+        tally.bump(/already done/.test(x.out) ? 'runners that found it already done' : 'runners that drove it');
+      } else {
+        tally.violation('unclear refusal', `round ${r}: a runner exited ${x.code}: ${x.out.trim()}`);
+      }
+    }
+    for (const v of await doneStepsRunAgain(root, taskId)) tally.violation('done step executed again', `round ${r}: ${v}`);
+    if ((await openStore(root).getTask(taskId))?.checkpoint?.status !== 'done') tally.violation('no runner drove the task', `round ${r}: the task is not done`);
+    if ((r + 1) % 20 === 0) opts.log(`races: ${r + 1}/${rounds} rounds of concurrent runners`);
+  }
+}
+
+/** Another process saves versions as fast as it can while the host answers getTask, getHistory and listTasks. */
+async function writerWhileReading(base: string, reads: number, tally: Tally): Promise<void> {
+  const root = path.join(base, 'writer');
+  await fs.mkdir(root);
+  const bundled = path.join(REPO, '.waystation-tmp', `race-writer-${process.pid}.mjs`);
+  await build({ entryPoints: [path.join(REPO, 'test/electron/store/crash-writer.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: bundled, packages: 'external', logLevel: 'error' });
+  const writer = spawn(process.execPath, [bundled, root], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  const service = new HostService({ host: 'web', runner: null });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      writer.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
+      writer.on('exit', (code) => reject(new Error(`the writer exited (${code}) before it was ready`)));
+    });
+    await service.open(root);
+    let last = 0;
+    for (let i = 0; i < reads; i++) {
+      tally.runs++;
+      tally.faults++;
+      try {
+        const which = i % 3;
+        if (which === 0) {
+          const detail = await service.getTask({ taskId: 'crash' });
+          const errors = detail.problems.filter((p) => p.severity === 'error');
+          if (!detail.checkpoint || errors.length > 0) tally.violation('torn or failed read during a write', `read ${i}: ${errors.map((p) => `${p.file}: ${p.message}`).join('; ')}`);
+          const v = detail.checkpoint?.version ?? 0;
+          if (v < last) tally.violation('version went backwards', `read ${i}: version ${v} after ${last}`);
+          last = Math.max(last, v);
+        } else if (which === 1) {
+          const history = await service.getHistory({ taskId: 'crash' });
+          const numbers = history.map((h) => h.version);
+          if (numbers.some((n, k) => n !== k + 1)) tally.violation('torn or failed read during a write', `read ${i}: history ${numbers.slice(0, 5).join(',')}...`);
+        } else {
+          const list = await service.listTasks();
+          const t = list.find((s) => s.task_id === 'crash');
+          if (!t || (t as { problems?: unknown[] }).problems?.length) tally.violation('torn or failed read during a write', `read ${i}: listTasks shows ${JSON.stringify(t).slice(0, 200)}`);
+        }
+      } catch (err) {
+        tally.violation('torn or failed read during a write', `read ${i}: ${messageOf(err)}`);
+      }
+    }
+    tally.figures['versions written by the other process during the reads'] = last;
+  } finally {
+    writer.kill('SIGKILL');
+    await service.close();
+    await fs.rm(bundled, { force: true });
+  }
+}
+
+/** Task folders deleted, then the directory renamed away and deleted, while the host watches it and a store writes into it. */
+async function directoryUnderWatcher(base: string, rounds: number, random: () => number, tally: Tally): Promise<void> {
+  for (let r = 0; r < rounds; r++) {
+    const root = path.join(base, `watched-${r}`);
+    await fs.mkdir(root);
+    const store = openStore(root);
+    for (const id of ['a', 'b', 'c']) await store.create(makeCheckpoint(id));
+    const service = new HostService({ host: 'web', runner: null, watch: { quietMs: 10, maxDelayMs: 50 } });
+    const what = ['task folder deleted', 'directory renamed', 'directory deleted'][r % 3];
+    tally.runs++;
+    tally.faults++;
+    try {
+      await withTimeout(service.open(root), 10_000, 'opening the directory');
+      const writes = (async () => {
+        for (let k = 0; k < 20; k++) {
+          const cp = (await store.getTask('a'))?.checkpoint;
+          if (!cp) return;
+          const { version: _v, ...rest } = cp;
+          await store.save('a', { expectedVersion: cp.version, checkpoint: { ...rest, phase: `p${k}` } }).catch(() => undefined);
+        }
+      })();
+      await new Promise((res) => setTimeout(res, pick(random, 30)));
+      if (what === 'task folder deleted') await fs.rm(path.join(root, 'b'), { recursive: true, force: true });
+      else if (what === 'directory renamed') await fs.rename(root, `${root}-moved`);
+      else await fs.rm(root, { recursive: true, force: true });
+      await writes;
+      await new Promise((res) => setTimeout(res, 80));
+      // The host keeps answering: a list (perhaps empty) or a typed error, never a crash or a hang.
+      await withTimeout(
+        service.listTasks().catch((err: unknown) => {
+          if (!(err instanceof Error) || !('code' in err)) throw err;
+        }),
+        10_000,
+        'listTasks',
+      );
+      if (what === 'task folder deleted') {
+        const ids = (await service.listTasks()).map((t) => t.task_id);
+        if (ids.includes('b')) tally.violation('host crashed or hung when the directory changed under it', `round ${r}: a deleted task is still listed`);
+      }
+      await withTimeout(service.close(), 10_000, 'closing the host');
+      tally.bump(`rounds: ${what}`);
+    } catch (err) {
+      tally.violation('host crashed or hung when the directory changed under it', `round ${r} (${what}): ${err instanceof HangError ? '' : 'threw '}${messageOf(err)}`);
+      await service.close().catch(() => undefined);
+    }
+    await fs.rm(root, { recursive: true, force: true });
+    await fs.rm(`${root}-moved`, { recursive: true, force: true });
+  }
+}
