@@ -145,8 +145,10 @@ export class TaskWriter {
   private async write(request: SaveRequest): Promise<SaveResult> {
     const state = this.state!;
     const next = state.lastVersion + 1;
+    const T0 = performance.now();
     const { normalized, blobs, ops } = this.build(request, next, state);
     const fs = this.ctx.fs;
+    const T1 = performance.now();
 
     // The document is encoded once, mostly from remembered fragments; the hot snapshot and a full snapshot share it.
     const json = encodeJson(normalized);
@@ -164,6 +166,7 @@ export class TaskWriter {
       }
     }
     const isFull = envelope === null;
+    const T2 = performance.now();
     envelope ??= encodeFull(next, json);
 
     const versionFile = versionPath(this.taskDir, next);
@@ -180,6 +183,7 @@ export class TaskWriter {
       writeTemp(fs, hotFile, hotBytes, { sync: false }),
     ]);
     const created = blobsPlaced.status === 'fulfilled' ? blobsPlaced.value : [];
+    const T3 = performance.now();
     if (blobsPlaced.status === 'rejected' || versionTemp.status === 'rejected' || hotTemp.status === 'rejected') {
       await Promise.all([versionTemp, hotTemp].map((t) => (t.status === 'fulfilled' ? removeQuietly(fs, t.value) : undefined)));
       await this.removeBlobs(created, null);
@@ -222,6 +226,8 @@ export class TaskWriter {
       warnings.push(problem(relPath(this.ctx, versionFile), 'io', `version ${next} is written but versions/ could not be fsynced (${errorCode(err) ?? String(err)}), so a power cut may still lose it; checkpoint.json was left at version ${next - 1}`));
     }
 
+    const T4 = performance.now();
+    ((globalThis as any).__prof ??= []).push([T1 - T0, T2 - T1, T3 - T2, T4 - T3]);
     this.state = {
       lastVersion: next,
       base: normalized,

@@ -94,7 +94,7 @@ async function writerWhileReading(base: string, reads: number, tally: Tally): Pr
   const root = path.join(base, 'writer');
   await fs.mkdir(root);
   const bundled = path.join(REPO, '.waystation-tmp', `race-writer-${process.pid}.mjs`);
-  await build({ entryPoints: [path.join(REPO, 'test/electron/store/crash-writer.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: bundled, packages: 'external', logLevel: 'error' });
+  await build({ entryPoints: [path.join(REPO, 'test/torture/lib/steady-writer.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: bundled, packages: 'external', logLevel: 'error' });
   const writer = spawn(process.execPath, [bundled, root], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   const service = new HostService({ host: 'web', runner: null });
   try {
@@ -110,20 +110,21 @@ async function writerWhileReading(base: string, reads: number, tally: Tally): Pr
       try {
         const which = i % 3;
         if (which === 0) {
-          const detail = await service.getTask({ taskId: 'crash' });
+          const detail = await service.getTask({ taskId: 'steady' });
           const errors = detail.problems.filter((p) => p.severity === 'error');
           if (!detail.checkpoint || errors.length > 0) tally.violation('torn or failed read during a write', `read ${i}: ${errors.map((p) => `${p.file}: ${p.message}`).join('; ')}`);
           const v = detail.checkpoint?.version ?? 0;
           if (v < last) tally.violation('version went backwards', `read ${i}: version ${v} after ${last}`);
           last = Math.max(last, v);
         } else if (which === 1) {
-          const history = await service.getHistory({ taskId: 'crash' });
+          const history = await service.getHistory({ taskId: 'steady' });
           const numbers = history.map((h) => h.version);
           if (numbers.some((n, k) => n !== k + 1)) tally.violation('torn or failed read during a write', `read ${i}: history ${numbers.slice(0, 5).join(',')}...`);
         } else {
           const list = await service.listTasks();
-          const t = list.find((s) => s.task_id === 'crash');
-          if (!t || (t as { problems?: unknown[] }).problems?.length) tally.violation('torn or failed read during a write', `read ${i}: listTasks shows ${JSON.stringify(t).slice(0, 200)}`);
+          const t = list.find((s) => s.task_id === 'steady');
+          const errors = t?.problems.filter((p) => p.severity === 'error') ?? [];
+          if (!t || errors.length > 0) tally.violation('torn or failed read during a write', `read ${i}: listTasks: ${t ? errors.map((p) => `${p.file}: ${p.message}`).join('; ') : 'the task is missing'}`);
         }
       } catch (err) {
         tally.violation('torn or failed read during a write', `read ${i}: ${messageOf(err)}`);
@@ -159,9 +160,9 @@ async function directoryUnderWatcher(base: string, rounds: number, random: () =>
         }
       })();
       await new Promise((res) => setTimeout(res, pick(random, 30)));
-      if (what === 'task folder deleted') await fs.rm(path.join(root, 'b'), { recursive: true, force: true });
+      if (what === 'task folder deleted') await removeTree(path.join(root, 'b'));
       else if (what === 'directory renamed') await fs.rename(root, `${root}-moved`);
-      else await fs.rm(root, { recursive: true, force: true });
+      else await removeTree(root);
       await writes;
       await new Promise((res) => setTimeout(res, 80));
       // The host keeps answering: a list (perhaps empty) or a typed error, never a crash or a hang.
@@ -182,7 +183,19 @@ async function directoryUnderWatcher(base: string, rounds: number, random: () =>
       tally.violation('host crashed or hung when the directory changed under it', `round ${r} (${what}): ${err instanceof HangError ? '' : 'threw '}${messageOf(err)}`);
       await service.close().catch(() => undefined);
     }
-    await fs.rm(root, { recursive: true, force: true });
-    await fs.rm(`${root}-moved`, { recursive: true, force: true });
+    await removeTree(root);
+    await removeTree(`${root}-moved`);
+  }
+}
+
+/** Delete a tree that a writer may still be adding to: rm gives ENOTEMPTY when a file lands mid-way, so try again. */
+async function removeTree(dir: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await fs.rm(dir, { recursive: true, force: true });
+      return;
+    } catch (err) {
+      if (attempt >= 20) throw err;
+    }
   }
 }

@@ -1,0 +1,278 @@
+/**
+ * Malformed input: a corpus generated with fast-check by mutating a valid task
+ * (truncation, wrong types, huge strings, deep nesting, duplicate keys,
+ * invalid UTF-8, a future schema, symlink cycles and links out of the root),
+ * put through every reader: the CLI (ls, show, history, diff, verify), and the
+ * host API, whose listTasks and getTask are what the UI loads through.
+ *
+ * No reader may crash or hang; a task that cannot be shown carries a typed
+ * problem; the other task of the directory stays readable; and the bytes on
+ * disk are the same afterwards.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { runCli } from '../../../electron/cli/main.js';
+import { HostService } from '../../../electron/host/host-service.js';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { ApiError, type ApiMethod } from '../../../shared/api/contract.js';
+import { dispatch } from '../../../shared/api/dispatch.js';
+import { ProblemReason } from '../../../shared/checkpoint/problem.js';
+import { makeCheckpoint, withoutVersion } from '../../electron/store/store-test-helpers.js';
+import { HangError, messageOf, Tally, withTimeout, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+
+const CHECKS = [
+  'reader crashed',
+  'reader hung',
+  'unreadable without a typed problem',
+  'another task became unreadable',
+  'bytes on disk changed',
+  'secret outside the root was read',
+] as const;
+
+/** What a JavaScript failure, rather than a reader's own message, looks like. */
+const CRASH = /Maximum call stack|RangeError|TypeError|ReferenceError|Cannot read propert|is not a function|is not iterable|undefined is not/;
+const SECRET = 'TOP-SECRET-OUTSIDE-THE-ROOT';
+const TARGETS = ['checkpoint.json', 'versions/00000001.json', 'versions/00000003.json', 'blob', 'events.jsonl', 'lease'] as const;
+const KINDS = ['truncate', 'wrong-type', 'huge-string', 'deep-nesting', 'duplicate-keys', 'invalid-utf8', 'future-schema', 'symlink-cycle', 'symlink-outside', 'random-bytes', 'empty'] as const;
+
+const Mutation = fc.record({
+  target: fc.constantFrom(...TARGETS),
+  kind: fc.constantFrom(...KINDS),
+  /** Where in the file or document, as a fraction. */
+  at: fc.double({ min: 0, max: 1, noNaN: true }),
+  value: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(null), fc.string(), fc.integer(), fc.boolean()),
+  depth: fc.integer({ min: 1_000, max: 200_000 }),
+  bytes: fc.uint8Array({ minLength: 1, maxLength: 64 }),
+});
+type Mutation = typeof Mutation extends fc.Arbitrary<infer T> ? T : never;
+
+/** Every path holding a value in a JSON document, for wrong-type mutations. */
+function paths(doc: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+  if (doc && typeof doc === 'object') {
+    for (const [k, v] of Object.entries(doc)) {
+      const p = [...prefix, Array.isArray(doc) ? Number(k) : k];
+      out.push(p);
+      if (out.length < 2000) paths(v, p, out);
+    }
+  }
+  return out;
+}
+
+function setAt(doc: unknown, p: (string | number)[], value: unknown): void {
+  let cur = doc as Record<string | number, unknown>;
+  for (const k of p.slice(0, -1)) cur = cur[k] as Record<string | number, unknown>;
+  cur[p[p.length - 1]] = value;
+}
+
+async function mutate(taskDir: string, outside: string, m: Mutation): Promise<string> {
+  let rel: string = m.target;
+  if (m.target === 'blob') rel = `blobs/${(await fs.readdir(path.join(taskDir, 'blobs'))).sort()[0]}`;
+  if (m.target === 'lease') rel = 'lease/1.json';
+  const file = path.join(taskDir, rel);
+  if (m.target === 'lease') await fs.mkdir(path.dirname(file), { recursive: true });
+  const original = await fs.readFile(file).catch(() => Buffer.from('{"owner":"w","pid":1,"hostname":"h","acquired_at":"x","heartbeat_at":"x","released":false}'));
+  const text = original.toString('utf8');
+  const doc = (() => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return null;
+    }
+  })();
+  const at = (n: number) => Math.floor(m.at * n);
+  let out: Buffer | string;
+  switch (m.kind) {
+    case 'truncate':
+      out = original.subarray(0, at(original.length));
+      break;
+    case 'empty':
+      out = '';
+      break;
+    case 'wrong-type': {
+      const all = doc ? paths(doc) : [];
+      if (all.length === 0) return `${rel}: nothing to retype`;
+      const p = all[at(all.length)];
+      setAt(doc, p, m.value);
+      out = JSON.stringify(doc);
+      rel += ` at ${p.join('.')}`;
+      break;
+    }
+    case 'huge-string': {
+      const all = doc ? paths(doc) : [];
+      if (all.length === 0) return `${rel}: nothing to grow`;
+      const p = all[at(all.length)];
+      setAt(doc, p, 'x'.repeat(4 * 1024 * 1024));
+      out = JSON.stringify(doc);
+      rel += ` at ${p.join('.')}`;
+      break;
+    }
+    case 'deep-nesting': {
+      const all = doc ? paths(doc) : [];
+      const nest = `${'['.repeat(m.depth)}${']'.repeat(m.depth)}`;
+      if (all.length === 0) {
+        out = nest;
+        break;
+      }
+      const p = all[at(all.length)];
+      setAt(doc, p, '__NEST__');
+      out = JSON.stringify(doc).replace('"__NEST__"', nest);
+      rel += ` at ${p.join('.')}, depth ${m.depth}`;
+      break;
+    }
+    case 'duplicate-keys': {
+      const brace = text.indexOf('{');
+      if (brace < 0) return `${rel}: no object`;
+      out = `${text.slice(0, brace + 1)}"version":${JSON.stringify(m.value)},"status":${JSON.stringify(m.value)},"schema_version":${JSON.stringify(m.value)},${text.slice(brace + 1)}`;
+      break;
+    }
+    case 'invalid-utf8': {
+      const i = at(original.length);
+      out = Buffer.concat([original.subarray(0, i), Buffer.from([0xff, 0xc3, 0x28, 0xed, 0xa0, 0x80]), original.subarray(i)]);
+      break;
+    }
+    case 'future-schema':
+      if (!doc || typeof doc !== 'object') return `${rel}: not an object`;
+      if ('checkpoint' in doc) (doc as { checkpoint: Record<string, unknown> }).checkpoint.schema_version = 99;
+      else (doc as Record<string, unknown>).schema_version = 99;
+      out = JSON.stringify(doc);
+      break;
+    case 'random-bytes': {
+      const i = at(original.length);
+      out = Buffer.concat([original.subarray(0, i), Buffer.from(m.bytes), original.subarray(i + m.bytes.length)]);
+      break;
+    }
+    case 'symlink-cycle':
+      await fs.rm(file, { force: true });
+      await fs.symlink(`${path.basename(file)}.loop`, file);
+      await fs.symlink(path.basename(file), `${file}.loop`);
+      return `${rel}: a symlink cycle`;
+    case 'symlink-outside':
+      await fs.rm(file, { force: true });
+      await fs.symlink(outside, file);
+      return `${rel}: a symlink out of the root`;
+  }
+  await fs.writeFile(file, out);
+  return `${rel}: ${m.kind}`;
+}
+
+async function hashTree(dir: string): Promise<string> {
+  const h = createHash('sha256');
+  const walk = async (rel: string) => {
+    const entries = (await fs.readdir(path.join(dir, rel), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const e of entries) {
+      const r = path.join(rel, e.name);
+      h.update(r);
+      if (e.isSymbolicLink()) h.update(`link:${await fs.readlink(path.join(dir, r))}`);
+      else if (e.isDirectory()) await walk(r);
+      else h.update(await fs.readFile(path.join(dir, r)));
+    }
+  };
+  await walk('');
+  return h.digest('hex');
+}
+
+/** A task with full and delta versions, blobs, history and events, to mutate copies of. */
+async function template(root: string): Promise<void> {
+  const store = openStore(root);
+  let cp = (await store.create(makeCheckpoint('victim', 3))).checkpoint;
+  for (let v = 2; v <= 4; v++) {
+    const next = withoutVersion(cp);
+    next.plan = next.plan.map((s, i) => (i === v - 2 ? { ...s, status: 'done' as const, attempts: 1 } : s));
+    next.current_step = v - 1;
+    cp = (await store.save('victim', { expectedVersion: cp.version, checkpoint: next, results: { [next.plan[v - 2].id]: { v } }, appendHistory: [{ role: 'user', content: `m${v}` }] })).checkpoint;
+  }
+  await store.create(makeCheckpoint('healthy'));
+}
+
+/** The corpus through the CLI and the host API. */
+export async function malformedInput(opts: ScenarioOptions): Promise<ScenarioReport> {
+  const tally = new Tally('malformed input (fast-check corpus)', CHECKS, opts.seed);
+  const base = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-torture-malformed-'));
+  const outside = path.join(base, 'outside.json');
+  await fs.writeFile(outside, JSON.stringify({ secret: SECRET, schema_version: 2 }));
+  const pristine = path.join(base, 'template');
+  await fs.mkdir(pristine);
+  await template(pristine);
+  const corpus = fc.sample(Mutation, { numRuns: opts.runs, seed: opts.seed });
+  try {
+    for (const [i, m] of corpus.entries()) {
+      const root = path.join(base, `entry-${i}`);
+      await fs.cp(pristine, root, { recursive: true });
+      const what = await mutate(path.join(root, 'victim'), outside, m);
+      const where = `entry ${i} (${what}, seed ${opts.seed})`;
+      tally.runs++;
+      tally.faults++;
+      tally.bump(`mutations: ${m.kind}`);
+      const before = await hashTree(root);
+      await throughReaders(root, where, tally);
+      if ((await hashTree(root)) !== before) tally.violation('bytes on disk changed', where);
+      await fs.rm(root, { recursive: true, force: true });
+      if ((i + 1) % 200 === 0) opts.log(`malformed input: ${i + 1}/${corpus.length}, ${tally.total} violations`);
+    }
+  } finally {
+    await fs.rm(base, { recursive: true, force: true });
+  }
+  return tally.report();
+}
+
+/** Run one reader; a crash or a hang is a violation, a typed refusal is fine. */
+async function guarded(name: string, where: string, tally: Tally, fn: () => Promise<unknown>): Promise<unknown> {
+  try {
+    const value = await withTimeout(fn(), 20_000, name);
+    const text = JSON.stringify(value ?? null) ?? '';
+    if (text.includes(SECRET)) tally.violation('secret outside the root was read', `${where}: ${name}`);
+    return value;
+  } catch (err) {
+    if (err instanceof HangError) tally.violation('reader hung', `${where}: ${name}`);
+    else if (!(err instanceof ApiError) || CRASH.test(err.message)) tally.violation('reader crashed', `${where}: ${name}: ${messageOf(err)}`);
+    else if (err.message.includes(SECRET)) tally.violation('secret outside the root was read', `${where}: ${name}`);
+    return undefined;
+  }
+}
+
+async function throughReaders(root: string, where: string, tally: Tally): Promise<void> {
+  // The CLI, in this process: the same code as the binary minus the spawn.
+  for (const args of [['ls', root, '--json'], ['show', root, 'victim', '--json'], ['history', root, 'victim', '--json'], ['diff', root, 'victim', '1', '3', '--json'], ['verify', root, 'victim', '--json']]) {
+    let out = '';
+    let err = '';
+    const code = await withTimeout(runCli(args, { out: (s) => void (out += s), err: (s) => void (err += s), color: false }), 20_000, `waystation ${args[0]}`).catch((e: unknown) => {
+      tally.violation(e instanceof HangError ? 'reader hung' : 'reader crashed', `${where}: waystation ${args[0]}: ${messageOf(e)}`);
+      return null;
+    });
+    if (code === null) continue;
+    if (![0, 1, 2].includes(code) || CRASH.test(err)) tally.violation('reader crashed', `${where}: waystation ${args[0]} exited ${code}: ${err.trim().slice(0, 300)}`);
+    if ((out + err).includes(SECRET)) tally.violation('secret outside the root was read', `${where}: waystation ${args[0]}`);
+  }
+
+  // The host API: the UI loads through listTasks and getTask.
+  const service = new HostService({ host: 'web', runner: null });
+  try {
+    await withTimeout(service.open(root), 20_000, 'opening the directory');
+    // Through dispatch, as both transports call the service: inputs validated, errors typed.
+    const call = (method: ApiMethod, input: unknown) => guarded(method, where, tally, () => dispatch(service, method, input));
+    const list = (await call('listTasks', {})) as Awaited<ReturnType<HostService['listTasks']>> | undefined;
+    const healthy = list?.find((t) => t.task_id === 'healthy');
+    if (list && (!healthy || healthy.problems.some((p) => p.severity === 'error'))) tally.violation('another task became unreadable', `${where}: ${JSON.stringify(healthy?.problems ?? 'missing')}`);
+    const detail = (await call('getTask', { taskId: 'victim' })) as Awaited<ReturnType<HostService['getTask']>> | undefined;
+    if (detail) {
+      if (!detail.checkpoint && detail.problems.length === 0) tally.violation('unreadable without a typed problem', `${where}: getTask`);
+      if (detail.problems.some((p) => !ProblemReason.safeParse(p.reason).success)) tally.violation('unreadable without a typed problem', `${where}: a problem with reason outside the list`);
+      tally.bump(detail.problems.length > 0 ? 'entries shown with a typed problem' : 'entries still read whole');
+    }
+    const summary = list?.find((t) => t.task_id === 'victim');
+    if (summary && summary.display_status === 'unreadable' && summary.problems.length === 0) tally.violation('unreadable without a typed problem', `${where}: listTasks`);
+    await call('getTask', { taskId: 'victim', version: 1 });
+    await call('getHistory', { taskId: 'victim' });
+    await call('diffVersions', { taskId: 'victim', a: 1, b: 3 });
+    await call('verifyTask', { taskId: 'victim' });
+    await call('getMessages', { taskId: 'victim' });
+    await call('getStepResult', { taskId: 'victim', stepId: 's1' });
+  } catch (err) {
+    tally.violation(err instanceof HangError ? 'reader hung' : 'reader crashed', `${where}: the host: ${messageOf(err)}`);
+  } finally {
+    await service.close();
+  }
+}
