@@ -31,7 +31,7 @@ import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summ
 import { HostClient, startBenchChild, type MemoryReport } from './host-client.js';
 import { largeCheckpoint, largeCheckpointAfter } from './large-checkpoint.js';
 import { percentile, summarize, type SampleSummary } from './percentile.js';
-import { ensureScaleFixture, scaleTaskId, type ScaleFixture } from './scale-fixture.js';
+import { ensureScaleFixture, scaleInitialCheckpoint, type ScaleFixture } from './scale-fixture.js';
 import { timeAsync, timeRepeated } from './timing.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -205,12 +205,37 @@ async function diffBench(bytes: number, runs: number): Promise<InspectorScaleRes
   }
 }
 
+/** The task the event measurement writes to: created for it and removed after, so the cached fixture stays as generated. */
+export const EVENT_PROBE_TASK = 'zz-event-probe';
+
 /**
- * Write `writes` versions of one task, as another writer would, and time each
- * until the host's SSE stream names the new version, and until a raw fs.watch
- * on the task folder fires.
+ * Write `writes` versions of a probe task, as another writer would, and time
+ * each until the host's SSE stream names the new version, and until a raw
+ * fs.watch on the task folder fires.
  */
-async function eventBench(root: string, client: HostClient, taskId: string, writes: number, spacingMs: number): Promise<InspectorScaleResult['events']> {
+async function eventBench(root: string, client: HostClient, writes: number, spacingMs: number): Promise<InspectorScaleResult['events']> {
+  const taskId = EVENT_PROBE_TASK;
+  const store = openStore(root);
+  await fs.rm(path.join(root, taskId), { recursive: true, force: true });
+  const { version: _v, ...probe } = scaleInitialCheckpoint(taskId, 1, 3);
+  await store.create(probe);
+  // The new folder's own events settle before the first measured write.
+  await new Promise((r) => setTimeout(r, 1000));
+  try {
+    return await measureEvents(root, store, client, taskId, writes, spacingMs);
+  } finally {
+    await fs.rm(path.join(root, taskId), { recursive: true, force: true });
+  }
+}
+
+async function measureEvents(
+  root: string,
+  store: ReturnType<typeof openStore>,
+  client: HostClient,
+  taskId: string,
+  writes: number,
+  spacingMs: number,
+): Promise<InspectorScaleResult['events']> {
   const arrivals = new Map<number, number>();
   const sub = await client.subscribe((e: HostEvent, at: number) => {
     const v = e.type === 'task-changed' && e.taskId === taskId ? e.version : e.type === 'task-event' && e.taskId === taskId ? e.event.version : undefined;
@@ -220,7 +245,6 @@ async function eventBench(root: string, client: HostClient, taskId: string, writ
   const raw = watch(path.join(root, taskId), () => {
     rawAt ??= performance.now();
   });
-  const store = openStore(root);
   const host: number[] = [];
   const rawMs: number[] = [];
   const writeMs: number[] = [];
@@ -298,7 +322,7 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
     if (opts.browser && existsSync(CHROMIUM) && existsSync(path.join(REPO, 'dist-renderer', 'index.html'))) rows = await firstRows(ready.url, log);
     else if (opts.browser) log('  first rows: skipped (no Chromium or no built renderer: npm run build:renderer)');
 
-    const events = await eventBench(fixture.root, client, scaleTaskId(Math.floor(opts.tasks / 2)), opts.writes, opts.writeSpacingMs);
+    const events = await eventBench(fixture.root, client, opts.writes, opts.writeSpacingMs);
     log(`  events: p50 ${events.host.p50.toFixed(0)} ms, p95 ${events.hostP95.toFixed(0)} ms over ${events.writes} writes`);
 
     host.send('gc');

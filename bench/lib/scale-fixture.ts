@@ -250,6 +250,8 @@ export async function ensureScaleFixture(opts: ScaleFixtureOptions): Promise<Sca
   const root = path.join(cacheDir, `scale-${tasks}x${versionsPerTask}-${formatHash}`);
   const base = { root, tasks, versions: tasks * versionsPerTask, formatHash };
   if (await fs.stat(root).then((s) => s.isDirectory(), () => false)) {
+    // A run that measured writes and was interrupted may have left its probe task behind: not part of the fixture.
+    for (const name of await fs.readdir(root)) if (!name.startsWith('task-')) await fs.rm(path.join(root, name), { recursive: true, force: true });
     await verifyScaleFixture(root, tasks, versionsPerTask);
     return { ...base, cached: true, writeMs: 0 };
   }

@@ -311,6 +311,14 @@ export class HostService implements WaystationService {
     return { dir, entry };
   }
 
+  /** The task an action names; refused when it is a symlink out of the root, where a worker would write. */
+  private async actionEntry(taskId: string): Promise<{ dir: OpenDirectory; entry: TaskEntry }> {
+    const found = await this.entry(taskId);
+    const outside = found.entry.problems.find((p) => p.reason === 'outside-root');
+    if (outside) throw new ApiError('forbidden', `${outside.file}: ${outside.message}; nothing was done`);
+    return found;
+  }
+
   private async checkpointAt(dir: OpenDirectory, entry: TaskEntry, version: number | undefined): Promise<Checkpoint> {
     const latest = entry.checkpoint?.version ?? null;
     if (version === undefined || version === latest) {
@@ -493,22 +501,22 @@ export class HostService implements WaystationService {
   }
 
   async resumeTask(input: ApiParsedInput<'resumeTask'>): Promise<ActionResult> {
-    const { dir, entry } = await this.entry(input.taskId);
+    const { dir, entry } = await this.actionEntry(input.taskId);
     return this.runner().resume(dir.root, entry.task_id);
   }
 
   async approveResume(input: ApiParsedInput<'approveResume'>): Promise<ActionResult> {
-    const { dir, entry } = await this.entry(input.taskId);
+    const { dir, entry } = await this.actionEntry(input.taskId);
     return this.runner().approve(dir.root, entry.task_id, input.by);
   }
 
   async rejectResume(input: ApiParsedInput<'rejectResume'>): Promise<ActionResult> {
-    const { dir, entry } = await this.entry(input.taskId);
+    const { dir, entry } = await this.actionEntry(input.taskId);
     return this.runner().reject(dir.root, entry.task_id, input.reason, input.by);
   }
 
   async editStepResult(input: ApiParsedInput<'editStepResult'>): Promise<ActionResult> {
-    const { dir, entry } = await this.entry(input.taskId);
+    const { dir, entry } = await this.actionEntry(input.taskId);
     return this.runner().edit(dir.root, entry.task_id, input.stepId, input.value);
   }
 

@@ -90,6 +90,9 @@ export class Runner extends EventEmitter {
   readonly root: string;
   private readonly store: CheckpointStore;
   private readonly children = new Set<ChildProcess>();
+  /** Set by killAll: no new worker is spawned and pending auto-mode retries are dropped. */
+  private shuttingDown = false;
+  private readonly retryTimers = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
 
   constructor(private readonly opts: RunnerOptions) {
     super();
@@ -199,7 +202,7 @@ export class Runner extends EventEmitter {
   private async supervise(taskId: string, first: RunOutcome): Promise<RunOutcome> {
     let outcome = first;
     for (let n = 0; ; n++) {
-      if (outcome.error) return outcome;
+      if (outcome.error || this.shuttingDown) return outcome;
       const cp = await this.latest(taskId);
       if (!cp) return outcome;
       const interrupted = outcome.crashed === true;
@@ -215,7 +218,9 @@ export class Runner extends EventEmitter {
       }
       const delayMs = Math.min(this.opts.maxBackoffMs ?? 30_000, this.backoffMs() * 2 ** cp.recovery.auto_attempts);
       this.emit('event', { type: 'retrying', taskId, attempt: cp.recovery.auto_attempts + 1, delayMs });
-      await new Promise((r) => setTimeout(r, delayMs));
+      await this.backoff(delayMs);
+      // A host shutting down leaves the task interrupted: it resumes at the next start-up.
+      if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: waystation resume <DIR> ${taskId}` };
       outcome = await this.spawnWorker({ kind: 'resume', root: this.root, taskId, trigger: 'auto', actor: this.opts.actor }).done;
       if (n > max + 2) return outcome;
     }
@@ -347,22 +352,43 @@ export class Runner extends EventEmitter {
    * tasks. Manual tasks wait for a human.
    */
   async recoverInterrupted(): Promise<RunOutcome[]> {
-    const out: RunOutcome[] = [];
-    for (const entry of await this.store.listTasks()) {
+    // Tasks are independent: each is driven by its own worker at once, so one
+    // long task (or one in backoff) never holds the others back.
+    const recoveries = (await this.store.listTasks()).map(async (entry): Promise<RunOutcome | null> => {
       const cp = entry.checkpoint;
-      if (!cp || entry.read_only || entry.format !== 'waystation' || !cp.agent) continue;
+      if (!cp || entry.read_only || entry.format !== 'waystation' || !cp.agent || this.shuttingDown) return null;
       const live = leaseIsLive(await readLease(path.join(this.root, entry.location)));
-      if (live) continue;
+      if (live || this.shuttingDown) return null;
       const interrupted = cp.status === 'running';
       const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
       if (cp.recovery.mode === 'auto' && (interrupted || cp.status === 'failed') && cp.recovery.auto_attempts < max) {
         const first = await this.spawnWorker({ kind: 'resume', root: this.root, taskId: cp.task_id, trigger: 'auto', actor: this.opts.actor }).done;
-        out.push(await this.supervise(cp.task_id, first));
-      } else if (cp.recovery.mode === 'confirm' && interrupted) {
-        out.push(await this.spawnWorker({ kind: 'resume', root: this.root, taskId: cp.task_id, trigger: 'auto', actor: this.opts.actor }).done);
+        return this.supervise(cp.task_id, first);
       }
-    }
-    return out;
+      if (cp.recovery.mode === 'confirm' && interrupted) {
+        return this.spawnWorker({ kind: 'resume', root: this.root, taskId: cp.task_id, trigger: 'auto', actor: this.opts.actor }).done;
+      }
+      return null;
+    });
+    return (await Promise.all(recoveries)).filter((o): o is RunOutcome => o !== null);
+  }
+
+  /** Wait before an automatic retry; cut short by killAll. */
+  private backoff(ms: number): Promise<void> {
+    if (this.shuttingDown) return Promise.resolve();
+    return new Promise((resolve) => {
+      const entry = {
+        timer: setTimeout(() => {
+          this.retryTimers.delete(entry);
+          resolve();
+        }, ms),
+        wake: () => {
+          clearTimeout(entry.timer);
+          resolve();
+        },
+      };
+      this.retryTimers.add(entry);
+    });
   }
 
   /**
@@ -395,6 +421,9 @@ export class Runner extends EventEmitter {
 
   /** Kill every worker this runner started (host shutdown). Their tasks are left interrupted and resume later. */
   killAll(signal: NodeJS.Signals = 'SIGTERM'): void {
+    this.shuttingDown = true;
+    for (const retry of this.retryTimers) retry.wake();
+    this.retryTimers.clear();
     for (const child of this.children) child.kill(signal);
   }
 }

@@ -121,7 +121,13 @@ export function parseJsonBytes(file: string, bytes: Uint8Array): { ok: true; val
     return { ok: false, problem: problem(file, 'not-utf8', `bytes that are not valid UTF-8 (first at byte ${at}); the file was not loaded`) };
   }
   try {
-    return { ok: true, value: JSON.parse(text), text };
+    const value: unknown = JSON.parse(text);
+    // JSON.parse is iterative, but serialising, cloning, validating and diffing a value recurse: a document
+    // nested thousands deep would overflow the stack of whoever reads it next. It takes two bytes a level.
+    if (text.length > 2 * MAX_JSON_DEPTH && nestedDeeperThan(value, MAX_JSON_DEPTH)) {
+      return { ok: false, problem: problem(file, 'too-large', `nested more than ${MAX_JSON_DEPTH} levels deep, which no checkpoint file is; not loaded`) };
+    }
+    return { ok: true, value, text };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (looksTruncated(text, message)) {
@@ -129,6 +135,28 @@ export function parseJsonBytes(file: string, bytes: Uint8Array): { ok: true; val
     }
     return { ok: false, problem: problem(file, 'invalid-json', `not valid JSON (${message})`) };
   }
+}
+
+/** How deep a file's JSON may nest: far beyond any checkpoint, far below what overflows a recursive reader. */
+export const MAX_JSON_DEPTH = 512;
+
+/** True when a parsed value nests more than `limit` arrays or objects deep; walked with a stack of its own. */
+export function nestedDeeperThan(root: unknown, limit: number): boolean {
+  const values: unknown[] = [root];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const v = values.pop();
+    const d = depths.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d >= limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (child !== null && typeof child === 'object') {
+        values.push(child);
+        depths.push(d + 1);
+      }
+    }
+  }
+  return false;
 }
 
 /** Read and parse a JSON file. */

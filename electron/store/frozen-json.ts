@@ -9,13 +9,34 @@
  * plus one copy of the bytes of each changed container, not a walk of the
  * whole document.
  *
+ * A long array that differs from its predecessor (the array of the previous
+ * version it was copied from) in a few elements is encoded by splicing the
+ * predecessor's encoding: a pointer comparison per element and a string
+ * operation per change, never a lookup per element.
+ *
  * "Sealed" means frozen by this module, with every object below it frozen and
  * plain JSON. An object someone else froze is not trusted to be either, so the
  * encoder never memoises it.
  */
 
 const sealed = new WeakSet<object>();
-const encodings = new WeakMap<object, string>();
+
+interface Encoding {
+  text: string;
+  /**
+   * For long arrays: where each element's encoding starts in `text`, plus one
+   * entry (text.length) past the last, so element i spans
+   * [starts[i], starts[i + 1] - 1).
+   */
+  starts: Int32Array | null;
+}
+
+const encodings = new WeakMap<object, Encoding>();
+/** A sealed array -> the sealed array of the previous version it was derived from. */
+const predecessors = new WeakMap<object, unknown[]>();
+
+/** Arrays at least this long remember where their elements start, so a successor can splice. */
+const SPLICE_MIN = 32;
 
 /** Deeper than this, a value is treated as not plain (a cycle, most likely), and JSON.stringify decides. */
 const MAX_DEPTH = 4096;
@@ -28,19 +49,35 @@ export function isSealed(value: unknown): boolean {
 /**
  * Freeze `value` and everything below it, and mark it sealed.
  *
- * Objects already sealed are not visited again, so sealing a new version that
- * shares most of its tree with a sealed one costs only the new parts. The
- * value must be plain JSON (see `isPlainJson`); `toPlainJson` makes it so.
+ * Objects already sealed are not visited again. `previous`, a sealed earlier
+ * version of the same document, makes sealing a new version cost only its
+ * new parts: a member identical to the previous version's at the same place
+ * is sealed already and is skipped by a pointer comparison, and each new
+ * array remembers the previous version's array as its predecessor for the
+ * encoder. The value must be plain JSON (see `isPlainJson`); `toPlainJson`
+ * makes it so.
  */
-export function sealJson<T>(value: T): T {
+export function sealJson<T>(value: T, previous?: unknown): T {
   if (typeof value !== 'object' || value === null || sealed.has(value)) return value;
-  Object.freeze(value);
+  const prev = typeof previous === 'object' && previous !== null && sealed.has(previous) ? previous : null;
   if (Array.isArray(value)) {
-    for (const v of value) sealJson(v);
+    const p = Array.isArray(prev) ? (prev as unknown[]) : null;
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (p !== null && i < p.length && v === p[i]) continue;
+      sealJson(v, p?.[i]);
+    }
+    if (p !== null) predecessors.set(value, p);
   } else {
     const o = value as Record<string, unknown>;
-    for (const k of Object.keys(o)) sealJson(o[k]);
+    const p = prev !== null && !Array.isArray(prev) ? (prev as Record<string, unknown>) : null;
+    for (const k of Object.keys(o)) {
+      const v = o[k];
+      if (p !== null && v === p[k]) continue;
+      sealJson(v, p?.[k]);
+    }
   }
+  Object.freeze(value);
   sealed.add(value);
   return value;
 }
@@ -110,12 +147,12 @@ export function encodeJson(value: unknown): string {
 
 function encodeSealed(obj: object): string {
   const hit = encodings.get(obj);
-  if (hit !== undefined) return hit;
-  let out: string;
+  if (hit !== undefined) return hit.text;
+  let enc: Encoding;
   if (Array.isArray(obj)) {
-    const parts = new Array<string>(obj.length);
-    for (let i = 0; i < obj.length; i++) parts[i] = encodeMember(obj[i]) ?? 'null';
-    out = `[${parts.join(',')}]`;
+    const pred = predecessors.get(obj);
+    const predEnc = pred === undefined ? undefined : encodings.get(pred);
+    enc = pred !== undefined && predEnc?.starts ? spliceArray(obj, pred, predEnc as Required<Encoding>) : encodeArray(obj);
   } else {
     const o = obj as Record<string, unknown>;
     const parts: string[] = [];
@@ -123,10 +160,58 @@ function encodeSealed(obj: object): string {
       const e = encodeMember(o[k]);
       if (e !== undefined) parts.push(`${JSON.stringify(k)}:${e}`);
     }
-    out = `{${parts.join(',')}}`;
+    enc = { text: `{${parts.join(',')}}`, starts: null };
   }
-  encodings.set(obj, out);
-  return out;
+  encodings.set(obj, enc);
+  return enc.text;
+}
+
+function encodeArray(arr: readonly unknown[]): Encoding {
+  const parts = new Array<string>(arr.length);
+  for (let i = 0; i < arr.length; i++) parts[i] = encodeMember(arr[i]) ?? 'null';
+  const text = `[${parts.join(',')}]`;
+  if (arr.length < SPLICE_MIN) return { text, starts: null };
+  const starts = new Int32Array(arr.length + 1);
+  let at = 1;
+  for (let i = 0; i < arr.length; i++) {
+    starts[i] = at;
+    at += parts[i].length + 1;
+  }
+  starts[arr.length] = text.length;
+  return { text, starts };
+}
+
+/**
+ * Encode `arr` from the encoding of its predecessor `pred`: runs of elements
+ * identical to the predecessor's are sliced out of its text, and only the
+ * elements that differ are encoded.
+ */
+function spliceArray(arr: readonly unknown[], pred: readonly unknown[], predEnc: Required<Encoding>): Encoding {
+  const { text: old, starts: oldStarts } = predEnc;
+  const n = arr.length;
+  const common = Math.min(n, pred.length);
+  const starts = new Int32Array(n + 1);
+  let text = '[';
+  let i = 0;
+  while (i < n) {
+    if (i > 0) text += ',';
+    if (i < common && arr[i] === pred[i]) {
+      // A run of unchanged elements, copied with the commas between them.
+      let j = i + 1;
+      while (j < common && arr[j] === pred[j]) j++;
+      const shift = text.length - oldStarts[i];
+      for (let k = i; k < j; k++) starts[k] = oldStarts[k] + shift;
+      text += old.slice(oldStarts[i], oldStarts[j] - 1);
+      i = j;
+    } else {
+      starts[i] = text.length;
+      text += encodeMember(arr[i]) ?? 'null';
+      i++;
+    }
+  }
+  text += ']';
+  starts[n] = text.length;
+  return { text, starts };
 }
 
 /** One member's encoding, or undefined where JSON.stringify leaves the member out. */

@@ -42,9 +42,8 @@ describe('the inspector-at-scale benchmark at 50 tasks', () => {
     const tasks = await store.listTasks();
     expect(tasks.map((t) => t.task_id)).toEqual(Array.from({ length: 50 }, (_, i) => scaleTaskId(i)));
     expect(tasks.every((t) => t.problems.length === 0)).toBe(true);
-    // The task the event bench wrote to has grown; the others are as generated.
-    const grown = scaleTaskId(25);
-    for (const t of tasks) expect(t.checkpoint?.version).toBe(t.task_id === grown ? 3 + result.events.writes : 3);
+    // The event measurement wrote to a probe task of its own and removed it: the fixture is as generated.
+    for (const t of tasks) expect(t.checkpoint?.version).toBe(3);
   });
 
   it('stamps tasks byte for byte as the store writes them', async () => {
