@@ -20,8 +20,8 @@ export function formatInspectorScale(r: InspectorScaleResult): string {
     ['host start until serving (directory open, watcher ready)', formatMs(l.hostOpenMs), '', ''],
   ];
   if (r.firstRows) {
-    rows.push(['first task rows in Chromium, cold (navigation start, host just opened)', formatMs(r.firstRows.coldMs), met(r.firstRows.coldMs, 1000), `${formatRatio(r.firstRows.coldMs / l.rawHotReadMs)} of raw read`]);
-    rows.push(['first task rows in Chromium, warm (median of 3)', formatMs(r.firstRows.warmMs), met(r.firstRows.warmMs, 1000), `${formatRatio(r.firstRows.warmMs / l.rawHotReadMs)} of raw read`]);
+    rows.push(['first task rows in Chromium, first page load (navigation start to first row)', formatMs(r.firstRows.coldMs), met(r.firstRows.coldMs, 1000), `${formatRatio(r.firstRows.coldMs / l.rawHotReadMs)} of raw read`]);
+    rows.push(['first task rows in Chromium, later loads (median of 3)', formatMs(r.firstRows.warmMs), met(r.firstRows.warmMs, 1000), `${formatRatio(r.firstRows.warmMs / l.rawHotReadMs)} of raw read`]);
   }
   rows.push(
     [`diff of two ${formatBytes(d.bytesA)} versions, structuredDiff + summarizeChange (p50)`, formatMs(d.inProcess.p50), met(d.inProcess.p50, 200), `${formatRatio(d.inProcess.p50 / d.microdiff.p50)} of microdiff (${formatMs(d.microdiff.p50)}); JSON.stringify of both ${formatMs(d.stringifyBoth.p50)}`],

@@ -48,7 +48,16 @@ async function probePublish(effect: SideEffect): Promise<ProbeResult> {
   const res = await fetch(probeUrl, { method: 'GET', signal: AbortSignal.timeout(10_000) });
   if (res.status === 404) return { happened: false };
   if (!res.ok) throw new Error(`the publish service answered ${res.status} to a probe of ${probeUrl.origin}${probeUrl.pathname}`);
-  return { happened: true, outcome: await res.json() };
+  return { happened: true, outcome: publication(await res.json(), effect.idempotency_key) };
+}
+
+/**
+ * What the step records of a publication: its id and key. The POST answers
+ * `{id}` and the probe the whole stored record; keeping the same two fields
+ * from either makes a run settled by a probe end exactly like one that was not.
+ */
+function publication(answer: unknown, key: string): { id: unknown; key: string } {
+  return { id: (answer as { id?: unknown } | null)?.id ?? null, key };
 }
 
 export const mdSummarizer = defineAgent({
@@ -120,7 +129,7 @@ export const mdSummarizer = defineAgent({
             signal: AbortSignal.timeout(30_000),
           });
           if (!res.ok) throw new Error(`the publish service answered ${res.status} ${res.statusText}`);
-          return (await res.json()) as unknown;
+          return publication(await res.json(), key);
         },
         probe: probePublish,
       });

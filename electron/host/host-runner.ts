@@ -50,7 +50,7 @@ export function createHostRunner(options: HostRunnerOptions = {}): HostRunner {
         if (e.type === 'spawned') emit({ taskId: e.taskId, state: 'started', detail: `${e.job} in process ${e.pid}` });
         else if (e.type === 'line') emit({ taskId: e.taskId, state: 'output', detail: e.line });
         else if (e.type === 'retrying') emit({ taskId: e.taskId, state: 'output', detail: `retrying (attempt ${e.attempt}) in ${e.delayMs} ms` });
-        else emit({ taskId: e.taskId, state: 'exited', detail: e.outcome.message });
+        else emit({ taskId: e.taskId, state: 'exited', detail: e.outcome.message, ...(e.outcome.error ? { error: e.outcome.error } : {}) });
       });
       runners.set(root, runner);
     }

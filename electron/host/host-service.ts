@@ -36,14 +36,18 @@ import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { readLeaseState } from '../verify/lease-state.js';
 import { summarizeEntries, summarizeEntry } from '../verify/summarize-entry.js';
 import { verifyTask } from '../verify/verify-task.js';
+import { moduleFileOf } from '../runtime/agent-loader.js';
 import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './directory-watcher.js';
 import { EventHub } from './event-hub.js';
+import { ModuleHashCache, taskAgentStatus, type LoadFailure } from './task-agent-status.js';
 
 /** What the runner reports about the processes it drives. */
 export interface RunnerEvent {
   taskId: string;
   state: 'started' | 'exited' | 'output';
   detail: string;
+  /** For an exit that refused the operation: the runtime's code (`agent-unavailable`, `busy`, ...). */
+  error?: string;
 }
 
 /**
@@ -124,6 +128,12 @@ interface OpenDirectory {
   summaries: Map<string, KeptSummary> | null;
   /** The build in progress, shared by concurrent listings. */
   building: Promise<Map<string, KeptSummary>> | null;
+  /**
+   * Task id -> why its agent module did not load at the last resume or
+   * approval, with the module's hash then. A pending entry is awaited, so a
+   * refresh prompted by the exit never misses the failure that caused it.
+   */
+  loadFailures: Map<string, Promise<LoadFailure | null>>;
 }
 
 /**
@@ -150,11 +160,40 @@ export class HostService implements WaystationService {
   private current: OpenDirectory | null = null;
   private readonly stopRunnerFeed: () => void;
   private closed = false;
+  private readonly moduleHashes = new ModuleHashCache();
 
   constructor(private readonly options: HostServiceOptions) {
     this.hub = options.hub ?? new EventHub();
     this.stopRunnerFeed =
-      options.runner?.onEvent((e) => this.hub.publish({ type: 'runner', taskId: e.taskId, state: e.state, detail: e.detail })) ?? (() => {});
+      options.runner?.onEvent((e) => {
+        if (e.state === 'exited') this.noteLoadOutcome(e);
+        this.hub.publish({ type: 'runner', taskId: e.taskId, state: e.state, detail: e.detail });
+      }) ?? (() => {});
+  }
+
+  /**
+   * Remember why a task's agent module did not load, or forget it once a
+   * worker got past loading. Only a load can tell that a module throws or
+   * exports no agent, and the task view should keep saying so after the
+   * runner's message has scrolled by.
+   */
+  private noteLoadOutcome(e: RunnerEvent): void {
+    const dir = this.current;
+    if (!dir) return;
+    if (e.error === undefined) {
+      dir.loadFailures.delete(e.taskId);
+      return;
+    }
+    if (e.error !== 'agent-unavailable') return;
+    const failure = dir.store
+      .getTask(e.taskId)
+      .then(async (entry) => {
+        const ref = entry?.checkpoint?.agent;
+        const file = ref ? moduleFileOf(ref, dir.root) : null;
+        return file ? { message: e.detail, sha256: await this.moduleHashes.hash(file) } : null;
+      })
+      .catch(() => null);
+    dir.loadFailures.set(e.taskId, failure);
   }
 
   /** The open root, or null. */
@@ -185,6 +224,7 @@ export class HostService implements WaystationService {
       recovery: null,
       summaries: null,
       building: null,
+      loadFailures: new Map(),
     };
     dirState.watcher = watchDirectory(
       realRoot,
@@ -391,6 +431,10 @@ export class HostService implements WaystationService {
     // A full verify of this very version may know of drift a stat cannot see (a same-size rewrite).
     const verified = dir.verifiedDrift.get(entry.task_id);
     const knownDrift = verified !== undefined && verified.version === entry.checkpoint?.version;
+    // Of the latest version, whichever is shown: that is what a resume would run.
+    const agent_status = entry.checkpoint
+      ? await taskAgentStatus(dir.root, entry.checkpoint, this.moduleHashes, (await dir.loadFailures.get(entry.task_id)) ?? undefined)
+      : null;
     return {
       summary: await summarizeEntry(dir.root, entry, knownDrift ? { drift: true } : {}),
       checkpoint,
@@ -399,6 +443,7 @@ export class HostService implements WaystationService {
       read_only: entry.read_only,
       problems: entry.problems,
       lease,
+      agent_status,
     };
   }
 

@@ -19,6 +19,14 @@ export interface AgentStatus {
   module_changed?: boolean;
   /** Why the task cannot be resumed, or what a human should know before resuming. */
   problem?: string;
+  /** Module agents: the hash the task recorded, and the file's hash now (absent when the file cannot be read). */
+  recorded_sha256?: string;
+  current_sha256?: string;
+}
+
+export interface AgentStatusOptions {
+  /** Hash a module file (null when it cannot be read); a host that asks often passes a cached one. */
+  hashModule?: (file: string) => Promise<string | null>;
 }
 
 /**
@@ -26,7 +34,7 @@ export interface AgentStatus {
  *
  * @param root the checkpoint directory, against which a relative project root resolves.
  */
-export async function agentStatus(root: string, cp: Checkpoint): Promise<AgentStatus> {
+export async function agentStatus(root: string, cp: Checkpoint, opts: AgentStatusOptions = {}): Promise<AgentStatus> {
   const ref = cp.agent;
   if (!ref) return { kind: 'none', available: false, problem: 'the task does not record which agent runs it: it can be inspected, not resumed' };
   const file = moduleFileOf(ref, root);
@@ -35,10 +43,21 @@ export async function agentStatus(root: string, cp: Checkpoint): Promise<AgentSt
       ? { kind: 'builtin', available: true }
       : { kind: 'builtin', available: false, problem: `there is no built-in agent "${ref.name}" in this build of Waystation` };
   }
-  const sha = await hashModule(file);
-  if (sha === null) return { kind: 'module', available: false, file, problem: `the agent module ${file} cannot be found (moved or deleted?); restore it to resume the task` };
-  if (ref.module_sha256 && ref.module_sha256 !== sha) {
-    return { kind: 'module', available: true, file, module_changed: true, problem: `the agent module ${ref.module} changed since the task recorded it; resuming runs the new code` };
+  const sha = await (opts.hashModule ?? hashModule)(file);
+  const recorded = ref.module_sha256 ? { recorded_sha256: ref.module_sha256 } : {};
+  if (sha === null) {
+    return { kind: 'module', available: false, file, ...recorded, problem: `the agent module ${file} cannot be found (moved or deleted?); restore it to resume the task` };
   }
-  return { kind: 'module', available: true, file, module_changed: false };
+  if (ref.module_sha256 && ref.module_sha256 !== sha) {
+    return {
+      kind: 'module',
+      available: true,
+      file,
+      module_changed: true,
+      ...recorded,
+      current_sha256: sha,
+      problem: `the agent module ${ref.module} changed since the task recorded it; resuming runs the new code`,
+    };
+  }
+  return { kind: 'module', available: true, file, module_changed: false, ...recorded, current_sha256: sha };
 }

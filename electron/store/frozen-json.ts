@@ -32,7 +32,11 @@ interface Encoding {
 }
 
 const encodings = new WeakMap<object, Encoding>();
-/** A sealed array -> the sealed array of the previous version it was derived from. */
+/**
+ * A sealed array -> the sealed array of the previous version it was derived
+ * from, until it is encoded. Were links kept after that, each version would
+ * keep the one before it alive, and with it that version's encoding.
+ */
 const predecessors = new WeakMap<object, unknown[]>();
 
 /** Arrays at least this long remember where their elements start, so a successor can splice. */
@@ -151,8 +155,10 @@ function encodeSealed(obj: object): string {
   let enc: Encoding;
   if (Array.isArray(obj)) {
     const pred = predecessors.get(obj);
+    // Once encoded, the array no longer needs its predecessor: dropping the link keeps old versions collectable.
+    if (pred !== undefined) predecessors.delete(obj);
     const predEnc = pred === undefined ? undefined : encodings.get(pred);
-    enc = pred !== undefined && predEnc?.starts ? spliceArray(obj, pred, predEnc as Required<Encoding>) : encodeArray(obj);
+    enc = pred !== undefined && predEnc?.starts ? spliceArray(obj, pred, predEnc.text, predEnc.starts) : encodeArray(obj);
   } else {
     const o = obj as Record<string, unknown>;
     const parts: string[] = [];
@@ -186,30 +192,33 @@ function encodeArray(arr: readonly unknown[]): Encoding {
  * identical to the predecessor's are sliced out of its text, and only the
  * elements that differ are encoded.
  */
-function spliceArray(arr: readonly unknown[], pred: readonly unknown[], predEnc: Required<Encoding>): Encoding {
-  const { text: old, starts: oldStarts } = predEnc;
+function spliceArray(arr: readonly unknown[], pred: readonly unknown[], old: string, oldStarts: Int32Array): Encoding {
   const n = arr.length;
   const common = Math.min(n, pred.length);
   const starts = new Int32Array(n + 1);
-  let text = '[';
+  const parts: string[] = [];
+  let at = 1;
   let i = 0;
   while (i < n) {
-    if (i > 0) text += ',';
     if (i < common && arr[i] === pred[i]) {
-      // A run of unchanged elements, copied with the commas between them.
+      // A run of unchanged elements, sliced out with the commas between them.
       let j = i + 1;
       while (j < common && arr[j] === pred[j]) j++;
-      const shift = text.length - oldStarts[i];
+      const shift = at - oldStarts[i];
       for (let k = i; k < j; k++) starts[k] = oldStarts[k] + shift;
-      text += old.slice(oldStarts[i], oldStarts[j] - 1);
+      const run = old.slice(oldStarts[i], oldStarts[j] - 1);
+      parts.push(run);
+      at += run.length + 1;
       i = j;
     } else {
-      starts[i] = text.length;
-      text += encodeMember(arr[i]) ?? 'null';
+      const e = encodeMember(arr[i]) ?? 'null';
+      starts[i] = at;
+      parts.push(e);
+      at += e.length + 1;
       i++;
     }
   }
-  text += ']';
+  const text = `[${parts.join(',')}]`;
   starts[n] = text.length;
   return { text, starts };
 }

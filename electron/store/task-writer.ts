@@ -152,7 +152,10 @@ export class TaskWriter {
 
     // The document is encoded once, mostly from remembered fragments; the hot snapshot and a full snapshot share it.
     const json = encodeJson(normalized);
+    const T1a = performance.now();
     const hotBytes = Buffer.from(json, 'utf8');
+    const T1b = performance.now();
+    ((globalThis as any).__prof2 ??= []).push([T1a - T1, T1b - T1a]);
     const fullBytes = hotBytes.length + Buffer.byteLength(encodeFull(next, ''));
     let envelope: string | null = null;
     let envelopeBytes = fullBytes;
@@ -322,7 +325,7 @@ export class TaskWriter {
       const check = validateChanges(input, computeDiff(state.base, input));
       if (check.ok) {
         const changes = check.changes.map((c) => (c.op === 'remove' ? c : { ...c, value: toPlainJson(c.value) }));
-        const normalized = sealJson(applyDiff(state.base, changes) as Json);
+        const normalized = sealJson(applyDiff(state.base, changes) as Json, state.base);
         return { normalized, blobs: dedupeBlobs(blobs), ops: computeDiff(state.base, normalized) };
       }
       if (check.issues) throw refuse(formatIssues(check.issues, input));

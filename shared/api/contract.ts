@@ -77,6 +77,37 @@ export interface LeaseInfo {
   since?: string;
 }
 
+/**
+ * Whether a task's agent can be started again, as the host finds it without
+ * running any agent code: a built-in is known or not; a module file exists or
+ * not, and its hash matches the one the task recorded or not.
+ */
+export interface TaskAgentStatus {
+  /** The agent's recorded name; null when the task records no agent. */
+  name: string | null;
+  /**
+   * `none`: the task records no agent (an imported or foreign task); a resume
+   * either hands it to a built-in agent that recognises it or refuses, with the reason.
+   */
+  origin: 'builtin' | 'module' | 'none';
+  /** Whether a resume can find the agent. False for `none`: nothing is recorded to find. */
+  available: boolean;
+  /** The module as recorded (relative to its project), for module agents. */
+  module?: string;
+  /** Why the task cannot be resumed, or what a human should know before resuming. */
+  problem?: string;
+  /** The module's hash differs from the recorded one: resuming runs code the task has not run before. */
+  module_changed?: boolean;
+  recorded_sha256?: string;
+  current_sha256?: string;
+  /**
+   * The last resume or approval through this host could not load the module
+   * (it throws, exports no agent, hangs), and the file has not changed since.
+   * Only a load tells whether a module loads, so this is what that load said.
+   */
+  load_problem?: string;
+}
+
 export interface TaskDetail {
   summary: TaskSummary;
   /** The checkpoint at the requested version (latest by default), or null when unreadable. */
@@ -86,6 +117,8 @@ export interface TaskDetail {
   read_only: boolean;
   problems: Problem[];
   lease: LeaseInfo;
+  /** The agent of the task's latest version (what a resume would run); null when no version can be read. */
+  agent_status: TaskAgentStatus | null;
 }
 
 export interface VersionEntry {

@@ -4,7 +4,7 @@
  * pushes by hand. Every call is recorded so tests can assert what was (not) sent.
  */
 import { ApiError } from '../../shared/api/contract.js';
-import type { ApiInput, ApiMethod, DirectoryInfo, HostEvent, HostEventInput, HostEventListener, TaskDetail, WaystationApi } from '../../shared/api/contract.js';
+import type { ApiInput, ApiMethod, DirectoryInfo, HostEvent, HostEventInput, HostEventListener, TaskAgentStatus, TaskDetail, WaystationApi } from '../../shared/api/contract.js';
 import { Checkpoint, type CheckpointInput, type HistoryMessage } from '../../shared/checkpoint/schema.js';
 import { toTaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
@@ -57,6 +57,8 @@ export class FakeApi {
   chosen: string | null = null;
   /** task id -> its messages (the same at every version). */
   readonly messages = new Map<string, HistoryMessage[]>();
+  /** task id -> what getTask reports of its agent; by default a built-in that is found, or none when the task records no agent. */
+  readonly agentStatus = new Map<string, TaskAgentStatus>();
 
   add(cp: Checkpoint): this {
     this.tasks.set(cp.task_id, [...(this.tasks.get(cp.task_id) ?? []), cp]);
@@ -115,7 +117,12 @@ export class FakeApi {
         const latest = this.latest(i.taskId);
         const cp = i.version === undefined ? latest : this.tasks.get(i.taskId)!.find((v) => v.version === i.version);
         if (!cp) throw new ApiError('not-found', `task ${i.taskId} has no version ${i.version}`);
-        return { summary: this.summary(latest), checkpoint: cp, version: cp.version, latest_version: latest.version, read_only: false, problems: [], lease: { held: false } };
+        const agent_status: TaskAgentStatus = this.agentStatus.get(i.taskId) ?? {
+          name: latest.agent?.name ?? null,
+          origin: latest.agent ? 'builtin' : 'none',
+          available: Boolean(latest.agent),
+        };
+        return { summary: this.summary(latest), checkpoint: cp, version: cp.version, latest_version: latest.version, read_only: false, problems: [], lease: { held: false }, agent_status };
       },
       getHistory: async (i) => {
         record('getHistory', i);

@@ -4,11 +4,48 @@
  */
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { Checkpoint, PendingApproval } from '../../../shared/checkpoint/schema.js';
+import type { TaskAgentStatus } from '../../../shared/api/contract.js';
+import type { Checkpoint, PendingApproval, ResumePlan } from '../../../shared/checkpoint/schema.js';
 import { useAppStore } from '../store/app-store.js';
+import { agentBlockReason, shortSha } from './agent-status.js';
 import { formatTime } from './format.js';
 
-export function ApprovalPanel({ checkpoint, pending, readOnly }: { checkpoint: Checkpoint; pending: PendingApproval; readOnly: boolean }) {
+/**
+ * The plan's agent-module line, or null when the module plays no part.
+ *
+ * The plan records whether the module had changed when it was made; the
+ * agent status says how the module stands now. When they disagree, approving
+ * does not run this plan: the runtime prepares a new one for the module as it
+ * is, so the line says that instead of promising what the plan lists.
+ */
+function moduleLine(plan: ResumePlan, status: TaskAgentStatus | null | undefined): string | null {
+  const changedNow = Boolean(status?.available && status.module_changed);
+  const hashes = status?.recorded_sha256 && status.current_sha256 ? ` (sha256 ${shortSha(status.recorded_sha256)} → ${shortSha(status.current_sha256)})` : '';
+  if (plan.module_changed) {
+    if (status?.origin === 'module' && status.available && !changedNow) {
+      return 'changed when the plan was made, but now back to the code the task last ran: approving prepares a new plan instead';
+    }
+    return `changed since the last run${hashes}: the remaining steps run with the new code`;
+  }
+  if (changedNow) return `changed since the plan was made${hashes}: approving prepares a new plan that includes the change instead of running this one`;
+  return null;
+}
+
+export function ApprovalPanel({
+  checkpoint,
+  pending,
+  readOnly,
+  agentStatus = null,
+  agentNoteId,
+}: {
+  checkpoint: Checkpoint;
+  pending: PendingApproval;
+  readOnly: boolean;
+  /** The task's agent as it stands now; an unavailable agent disables Approve. */
+  agentStatus?: TaskAgentStatus | null;
+  /** The id of the notice that explains the agent's state, read out as Approve's description. */
+  agentNoteId?: string;
+}) {
   const [reason, setReason] = useState('');
   const [reasonError, setReasonError] = useState<string | null>(null);
   const taskId = checkpoint.task_id;
@@ -24,6 +61,8 @@ export function ApprovalPanel({ checkpoint, pending, readOnly }: { checkpoint: C
     return e ? `${e.type} · ${e.idempotency_key} (${e.status})` : id;
   };
   const busy = approving || rejecting;
+  const agentBlocked = agentBlockReason(agentStatus);
+  const module = moduleLine(plan, agentStatus);
 
   return (
     <section className="approval" aria-label="Resume approval">
@@ -48,16 +87,25 @@ export function ApprovalPanel({ checkpoint, pending, readOnly }: { checkpoint: C
             <dd>{plan.retry_effects.length ? <ul className="plain">{plan.retry_effects.map((id) => <li key={id}>{effect(id)}</li>)}</ul> : <span className="muted">none</span>}</dd>
             <dt>Drift found</dt>
             <dd>{plan.drift.length ? <ul className="plain">{plan.drift.map((d) => <li key={d}>{d}</li>)}</ul> : <span className="muted">none</span>}</dd>
-            {plan.module_changed && (
+            {module && (
               <>
-                <dt>Agent code</dt>
-                <dd className="warn-text">changed since the task started</dd>
+                <dt>Agent module</dt>
+                <dd className="warn-text" data-testid="plan-agent-module">
+                  {module}
+                </dd>
               </>
             )}
           </dl>
         </div>
         <div className="approval-actions">
-          <button type="button" className="primary" disabled={busy || readOnly} onClick={() => void approve(taskId)}>
+          <button
+            type="button"
+            className="primary"
+            disabled={busy || readOnly || agentBlocked !== null}
+            aria-describedby={agentNoteId}
+            title={agentBlocked ?? undefined}
+            onClick={() => void approve(taskId)}
+          >
             {approving ? 'Approving…' : 'Approve'}
           </button>
           <div className="reject-box">

@@ -1,4 +1,5 @@
 /** The main pane: one task's header, approval, live activity, and its tabs. */
+import { useId } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { TaskDetail } from '../../../shared/api/contract.js';
 import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
@@ -15,6 +16,7 @@ import { HistoryTab } from './history-tab.js';
 import { MessagesTab } from './messages-tab.js';
 import { ApprovalPanel } from './approval-panel.js';
 import { ActivityFeed } from './activity-feed.js';
+import { AgentNotice, AgentTag, agentBlockReason } from './agent-status.js';
 import { formatRelative, formatTime, taskLabel } from './format.js';
 
 const RESUMABLE: ReadonlySet<DisplayStatus> = new Set<DisplayStatus>(['failed', 'interrupted', 'halted', 'drifted', 'waiting_human']);
@@ -81,6 +83,12 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
   const pending = viewingOld ? null : (cp?.recovery.pending_approval ?? null);
   const status = summary.display_status;
   const canResume = !viewingOld && cp !== null && RESUMABLE.has(status) && !pending && !detail.lease.held;
+  const agentNoteId = useId();
+  const agent = detail.agent_status;
+  // The agent notice matters only where a resume or an approval is on offer; a done task's old module is history.
+  const showAgentNotice = !viewingOld && cp !== null && (RESUMABLE.has(status) || pending !== null);
+  const agentBlocked = agentBlockReason(agent);
+  const agentNoticed = showAgentNotice && (agentBlocked !== null || Boolean(agent?.load_problem) || Boolean(agent?.module_changed));
   const doneSteps = cp ? cp.plan.filter((s) => s.status === 'done' || s.status === 'skipped').length : 0;
   const total = cp ? cp.total_steps || cp.plan.length : 0;
 
@@ -104,7 +112,15 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
           <TaskStatusBadge status={status} />
           <span className="spacer" />
           {canResume && (
-            <button type="button" className="primary" disabled={resuming} aria-busy={resuming} onClick={() => void resume(taskId)}>
+            <button
+              type="button"
+              className="primary"
+              disabled={resuming || agentBlocked !== null}
+              aria-busy={resuming}
+              aria-describedby={agentNoticed ? agentNoteId : undefined}
+              title={agentBlocked ?? undefined}
+              onClick={() => void resume(taskId)}
+            >
               {resuming ? (
                 <>
                   <span className="spinner" aria-hidden="true" /> Resuming…
@@ -119,7 +135,7 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
           <span className="mono">{taskId}</span>
           {detail.version !== null && <VersionPicker detail={detail} />}
           {summary.mode && <span className="tag">mode: {summary.mode}</span>}
-          {summary.agent_name && <span className="tag">agent: {summary.agent_name}</span>}
+          <AgentTag status={agent} fallbackName={summary.agent_name} />
           {detail.read_only && <span className="tag warn">read-only ({summary.format})</span>}
           {detail.lease.held && (
             <span className="tag run" title={detail.lease.since ? `since ${formatTime(detail.lease.since)}` : undefined}>
@@ -150,6 +166,7 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
             </span>
           </div>
         )}
+        {showAgentNotice && <AgentNotice status={agent} id={agentNoteId} />}
       </header>
 
       {viewingOld && cp && (
@@ -179,7 +196,15 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
             <dt>Resume hint</dt>
             <dd>{cp.resume_hint || <span className="muted">—</span>}</dd>
           </dl>
-          {pending && <ApprovalPanel checkpoint={cp} pending={pending} readOnly={detail.read_only} />}
+          {pending && (
+            <ApprovalPanel
+              checkpoint={cp}
+              pending={pending}
+              readOnly={detail.read_only}
+              agentStatus={agent}
+              agentNoteId={agentNoticed ? agentNoteId : undefined}
+            />
+          )}
           {cp.recovery.decisions.length > 0 && <Decisions checkpoint={cp} />}
           <section className="activity-box" aria-labelledby="activity-title">
             <h2 id="activity-title" className="activity-title">

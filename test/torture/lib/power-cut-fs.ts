@@ -108,10 +108,10 @@ export class PowerCutFs implements StoreFs {
       if (p) p.dir.live.set(p.name, fresh);
       node = fresh;
     }
-    const self = this;
+    const gate = () => this.gate();
     return {
       async writeFile(data) {
-        self.gate();
+        gate();
         await handle.writeFile(data);
         if (node?.kind === 'file') node.data = Buffer.from(typeof data === 'string' ? Buffer.from(data) : data);
       },
@@ -119,7 +119,7 @@ export class PowerCutFs implements StoreFs {
       read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
       stat: () => handle.stat(),
       async sync() {
-        self.gate();
+        gate();
         await handle.sync();
         if (node?.kind === 'file') node.synced = Buffer.from(node.data);
         else if (node?.kind === 'dir') node.durable = new Map(node.live);

@@ -40,6 +40,15 @@ const CHECKS = [
 /** Resumes after which a run that is still not done counts as never finished. */
 const MAX_COMMANDS = 25;
 
+/** When to SIGKILL what: `afterMs` from the spawn (start-up) or from the first output line (the drive). */
+interface Kill {
+  afterMs: number;
+  target: Target;
+  /** `never`: no kill, only `onFirstLine` (the reference runs time themselves with it). */
+  from: 'spawn' | 'first-line' | 'never';
+  onFirstLine?: () => void;
+}
+
 interface Command {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -66,38 +75,43 @@ function killQuietly(pid: number): void {
 }
 
 /**
- * Run one CLI command; when `killAfterMs` is set, SIGKILL `target` then.
+ * Run one CLI command, SIGKILLing `kill.target` at the moment `kill` says.
  *
  * A worker that does not exist yet at that moment is waited for (the kill
  * lands as soon as it is forked), so "worker" never silently means "nothing".
  */
-function runCommand(cli: string, args: string[], env: NodeJS.ProcessEnv, kill: { afterMs: number; target: Target } | null): Promise<Command> {
+function runCommand(cli: string, args: string[], env: NodeJS.ProcessEnv, kill: Kill | null): Promise<Command> {
   return new Promise((resolve) => {
     const child: ChildProcess = spawn(process.execPath, [cli, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let killed: Target | null = null;
     let exited = false;
-    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     let timer: NodeJS.Timeout | null = null;
-    if (kill) {
-      const strike = () => {
-        if (exited || child.pid === undefined) return;
-        const workers = childrenOf(child.pid);
-        if (kill.target === 'runner') {
-          killQuietly(child.pid);
-        } else if (workers.length === 0) {
-          timer = setTimeout(strike, 5);
-          return;
-        } else {
-          for (const w of workers) killQuietly(w);
-          if (kill.target === 'both') killQuietly(child.pid);
-        }
-        killed = kill.target;
-      };
-      timer = setTimeout(strike, kill.afterMs);
+    child.stdout!.on('data', (d: Buffer) => {
+      // The first line is the worker's first step starting: from here on a kill lands in the drive, not in start-up.
+      if (stdout === '') {
+        kill?.onFirstLine?.();
+        if (kill?.from === 'first-line') timer = setTimeout(strike, kill.afterMs);
+      }
+      stdout += d.toString();
+    });
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    function strike() {
+      if (exited || child.pid === undefined || !kill) return;
+      const workers = childrenOf(child.pid);
+      if (kill.target === 'runner') {
+        killQuietly(child.pid);
+      } else if (workers.length === 0) {
+        timer = setTimeout(strike, 5);
+        return;
+      } else {
+        for (const w of workers) killQuietly(w);
+        if (kill.target === 'both') killQuietly(child.pid);
+      }
+      killed = kill.target;
     }
+    if (kill?.from === 'spawn') timer = setTimeout(strike, kill.afterMs);
     child.on('close', (code, signal) => {
       exited = true;
       if (timer) clearTimeout(timer);
@@ -142,15 +156,25 @@ export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> 
     const agentArgs = (agent: Agent) => (agent === 'md-summarizer' ? ['--input', input, '--publish-url', service!.url] : []);
 
     // Uncrashed reference runs: what every crashed run must end with, and how long a run takes.
-    const reference = new Map<Agent, { result: string; ms: number }>();
+    const reference = new Map<Agent, { result: string; startMs: number; driveMs: number }>();
     for (const agent of AGENTS) {
       const started = Date.now();
-      const r = await runCommand(bundle.cli, ['run', root, agent, '--task', `reference-${agent}`, ...agentArgs(agent)], env, null);
+      let firstLine = 0;
+      const r = await runCommand(bundle.cli, ['run', root, agent, '--task', `reference-${agent}`, ...agentArgs(agent)], env, {
+        afterMs: 0,
+        target: 'runner',
+        from: 'never',
+        onFirstLine: () => (firstLine = Date.now()),
+      });
       if (r.code !== RunExit.done) throw new Error(`the uncrashed ${agent} run ended with ${r.code}: ${r.stderr || r.stdout}`);
-      reference.set(agent, { result: await finalResults(root, `reference-${agent}`), ms: Date.now() - started });
+      reference.set(agent, { result: await finalResults(root, `reference-${agent}`), startMs: firstLine - started, driveMs: Date.now() - firstLine });
+      tally.figures[`uncrashed ${agent}: start-up, drive (ms)`] = `${firstLine - started}, ${Date.now() - firstLine}`;
     }
-    tally.figures['uncrashed run, checkpoint-demo (ms)'] = reference.get('checkpoint-demo')!.ms;
-    tally.figures['uncrashed run, md-summarizer (ms)'] = reference.get('md-summarizer')!.ms;
+    // One kill in eight lands in start-up (before or while version 1 is written), the rest in the drive.
+    const killAt = (agent: Agent, fraction: number, target: Target, startUp: boolean): Kill => {
+      const ref = reference.get(agent)!;
+      return startUp ? { afterMs: Math.floor(fraction * ref.startMs * 1.5), target, from: 'spawn' } : { afterMs: Math.floor(fraction * ref.driveMs), target, from: 'first-line' };
+    };
 
     // Choices are drawn up front, so the sequence depends on the seed alone, not on which run finishes first.
     const plans = Array.from({ length: opts.runs }, (_, i) => ({
@@ -158,20 +182,20 @@ export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> 
       mode: MODES[Math.floor(i / 2) % 3],
       target: TARGETS[pick(random, 3)],
       fraction: random(),
-      again: Array.from({ length: MAX_COMMANDS }, () => ({ kill: random() < 0.25, target: TARGETS[pick(random, 3)], fraction: random() })),
+      startUp: random() < 0.125,
+      again: Array.from({ length: MAX_COMMANDS }, () => ({ kill: random() < 0.25, target: TARGETS[pick(random, 3)], fraction: random(), startUp: random() < 0.125 })),
     }));
 
     await forEachLimit(opts.runs, parallel, async (i) => {
       const plan = plans[i];
       const taskId = `crash-${i}`;
       const where = `run ${i} (${plan.agent}, ${plan.mode}, seed ${opts.seed})`;
-      const ms = reference.get(plan.agent)!.ms;
       try {
         let cmd = await runCommand(
           bundle.cli,
           ['run', root, plan.agent, '--task', taskId, '--mode', plan.mode, ...agentArgs(plan.agent)],
           env,
-          { afterMs: Math.floor(plan.fraction * ms), target: plan.target },
+          killAt(plan.agent, plan.fraction, plan.target, plan.startUp),
         );
         tally.faults++;
         tally.bump(`kills of the ${plan.target}`);
@@ -199,7 +223,7 @@ export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> 
               ? ['approve', root, taskId, '--by', 'torture']
               : ['resume', root, taskId];
           const again = plan.again[n];
-          cmd = await runCommand(bundle.cli, args, env, again.kill ? { afterMs: Math.floor(again.fraction * ms), target: again.target } : null);
+          cmd = await runCommand(bundle.cli, args, env, again.kill ? killAt(plan.agent, again.fraction, again.target, again.startUp) : null);
           tally.bump(`${args[0]} commands`);
           if (cmd.killed) {
             tally.faults++;

@@ -38,16 +38,17 @@ function run(cli: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ cod
   });
 }
 
-/** All three races; `runs` is split between them. */
+/** All three races; `runs` is split between them (a tenth rounds of runners, the rest reads and watcher rounds). */
 export async function races(opts: ScenarioOptions): Promise<ScenarioReport> {
   const tally = new Tally('races (runners, writers, watcher)', CHECKS, opts.seed);
   const random = prng(opts.seed);
   const base = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-torture-race-'));
   const bundle = await bundleCli();
   try {
-    await concurrentRunners(bundle.cli, base, Math.max(1, Math.round(opts.runs * 0.3)), random, tally, opts);
-    await writerWhileReading(base, Math.max(1, Math.round(opts.runs * 0.5)), tally);
-    await directoryUnderWatcher(base, Math.max(1, Math.round(opts.runs * 0.2)), random, tally);
+    // A round of runners costs a few processes; a read costs a moment: a tenth of the runs are rounds of runners.
+    await concurrentRunners(bundle.cli, base, Math.max(1, Math.round(opts.runs * 0.1)), random, tally, opts);
+    await writerWhileReading(base, Math.max(3, Math.round(opts.runs * 0.7)), tally);
+    await directoryUnderWatcher(base, Math.max(3, Math.round(opts.runs * 0.2)), random, tally);
   } finally {
     await bundle.dispose();
     await fs.rm(base, { recursive: true, force: true });

@@ -1,0 +1,159 @@
+/**
+ * What the host tells the task view about a task's agent: a module agent
+ * that is where the task recorded it, changed since, gone, or present but no
+ * longer loading (learnt from the last resume through the host). Real tasks
+ * made by a real module agent, on real temporary directories; the task is
+ * never written by any of it.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { HostEvent } from '../../../shared/api/contract.js';
+import { runCli } from '../../../electron/cli/main.js';
+import { createHostRunner } from '../../../electron/host/host-runner.js';
+import { HostService } from '../../../electron/host/host-service.js';
+import { ModuleHashCache } from '../../../electron/host/task-agent-status.js';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { RunExit } from '../../../electron/runtime/worker-protocol.js';
+
+const runtimeIndex = pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../electron/runtime/index.ts')).href;
+
+/** One step that fails until a gate file exists, so the task stops resumable. */
+const GATED = `
+import { promises as fs } from 'node:fs';
+import { defineAgent, z } from '${runtimeIndex}';
+
+export default defineAgent({
+  name: 'gated',
+  description: 'waits for a gate file',
+  options: z.object({ gate: z.string() }),
+  goal: () => 'pass the gate',
+  plan: () => [{ id: 'pass', name: 'pass the gate' }],
+  async run(ctx) {
+    await ctx.step('pass', async () => {
+      await fs.access(ctx.options.gate).catch(() => { throw new Error('the gate file is missing'); });
+      return 'passed';
+    });
+  },
+});
+`;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+let tmp: string;
+let root: string;
+let moduleFile: string;
+let gate: string;
+let service: HostService | null = null;
+const savedEnv = { ...process.env };
+
+beforeAll(() => {
+  delete process.env.OPENAI_API_KEY;
+  process.env.WAYSTATION_OFFLINE_LATENCY_MS = '0';
+});
+afterAll(() => {
+  process.env = savedEnv;
+});
+beforeEach(async () => {
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'ws-host-agent-')));
+  const project = path.join(tmp, 'project');
+  root = path.join(project, 'checkpoints');
+  moduleFile = path.join(project, 'agents/gated.ts');
+  gate = path.join(tmp, 'gate');
+  await fs.mkdir(path.join(project, 'agents'), { recursive: true });
+  await fs.mkdir(root);
+  await fs.writeFile(path.join(project, 'package.json'), '{"name":"project","type":"module"}\n');
+  await fs.writeFile(moduleFile, GATED);
+  let err = '';
+  const code = await runCli(['run', root, moduleFile, '--task', 'g', '--gate', gate], { out: () => {}, err: (s) => void (err += s), color: false });
+  expect(code, err).toBe(RunExit.failed);
+});
+afterEach(async () => {
+  await service?.close();
+  service = null;
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+const versions = async () => (await openStore(root).history('g')).length;
+
+describe("getTask's agent status", () => {
+  it('reports the module as recorded, then changed (with both hashes), then gone', async () => {
+    service = new HostService({ host: 'web' });
+    await service.open(root);
+    const before = await versions();
+
+    expect((await service.getTask({ taskId: 'g' })).agent_status).toEqual({
+      name: 'gated',
+      origin: 'module',
+      available: true,
+      module: 'agents/gated.ts',
+      recorded_sha256: sha256(GATED),
+      current_sha256: sha256(GATED),
+    });
+
+    const edited = `${GATED}\n// a later edit\n`;
+    await fs.writeFile(moduleFile, edited);
+    const changed = (await service.getTask({ taskId: 'g' })).agent_status;
+    expect(changed).toMatchObject({ available: true, module_changed: true, recorded_sha256: sha256(GATED), current_sha256: sha256(edited) });
+    expect(changed?.problem).toContain('agents/gated.ts changed since the task recorded it');
+
+    await fs.rm(moduleFile);
+    const gone = (await service.getTask({ taskId: 'g' })).agent_status;
+    expect(gone).toMatchObject({ origin: 'module', available: false, recorded_sha256: sha256(GATED) });
+    expect(gone?.current_sha256).toBeUndefined();
+    expect(gone?.problem).toContain(`the agent module ${moduleFile} cannot be found`);
+    // Looking is all it does.
+    expect(await versions()).toBe(before);
+  });
+
+  it('keeps what a failed load said while the module is the file that failed', async () => {
+    const events: HostEvent[] = [];
+    service = new HostService({ host: 'web', runner: createHostRunner(), recoverOnOpen: false });
+    service.subscribe((e) => void events.push(e));
+    await service.open(root);
+    const before = await versions();
+
+    const broken = "throw new Error('broken by an edit');\n";
+    await fs.writeFile(moduleFile, broken);
+    await service.resumeTask({ taskId: 'g' });
+    await expect.poll(() => events.some((e) => e.type === 'runner' && e.state === 'exited'), { timeout: 30_000 }).toBe(true);
+
+    const failed = (await service.getTask({ taskId: 'g' })).agent_status;
+    expect(failed).toMatchObject({ available: true, module_changed: true, current_sha256: sha256(broken) });
+    expect(failed?.load_problem).toContain('fails to load: broken by an edit');
+    expect(failed?.load_problem).toContain('left untouched');
+    expect(await versions()).toBe(before);
+
+    // Another edit may be the fix: the old failure no longer describes the file.
+    await fs.writeFile(moduleFile, GATED);
+    expect((await service.getTask({ taskId: 'g' })).agent_status?.load_problem).toBeUndefined();
+  }, 60_000);
+});
+
+describe('the module hash cache', () => {
+  it('hashes again when the file is rewritten, even at the same size', async () => {
+    const hashes = new ModuleHashCache();
+    const file = path.join(tmp, 'm.ts');
+    await fs.writeFile(file, 'export const a = 1;\n');
+    expect(await hashes.hash(file)).toBe(sha256('export const a = 1;\n'));
+    await fs.writeFile(file, 'export const b = 2;\n');
+    expect(await hashes.hash(file)).toBe(sha256('export const b = 2;\n'));
+    await fs.rm(file);
+    expect(await hashes.hash(file)).toBeNull();
+  });
+
+  it('does not keep a stale hash for a settled file rewritten with its old modification time put back', async () => {
+    const hashes = new ModuleHashCache();
+    const file = path.join(tmp, 'm.ts');
+    const old = new Date(Date.now() - 3_600_000);
+    await fs.writeFile(file, 'export const a = 1;\n');
+    await fs.utimes(file, old, old);
+    expect(await hashes.hash(file)).toBe(sha256('export const a = 1;\n'));
+    await fs.writeFile(file, 'export const b = 2;\n');
+    await fs.utimes(file, old, old);
+    expect(await hashes.hash(file)).toBe(sha256('export const b = 2;\n'));
+  });
+});
