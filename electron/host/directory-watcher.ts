@@ -8,26 +8,18 @@
  * in one batch once the directory has been quiet for a moment, with an upper
  * bound so a task written to continuously is still reported regularly.
  * Writers' temporary files (`.name.tmp`, dot-files) are ignored, and so are
- * `versions/` and `blobs/`: they only ever gain files while every save also
- * renames `checkpoint.json` and appends to `events.jsonl`, which are watched.
- * The event log, not the watcher, is what guarantees that no version goes
- * unreported.
- *
- * The watches are the OS's own, one per folder that matters (the root, each
- * task folder, each `lease/`), not chokidar's: chokidar reads and stats every
- * entry of the tree to track it, which took about 5 s before the first event
- * over 10,000 task folders, against 0.2 s for the native watches. The host
- * only needs to know which task location changed, never a file-level diff,
- * so the folder watches' (event, name) pairs are all it uses.
+ * `versions/` and `blobs/`: chokidar re-reads a folder on every event in it,
+ * which costs O(n²) over a burst into a folder of thousands of versions,
+ * while every save also renames `checkpoint.json` and appends to
+ * `events.jsonl`, which are watched. The event log, not the watcher, is what
+ * guarantees that no version goes unreported.
  */
-import { watch, type FSWatcher } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
 
-/** Folders below a task folder that are watched too: the lease decides whether a task shows as running. */
-const WATCHED_SUBFOLDERS = ['lease'];
-/** A burst of change events of one file can arrive after a flush; see `active` in flush. */
-const BURST_MS = 50;
+/** How long chokidar suppresses further change events of a file after reporting one (its `_throttle('change', path, 50)`). */
+const CHOKIDAR_THROTTLE_MS = 50;
 /** How long after a flush a location that may have had unreported writes is reported again. */
 const SETTLE_MS = 250;
 
@@ -107,8 +99,18 @@ export function watchDirectory(
   const freshFolders = new Set<string>();
   let closed = false;
   let flushing: Promise<void> = Promise.resolve();
-  /** Folder (relative, '' for the root) -> its watch. */
-  const watches = new Map<string, FSWatcher>();
+
+  const relativeOf = (p: string) => path.relative(absRoot, path.resolve(absRoot, p)).split(path.sep).join('/');
+
+  const watcher: FSWatcher = watch(absRoot, {
+    ignoreInitial: true,
+    // task/lease/<n>.json is two folders down; deeper trees are not ours.
+    depth: 2,
+    ignored: (p: string) => {
+      const rel = relativeOf(p);
+      return rel.startsWith('..') || isIgnoredRelative(rel);
+    },
+  });
 
   const schedule = () => {
     if (quietTimer) clearTimeout(quietTimer);
@@ -125,12 +127,12 @@ export function watchDirectory(
     pending = new Map();
     const now = Date.now();
     for (const loc of batch.keys()) {
-      // A flush forced by maxDelayMs in the middle of a burst may come before
-      // the burst's last writes are visible to the reader. And files written
-      // into a folder that has just appeared can be missed while its watch is
-      // being set up. Either way the location is reported once more, after
-      // things have settled.
-      const active = beforeQuiet && now - (lastNoted.get(loc) ?? 0) < BURST_MS * 2;
+      // chokidar drops a file's change events for 50 ms after it reported one,
+      // with no trailing event, so a flush before a quiet period may
+      // miss the burst's last writes. And files written into a folder that has
+      // just appeared can be missed while chokidar starts watching it. Either
+      // way the location is reported once more, after things have settled.
+      const active = beforeQuiet && now - (lastNoted.get(loc) ?? 0) < CHOKIDAR_THROTTLE_MS * 2;
       if (active || freshFolders.has(loc)) settle.add(loc);
       freshFolders.delete(loc);
     }
@@ -162,10 +164,12 @@ export function watchDirectory(
     });
   };
 
-  const note = (rel: string) => {
+  const note = (event: string, p: string) => {
     if (closed) return;
+    const rel = relativeOf(p);
     if (rel === '' || rel.startsWith('..') || isIgnoredRelative(rel)) return;
     const location = locationOf(rel);
+    if (event === 'addDir') freshFolders.add(location);
     let paths = pending.get(location);
     if (!paths) pending.set(location, (paths = new Set()));
     paths.add(rel);
@@ -173,88 +177,10 @@ export function watchDirectory(
     schedule();
   };
 
-  const unwatchUnder = (rel: string) => {
-    for (const [dir, w] of watches) {
-      if (dir === rel || dir.startsWith(`${rel}/`)) {
-        w.close();
-        watches.delete(dir);
-      }
-    }
-  };
+  watcher.on('all', (event, p) => note(event, p));
+  watcher.on('error', (err) => options.onError?.(err instanceof Error ? err : new Error(String(err))));
 
-  /** Watch one folder; false when it is not there (or not a folder). */
-  const watchFolder = (rel: string): boolean => {
-    if (closed || watches.has(rel)) return true;
-    let w: FSWatcher;
-    try {
-      w = watch(rel === '' ? absRoot : path.join(absRoot, rel), { persistent: true }, (_event, name) => onEntry(rel, name));
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') options.onError?.(err instanceof Error ? err : new Error(String(err)));
-      return false;
-    }
-    w.on('error', (err) => {
-      // The folder went away (or the OS dropped the watch): its location is reported and re-watched if it comes back.
-      unwatchUnder(rel);
-      if (rel !== '') note(rel);
-      else options.onError?.(err instanceof Error ? err : new Error(String(err)));
-    });
-    watches.set(rel, w);
-    return true;
-  };
-
-  /** Watch a task folder and the subfolders of it that matter. */
-  const watchTask = (location: string) => {
-    if (!watchFolder(location)) return;
-    for (const sub of WATCHED_SUBFOLDERS) watchFolder(`${location}/${sub}`);
-  };
-
-  /** Something happened to `name` in the watched folder `dir`. */
-  const onEntry = (dir: string, name: string | Buffer | null) => {
-    if (closed) return;
-    if (name === null) {
-      // The OS did not say which entry: the whole folder (or, at the root, everything) may have changed.
-      if (dir !== '') note(dir);
-      return;
-    }
-    const rel = dir === '' ? String(name) : `${dir}/${String(name)}`;
-    if (isIgnoredRelative(rel)) return;
-    note(rel);
-    const depth = rel.split('/').length;
-    const isFolderOfInterest = depth === 1 || (depth === 2 && WATCHED_SUBFOLDERS.includes(rel.split('/')[1]));
-    if (!isFolderOfInterest) return;
-    // A folder of interest appeared or went away: start or stop watching it.
-    void fs.stat(path.join(absRoot, rel)).then(
-      (st) => {
-        if (!st.isDirectory() || watches.has(rel)) return;
-        if (depth === 1) {
-          freshFolders.add(rel);
-          watchTask(rel);
-        } else {
-          watchFolder(rel);
-        }
-        // Entries created before the watch was in place are reported by the settle pass (freshFolders).
-        if (depth === 2) freshFolders.add(locationOf(rel));
-      },
-      () => unwatchUnder(rel),
-    );
-  };
-
-  const ready = (async () => {
-    watchFolder('');
-    let entries: import('node:fs').Dirent[] = [];
-    try {
-      entries = await fs.readdir(absRoot, { withFileTypes: true });
-    } catch (err) {
-      options.onError?.(err instanceof Error ? err : new Error(String(err)));
-    }
-    for (const e of entries) {
-      if (closed) return;
-      if (isIgnoredRelative(e.name)) continue;
-      // Symlinked task folders are watched through the link, as the store reads them.
-      if (e.isDirectory() || e.isSymbolicLink()) watchTask(e.name);
-    }
-  })();
+  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
 
   return {
     root: absRoot,
@@ -264,9 +190,7 @@ export function watchDirectory(
       flush(false);
       closed = true;
       if (settleTimer) clearTimeout(settleTimer);
-      await ready;
-      for (const w of watches.values()) w.close();
-      watches.clear();
+      await watcher.close();
       await flushing;
     },
   };

@@ -234,10 +234,20 @@ export class HostService implements WaystationService {
       this.options.watch,
     );
     this.current = dirState;
-    await dirState.watcher.ready;
     // Changes reported from here on queue behind the seed, so each task's event log is published from where it stood.
-    dirState.queue = seedLastEvents(realRoot, dirState.lastEvent).catch(() => {});
+    const seeded = snapshotRoot(realRoot, dirState.lastEvent);
+    dirState.queue = seeded.then(() => undefined, () => undefined);
     await dirState.queue;
+    // chokidar reports nothing until it has walked the tree (seconds over 10,000 task folders), so the
+    // directory is usable before then, and whatever changed during the walk is caught up once, at ready.
+    void dirState.watcher.ready.then(() => {
+      dirState.queue = dirState.queue.then(async () => {
+        const before = await seeded.catch(() => null);
+        if (!before || this.current !== dirState) return;
+        const changes = await changesSince(realRoot, before);
+        if (changes.length > 0) await this.applyChanges(dirState, changes);
+      }).catch(() => {});
+    });
     await this.options.recent?.remember(realRoot);
     // Built now, in the background: the renderer's first listing then finds it ready or under way.
     void this.keptSummaries(dirState).catch(() => {});
@@ -639,6 +649,46 @@ export class HostService implements WaystationService {
  * Only the file's tail is read, so opening a directory of long-lived tasks
  * stays cheap; a torn last line is skipped as readers do.
  */
+/** What a directory held at one moment: its entries and each task folder's last event id. */
+interface RootSnapshot {
+  entries: Map<string, { dir: boolean; mtimeMs: number; size: number }>;
+  lastEvent: Map<string, number>;
+}
+
+/** Seed `into` with each task's last event id, and remember the root's entries for `changesSince`. */
+async function snapshotRoot(root: string, into: Map<string, number>): Promise<RootSnapshot> {
+  const entries = new Map<string, { dir: boolean; mtimeMs: number; size: number }>();
+  const names = await fs.readdir(root, { withFileTypes: true });
+  for (const d of names) {
+    if (d.name.startsWith('.') || d.name.endsWith('.tmp')) continue;
+    if (d.isDirectory()) entries.set(d.name, { dir: true, mtimeMs: 0, size: 0 });
+    else {
+      const st = await fs.stat(path.join(root, d.name)).catch(() => null);
+      if (st) entries.set(d.name, { dir: false, mtimeMs: st.mtimeMs, size: st.size });
+    }
+  }
+  await seedLastEvents(root, into);
+  return { entries, lastEvent: new Map(into) };
+}
+
+/**
+ * The locations that changed since a snapshot: task folders added, removed or
+ * with new events, and root-level files added, removed or rewritten. Reported
+ * with no paths, so each is re-read and its new events published.
+ */
+async function changesSince(root: string, before: RootSnapshot): Promise<DirectoryChange[]> {
+  const now = await snapshotRoot(root, new Map());
+  const changes: DirectoryChange[] = [];
+  for (const [name, was] of before.entries) {
+    if (!now.entries.has(name)) changes.push({ location: name, kind: 'removed', paths: [] });
+    else if (was.dir ? now.lastEvent.get(name) !== before.lastEvent.get(name) : now.entries.get(name)!.mtimeMs !== was.mtimeMs || now.entries.get(name)!.size !== was.size) {
+      changes.push({ location: name, kind: 'changed', paths: [] });
+    }
+  }
+  for (const name of now.entries.keys()) if (!before.entries.has(name)) changes.push({ location: name, kind: 'changed', paths: [] });
+  return changes;
+}
+
 async function seedLastEvents(root: string, into: Map<string, number>): Promise<void> {
   const names = await fs.readdir(root, { withFileTypes: true });
   const folders = names.filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name);
