@@ -5,8 +5,11 @@
  *
  * - listing: `GET /api/tasks` over HTTP, first and warm, against the raw cost
  *   of reading and parsing every `checkpoint.json` (the floor any listing
- *   pays) and a naive reader that parses every version of every task;
- * - first rows: Chromium from navigation start to the first task row;
+ *   pays) and a naive reader that parses every version of every task; the
+ *   first is timed from the moment the host starts, not from when it serves;
+ * - first rows: Chromium from navigation start to the first task row, on a
+ *   host whose list is already built and on a host started cold for it
+ *   (timed from the host's start as well);
  * - diff: `structuredDiff` + `summarizeChange` of two ~5 MB versions, and the
  *   `diffVersions` call over HTTP, against a generic deep diff (microdiff) and
  *   JSON.stringify of both;
@@ -61,21 +64,31 @@ export interface InspectorScaleResult {
     rawHotReadMs: number;
     /** Baseline: a naive reader that reads and parses every version file. */
     naiveAllVersionsMs: number;
-    /** Host start until it serves (directory open, watcher ready). */
+    /** Host process spawned until it serves (the directory open; the watcher still walks the tree). */
     hostOpenMs: number;
-    /** The first GET /api/tasks after the host serves: the cold build included. */
+    /** The first GET /api/tasks, sent as soon as the host serves: the cold build included. */
     apiFirstMs: number;
+    /** The host starting (its startWebServer call) until that first answer is in: the figure the target is about. */
+    hostStartToListMs: number;
+    /** The host process spawned until that first answer is in (Node and the TypeScript loader starting included). */
+    spawnToListMs: number;
     apiWarm: SampleSummary;
     responseBytes: number;
     problemsListed: number;
   };
+  /** Chromium on the host measured above, whose task list was already built by the API calls. */
   firstRows: { coldMs: number; warmMs: number } | null;
+  /** Chromium on a host started for it alone: nothing asked for the list before the page did. */
+  coldHostRows: { navigationToRowMs: number; hostStartToRowMs: number; spawnToRowMs: number } | null;
   diff: {
     bytesA: number;
     bytesB: number;
     entries: number;
     stepTransitions: number;
     inProcess: SampleSummary;
+    /** The first diffVersions call: both versions rebuilt from their files. */
+    apiFirstMs: number;
+    /** Later calls of the same diff (the host keeps recently rebuilt versions). */
     api: SampleSummary;
     stringifyBoth: SampleSummary;
     microdiff: SampleSummary;
@@ -114,35 +127,78 @@ async function naiveAllVersions(root: string, names: string[]): Promise<number> 
   return ms;
 }
 
-/** Chromium: navigation start to the first task row in the DOM, read from the page's own clock. */
-async function firstRows(url: string, log: (l: string) => void): Promise<{ coldMs: number; warmMs: number }> {
+type Browser = Awaited<ReturnType<(typeof import('playwright-core'))['chromium']['launch']>>;
+
+async function launchChromium(): Promise<Browser> {
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+}
+
+/**
+ * Load `url` in a fresh context and wait for the first task row: when it
+ * appeared, in ms since navigation start (the page's own clock) and on the
+ * wall clock (ms since the epoch, comparable with the host's `hostStartAt`).
+ */
+async function loadUntilFirstRow(browser: Browser, url: string): Promise<{ sinceNavigationMs: number; at: number }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   try {
-    const measure = async () => {
-      const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-      const page = await context.newPage();
-      // Records performance.now() (ms since navigation start) when the first row is in the DOM.
-      // Page-side code as text: this file is typed for Node, without the DOM.
-      await page.addInitScript({
-        content: `(() => {
-          const check = () => {
-            if (window.__firstRow === undefined && document.querySelector('[role="listbox"] [role="option"]')) window.__firstRow = performance.now();
-          };
-          new MutationObserver(check).observe(document, { childList: true, subtree: true });
-        })();`,
-      });
-      await page.goto(url);
-      await page.getByRole('listbox', { name: 'Task list' }).getByRole('option').first().waitFor({ timeout: 120_000 });
-      const at = (await page.evaluate('window.__firstRow ?? performance.now()')) as number;
-      await context.close();
-      return at;
-    };
-    const coldMs = await measure();
-    log(`  first rows (cold): ${coldMs.toFixed(0)} ms`);
+    const page = await context.newPage();
+    // Records performance.now() (ms since navigation start) when the first row is in the DOM.
+    // Page-side code as text: this file is typed for Node, without the DOM.
+    await page.addInitScript({
+      content: `(() => {
+        const check = () => {
+          if (window.__firstRow === undefined && document.querySelector('[role="listbox"] [role="option"]')) window.__firstRow = performance.now();
+        };
+        new MutationObserver(check).observe(document, { childList: true, subtree: true });
+      })();`,
+    });
+    await page.goto(url);
+    await page.getByRole('listbox', { name: 'Task list' }).getByRole('option').first().waitFor({ timeout: 120_000 });
+    const [sinceNavigationMs, origin] = (await page.evaluate('[window.__firstRow ?? performance.now(), performance.timeOrigin]')) as [number, number];
+    return { sinceNavigationMs, at: origin + sinceNavigationMs };
+  } finally {
+    await context.close();
+  }
+}
+
+/** Chromium on a running host: navigation start to the first task row, first page load and later ones. */
+async function firstRows(url: string, log: (l: string) => void): Promise<{ coldMs: number; warmMs: number }> {
+  const browser = await launchChromium();
+  try {
+    const coldMs = (await loadUntilFirstRow(browser, url)).sinceNavigationMs;
+    log(`  first rows (first page load): ${coldMs.toFixed(0)} ms`);
     const warm: number[] = [];
-    for (let i = 0; i < 3; i++) warm.push(await measure());
+    for (let i = 0; i < 3; i++) warm.push((await loadUntilFirstRow(browser, url)).sinceNavigationMs);
     return { coldMs, warmMs: median(warm) };
+  } finally {
+    await browser.close();
+  }
+}
+
+/**
+ * Chromium on a host started for it: the browser is up first, the host is
+ * spawned, and the page is loaded the moment the host serves, so the first
+ * listing the host does is the one the page asks for.
+ */
+async function coldHostRows(root: string, log: (l: string) => void): Promise<NonNullable<InspectorScaleResult['coldHostRows']>> {
+  const browser = await launchChromium();
+  try {
+    // A page load first, against nothing, so Chromium's own start-up is not counted.
+    const blank = await browser.newContext();
+    await (await blank.newPage()).goto('about:blank');
+    await blank.close();
+    const spawnedAt = performance.timeOrigin + performance.now();
+    const host = startBenchChild('scale-host.ts', [root]);
+    try {
+      const ready = await host.next<{ url: string; hostStartAt: number }>('ready');
+      const row = await loadUntilFirstRow(browser, ready.url);
+      const result = { navigationToRowMs: row.sinceNavigationMs, hostStartToRowMs: row.at - ready.hostStartAt, spawnToRowMs: row.at - spawnedAt };
+      log(`  first rows (cold host): ${result.hostStartToRowMs.toFixed(0)} ms from host start, ${result.navigationToRowMs.toFixed(0)} ms from navigation`);
+      return result;
+    } finally {
+      await host.stop();
+    }
   } finally {
     await browser.close();
   }
@@ -183,7 +239,7 @@ async function diffBench(bytes: number, runs: number): Promise<InspectorScaleRes
     const server = await startWebServer(tmp, { readOnly: true, rendererDir: path.join(REPO, 'dist-renderer') });
     try {
       const client = new HostClient(server.http.url);
-      await client.rpc('diffVersions', { taskId: 'large', a: 1, b: 2 });
+      const first = await timeAsync(() => client.rpc('diffVersions', { taskId: 'large', a: 1, b: 2 }));
       const api = await timeRepeated(runs, () => client.rpc<{ entries: unknown[] }>('diffVersions', { taskId: 'large', a: 1, b: 2 }));
       if (api.result.entries.length !== entries) throw new Error(`diffVersions over HTTP gave ${api.result.entries.length} entries, in process ${entries}`);
       return {
@@ -192,6 +248,7 @@ async function diffBench(bytes: number, runs: number): Promise<InspectorScaleRes
         entries,
         stepTransitions: transitions,
         inProcess,
+        apiFirstMs: first.ms,
         api: summarize(api.ms),
         stringifyBoth: stringify,
         microdiff: micro,
@@ -299,12 +356,16 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
 
   const spawnedAt = performance.now();
   const host = startBenchChild('scale-host.ts', [fixture.root]);
+  let result: Omit<InspectorScaleResult, 'coldHostRows'>;
   try {
-    const ready = await host.next<{ url: string; openMs: number }>('ready');
+    const ready = await host.next<{ url: string; openMs: number; hostStartAt: number }>('ready');
     const hostOpenMs = performance.now() - spawnedAt;
     const client = new HostClient(ready.url);
     const first = await timeAsync(() => client.get<TaskSummary[]>('/api/tasks'));
-    log(`  host serving after ${hostOpenMs.toFixed(0)} ms (open ${ready.openMs.toFixed(0)} ms); first GET /api/tasks ${first.ms.toFixed(0)} ms`);
+    const listedAt = performance.timeOrigin + performance.now();
+    const hostStartToListMs = listedAt - ready.hostStartAt;
+    const spawnToListMs = listedAt - (performance.timeOrigin + spawnedAt);
+    log(`  host serving after ${hostOpenMs.toFixed(0)} ms (open ${ready.openMs.toFixed(0)} ms); first GET /api/tasks ${first.ms.toFixed(0)} ms, ${hostStartToListMs.toFixed(0)} ms from host start`);
     if (first.result.length !== opts.tasks) throw new Error(`GET /api/tasks listed ${first.result.length} tasks, expected ${opts.tasks}`);
     const warm = await timeRepeated(opts.runs, () => client.get<TaskSummary[]>('/api/tasks'));
     const listing: InspectorScaleResult['listing'] = {
@@ -313,6 +374,8 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
       naiveAllVersionsMs,
       hostOpenMs,
       apiFirstMs: first.ms,
+      hostStartToListMs,
+      spawnToListMs,
       apiWarm: summarize(warm.ms),
       responseBytes: JSON.stringify(first.result).length,
       problemsListed: first.result.filter((t) => t.problems.length > 0).length,
@@ -332,9 +395,12 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
     await holder.stop();
 
     const diffResult = await diffBench(opts.diffBytes, opts.runs);
-    log(`  diff: ${diffResult.inProcess.p50.toFixed(1)} ms in process, ${diffResult.api.p50.toFixed(1)} ms over HTTP`);
-    return { fixture, listing, firstRows: rows, diff: diffResult, events, memory: { host: hostMem, baseline } };
+    log(`  diff: ${diffResult.inProcess.p50.toFixed(1)} ms in process, ${diffResult.apiFirstMs.toFixed(1)} ms over HTTP (first), ${diffResult.api.p50.toFixed(1)} ms (p50 after)`);
+    result = { fixture, listing, firstRows: rows, diff: diffResult, events, memory: { host: hostMem, baseline } };
   } finally {
     await host.stop();
   }
+  // After the host above has stopped, so the two never compete for the machine.
+  const coldRows = result.firstRows ? await coldHostRows(fixture.root, log) : null;
+  return { ...result, coldHostRows: coldRows };
 }

@@ -5,8 +5,10 @@
  *
  * Run: node bin/waystation-tsx.mjs bench/lib/scale-host.ts ROOT
  *
- * Prints one JSON line `{"type":"ready","url":...,"openMs":...}` once the
- * directory is open and the port listens. Each `mem` line on stdin answers
+ * Prints one JSON line `{"type":"ready","url":...,"openMs":...,"hostStartAt":...}`
+ * once the directory is open and the port listens. `hostStartAt` is the wall
+ * clock (ms since the epoch) at which the host started, so the benchmark can
+ * time from there to what it sees over HTTP or in Chromium. Each `mem` line on stdin answers
  * with `{"type":"mem",...process.memoryUsage()}`; under --expose-gc a `gc`
  * line collects first, so the heap figure is what the host keeps, not garbage
  * waiting for the next collection. Exits on SIGTERM or when stdin closes.
@@ -23,7 +25,8 @@ if (!root) {
 const started = performance.now();
 const server = await startWebServer(root);
 const openMs = performance.now() - started;
-process.stdout.write(`${JSON.stringify({ type: 'ready', url: server.http.url, openMs, pid: process.pid })}\n`);
+const hostStartAt = performance.timeOrigin + started;
+process.stdout.write(`${JSON.stringify({ type: 'ready', url: server.http.url, openMs, hostStartAt, pid: process.pid })}\n`);
 
 const stop = async () => {
   await server.close();

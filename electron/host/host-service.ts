@@ -31,7 +31,7 @@ import type { Checkpoint, RecoveryMode } from '../../shared/checkpoint/schema.js
 import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
 import { builtInAgents } from '../agents/registry.js';
 import { openStore } from '../store/directory-store.js';
-import type { CheckpointStore, TaskEntry } from '../store/store-types.js';
+import { TaskReadError, type CheckpointStore, type ListedTask, type TaskEntry } from '../store/store-types.js';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { readLeaseState } from '../verify/lease-state.js';
 import { summarizeEntries, summarizeEntry } from '../verify/summarize-entry.js';
@@ -41,6 +41,7 @@ import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './d
 import { EventHub } from './event-hub.js';
 import { changesSince, snapshotRoot } from './root-snapshot.js';
 import { ModuleHashCache, taskAgentStatus, type LoadFailure } from './task-agent-status.js';
+import { VersionCache } from './version-cache.js';
 
 /** What the runner reports about the processes it drives. */
 export interface RunnerEvent {
@@ -129,6 +130,8 @@ interface OpenDirectory {
   summaries: Map<string, KeptSummary> | null;
   /** The build in progress, shared by concurrent listings. */
   building: Promise<Map<string, KeptSummary>> | null;
+  /** The last few versions rebuilt for a diff or a look at a past version. */
+  versions: VersionCache;
   /**
    * Task id -> why its agent module did not load at the last resume or
    * approval, with the module's hash then. A pending entry is awaited, so a
@@ -145,11 +148,11 @@ interface OpenDirectory {
  */
 interface KeptSummary {
   summary: TaskSummary;
-  recheck: TaskEntry | null;
+  recheck: ListedTask | null;
 }
 
-function keep(entry: TaskEntry, summary: TaskSummary): KeptSummary {
-  const volatile = summary.display_status === 'running' || (entry.checkpoint?.artifacts.length ?? 0) > 0;
+function keep(entry: ListedTask, summary: TaskSummary): KeptSummary {
+  const volatile = summary.display_status === 'running' || (entry.checkpoint?.artifacts?.length ?? 0) > 0;
   return { summary, recheck: volatile ? entry : null };
 }
 
@@ -225,6 +228,7 @@ export class HostService implements WaystationService {
       recovery: null,
       summaries: null,
       building: null,
+      versions: new VersionCache(realRoot),
       loadFailures: new Map(),
     };
     dirState.watcher = watchDirectory(
@@ -379,7 +383,24 @@ export class HostService implements WaystationService {
     if (latest !== null && version > latest) {
       throw new ApiError('not-found', `task ${entry.task_id} has versions 1 to ${latest}; there is no version ${version}`);
     }
-    return dir.store.readVersion(entry.task_id, version);
+    return dir.versions.get(entry.task_id, version, () => dir.store.readVersion(entry.task_id, version));
+  }
+
+  /**
+   * A version of a task for a diff: kept, or rebuilt from its version files
+   * alone, without reading the task's latest state. Anything that is not a
+   * version file of a native task (a legacy task, a hot snapshot alone, a
+   * version past the latest, no such task) is answered the long way, as
+   * opening the task would answer it.
+   */
+  private async versionOf(dir: OpenDirectory, taskId: string, version: number): Promise<Checkpoint> {
+    try {
+      return await dir.versions.get(taskId, version, () => dir.store.readVersion(taskId, version));
+    } catch (err) {
+      if (!(err instanceof TaskReadError)) throw err;
+      const { entry } = await this.entry(taskId);
+      return this.checkpointAt(dir, entry, version);
+    }
   }
 
   async listTasks(): Promise<ApiOutputs['listTasks']> {
@@ -425,7 +446,7 @@ export class HostService implements WaystationService {
   }
 
   /** Bring the kept list up to date with one change the watcher reported (`entry` null: no task there now). */
-  private async keepChange(dir: OpenDirectory, location: string, entry: TaskEntry | null): Promise<void> {
+  private async keepChange(dir: OpenDirectory, location: string, entry: ListedTask | null): Promise<void> {
     if (!dir.summaries) return;
     if (entry && dir.summaries.has(location)) {
       dir.summaries.set(location, keep(entry, await summarizeEntry(dir.root, entry)));
@@ -486,8 +507,8 @@ export class HostService implements WaystationService {
   }
 
   async diffVersions(input: ApiParsedInput<'diffVersions'>): Promise<ApiOutputs['diffVersions']> {
-    const { dir, entry } = await this.entry(input.taskId);
-    const [a, b] = await Promise.all([this.checkpointAt(dir, entry, input.a), this.checkpointAt(dir, entry, input.b)]);
+    const dir = this.dir();
+    const [a, b] = await Promise.all([this.versionOf(dir, input.taskId, input.a), this.versionOf(dir, input.taskId, input.b)]);
     return { a: input.a, b: input.b, summary: summarizeChange(a, b), entries: structuredDiff(a, b) };
   }
 
@@ -600,8 +621,8 @@ export class HostService implements WaystationService {
       let entry = taskId ? await dir.store.getTask(taskId).catch(() => null) : null;
       if (!entry && change.location === 'checkpoint.json' && change.kind === 'changed') {
         // The root's own legacy checkpoint names its task inside; one listing finds it.
-        entry = (await dir.store.listTasks()).find((e) => e.location === 'checkpoint.json') ?? null;
-        taskId = entry?.task_id ?? null;
+        taskId = (await dir.store.listTasks()).find((e) => e.location === 'checkpoint.json')?.task_id ?? null;
+        entry = taskId ? await dir.store.getTask(taskId).catch(() => null) : null;
       }
       if (entry && entry.location !== change.location && change.kind === 'changed') {
         // The id resolved to another location (a root file named like a removed folder): not this change.

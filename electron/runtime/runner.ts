@@ -354,9 +354,15 @@ export class Runner extends EventEmitter {
   async recoverInterrupted(): Promise<RunOutcome[]> {
     // Tasks are independent: each is driven by its own worker at once, so one
     // long task (or one in backoff) never holds the others back.
-    const recoveries = (await this.store.listTasks()).map(async (entry): Promise<RunOutcome | null> => {
-      const cp = entry.checkpoint;
-      if (!cp || entry.read_only || entry.format !== 'waystation' || !cp.agent || this.shuttingDown) return null;
+    const recoveries = (await this.store.listTasks()).map(async (listed): Promise<RunOutcome | null> => {
+      const head = listed.checkpoint;
+      if (!head || listed.read_only || listed.format !== 'waystation' || !head.agent || this.shuttingDown) return null;
+      if (head.status !== 'running' && head.status !== 'failed') return null;
+      if (head.recovery.mode !== 'auto' && head.recovery.mode !== 'confirm') return null;
+      // The listing checked what a list row shows; a task about to be resumed is read and validated whole.
+      const entry = await this.store.getTask(listed.task_id);
+      const cp = entry?.checkpoint;
+      if (!entry || !cp || entry.read_only || entry.format !== 'waystation' || !cp.agent || this.shuttingDown) return null;
       const live = leaseIsLive(await readLease(path.join(this.root, entry.location)));
       if (live || this.shuttingDown) return null;
       const interrupted = cp.status === 'running';

@@ -6,14 +6,18 @@ import type { z } from 'zod';
 import { Checkpoint, CURRENT_SCHEMA_VERSION } from '../../shared/checkpoint/schema.js';
 import { migrateForward } from '../../shared/checkpoint/migrate.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
+import { isCheckpointHead, type CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 
-export interface CheckedCheckpoint {
+/** A parsed checkpoint file, checked: the checkpoint (a head or a whole one), or why it cannot be used. */
+export interface Checked<C extends CheckpointHead> {
   /** The checkpoint, or null when it cannot be used. */
-  checkpoint: Checkpoint | null;
+  checkpoint: C | null;
   problems: Problem[];
   /** Written by a newer Waystation: show it, never rewrite it. */
   readOnly: boolean;
 }
+
+export type CheckedCheckpoint = Checked<Checkpoint>;
 
 /**
  * Migrate and validate a parsed checkpoint file.
@@ -43,6 +47,23 @@ export function checkCheckpoint(doc: unknown, file: string): CheckedCheckpoint {
     return { checkpoint: null, problems: [problem(file, 'schema', formatIssues(parsed.error.issues, migrated.doc))], readOnly: false };
   }
   return { checkpoint: parsed.data, problems: [], readOnly: false };
+}
+
+/**
+ * Migrate a parsed checkpoint and check what a listing reads of it (see
+ * CheckpointHead): no copy of the document, no zod.
+ *
+ * What the cheap check refuses, and a future schema, get the whole of
+ * checkCheckpoint, so a listed problem reads exactly as it does when the task
+ * is opened; and should the cheap check ever be stricter than the schema, the
+ * document is still shown.
+ */
+export function checkCheckpointHead(doc: unknown, file: string): Checked<CheckpointHead> {
+  if (typeof doc === 'object' && doc !== null && !Array.isArray(doc)) {
+    const migrated = migrateForward(doc as Record<string, unknown>);
+    if (migrated.ok && isCheckpointHead(migrated.doc)) return { checkpoint: migrated.doc, problems: [], readOnly: false };
+  }
+  return checkCheckpoint(doc, file);
 }
 
 /**

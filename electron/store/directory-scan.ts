@@ -9,10 +9,12 @@
  */
 import path from 'node:path';
 import type { Dirent } from 'node:fs';
-import type { TaskEntry } from './store-types.js';
+import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
+import { problem } from '../../shared/checkpoint/problem.js';
+import type { ListedTask, TaskEntry } from './store-types.js';
 import { isTempName } from './atomic-file.js';
-import { readJsonFile, relPath, resolveLink, type ReadContext } from './file-reader.js';
-import { exists, isLegacyDoc, legacyEntry, readHot, readNativeTask, type LegacyRead } from './task-reader.js';
+import { readJsonFile, relPath, resolveLink, type FileRead, type ReadContext } from './file-reader.js';
+import { exists, HOT_FILE, isLegacyDoc, legacyEntry, LISTING, readHot, readNativeTask, type LegacyRead, type ReadDepth } from './task-reader.js';
 import { VERSIONS_DIR } from './version-file.js';
 import { errorCode } from './store-fs.js';
 
@@ -20,13 +22,31 @@ export const CONFIG_FILE = 'waystation.config.json';
 export const ROOT_LEGACY_FILE = 'checkpoint.json';
 /** A legacy task in folder F is imported into folder `F-imported`: F itself holds the untouched original. */
 export const IMPORT_SUFFIX = '-imported';
+/** The runner lease's folder in a task folder (docs/FORMAT.md, "The lease"). */
+const LEASE_DIR = 'lease';
 
 /** A task as found: its entry, plus the messages of a legacy task (its history lives inline). */
-export interface FoundTask {
-  entry: TaskEntry;
+export interface FoundTask<C extends CheckpointHead> {
+  entry: TaskEntry<C> & Pick<ListedTask, 'has_lease'>;
   legacy: LegacyRead | null;
   /** Where an import of this task would go (legacy tasks only). */
   importId: string | null;
+}
+
+/** A legacy task's entry (validated whole when converted) at the depth asked for. */
+function legacyFound<C extends CheckpointHead>(legacy: LegacyRead, importId: string, depth: ReadDepth<C>): FoundTask<C> {
+  const { checkpoint, ...rest } = legacy.entry;
+  return { entry: { ...rest, checkpoint: checkpoint && depth.whole(checkpoint) }, legacy, importId };
+}
+
+/** The names in a task folder, from one readdir; null when the folder cannot be listed. */
+async function folderNames(ctx: ReadContext, dir: string): Promise<Set<string> | null> {
+  try {
+    return new Set((await ctx.fs.readdir(dir)).map((d) => d.name));
+  } catch {
+    // Unlistable (EACCES, gone): the reads below meet the same trouble and report it on the task.
+    return null;
+  }
 }
 
 /** True for a name that can be a task folder: one path segment, not a temp name. */
@@ -43,21 +63,31 @@ export function isSafeTaskId(id: string): boolean {
   );
 }
 
-/** Read a folder as a task; null when it is not one. */
-export async function readFolder(ctx: ReadContext, name: string, detail: boolean): Promise<FoundTask | null> {
+/**
+ * Read a folder as a task; null when it is not one.
+ *
+ * One readdir of the folder says what is there (the hot snapshot,
+ * `versions/`, `lease/`), so nothing is looked up that is not: across
+ * 10,000 tasks, failed lookups and the error objects they throw cost more
+ * than the reads themselves.
+ */
+export async function readFolder<C extends CheckpointHead>(ctx: ReadContext, name: string, depth: ReadDepth<C>): Promise<FoundTask<C> | null> {
   const dir = path.join(ctx.root, name);
-  const hot = await readHot(ctx, dir);
+  const names = await folderNames(ctx, dir);
+  const hot: FileRead<unknown> =
+    names && !names.has(HOT_FILE) ? { ok: false, missing: true, problem: problem(relPath(ctx, path.join(dir, HOT_FILE)), 'unreadable', 'the file does not exist') } : await readHot(ctx, dir);
   if (hot.ok && isLegacyDoc(hot.value)) {
     const importId = `${name}${IMPORT_SUFFIX}`;
-    const legacy = legacyEntry(ctx, name, path.join(dir, 'checkpoint.json'), hot, 'article-checkpoint-json', importId);
-    return { entry: legacy.entry, legacy, importId };
+    return legacyFound(legacyEntry(ctx, name, path.join(dir, HOT_FILE), hot, 'article-checkpoint-json', importId), importId, depth);
   }
-  if (!hot.ok && hot.missing && !(await exists(ctx, path.join(dir, VERSIONS_DIR)))) return null;
-  return { entry: await readNativeTask(ctx, name, dir, hot, detail), legacy: null, importId: null };
+  const hasVersions = names ? names.has(VERSIONS_DIR) : await exists(ctx, path.join(dir, VERSIONS_DIR));
+  if (!hot.ok && hot.missing && !hasVersions) return null;
+  const entry = await readNativeTask(ctx, name, dir, hot, depth, hasVersions);
+  return { entry: depth.noteLease && names ? { ...entry, has_lease: names.has(LEASE_DIR) } : entry, legacy: null, importId: null };
 }
 
 /** Read a root-level JSON file as a legacy task; null when it is not one. */
-export async function readRootFile(ctx: ReadContext, name: string): Promise<FoundTask | null> {
+export async function readRootFile<C extends CheckpointHead>(ctx: ReadContext, name: string, depth: ReadDepth<C>): Promise<FoundTask<C> | null> {
   const abs = path.join(ctx.root, name);
   const read = await readJsonFile(ctx, abs);
   if (read.ok && !isLegacyDoc(read.value)) return null;
@@ -69,12 +99,11 @@ export async function readRootFile(ctx: ReadContext, name: string): Promise<Foun
   } else {
     id = name.slice(0, -'.json'.length);
   }
-  const legacy = legacyEntry(ctx, id, abs, read, name === ROOT_LEGACY_FILE ? 'article-checkpoint-json' : 'article-task-json', id);
-  return { entry: legacy.entry, legacy, importId: id };
+  return legacyFound(legacyEntry(ctx, id, abs, read, name === ROOT_LEGACY_FILE ? 'article-checkpoint-json' : 'article-task-json', id), id, depth);
 }
 
 /** A root entry that is a symlink: followed only when it stays inside the root. */
-async function readLinked(ctx: ReadContext, dirent: Dirent, detail: boolean): Promise<FoundTask | null> {
+async function readLinked<C extends CheckpointHead>(ctx: ReadContext, dirent: Dirent, depth: ReadDepth<C>): Promise<FoundTask<C> | null> {
   const abs = path.join(ctx.root, dirent.name);
   const link = await resolveLink(ctx, abs);
   if (!link.ok) {
@@ -84,8 +113,8 @@ async function readLinked(ctx: ReadContext, dirent: Dirent, detail: boolean): Pr
   }
   try {
     const stat = await ctx.fs.stat(link.real);
-    if (stat.isDirectory()) return isSafeTaskId(dirent.name) ? readFolder(ctx, dirent.name, detail) : null;
-    if (stat.isFile() && dirent.name.endsWith('.json') && dirent.name !== CONFIG_FILE) return readRootFile(ctx, dirent.name);
+    if (stat.isDirectory()) return isSafeTaskId(dirent.name) ? readFolder(ctx, dirent.name, depth) : null;
+    if (stat.isFile() && dirent.name.endsWith('.json') && dirent.name !== CONFIG_FILE) return readRootFile(ctx, dirent.name, depth);
   } catch {
     // Gone between the readdir and the stat: not a task any more.
   }
@@ -93,22 +122,23 @@ async function readLinked(ctx: ReadContext, dirent: Dirent, detail: boolean): Pr
 }
 
 /** Read one root entry as a task, or null. */
-export function readRootEntry(ctx: ReadContext, dirent: Dirent, detail: boolean): Promise<FoundTask | null> {
+export function readRootEntry<C extends CheckpointHead>(ctx: ReadContext, dirent: Dirent, depth: ReadDepth<C>): Promise<FoundTask<C> | null> {
   const name = dirent.name;
   if (isTempName(name) || name === CONFIG_FILE) return Promise.resolve(null);
-  if (dirent.isSymbolicLink()) return readLinked(ctx, dirent, detail);
-  if (dirent.isDirectory()) return isSafeTaskId(name) ? readFolder(ctx, name, detail) : Promise.resolve(null);
-  if (dirent.isFile() && name.endsWith('.json')) return readRootFile(ctx, name);
+  if (dirent.isSymbolicLink()) return readLinked(ctx, dirent, depth);
+  if (dirent.isDirectory()) return isSafeTaskId(name) ? readFolder(ctx, name, depth) : Promise.resolve(null);
+  if (dirent.isFile() && name.endsWith('.json')) return readRootFile(ctx, name, depth);
   return Promise.resolve(null);
 }
 
 /**
- * Every task under the root, each read once, `concurrency` at a time.
+ * Every task under the root, each read once at the listing's depth (see
+ * LISTING), `concurrency` at a time.
  *
  * A legacy task is hidden once the task it imports into exists, and a root
  * file is hidden behind a folder of the same id: the listing shows each id once.
  */
-export async function scanRoot(ctx: ReadContext, concurrency: number): Promise<FoundTask[]> {
+export async function scanRoot(ctx: ReadContext, concurrency: number): Promise<FoundTask<CheckpointHead>[]> {
   let dirents: Dirent[];
   try {
     dirents = await ctx.fs.readdir(ctx.root);
@@ -116,12 +146,12 @@ export async function scanRoot(ctx: ReadContext, concurrency: number): Promise<F
     if (errorCode(err) === 'ENOENT') return [];
     throw err;
   }
-  const found = (await mapLimit(dirents, concurrency, (d) => readRootEntry(ctx, d, false))).filter((t): t is FoundTask => t !== null);
+  const found = (await mapLimit(dirents, concurrency, (d) => readRootEntry(ctx, d, LISTING))).filter((t): t is FoundTask<CheckpointHead> => t !== null);
   const natives = new Set(found.filter((t) => t.entry.format === 'waystation').map((t) => t.entry.task_id));
   const seen = new Set<string>();
   // Precedence for a shared id: the native folder, then a legacy folder, then <id>.json, then the root checkpoint.json.
-  const rank = (t: FoundTask) => (t.entry.format === 'waystation' ? 0 : t.entry.location.endsWith('.json') ? (t.entry.location === ROOT_LEGACY_FILE ? 3 : 2) : 1);
-  const visible: FoundTask[] = [];
+  const rank = (t: FoundTask<CheckpointHead>) => (t.entry.format === 'waystation' ? 0 : t.entry.location.endsWith('.json') ? (t.entry.location === ROOT_LEGACY_FILE ? 3 : 2) : 1);
+  const visible: FoundTask<CheckpointHead>[] = [];
   for (const t of found.sort((a, b) => rank(a) - rank(b))) {
     if (t.importId && natives.has(t.importId)) continue;
     if (seen.has(t.entry.task_id)) continue;

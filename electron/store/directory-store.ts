@@ -12,6 +12,7 @@ import {
   TaskReadError,
   ReadOnlyError,
   type CheckpointStore,
+  type ListedTask,
   type SaveRequest,
   type SaveResult,
   type TaskEntry,
@@ -23,7 +24,7 @@ import { readJsonFile, relPath, type ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, readEventLog } from './event-log.js';
 import { decodeEnvelope, versionPath } from './version-file.js';
-import { listVersionNumbers, loadVersion } from './task-reader.js';
+import { DETAIL, listVersionNumbers, loadVersion } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
 import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
 
@@ -102,48 +103,50 @@ class DirectoryStore implements CheckpointStore {
     return w;
   }
 
-  async listTasks(): Promise<TaskEntry[]> {
+  async listTasks(): Promise<ListedTask[]> {
     const ctx = await this.ctx();
     return (await scanRoot(ctx, this.concurrency)).map((t) => t.entry);
   }
 
-  /** Find one task the way the listing would show it, with the detail checks (gaps) on. */
-  private async find(taskId: string): Promise<FoundTask | null> {
+  /** Find one task the way the listing would show it, validated whole and with the detail checks (gaps) on. */
+  private async find(taskId: string): Promise<FoundTask<Checkpoint> | null> {
     if (!isSafeTaskId(taskId)) return null;
     const ctx = await this.ctx();
     try {
       const st = await this.fs.lstat(path.join(this.root, taskId));
       if (st.isDirectory() || st.isSymbolicLink()) {
-        const found = st.isDirectory() ? await readFolder(ctx, taskId, true) : await this.findLinked(ctx, taskId);
+        const found = st.isDirectory() ? await readFolder(ctx, taskId, DETAIL) : await this.findLinked(ctx, taskId);
         if (found) return found;
       }
     } catch (err) {
       if (errorCode(err) !== 'ENOENT') throw err;
     }
-    const asFile = await readRootFile(ctx, `${taskId}.json`);
+    const asFile = await readRootFile(ctx, `${taskId}.json`, DETAIL);
     if (asFile) return asFile;
-    const rootLegacy = await readRootFile(ctx, ROOT_LEGACY_FILE);
+    const rootLegacy = await readRootFile(ctx, ROOT_LEGACY_FILE, DETAIL);
     return rootLegacy && rootLegacy.entry.task_id === taskId ? rootLegacy : null;
   }
 
-  private async findLinked(ctx: ReadContext, taskId: string): Promise<FoundTask | null> {
+  private async findLinked(ctx: ReadContext, taskId: string): Promise<FoundTask<Checkpoint> | null> {
     const dirents = await this.fs.readdir(this.root);
     const d = dirents.find((e) => e.name === taskId);
     if (!d) return null;
-    return readRootEntry(ctx, d, true);
+    return readRootEntry(ctx, d, DETAIL);
   }
 
   async getTask(taskId: string): Promise<TaskEntry | null> {
     return (await this.find(taskId))?.entry ?? null;
   }
 
-  private async requireTask(taskId: string): Promise<FoundTask> {
+  private async requireTask(taskId: string): Promise<FoundTask<Checkpoint>> {
     const found = await this.find(taskId);
     if (!found) throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `there is no task ${JSON.stringify(taskId)} in ${this.root}`)]);
     return found;
   }
 
   async readVersion(taskId: string, version: number): Promise<Checkpoint> {
+    const direct = await this.readOwnVersion(taskId, version);
+    if (direct) return direct;
     const found = await this.requireTask(taskId);
     const { entry } = found;
     if (entry.format !== 'waystation') {
@@ -154,6 +157,26 @@ class DirectoryStore implements CheckpointStore {
     const loaded = await loadVersion(ctx, path.join(this.root, taskId), version);
     if (!loaded.ok) throw new TaskReadError(taskId, loaded.problems);
     return loaded.checkpoint;
+  }
+
+  /**
+   * A version of the task folder named `taskId`, rebuilt from its version
+   * files alone: versions are immutable, so neither the hot snapshot nor the
+   * rest of the task need reading (a 5 MB task was read and validated twice
+   * more that way). Null when the folder has no such version file, or is a
+   * symlink (which find() checks against the root): the caller then looks the
+   * task up the long way, for a legacy task or a precise error. A version file
+   * that is there but cannot be rebuilt is an error here and now.
+   */
+  private async readOwnVersion(taskId: string, version: number): Promise<Checkpoint | null> {
+    if (!isSafeTaskId(taskId) || !Number.isSafeInteger(version) || version < 1) return null;
+    const dir = path.join(this.root, taskId);
+    const st = await this.fs.lstat(dir).catch(() => null);
+    if (!st?.isDirectory()) return null;
+    const loaded = await loadVersion(await this.ctx(), dir, version);
+    if (loaded.ok) return loaded.checkpoint;
+    if (loaded.missing) return null;
+    throw new TaskReadError(taskId, loaded.problems);
   }
 
   async history(taskId: string): Promise<VersionInfo[]> {

@@ -6,9 +6,8 @@
  * never write.
  */
 import path from 'node:path';
-import { constants } from 'node:fs';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
-import { errorCode, type StoreFs } from './store-fs.js';
+import { errorCode, type StoreFs, type WholeFile } from './store-fs.js';
 
 /** What a reader needs: the file system, the root (resolved) and the size limit. */
 export interface ReadContext {
@@ -66,49 +65,25 @@ export async function readBytes(
   abs: string,
 ): Promise<{ ok: true; bytes: Buffer; mtimeMs: number } | { ok: false; missing: boolean; problem: Problem }> {
   const file = relPath(ctx, abs);
-  let target = abs;
-  let handle;
+  let read: WholeFile;
   try {
-    // O_NOFOLLOW makes the common case (a plain file) cost nothing extra; only links take the realpath check.
-    handle = await ctx.fs.open(target, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // Not following a final symlink makes the common case (a plain file) cost nothing extra; only links take the realpath check.
+    read = await ctx.fs.readWholeFile(abs, { maxBytes: ctx.maxFileBytes, followLinks: false });
   } catch (err) {
     const code = errorCode(err);
     if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, missing: true, problem: problem(file, 'unreadable', 'the file does not exist') };
-    if (code !== 'ELOOP') return { ok: false, missing: false, problem: problem(file, 'unreadable', `cannot open the file (${code ?? String(err)}); nothing was changed`) };
+    if (code !== 'ELOOP') return { ok: false, missing: false, problem: problem(file, 'unreadable', `cannot read the file (${code ?? String(err)}); nothing was changed`) };
     const link = await resolveLink(ctx, abs);
     if (!link.ok) return link;
-    target = link.real;
     try {
-      handle = await ctx.fs.open(target, constants.O_RDONLY);
+      read = await ctx.fs.readWholeFile(link.real, { maxBytes: ctx.maxFileBytes, followLinks: true });
     } catch (err2) {
-      return { ok: false, missing: false, problem: problem(file, 'unreadable', `cannot open the file (${errorCode(err2) ?? String(err2)})`) };
+      return { ok: false, missing: false, problem: problem(file, 'unreadable', `cannot read the file (${errorCode(err2) ?? String(err2)})`) };
     }
   }
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) return { ok: false, missing: false, problem: problem(file, 'unreadable', 'not a regular file') };
-    if (stat.size > ctx.maxFileBytes) {
-      return {
-        ok: false,
-        missing: false,
-        problem: problem(file, 'too-large', `${stat.size} bytes, over the ${ctx.maxFileBytes}-byte limit for one file; not loaded`),
-      };
-    }
-    // One read into a buffer of the stat'ed size: fewer round trips than readFile, which matters across 10,000 tasks.
-    // Writers replace files by rename and never grow one in place, so the size is final.
-    const bytes = Buffer.allocUnsafe(stat.size);
-    let filled = 0;
-    while (filled < stat.size) {
-      const { bytesRead } = await handle.read(bytes, filled, stat.size - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return { ok: true, bytes: filled === stat.size ? bytes : bytes.subarray(0, filled), mtimeMs: stat.mtimeMs };
-  } catch (err) {
-    return { ok: false, missing: false, problem: problem(file, 'unreadable', `cannot read the file (${errorCode(err) ?? String(err)}); nothing was changed`) };
-  } finally {
-    await handle.close().catch(() => {});
-  }
+  if (read.ok) return { ok: true, bytes: read.bytes, mtimeMs: read.mtimeMs };
+  if (read.reason === 'not-a-file') return { ok: false, missing: false, problem: problem(file, 'unreadable', 'not a regular file') };
+  return { ok: false, missing: false, problem: problem(file, 'too-large', `${read.size} bytes, over the ${ctx.maxFileBytes}-byte limit for one file; not loaded`) };
 }
 
 /** Decode UTF-8 strictly and parse JSON, classifying failures. */

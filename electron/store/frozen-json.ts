@@ -4,15 +4,18 @@
  * The writer keeps the last version of each task as one deeply frozen tree
  * and builds the next version by replacing only the parts that changed, so
  * unchanged parts stay the very same objects. An object that can never change
- * has one encoding forever: it is computed once, remembered, and a document is
- * serialised by joining remembered fragments. A save then costs what changed
- * plus one copy of the bytes of each changed container, not a walk of the
- * whole document.
+ * has one encoding forever: it is computed once and remembered, and a
+ * document is serialised from remembered fragments. A save then costs what
+ * changed plus one copy of the bytes of each container holding a change, not
+ * a walk of the whole document.
  *
- * A long array that differs from its predecessor (the array of the previous
- * version it was copied from) in a few elements is encoded by splicing the
- * predecessor's encoding: a pointer comparison per element and a string
- * operation per change, never a lookup per element.
+ * Long arrays (a plan of 10,000 steps) and whatever holds them are kept as
+ * UTF-8 bytes with the offset of each element, and an array that differs from
+ * its predecessor (the array of the previous version it was copied from) in a
+ * few elements is encoded by splicing the predecessor's bytes: a pointer
+ * comparison per element and a memcpy, never a lookup or a string copy per
+ * element. (Bytes rather than strings because the file needs bytes anyway, and
+ * V8 copies and transcodes megabyte strings several times slower than memcpy.)
  *
  * "Sealed" means frozen by this module, with every object below it frozen and
  * plain JSON. An object someone else froze is not trusted to be either, so the
@@ -21,15 +24,24 @@
 
 const sealed = new WeakSet<object>();
 
-interface Encoding {
-  text: string;
-  /**
-   * For long arrays: where each element's encoding starts in `text`, plus one
-   * entry (text.length) past the last, so element i spans
-   * [starts[i], starts[i + 1] - 1).
-   */
-  starts: Int32Array | null;
-}
+/**
+ * A sealed object's encoding: JSON text when small; UTF-8 bytes when it is,
+ * or holds, a long array. Bytes are views into the buffer of the document
+ * they were encoded in, so a document costs one allocation, not one per level.
+ */
+type Encoding =
+  | { text: string; bytes: null; starts: null }
+  | {
+      text: null;
+      bytes: Buffer;
+      /**
+       * For long arrays: the byte offset of each element, plus one entry
+       * (bytes.length) past the last, so element i spans
+       * [starts[i], starts[i + 1] - 1) (the byte before the next start is a
+       * comma, or the closing bracket).
+       */
+      starts: Int32Array | null;
+    };
 
 const encodings = new WeakMap<object, Encoding>();
 /**
@@ -39,9 +51,8 @@ const encodings = new WeakMap<object, Encoding>();
  */
 const predecessors = new WeakMap<object, unknown[]>();
 
-/** Arrays at least this long remember where their elements start, so a successor can splice. */
+/** Arrays at least this long are kept as bytes with element offsets, so a successor can splice them. */
 const SPLICE_MIN = 32;
-
 /** Deeper than this, a value is treated as not plain (a cycle, most likely), and JSON.stringify decides. */
 const MAX_DEPTH = 4096;
 
@@ -138,93 +149,151 @@ export function toPlainJson<T>(value: T): T {
 }
 
 /**
- * `JSON.stringify(value)`, byte for byte, reusing the remembered encoding of
- * every sealed object in it.
+ * The UTF-8 bytes of `JSON.stringify(value)`, reusing the remembered encoding
+ * of every sealed object in it.
  *
  * Values that are not sealed are handed to JSON.stringify as they are, so the
- * result is always what JSON.stringify gives.
+ * result is always what JSON.stringify gives. Throws a TypeError for a value
+ * JSON cannot represent at the top (undefined, a function).
+ *
+ * With an `arena`, a large document is written into one of the arena's two
+ * buffers instead of a new one: the result is valid until the arena is used
+ * twice more.
  */
-export function encodeJson(value: unknown): string {
-  if (typeof value === 'object' && value !== null && sealed.has(value)) return encodeSealed(value);
-  return JSON.stringify(value);
-}
-
-function encodeSealed(obj: object): string {
-  const hit = encodings.get(obj);
-  if (hit !== undefined) return hit.text;
-  let enc: Encoding;
-  if (Array.isArray(obj)) {
-    const pred = predecessors.get(obj);
-    // Once encoded, the array no longer needs its predecessor: dropping the link keeps old versions collectable.
-    if (pred !== undefined) predecessors.delete(obj);
-    const predEnc = pred === undefined ? undefined : encodings.get(pred);
-    enc = pred !== undefined && predEnc?.starts ? spliceArray(obj, pred, predEnc.text, predEnc.starts) : encodeArray(obj);
-  } else {
-    const o = obj as Record<string, unknown>;
-    const parts: string[] = [];
-    for (const k of Object.keys(o)) {
-      const e = encodeMember(o[k]);
-      if (e !== undefined) parts.push(`${JSON.stringify(k)}:${e}`);
-    }
-    enc = { text: `{${parts.join(',')}}`, starts: null };
+export function encodeJson(value: unknown, arena?: EncodeArena): Buffer {
+  if (typeof value !== 'object' || value === null || !sealed.has(value)) {
+    const text = JSON.stringify(value) as string | undefined;
+    if (text === undefined) throw new TypeError(`${typeof value} has no JSON encoding`);
+    return utf8(text);
   }
-  encodings.set(obj, enc);
-  return enc.text;
-}
-
-function encodeArray(arr: readonly unknown[]): Encoding {
-  const parts = new Array<string>(arr.length);
-  for (let i = 0; i < arr.length; i++) parts[i] = encodeMember(arr[i]) ?? 'null';
-  const text = `[${parts.join(',')}]`;
-  if (arr.length < SPLICE_MIN) return { text, starts: null };
-  const starts = new Int32Array(arr.length + 1);
-  let at = 1;
-  for (let i = 0; i < arr.length; i++) {
-    starts[i] = at;
-    at += parts[i].length + 1;
-  }
-  starts[arr.length] = text.length;
-  return { text, starts };
+  const text = smallText(value);
+  if (text !== null) return utf8(text);
+  const out = new Emitter();
+  emit(value, out);
+  return out.finish(arena);
 }
 
 /**
- * Encode `arr` from the encoding of its predecessor `pred`: runs of elements
- * identical to the predecessor's are sliced out of its text, and only the
- * elements that differ are encoded.
+ * Two buffers that one writer encodes its documents into, in turn.
+ *
+ * A save encodes the next version from the bytes of the previous one, which
+ * sit in the other buffer; allocating a fresh multi-megabyte buffer per save
+ * instead would make V8 run a full garbage collection every few dozen saves
+ * (it counts external memory), costing more than the encoding. Encodings that
+ * point into a buffer are forgotten when the buffer is reused.
  */
-function spliceArray(arr: readonly unknown[], pred: readonly unknown[], old: string, oldStarts: Int32Array): Encoding {
-  const n = arr.length;
-  const common = Math.min(n, pred.length);
-  const starts = new Int32Array(n + 1);
-  const parts: string[] = [];
-  let at = 1;
-  let i = 0;
-  while (i < n) {
-    if (i < common && arr[i] === pred[i]) {
-      // A run of unchanged elements, sliced out with the commas between them.
-      let j = i + 1;
-      while (j < common && arr[j] === pred[j]) j++;
-      const shift = at - oldStarts[i];
-      for (let k = i; k < j; k++) starts[k] = oldStarts[k] + shift;
-      const run = old.slice(oldStarts[i], oldStarts[j] - 1);
-      parts.push(run);
-      at += run.length + 1;
-      i = j;
-    } else {
-      const e = encodeMember(arr[i]) ?? 'null';
-      starts[i] = at;
-      parts.push(e);
-      at += e.length + 1;
-      i++;
-    }
+export class EncodeArena {
+  private readonly slots: { buf: Buffer | null; owners: object[] }[] = [
+    { buf: null, owners: [] },
+    { buf: null, owners: [] },
+  ];
+  private turn = 0;
+
+  /** Documents smaller than this get a buffer of their own: for them an arena would only hold memory. */
+  static readonly MIN_BYTES = 64 * 1024;
+
+  /** A buffer of at least `size` bytes, or null below MIN_BYTES; `owners` collects whose encodings point into it. */
+  take(size: number): { buf: Buffer; owners: object[] } | null {
+    if (size < EncodeArena.MIN_BYTES) return null;
+    const slot = this.slots[this.turn];
+    this.turn ^= 1;
+    for (const o of slot.owners) encodings.delete(o);
+    slot.owners = [];
+    // Headroom, so a growing document does not reallocate on every save.
+    if (!slot.buf || slot.buf.length < size) slot.buf = Buffer.allocUnsafe(Math.ceil(size * 1.25));
+    return slot as { buf: Buffer; owners: object[] };
   }
-  const text = `[${parts.join(',')}]`;
-  starts[n] = text.length;
-  return { text, starts };
 }
 
-/** One member's encoding, or undefined where JSON.stringify leaves the member out. */
-function encodeMember(v: unknown): string | undefined {
+/**
+ * Collects a document as byte pieces (views of remembered encodings) and
+ * text, then copies them into one buffer; containers encoded on the way get
+ * views of it as their remembered encoding.
+ */
+class Emitter {
+  private readonly pieces: Buffer[] = [];
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private at = 0;
+  private readonly views: { obj: object; from: number; to: number; starts: Int32Array | null }[] = [];
+
+  /** Byte offset of the next byte. */
+  get position(): number {
+    return this.at + this.pendingBytes;
+  }
+
+  text(s: string): void {
+    this.pending.push(s);
+    this.pendingBytes += Buffer.byteLength(s);
+  }
+
+  bytes(b: Buffer): void {
+    this.flush();
+    this.pieces.push(b);
+    this.at += b.length;
+  }
+
+  /** Remember `obj`'s encoding as bytes [from, position) of the finished buffer. */
+  view(obj: object, from: number, starts: Int32Array | null): void {
+    this.views.push({ obj, from, to: this.position, starts });
+  }
+
+  finish(arena?: EncodeArena): Buffer {
+    this.flush();
+    const slot = arena?.take(this.at) ?? null;
+    const buf = slot ? slot.buf.subarray(0, this.at) : Buffer.allocUnsafe(this.at);
+    let at = 0;
+    for (const p of this.pieces) {
+      buf.set(p, at);
+      at += p.length;
+    }
+    for (const v of this.views) {
+      encodings.set(v.obj, { text: null, bytes: buf.subarray(v.from, v.to), starts: v.starts });
+      slot?.owners.push(v.obj);
+    }
+    return buf;
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const b = utf8(this.pending.join(''));
+    this.pieces.push(b);
+    this.at += b.length;
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+}
+
+/**
+ * The JSON text of a sealed object that holds no long array (remembered), or
+ * null for one that does, which is emitted as bytes instead.
+ */
+function smallText(obj: object): string | null {
+  const hit = encodings.get(obj);
+  if (hit !== undefined) return hit.text;
+  if (Array.isArray(obj) && obj.length >= SPLICE_MIN) return null;
+  const parts: string[] = [];
+  if (Array.isArray(obj)) {
+    for (const v of obj) {
+      const e = memberText(v);
+      if (e === null) return null;
+      parts.push(e ?? 'null');
+    }
+  } else {
+    const o = obj as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      const e = memberText(o[k]);
+      if (e === null) return null;
+      if (e !== undefined) parts.push(`${JSON.stringify(k)}:${e}`);
+    }
+  }
+  const text = Array.isArray(obj) ? `[${parts.join(',')}]` : `{${parts.join(',')}}`;
+  encodings.set(obj, { text, bytes: null, starts: null });
+  return text;
+}
+
+/** A member's JSON text; undefined where JSON.stringify leaves it out; null for a member emitted as bytes. */
+function memberText(v: unknown): string | null | undefined {
   switch (typeof v) {
     case 'string':
       return JSON.stringify(v);
@@ -235,9 +304,117 @@ function encodeMember(v: unknown): string | undefined {
       return v ? 'true' : 'false';
     case 'object':
       if (v === null) return 'null';
-      return sealed.has(v) ? encodeSealed(v) : JSON.stringify(v);
+      return sealed.has(v) ? smallText(v) : JSON.stringify(v);
     default:
       // undefined, functions and symbols give undefined; a BigInt throws, as it would in JSON.stringify.
       return JSON.stringify(v) as string | undefined;
   }
+}
+
+/** Emit one member: its text, or (for a sealed object holding a long array) its bytes. */
+function emitMember(v: unknown, out: Emitter, inArray: boolean): void {
+  const t = memberText(v);
+  if (t === null) emit(v as object, out);
+  else out.text(t ?? (inArray ? 'null' : ''));
+}
+
+/** Emit a sealed object that holds a long array (or is one), remembering its bytes. */
+function emit(obj: object, out: Emitter): void {
+  const hit = encodings.get(obj);
+  const from = out.position;
+  if (hit !== undefined) {
+    if (hit.text !== null) {
+      out.text(hit.text);
+    } else {
+      out.bytes(hit.bytes);
+      // From now on the object's bytes are the copy in the new document, whose buffer outlives the old one.
+      out.view(obj, from, hit.starts);
+    }
+    return;
+  }
+  if (Array.isArray(obj) && obj.length >= SPLICE_MIN) {
+    const pred = predecessors.get(obj);
+    // Once encoded, the array no longer needs its predecessor: dropping the link keeps old versions collectable.
+    if (pred !== undefined) predecessors.delete(obj);
+    const predEnc = pred === undefined ? undefined : encodings.get(pred);
+    const starts = pred !== undefined && predEnc?.starts ? spliceArray(obj, pred, predEnc.bytes, predEnc.starts, out) : emitArray(obj, out);
+    out.view(obj, from, starts);
+    return;
+  }
+  if (Array.isArray(obj)) {
+    out.text('[');
+    obj.forEach((v, i) => {
+      if (i > 0) out.text(',');
+      emitMember(v, out, true);
+    });
+    out.text(']');
+  } else {
+    const o = obj as Record<string, unknown>;
+    out.text('{');
+    let first = true;
+    for (const k of Object.keys(o)) {
+      const v = o[k];
+      // Members JSON leaves out (undefined, functions, symbols) are skipped with their key.
+      if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+      out.text(`${first ? '' : ','}${JSON.stringify(k)}:`);
+      first = false;
+      emitMember(v, out, false);
+    }
+    out.text('}');
+  }
+  out.view(obj, from, null);
+}
+
+/** Emit a long array element by element; returns its element offsets. */
+function emitArray(arr: readonly unknown[], out: Emitter): Int32Array {
+  const from = out.position;
+  const starts = new Int32Array(arr.length + 1);
+  out.text('[');
+  for (let i = 0; i < arr.length; i++) {
+    if (i > 0) out.text(',');
+    starts[i] = out.position - from;
+    emitMember(arr[i], out, true);
+  }
+  out.text(']');
+  starts[arr.length] = out.position - from;
+  return starts;
+}
+
+/**
+ * Emit `arr` from the bytes of its predecessor `pred`: runs of elements
+ * identical to the predecessor's are copied from its bytes, and only the
+ * elements that differ are encoded. Returns the element offsets.
+ */
+function spliceArray(arr: readonly unknown[], pred: readonly unknown[], old: Buffer, oldStarts: Int32Array, out: Emitter): Int32Array {
+  const from = out.position;
+  const n = arr.length;
+  const common = Math.min(n, pred.length);
+  const starts = new Int32Array(n + 1);
+  out.text('[');
+  let i = 0;
+  while (i < n) {
+    if (i > 0) out.text(',');
+    const at = out.position - from;
+    if (i < common && arr[i] === pred[i]) {
+      // A run of unchanged elements, copied with the commas between them.
+      let j = i + 1;
+      while (j < common && arr[j] === pred[j]) j++;
+      const shift = at - oldStarts[i];
+      for (let k = i; k < j; k++) starts[k] = oldStarts[k] + shift;
+      out.bytes(old.subarray(oldStarts[i], oldStarts[j] - 1));
+      i = j;
+    } else {
+      starts[i] = at;
+      emitMember(arr[i], out, true);
+      i++;
+    }
+  }
+  out.text(']');
+  starts[n] = out.position - from;
+  return starts;
+}
+
+/** UTF-8 bytes of a string; ASCII (every byte count equal to the length) takes the fast one-byte copy. */
+function utf8(text: string): Buffer {
+  return Buffer.byteLength(text) === text.length ? Buffer.from(text, 'latin1') : Buffer.from(text, 'utf8');
 }

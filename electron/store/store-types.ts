@@ -4,21 +4,43 @@
  */
 import type { Checkpoint, CheckpointInput, HistoryMessage, VersionSource } from '../../shared/checkpoint/schema.js';
 import type { Problem } from '../../shared/checkpoint/problem.js';
+import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 
 /** Where a task's checkpoints came from on disk. */
 export type TaskFormat = 'waystation' | 'article-task-json' | 'article-checkpoint-json';
 
-/** One task as the directory shows it: readable or not, it is always listed. */
-export interface TaskEntry {
+/**
+ * One task as the directory shows it: readable or not, it is always listed.
+ *
+ * `C` is how much of the checkpoint was validated: all of it (opening a
+ * task), or what a listing reads (`ListedTask`).
+ */
+export interface TaskEntry<C extends CheckpointHead = Checkpoint> {
   task_id: string;
   /** Folder or file of the task, relative to the root, forward slashes. */
   location: string;
   format: TaskFormat;
   /** The latest readable checkpoint (legacy formats converted in memory), or null when none could be read. */
-  checkpoint: Checkpoint | null;
+  checkpoint: C | null;
   /** Read-only: a legacy format or a future schema. Resuming a legacy task imports it first. */
   read_only: boolean;
   problems: Problem[];
+}
+
+/**
+ * A task as the listing shows it. Its checkpoint is checked for what a
+ * summary shows (CheckpointHead), not validated whole: a checkpoint that
+ * fails that check is listed with the problem and no checkpoint, and one
+ * that passes may still show further problems when the task is opened
+ * (getTask). A TaskEntry is a ListedTask.
+ */
+export interface ListedTask extends TaskEntry<CheckpointHead> {
+  /**
+   * Whether the task folder has a `lease/` folder, when the listing looked
+   * (the one readdir of the folder tells). Without one no runner ever held
+   * the task, so its lease need not be read.
+   */
+  has_lease?: boolean;
 }
 
 export interface VersionInfo {
@@ -117,11 +139,18 @@ export class TaskReadError extends Error {
  */
 export interface CheckpointStore {
   readonly root: string;
-  /** Every task in the directory, including legacy-format files and unreadable ones. */
-  listTasks(): Promise<TaskEntry[]>;
+  /**
+   * Every task in the directory, including legacy-format files and unreadable
+   * ones, each checked for what its summary shows (see ListedTask).
+   */
+  listTasks(): Promise<ListedTask[]>;
   /** One task by id; null when there is no such task. */
   getTask(taskId: string): Promise<TaskEntry | null>;
-  /** A past version, reconstructed whole (deltas applied). */
+  /**
+   * A version, reconstructed whole and validated: for a native task, from its
+   * version files alone (the nearest full snapshot at or below it, then the
+   * deltas), since a version once written never changes.
+   */
   readVersion(taskId: string, version: number): Promise<Checkpoint>;
   /** Every version of the task, oldest first, with gaps reported as problems on the task. */
   history(taskId: string): Promise<VersionInfo[]>;

@@ -5,15 +5,41 @@
 import path from 'node:path';
 import type { Checkpoint, HistoryMessage } from '../../shared/checkpoint/schema.js';
 import { Checkpoint as CheckpointSchema } from '../../shared/checkpoint/schema.js';
+import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shared/checkpoint/legacy.js';
 import type { TaskEntry } from './store-types.js';
-import { checkCheckpoint, formatIssues } from './checkpoint-check.js';
+import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
 import { readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
 import { parseVersionFileName, rebuildVersion, VERSIONS_DIR, versionPath } from './version-file.js';
 import { errorCode } from './store-fs.js';
 
 export const HOT_FILE = 'checkpoint.json';
+
+/**
+ * How far a read of a task goes: what its list row shows, or all of it.
+ *
+ * A listing checks each hot snapshot for what a summary shows and skips the
+ * gap check; opening a task validates everything and lists `versions/`.
+ * Versions read to stand in for a missing or stale hot snapshot are always
+ * validated whole (they are the rare case).
+ */
+export interface ReadDepth<C extends CheckpointHead> {
+  /** List `versions/` to report gaps in the history. */
+  gaps: boolean;
+  /** Note on the entry whether the folder has a `lease/` folder (ListedTask.has_lease). */
+  noteLease: boolean;
+  /** Check a parsed checkpoint file. */
+  check(doc: unknown, file: string): Checked<C>;
+  /** A checkpoint validated whole, as this depth's type (a Checkpoint is a head too). */
+  whole(cp: Checkpoint): C;
+}
+
+/** A listing's read: see ReadDepth. */
+export const LISTING: ReadDepth<CheckpointHead> = { gaps: false, noteLease: true, check: checkCheckpointHead, whole: (cp) => cp };
+
+/** Opening a task: see ReadDepth. */
+export const DETAIL: ReadDepth<Checkpoint> = { gaps: true, noteLease: false, check: checkCheckpoint, whole: (cp) => cp };
 
 /** A version loaded and validated. */
 export type LoadedVersion =
@@ -56,14 +82,12 @@ export async function listVersionNumbers(ctx: ReadContext, taskDir: string): Pro
   }
 }
 
-/** True when a path exists (a stat succeeds); errors other than "not there" count as present. */
+/** True when a path exists; errors other than "not there" count as present. */
 export async function exists(ctx: ReadContext, abs: string): Promise<boolean> {
   try {
-    await ctx.fs.stat(abs);
+    return await ctx.fs.exists(abs);
+  } catch {
     return true;
-  } catch (err) {
-    const code = errorCode(err);
-    return !(code === 'ENOENT' || code === 'ENOTDIR');
   }
 }
 
@@ -85,23 +109,25 @@ export function gapProblems(ctx: ReadContext, taskDir: string, numbers: number[]
  * Read a native task folder.
  *
  * `hot` is the already-read `checkpoint.json`. Freshness costs one stat of the
- * next version's file; `detail` adds a readdir of `versions/` to report gaps.
+ * next version's file (none when the folder is known to have no `versions/`);
+ * `depth.gaps` adds a readdir of `versions/` to report gaps.
  */
-export async function readNativeTask(
+export async function readNativeTask<C extends CheckpointHead>(
   ctx: ReadContext,
   taskId: string,
   taskDir: string,
   hot: FileRead<unknown>,
-  detail: boolean,
-): Promise<TaskEntry> {
+  depth: ReadDepth<C>,
+  hasVersions = true,
+): Promise<TaskEntry<C>> {
   const problems: Problem[] = [];
   // Why checkpoint.json could not be used, when it could not: an error only if no version can stand in for it.
   const hotProblems: Problem[] = [];
-  let checkpoint: Checkpoint | null = null;
+  let checkpoint: C | null = null;
   let readOnly = false;
   let hotVersion: number | null = null;
   if (hot.ok) {
-    const checked = checkCheckpoint(hot.value, relPath(ctx, path.join(taskDir, HOT_FILE)));
+    const checked = depth.check(hot.value, relPath(ctx, path.join(taskDir, HOT_FILE)));
     if (checked.checkpoint) {
       problems.push(...checked.problems);
       checkpoint = checked.checkpoint;
@@ -118,11 +144,11 @@ export async function readNativeTask(
   if (hotVersion !== null) {
     // A crash between linking a version and renaming the hot snapshot leaves the snapshot behind: not an error.
     let newest = hotVersion;
-    while (await exists(ctx, versionPath(taskDir, newest + 1))) newest++;
+    while (hasVersions && (await exists(ctx, versionPath(taskDir, newest + 1)))) newest++;
     for (let v = newest; v > hotVersion; v--) {
       const loaded = await loadVersion(ctx, taskDir, v);
       if (loaded.ok) {
-        checkpoint = loaded.checkpoint;
+        checkpoint = depth.whole(loaded.checkpoint);
         readOnly = loaded.readOnly;
         problems.push(...loaded.problems);
         break;
@@ -130,7 +156,7 @@ export async function readNativeTask(
       problems.push(...loaded.problems);
     }
   } else {
-    numbers = await listVersionNumbers(ctx, taskDir);
+    numbers = hasVersions ? await listVersionNumbers(ctx, taskDir) : [];
     if (numbers.length === 0 && hot.ok === false && hot.missing) {
       problems.push(problem(relPath(ctx, taskDir), 'missing-version', 'the task has neither checkpoint.json nor any version file'));
     }
@@ -138,7 +164,7 @@ export async function readNativeTask(
     for (const v of numbers.slice(-3).reverse()) {
       const loaded = await loadVersion(ctx, taskDir, v);
       if (loaded.ok) {
-        checkpoint = loaded.checkpoint;
+        checkpoint = depth.whole(loaded.checkpoint);
         readOnly = readOnly || loaded.readOnly;
         problems.push(...loaded.problems);
         break;
@@ -155,8 +181,8 @@ export async function readNativeTask(
     );
   }
 
-  if (detail) {
-    numbers ??= await listVersionNumbers(ctx, taskDir);
+  if (depth.gaps) {
+    numbers ??= hasVersions ? await listVersionNumbers(ctx, taskDir) : [];
     problems.push(...gapProblems(ctx, taskDir, numbers));
   }
   if (checkpoint && checkpoint.task_id !== taskId) {

@@ -20,13 +20,13 @@ import { Checkpoint, CURRENT_SCHEMA_VERSION, HistoryMessage } from '../../shared
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { applyDiff, computeDiff, type DiffOp } from '../../shared/diff/json-diff.js';
 import { validateChanges } from './incremental-validate.js';
-import { encodeJson, sealJson, toPlainJson } from './frozen-json.js';
+import { EncodeArena, encodeJson, sealJson, toPlainJson } from './frozen-json.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
 import { BLOBS_DIR, blobPath, encodeBlob, refHex, type EncodedBlob } from './blob-store.js';
 import { relPath, type ReadContext } from './file-reader.js';
 import { exists, HOT_FILE, listVersionNumbers, loadVersion, readHot } from './task-reader.js';
-import { encodeDelta, encodeFull, VERSIONS_DIR, versionPath } from './version-file.js';
+import { encodeDelta, encodeFull, fullEnvelopeBytes, VERSIONS_DIR, versionPath } from './version-file.js';
 import { formatIssues } from './checkpoint-check.js';
 import { errorCode } from './store-fs.js';
 
@@ -58,6 +58,8 @@ const Messages = z.array(HistoryMessage);
 /** Writes the versions of one task. Callers serialise calls per task. */
 export class TaskWriter {
   private state: WriterState | null = null;
+  /** The buffers this task's documents are encoded into, in turn (see EncodeArena). */
+  private readonly arena = new EncodeArena();
 
   constructor(
     private readonly ctx: ReadContext,
@@ -145,19 +147,14 @@ export class TaskWriter {
   private async write(request: SaveRequest): Promise<SaveResult> {
     const state = this.state!;
     const next = state.lastVersion + 1;
-    const T0 = performance.now();
     const { normalized, blobs, ops } = this.build(request, next, state);
     const fs = this.ctx.fs;
-    const T1 = performance.now();
 
-    // The document is encoded once, mostly from remembered fragments; the hot snapshot and a full snapshot share it.
-    const json = encodeJson(normalized);
-    const T1a = performance.now();
-    const hotBytes = Buffer.from(json, 'utf8');
-    const T1b = performance.now();
-    ((globalThis as any).__prof2 ??= []).push([T1a - T1, T1b - T1a]);
-    const fullBytes = hotBytes.length + Buffer.byteLength(encodeFull(next, ''));
-    let envelope: string | null = null;
+    // The document is encoded once, mostly from remembered fragments; the hot snapshot and a full snapshot share
+    // the bytes, which live in the writer's arena and so are only valid until the save after next.
+    const docBytes = encodeJson(normalized, this.arena);
+    const fullBytes = fullEnvelopeBytes(next, docBytes.length);
+    let envelope: Buffer | string | null = null;
     let envelopeBytes = fullBytes;
     if (ops !== null) {
       const delta = encodeDelta(next, ops);
@@ -169,8 +166,7 @@ export class TaskWriter {
       }
     }
     const isFull = envelope === null;
-    const T2 = performance.now();
-    envelope ??= encodeFull(next, json);
+    envelope ??= encodeFull(next, docBytes);
 
     const versionFile = versionPath(this.taskDir, next);
     const hotFile = path.join(this.taskDir, HOT_FILE);
@@ -183,10 +179,9 @@ export class TaskWriter {
     const [blobsPlaced, versionTemp, hotTemp] = await Promise.allSettled([
       this.placeBlobs(blobs, blobsDir),
       writeTemp(fs, versionFile, envelope),
-      writeTemp(fs, hotFile, hotBytes, { sync: false }),
+      writeTemp(fs, hotFile, docBytes, { sync: false }),
     ]);
     const created = blobsPlaced.status === 'fulfilled' ? blobsPlaced.value : [];
-    const T3 = performance.now();
     if (blobsPlaced.status === 'rejected' || versionTemp.status === 'rejected' || hotTemp.status === 'rejected') {
       await Promise.all([versionTemp, hotTemp].map((t) => (t.status === 'fulfilled' ? removeQuietly(fs, t.value) : undefined)));
       await this.removeBlobs(created, null);
@@ -229,8 +224,6 @@ export class TaskWriter {
       warnings.push(problem(relPath(this.ctx, versionFile), 'io', `version ${next} is written but versions/ could not be fsynced (${errorCode(err) ?? String(err)}), so a power cut may still lose it; checkpoint.json was left at version ${next - 1}`));
     }
 
-    const T4 = performance.now();
-    ((globalThis as any).__prof ??= []).push([T1 - T0, T2 - T1, T3 - T2, T4 - T3]);
     this.state = {
       lastVersion: next,
       base: normalized,

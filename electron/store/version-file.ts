@@ -32,15 +32,26 @@ export type Envelope =
   | { format: 'waystation-version'; version: number; kind: 'delta'; base: number; ops: DiffOp[] };
 
 /**
- * A full envelope around already-serialised checkpoint JSON.
+ * A full envelope around already-serialised checkpoint JSON (its UTF-8 bytes).
  *
  * Built by concatenation so the checkpoint is serialised once per save, and
  * with `kind` among the first bytes so a reader can tell full from delta by
  * the file's head.
  */
-export function encodeFull(version: number, checkpointJson: string): string {
-  return `{"format":"waystation-version","version":${version},"kind":"full","checkpoint":${checkpointJson}}`;
+export function encodeFull(version: number, checkpointJson: Uint8Array): Buffer {
+  return Buffer.concat([fullHead(version), checkpointJson, FULL_TAIL]);
 }
+
+/** Bytes of the full envelope of `version` around a checkpoint of `checkpointBytes` bytes, without building it. */
+export function fullEnvelopeBytes(version: number, checkpointBytes: number): number {
+  return fullHead(version).length + checkpointBytes + FULL_TAIL.length;
+}
+
+function fullHead(version: number): Buffer {
+  return Buffer.from(`{"format":"waystation-version","version":${version},"kind":"full","checkpoint":`);
+}
+
+const FULL_TAIL = Buffer.from('}');
 
 /**
  * A delta envelope. The ops' `old` values are dropped: the base version holds

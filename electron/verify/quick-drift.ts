@@ -7,7 +7,7 @@
  * rewritten to the same size is beyond what a stat can prove; the full sha256
  * verify (`waystation verify`, opening the task in the app) catches that.
  */
-import type { Checkpoint } from '../../shared/checkpoint/schema.js';
+import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 import { artifactBaseDir, checkArtifact } from './verify-task.js';
 
 export interface QuickDriftOptions {
@@ -24,7 +24,7 @@ export interface QuickDriftOptions {
  *
  * @param root the checkpoint directory root (relative artifact paths resolve as in verifyTask).
  */
-export async function quickDriftCheck(root: string, cp: Checkpoint, opts: QuickDriftOptions = {}): Promise<boolean> {
+export async function quickDriftCheck(root: string, cp: CheckpointHead, opts: QuickDriftOptions = {}): Promise<boolean> {
   const artifacts = cp.artifacts ?? [];
   if (artifacts.length === 0) return false;
   const base = artifactBaseDir(root, cp);

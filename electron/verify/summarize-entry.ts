@@ -21,16 +21,23 @@ export interface SummarizeOptions {
 }
 
 /**
+ * A task to summarize: a listing's entry or a whole one. `has_lease: false`
+ * (the listing saw no `lease/` folder) spares reading a lease that is not there.
+ */
+export type SummarizedEntry = TaskSummarySource & { has_lease?: boolean };
+
+/**
  * Summarize one task of the directory at `root`.
  *
  * Artifacts are stat-ed, not hashed (hashing is `verifyTask`, too slow for a
  * listing): a missing or resized artifact makes the task `drifted`, a
  * same-size rewrite does not, unless the caller passes `drift`.
  */
-export async function summarizeEntry(root: string, entry: TaskSummarySource, opts: SummarizeOptions = {}): Promise<TaskSummary> {
+export async function summarizeEntry(root: string, entry: SummarizedEntry, opts: SummarizeOptions = {}): Promise<TaskSummary> {
   const cp = entry.checkpoint;
   // Only native tasks have a lease folder; legacy files are never driven in place.
-  const lease = entry.format === 'waystation' ? await readLeaseState(path.join(root, entry.location), opts.lease) : { held: false };
+  const leased = entry.format === 'waystation' && entry.has_lease !== false;
+  const lease = leased ? await readLeaseState(path.join(root, entry.location), opts.lease) : { held: false };
   // A task a live runner is driving shows as running whatever its files say (see deriveDisplayStatus): no need to stat them.
   const drivenNow = cp?.status === 'running' && lease.held;
   const drift = opts.drift ?? (cp && !drivenNow ? await quickDriftCheck(root, cp) : false);
@@ -52,7 +59,7 @@ const LIST_CONCURRENCY = 16;
  */
 export async function summarizeEntries(
   root: string,
-  entries: readonly TaskSummarySource[],
+  entries: readonly SummarizedEntry[],
   opts: { concurrency?: number; lease?: LeaseReadOptions } = {},
 ): Promise<TaskSummary[]> {
   const out: TaskSummary[] = new Array(entries.length);

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Artifact, Checkpoint } from '../../shared/checkpoint/schema.js';
+import type { Checkpoint } from '../../shared/checkpoint/schema.js';
+import type { ArtifactHead, CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 import { checkInvariants } from '../../shared/checkpoint/invariants.js';
 import type { TaskFormat } from '../../shared/checkpoint/task-summary.js';
 import type { ArtifactCheck, UncertainEffect, VerifyReport } from '../../shared/checkpoint/verify-report.js';
@@ -39,7 +40,7 @@ export interface VerifyOptions {
  * next to its tasks, and both article formats record paths relative to the
  * folder the agent ran in.
  */
-export function artifactBaseDir(root: string, cp: Checkpoint): string {
+export function artifactBaseDir(root: string, cp: CheckpointHead): string {
   const projectRoot = cp.agent?.project_root;
   return projectRoot ? path.resolve(root, projectRoot) : path.resolve(root);
 }
@@ -81,7 +82,7 @@ async function sha256File(file: string): Promise<{ sha256: string; size: number 
  * With `hash` false only metadata is read: an artifact of the recorded size
  * counts as `ok` (see quickDriftCheck).
  */
-export async function checkArtifact(base: string, artifact: Artifact, allowAbsolute = true, hash = true): Promise<ArtifactCheck> {
+export async function checkArtifact(base: string, artifact: ArtifactHead, allowAbsolute = true, hash = true): Promise<ArtifactCheck> {
   const expected = { sha256: artifact.sha256, size: artifact.size };
   const result = (status: ArtifactCheck['status'], message: string, resolved: string | null, actual: ArtifactCheck['actual'] = null): ArtifactCheck => ({
     path: artifact.path,

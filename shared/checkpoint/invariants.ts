@@ -6,7 +6,8 @@
  * resuming from it would act on a contradiction, so each failure is a Problem
  * with reason `invariant` naming the fields involved.
  */
-import type { Checkpoint, StepStatus } from './schema.js';
+import type { StepStatus } from './schema.js';
+import type { CheckpointHead } from './checkpoint-head.js';
 import { problem, type Problem } from './problem.js';
 
 const FINISHED: ReadonlySet<StepStatus> = new Set<StepStatus>(['done', 'skipped']);
@@ -54,7 +55,7 @@ function isTimestamp(value: string): boolean {
  *   file, whose message history is held inline rather than in blobs, so the
  *   history head is expected to be null.
  */
-export function checkInvariants(cp: Checkpoint, file = 'checkpoint.json', opts: { legacy?: boolean } = {}): Problem[] {
+export function checkInvariants(cp: CheckpointHead, file = 'checkpoint.json', opts: { legacy?: boolean } = {}): Problem[] {
   const out: Problem[] = [];
   const fail = (message: string) => out.push(problem(file, 'invariant', message));
   const plan = cp.plan ?? [];
@@ -130,11 +131,12 @@ export function checkInvariants(cp: Checkpoint, file = 'checkpoint.json', opts: 
   for (const s of plan) {
     const started = s.started_at ?? null;
     const finished = s.finished_at ?? null;
-    if (started !== null && !isTimestamp(started)) fail(`step ${s.id}: started_at "${started}" is not a timestamp`);
-    if (finished !== null && !isTimestamp(finished)) fail(`step ${s.id}: finished_at "${finished}" is not a timestamp`);
-    if (started !== null && finished !== null && isTimestamp(started) && isTimestamp(finished) && Date.parse(finished) < Date.parse(started)) {
-      fail(`step ${s.id} finished (${finished}) before it started (${started})`);
-    }
+    // Each timestamp parsed once: a listing runs this over every step of every task.
+    const startedAt = started === null ? NaN : Date.parse(started);
+    const finishedAt = finished === null ? NaN : Date.parse(finished);
+    if (started !== null && Number.isNaN(startedAt)) fail(`step ${s.id}: started_at "${started}" is not a timestamp`);
+    if (finished !== null && Number.isNaN(finishedAt)) fail(`step ${s.id}: finished_at "${finished}" is not a timestamp`);
+    if (finishedAt < startedAt) fail(`step ${s.id} finished (${finished}) before it started (${started})`);
   }
 
   const history = cp.history;

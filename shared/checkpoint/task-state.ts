@@ -7,7 +7,7 @@
  * still drives the task, so the checkpoint alone never yields `running`.
  */
 import { z } from 'zod';
-import type { Checkpoint } from './schema.js';
+import type { TaskStatus } from './schema.js';
 
 export const DisplayStatus = z.enum([
   'running',
@@ -43,7 +43,7 @@ export interface TaskStateFacts {
  * 4. `interrupted` when the checkpoint says running but nothing holds the lease;
  * 5. otherwise the checkpoint's own status.
  */
-export function deriveDisplayStatus(cp: Checkpoint | null, facts: TaskStateFacts): DisplayStatus {
+export function deriveDisplayStatus(cp: { status: TaskStatus } | null, facts: TaskStateFacts): DisplayStatus {
   if (cp === null || facts.unreadable) return 'unreadable';
   if (cp.status === 'running' && facts.leaseHeld) return 'running';
   if (facts.drift) return 'drifted';

@@ -7,7 +7,8 @@
  */
 import { z } from 'zod';
 import { Problem } from './problem.js';
-import { RecoveryMode, StepStatus, TaskStatus, type Checkpoint } from './schema.js';
+import { RecoveryMode, StepStatus, TaskStatus } from './schema.js';
+import type { CheckpointHead } from './checkpoint-head.js';
 import { DisplayStatus, deriveDisplayStatus } from './task-state.js';
 
 /** Where a task's checkpoints came from on disk (mirrors the store's TaskFormat). */
@@ -41,12 +42,13 @@ export const TaskSummary = z.object({
 });
 export type TaskSummary = z.infer<typeof TaskSummary>;
 
-/** The parts of a store's task entry a summary is built from (structurally the store's TaskEntry). */
+/** The parts of a store's task entry a summary is built from (structurally the store's ListedTask, or a TaskEntry). */
 export interface TaskSummarySource {
   task_id: string;
   location: string;
   format: TaskFormat;
-  checkpoint: Checkpoint | null;
+  /** What a listing reads of the checkpoint; a whole checkpoint is one too. */
+  checkpoint: CheckpointHead | null;
   read_only: boolean;
   problems: readonly Problem[];
 }

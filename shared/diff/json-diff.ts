@@ -35,6 +35,12 @@ const hasOwn = Object.prototype.hasOwnProperty;
  * highest index down, so each removal leaves the indices of the next one
  * valid. The ops reference sub-values of `a` and `b` rather than copies:
  * serialise them or treat them as immutable.
+ *
+ * Identity means unchanged, at every level: a sub-value of `b` that is the
+ * very object at the same place in `a` is skipped without being read. So
+ * when `b` was built from `a` by immutable updates (copying only the path to
+ * each change), diffing a 10,000-entry plan with one entry changed costs
+ * 10,000 pointer comparisons and a walk of that entry.
  */
 export function computeDiff(a: unknown, b: unknown): DiffOp[] {
   const ops: DiffOp[] = [];

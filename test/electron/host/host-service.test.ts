@@ -119,6 +119,23 @@ describe('reading through the host service', () => {
     expect((await service.verifyTask({ taskId: 't1' })).task_id).toBe('t1');
   });
 
+  it('diffs versions of a native task and of a legacy file, and names what is not there', async () => {
+    const store = openStore(root);
+    await store.create(task('t1'));
+    await store.save('t1', { expectedVersion: 1, checkpoint: task('t1', 'second') });
+    await fs.writeFile(path.join(root, 'legacy.json'), JSON.stringify({ task_id: 'legacy', current_step: 1, total_steps: 2, results: { a: 1 } }));
+    await startService();
+    const diff = await service.diffVersions({ taskId: 't1', a: 1, b: 2 });
+    expect(diff.summary).toEqual((await service.diffVersions({ taskId: 't1', a: 1, b: 2 })).summary);
+    expect(diff.entries.some((e) => JSON.stringify(e).includes('phase'))).toBe(true);
+    const legacy = (await service.getTask({ taskId: 'legacy' })).latest_version!;
+    expect((await service.diffVersions({ taskId: 'legacy', a: legacy, b: legacy })).entries).toEqual([]);
+    const past = await service.diffVersions({ taskId: 't1', a: 1, b: 3 }).catch((e: unknown) => e);
+    expect([past instanceof ApiError && past.code, String(past)]).toEqual(['not-found', expect.stringContaining('has versions 1 to 2; there is no version 3')]);
+    const ghost = await service.diffVersions({ taskId: 'ghost', a: 1, b: 2 }).catch((e: unknown) => e);
+    expect(ghost instanceof ApiError && ghost.code).toBe('not-found');
+  });
+
   it('announces drift a full verify finds as a change of the task, once, and shows it in the task view', async () => {
     // The artifact lives outside the watched directory, as agents' outputs often do: no watcher event can tell.
     const outside = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-artifacts-')));

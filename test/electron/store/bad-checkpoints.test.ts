@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../../electron/store/directory-store.js';
-import { ReadOnlyError, TaskReadError, type CheckpointStore, type TaskEntry } from '../../../electron/store/store-types.js';
+import { ReadOnlyError, TaskReadError, type CheckpointStore, type ListedTask, type TaskEntry } from '../../../electron/store/store-types.js';
 import { hashTree } from './store-test-helpers.js';
 
 const corpus = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/bad-checkpoints');
@@ -10,7 +10,7 @@ const root = path.join(corpus, 'root');
 
 let before: Record<string, string>;
 let store: CheckpointStore;
-let listed: Map<string, TaskEntry>;
+let listed: Map<string, ListedTask>;
 
 beforeAll(async () => {
   before = await hashTree(corpus);
@@ -23,7 +23,7 @@ afterAll(async () => {
   expect(await hashTree(corpus)).toEqual(before);
 });
 
-const reasons = (t: TaskEntry | null | undefined) => (t?.problems ?? []).map((p) => p.reason);
+const reasons = (t: ListedTask | TaskEntry | null | undefined) => (t?.problems ?? []).map((p) => p.reason);
 
 describe('the bad-checkpoint corpus', () => {
   it.each([

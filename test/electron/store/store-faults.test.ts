@@ -100,7 +100,7 @@ describe('a save that hits a disk error', () => {
     const good = openStore(root);
     await good.create(makeCheckpoint('a'));
     await good.create(makeCheckpoint('b'));
-    const bad = openStore(root, { fs: faulty('open', 'EACCES', (p) => p.includes(`${path.sep}a${path.sep}`)) });
+    const bad = openStore(root, { fs: faulty('readWholeFile', 'EACCES', (p) => p.includes(`${path.sep}a${path.sep}`)) });
     const tasks = await bad.listTasks();
     // Both the hot snapshot and the version file it falls back to are unreadable: reported once per reason.
     expect(tasks.map((t) => [t.task_id, [...new Set(t.problems.map((p) => p.reason))], t.checkpoint?.version ?? null])).toEqual([

@@ -41,6 +41,14 @@ describe('computeDiff / applyDiff', () => {
     );
   });
 
+  it('treats an identical sub-value as unchanged without looking inside it', () => {
+    // A subtree that throws when read: the diff must never open it, only compare it by identity.
+    const untouchable = new Proxy({}, { get: () => { throw new Error('read'); }, ownKeys: () => { throw new Error('listed'); } });
+    const plan = Array.from({ length: 1000 }, (_, i) => (i === 500 ? { status: 'pending' } : untouchable));
+    const next = plan.map((s, i) => (i === 500 ? { status: 'done' } : s));
+    expect(computeDiff({ plan, shared: untouchable }, { plan: next, shared: untouchable })).toEqual([{ op: 'replace', path: ['plan', 500, 'status'], value: 'done', old: 'pending' }]);
+  });
+
   it('removes shrunk array tails from the highest index down', () => {
     const ops = computeDiff({ xs: [1, 2, 3, 4] }, { xs: [1] });
     expect(ops).toEqual([

@@ -128,7 +128,9 @@ export class PowerCutFs implements StoreFs {
     };
   }
 
+  readWholeFile = nodeFs.readWholeFile;
   stat = nodeFs.stat;
+  exists = nodeFs.exists;
   lstat = nodeFs.lstat;
   realpath = nodeFs.realpath;
   readdir = nodeFs.readdir;

@@ -1,0 +1,160 @@
+/**
+ * What the store reads to list a directory and to rebuild a version: the
+ * listing checks what a summary shows and looks up only what a readdir of the
+ * task folder says is there; a version is rebuilt from its version files alone.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
+import { TaskReadError } from '../../../electron/store/store-types.js';
+import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
+
+let root: string;
+
+beforeEach(async () => {
+  root = await tempRoot();
+});
+afterEach(async () => {
+  await cleanup(root);
+});
+
+/** nodeFs that records every read call as `method path-relative-to-root`, and every one that threw. */
+function recordingFs(): { fs: StoreFs; calls: string[]; thrown: string[] } {
+  const calls: string[] = [];
+  const thrown: string[] = [];
+  const rel = (p: string) => path.relative(root, p).split(path.sep).join('/') || '.';
+  const wrap =
+    <A extends unknown[], R>(name: string, fn: (p: string, ...rest: A) => Promise<R>) =>
+    async (p: string, ...rest: A): Promise<R> => {
+      calls.push(`${name} ${rel(p)}`);
+      try {
+        return await fn(p, ...rest);
+      } catch (err) {
+        thrown.push(`${name} ${rel(p)}`);
+        throw err;
+      }
+    };
+  return {
+    calls,
+    thrown,
+    fs: {
+      ...nodeFs,
+      readWholeFile: wrap('read', nodeFs.readWholeFile),
+      readdir: wrap('readdir', nodeFs.readdir),
+      stat: wrap('stat', nodeFs.stat),
+      lstat: wrap('lstat', nodeFs.lstat),
+      exists: wrap('exists', nodeFs.exists),
+    },
+  };
+}
+
+/** Write a task's hot snapshot by hand, as a foreign writer or a bad disk might leave it. */
+async function writeHot(taskId: string, doc: unknown): Promise<void> {
+  await fs.writeFile(path.join(root, taskId, 'checkpoint.json'), JSON.stringify(doc));
+}
+
+describe('listing', () => {
+  it('reads each task folder once, its hot snapshot once, and probes for one newer version: nothing else', async () => {
+    const seed = openStore(root);
+    await seed.create(makeCheckpoint('a'));
+    const b = (await seed.create(makeCheckpoint('b'))).checkpoint;
+    await seed.save('b', { expectedVersion: 1, checkpoint: { ...withoutVersion(b), phase: 'two' } });
+    const rec = recordingFs();
+    const tasks = await openStore(root, { fs: rec.fs }).listTasks();
+    expect(tasks.map((t) => [t.task_id, t.checkpoint?.version, t.problems])).toEqual([
+      ['a', 1, []],
+      ['b', 2, []],
+    ]);
+    expect(rec.calls.filter((c) => c !== 'readdir .').sort()).toEqual([
+      'exists a/versions/00000002.json',
+      'exists b/versions/00000003.json',
+      'read a/checkpoint.json',
+      'read b/checkpoint.json',
+      'readdir a',
+      'readdir b',
+    ]);
+    // The probes answer "no newer version" with false: no lookup throws.
+    expect(rec.thrown).toEqual([]);
+  });
+
+  it('notes whether a task folder has a lease folder, so a summary need not look for one', async () => {
+    const seed = openStore(root);
+    await seed.create(makeCheckpoint('free'));
+    await seed.create(makeCheckpoint('leased'));
+    await fs.mkdir(path.join(root, 'leased', 'lease'));
+    const tasks = await seed.listTasks();
+    expect(tasks.map((t) => [t.task_id, t.has_lease])).toEqual([
+      ['free', false],
+      ['leased', true],
+    ]);
+    expect(Object.keys((await seed.getTask('leased'))!)).not.toContain('has_lease');
+  });
+
+  it('lists a checkpoint that fails the summary check with zod\'s account of it, as opening the task does', async () => {
+    const seed = openStore(root);
+    const cp = (await seed.create(makeCheckpoint('t'))).checkpoint;
+    await writeHot('t', { ...cp, plan: [{ ...cp.plan[0], status: 'finished' }, ...cp.plan.slice(1)] });
+    const [listed] = await seed.listTasks();
+    // The version files stand in for the bad hot snapshot, which is reported.
+    expect(listed.checkpoint?.version).toBe(1);
+    expect(listed.problems.map((p) => [p.file, p.reason])).toEqual([['t/checkpoint.json', 'schema']]);
+    expect(listed.problems[0].message).toContain('plan[0].status: expected one of');
+    expect((await seed.getTask('t'))?.problems).toEqual(listed.problems);
+    // With no version to stand in, the task is listed unreadable.
+    await fs.rm(path.join(root, 't', 'versions'), { recursive: true });
+    const [alone] = await seed.listTasks();
+    expect([alone.checkpoint, alone.problems.map((p) => [p.reason, p.severity])]).toEqual([null, [['schema', 'error']]]);
+  });
+
+  it('shows a checkpoint whose summary fields are sound, and leaves the rest to opening the task', async () => {
+    const seed = openStore(root);
+    const cp = (await seed.create(makeCheckpoint('t'))).checkpoint;
+    await writeHot('t', { ...cp, phase: 'by hand', run: { ...cp.run, llm_calls: 'many' } });
+    const [listed] = await seed.listTasks();
+    expect([listed.checkpoint?.phase, listed.problems]).toEqual(['by hand', []]);
+    const opened = await seed.getTask('t');
+    expect(opened?.checkpoint?.phase).toBe('start');
+    expect(opened?.problems.map((p) => p.message).join()).toContain('run.llm_calls: expected array');
+  });
+
+  it('reads no further when a folder holds neither a hot snapshot nor versions', async () => {
+    await fs.mkdir(path.join(root, 'empty'));
+    const rec = recordingFs();
+    expect(await openStore(root, { fs: rec.fs }).listTasks()).toEqual([]);
+    expect(rec.calls.sort()).toEqual(['readdir .', 'readdir empty']);
+    expect(rec.thrown).toEqual([]);
+  });
+});
+
+describe('readVersion', () => {
+  it('rebuilds a version from the version files alone, never reading the hot snapshot', async () => {
+    const seed = openStore(root);
+    let cp = (await seed.create(makeCheckpoint('t'))).checkpoint;
+    for (const phase of ['two', 'three']) cp = (await seed.save('t', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase } })).checkpoint;
+    // A torn hot snapshot does not matter to a version that is on disk whole.
+    await fs.writeFile(path.join(root, 't', 'checkpoint.json'), '{"torn');
+    const rec = recordingFs();
+    const v2 = await openStore(root, { fs: rec.fs }).readVersion('t', 2);
+    expect(v2.phase).toBe('two');
+    expect(rec.calls.filter((c) => c.startsWith('read ')).sort()).toEqual(['read t/versions/00000001.json', 'read t/versions/00000002.json']);
+  });
+
+  it('still answers for a version it cannot find the way opening the task would', async () => {
+    const seed = openStore(root);
+    await seed.create(makeCheckpoint('t'));
+    const err = await seed.readVersion('t', 5).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TaskReadError);
+    expect((err as TaskReadError).problems[0].reason).toBe('missing-version');
+    await expect(seed.readVersion('nope', 1)).rejects.toBeInstanceOf(TaskReadError);
+  });
+
+  it('reports a version file that is there but broken', async () => {
+    const seed = openStore(root);
+    await seed.create(makeCheckpoint('t'));
+    await fs.writeFile(path.join(root, 't', 'versions', '00000001.json'), '{"format":"waystation-version"');
+    const err = await seed.readVersion('t', 1).catch((e: unknown) => e);
+    expect((err as TaskReadError).problems.map((p) => p.reason)).toEqual(['truncated']);
+  });
+});
