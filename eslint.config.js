@@ -17,6 +17,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node entry points (the CLI launcher, config files) run outside TypeScript's view of globals.
+    files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' } },
+  },
+  {
     files: ['shared/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [...nodeModules, '**/electron/**', '**/renderer/**', 'react', 'zustand'] }],
