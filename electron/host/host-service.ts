@@ -10,8 +10,8 @@
  * The task list is kept in memory: built once per open directory (started
  * right after opening, so it overlaps with the renderer loading), then updated
  * per changed task by the same watcher batches that publish events. Listing
- * 10,000 tasks from disk reads and validates 10,000 files (seconds on a small
- * machine); answering from the kept list costs the serialisation alone.
+ * 10,000 tasks from disk reads and checks 10,000 files (a second or more on a
+ * small machine); answering from the kept list costs the serialisation alone.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -39,7 +39,7 @@ import { verifyTask } from '../verify/verify-task.js';
 import { moduleFileOf } from '../runtime/agent-loader.js';
 import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './directory-watcher.js';
 import { EventHub } from './event-hub.js';
-import { changesSince, snapshotRoot } from './root-snapshot.js';
+import { changesSince, snapshotRoot, type RootSnapshot } from './root-snapshot.js';
 import { ModuleHashCache, taskAgentStatus, type LoadFailure } from './task-agent-status.js';
 import { VersionCache } from './version-cache.js';
 
@@ -104,7 +104,8 @@ export interface HostServiceOptions {
 interface OpenDirectory {
   root: string;
   store: CheckpointStore;
-  watcher: DirectoryWatcher;
+  /** Started once the first task list is built (see open); null until then. */
+  watcher: DirectoryWatcher | null;
   /** Task location (folder or root file) -> task id, as last seen. */
   locations: Map<string, string>;
   /** Task id -> id of the last event of its events.jsonl already published (or there when the directory was opened). */
@@ -219,7 +220,7 @@ export class HostService implements WaystationService {
     const dirState: OpenDirectory = {
       root: realRoot,
       store,
-      watcher: null as unknown as DirectoryWatcher,
+      watcher: null,
       locations: new Map(),
       lastEvent: new Map(),
       queue: Promise.resolve(),
@@ -231,34 +232,47 @@ export class HostService implements WaystationService {
       versions: new VersionCache(realRoot),
       loadFailures: new Map(),
     };
-    dirState.watcher = watchDirectory(
-      realRoot,
-      (changes) => {
-        dirState.queue = dirState.queue.then(() => this.applyChanges(dirState, changes)).catch(() => {});
-      },
-      this.options.watch,
-    );
     this.current = dirState;
     // Changes reported from here on queue behind the seed, so each task's event log is published from where it stood.
     const seeded = snapshotRoot(realRoot, dirState.lastEvent);
     dirState.queue = seeded.then(() => undefined, () => undefined);
     await dirState.queue;
-    // chokidar reports nothing until it has walked the tree (seconds over 10,000 task folders), so the
-    // directory is usable before then, and whatever changed during the walk is caught up once, at ready.
-    void dirState.watcher.ready.then(() => {
-      dirState.queue = dirState.queue.then(async () => {
-        const before = await seeded.catch(() => null);
-        if (!before || this.current !== dirState) return;
-        const changes = await changesSince(realRoot, before);
-        if (changes.length > 0) await this.applyChanges(dirState, changes);
-      }).catch(() => {});
-    });
     await this.options.recent?.remember(realRoot);
     // Built now, in the background: the renderer's first listing then finds it ready or under way.
-    void this.keptSummaries(dirState).catch(() => {});
+    const listed = this.keptSummaries(dirState).then(
+      () => undefined,
+      () => undefined,
+    );
+    // chokidar reports nothing until it has read every folder of the tree (seconds of CPU over 10,000 task
+    // folders), so it starts once the first list is built rather than slow it down; whatever changed after
+    // the seed, during the listing or the walk, is caught up once, at ready.
+    void listed.then(() => this.startWatcher(dirState, seeded));
     this.hub.publish({ type: 'directory-changed', root: realRoot });
-    this.startRecovery(dirState);
+    this.startRecovery(dirState, listed);
     return this.directoryInfo();
+  }
+
+  /** Start watching an open directory, and catch up at ready on what changed since `seeded` was taken. */
+  private startWatcher(dir: OpenDirectory, seeded: Promise<RootSnapshot>): void {
+    if (this.current !== dir) return;
+    const watcher = watchDirectory(
+      dir.root,
+      (changes) => {
+        dir.queue = dir.queue.then(() => this.applyChanges(dir, changes)).catch(() => {});
+      },
+      this.options.watch,
+    );
+    dir.watcher = watcher;
+    void watcher.ready.then(() => {
+      dir.queue = dir.queue
+        .then(async () => {
+          const before = await seeded.catch(() => null);
+          if (!before || this.current !== dir) return;
+          const changes = await changesSince(dir.root, before);
+          if (changes.length > 0) await this.applyChanges(dir, changes);
+        })
+        .catch(() => {});
+    });
   }
 
   /**
@@ -267,10 +281,11 @@ export class HostService implements WaystationService {
    * whose verification fails falls back to waiting for a human. Progress
    * reaches subscribers as runner and task events like any other run.
    */
-  private startRecovery(dir: OpenDirectory): void {
+  private startRecovery(dir: OpenDirectory, listed: Promise<void>): void {
     const runner = this.options.runner;
     if (!runner?.recoverInterrupted || this.options.recoverOnOpen === false) return;
-    dir.recovery = runner.recoverInterrupted(dir.root).then(
+    // After the first task list: recovery lists the directory too, and the list is what a user waits for.
+    dir.recovery = listed.then(() => (this.current === dir ? runner.recoverInterrupted!(dir.root) : undefined)).then(
       () => undefined,
       (err: unknown) => {
         // Recovery is best effort: the tasks stay interrupted and resumable by hand, and the reason is shown.
@@ -294,7 +309,7 @@ export class HostService implements WaystationService {
     const dir = this.current;
     this.current = null;
     if (!dir) return;
-    await dir.watcher.close();
+    await dir.watcher?.close();
     await dir.queue;
   }
 

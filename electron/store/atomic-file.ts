@@ -43,8 +43,12 @@ export async function writeTemp(fs: StoreFs, target: string, data: Uint8Array | 
  *
  * Returns false (and removes the temp file) when the target already exists:
  * link(2) fails with EEXIST atomically, so two writers never both win.
+ *
+ * After a successful link the temp name is removed; with `pending`, the
+ * removal is started and pushed there instead of awaited, so a caller can run
+ * it beside the folder's fsync rather than before it.
  */
-export async function commitCreate(fs: StoreFs, temp: string, target: string): Promise<boolean> {
+export async function commitCreate(fs: StoreFs, temp: string, target: string, pending?: Promise<void>[]): Promise<boolean> {
   try {
     await fs.link(temp, target);
   } catch (err) {
@@ -53,7 +57,9 @@ export async function commitCreate(fs: StoreFs, temp: string, target: string): P
     throw err;
   }
   // A leftover temp name from a crash here is harmless: readers skip it.
-  await removeQuietly(fs, temp);
+  const removal = removeQuietly(fs, temp);
+  if (pending) pending.push(removal);
+  else await removal;
   return true;
 }
 

@@ -42,7 +42,7 @@ function legacyFound<C extends CheckpointHead>(legacy: LegacyRead, importId: str
 /** The names in a task folder, from one readdir; null when the folder cannot be listed. */
 async function folderNames(ctx: ReadContext, dir: string): Promise<Set<string> | null> {
   try {
-    return new Set((await ctx.fs.readdir(dir)).map((d) => d.name));
+    return new Set(await ctx.fs.readdirNames(dir));
   } catch {
     // Unlistable (EACCES, gone): the reads below meet the same trouble and report it on the task.
     return null;

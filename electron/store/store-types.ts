@@ -65,6 +65,17 @@ export interface SaveRequest {
 }
 
 export interface SaveResult {
+  /**
+   * The saved version, deeply frozen and shared with the store: it is the base
+   * the next save is diffed against. Build the next state by immutable updates
+   * that reuse what did not change, e.g.
+   * `{ ...cp, plan: cp.plan.map((s, i) => (i === k ? { ...s, status: 'done' } : s)) }`:
+   * the store then diffs, validates and serialises only what changed (identity
+   * means unchanged). Assigning to it throws a TypeError; a caller that wants
+   * a mutable copy takes one (structuredClone), at the cost of a full diff on
+   * its next save. Values handed to `save` become part of the saved version and
+   * are frozen with it.
+   */
   checkpoint: Checkpoint;
   /** Bytes written for this version (version file + new blobs), for benchmarks and the UI. */
   bytesWritten: number;

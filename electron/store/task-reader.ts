@@ -12,7 +12,6 @@ import type { TaskEntry } from './store-types.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
 import { readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
 import { parseVersionFileName, rebuildVersion, VERSIONS_DIR, versionPath } from './version-file.js';
-import { errorCode } from './store-fs.js';
 
 export const HOT_FILE = 'checkpoint.json';
 

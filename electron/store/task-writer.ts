@@ -192,8 +192,10 @@ export class TaskWriter {
 
     // 2. The commit point: link fails if another writer already created this version.
     let won: boolean;
+    // The temp name is removed while versions/ is fsynced, not before.
+    const removals: Promise<void>[] = [];
     try {
-      won = await commitCreate(fs, versionTemp.value, versionFile);
+      won = await commitCreate(fs, versionTemp.value, versionFile, removals);
     } catch (err) {
       await removeQuietly(fs, hotTemp.value);
       await this.removeBlobs(created, null);
@@ -212,7 +214,8 @@ export class TaskWriter {
       // 3. The version is durable once versions/ is. Only then is checkpoint.json renamed: had that rename
       //    reached the disk before the version's link, a power cut could leave the hot snapshot naming a
       //    version the folder lost.
-      await syncDir(fs, path.dirname(versionFile));
+      const [synced] = await Promise.allSettled([syncDir(fs, path.dirname(versionFile)), ...removals]);
+      if (synced.status === 'rejected') throw synced.reason;
       try {
         // 4. Not fsynced (neither the file nor the task folder): losing this rename leaves the hot snapshot behind.
         await commitReplace(fs, hotTemp.value, hotFile);
@@ -256,15 +259,18 @@ export class TaskWriter {
       throw failed.reason;
     }
     const created: EncodedBlob[] = [];
+    // Temp names are removed while blobs/ is fsynced, not before.
+    const removals: Promise<void>[] = [];
     try {
       // allSettled: when one link fails, the blobs the others placed must still be known, to be removed.
-      const placed = await Promise.allSettled(temps.map((t, i) => commitCreate(fs, t!, targets[i])));
+      const placed = await Promise.allSettled(temps.map((t, i) => commitCreate(fs, t!, targets[i], removals)));
       placed.forEach((r, i) => r.status === 'fulfilled' && r.value && created.push(blobs[i]));
       const failedLink = placed.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failedLink) throw failedLink.reason;
       // A blob that already existed is as durable as the version that first named it.
-      if (created.length > 0) await syncDir(fs, blobsDir);
+      await Promise.all([created.length > 0 ? syncDir(fs, blobsDir) : undefined, ...removals]);
     } catch (err) {
+      await Promise.all(removals);
       await Promise.all(temps.map((t) => removeQuietly(fs, t!)));
       await this.removeBlobs(created, null);
       throw err;

@@ -43,6 +43,7 @@ function recordingFs(): { fs: StoreFs; calls: string[]; thrown: string[] } {
       ...nodeFs,
       readWholeFile: wrap('read', nodeFs.readWholeFile),
       readdir: wrap('readdir', nodeFs.readdir),
+      readdirNames: wrap('readdir', nodeFs.readdirNames),
       stat: wrap('stat', nodeFs.stat),
       lstat: wrap('lstat', nodeFs.lstat),
       exists: wrap('exists', nodeFs.exists),

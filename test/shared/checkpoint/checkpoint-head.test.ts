@@ -79,7 +79,8 @@ describe('isCheckpointHead', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.constantFrom(...PATHS), jsonValue), { minLength: 1, maxLength: 3 }), (edits) => {
         const doc = plain();
-        for (const [path, value] of edits) setAt(doc, path, value);
+        // A copy per edit: one generated value set at two paths must not let a later edit write into it.
+        for (const [path, value] of edits) setAt(doc, path, structuredClone(value));
         // Round-trip through JSON, as a file would hold it (undefined drops the key).
         const file = JSON.parse(JSON.stringify(doc)) as unknown;
         if (!isCheckpointHead(file)) expect(Checkpoint.safeParse(file).success).toBe(false);

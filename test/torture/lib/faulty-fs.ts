@@ -73,6 +73,7 @@ export class FaultyFs implements StoreFs {
   lstat = async (p: string) => (this.check('read', `lstat ${p}`), nodeFs.lstat(p));
   realpath = async (p: string) => (this.check('read', `realpath ${p}`), nodeFs.realpath(p));
   readdir = async (p: string) => (this.check('read', `readdir ${p}`), nodeFs.readdir(p));
+  readdirNames = async (p: string) => (this.check('read', `readdir ${p}`), nodeFs.readdirNames(p));
   mkdir = async (p: string) => (this.check('write', `mkdir ${p}`), nodeFs.mkdir(p));
   rename = async (a: string, b: string) => (this.check('write', `rename ${a}`), nodeFs.rename(a, b));
   link = async (a: string, b: string) => (this.check('write', `link ${b}`), nodeFs.link(a, b));

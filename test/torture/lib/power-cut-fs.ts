@@ -134,6 +134,7 @@ export class PowerCutFs implements StoreFs {
   lstat = nodeFs.lstat;
   realpath = nodeFs.realpath;
   readdir = nodeFs.readdir;
+  readdirNames = nodeFs.readdirNames;
 
   async mkdir(dir: string): Promise<void> {
     this.gate();
