@@ -60,7 +60,14 @@ const reports: ScenarioReport[] = [];
 console.log(`Waystation torture run, seed ${seed}, ${os.cpus().length} cores, Node ${process.version}`);
 for (const s of selected) {
   log(`${s.name}: ${s.runs} runs...`);
-  const report = await s.run({ runs: s.runs, seed, log, parallel: values.parallel ? Number(values.parallel) : undefined });
+  let report: ScenarioReport;
+  try {
+    report = await s.run({ runs: s.runs, seed, log, parallel: values.parallel ? Number(values.parallel) : undefined });
+  } catch (err) {
+    // A scenario that cannot finish proves nothing: it counts as a violation, and the others still run.
+    const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    report = { name: s.name, runs: 0, faultsInjected: 0, violations: [{ check: 'the scenario itself failed', count: 1 }], examples: [message], figures: {}, seed, elapsedMs: 0 };
+  }
   reports.push(report);
   const violations = report.violations.reduce((n, v) => n + v.count, 0);
   log(`${s.name}: ${report.runs} runs, ${report.faultsInjected} faults, ${violations} violations in ${(report.elapsedMs / 1000).toFixed(1)} s`);

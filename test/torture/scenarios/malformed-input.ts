@@ -83,7 +83,10 @@ async function mutate(taskDir: string, outside: string, m: Mutation): Promise<st
       return null;
     }
   })();
+  /** A position in [0, n]: n means the end (a truncation keeping everything). */
   const at = (n: number) => Math.floor(m.at * n);
+  /** An index in [0, n). */
+  const index = (n: number) => Math.min(n - 1, Math.floor(m.at * n));
   let out: Buffer | string;
   switch (m.kind) {
     case 'truncate':
@@ -95,7 +98,7 @@ async function mutate(taskDir: string, outside: string, m: Mutation): Promise<st
     case 'wrong-type': {
       const all = doc ? paths(doc) : [];
       if (all.length === 0) return `${rel}: nothing to retype`;
-      const p = all[at(all.length)];
+      const p = all[index(all.length)];
       setAt(doc, p, m.value);
       out = JSON.stringify(doc);
       rel += ` at ${p.join('.')}`;
@@ -104,7 +107,7 @@ async function mutate(taskDir: string, outside: string, m: Mutation): Promise<st
     case 'huge-string': {
       const all = doc ? paths(doc) : [];
       if (all.length === 0) return `${rel}: nothing to grow`;
-      const p = all[at(all.length)];
+      const p = all[index(all.length)];
       setAt(doc, p, 'x'.repeat(4 * 1024 * 1024));
       out = JSON.stringify(doc);
       rel += ` at ${p.join('.')}`;
@@ -117,7 +120,7 @@ async function mutate(taskDir: string, outside: string, m: Mutation): Promise<st
         out = nest;
         break;
       }
-      const p = all[at(all.length)];
+      const p = all[index(all.length)];
       setAt(doc, p, '__NEST__');
       out = JSON.stringify(doc).replace('"__NEST__"', nest);
       rel += ` at ${p.join('.')}, depth ${m.depth}`;
