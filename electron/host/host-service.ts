@@ -39,6 +39,7 @@ import { verifyTask } from '../verify/verify-task.js';
 import { moduleFileOf } from '../runtime/agent-loader.js';
 import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './directory-watcher.js';
 import { EventHub } from './event-hub.js';
+import { resolveInsideRoot } from './path-confinement.js';
 import { changesSince, snapshotRoot, type RootSnapshot } from './root-snapshot.js';
 import { ModuleHashCache, taskAgentStatus, type LoadFailure } from './task-agent-status.js';
 import { VersionCache } from './version-cache.js';
@@ -589,6 +590,14 @@ export class HostService implements WaystationService {
 
   async startTask(input: ApiParsedInput<'startTask'>): Promise<ActionResult> {
     const dir = this.dir();
+    // A start that names an existing task resumes it, so it gets the same check as a resume.
+    if (input.taskId && (await dir.store.getTask(input.taskId))) await this.actionEntry(input.taskId);
+    if (input.taskId) {
+      // A new task's folder must be a plain folder inside the root, never a link planted to lead out of it.
+      await resolveInsideRoot(dir.root, input.taskId).catch((err: unknown) => {
+        throw new ApiError('forbidden', `task id ${JSON.stringify(input.taskId)} cannot be used: ${err instanceof Error ? err.message : String(err)}; nothing was written`);
+      });
+    }
     return this.runner().start(dir.root, { taskId: input.taskId, agent: input.agent, options: input.options, mode: input.mode });
   }
 

@@ -141,6 +141,9 @@ class DirectoryStore implements CheckpointStore {
   private async requireTask(taskId: string): Promise<FoundTask<Checkpoint>> {
     const found = await this.find(taskId);
     if (!found) throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `there is no task ${JSON.stringify(taskId)} in ${this.root}`)]);
+    // A task folder that is a symlink out of the root: the paths below it would be read through the link.
+    const outside = found.entry.problems.find((p) => p.reason === 'outside-root' && p.file === found.entry.location);
+    if (outside) throw new TaskReadError(taskId, [outside]);
     return found;
   }
 

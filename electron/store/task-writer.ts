@@ -24,7 +24,7 @@ import { EncodeArena, encodeJson, sealJson, toPlainJson } from './frozen-json.js
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
 import { BLOBS_DIR, blobPath, encodeBlob, refHex, type EncodedBlob } from './blob-store.js';
-import { relPath, type ReadContext } from './file-reader.js';
+import { insideRoot, relPath, type ReadContext } from './file-reader.js';
 import { exists, HOT_FILE, listVersionNumbers, loadVersion, readHot } from './task-reader.js';
 import { encodeDelta, encodeFull, fullEnvelopeBytes, VERSIONS_DIR, versionPath } from './version-file.js';
 import { formatIssues } from './checkpoint-check.js';
@@ -82,7 +82,28 @@ export class TaskWriter {
    * newer version file finds the newest, and rebuilding that version gives the
    * base and the keyframe counters (at most about two snapshots of reading).
    */
+  /**
+   * Refuse to write through a task folder that is a symlink out of the root:
+   * readers never follow one, and a writer must not either, or a task id
+   * could plant files anywhere the process may write.
+   */
+  private async assertInsideRoot(): Promise<void> {
+    let real: string;
+    try {
+      real = await this.ctx.fs.realpath(this.taskDir);
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return; // a new task: mkdir creates a plain folder inside the root
+      throw new StoreWriteError(this.taskId, [problem(relPath(this.ctx, this.taskDir), 'io', `cannot resolve the task folder (${errorCode(err) ?? String(err)}); nothing was written`)]);
+    }
+    if (!insideRoot(this.ctx, real)) {
+      throw new StoreWriteError(this.taskId, [
+        problem(relPath(this.ctx, this.taskDir), 'outside-root', `the task folder is a symlink to ${real}, outside the checkpoint directory; nothing was written`),
+      ]);
+    }
+  }
+
   private async deriveState(): Promise<WriterState> {
+    await this.assertInsideRoot();
     const hot = await readHot(this.ctx, this.taskDir);
     let newest = 0;
     if (hot.ok && typeof (hot.value as Json)?.version === 'number' && Number.isInteger((hot.value as Json).version)) {
@@ -111,6 +132,7 @@ export class TaskWriter {
   /** Write version 1 of a new task. */
   async create(request: Omit<SaveRequest, 'expectedVersion'>): Promise<SaveResult> {
     const fs = this.ctx.fs;
+    await this.assertInsideRoot();
     try {
       await fs.mkdir(path.join(this.taskDir, VERSIONS_DIR));
       await fs.mkdir(path.join(this.taskDir, BLOBS_DIR));

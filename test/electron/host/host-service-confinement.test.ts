@@ -41,6 +41,8 @@ describe('an action on a task symlinked out of the root', () => {
       () => service.approveResume({ taskId: 'escape' }),
       () => service.rejectResume({ taskId: 'escape', reason: 'no' }),
       () => service.editStepResult({ taskId: 'escape', stepId: 's1', value: 'v' }),
+      // A start naming an existing task resumes it: the same refusal.
+      () => service.startTask({ agent: 'checkpoint-demo', taskId: 'escape', options: {}, mode: 'manual' }),
     ];
     for (const attempt of attempts) {
       const err = await attempt().catch((e: unknown) => e);
