@@ -150,6 +150,7 @@ export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioRe
 
     const kinds = ['token', 'origin', 'host', 'traversal-path', 'traversal-rpc', 'static', 'oversized', 'slow', 'ipc-foreign', 'traversal-ipc'] as const;
     const ipc = ipcHarness(service);
+    let rpcCombos = 0;
     for (let i = 0; i < opts.runs; i++) {
       const kind = kinds[i % kinds.length];
       const route = routes[pick(random, routes.length)];
@@ -174,8 +175,10 @@ export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioRe
           tally.faults++;
           if (r.body.includes(OUTSIDE)) tally.violation('secret outside the root served', `${where} ${encoded}${suffix}`);
         } else if (kind === 'traversal-rpc') {
-          const method = apiMethods[pick(random, apiMethods.length)];
-          const id = TRAVERSALS[pick(random, TRAVERSALS.length)];
+          // Every method with every traversal in turn, so even a short run tries each pair once in a while.
+          const combo = rpcCombos++;
+          const method = apiMethods[combo % apiMethods.length];
+          const id = TRAVERSALS[Math.floor(combo / apiMethods.length) % TRAVERSALS.length];
           const str = random() < 0.5 ? TRAVERSALS[pick(random, TRAVERSALS.length)] : path.join(base, 'outside.txt');
           const r = await request(h.port, { method: 'POST', path: `/api/rpc/${method}`, headers: { ...json, ...good }, body: JSON.stringify(inputsFor(method, id, str)) });
           tally.runs++;
@@ -264,6 +267,7 @@ function ipcHarness(service: HostService) {
   const own = contents(1);
   const dispose = registerIpcHandlers(ipcMain, service, { isOwnWebContents: (s) => s.id === own.id });
   const appFrame: FrameLike = { url: 'waystation://app/index.html', parent: null };
+  let ipcCombos = 0;
   const senders: { what: string; event: InvokeEventLike }[] = [
     { what: 'a sub-frame', event: { sender: own, senderFrame: { url: 'waystation://app/index.html', parent: appFrame } } },
     { what: 'a foreign origin', event: { sender: own, senderFrame: { url: 'https://evil.example/', parent: null } } },
@@ -283,10 +287,12 @@ function ipcHarness(service: HostService) {
         if (r.ok || r.error.code !== 'forbidden') tally.violation('hostile request answered with data', `${where}: IPC ${method} from ${s.what} was not refused`);
         return;
       }
-      // The app's own frame, but every parameter a path out.
-      const id = TRAVERSALS[pick(random, TRAVERSALS.length)];
-      const r = (await handlers.get(ipcChannel(method))!({ sender: own, senderFrame: appFrame }, inputsFor(method, id, TRAVERSALS[pick(random, TRAVERSALS.length)]))) as IpcResult;
-      if (JSON.stringify(r).includes(OUTSIDE)) tally.violation('secret outside the root served', `${where}: IPC ${method} ${JSON.stringify(id)}`);
+      // The app's own frame, but every parameter a path out: each method with each traversal in turn.
+      const combo = ipcCombos++;
+      const ownMethod = apiMethods[combo % apiMethods.length];
+      const id = TRAVERSALS[Math.floor(combo / apiMethods.length) % TRAVERSALS.length];
+      const r = (await handlers.get(ipcChannel(ownMethod))!({ sender: own, senderFrame: appFrame }, inputsFor(ownMethod, id, TRAVERSALS[pick(random, TRAVERSALS.length)]))) as IpcResult;
+      if (JSON.stringify(r).includes(OUTSIDE)) tally.violation('secret outside the root served', `${where}: IPC ${ownMethod} ${JSON.stringify(id)}`);
     },
   };
 }
