@@ -34,6 +34,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ApiError, type ApiMethod, type HostEvent, type WaystationService } from '../../shared/api/contract.js';
 import { asServiceError, dispatch, httpStatusOf, isApiMethod } from '../../shared/api/dispatch.js';
+import { PAGE_CSP } from '../../shared/api/page-csp.js';
 import { PathOutsideRootError, checkRelativePath, resolveInsideRoot } from './path-confinement.js';
 
 export interface HttpHostOptions {
@@ -65,20 +66,6 @@ export interface HttpHost {
   close(): Promise<void>;
 }
 
-/** The Content-Security-Policy of the served page: nothing but this origin, no inline script. */
-export const PAGE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  // CodeMirror injects its theme as <style> elements.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

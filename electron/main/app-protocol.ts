@@ -10,20 +10,6 @@ export const APP_SCHEME = 'waystation';
 export const APP_HOST = 'app';
 export const APP_ENTRY_URL = `${APP_SCHEME}://${APP_HOST}/index.html`;
 
-/** The Content-Security-Policy of the desktop page. */
-export const DESKTOP_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
 /** True for URLs of the app's own pages (scheme and host compared exactly). */
 export function isAppUrl(url: string): boolean {
   try {

@@ -17,7 +17,8 @@ import { createHostRunner } from '../host/host-runner.js';
 import { HostService } from '../host/host-service.js';
 import { PathOutsideRootError, resolveInsideRoot } from '../host/path-confinement.js';
 import { defaultRendererDir } from '../host/web-server.js';
-import { APP_ENTRY_URL, APP_HOST, APP_SCHEME, DESKTOP_CSP } from './app-protocol.js';
+import { APP_ENTRY_URL, APP_HOST, APP_SCHEME } from './app-protocol.js';
+import { PAGE_CSP } from '../../shared/api/page-csp.js';
 import { registerIpcHandlers } from './ipc-handlers.js';
 import { loadSettings } from './settings.js';
 import { denyPermissions, guardWebContents, secureWebPreferences } from './window-security.js';
@@ -70,7 +71,7 @@ function registerAppProtocol(): void {
     }
     const response = await net.fetch(pathToFileURL(file).toString());
     const headers = new Headers(response.headers);
-    if (file.endsWith('.html')) headers.set('Content-Security-Policy', DESKTOP_CSP);
+    if (file.endsWith('.html')) headers.set('Content-Security-Policy', PAGE_CSP);
     headers.set('X-Content-Type-Options', 'nosniff');
     return new Response(response.body, { status: response.status, headers });
   });

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, apiMethods, type HostEvent, type WaystationService } from '../../../shared/api/contract.js';
 import { EventHub } from '../../../electron/host/event-hub.js';
-import { PAGE_CSP, startHttpHost, type HttpHost } from '../../../electron/host/http-host.js';
+import { startHttpHost, type HttpHost } from '../../../electron/host/http-host.js';
+import { PAGE_CSP } from '../../../shared/api/page-csp.js';
 
 /** A service that records what it was asked and answers plainly; the transport is what is under test. */
 function fakeService(hub: EventHub) {
