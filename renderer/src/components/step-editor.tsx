@@ -63,10 +63,13 @@ interface Props {
 
 export function StepEditor({ step, initial, busy, onSave, onCancel }: Props) {
   const host = useRef<HTMLDivElement>(null);
-  const initialText = useMemo(() => JSON.stringify(initial === undefined ? exampleFor(step.output_schema) : initial, null, 2), [initial, step.output_schema]);
+  // The task view refreshes on every live event and hands down new (equal) objects;
+  // an edit session takes the step as it was when editing began and builds the editor
+  // once, so what the user typed survives them. The host validates again on save.
+  const [{ schema, label }] = useState(() => ({ schema: step.output_schema ?? null, label: `New result for step ${step.name || step.id}` }));
+  const [initialText] = useState(() => JSON.stringify(initial === undefined ? exampleFor(schema) : initial, null, 2));
   const [text, setText] = useState(initialText);
   const [serverErrors, setServerErrors] = useState<string[]>([]);
-  const schema = step.output_schema ?? null;
   const validation = useMemo(() => validateEditorText(text, schema), [text, schema]);
 
   useEffect(() => {
@@ -95,12 +98,12 @@ export function StepEditor({ step, initial, busy, onSave, onCancel }: Props) {
               setServerErrors([]);
             }
           }),
-          EditorView.contentAttributes.of({ 'aria-label': `New result for step ${step.name || step.id}` }),
+          EditorView.contentAttributes.of({ 'aria-label': label }),
         ],
       }),
     });
     return () => view.destroy();
-  }, [initialText, schema, step.id, step.name]);
+  }, [initialText, schema, label]);
 
   const errors = serverErrors.length ? serverErrors : validation.errors;
   const valid = validation.errors.length === 0;
