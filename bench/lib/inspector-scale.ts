@@ -120,7 +120,8 @@ async function naiveAllVersions(root: string, names: string[]): Promise<number> 
     mapLimit(names, 32, async (n) => {
       const dir = path.join(root, n, 'versions');
       const out: unknown[] = [];
-      for (const f of (await fs.readdir(dir)).sort()) out.push(JSON.parse(await fs.readFile(path.join(dir, f), 'utf8')));
+      // Each version's envelope is its first line; the blobs it carries follow on lines of their own.
+      for (const f of (await fs.readdir(dir)).sort()) out.push(JSON.parse((await fs.readFile(path.join(dir, f), 'utf8')).split('\n', 1)[0]));
       return out;
     }),
   );

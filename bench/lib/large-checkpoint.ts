@@ -4,7 +4,7 @@
  * that has run for hours (thousands of plan steps, tens of thousands of LLM
  * calls in its run record).
  */
-import type { CheckpointInput } from '../../shared/checkpoint/schema.js';
+import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../shared/checkpoint/schema.js';
 import { randomText, seededRandom } from './seeded-random.js';
 import { workloadStepId, workloadTimestamp } from './agent-workload.js';
 
@@ -48,7 +48,7 @@ export function largeCheckpoint(taskId: string, bytes: number, seed = 1): Checkp
     retry_reasons: [],
   }));
   return {
-    schema_version: 2,
+    schema_version: CURRENT_SCHEMA_VERSION,
     task_id: taskId,
     task_name: 'a long-running task',
     version: 1,

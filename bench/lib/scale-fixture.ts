@@ -23,7 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../electron/store/directory-store.js';
 import { mapLimit } from '../../electron/store/directory-scan.js';
-import type { CheckpointInput } from '../../shared/checkpoint/schema.js';
+import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../shared/checkpoint/schema.js';
 import { workloadMessage, workloadResult, workloadStepId, workloadTimestamp } from './agent-workload.js';
 
 /** Bump when the generator below changes what it writes. */
@@ -87,7 +87,7 @@ export function scaleTaskKind(i: number): 0 | 1 {
 export function scaleInitialCheckpoint(taskId: string, kind: 0 | 1, versionsPerTask: number): CheckpointInput {
   const steps = kind === 0 ? versionsPerTask - 1 : versionsPerTask + 2;
   return {
-    schema_version: 2,
+    schema_version: CURRENT_SCHEMA_VERSION,
     task_id: taskId,
     task_name: `scale ${taskId}`,
     version: 1,

@@ -1,32 +1,44 @@
 /**
- * Content-addressed blobs: `blobs/<sha256 hex>` holds the canonical JSON of a
- * value (a step result or a history chunk), named by the hash of its bytes.
+ * Content-addressed blobs: the canonical JSON of a value (a step result or a
+ * history chunk), named by the hash of its bytes. Waystation writes each blob
+ * into the version file of the save that introduces it; `blobs/<hex>` files
+ * (schema 2, other writers) are read as well.
  */
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../shared/checkpoint/canonical-json.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
+import { BLOB_REF_PATTERN } from '../../shared/checkpoint/schema.js';
 import { parseJsonBytes, readBytes, relPath, type ReadContext } from './file-reader.js';
+import { findCarriedBlob, parseVersionBytes, versionPath, type CarriedBlob } from './version-file.js';
 
 export const BLOBS_DIR = 'blobs';
-const REF = /^sha256:([0-9a-f]{64})$/;
 
-export interface EncodedBlob {
+export interface EncodedBlob extends CarriedBlob {
   ref: string;
-  hex: string;
   bytes: Buffer;
 }
 
-/** Serialise a value canonically and name it by its hash. */
-export function encodeBlob(value: unknown): EncodedBlob {
+/**
+ * Serialise a value canonically and name it by its hash, as a blob carried
+ * by version file `version` (the version whose save introduces it).
+ */
+export function encodeBlob(value: unknown, version: number): EncodedBlob {
   const bytes = Buffer.from(canonicalJson(value), 'utf8');
   const hex = createHash('sha256').update(bytes).digest('hex');
-  return { ref: `sha256:${hex}`, hex, bytes };
+  return { ref: `sha256:${hex}@${version}`, hex, bytes };
 }
 
-/** The hex digest of a `sha256:<hex>` reference, or null if it is not one. */
-export function refHex(ref: string): string | null {
-  return REF.exec(ref)?.[1] ?? null;
+/** Where a reference points: the blob's hex digest, and the version file carrying it (null: `blobs/<hex>`). */
+export interface BlobLocation {
+  hex: string;
+  version: number | null;
+}
+
+/** Parse a blob reference, or null if it is not one. */
+export function parseBlobRef(ref: string): BlobLocation | null {
+  const m = BLOB_REF_PATTERN.exec(ref);
+  return m ? { hex: m[1], version: m[2] === undefined ? null : Number(m[2]) } : null;
 }
 
 export function blobPath(taskDir: string, hex: string): string {
@@ -42,19 +54,42 @@ export interface HistoryChunk {
 /**
  * Read a blob and check that its bytes still hash to its name.
  *
- * A mismatch means the file was changed or damaged after it was written.
+ * A loose blob (`blobs/<hex>`) whose bytes hash otherwise was changed after
+ * it was written; a version file with no line hashing to the name carries no
+ * such blob, or carries it damaged.
  */
 export async function readBlobValue(ctx: ReadContext, taskDir: string, ref: string): Promise<{ ok: true; value: unknown } | { ok: false; problem: Problem }> {
-  const hex = refHex(ref);
-  if (!hex) return { ok: false, problem: problem(relPath(ctx, path.join(taskDir, BLOBS_DIR)), 'schema', `not a blob reference: ${JSON.stringify(ref)} (expected sha256:<64 hex digits>)`) };
-  const abs = blobPath(taskDir, hex);
+  const at = parseBlobRef(ref);
+  if (!at) {
+    return { ok: false, problem: problem(relPath(ctx, taskDir), 'schema', `not a blob reference: ${JSON.stringify(ref)} (expected sha256:<64 hex digits>, optionally @<version>)`) };
+  }
+  if (at.version !== null) return readCarriedBlob(ctx, taskDir, ref, at.hex, at.version);
+  const abs = blobPath(taskDir, at.hex);
   const file = relPath(ctx, abs);
   const raw = await readBytes(ctx, abs);
   if (!raw.ok) return { ok: false, problem: raw.missing ? problem(file, 'unreadable', `blob ${ref} is missing`) : raw.problem };
   const actual = createHash('sha256').update(raw.bytes).digest('hex');
-  if (actual !== hex) return { ok: false, problem: problem(file, 'invariant', `the blob's bytes hash to ${actual}, not to its name: it was changed after it was written`) };
-  const parsed = parseJsonBytes(file, raw.bytes);
-  return parsed.ok ? { ok: true, value: parsed.value } : { ok: false, problem: parsed.problem };
+  if (actual !== at.hex) return { ok: false, problem: problem(file, 'invariant', `the blob's bytes hash to ${actual}, not to its name: it was changed after it was written`) };
+  return parsed(file, raw.bytes);
+}
+
+async function readCarriedBlob(ctx: ReadContext, taskDir: string, ref: string, hex: string, version: number): Promise<{ ok: true; value: unknown } | { ok: false; problem: Problem }> {
+  const abs = versionPath(taskDir, version);
+  const file = relPath(ctx, abs);
+  const raw = await readBytes(ctx, abs);
+  if (!raw.ok) return { ok: false, problem: raw.missing ? problem(file, 'unreadable', `blob ${ref} is missing: version ${version} does not exist`) : raw.problem };
+  const envelope = parseVersionBytes(file, raw.bytes);
+  if (!envelope.ok) return { ok: false, problem: envelope.problem };
+  const line = findCarriedBlob(raw.bytes, envelope.envelopeBytes, hex);
+  if (!line) {
+    return { ok: false, problem: problem(file, 'invariant', `version ${version} carries no blob whose bytes hash to ${hex} (${ref}): it was never there, or its line was changed after it was written`) };
+  }
+  return parsed(file, line);
+}
+
+function parsed(file: string, bytes: Uint8Array): { ok: true; value: unknown } | { ok: false; problem: Problem } {
+  const json = parseJsonBytes(file, bytes);
+  return json.ok ? { ok: true, value: json.value } : { ok: false, problem: json.problem };
 }
 
 /**
@@ -77,14 +112,14 @@ export async function readHistoryChain(
     if (!read.ok) return read;
     const chunk = read.value as Partial<HistoryChunk> | null;
     if (!chunk || typeof chunk !== 'object' || !Array.isArray(chunk.messages) || !(chunk.prev === null || typeof chunk.prev === 'string')) {
-      return { ok: false, problem: problem(relPath(ctx, blobPath(taskDir, refHex(ref) ?? '')), 'schema', 'not a history chunk: expected {"prev": <ref or null>, "messages": [...]}') };
+      return { ok: false, problem: problem(`${relPath(ctx, taskDir)} (${ref})`, 'schema', 'not a history chunk: expected {"prev": <ref or null>, "messages": [...]}') };
     }
     chunks.push(chunk.messages);
     total += chunk.messages.length;
     ref = chunk.prev;
   }
   if (total !== count) {
-    return { ok: false, problem: problem(relPath(ctx, path.join(taskDir, BLOBS_DIR)), 'invariant', `the history chain holds ${total} messages but the checkpoint says ${count}`) };
+    return { ok: false, problem: problem(relPath(ctx, taskDir), 'invariant', `the history chain holds ${total} messages but the checkpoint says ${count}`) };
   }
   const messages: unknown[] = [];
   for (let i = chunks.length - 1; i >= 0; i--) for (const m of chunks[i]) messages.push(m);

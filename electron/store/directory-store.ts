@@ -20,10 +20,10 @@ import {
   type VersionInfo,
 } from './store-types.js';
 import { nodeFs, errorCode, type StoreFs } from './store-fs.js';
-import { readJsonFile, relPath, type ReadContext } from './file-reader.js';
+import { type ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, readEventLog } from './event-log.js';
-import { decodeEnvelope, versionPath } from './version-file.js';
+import { readVersionFile } from './version-file.js';
 import { DETAIL, listVersionNumbers, loadVersion } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
 import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
@@ -196,15 +196,14 @@ class DirectoryStore implements CheckpointStore {
     // One forward replay: each version costs its own file, whatever the length of the history.
     let prev: { version: number; doc: unknown } | null = null;
     for (const v of await listVersionNumbers(ctx, dir)) {
-      const abs = versionPath(dir, v);
-      const read = await readJsonFile(ctx, abs);
+      const read = await readVersionFile(ctx, dir, v);
       let doc: unknown = null;
       if (read.ok) {
-        const env = decodeEnvelope(read.value, v, relPath(ctx, abs));
-        if (env.ok && env.envelope.kind === 'full') doc = env.envelope.checkpoint;
-        else if (env.ok && env.envelope.kind === 'delta' && prev?.version === v - 1) {
+        const { envelope } = read.value;
+        if (envelope.kind === 'full') doc = envelope.checkpoint;
+        else if (prev?.version === v - 1) {
           try {
-            doc = applyDiff(prev.doc, env.envelope.ops);
+            doc = applyDiff(prev.doc, envelope.ops);
           } catch {
             doc = null;
           }
@@ -218,7 +217,7 @@ class DirectoryStore implements CheckpointStore {
         version: v,
         source: source.success ? source.data : { kind: 'runtime', note: 'source missing or malformed in this version' },
         updated_at: typeof d.run?.updated_at === 'string' ? d.run.updated_at : '',
-        bytes: read.bytes,
+        bytes: read.value.bytes.length,
       });
     }
     return out;

@@ -23,10 +23,10 @@ import { validateChanges } from './incremental-validate.js';
 import { EncodeArena, encodeJson, sealJson, toPlainJson } from './frozen-json.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
-import { BLOBS_DIR, blobPath, encodeBlob, refHex, type EncodedBlob } from './blob-store.js';
+import { encodeBlob, type EncodedBlob } from './blob-store.js';
 import { insideRoot, relPath, type ReadContext } from './file-reader.js';
 import { exists, HOT_FILE, listVersionNumbers, loadVersion, readHot } from './task-reader.js';
-import { encodeDelta, encodeFull, fullEnvelopeBytes, VERSIONS_DIR, versionPath } from './version-file.js';
+import { encodeDelta, encodeFull, fullEnvelopeBytes, VERSIONS_DIR, versionPath, type EncodedVersion } from './version-file.js';
 import { formatIssues } from './checkpoint-check.js';
 import { errorCode } from './store-fs.js';
 
@@ -54,6 +54,9 @@ interface WriterState {
 }
 
 const Messages = z.array(HistoryMessage);
+
+/** A full snapshot is written once the delta envelopes since the last one reach this many snapshots' bytes. */
+const KEYFRAME_DELTA_RATIO = 2;
 
 /** Writes the versions of one task. Callers serialise calls per task. */
 export class TaskWriter {
@@ -135,9 +138,8 @@ export class TaskWriter {
     await this.assertInsideRoot();
     try {
       await fs.mkdir(path.join(this.taskDir, VERSIONS_DIR));
-      await fs.mkdir(path.join(this.taskDir, BLOBS_DIR));
       // A new folder's name is durable only once its parent is fsynced: without these a power cut could lose
-      // the whole task, or keep version 1 without the blobs/ folder every later save writes into.
+      // the whole task, or keep version 1 without the versions/ folder every later save writes into.
       await syncDir(fs, this.taskDir);
       await syncDir(fs, path.dirname(this.taskDir));
     } catch (err) {
@@ -176,39 +178,28 @@ export class TaskWriter {
     // the bytes, which live in the writer's arena and so are only valid until the save after next.
     const docBytes = encodeJson(normalized, this.arena);
     const fullBytes = fullEnvelopeBytes(next, docBytes.length);
-    let envelope: Buffer | string | null = null;
-    let envelopeBytes = fullBytes;
+    let encoded: EncodedVersion | null = null;
     if (ops !== null) {
-      const delta = encodeDelta(next, ops);
-      const deltaBytes = Buffer.byteLength(delta);
-      // Keyframe rule: once the deltas since the last snapshot would outweigh a snapshot, write one.
-      if (state.deltaSince + deltaBytes < fullBytes) {
-        envelope = delta;
-        envelopeBytes = deltaBytes;
-      }
+      const delta = encodeDelta(next, ops, blobs);
+      // Keyframe rule: once the deltas since the last snapshot would outweigh two snapshots, write one. A rebuild
+      // then parses at most about three snapshots' worth, and snapshots take a third of the history's envelopes.
+      // Carried blobs do not count: a rebuild parses envelopes only.
+      if (state.deltaSince + delta.envelopeBytes < KEYFRAME_DELTA_RATIO * fullBytes) encoded = delta;
     }
-    const isFull = envelope === null;
-    envelope ??= encodeFull(next, docBytes);
+    const isFull = encoded === null;
+    encoded ??= encodeFull(next, docBytes, blobs);
 
     const versionFile = versionPath(this.taskDir, next);
     const hotFile = path.join(this.taskDir, HOT_FILE);
-    const blobsDir = path.join(this.taskDir, BLOBS_DIR);
 
-    // 1. In parallel: the blobs put in place durably (data, link, blobs/), the version's temp file fsynced, and
-    //    the hot snapshot's temp file written without fsync. checkpoint.json is a view derived from the versions:
-    //    fsyncing it would cost a write of the whole document to the disk on every save, and a reader that finds
-    //    it torn or behind after a power cut reads the newest version instead (docs/FORMAT.md).
-    const [blobsPlaced, versionTemp, hotTemp] = await Promise.allSettled([
-      this.placeBlobs(blobs, blobsDir),
-      writeTemp(fs, versionFile, envelope),
-      writeTemp(fs, hotFile, docBytes, { sync: false }),
-    ]);
-    const created = blobsPlaced.status === 'fulfilled' ? blobsPlaced.value : [];
-    if (blobsPlaced.status === 'rejected' || versionTemp.status === 'rejected' || hotTemp.status === 'rejected') {
+    // 1. In parallel: the version's temp file (envelope and the blobs it carries) fsynced, and the hot snapshot's
+    //    temp file written without fsync. checkpoint.json is a view derived from the versions: fsyncing it would
+    //    cost a write of the whole document to the disk on every save, and a reader that finds it torn or behind
+    //    after a power cut reads the newest version instead (docs/FORMAT.md).
+    const [versionTemp, hotTemp] = await Promise.allSettled([writeTemp(fs, versionFile, encoded.bytes), writeTemp(fs, hotFile, docBytes, { sync: false })]);
+    if (versionTemp.status === 'rejected' || hotTemp.status === 'rejected') {
       await Promise.all([versionTemp, hotTemp].map((t) => (t.status === 'fulfilled' ? removeQuietly(fs, t.value) : undefined)));
-      await this.removeBlobs(created, null);
-      const [file, reason] =
-        blobsPlaced.status === 'rejected' ? [blobsDir, blobsPlaced.reason] : versionTemp.status === 'rejected' ? [versionFile, versionTemp.reason] : [hotFile, (hotTemp as PromiseRejectedResult).reason];
+      const [file, reason] = versionTemp.status === 'rejected' ? [versionFile, versionTemp.reason] : [hotFile, (hotTemp as PromiseRejectedResult).reason];
       throw this.ioError(file, reason, next);
     }
 
@@ -220,12 +211,11 @@ export class TaskWriter {
       won = await commitCreate(fs, versionTemp.value, versionFile, removals);
     } catch (err) {
       await removeQuietly(fs, hotTemp.value);
-      await this.removeBlobs(created, null);
       throw this.ioError(versionFile, err, next);
     }
     if (!won) {
-      await removeQuietly(fs, hotTemp.value);
-      await this.removeBlobs(created, next);
+      // The losing save wrote only temp files, and they are gone: its blobs were never anywhere else.
+      await Promise.all([removeQuietly(fs, hotTemp.value), ...removals]);
       this.state = null;
       throw new ConflictError(this.taskId, next);
     }
@@ -253,51 +243,11 @@ export class TaskWriter {
       lastVersion: next,
       base: normalized,
       fullBytes: isFull ? fullBytes : state.fullBytes,
-      deltaSince: isFull ? 0 : state.deltaSince + envelopeBytes,
+      deltaSince: isFull ? 0 : state.deltaSince + encoded.envelopeBytes,
       readOnly: null,
       trusted: true,
     };
-    const bytesWritten = envelopeBytes + created.reduce((n, b) => n + b.bytes.length, 0);
-    return { checkpoint: normalized as unknown as Checkpoint, bytesWritten, ...(warnings.length ? { warnings } : {}) };
-  }
-
-  /**
-   * Put the blobs in place, durably, before any version can name them: temp
-   * files written and fsynced in parallel, linked, then blobs/ fsynced if a
-   * link created a name. Returns the blobs created (not those already there).
-   *
-   * On failure nothing of this call remains: temp files and created blobs are
-   * removed before the error is thrown.
-   */
-  private async placeBlobs(blobs: EncodedBlob[], blobsDir: string): Promise<EncodedBlob[]> {
-    if (blobs.length === 0) return [];
-    const fs = this.ctx.fs;
-    const targets = blobs.map((b) => blobPath(this.taskDir, b.hex));
-    const settled = await Promise.allSettled(targets.map((t, i) => writeTemp(fs, t, blobs[i].bytes)));
-    const temps = settled.map((s) => (s.status === 'fulfilled' ? s.value : null));
-    const failed = settled.find((s) => s.status === 'rejected');
-    if (failed) {
-      await Promise.all(temps.map((t) => (t ? removeQuietly(fs, t) : undefined)));
-      throw failed.reason;
-    }
-    const created: EncodedBlob[] = [];
-    // Temp names are removed while blobs/ is fsynced, not before.
-    const removals: Promise<void>[] = [];
-    try {
-      // allSettled: when one link fails, the blobs the others placed must still be known, to be removed.
-      const placed = await Promise.allSettled(temps.map((t, i) => commitCreate(fs, t!, targets[i], removals)));
-      placed.forEach((r, i) => r.status === 'fulfilled' && r.value && created.push(blobs[i]));
-      const failedLink = placed.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failedLink) throw failedLink.reason;
-      // A blob that already existed is as durable as the version that first named it.
-      await Promise.all([created.length > 0 ? syncDir(fs, blobsDir) : undefined, ...removals]);
-    } catch (err) {
-      await Promise.all(removals);
-      await Promise.all(temps.map((t) => removeQuietly(fs, t!)));
-      await this.removeBlobs(created, null);
-      throw err;
-    }
-    return created;
+    return { checkpoint: normalized as unknown as Checkpoint, bytesWritten: encoded.bytes.length, ...(warnings.length ? { warnings } : {}) };
   }
 
   /**
@@ -321,7 +271,7 @@ export class TaskWriter {
       for (const [stepId, value] of results) {
         const i = plan.findIndex((s) => s?.id === stepId);
         if (i < 0) throw refuse(`a result was given for step ${JSON.stringify(stepId)}, which is not in the plan`);
-        const blob = encodeBlob(value === undefined ? null : value);
+        const blob = encodeBlob(value === undefined ? null : value, next);
         blobs.push(blob);
         plan[i] = { ...plan[i], result_ref: blob.ref };
       }
@@ -332,7 +282,7 @@ export class TaskWriter {
     if (request.appendHistory && request.appendHistory.length > 0) {
       const messages = Messages.safeParse(request.appendHistory, { reportInput: true });
       if (!messages.success) throw refuse(`appendHistory: ${formatIssues(messages.error.issues, request.appendHistory)}`);
-      const chunk = encodeBlob({ prev: baseHistory.head ?? null, messages: messages.data });
+      const chunk = encodeBlob({ prev: baseHistory.head ?? null, messages: messages.data }, next);
       blobs.push(chunk);
       input.history = { count: (baseHistory.count ?? 0) + messages.data.length, head: chunk.ref };
     } else if (input.history === undefined) {
@@ -359,41 +309,12 @@ export class TaskWriter {
     return { normalized, blobs: dedupeBlobs(blobs), ops: state.base === null ? null : computeDiff(state.base, normalized) };
   }
 
-  /**
-   * Remove blobs this save created, after it failed. After a lost race, blobs
-   * the winning version also names stay (identical content, identical name).
-   */
-  private async removeBlobs(created: EncodedBlob[], winner: number | null): Promise<void> {
-    if (created.length === 0) return;
-    let keep = new Set<string>();
-    if (winner !== null) {
-      const loaded = await loadVersion(this.ctx, this.taskDir, winner);
-      // When the winner cannot be read, keeping an orphan blob is the safe side.
-      if (!loaded.ok) return;
-      keep = referencedBlobs(loaded.doc);
-    }
-    await Promise.all(created.filter((b) => !keep.has(b.hex)).map((b) => removeQuietly(this.ctx.fs, blobPath(this.taskDir, b.hex))));
-  }
-
   private ioError(file: string, err: unknown, next: number): StoreWriteError {
     const code = errorCode(err) ?? (err instanceof Error ? err.message : String(err));
     return new StoreWriteError(this.taskId, [
       problem(relPath(this.ctx, file), 'io', `could not save version ${next} (${code}); nothing was written and version ${next - 1} is intact`),
     ]);
   }
-}
-
-/** The blobs a checkpoint names directly: step results and the history head. */
-export function referencedBlobs(doc: unknown): Set<string> {
-  const out = new Set<string>();
-  const cp = doc as { plan?: { result_ref?: unknown }[]; history?: { head?: unknown } };
-  for (const step of Array.isArray(cp?.plan) ? cp.plan : []) {
-    const hex = typeof step?.result_ref === 'string' ? refHex(step.result_ref) : null;
-    if (hex) out.add(hex);
-  }
-  const head = typeof cp?.history?.head === 'string' ? refHex(cp.history.head) : null;
-  if (head) out.add(head);
-  return out;
 }
 
 function dedupeBlobs(blobs: EncodedBlob[]): EncodedBlob[] {

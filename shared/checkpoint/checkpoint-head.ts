@@ -12,7 +12,7 @@
  * document it refuses fails zod too, and the store then reports zod's own
  * account of what is wrong.
  */
-import { CURRENT_SCHEMA_VERSION, EffectStatus, RecoveryMode, StepStatus, TaskStatus, VersionSourceKind } from './schema.js';
+import { BLOB_REF_PATTERN, CURRENT_SCHEMA_VERSION, EffectStatus, RecoveryMode, StepStatus, TaskStatus, VersionSourceKind } from './schema.js';
 
 export type PlanStepHead = {
   id: string;
@@ -85,7 +85,6 @@ const EFFECT_STATUSES: ReadonlySet<unknown> = new Set(EffectStatus.options);
 const MODES: ReadonlySet<unknown> = new Set(RecoveryMode.options);
 const SOURCE_KINDS: ReadonlySet<unknown> = new Set(VersionSourceKind.options);
 const SHA256 = /^[0-9a-f]{64}$/;
-const BLOB_REF = /^sha256:[0-9a-f]{64}$/;
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStr = (v: unknown): v is string => typeof v === 'string';
@@ -176,7 +175,7 @@ export function isCheckpointHead(doc: unknown): doc is CheckpointHead {
     isNonEmpty(run.updated_at) &&
     isObj(source) &&
     SOURCE_KINDS.has(source.kind) &&
-    absentOr(history, (h) => isObj(h) && isCount(h.count) && (h.head === null || (isStr(h.head) && BLOB_REF.test(h.head)))) &&
+    absentOr(history, (h) => isObj(h) && isCount(h.count) && (h.head === null || (isStr(h.head) && BLOB_REF_PATTERN.test(h.head)))) &&
     absentNullOr(agent, (a) => isObj(a) && isNonEmpty(a.name) && absentOr(a.project_root, isStr))
   );
 }

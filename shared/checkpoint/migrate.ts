@@ -33,8 +33,17 @@ function v1ToV2(doc: Json): Json {
   };
 }
 
+/**
+ * Version 3 lets a blob reference name the version file that carries the
+ * blob (`sha256:<hex>@<n>`). Every version 2 reference is a valid version 3
+ * one, so nothing moves; the number marks files an older build cannot read.
+ */
+function v2ToV3(doc: Json): Json {
+  return { ...doc, schema_version: 3 };
+}
+
 /** migrations[n] upgrades schema version n to n+1. */
-const migrations: Record<number, (doc: Json) => Json> = { 1: v1ToV2 };
+const migrations: Record<number, (doc: Json) => Json> = { 1: v1ToV2, 2: v2ToV3 };
 
 export type MigrationResult =
   | { ok: true; doc: Json; from: number }

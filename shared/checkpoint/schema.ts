@@ -9,7 +9,7 @@
 import { z } from 'zod';
 
 /** The schema version this build writes. Older files migrate forward; newer ones are read-only. */
-export const CURRENT_SCHEMA_VERSION = 2;
+export const CURRENT_SCHEMA_VERSION = 3;
 
 export const StepStatus = z.enum(['pending', 'running', 'done', 'failed', 'skipped']);
 export type StepStatus = z.infer<typeof StepStatus>;
@@ -35,8 +35,15 @@ export type TaskStatus = z.infer<typeof TaskStatus>;
 /** An ISO-8601 timestamp string. Kept as a string so files round-trip byte-for-byte in meaning. */
 const Timestamp = z.string().min(1);
 
-/** A reference to a content-addressed blob in the task's folder: `sha256:<hex>`. */
-export const BlobRef = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a blob reference looks like sha256:<64 hex digits>');
+/**
+ * The form of a blob reference: `sha256:<hex>` names the file `blobs/<hex>`;
+ * `sha256:<hex>@<n>` names a blob carried by version file n (docs/FORMAT.md).
+ * Either way the hex is the SHA-256 of the blob's bytes, so a reader checks what it finds.
+ */
+export const BLOB_REF_PATTERN = /^sha256:([0-9a-f]{64})(?:@([1-9][0-9]{0,14}))?$/;
+
+/** A reference to a content-addressed blob of the task (schema 3; schema 2 knew only `sha256:<hex>`). */
+export const BlobRef = z.string().regex(BLOB_REF_PATTERN, 'a blob reference looks like sha256:<64 hex digits>, optionally followed by @<version>');
 export type BlobRef = z.infer<typeof BlobRef>;
 
 export const StepError = z.looseObject({

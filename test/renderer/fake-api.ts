@@ -5,7 +5,7 @@
  */
 import { ApiError } from '../../shared/api/contract.js';
 import type { ApiInput, ApiMethod, DirectoryInfo, HostEvent, HostEventInput, HostEventListener, TaskAgentStatus, TaskDetail, WaystationApi } from '../../shared/api/contract.js';
-import { Checkpoint, type CheckpointInput, type HistoryMessage } from '../../shared/checkpoint/schema.js';
+import { Checkpoint, CURRENT_SCHEMA_VERSION, type CheckpointInput, type HistoryMessage } from '../../shared/checkpoint/schema.js';
 import { toTaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
 import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js';
@@ -13,7 +13,7 @@ import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js'
 /** A checkpoint with a failed second step whose output has a schema. */
 export function makeCheckpoint(taskId: string, overrides: Partial<CheckpointInput> = {}): Checkpoint {
   return Checkpoint.parse({
-    schema_version: 2,
+    schema_version: CURRENT_SCHEMA_VERSION,
     task_id: taskId,
     task_name: `Task ${taskId}`,
     version: 1,

@@ -9,7 +9,8 @@ describe('torture: crash-kill', () => {
   it('SIGKILLed runners and workers, in every mode, resume with no step rerun, no double effect, no corrupt checkpoint and the uncrashed result', async () => {
     const seed = Number(process.env.WAYSTATION_TORTURE_SEED ?? Date.now() % 1_000_000);
     const report = await crashKill({ runs: 12, seed, log: () => {} });
-    expect(report.examples, `seed ${seed}`).toEqual([]);
+    // Joined, so a failure prints what went wrong rather than "[ Array(1) ]".
+    expect(report.examples.join('\n'), `seed ${seed}`).toBe('');
     expect(report.violations.filter((v) => v.count > 0)).toEqual([]);
     expect(report.runs).toBeGreaterThanOrEqual(12);
     expect(report.faultsInjected).toBeGreaterThan(0);

@@ -9,7 +9,8 @@ describe('torture: disk-faults', () => {
   it('ENOSPC, EACCES and EIO give clear errors, leave the previous version intact, and the task resumes once they are gone', async () => {
     const seed = Number(process.env.WAYSTATION_TORTURE_SEED ?? Date.now() % 1_000_000);
     const report = await diskFaults({ runs: 45, seed, log: () => {} });
-    expect(report.examples, `seed ${seed}`).toEqual([]);
+    // Joined, so a failure prints what went wrong rather than "[ Array(1) ]".
+    expect(report.examples.join('\n'), `seed ${seed}`).toBe('');
     expect(report.violations.filter((v) => v.count > 0)).toEqual([]);
     expect(report.runs).toBeGreaterThanOrEqual(45);
     expect(report.faultsInjected).toBeGreaterThan(0);

@@ -9,7 +9,8 @@ describe('torture: races', () => {
   it('one runner drives a task, the others refuse clearly; reads while another process writes are whole; the host survives its directory moving', async () => {
     const seed = Number(process.env.WAYSTATION_TORTURE_SEED ?? Date.now() % 1_000_000);
     const report = await races({ runs: 20, seed, log: () => {} });
-    expect(report.examples, `seed ${seed}`).toEqual([]);
+    // Joined, so a failure prints what went wrong rather than "[ Array(1) ]".
+    expect(report.examples.join('\n'), `seed ${seed}`).toBe('');
     expect(report.violations.filter((v) => v.count > 0)).toEqual([]);
     expect(report.runs).toBeGreaterThanOrEqual(20);
     expect(report.faultsInjected).toBeGreaterThan(0);

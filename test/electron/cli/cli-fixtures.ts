@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { CheckpointInput } from '../../../shared/checkpoint/schema.js';
+import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../../shared/checkpoint/schema.js';
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -58,7 +58,7 @@ export function reportVersion(n: 1 | 2 | 3): CheckpointInput {
   if (n >= 2) artifacts.push({ type: 'file', path: 'out/outline.md', sha256: sha256(OUTLINE_TEXT), size: OUTLINE_TEXT.length, step_id: 'outline' });
   if (n >= 3) artifacts.push({ type: 'file', path: 'out/report.md', sha256: sha256(REPORT_TEXT), size: REPORT_TEXT.length, step_id: 'write' });
   return {
-    schema_version: 2,
+    schema_version: CURRENT_SCHEMA_VERSION,
     task_id: 'report',
     task_name: 'Quarterly report',
     version: n,

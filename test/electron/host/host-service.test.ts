@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, type ActionResult, type HostEvent } from '../../../shared/api/contract.js';
-import type { CheckpointInput } from '../../../shared/checkpoint/schema.js';
+import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../../shared/checkpoint/schema.js';
 import { runCli } from '../../../electron/cli/main.js';
 import { HostService, type HostRunner, type RunnerEvent } from '../../../electron/host/host-service.js';
 import { openStore } from '../../../electron/store/directory-store.js';
@@ -14,7 +14,7 @@ const now = '2026-01-01T00:00:00.000Z';
 
 function task(taskId: string, phase = 'start'): Omit<CheckpointInput, 'version'> {
   return {
-    schema_version: 2,
+    schema_version: CURRENT_SCHEMA_VERSION,
     task_id: taskId,
     task_name: 'host test',
     status: 'running',

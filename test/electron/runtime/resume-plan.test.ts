@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { Checkpoint, type CheckpointInput } from '../../../shared/checkpoint/schema.js';
+import { Checkpoint, CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../../shared/checkpoint/schema.js';
 import type { VerifyReport } from '../../../shared/checkpoint/verify-report.js';
 import { buildResumeContext, decideResume, samePlan } from '../../../electron/runtime/resume-plan.js';
 
 function checkpoint(over: Partial<CheckpointInput> = {}): Checkpoint {
   return Checkpoint.parse({
-    schema_version: 2,
+    schema_version: CURRENT_SCHEMA_VERSION,
     task_id: 't',
     task_name: 'demo',
     version: 3,

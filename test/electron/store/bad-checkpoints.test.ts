@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../../electron/store/directory-store.js';
+import { CURRENT_SCHEMA_VERSION } from '../../../shared/checkpoint/schema.js';
 import { ReadOnlyError, TaskReadError, type CheckpointStore, type ListedTask, type TaskEntry } from '../../../electron/store/store-types.js';
 import { hashTree } from './store-test-helpers.js';
 
@@ -66,7 +67,7 @@ describe('the bad-checkpoint corpus', () => {
     expect(t.checkpoint?.schema_version).toBe(99);
     expect((t.checkpoint as Record<string, unknown>).hologram).toEqual({ new_in_99: true });
     const { version: _v, ...cp } = t.checkpoint!;
-    const err = await store.save('future-schema', { expectedVersion: 1, checkpoint: { ...cp, schema_version: 2 } }).catch((e: unknown) => e);
+    const err = await store.save('future-schema', { expectedVersion: 1, checkpoint: { ...cp, schema_version: CURRENT_SCHEMA_VERSION } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReadOnlyError);
     expect(String(err)).toMatch(/schema 99/);
   });
@@ -74,7 +75,7 @@ describe('the bad-checkpoint corpus', () => {
   it('migrates an older schema in memory', () => {
     const t = listed.get('migrated-v1')!;
     expect(t.problems).toEqual([]);
-    expect(t.checkpoint?.schema_version).toBe(2);
+    expect(t.checkpoint?.schema_version).toBe(CURRENT_SCHEMA_VERSION);
     expect(t.checkpoint?.recovery.mode).toBe('auto');
     expect(t.checkpoint?.status).toBe('done');
   });

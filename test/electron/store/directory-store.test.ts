@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type CheckpointStore } from '../../../electron/store/store-types.js';
 import { cleanup, listFiles, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
@@ -77,8 +78,13 @@ describe('save', () => {
     const cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
     const res = await store.save('t1', { expectedVersion: 1, checkpoint: withoutVersion(cp), results: { s2: { answer: 42, text: 'done' } } });
     const ref = res.checkpoint.plan[1].result_ref!;
-    expect(ref).toMatch(/^sha256:[0-9a-f]{64}$/);
+    // Carried by the version that introduced it: version 2's file, on the line after its envelope.
+    expect(ref).toMatch(/^sha256:[0-9a-f]{64}@2$/);
     expect(await store.readBlob('t1', ref)).toEqual({ answer: 42, text: 'done' });
+    const lines = (await fs.readFile(path.join(root, 't1', 'versions', '00000002.json'), 'utf8')).split('\n');
+    expect(JSON.parse(lines[0]).kind).toBe('delta');
+    expect(createHash('sha256').update(lines[1]).digest('hex')).toBe(ref.slice(7, 71));
+    expect(JSON.parse(lines[1])).toEqual({ answer: 42, text: 'done' });
     await expect(store.save('t1', { expectedVersion: 2, checkpoint: withoutVersion(res.checkpoint), results: { nope: 1 } })).rejects.toThrow(/not in the plan/);
   });
 
@@ -182,26 +188,29 @@ describe('save', () => {
     expect((await again.readEvents('t1')).map((e) => e.id)).toEqual([1, 2, 3]);
   });
 
-  it('writes a full snapshot once the deltas since the last one outweigh it', async () => {
+  it('writes a full snapshot once the deltas since the last one would outweigh two snapshots', async () => {
     let cp = (await store.create(makeCheckpoint('t1', 1))).checkpoint;
     const kinds: string[] = [];
+    // What a full snapshot of each version would take: the envelope's head, the document (the hot snapshot), '}'.
+    const fullSize: number[] = [0, 0];
     for (let v = 1; v <= 30; v++) {
       cp = (await store.save('t1', { expectedVersion: v, checkpoint: { ...withoutVersion(cp), goal: `goal number ${v} `.repeat(8) } })).checkpoint;
       kinds.push((await envelope('t1', v + 1)).kind);
+      const head = `{"format":"waystation-version","version":${v + 1},"kind":"full","checkpoint":`.length;
+      fullSize.push(head + (await fs.stat(path.join(root, 't1', 'checkpoint.json'))).size + 1);
     }
     expect(kinds).toContain('full');
     expect(kinds).toContain('delta');
-    // Between two full snapshots the deltas never add up to more than a snapshot.
+    // Between two full snapshots the deltas stay under two snapshots (none of these versions carries blobs).
     const sizes = await Promise.all(Array.from({ length: 31 }, (_, i) => fs.stat(path.join(root, 't1', 'versions', `${String(i + 1).padStart(8, '0')}.json`)).then((s) => s.size)));
     let since = 0;
-    let full = sizes[0];
-    for (let i = 1; i < 31; i++) {
-      if (kinds[i - 1] === 'full') {
-        full = sizes[i];
+    for (let v = 2; v <= 31; v++) {
+      if (kinds[v - 2] === 'full') {
+        expect(sizes[v - 1]).toBe(fullSize[v]);
         since = 0;
       } else {
-        since += sizes[i];
-        expect(since).toBeLessThan(full * 1.5);
+        since += sizes[v - 1];
+        expect(since).toBeLessThan(2 * fullSize[v]);
       }
     }
     for (let v = 1; v <= 31; v++) expect((await store.readVersion('t1', v)).version).toBe(v);
@@ -247,10 +256,26 @@ describe('reads', () => {
     expect(h.every((x) => x.bytes > 0)).toBe(true);
   });
 
-  it('readBlob refuses a blob whose bytes no longer match its name', async () => {
+  it('readBlob refuses a carried blob whose bytes no longer match its name, and the version still reads', async () => {
     const cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
     const res = await store.save('t1', { expectedVersion: 1, checkpoint: withoutVersion(cp), results: { s1: 'ok' } });
-    const hex = res.checkpoint.plan[0].result_ref!.slice(7);
+    const file = path.join(root, 't1', 'versions', '00000002.json');
+    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('\n"ok"\n', '\n"OK"\n'));
+    const err = await store.readBlob('t1', res.checkpoint.plan[0].result_ref!).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TaskReadError);
+    expect((err as TaskReadError).problems[0]).toMatchObject({ file: path.join('t1', 'versions', '00000002.json'), reason: 'invariant' });
+    expect((await openStore(root).readVersion('t1', 2)).plan[0].result_ref).toBe(res.checkpoint.plan[0].result_ref);
+  });
+
+  it('readBlob refuses a loose blob whose bytes no longer match its name', async () => {
+    const cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
+    const value = 'ok';
+    const hex = createHash('sha256').update(JSON.stringify(value)).digest('hex');
+    await fs.mkdir(path.join(root, 't1', 'blobs'));
+    await fs.writeFile(path.join(root, 't1', 'blobs', hex), JSON.stringify(value));
+    const plan = cp.plan.map((s, i) => (i === 0 ? { ...s, result_ref: `sha256:${hex}` } : s));
+    const res = await store.save('t1', { expectedVersion: 1, checkpoint: { ...withoutVersion(cp), plan } });
+    expect(await store.readBlob('t1', res.checkpoint.plan[0].result_ref!)).toBe('ok');
     await fs.writeFile(path.join(root, 't1', 'blobs', hex), '"tampered"');
     const err = await store.readBlob('t1', res.checkpoint.plan[0].result_ref!).catch((e: unknown) => e);
     expect((err as TaskReadError).problems[0].reason).toBe('invariant');

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../../electron/store/directory-store.js';
-import { cleanup, tempRoot } from './store-test-helpers.js';
+import { cleanup, readVersionFileStrict, tempRoot } from './store-test-helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../../..');
@@ -71,7 +71,7 @@ describe('a writer killed at random moments', () => {
       const names = (await fs.readdir(path.join(root, 'crash', 'versions')).catch(() => [] as string[])).filter((n) => !n.startsWith('.'));
       const numbers = names.map((n) => Number(n.slice(0, 8))).sort((a, b) => a - b);
       expect(numbers).toEqual(numbers.map((_, i) => i + 1));
-      for (const n of names) JSON.parse(await fs.readFile(path.join(root, 'crash', 'versions', n), 'utf8'));
+      for (const n of names) await readVersionFileStrict(path.join(root, 'crash', 'versions', n));
 
       if (numbers.length === 0) continue;
       const store = openStore(root);

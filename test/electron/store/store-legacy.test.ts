@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { openStore } from '../../../electron/store/directory-store.js';
+import { CURRENT_SCHEMA_VERSION } from '../../../shared/checkpoint/schema.js';
 import { ConflictError, ReadOnlyError, type CheckpointStore } from '../../../electron/store/store-types.js';
 import { cleanup, hashTree, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
 
@@ -104,7 +105,7 @@ describe('legacy tasks', () => {
 describe('schema versions', () => {
   it('refuses to save over a task whose newest version has a future schema, writing nothing', async () => {
     const cp = (await store.create(makeCheckpoint('f'))).checkpoint;
-    const future = { ...JSON.parse(JSON.stringify(cp)), version: 2, schema_version: 3, new_field: 1 };
+    const future = { ...JSON.parse(JSON.stringify(cp)), version: 2, schema_version: CURRENT_SCHEMA_VERSION + 1, new_field: 1 };
     await fs.writeFile(path.join(root, 'f', 'versions', '00000002.json'), JSON.stringify({ format: 'waystation-version', version: 2, kind: 'full', checkpoint: future }));
     await fs.writeFile(path.join(root, 'f', 'checkpoint.json'), JSON.stringify(future));
     const before = await hashTree(root);
@@ -126,7 +127,7 @@ describe('schema versions', () => {
     expect(migrated.recovery.mode).toBe('auto');
     const res = await fresh.save('old', { expectedVersion: 1, checkpoint: { ...withoutVersion(migrated), phase: 'after' } });
     expect((await openStore(root).readVersion('old', 2)).phase).toBe('after');
-    expect((await openStore(root).readVersion('old', 1)).schema_version).toBe(2);
-    expect(res.checkpoint.schema_version).toBe(2);
+    expect((await openStore(root).readVersion('old', 1)).schema_version).toBe(CURRENT_SCHEMA_VERSION);
+    expect(res.checkpoint.schema_version).toBe(CURRENT_SCHEMA_VERSION);
   });
 });

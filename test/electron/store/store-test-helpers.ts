@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import type { CheckpointInput } from '../../../shared/checkpoint/schema.js';
+import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../../shared/checkpoint/schema.js';
 
 /**
  * `T` without the keys `K`, keeping its known keys: the built-in Omit collapses a
@@ -25,7 +25,7 @@ export async function cleanup(dir: string): Promise<void> {
 /** A small valid checkpoint with `steps` pending steps. */
 export function makeCheckpoint(taskId: string, steps = 3, extra: Partial<NewCheckpoint> = {}): NewCheckpoint {
   return {
-    schema_version: 2,
+    schema_version: CURRENT_SCHEMA_VERSION,
     task_id: taskId,
     task_name: `task ${taskId}`,
     status: 'running',
@@ -70,4 +70,24 @@ export async function hashTree(dir: string): Promise<Record<string, string>> {
 /** Every file under `dir`, relative, sorted. */
 export async function listFiles(dir: string): Promise<string[]> {
   return Object.keys(await hashTree(dir)).sort();
+}
+
+/**
+ * Read a version file the way docs/FORMAT.md describes it, independently of
+ * the store's reader: the envelope on the first line, then one line per blob
+ * the version carries, named by the hash of its bytes, each a JSON document.
+ * Throws on anything else.
+ */
+export async function readVersionFileStrict(abs: string): Promise<{ envelope: Record<string, unknown>; blobs: Map<string, unknown> }> {
+  const text = await fs.readFile(abs, 'utf8');
+  const [head, ...rest] = text.split('\n');
+  const envelope = JSON.parse(head) as Record<string, unknown>;
+  if (rest.length > 0 && rest.pop() !== '') throw new Error(`${abs}: the last carried blob does not end with a line break`);
+  const blobs = new Map<string, unknown>();
+  for (const line of rest) blobs.set(createHash('sha256').update(line).digest('hex'), JSON.parse(line));
+  // Every blob the version introduces (a reference ending in @<its version>) is on one of its lines.
+  for (const m of head.matchAll(new RegExp(`sha256:([0-9a-f]{64})@${envelope.version}"`, 'g'))) {
+    if (!blobs.has(m[1])) throw new Error(`${abs}: names blob ${m[1]}@${envelope.version} but carries no line with that hash`);
+  }
+  return { envelope, blobs };
 }

@@ -2,14 +2,14 @@
  * A consistent checkpoint to start tests from: three steps, the first done,
  * the second running, one artifact and one side effect.
  */
-import { Checkpoint, type CheckpointInput } from '../../../shared/checkpoint/schema.js';
+import { Checkpoint, CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../../shared/checkpoint/schema.js';
 
 export const HEX_A = 'a'.repeat(64);
 export const HEX_B = 'b'.repeat(64);
 
 export function sampleCheckpoint(overrides: Partial<CheckpointInput> = {}): Checkpoint {
   const base: CheckpointInput = {
-    schema_version: 2,
+    schema_version: CURRENT_SCHEMA_VERSION,
     task_id: 'task-1',
     task_name: 'Write the report',
     version: 1,

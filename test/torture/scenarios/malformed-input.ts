@@ -68,13 +68,34 @@ function setAt(doc: unknown, p: (string | number)[], value: unknown): void {
   cur[p[p.length - 1]] = value;
 }
 
+/** Mutations that change a JSON document's content rather than its bytes. */
+const DOCUMENT_KINDS: ReadonlySet<Mutation['kind']> = new Set(['wrong-type', 'huge-string', 'deep-nesting', 'duplicate-keys', 'future-schema']);
+
+/**
+ * Mutate one file of the task. A version file is an envelope line followed by
+ * the blobs it carries, one per line: a blob mutation rewrites the first
+ * carried blob's line, and a document mutation of a version rewrites its
+ * envelope line; the rest of the file stays as it was.
+ */
 async function mutate(taskDir: string, outside: string, m: Mutation): Promise<string> {
   let rel: string = m.target;
-  if (m.target === 'blob') rel = `blobs/${(await fs.readdir(path.join(taskDir, 'blobs'))).sort()[0]}`;
+  if (m.target === 'blob') rel = 'versions/00000002.json';
   if (m.target === 'lease') rel = 'lease/1.json';
   const file = path.join(taskDir, rel);
   if (m.target === 'lease') await fs.mkdir(path.dirname(file), { recursive: true });
-  const original = await fs.readFile(file).catch(() => Buffer.from('{"owner":"w","pid":1,"hostname":"h","acquired_at":"x","heartbeat_at":"x","released":false}'));
+  const whole = await fs.readFile(file).catch(() => Buffer.from('{"owner":"w","pid":1,"hostname":"h","acquired_at":"x","heartbeat_at":"x","released":false}'));
+  // The bytes the mutation applies to: [from, to) of the file.
+  let [from, to] = [0, whole.length];
+  const lineBreak = whole.indexOf(0x0a);
+  if (m.target === 'blob') {
+    from = lineBreak + 1;
+    to = whole.indexOf(0x0a, from);
+    rel += ', its first carried blob';
+  } else if (rel.startsWith('versions/') && lineBreak >= 0 && DOCUMENT_KINDS.has(m.kind)) {
+    to = lineBreak;
+    rel += ', its envelope line';
+  }
+  const original = whole.subarray(from, to);
   const text = original.toString('utf8');
   const doc = (() => {
     try {
@@ -158,7 +179,7 @@ async function mutate(taskDir: string, outside: string, m: Mutation): Promise<st
       await fs.symlink(outside, file);
       return `${rel}: a symlink out of the root`;
   }
-  await fs.writeFile(file, out);
+  await fs.writeFile(file, Buffer.concat([whole.subarray(0, from), Buffer.from(out), whole.subarray(to)]));
   return `${rel}: ${m.kind}`;
 }
 
