@@ -49,6 +49,13 @@ export interface DirectoryWatcher {
   readonly root: string;
   /** Resolves once the initial scan is done; changes after that are reported. */
   readonly ready: Promise<void>;
+  /**
+   * Watch these locations (task folders or root files, relative to the root)
+   * afresh. chokidar does not watch a folder that appeared while it walked the
+   * tree; whoever catches up on such folders at ready hands them here, so
+   * their later changes are reported.
+   */
+  watchAgain(locations: readonly string[]): void;
   /** Stop watching; pending changes are flushed first. */
   close(): Promise<void>;
 }
@@ -185,6 +192,10 @@ export function watchDirectory(
   return {
     root: absRoot,
     ready,
+    watchAgain(locations) {
+      if (closed || locations.length === 0) return;
+      watcher.add(locations.map((l) => path.join(absRoot, l)));
+    },
     async close() {
       if (closed) return;
       flush(false);

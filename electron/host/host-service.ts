@@ -40,7 +40,7 @@ import { moduleFileOf } from '../runtime/agent-loader.js';
 import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './directory-watcher.js';
 import { EventHub } from './event-hub.js';
 import { resolveInsideRoot } from './path-confinement.js';
-import { changesSince, snapshotRoot, type RootSnapshot } from './root-snapshot.js';
+import { changesSince, EVENTS_FILE, lastEventIdWithin, snapshotRoot, type RootSnapshot } from './root-snapshot.js';
 import { ModuleHashCache, taskAgentStatus, type LoadFailure } from './task-agent-status.js';
 import { VersionCache } from './version-cache.js';
 
@@ -109,8 +109,14 @@ interface OpenDirectory {
   watcher: DirectoryWatcher | null;
   /** Task location (folder or root file) -> task id, as last seen. */
   locations: Map<string, string>;
-  /** Task id -> id of the last event of its events.jsonl already published (or there when the directory was opened). */
+  /** Task id -> id of the last event of its events.jsonl already published (or, once looked up, there when the directory was opened). */
   lastEvent: Map<string, number>;
+  /**
+   * Task folder -> size of its events.jsonl when the directory was opened, for
+   * tasks whose last event id has not been needed yet: it is read from there
+   * (`lastEventIdWithin`) when the task first changes, not for every task at open.
+   */
+  eventSeed: Map<string, number>;
   /** Batches are handled one after the other, so events keep their order. */
   queue: Promise<void>;
   /**
@@ -224,6 +230,7 @@ export class HostService implements WaystationService {
       watcher: null,
       locations: new Map(),
       lastEvent: new Map(),
+      eventSeed: new Map(),
       queue: Promise.resolve(),
       verifiedDrift: new Map(),
       registered: null,
@@ -235,8 +242,13 @@ export class HostService implements WaystationService {
     };
     this.current = dirState;
     // Changes reported from here on queue behind the seed, so each task's event log is published from where it stood.
-    const seeded = snapshotRoot(realRoot, dirState.lastEvent);
-    dirState.queue = seeded.then(() => undefined, () => undefined);
+    const seeded = snapshotRoot(realRoot);
+    dirState.queue = seeded.then(
+      (snap) => {
+        for (const [name, log] of snap.events) dirState.eventSeed.set(name, log.size);
+      },
+      () => undefined,
+    );
     await dirState.queue;
     await this.options.recent?.remember(realRoot);
     // Built now, in the background: the renderer's first listing then finds it ready or under way.
@@ -270,6 +282,8 @@ export class HostService implements WaystationService {
           const before = await seeded.catch(() => null);
           if (!before || this.current !== dir) return;
           const changes = await changesSince(dir.root, before);
+          // Folders that appeared during chokidar's walk are not watched by it; they are handed back to it.
+          watcher.watchAgain(changes.filter((c) => c.kind === 'changed' && !before.entries.has(c.location)).map((c) => c.location));
           if (changes.length > 0) await this.applyChanges(dir, changes);
         })
         .catch(() => {});
@@ -419,6 +433,16 @@ export class HostService implements WaystationService {
     }
   }
 
+  /** Several versions of a task, rebuilt together (see CheckpointStore.readVersions), or one by one the long way. */
+  private async versionsOf(dir: OpenDirectory, taskId: string, versions: number[]): Promise<Checkpoint[]> {
+    try {
+      return await dir.versions.getMany(taskId, versions, (missing) => dir.store.readVersions(taskId, missing));
+    } catch (err) {
+      if (!(err instanceof TaskReadError)) throw err;
+      return Promise.all(versions.map((v) => this.versionOf(dir, taskId, v)));
+    }
+  }
+
   async listTasks(): Promise<ApiOutputs['listTasks']> {
     const dir = this.dir();
     const kept = await this.keptSummaries(dir);
@@ -524,7 +548,7 @@ export class HostService implements WaystationService {
 
   async diffVersions(input: ApiParsedInput<'diffVersions'>): Promise<ApiOutputs['diffVersions']> {
     const dir = this.dir();
-    const [a, b] = await Promise.all([this.versionOf(dir, input.taskId, input.a), this.versionOf(dir, input.taskId, input.b)]);
+    const [a, b] = await this.versionsOf(dir, input.taskId, [input.a, input.b]);
     return { a: input.a, b: input.b, summary: summarizeChange(a, b), entries: structuredDiff(a, b) };
   }
 
@@ -658,6 +682,7 @@ export class HostService implements WaystationService {
         if (known) {
           dir.locations.delete(change.location);
           dir.lastEvent.delete(known);
+          dir.eventSeed.delete(known);
           this.hub.publish({ type: 'task-removed', taskId: known });
         } else if (change.kind === 'removed' && taskId) {
           this.hub.publish({ type: 'task-removed', taskId });
@@ -674,7 +699,10 @@ export class HostService implements WaystationService {
 
   /** Publish the lines appended to a task's events.jsonl since the last ones published. */
   private async publishTaskEvents(dir: OpenDirectory, taskId: string): Promise<void> {
-    const after = dir.lastEvent.get(taskId);
+    let after = dir.lastEvent.get(taskId);
+    const seed = dir.eventSeed.get(taskId);
+    if (after === undefined && seed !== undefined) after = lastEventIdWithin(path.join(dir.root, taskId, EVENTS_FILE), seed);
+    dir.eventSeed.delete(taskId);
     const events = await dir.store.readEvents(taskId, after ?? 0).catch(() => []);
     for (const e of events) {
       this.hub.publish({

@@ -45,19 +45,38 @@ export class VersionCache {
     // Taken before loading: should the file change during the load, the entry is kept under the old identity and never matches again.
     const file = await this.identity(taskId, version);
     const hit = this.kept.get(key);
-    if (hit && file !== null && hit.file === file) {
-      this.kept.delete(key);
-      this.kept.set(key, hit);
-      return hit.checkpoint;
-    }
-    this.kept.delete(key);
-    const checkpoint = await load();
-    if (file !== null) {
-      this.kept.set(key, { checkpoint, file });
-      // Maps iterate in insertion order, and a hit is re-inserted: the first key is the least recently used.
-      while (this.kept.size > this.capacity) this.kept.delete(this.kept.keys().next().value!);
-    }
+    const checkpoint = hit && file !== null && hit.file === file ? hit.checkpoint : await load();
+    this.keep(key, checkpoint, file);
     return checkpoint;
+  }
+
+  /**
+   * Versions `versions` of `taskId`, in that order: those kept, and the others
+   * loaded together with `loadMany` (in the order given to it) and kept as
+   * `get` keeps them. The checkpoints are shared between callers.
+   */
+  async getMany(taskId: string, versions: readonly number[], loadMany: (missing: number[]) => Promise<Checkpoint[]>): Promise<Checkpoint[]> {
+    const files = await Promise.all(versions.map((v) => this.identity(taskId, v)));
+    const out = new Map<number, Checkpoint>();
+    versions.forEach((v, i) => {
+      const key = `${taskId}\u0000${v}`;
+      const hit = this.kept.get(key);
+      if (hit && files[i] !== null && hit.file === files[i]) out.set(v, hit.checkpoint);
+    });
+    const missing = [...new Set(versions.filter((v) => !out.has(v)))];
+    const loaded = missing.length > 0 ? await loadMany(missing) : [];
+    missing.forEach((v, i) => out.set(v, loaded[i]));
+    versions.forEach((v, i) => this.keep(`${taskId}\u0000${v}`, out.get(v)!, files[i]));
+    return versions.map((v) => out.get(v)!);
+  }
+
+  /** Keep `checkpoint` under `key` as the most recently used, when it has a version file. */
+  private keep(key: string, checkpoint: Checkpoint, file: string | null): void {
+    this.kept.delete(key);
+    if (file === null) return;
+    this.kept.set(key, { checkpoint, file });
+    // Maps iterate in insertion order, and a hit is re-inserted: the first key is the least recently used.
+    while (this.kept.size > this.capacity) this.kept.delete(this.kept.keys().next().value!);
   }
 
   /** The identity of the version's file, or null when it has none. */

@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import type { Dirent } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 import { problem } from '../../shared/checkpoint/problem.js';
 import type { ListedTask, TaskEntry } from './store-types.js';
@@ -16,7 +17,7 @@ import { isTempName } from './atomic-file.js';
 import { readJsonFile, relPath, resolveLink, type FileRead, type ReadContext } from './file-reader.js';
 import { exists, HOT_FILE, isLegacyDoc, legacyEntry, LISTING, readHot, readNativeTask, type LegacyRead, type ReadDepth } from './task-reader.js';
 import { VERSIONS_DIR } from './version-file.js';
-import { errorCode } from './store-fs.js';
+import { errorCode, settledReads, syncReadsOf } from './store-fs.js';
 
 export const CONFIG_FILE = 'waystation.config.json';
 export const ROOT_LEGACY_FILE = 'checkpoint.json';
@@ -64,15 +65,25 @@ export function isSafeTaskId(id: string): boolean {
 }
 
 /**
+ * How a folder's contents are found out. `list`: one readdir of the folder
+ * says what is there, so nothing is looked up that is not; across 10,000
+ * tasks, failed lookups through the thread pool and the error objects they
+ * throw cost more than the reads themselves. `probe`, for synchronous reads
+ * (see scanRoot): the hot snapshot is opened outright and `lease/` and
+ * `versions/` are stat-ed only where needed, which answers "not there" with no
+ * error and costs a fraction of a readdir.
+ */
+export type FolderLookup = 'list' | 'probe';
+
+/**
  * Read a folder as a task; null when it is not one.
  *
- * One readdir of the folder says what is there (the hot snapshot,
- * `versions/`, `lease/`), so nothing is looked up that is not: across
- * 10,000 tasks, failed lookups and the error objects they throw cost more
- * than the reads themselves.
+ * What is in the folder is found out as `lookup` says; both ways read the
+ * same files and report the same problems.
  */
-export async function readFolder<C extends CheckpointHead>(ctx: ReadContext, name: string, depth: ReadDepth<C>): Promise<FoundTask<C> | null> {
+export async function readFolder<C extends CheckpointHead>(ctx: ReadContext, name: string, depth: ReadDepth<C>, lookup: FolderLookup = 'list'): Promise<FoundTask<C> | null> {
   const dir = path.join(ctx.root, name);
+  if (lookup === 'probe') return probeFolder(ctx, name, dir, depth);
   const names = await folderNames(ctx, dir);
   const hot: FileRead<unknown> =
     names && !names.has(HOT_FILE) ? { ok: false, missing: true, problem: problem(relPath(ctx, path.join(dir, HOT_FILE)), 'unreadable', 'the file does not exist') } : await readHot(ctx, dir);
@@ -84,6 +95,20 @@ export async function readFolder<C extends CheckpointHead>(ctx: ReadContext, nam
   if (!hot.ok && hot.missing && !hasVersions) return null;
   const entry = await readNativeTask(ctx, name, dir, hot, depth, hasVersions);
   return { entry: depth.noteLease && names ? { ...entry, has_lease: names.has(LEASE_DIR) } : entry, legacy: null, importId: null };
+}
+
+/** readFolder by probing (see FolderLookup): the hot snapshot first, `versions/` only when it is missing. */
+async function probeFolder<C extends CheckpointHead>(ctx: ReadContext, name: string, dir: string, depth: ReadDepth<C>): Promise<FoundTask<C> | null> {
+  const hot = await readHot(ctx, dir);
+  if (hot.ok && isLegacyDoc(hot.value)) {
+    const importId = `${name}${IMPORT_SUFFIX}`;
+    return legacyFound(legacyEntry(ctx, name, path.join(dir, HOT_FILE), hot, 'article-checkpoint-json', importId), importId, depth);
+  }
+  // With a hot snapshot there, a missing versions/ shows up as an empty listing of it or a probe that finds nothing.
+  const hasVersions = hot.ok || !hot.missing || (await exists(ctx, path.join(dir, VERSIONS_DIR)));
+  if (!hot.ok && hot.missing && !hasVersions) return null;
+  const entry = await readNativeTask(ctx, name, dir, hot, depth, hasVersions);
+  return { entry: depth.noteLease ? { ...entry, has_lease: await exists(ctx, path.join(dir, LEASE_DIR)) } : entry, legacy: null, importId: null };
 }
 
 /** Read a root-level JSON file as a legacy task; null when it is not one. */
@@ -103,7 +128,7 @@ export async function readRootFile<C extends CheckpointHead>(ctx: ReadContext, n
 }
 
 /** A root entry that is a symlink: followed only when it stays inside the root. */
-async function readLinked<C extends CheckpointHead>(ctx: ReadContext, dirent: Dirent, depth: ReadDepth<C>): Promise<FoundTask<C> | null> {
+async function readLinked<C extends CheckpointHead>(ctx: ReadContext, dirent: Dirent, depth: ReadDepth<C>, lookup: FolderLookup): Promise<FoundTask<C> | null> {
   const abs = path.join(ctx.root, dirent.name);
   const link = await resolveLink(ctx, abs);
   if (!link.ok) {
@@ -113,7 +138,7 @@ async function readLinked<C extends CheckpointHead>(ctx: ReadContext, dirent: Di
   }
   try {
     const stat = await ctx.fs.stat(link.real);
-    if (stat.isDirectory()) return isSafeTaskId(dirent.name) ? readFolder(ctx, dirent.name, depth) : null;
+    if (stat.isDirectory()) return isSafeTaskId(dirent.name) ? readFolder(ctx, dirent.name, depth, lookup) : null;
     if (stat.isFile() && dirent.name.endsWith('.json') && dirent.name !== CONFIG_FILE) return readRootFile(ctx, dirent.name, depth);
   } catch {
     // Gone between the readdir and the stat: not a task any more.
@@ -121,19 +146,31 @@ async function readLinked<C extends CheckpointHead>(ctx: ReadContext, dirent: Di
   return null;
 }
 
-/** Read one root entry as a task, or null. */
-export function readRootEntry<C extends CheckpointHead>(ctx: ReadContext, dirent: Dirent, depth: ReadDepth<C>): Promise<FoundTask<C> | null> {
+/** Read one root entry as a task, or null; a folder's contents are found out as `lookup` says. */
+export function readRootEntry<C extends CheckpointHead>(ctx: ReadContext, dirent: Dirent, depth: ReadDepth<C>, lookup: FolderLookup = 'list'): Promise<FoundTask<C> | null> {
   const name = dirent.name;
   if (isTempName(name) || name === CONFIG_FILE) return Promise.resolve(null);
-  if (dirent.isSymbolicLink()) return readLinked(ctx, dirent, depth);
-  if (dirent.isDirectory()) return isSafeTaskId(name) ? readFolder(ctx, name, depth) : Promise.resolve(null);
+  if (dirent.isSymbolicLink()) return readLinked(ctx, dirent, depth, lookup);
+  if (dirent.isDirectory()) return isSafeTaskId(name) ? readFolder(ctx, name, depth, lookup) : Promise.resolve(null);
   if (dirent.isFile() && name.endsWith('.json')) return readRootFile(ctx, name, depth);
   return Promise.resolve(null);
 }
 
+/** How many root entries a listing reads synchronously before it lets the event loop run. */
+export const SYNC_SLICE = 200;
+
 /**
  * Every task under the root, each read once at the listing's depth (see
- * LISTING), `concurrency` at a time.
+ * LISTING).
+ *
+ * On a file system with synchronous reads (`syncReadsOf`), entries are read
+ * in slices of SYNC_SLICE with synchronous calls, yielding to the event loop
+ * between slices: a listing makes five or six calls per task, and through
+ * the thread pool each costs as much main-thread time as the read itself
+ * (most of a listing's time, across 10,000 tasks). A slice takes a few
+ * milliseconds, so the host keeps serving while it lists. Any other StoreFs
+ * (one that injects faults) is read through its own calls, `concurrency` at a
+ * time.
  *
  * A legacy task is hidden once the task it imports into exists, and a root
  * file is hidden behind a folder of the same id: the listing shows each id once.
@@ -146,7 +183,9 @@ export async function scanRoot(ctx: ReadContext, concurrency: number): Promise<F
     if (errorCode(err) === 'ENOENT') return [];
     throw err;
   }
-  const found = (await mapLimit(dirents, concurrency, (d) => readRootEntry(ctx, d, LISTING))).filter((t): t is FoundTask<CheckpointHead> => t !== null);
+  const sync = syncReadsOf(ctx.fs);
+  const read = sync ? await readInSlices({ ...ctx, fs: settledReads(ctx.fs, sync) }, dirents) : await mapLimit(dirents, concurrency, (d) => readRootEntry(ctx, d, LISTING));
+  const found = read.filter((t): t is FoundTask<CheckpointHead> => t !== null);
   const natives = new Set(found.filter((t) => t.entry.format === 'waystation').map((t) => t.entry.task_id));
   const seen = new Set<string>();
   // Precedence for a shared id: the native folder, then a legacy folder, then <id>.json, then the root checkpoint.json.
@@ -159,6 +198,20 @@ export async function scanRoot(ctx: ReadContext, concurrency: number): Promise<F
     visible.push(t);
   }
   return visible.sort((a, b) => (a.entry.task_id < b.entry.task_id ? -1 : a.entry.task_id > b.entry.task_id ? 1 : 0));
+}
+
+/**
+ * Read root entries through settled (synchronous) reads, SYNC_SLICE at a
+ * time: every read of a slice settles within one turn of the event loop, and
+ * the next slice waits for the turn after.
+ */
+async function readInSlices(ctx: ReadContext, dirents: readonly Dirent[]): Promise<(FoundTask<CheckpointHead> | null)[]> {
+  const out: (FoundTask<CheckpointHead> | null)[] = [];
+  for (let start = 0; start < dirents.length; start += SYNC_SLICE) {
+    if (start > 0) await nextTurn();
+    out.push(...(await Promise.all(dirents.slice(start, start + SYNC_SLICE).map((d) => readRootEntry(ctx, d, LISTING, 'probe')))));
+  }
+  return out;
 }
 
 /** Map with at most `limit` calls in flight, results in input order. */

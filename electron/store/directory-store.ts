@@ -24,7 +24,7 @@ import { type ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, readEventLog } from './event-log.js';
 import { readVersionFile } from './version-file.js';
-import { DETAIL, listVersionNumbers, loadVersion } from './task-reader.js';
+import { DETAIL, listVersionNumbers, loadVersion, loadVersions } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
 import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
 
@@ -160,6 +160,21 @@ class DirectoryStore implements CheckpointStore {
     const loaded = await loadVersion(ctx, path.join(this.root, taskId), version);
     if (!loaded.ok) throw new TaskReadError(taskId, loaded.problems);
     return loaded.checkpoint;
+  }
+
+  async readVersions(taskId: string, versions: readonly number[]): Promise<Checkpoint[]> {
+    const dir = path.join(this.root, taskId);
+    const own = isSafeTaskId(taskId) && versions.every((v) => Number.isSafeInteger(v) && v >= 1) && (await this.fs.lstat(dir).catch(() => null))?.isDirectory();
+    if (!own || versions.length < 2) return Promise.all(versions.map((v) => this.readVersion(taskId, v)));
+    const loaded = await loadVersions(await this.ctx(), dir, versions);
+    // A version missing here may still be found the long way (readVersion says precisely why not).
+    return Promise.all(
+      loaded.map((l, i) => {
+        if (l.ok) return l.checkpoint;
+        if (l.missing) return this.readVersion(taskId, versions[i]);
+        throw new TaskReadError(taskId, l.problems);
+      }),
+    );
   }
 
   /**

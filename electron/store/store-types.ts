@@ -163,6 +163,12 @@ export interface CheckpointStore {
    * deltas), since a version once written never changes.
    */
   readVersion(taskId: string, version: number): Promise<Checkpoint>;
+  /**
+   * Several versions, in the order asked, as readVersion gives each; the
+   * versions of a native task are rebuilt in one pass, oldest first, so two
+   * versions over the same full snapshot read it once (what a diff needs).
+   */
+  readVersions(taskId: string, versions: readonly number[]): Promise<Checkpoint[]>;
   /** Every version of the task, oldest first, with gaps reported as problems on the task. */
   history(taskId: string): Promise<VersionInfo[]>;
   /** Create a task: writes version 1. Fails with ConflictError if the task already exists. */

@@ -11,7 +11,7 @@ import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shar
 import type { TaskEntry } from './store-types.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
 import { readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
-import { parseVersionFileName, rebuildVersion, VERSIONS_DIR, versionPath } from './version-file.js';
+import { parseVersionFileName, rebuildVersion, VERSIONS_DIR, versionPath, type RebuiltVersion } from './version-file.js';
 
 export const HOT_FILE = 'checkpoint.json';
 
@@ -47,7 +47,26 @@ export type LoadedVersion =
 
 /** Rebuild, migrate and validate one version of a native task. */
 export async function loadVersion(ctx: ReadContext, taskDir: string, version: number): Promise<LoadedVersion> {
-  const rebuilt = await rebuildVersion(ctx, taskDir, version);
+  return checkRebuilt(ctx, taskDir, version, await rebuildVersion(ctx, taskDir, version));
+}
+
+/**
+ * Several versions of a native task, in the order asked, rebuilt oldest
+ * first: each from the one before it unless a full snapshot lies between, so
+ * two versions over the same snapshot read and parse it once.
+ */
+export async function loadVersions(ctx: ReadContext, taskDir: string, versions: readonly number[]): Promise<LoadedVersion[]> {
+  const out = new Map<number, LoadedVersion>();
+  let known: { version: number; rebuilt: RebuiltVersion } | undefined;
+  for (const version of [...new Set(versions)].sort((a, b) => a - b)) {
+    const rebuilt = await rebuildVersion(ctx, taskDir, version, known);
+    if (rebuilt.ok) known = { version, rebuilt: rebuilt.value };
+    out.set(version, checkRebuilt(ctx, taskDir, version, rebuilt));
+  }
+  return versions.map((v) => out.get(v)!);
+}
+
+function checkRebuilt(ctx: ReadContext, taskDir: string, version: number, rebuilt: Awaited<ReturnType<typeof rebuildVersion>>): LoadedVersion {
   if (!rebuilt.ok) return rebuilt;
   const file = relPath(ctx, versionPath(taskDir, version));
   const checked = checkCheckpoint(rebuilt.value.doc, file);

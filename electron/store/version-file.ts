@@ -193,16 +193,27 @@ export interface RebuiltVersion {
  * Rebuild version `version` of the task in `taskDir`: walk back to the
  * nearest full snapshot, then apply the deltas forward.
  *
+ * `known`, an older version of the same task already rebuilt, ends the walk
+ * when it is reached before a full snapshot: rebuilding several versions
+ * oldest first reads each file once.
+ *
  * Never throws on bad files; returns the problems that stopped the rebuild.
  */
 export async function rebuildVersion(
   ctx: ReadContext,
   taskDir: string,
   version: number,
+  known?: { version: number; rebuilt: RebuiltVersion },
 ): Promise<{ ok: true; value: RebuiltVersion } | { ok: false; problems: Problem[]; missing: boolean }> {
   const deltas: { version: number; ops: DiffOp[] }[] = [];
   let deltaBytes = 0;
   for (let v = version; v >= 1; v--) {
+    if (known && v === known.version && v < version) {
+      const applied = applyDeltas(ctx, taskDir, known.rebuilt.doc, deltas);
+      if (!applied.ok) return applied;
+      const { fullBytes, fullVersion } = known.rebuilt;
+      return { ok: true, value: { doc: applied.doc, fullBytes, deltaBytes: known.rebuilt.deltaBytes + deltaBytes, fullVersion } };
+    }
     const read = await readVersionFile(ctx, taskDir, v);
     if (!read.ok) {
       if (read.missing) {
@@ -214,20 +225,32 @@ export async function rebuildVersion(
     }
     const { envelope } = read.value;
     if (envelope.kind === 'full') {
-      let doc = envelope.checkpoint;
-      for (let i = deltas.length - 1; i >= 0; i--) {
-        try {
-          doc = applyDiff(doc, deltas[i].ops);
-        } catch (err) {
-          const file = relPath(ctx, versionPath(taskDir, deltas[i].version));
-          const why = err instanceof DiffApplyError ? err.message : String(err);
-          return { ok: false, problems: [problem(file, 'invariant', `the delta does not fit version ${deltas[i].version - 1}: ${why}`)], missing: false };
-        }
-      }
-      return { ok: true, value: { doc, fullBytes: read.value.envelopeBytes, deltaBytes, fullVersion: v } };
+      const applied = applyDeltas(ctx, taskDir, envelope.checkpoint, deltas);
+      if (!applied.ok) return applied;
+      return { ok: true, value: { doc: applied.doc, fullBytes: read.value.envelopeBytes, deltaBytes, fullVersion: v } };
     }
     deltas.push({ version: v, ops: envelope.ops });
     deltaBytes += read.value.envelopeBytes;
   }
   return { ok: false, problems: [problem(relPath(ctx, versionPath(taskDir, 1)), 'invariant', 'version 1 is not a full snapshot')], missing: false };
+}
+
+/** Apply deltas collected newest first onto `doc`, oldest first. */
+function applyDeltas(
+  ctx: ReadContext,
+  taskDir: string,
+  doc: unknown,
+  deltas: readonly { version: number; ops: DiffOp[] }[],
+): { ok: true; doc: unknown } | { ok: false; problems: Problem[]; missing: false } {
+  let out = doc;
+  for (let i = deltas.length - 1; i >= 0; i--) {
+    try {
+      out = applyDiff(out, deltas[i].ops);
+    } catch (err) {
+      const file = relPath(ctx, versionPath(taskDir, deltas[i].version));
+      const why = err instanceof DiffApplyError ? err.message : String(err);
+      return { ok: false, problems: [problem(file, 'invariant', `the delta does not fit version ${deltas[i].version - 1}: ${why}`)], missing: false };
+    }
+  }
+  return { ok: true, doc: out };
 }

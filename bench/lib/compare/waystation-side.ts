@@ -6,8 +6,9 @@
  * done), and each step is one `save` carrying the next state, the step's
  * result (stored as a blob) and the step's message (appended to the history
  * chain). Every save is durable when it returns: the store fsyncs the version
- * file, the new blobs and their folders (checkpoint.json, a copy of the newest
- * version that readers can rebuild, is not fsynced; docs/FORMAT.md).
+ * file, which carries the step's new blobs, and `versions/` (checkpoint.json, a
+ * copy of the newest version that readers can rebuild, is not fsynced;
+ * docs/FORMAT.md).
  *
  * The next state is built by immutable updates from the frozen checkpoint the
  * store returned, as the store's contract asks (SaveResult.checkpoint).
@@ -99,7 +100,7 @@ export async function runWaystation(opts: WaystationRunOptions): Promise<Waystat
     steps: opts.steps,
     sampled: false,
     sampling: null,
-    durability: 'every save fsyncs its version file, its new blobs, blobs/ and versions/ before it returns; checkpoint.json, a copy of the newest version, is renamed into place without fsync',
+    durability: 'every save fsyncs its version file (with the blobs it carries) and versions/ before it returns; checkpoint.json, a copy of the newest version, is renamed into place without fsync',
     saves: {
       early,
       late,

@@ -1,12 +1,13 @@
 /**
  * What the host catches up on once its watcher finishes walking the tree:
- * every task folder or root file that changed after the snapshot, and nothing else.
+ * every task folder or root file that changed after the snapshot, and nothing
+ * else; and where each task's event log stood when the directory was opened.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { changesSince, snapshotRoot } from '../../../electron/host/root-snapshot.js';
+import { changesSince, lastEventIdWithin, snapshotRoot } from '../../../electron/host/root-snapshot.js';
 
 let root: string;
 
@@ -25,15 +26,38 @@ afterEach(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
 
-it('seeds the last event id of each task folder', async () => {
-  const seeded = new Map<string, number>();
-  const snap = await snapshotRoot(root, seeded);
-  expect(Object.fromEntries(seeded)).toEqual({ quiet: 2, busy: 2, doomed: 2 });
+it("notes where each task folder's event log stood, without reading it", async () => {
+  const snap = await snapshotRoot(root);
+  const size = Buffer.byteLength(line(1) + line(2));
+  expect(Object.fromEntries([...snap.events].map(([name, log]) => [name, log.size]))).toEqual({ quiet: size, busy: size, doomed: size });
   expect([...snap.entries.keys()].sort()).toEqual(['busy', 'doomed', 'legacy.json', 'quiet']);
 });
 
+it('reads the last event id as of the snapshot, whatever was appended since', async () => {
+  const snap = await snapshotRoot(root);
+  const file = path.join(root, 'busy', 'events.jsonl');
+  await fs.appendFile(file, line(3) + line(4));
+  expect(lastEventIdWithin(file, snap.events.get('busy')!.size)).toBe(2);
+  expect(lastEventIdWithin(file, (await fs.stat(file)).size)).toBe(4);
+});
+
+it('skips a torn last line, and knows no id in an empty or missing log', async () => {
+  const file = path.join(root, 'busy', 'events.jsonl');
+  await fs.appendFile(file, '{"id":3,"task_id":"x","ty');
+  expect(lastEventIdWithin(file, (await fs.stat(file)).size)).toBe(2);
+  expect(lastEventIdWithin(file, 0)).toBeUndefined();
+  expect(lastEventIdWithin(path.join(root, 'fresh', 'events.jsonl'), 100)).toBeUndefined();
+});
+
+it('reads no further than a log that was replaced by a shorter one', async () => {
+  const file = path.join(root, 'busy', 'events.jsonl');
+  const before = (await fs.stat(file)).size;
+  await fs.writeFile(file, line(1));
+  expect(lastEventIdWithin(file, before)).toBe(1);
+});
+
 it('reports new events, new and removed tasks and rewritten root files, but not quiet ones', async () => {
-  const snap = await snapshotRoot(root, new Map());
+  const snap = await snapshotRoot(root);
   await fs.appendFile(path.join(root, 'busy', 'events.jsonl'), line(3));
   await fs.rm(path.join(root, 'doomed'), { recursive: true });
   await fs.mkdir(path.join(root, 'fresh'));
@@ -47,6 +71,6 @@ it('reports new events, new and removed tasks and rewritten root files, but not 
 });
 
 it('reports nothing when nothing changed', async () => {
-  const snap = await snapshotRoot(root, new Map());
+  const snap = await snapshotRoot(root);
   expect(await changesSince(root, snap)).toEqual([]);
 });

@@ -84,3 +84,22 @@ describe('VersionCache', () => {
     expect(missing.calls.n).toBe(2);
   });
 });
+
+describe('VersionCache.getMany', () => {
+  it('loads only what it does not keep, together, and answers in the order asked', async () => {
+    await writeTask('t', 4);
+    const cache = new VersionCache(root);
+    const asked: number[][] = [];
+    const loadMany = (missing: number[]) => {
+      asked.push(missing);
+      return store.readVersions('t', missing);
+    };
+    const kept = await cache.get('t', 3, () => store.readVersion('t', 3));
+    const [four, three, again] = await cache.getMany('t', [4, 3, 4], loadMany);
+    expect([four.phase, three.phase, again.phase]).toEqual(['p4', 'p3', 'p4']);
+    expect(three).toBe(kept);
+    expect(asked).toEqual([[4]]);
+    expect(await cache.getMany('t', [3, 4], loadMany)).toEqual([three, four]);
+    expect(asked).toEqual([[4]]);
+  });
+});

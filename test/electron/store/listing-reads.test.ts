@@ -7,7 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { openStore } from '../../../electron/store/directory-store.js';
-import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
+import { fileURLToPath } from 'node:url';
+import { nodeFs, syncReadsOf, type StoreFs, type SyncStoreReads } from '../../../electron/store/store-fs.js';
+import { SYNC_SLICE } from '../../../electron/store/directory-scan.js';
 import { TaskReadError } from '../../../electron/store/store-types.js';
 import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
 
@@ -126,6 +128,121 @@ describe('listing', () => {
     expect(await openStore(root, { fs: rec.fs }).listTasks()).toEqual([]);
     expect(rec.calls.sort()).toEqual(['readdir .', 'readdir empty']);
     expect(rec.thrown).toEqual([]);
+  });
+});
+
+/** nodeFs whose synchronous reads record each call as `method path-relative-to-root`. */
+function recordingSyncFs(): { fs: StoreFs; calls: string[] } {
+  const calls: string[] = [];
+  const sync = syncReadsOf(nodeFs)!;
+  const rel = (p: string) => path.relative(root, p).split(path.sep).join('/') || '.';
+  const wrap =
+    <A extends unknown[], R>(name: string, fn: (p: string, ...rest: A) => R) =>
+    (p: string, ...rest: A): R => {
+      calls.push(`${name} ${rel(p)}`);
+      return fn(p, ...rest);
+    };
+  const syncReads: SyncStoreReads = {
+    ...sync,
+    readWholeFile: wrap('read', sync.readWholeFile),
+    readdir: wrap('readdir', sync.readdir),
+    readdirNames: wrap('readdir', sync.readdirNames),
+    stat: wrap('stat', sync.stat),
+    lstat: wrap('lstat', sync.lstat),
+    exists: wrap('exists', sync.exists),
+  };
+  return { calls, fs: { ...nodeFs, syncReads } };
+}
+
+describe('listing through synchronous reads', () => {
+  it('opens each hot snapshot outright and stat-s for a newer version and a lease: no readdir of a task folder', async () => {
+    const seed = openStore(root);
+    await seed.create(makeCheckpoint('a'));
+    await seed.create(makeCheckpoint('b'));
+    await fs.mkdir(path.join(root, 'b', 'lease'));
+    const rec = recordingSyncFs();
+    const tasks = await openStore(root, { fs: rec.fs }).listTasks();
+    expect(tasks.map((t) => [t.task_id, t.checkpoint?.version, t.has_lease, t.problems])).toEqual([
+      ['a', 1, false, []],
+      ['b', 1, true, []],
+    ]);
+    expect(rec.calls.filter((c) => c !== 'readdir .').sort()).toEqual([
+      'exists a/lease',
+      'exists a/versions/00000002.json',
+      'exists b/lease',
+      'exists b/versions/00000002.json',
+      'read a/checkpoint.json',
+      'read b/checkpoint.json',
+    ]);
+  });
+
+  it('lists every case of the bad-checkpoint corpus as the asynchronous calls do', async () => {
+    const corpus = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/bad-checkpoints/root');
+    const opts = { maxFileBytes: 64 * 1024 };
+    const viaSync = await openStore(corpus, opts).listTasks();
+    const viaAsync = await openStore(corpus, { ...opts, fs: { ...nodeFs, syncReads: undefined } }).listTasks();
+    expect(viaSync.length).toBeGreaterThan(10);
+    expect(viaSync).toEqual(viaAsync);
+  });
+
+  it('lists a folder with versions but no hot snapshot, and skips one with neither, as the asynchronous calls do', async () => {
+    const seed = openStore(root);
+    await seed.create(makeCheckpoint('cold'));
+    await fs.rm(path.join(root, 'cold', 'checkpoint.json'));
+    await fs.mkdir(path.join(root, 'empty'));
+    const viaSync = await openStore(root).listTasks();
+    expect(viaSync.map((t) => [t.task_id, t.checkpoint?.version])).toEqual([['cold', 1]]);
+    expect(viaSync).toEqual(await openStore(root, { fs: { ...nodeFs, syncReads: undefined } }).listTasks());
+  });
+
+  it('goes through a StoreFs whose read call was replaced, so injected faults still reach the listing', async () => {
+    const seed = openStore(root);
+    await seed.create(makeCheckpoint('ok'));
+    await seed.create(makeCheckpoint('bad'));
+    const faulty: StoreFs = {
+      ...nodeFs,
+      readWholeFile: (p, o) => (p.includes(`${path.sep}bad${path.sep}`) ? Promise.reject(Object.assign(new Error('EIO: injected'), { code: 'EIO' })) : nodeFs.readWholeFile(p, o)),
+    };
+    const tasks = await openStore(root, { fs: faulty }).listTasks();
+    expect(tasks.find((t) => t.task_id === 'ok')?.problems).toEqual([]);
+    expect(tasks.find((t) => t.task_id === 'bad')?.problems.map((p) => [p.file, p.reason])).toContainEqual(['bad/checkpoint.json', 'unreadable']);
+  });
+
+  it('lets the event loop run between slices of a long listing', async () => {
+    const cp = (await openStore(root).create(makeCheckpoint('t-0000'))).checkpoint;
+    const hot = await fs.readFile(path.join(root, 't-0000', 'checkpoint.json'), 'utf8');
+    const count = 2 * SYNC_SLICE + 1;
+    for (let i = 1; i < count; i++) {
+      const id = `t-${String(i).padStart(4, '0')}`;
+      await fs.mkdir(path.join(root, id));
+      await fs.writeFile(path.join(root, id, 'checkpoint.json'), hot.replace(`"task_id":"${cp.task_id}"`, `"task_id":"${id}"`));
+    }
+    // A loop of setImmediate turns runs beside the listing; each hot-snapshot read notes the turn it ran in.
+    let turn = 0;
+    let done = false;
+    const tick = () => {
+      turn++;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const sync = syncReadsOf(nodeFs)!;
+    const readTurns = new Set<number>();
+    const noting: StoreFs = {
+      ...nodeFs,
+      syncReads: {
+        ...sync,
+        readWholeFile: (p, o) => {
+          readTurns.add(turn);
+          return sync.readWholeFile(p, o);
+        },
+      },
+    };
+    const tasks = await openStore(root, { fs: noting }).listTasks();
+    done = true;
+    expect(tasks.length).toBe(count);
+    expect(tasks.every((t) => t.problems.length === 0)).toBe(true);
+    // Three slices, each read within one turn, with the event loop let run between them.
+    expect(readTurns.size).toBe(3);
   });
 });
 
