@@ -13,7 +13,8 @@ import { pathToFileURL } from 'node:url';
 import { openStore } from '../electron/store/directory-store.js';
 import { writeFileAtomic } from '../electron/store/atomic-file.js';
 import { nodeFs } from '../electron/store/store-fs.js';
-import { CURRENT_SCHEMA_VERSION, type CheckpointInput, HistoryMessage } from '../shared/checkpoint/schema.js';
+import { type CheckpointInput, HistoryMessage } from '../shared/checkpoint/schema.js';
+import { freshCheckpoint } from './lib/fresh-checkpoint.js';
 import { computeDiff } from '../shared/diff/json-diff.js';
 
 export interface StoreBenchOptions {
@@ -110,25 +111,7 @@ function filler(seed: number, bytes: number): string {
 }
 
 function initialCheckpoint(taskId: string, steps: number): CheckpointInput {
-  return {
-    schema_version: CURRENT_SCHEMA_VERSION,
-    task_id: taskId,
-    task_name: 'store bench',
-    version: 1,
-    status: 'running',
-    phase: 'step 1',
-    goal: 'a long task',
-    plan: Array.from({ length: steps }, (_, i) => ({ id: `s${i + 1}`, name: `step ${i + 1}`, status: 'pending' as const, attempts: 0 })),
-    current_step: 0,
-    total_steps: steps,
-    artifacts: [],
-    side_effects: [],
-    resume_hint: '',
-    recovery: { mode: 'manual', decisions: [], auto_attempts: 0 },
-    errors: [],
-    run: { created_at: new Date(0).toISOString(), updated_at: new Date(0).toISOString(), tokens_in: 0, tokens_out: 0, cost_usd: 0, elapsed_ms: 0, llm_calls: [] },
-    source: { kind: 'runtime' },
-  };
+  return freshCheckpoint({ taskId, taskName: 'store bench', goal: 'a long task', steps, at: new Date(0).toISOString() });
 }
 
 /** The checkpoint after step `k` (1-based) finished. */

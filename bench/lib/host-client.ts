@@ -8,6 +8,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { HostEvent } from '../../shared/api/contract.js';
+import { sseReader } from './sse-reader.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TSX = path.join(REPO, 'bin', 'waystation-tsx.mjs');
@@ -122,25 +123,15 @@ export class HostClient {
     if (!res.ok || !res.body) throw new Error(`GET /api/events: ${res.status}`);
     const reader = res.body.getReader();
     const decoder = new TextDecoder();
-    let buffer = '';
+    let at = 0;
+    const read = sseReader(({ data }) => onEvent(JSON.parse(data) as HostEvent, at));
     void (async () => {
       try {
         for (;;) {
           const { value, done } = await reader.read();
           if (done) return;
-          const at = performance.now();
-          buffer += decoder.decode(value, { stream: true });
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const data = block
-              .split('\n')
-              .filter((l) => l.startsWith('data: '))
-              .map((l) => l.slice(6))
-              .join('\n');
-            if (data) onEvent(JSON.parse(data) as HostEvent, at);
-          }
+          at = performance.now();
+          read(decoder.decode(value, { stream: true }));
         }
       } catch {
         // Aborted on close.

@@ -4,7 +4,8 @@
  * that has run for hours (thousands of plan steps, tens of thousands of LLM
  * calls in its run record).
  */
-import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../shared/checkpoint/schema.js';
+import type { CheckpointInput } from '../../shared/checkpoint/schema.js';
+import { freshCheckpoint } from './fresh-checkpoint.js';
 import { randomText, seededRandom } from './seeded-random.js';
 import { workloadStepId, workloadTimestamp } from './agent-workload.js';
 
@@ -47,22 +48,19 @@ export function largeCheckpoint(taskId: string, bytes: number, seed = 1): Checkp
     retries: 0,
     retry_reasons: [],
   }));
-  return {
-    schema_version: CURRENT_SCHEMA_VERSION,
-    task_id: taskId,
-    task_name: 'a long-running task',
-    version: 1,
-    status: 'running',
-    phase: `step ${done + 1}`,
+  const fresh = freshCheckpoint({
+    taskId,
+    taskName: 'a long-running task',
     goal: 'process a large backlog, one item per step',
+    steps,
+    stepId: workloadStepId,
+    at: workloadTimestamp(0),
+    phase: `step ${done + 1}`,
+  });
+  return {
+    ...fresh,
     plan,
     current_step: done,
-    total_steps: steps,
-    artifacts: [],
-    side_effects: [],
-    resume_hint: '',
-    recovery: { mode: 'manual', decisions: [], auto_attempts: 0 },
-    errors: [],
     run: {
       created_at: workloadTimestamp(0),
       updated_at: workloadTimestamp(2 * done),
@@ -72,7 +70,6 @@ export function largeCheckpoint(taskId: string, bytes: number, seed = 1): Checkp
       elapsed_ms: done * 1000,
       llm_calls,
     },
-    source: { kind: 'runtime' },
     agent: { name: 'bench-agent', options: {} },
   };
 }

@@ -23,7 +23,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../electron/store/directory-store.js';
 import { mapLimit } from '../../electron/store/directory-scan.js';
-import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../shared/checkpoint/schema.js';
+import type { CheckpointInput } from '../../shared/checkpoint/schema.js';
+import { freshCheckpoint } from './fresh-checkpoint.js';
 import { workloadMessage, workloadResult, workloadStepId, workloadTimestamp } from './agent-workload.js';
 
 /** Bump when the generator below changes what it writes. */
@@ -44,6 +45,7 @@ const FORMAT_SOURCES = [
   'electron/store/event-log.ts',
   'shared/diff/json-diff.ts',
   'shared/checkpoint/schema.ts',
+  'bench/lib/fresh-checkpoint.ts',
 ];
 
 export interface ScaleFixtureOptions {
@@ -85,27 +87,15 @@ export function scaleTaskKind(i: number): 0 | 1 {
 
 /** Version 1 of a task of `kind`: every step pending. */
 export function scaleInitialCheckpoint(taskId: string, kind: 0 | 1, versionsPerTask: number): CheckpointInput {
-  const steps = kind === 0 ? versionsPerTask - 1 : versionsPerTask + 2;
-  return {
-    schema_version: CURRENT_SCHEMA_VERSION,
-    task_id: taskId,
-    task_name: `scale ${taskId}`,
-    version: 1,
-    status: 'running',
-    phase: 'step 1',
+  const fresh = freshCheckpoint({
+    taskId,
+    taskName: `scale ${taskId}`,
     goal: 'read, summarise and file a report',
-    plan: Array.from({ length: steps }, (_, s) => ({ id: workloadStepId(s + 1), name: `step ${s + 1}`, status: 'pending' as const, attempts: 0 })),
-    current_step: 0,
-    total_steps: steps,
-    artifacts: [],
-    side_effects: [],
-    resume_hint: '',
-    recovery: { mode: 'manual', decisions: [], auto_attempts: 0 },
-    errors: [],
-    run: { created_at: workloadTimestamp(0), updated_at: workloadTimestamp(0), tokens_in: 0, tokens_out: 0, cost_usd: 0, elapsed_ms: 0, llm_calls: [] },
-    source: { kind: 'runtime' },
-    agent: { name: 'bench-agent', options: { task: taskId } },
-  };
+    steps: kind === 0 ? versionsPerTask - 1 : versionsPerTask + 2,
+    stepId: workloadStepId,
+    at: workloadTimestamp(0),
+  });
+  return { ...fresh, agent: { name: 'bench-agent', options: { task: taskId } } };
 }
 
 /** The checkpoint after step `k` (1-based) of `cp` finished. */

@@ -1,6 +1,7 @@
 /**
- * Deterministic pseudo-random payloads, so every run and every side of a
- * comparison stores exactly the same bytes.
+ * Deterministic pseudo-random numbers and payloads, so every run and every
+ * side of a comparison stores exactly the same bytes, and a failing torture
+ * or crash test can be replayed from its seed.
  */
 
 /**

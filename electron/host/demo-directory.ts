@@ -15,6 +15,7 @@ import { builtInAgent } from '../agents/registry.js';
 import { OfflineProvider } from '../llm/offline-provider.js';
 import { startTask, type OperationEnv } from '../runtime/task-operations.js';
 import { openStore } from '../store/directory-store.js';
+import { FIRST_ARTICLE_TASK_JSON, SECOND_ARTICLE_CHECKPOINT_JSON } from '../../shared/checkpoint/article-samples.js';
 import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../shared/checkpoint/schema.js';
 
 /** Written last: a directory without it is a generation that was cut short. */
@@ -155,52 +156,15 @@ async function writeCutOffRun(store: ReturnType<typeof openStore>, notesDir: str
   });
 }
 
-/** One task in each source article's format. */
+/**
+ * One task in each source article's format.
+ *
+ * The second article's artifact is left out: its file is not in the demo
+ * folder, and a missing artifact would list the task as drifted.
+ */
 async function writeLegacyFiles(root: string): Promise<void> {
-  await fs.writeFile(
-    path.join(root, 'legacy-task-001.json'),
-    JSON.stringify(
-      {
-        task_id: 'legacy-task-001',
-        current_step: 2,
-        total_steps: 4,
-        history: [
-          { role: 'user', content: '把下面的需求拆成子任务：写一个天气查询函数' },
-          { role: 'assistant', content: '模拟模型回答：拆成输入校验、调用天气接口、格式化输出三部分。' },
-          { role: 'user', content: '根据子任务编写 Python 代码，注意边界情况' },
-          { role: 'assistant', content: '模拟模型回答：def get_weather(city): ...' },
-        ],
-        results: { 分析需求: '拆成输入校验、调用天气接口、格式化输出三部分。', 编写代码: 'def get_weather(city): ...' },
-        created_at: '2026-01-10 10:00:00',
-        updated_at: '2026-01-10 10:01:30',
-        metrics: { total_tokens: 1234, elapsed_seconds: 90 },
-      },
-      null,
-      2,
-    ) + '\n',
-  );
+  const json = (value: unknown) => JSON.stringify(value, null, 2) + '\n';
+  await fs.writeFile(path.join(root, 'legacy-task-001.json'), json({ ...FIRST_ARTICLE_TASK_JSON, task_id: 'legacy-task-001' }));
   await fs.mkdir(path.join(root, 'article-two'), { recursive: true });
-  await fs.writeFile(
-    path.join(root, 'article-two', 'checkpoint.json'),
-    JSON.stringify(
-      {
-        task_id: 'agent-demo-2026-05-08-001',
-        version: 3,
-        phase: 'validate_tool_result',
-        goal: '生成一份可发布的技术文章并完成发布校验',
-        plan: [
-          { id: 'p1', name: 'select_topic', status: 'done' },
-          { id: 'p2', name: 'draft_article', status: 'done' },
-          { id: 'p3', name: 'run_checks', status: 'running' },
-          { id: 'p4', name: 'publish', status: 'pending' },
-        ],
-        artifacts: [],
-        side_effects: [{ type: 'git_commit', status: 'not_started', idempotency_key: 'publish-agent-checkpoint-2026-05-08' }],
-        resume_hint: '从 p3 继续：先做风格、隐私、签名检查，再进入发布阶段',
-        updated_at: '2026-05-08T16:40:00+08:00',
-      },
-      null,
-      2,
-    ) + '\n',
-  );
+  await fs.writeFile(path.join(root, 'article-two', 'checkpoint.json'), json({ ...SECOND_ARTICLE_CHECKPOINT_JSON, artifacts: [] }));
 }

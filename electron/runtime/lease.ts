@@ -11,6 +11,8 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { commitCreate, commitReplace, syncDir, writeTemp } from '../store/atomic-file.js';
+import { nodeFs } from '../store/store-fs.js';
 
 /** Matches the readers' time-to-live (electron/verify/lease-state.ts), so a writer and the UI agree on staleness. */
 export const DEFAULT_LEASE_TTL_MS = 30_000;
@@ -101,34 +103,12 @@ export async function readLease(taskDir: string): Promise<LeaseEntry | null> {
   return (await highestEntry(path.join(taskDir, 'lease')))?.entry ?? null;
 }
 
+/** Create lease entry `n`, durably, unless it exists: false when another process created it first. */
 async function writeExclusive(leaseDir: string, n: number, entry: LeaseEntry): Promise<boolean> {
-  const tmp = path.join(leaseDir, `.${n}.${randomBytes(6).toString('hex')}.tmp`);
-  const fh = await fs.open(tmp, 'w');
-  try {
-    await fh.writeFile(JSON.stringify(entry) + '\n');
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await fs.link(tmp, path.join(leaseDir, entryName(n)));
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
-  } finally {
-    await fs.rm(tmp, { force: true });
-  }
+  const temp = await writeTemp(nodeFs, path.join(leaseDir, entryName(n)), JSON.stringify(entry) + '\n');
+  return commitCreate(nodeFs, temp, path.join(leaseDir, entryName(n)));
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await fs.open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
 
 export interface LeaseOptions {
   /** Who holds it, for humans reading the lease: `worker`, `cli edit`, ... */
@@ -185,9 +165,9 @@ export class Lease {
       return;
     }
     this.entry = { ...this.entry, heartbeat_at: new Date().toISOString() };
-    const tmp = path.join(this.leaseDir, `.${this.n}.${randomBytes(6).toString('hex')}.tmp`);
-    await fs.writeFile(tmp, JSON.stringify(this.entry) + '\n');
-    await fs.rename(tmp, path.join(this.leaseDir, entryName(this.n)));
+    // A heartbeat is not fsynced: after a power cut an older one only makes the lease look staler.
+    const target = path.join(this.leaseDir, entryName(this.n));
+    await commitReplace(nodeFs, await writeTemp(nodeFs, target, JSON.stringify(this.entry) + '\n', { sync: false }), target);
   }
 
   private stop(): void {
@@ -202,7 +182,7 @@ export class Lease {
     this.releasing = true;
     const now = new Date().toISOString();
     await writeExclusive(this.leaseDir, this.n + 1, { ...this.entry, heartbeat_at: now, released: true });
-    await fsyncDir(this.leaseDir).catch(() => undefined);
+    await syncDir(nodeFs, this.leaseDir).catch(() => undefined);
   }
 }
 
@@ -229,7 +209,7 @@ export async function acquireLease(taskDir: string, taskId: string, opts: LeaseO
       released: false,
     };
     if (await writeExclusive(leaseDir, n, entry)) {
-      await fsyncDir(leaseDir);
+      await syncDir(nodeFs, leaseDir);
       await pruneOldEntries(leaseDir, n);
       const lease = new Lease(taskId, leaseDir, n, entry, opts);
       lease.startHeartbeat();

@@ -11,12 +11,13 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js';
 import type { Artifact, Checkpoint, HistoryMessage, PlanStep, SideEffect, TaskStatus, VersionSource } from '../../shared/checkpoint/schema.js';
 import { canonicalJson } from '../../shared/checkpoint/canonical-json.js';
 import { expectedCurrentStep } from '../../shared/checkpoint/invariants.js';
 import { StoreWriteError, type CheckpointStore, type TaskEvent } from '../store/store-types.js';
+import { writeFileAtomic as writeFileDurably } from '../store/atomic-file.js';
+import { nodeFs } from '../store/store-fs.js';
 import { artifactBaseDir } from '../verify/verify-task.js';
 import type { ChatMessage, Completion, CompletionOptions, LlmProvider } from '../llm/provider.js';
 import { LlmCallError } from '../llm/provider.js';
@@ -692,19 +693,5 @@ function upsertArtifact(d: Checkpoint, a: Artifact): void {
 /** Write a file so that a crash leaves either the old content or the new, never a torn file. */
 export async function writeFileAtomic(file: string, content: string | Uint8Array): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  const fh = await fs.open(tmp, 'w');
-  try {
-    await fh.writeFile(content);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await fs.rename(tmp, file);
-  const dir = await fs.open(path.dirname(file), 'r');
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
-  }
+  await writeFileDurably(nodeFs, file, content);
 }

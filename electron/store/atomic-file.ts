@@ -9,6 +9,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { errorCode, type StoreFs } from './store-fs.js';
 
+// Temp names are unique without asking the system for randomness on every save: random per process, counted within it.
+const PROCESS_TOKEN = randomBytes(6).toString('hex');
+let tempCount = 0;
+
 /** True for names of files a writer has not finished: readers skip them. */
 export function isTempName(name: string): boolean {
   return name.startsWith('.') || name.endsWith('.tmp');
@@ -23,7 +27,7 @@ export function isTempName(name: string): boolean {
  * atomic for every reader while the machine stays up.
  */
 export async function writeTemp(fs: StoreFs, target: string, data: Uint8Array | string, opts: { sync?: boolean } = {}): Promise<string> {
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${PROCESS_TOKEN}${(tempCount++).toString(16)}.tmp`);
   let handle;
   try {
     handle = await fs.open(temp, 'wx', 0o644);

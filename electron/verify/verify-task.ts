@@ -14,6 +14,7 @@ import type { ArtifactHead, CheckpointHead } from '../../shared/checkpoint/check
 import { checkInvariants } from '../../shared/checkpoint/invariants.js';
 import type { TaskFormat } from '../../shared/checkpoint/task-summary.js';
 import type { ArtifactCheck, UncertainEffect, VerifyReport } from '../../shared/checkpoint/verify-report.js';
+import { mapLimit } from '../store/directory-scan.js';
 
 export interface VerifyOptions {
   /** The task's folder or file relative to the root (a TaskEntry's `location`), for problem file names. Default: the task id. */
@@ -165,19 +166,6 @@ export function uncertainEffects(cp: Checkpoint): UncertainEffect[] {
     }));
 }
 
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
-}
-
 /**
  * Verify a checkpoint against the disk.
  *
@@ -189,7 +177,7 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (t: T) =
  */
 export async function verifyTask(root: string, cp: Checkpoint, opts: VerifyOptions = {}): Promise<VerifyReport> {
   const base = artifactBaseDir(root, cp);
-  const artifacts = await mapLimited(cp.artifacts ?? [], opts.concurrency ?? 4, (a) => checkArtifact(base, a, opts.allowAbsolute ?? true));
+  const artifacts = await mapLimit(cp.artifacts ?? [], opts.concurrency ?? 4, (a) => checkArtifact(base, a, opts.allowAbsolute ?? true));
   const uncertain = uncertainEffects(cp);
   const invariant_problems = checkInvariants(cp, checkpointFileOf(opts.location ?? cp.task_id), {
     legacy: (opts.format ?? 'waystation') !== 'waystation',

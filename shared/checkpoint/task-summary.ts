@@ -15,8 +15,20 @@ import { DisplayStatus, deriveDisplayStatus } from './task-state.js';
 export const TaskFormat = z.enum(['waystation', 'article-task-json', 'article-checkpoint-json']);
 export type TaskFormat = z.infer<typeof TaskFormat>;
 
-export const TaskSummaryStep = z.object({ id: z.string(), name: z.string(), status: StepStatus });
-export type TaskSummaryStep = z.infer<typeof TaskSummaryStep>;
+/**
+ * How many plan steps are in each status. A list row shows progress, not the
+ * steps: sending each task's whole plan made most of the list's bytes.
+ */
+const Count = z.number().int().nonnegative();
+export const StepCounts = z.object({ pending: Count, running: Count, done: Count, failed: Count, skipped: Count });
+export type StepCounts = z.infer<typeof StepCounts>;
+
+/** Count a plan's steps by status. */
+export function countSteps(plan: readonly { status: StepStatus }[]): StepCounts {
+  const counts: StepCounts = { pending: 0, running: 0, done: 0, failed: 0, skipped: 0 };
+  for (const step of plan) counts[step.status]++;
+  return counts;
+}
 
 export const TaskSummary = z.object({
   task_id: z.string(),
@@ -27,7 +39,7 @@ export const TaskSummary = z.object({
   /** What the task is shown as, after the lease, drift and readability are taken into account. */
   display_status: DisplayStatus,
   phase: z.string().nullable(),
-  plan: z.array(TaskSummaryStep),
+  step_counts: StepCounts,
   current_step: z.number().int().nonnegative().nullable(),
   total_steps: z.number().int().nonnegative().nullable(),
   mode: RecoveryMode.nullable(),
@@ -90,7 +102,7 @@ export function toTaskSummary(entry: TaskSummarySource, extra: TaskSummaryExtra 
       unreadable: cp === null,
     }),
     phase: cp?.phase ?? null,
-    plan: (cp?.plan ?? []).map((s) => ({ id: s.id, name: s.name, status: s.status })),
+    step_counts: countSteps(cp?.plan ?? []),
     current_step: cp?.current_step ?? null,
     total_steps: cp?.total_steps ?? null,
     mode: cp?.recovery?.mode ?? null,

@@ -20,13 +20,12 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import type { TaskDetail } from '../../shared/api/contract.js';
+import { bundleForNode, REPO } from '../support/node-bundle.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const REPO = path.resolve(import.meta.dirname, '../..');
 const SHOTS = path.join(REPO, 'test-results/screenshots');
 const hasChromium = existsSync(CHROMIUM);
 const LONG = 45_000;
@@ -35,31 +34,12 @@ if (!hasChromium) {
   console.warn(`e2e inspector tests skipped: no Chromium at ${CHROMIUM} (CI installs it; apt-get install chromium)`);
 }
 
-/**
- * Bundle the CLI, the worker (found beside the CLI, as in a compiled build)
- * and the external writer into `.waystation-tmp/`, where node_modules and the
- * repository's package.json and dist-renderer/ resolve as from the sources.
- */
+/** Bundle the CLI, the worker (found beside the CLI, as in a compiled build) and the external writer. */
 async function bundleCli(): Promise<string> {
-  const base = path.join(REPO, '.waystation-tmp');
-  await fs.mkdir(base, { recursive: true });
-  const outdir = await fs.mkdtemp(path.join(base, 'e2e-'));
-  await build({
-    entryPoints: {
-      main: path.join(REPO, 'electron/cli/main.ts'),
-      'worker-main': path.join(REPO, 'electron/runtime/worker-main.ts'),
-      'write-version': path.join(REPO, 'test/e2e/write-version.ts'),
-    },
-    outdir,
-    outExtension: { '.js': '.js' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
-  });
-  return outdir;
+  return bundleForNode(
+    { main: 'electron/cli/main.ts', 'worker-main': 'electron/runtime/worker-main.ts', 'write-version': 'test/e2e/write-version.ts' },
+    'e2e-',
+  );
 }
 
 describe.skipIf(!hasChromium)('the inspector, end to end', () => {
@@ -253,7 +233,7 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
   });
 
   it('edits a failed step: an invalid value is refused inline, a valid one is saved, and the resume finishes', async () => {
-    const failed = (await tasksWith('failed')).find((t) => t.plan.some((s) => s.status === 'failed'));
+    const failed = (await tasksWith('failed')).find((t) => t.step_counts.failed > 0);
     expect(failed, 'the demo directory has a failed task').toBeTruthy();
     const taskId = failed!.task_id;
     const detail = await rpc<TaskDetail>('getTask', { taskId });

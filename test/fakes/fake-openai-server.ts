@@ -5,7 +5,7 @@
  * delay); when the script is empty it replies normally.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback, readJsonBody } from './loopback-server.js';
 
 export type FakeBehaviour =
   | { kind: 'ok'; delayMs?: number; content?: string }
@@ -33,69 +33,50 @@ export interface FakeOpenAiServer {
 export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
   const queue: FakeBehaviour[] = [];
   const requests: RecordedRequest[] = [];
-  const sockets = new Set<import('node:net').Socket>();
   let served = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      let body: RecordedRequest['body'];
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        body = null;
-      }
-      requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body });
-      const b = queue.shift() ?? { kind: 'ok' };
-      if (b.kind === 'drop') {
-        req.socket.destroy();
-        return;
-      }
-      if (b.kind === 'hang') return;
-      if (b.kind === 'status') {
-        const headers: Record<string, string> = { 'content-type': 'application/json' };
-        if (b.retryAfterMs !== undefined) headers['retry-after-ms'] = String(b.retryAfterMs);
-        res.writeHead(b.status, headers);
-        res.end(JSON.stringify({ error: { message: `injected ${b.status}`, type: 'injected' } }));
-        return;
-      }
-      if (b.kind === 'malformed') {
-        res.writeHead(200, { 'content-type': b.contentType ?? 'application/json' });
-        res.end(b.body ?? '{"id": "x", "choices": [');
-        return;
-      }
-      if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs));
-      served++;
-      const last = body?.messages?.at(-1)?.content ?? '';
-      const content = b.content ?? `fake reply ${served} to: ${last.slice(0, 60)}`;
-      const promptChars = (body?.messages ?? []).reduce((n, m) => n + m.content.length, 0);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id: `chatcmpl-${served}`,
-          object: 'chat.completion',
-          created: 0,
-          model: body?.model ?? 'fake-model',
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-          usage: { prompt_tokens: Math.ceil(promptChars / 4) + 7, completion_tokens: Math.ceil(content.length / 4), total_tokens: 0 },
-        }),
-      );
-    });
+  const server = http.createServer(async (req, res) => {
+    const body = (await readJsonBody(req)) as RecordedRequest['body'];
+    requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body });
+    const b = queue.shift() ?? { kind: 'ok' };
+    if (b.kind === 'drop') {
+      req.socket.destroy();
+      return;
+    }
+    if (b.kind === 'hang') return;
+    if (b.kind === 'status') {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (b.retryAfterMs !== undefined) headers['retry-after-ms'] = String(b.retryAfterMs);
+      res.writeHead(b.status, headers);
+      res.end(JSON.stringify({ error: { message: `injected ${b.status}`, type: 'injected' } }));
+      return;
+    }
+    if (b.kind === 'malformed') {
+      res.writeHead(200, { 'content-type': b.contentType ?? 'application/json' });
+      res.end(b.body ?? '{"id": "x", "choices": [');
+      return;
+    }
+    if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs));
+    served++;
+    const last = body?.messages?.at(-1)?.content ?? '';
+    const content = b.content ?? `fake reply ${served} to: ${last.slice(0, 60)}`;
+    const promptChars = (body?.messages ?? []).reduce((n, m) => n + m.content.length, 0);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        id: `chatcmpl-${served}`,
+        object: 'chat.completion',
+        created: 0,
+        model: body?.model ?? 'fake-model',
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+        usage: { prompt_tokens: Math.ceil(promptChars / 4) + 7, completion_tokens: Math.ceil(content.length / 4), total_tokens: 0 },
+      }),
+    );
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port, close } = await listenOnLoopback(server);
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
     script: (...b) => queue.push(...b),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

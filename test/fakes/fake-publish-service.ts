@@ -10,7 +10,7 @@
  * publication and then drops the connection, so the caller cannot know it worked.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback, readJsonBody } from './loopback-server.js';
 
 export type PublishTrouble = 'drop-after-apply' | 'drop-before-apply' | '500';
 
@@ -42,67 +42,52 @@ export async function startFakePublishService(): Promise<FakePublishService> {
   const probes = new Map<string, number>();
   const records = new Map<string, PublishRecord>();
   const trouble: PublishTrouble[] = [];
-  const sockets = new Set<import('node:net').Socket>();
   let seq = 0;
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.method === 'GET') {
-        const key = url.searchParams.get('key') ?? '';
-        bump(probes, key);
-        const rec = records.get(key);
-        res.writeHead(rec ? 200 : 404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(rec ?? { error: 'not found' }));
-        return;
-      }
-      if (req.method !== 'POST') {
-        res.writeHead(405).end();
-        return;
-      }
-      const key = req.headers['idempotency-key'];
-      if (typeof key !== 'string' || !key) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Idempotency-Key header required' }));
-        return;
-      }
-      const t = trouble.shift();
-      if (t === 'drop-before-apply') {
-        req.socket.destroy();
-        return;
-      }
-      if (t === '500') {
-        res.writeHead(500).end();
-        return;
-      }
-      const existing = records.get(key);
-      if (existing) {
-        bump(duplicates, key);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(existing));
-        return;
-      }
-      let body: unknown;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        body = null;
-      }
-      const rec = { id: `pub-${++seq}`, key, body };
-      records.set(key, rec);
-      bump(applied, key);
-      if (t === 'drop-after-apply') {
-        req.socket.destroy();
-        return;
-      }
-      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: rec.id, key }));
-    });
+    const body = await readJsonBody(req);
+    if (req.method === 'GET') {
+      const key = url.searchParams.get('key') ?? '';
+      bump(probes, key);
+      const rec = records.get(key);
+      res.writeHead(rec ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(rec ?? { error: 'not found' }));
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405).end();
+      return;
+    }
+    const key = req.headers['idempotency-key'];
+    if (typeof key !== 'string' || !key) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Idempotency-Key header required' }));
+      return;
+    }
+    const t = trouble.shift();
+    if (t === 'drop-before-apply') {
+      req.socket.destroy();
+      return;
+    }
+    if (t === '500') {
+      res.writeHead(500).end();
+      return;
+    }
+    const existing = records.get(key);
+    if (existing) {
+      bump(duplicates, key);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(existing));
+      return;
+    }
+    const rec = { id: `pub-${++seq}`, key, body };
+    records.set(key, rec);
+    bump(applied, key);
+    if (t === 'drop-after-apply') {
+      req.socket.destroy();
+      return;
+    }
+    res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: rec.id, key }));
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port, close } = await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${port}/publish`,
     applied,
@@ -110,10 +95,6 @@ export async function startFakePublishService(): Promise<FakePublishService> {
     records,
     probes,
     failNext: (...t) => trouble.push(...t),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

@@ -5,8 +5,13 @@
 import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
 
 type Tone = 'ok' | 'warn' | 'bad' | 'info' | 'muted' | 'run';
+interface Look {
+  label: string;
+  icon: string;
+  tone: Tone;
+}
 
-const DISPLAY: Record<DisplayStatus, { label: string; icon: string; tone: Tone }> = {
+const DISPLAY: Record<DisplayStatus, Look> = {
   running: { label: 'Running', icon: '▶', tone: 'run' },
   interrupted: { label: 'Interrupted', icon: '‖', tone: 'warn' },
   failed: { label: 'Failed', icon: '✕', tone: 'bad' },
@@ -18,11 +23,12 @@ const DISPLAY: Record<DisplayStatus, { label: string; icon: string; tone: Tone }
   unreadable: { label: 'Unreadable', icon: '⚠', tone: 'bad' },
 };
 
-const GENERIC: Record<string, { label: string; icon: string; tone: Tone }> = {
+// A step, an effect or a check in the same state as a task looks like the task's badge.
+const GENERIC: Record<string, Look> = {
   pending: { label: 'Pending', icon: '○', tone: 'muted' },
-  running: { label: 'Running', icon: '▶', tone: 'run' },
-  done: { label: 'Done', icon: '✓', tone: 'ok' },
-  failed: { label: 'Failed', icon: '✕', tone: 'bad' },
+  running: DISPLAY.running,
+  done: DISPLAY.done,
+  failed: DISPLAY.failed,
   skipped: { label: 'Skipped', icon: '↷', tone: 'muted' },
   not_started: { label: 'Not started', icon: '○', tone: 'muted' },
   intent: { label: 'Intent recorded', icon: '◔', tone: 'info' },
@@ -31,32 +37,27 @@ const GENERIC: Record<string, { label: string; icon: string; tone: Tone }> = {
   missing: { label: 'Missing', icon: '✕', tone: 'bad' },
   modified: { label: 'Modified', icon: '≠', tone: 'warn' },
   'outside-root': { label: 'Outside root', icon: '⛔', tone: 'bad' },
-  unreadable: { label: 'Unreadable', icon: '⚠', tone: 'bad' },
+  unreadable: DISPLAY.unreadable,
   unverified: { label: 'Not verified', icon: '…', tone: 'muted' },
 };
 
 /** The badge for a task's display status. */
 export function TaskStatusBadge({ status }: { status: DisplayStatus }) {
-  const d = DISPLAY[status];
-  return (
-    <span className={`badge tone-${d.tone}`} data-status={status}>
-      <span className="badge-icon" aria-hidden="true">
-        {d.icon}
-      </span>
-      {d.label}
-    </span>
-  );
+  return <Badge status={status} look={DISPLAY[status]} />;
 }
 
 /** The badge for a step, side-effect or artifact-check status; unknown values are shown as they are. */
 export function StatusBadge({ status }: { status: string }) {
-  const d = GENERIC[status] ?? { label: status, icon: '•', tone: 'muted' as Tone };
+  return <Badge status={status} look={GENERIC[status] ?? { label: status, icon: '•', tone: 'muted' }} />;
+}
+
+function Badge({ status, look }: { status: string; look: Look }) {
   return (
-    <span className={`badge tone-${d.tone}`} data-status={status}>
+    <span className={`badge tone-${look.tone}`} data-status={status}>
       <span className="badge-icon" aria-hidden="true">
-        {d.icon}
+        {look.icon}
       </span>
-      {d.label}
+      {look.label}
     </span>
   );
 }

@@ -196,8 +196,9 @@ interface RowProps {
 }
 
 function TaskRow({ task, top, index, size, selected, onSelect }: RowProps) {
-  const done = task.plan.filter((s) => s.status === 'done' || s.status === 'skipped').length;
-  const total = task.total_steps ?? task.plan.length;
+  const counts = task.step_counts;
+  const done = counts.done + counts.skipped;
+  const total = task.total_steps ?? Object.values(counts).reduce((a, b) => a + b, 0);
   const problem = task.problems.find((p) => p.severity === 'error') ?? task.problems[0];
   return (
     <div

@@ -4,6 +4,22 @@ import { errorText } from './error-text.js';
 const NO_DIFF: DiffState = { a: null, b: null, state: 'idle', result: null, error: null };
 const NO_MESSAGES: MessagesState = { state: 'idle', taskId: null, version: null, items: [], error: null };
 
+/** What the task view holds before anything of a task is loaded: at start, and on every change of task. */
+const NOTHING_LOADED = {
+  viewedVersion: null,
+  detail: null,
+  detailState: 'idle',
+  detailError: null,
+  history: [],
+  historyState: 'idle',
+  stepResults: {},
+  verifyReport: null,
+  verifyState: 'idle',
+  verifyError: null,
+  diff: NO_DIFF,
+  messages: NO_MESSAGES,
+} satisfies Partial<DetailSlice>;
+
 /** The open task: its detail, history, step results, verification and the version diff. */
 export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
   // Answers for a task the user has since left are dropped, so a slow
@@ -27,38 +43,13 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
 
   return {
     selectedTaskId: null,
-    viewedVersion: null,
-    detail: null,
-    detailState: 'idle',
-    detailError: null,
-    history: [],
-    historyState: 'idle',
-    stepResults: {},
-    verifyReport: null,
-    verifyState: 'idle',
-    verifyError: null,
-    diff: NO_DIFF,
-    messages: NO_MESSAGES,
+    ...NOTHING_LOADED,
 
     selectTask(taskId) {
       if (taskId === get().selectedTaskId) return;
       diffSeq++;
       messagesSeq++;
-      set({
-        selectedTaskId: taskId,
-        viewedVersion: null,
-        messages: NO_MESSAGES,
-        detail: null,
-        detailState: taskId ? 'loading' : 'idle',
-        detailError: null,
-        history: [],
-        historyState: 'idle',
-        stepResults: {},
-        verifyReport: null,
-        verifyState: 'idle',
-        verifyError: null,
-        diff: NO_DIFF,
-      });
+      set({ selectedTaskId: taskId, ...NOTHING_LOADED, detailState: taskId ? 'loading' : 'idle' });
       if (!taskId) return;
       void get()
         .refreshSelected()

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { FIRST_ARTICLE_TASK_JSON, SECOND_ARTICLE_CHECKPOINT_JSON } from '../../../shared/checkpoint/article-samples.js';
 import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../../shared/checkpoint/schema.js';
 
 export function sha256(text: string): string {
@@ -121,36 +122,8 @@ export async function writeMixedDirectory(root: string): Promise<void> {
   await writeLiveLease(root, 'live');
   await writeNativeTask(root, [runningTask('stale')]);
 
-  await writeJson(path.join(root, 'legacy-001.json'), {
-    task_id: 'legacy-001',
-    current_step: 2,
-    total_steps: 4,
-    history: [
-      { role: 'user', content: '把下面的需求拆成子任务：写一个天气查询函数' },
-      { role: 'assistant', content: '模拟模型回答……' },
-    ],
-    results: { 分析需求: '模拟模型回答……', 编写代码: 'def weather(): ...' },
-    created_at: '2026-01-10 10:00:00',
-    updated_at: '2026-01-10 10:01:30',
-    metrics: { total_tokens: 1234, elapsed_seconds: 90 },
-  });
-
-  await writeJson(path.join(root, 'article-two', 'checkpoint.json'), {
-    task_id: 'agent-demo-2026-05-08-001',
-    version: 3,
-    phase: 'validate_tool_result',
-    goal: '生成一份可发布的技术文章并完成发布校验',
-    plan: [
-      { id: 'p1', name: 'select_topic', status: 'done' },
-      { id: 'p2', name: 'draft_article', status: 'done' },
-      { id: 'p3', name: 'run_checks', status: 'running' },
-      { id: 'p4', name: 'publish', status: 'pending' },
-    ],
-    artifacts: [{ type: 'file', path: '_AI/2026-05-08-agent-checkpoint.md', sha256: '...', status: 'written' }],
-    side_effects: [{ type: 'git_commit', status: 'not_started', idempotency_key: 'publish-agent-checkpoint-2026-05-08' }],
-    resume_hint: '从 p3 继续：先做风格、隐私、签名检查，再进入发布阶段',
-    updated_at: '2026-05-08T16:40:00+08:00',
-  });
+  await writeJson(path.join(root, 'legacy-001.json'), { ...FIRST_ARTICLE_TASK_JSON, task_id: 'legacy-001' });
+  await writeJson(path.join(root, 'article-two', 'checkpoint.json'), SECOND_ARTICLE_CHECKPOINT_JSON);
 
   const torn = JSON.stringify({ format: 'waystation-version', version: 1, kind: 'full', checkpoint: { ...reportVersion(1), task_id: 'torn' } });
   await fsp.mkdir(path.join(root, 'torn', 'versions'), { recursive: true });

@@ -48,10 +48,7 @@ describe('waystation ls', () => {
     expect([...byId.keys()].sort()).toEqual(expect.arrayContaining(['drifted', 'legacy-001', 'live', 'report', 'stale', 'torn']));
 
     expect(byId.get('report')).toMatchObject({ format: 'waystation', version: 3, status: 'done', display_status: 'done', read_only: false, problems: [] });
-    expect(byId.get('report')?.plan).toEqual([
-      { id: 'outline', name: 'Outline', status: 'done' },
-      { id: 'write', name: 'Write', status: 'done' },
-    ]);
+    expect(byId.get('report')?.step_counts).toEqual({ pending: 0, running: 0, done: 2, failed: 0, skipped: 0 });
     expect(byId.get('live')?.display_status).toBe('running');
     expect(byId.get('stale')?.display_status).toBe('interrupted');
 
@@ -63,7 +60,7 @@ describe('waystation ls', () => {
     expect(articleTwo).toMatchObject({ read_only: true, location: 'article-two/checkpoint.json', phase: 'validate_tool_result' });
 
     const torn = byId.get('torn');
-    expect(torn).toMatchObject({ display_status: 'unreadable', status: null, version: null, plan: [] });
+    expect(torn).toMatchObject({ display_status: 'unreadable', status: null, version: null, step_counts: { pending: 0, running: 0, done: 0, failed: 0, skipped: 0 } });
     expect(torn?.problems.some((p) => p.severity === 'error')).toBe(true);
   });
 

@@ -9,8 +9,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HostEvent } from '../../../shared/api/contract.js';
 import { runCli } from '../../../electron/cli/main.js';
 import { createHostRunner } from '../../../electron/host/host-runner.js';
@@ -18,8 +17,8 @@ import { HostService } from '../../../electron/host/host-service.js';
 import { ModuleHashCache } from '../../../electron/host/task-agent-status.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
-
-const runtimeIndex = pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../electron/runtime/index.ts')).href;
+import { useOfflineWorkers } from '../../support/offline-workers.js';
+import { RUNTIME_INDEX_URL as runtimeIndex, writeAgentProject } from '../runtime/agent-project.js';
 
 /** One step that fails until a gate file exists, so the task stops resumable. */
 const GATED = `
@@ -48,25 +47,11 @@ let root: string;
 let moduleFile: string;
 let gate: string;
 let service: HostService | null = null;
-const savedEnv = { ...process.env };
 
-beforeAll(() => {
-  delete process.env.OPENAI_API_KEY;
-  process.env.WAYSTATION_OFFLINE_LATENCY_MS = '0';
-});
-afterAll(() => {
-  process.env = savedEnv;
-});
+useOfflineWorkers();
 beforeEach(async () => {
   tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'ws-host-agent-')));
-  const project = path.join(tmp, 'project');
-  root = path.join(project, 'checkpoints');
-  moduleFile = path.join(project, 'agents/gated.ts');
-  gate = path.join(tmp, 'gate');
-  await fs.mkdir(path.join(project, 'agents'), { recursive: true });
-  await fs.mkdir(root);
-  await fs.writeFile(path.join(project, 'package.json'), '{"name":"project","type":"module"}\n');
-  await fs.writeFile(moduleFile, GATED);
+  ({ root, moduleFile, gate } = await writeAgentProject(tmp, 'gated.ts', GATED));
   let err = '';
   const code = await runCli(['run', root, moduleFile, '--task', 'g', '--gate', gate], { out: () => {}, err: (s) => void (err += s), color: false });
   expect(code, err).toBe(RunExit.failed);

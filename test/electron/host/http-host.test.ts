@@ -7,6 +7,7 @@ import { ApiError, apiMethods, type HostEvent, type WaystationService } from '..
 import { EventHub } from '../../../electron/host/event-hub.js';
 import { startHttpHost, type HttpHost } from '../../../electron/host/http-host.js';
 import { PAGE_CSP } from '../../../shared/api/page-csp.js';
+import { sseReader } from '../../../bench/lib/sse-reader.js';
 
 /** A service that records what it was asked and answers plainly; the transport is what is under test. */
 function fakeService(hub: EventHub) {
@@ -62,26 +63,14 @@ function openStream(host: HttpHost, opts: { lastEventId?: number; query?: string
   const opened = new Promise<http.IncomingMessage>((resolve, reject) => {
     req.on('response', (res) => {
       response = res;
-      let buffer = '';
+      const read = sseReader(({ id, data }) => {
+        const event = JSON.parse(data) as HostEvent;
+        expect(id).toBe(String(event.id));
+        events.push(event);
+      });
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = block
-            .split('\n')
-            .filter((l) => l.startsWith('data: '))
-            .map((l) => l.slice(6))
-            .join('\n');
-          const id = block.split('\n').find((l) => l.startsWith('id: '));
-          if (data) {
-            const event = JSON.parse(data) as HostEvent;
-            expect(id).toBe(`id: ${event.id}`);
-            events.push(event);
-          }
-        }
+        read(chunk);
         const pending = waiters;
         waiters = [];
         for (const w of pending) w();

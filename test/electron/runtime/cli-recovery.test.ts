@@ -2,28 +2,21 @@
  * Each recovery mode, approve, reject and edit, end to end through the CLI
  * (worker processes and all) on a real temporary directory.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli } from '../../../electron/cli/main.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { Runner } from '../../../electron/runtime/runner.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { SIMULATED_FAILURE } from '../../../electron/agents/checkpoint-demo.js';
+import { captureCli as cli } from '../cli/capture-cli.js';
+import { useOfflineWorkers } from '../../support/offline-workers.js';
 
 let dir: string;
-const savedEnv = { ...process.env };
 
-beforeAll(() => {
-  // Workers inherit this process's environment: no key (offline model), quick model, quick auto backoff.
-  delete process.env.OPENAI_API_KEY;
-  process.env.WAYSTATION_OFFLINE_LATENCY_MS = '5';
-  process.env.WAYSTATION_AUTO_BACKOFF_MS = '20';
-});
-afterAll(() => {
-  process.env = savedEnv;
-});
+// A quick model and a quick auto backoff.
+useOfflineWorkers({ WAYSTATION_OFFLINE_LATENCY_MS: '5', WAYSTATION_AUTO_BACKOFF_MS: '20' });
 beforeEach(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-cli-'));
   delete process.env.SKIP_FAILURE;
@@ -31,13 +24,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
-
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, { out: (s) => void (out += s), err: (s) => void (err += s), color: false });
-  return { code, out, err };
-}
 
 const latest = async (id: string) => (await openStore(dir).getTask(id))!.checkpoint!;
 const versionCount = async (id: string) => (await openStore(dir).history(id)).length;

@@ -16,21 +16,10 @@ import { verifyTask } from '../../../electron/verify/verify-task.js';
 import type { WorkerJob } from '../../../electron/runtime/worker-protocol.js';
 import { startFakePublishService, type FakePublishService } from '../../fakes/fake-publish-service.js';
 import { bundleWorker, type WorkerBundle } from '../../fakes/worker-bundle.js';
+import { seededRandom } from '../../../bench/lib/seeded-random.js';
 
 const RUNS = Number(process.env.WAYSTATION_CRASH_RUNS ?? 200);
 const PARALLEL = Math.max(2, Math.min(6, os.cpus().length * 2));
-
-/** A small deterministic PRNG (mulberry32) so a failing sequence of kill points can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface FinalState {
   results: Record<string, { text: string; published?: { key?: string } }>;
@@ -107,7 +96,8 @@ describe('SIGKILL at random points, then resume', () => {
     expect(reference.status).toBe('done');
     const expected = comparable(await finalState('reference'), 'reference');
 
-    const random = prng(seed);
+    // Seeded, so a failing sequence of kill points can be replayed with WAYSTATION_CRASH_SEED.
+    const random = seededRandom(seed);
     let kills = 0;
     let crashed = 0;
     let resumes = 0;

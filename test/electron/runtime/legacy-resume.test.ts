@@ -4,39 +4,25 @@
  * imports it and continues with that agent; any other is refused, with
  * nothing written. Through the CLI, with real worker processes.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli } from '../../../electron/cli/main.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
+import { captureCli as cli } from '../cli/capture-cli.js';
+import { useOfflineWorkers } from '../../support/offline-workers.js';
 
 let root: string;
-const savedEnv = { ...process.env };
 
-beforeAll(() => {
-  delete process.env.OPENAI_API_KEY;
-  process.env.WAYSTATION_OFFLINE_LATENCY_MS = '0';
-  // The demo's third step fails on purpose unless told otherwise.
-  process.env.SKIP_FAILURE = '1';
-});
-afterAll(() => {
-  process.env = savedEnv;
-});
+// The demo's third step fails on purpose unless told otherwise.
+useOfflineWorkers({ SKIP_FAILURE: '1' });
 beforeEach(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-legacy-'));
 });
 afterEach(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
-
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, { out: (s) => void (out += s), err: (s) => void (err += s), color: false });
-  return { code, out, err };
-}
 
 /** The first article's demo file after two of its four steps. */
 function articleTask(results: Record<string, string>, total = 4) {

@@ -6,18 +6,17 @@
  * throws on load, exports nothing runnable, hangs, or describes an invalid
  * checkpoint. Real worker processes on real temporary directories.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { runCli } from '../../../electron/cli/main.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { listAvailableAgents } from '../../../electron/runtime/agent-catalog.js';
 import { agentStatus } from '../../../electron/runtime/agent-status.js';
-
-const runtimeIndex = pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../electron/runtime/index.ts')).href;
+import { captureCli as cli } from '../cli/capture-cli.js';
+import { useOfflineWorkers } from '../../support/offline-workers.js';
+import { RUNTIME_INDEX_URL as runtimeIndex, writeAgentProject } from './agent-project.js';
 
 /** Counts words, then writes a report once a gate file exists: the second step fails until then. */
 const WORD_COUNTER = `
@@ -48,43 +47,23 @@ let tmp: string;
 let project: string;
 let root: string;
 let gate: string;
-const savedEnv = { ...process.env };
+let moduleFile: string;
 
-beforeAll(() => {
-  delete process.env.OPENAI_API_KEY;
-  process.env.WAYSTATION_OFFLINE_LATENCY_MS = '0';
-});
-afterAll(() => {
-  process.env = savedEnv;
-});
+useOfflineWorkers();
 beforeEach(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-modules-'));
-  project = path.join(tmp, 'project');
-  root = path.join(project, 'checkpoints');
-  gate = path.join(tmp, 'gate');
-  await fs.mkdir(path.join(project, 'agents'), { recursive: true });
-  await fs.mkdir(root);
-  await fs.writeFile(path.join(project, 'package.json'), '{"name":"project","type":"module"}\n');
-  await fs.writeFile(path.join(project, 'agents/word-counter.ts'), WORD_COUNTER);
+  ({ project, root, gate, moduleFile } = await writeAgentProject(tmp, 'word-counter.ts', WORD_COUNTER));
 });
 afterEach(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, { out: (s) => void (out += s), err: (s) => void (err += s), color: false });
-  return { code, out, err };
-}
-
-const moduleFile = () => path.join(project, 'agents/word-counter.ts');
 const latest = async (id: string) => (await openStore(root).getTask(id))!.checkpoint!;
 const versionCount = async (id: string) => (await openStore(root).history(id)).length;
 
 describe('an agent module given by path', () => {
   it('is recorded with its project, export and hash, and resume relaunches it', async () => {
-    const first = await cli('run', root, moduleFile(), '--task', 'wc', '--gate', gate);
+    const first = await cli('run', root, moduleFile, '--task', 'wc', '--gate', gate);
     expect(first.code).toBe(RunExit.failed);
     expect(first.out).toContain('the gate file is missing');
     const cp = await latest('wc');
@@ -109,9 +88,9 @@ describe('an agent module given by path', () => {
   });
 
   it('reports a changed module before resuming, and records the new hash', async () => {
-    await cli('run', root, moduleFile(), '--task', 'wc', '--gate', gate);
+    await cli('run', root, moduleFile, '--task', 'wc', '--gate', gate);
     const before = (await latest('wc')).agent!.module_sha256;
-    await fs.appendFile(moduleFile(), '\n// a later edit\n');
+    await fs.appendFile(moduleFile, '\n// a later edit\n');
     expect(await agentStatus(root, await latest('wc'))).toMatchObject({ kind: 'module', available: true, module_changed: true });
 
     await fs.writeFile(gate, 'open');
@@ -124,11 +103,11 @@ describe('an agent module given by path', () => {
   });
 
   it('in confirm mode, puts the changed module in the resume plan the human approves', async () => {
-    const first = await cli('run', root, moduleFile(), '--task', 'wc', '--gate', gate, '--mode', 'confirm');
+    const first = await cli('run', root, moduleFile, '--task', 'wc', '--gate', gate, '--mode', 'confirm');
     expect(first.code).toBe(RunExit.waiting_approval);
     expect((await latest('wc')).recovery.pending_approval!.plan.module_changed).toBeUndefined();
 
-    await fs.appendFile(moduleFile(), '\n// a later edit\n');
+    await fs.appendFile(moduleFile, '\n// a later edit\n');
     await fs.writeFile(gate, 'open');
     // The plan on record did not mention the change: approving it prepares a new one instead of running.
     const stale = await cli('approve', root, 'wc');
@@ -142,9 +121,9 @@ describe('an agent module given by path', () => {
   });
 
   it('leaves the task untouched when the module is gone, and says why', async () => {
-    await cli('run', root, moduleFile(), '--task', 'wc', '--gate', gate);
+    await cli('run', root, moduleFile, '--task', 'wc', '--gate', gate);
     const versions = await versionCount('wc');
-    await fs.rename(moduleFile(), path.join(project, 'agents/moved.ts'));
+    await fs.rename(moduleFile, path.join(project, 'agents/moved.ts'));
     expect(await agentStatus(root, await latest('wc'))).toMatchObject({ available: false });
 
     const resumed = await cli('resume', root, 'wc');
@@ -155,9 +134,9 @@ describe('an agent module given by path', () => {
   });
 
   it('leaves the task untouched when the module no longer loads', async () => {
-    await cli('run', root, moduleFile(), '--task', 'wc', '--gate', gate);
+    await cli('run', root, moduleFile, '--task', 'wc', '--gate', gate);
     const versions = await versionCount('wc');
-    await fs.writeFile(moduleFile(), "throw new Error('broken by an edit');\n");
+    await fs.writeFile(moduleFile, "throw new Error('broken by an edit');\n");
     const resumed = await cli('resume', root, 'wc');
     expect(resumed.code).toBe(RunExit.usage);
     expect(resumed.err).toContain('fails to load: broken by an edit');
@@ -179,7 +158,7 @@ describe('a bad agent module', () => {
 
   it('is a clear error on that task, and the rest of the directory is unaffected', async () => {
     await fs.writeFile(gate, 'open');
-    expect((await cli('run', root, moduleFile(), '--task', 'good', '--gate', gate)).code).toBe(RunExit.done);
+    expect((await cli('run', root, moduleFile, '--task', 'good', '--gate', gate)).code).toBe(RunExit.done);
 
     const throws = await runModule('throws.mjs', "throw new Error('boom at load');\n");
     expect(throws.code).toBe(RunExit.usage);
@@ -214,7 +193,7 @@ export default defineAgent({ name: 'invalid', description: '', options: z.object
 
 describe('an agent module stuck in a busy loop at start-up', () => {
   it('is stopped by the runner, for a new task and for a resume, and the task is left untouched', async () => {
-    await cli('run', root, moduleFile(), '--task', 'wc', '--gate', gate);
+    await cli('run', root, moduleFile, '--task', 'wc', '--gate', gate);
     const versions = await versionCount('wc');
     const spin = path.join(project, 'agents/spin.mjs');
     await fs.writeFile(spin, 'for (;;) {}\n');
@@ -224,7 +203,7 @@ describe('an agent module stuck in a busy loop at start-up', () => {
       expect(run.code).toBe(RunExit.usage);
       expect(run.err).toContain('did not finish loading within 1000 ms (it hangs at start-up)');
 
-      await fs.writeFile(moduleFile(), 'for (;;) {}\n');
+      await fs.writeFile(moduleFile, 'for (;;) {}\n');
       const resumed = await cli('resume', root, 'wc');
       expect(resumed.code).toBe(RunExit.usage);
       expect(resumed.err).toContain('did not finish loading within 1000 ms');
@@ -240,7 +219,7 @@ describe('an agent module stuck in a busy loop at start-up', () => {
 describe('agents registered in waystation.config.json', () => {
   it('are listed with the built-ins and started by name', async () => {
     await fs.mkdir(path.join(root, 'agents'));
-    await fs.copyFile(moduleFile(), path.join(root, 'agents/word-counter.ts'));
+    await fs.copyFile(moduleFile, path.join(root, 'agents/word-counter.ts'));
     await fs.writeFile(path.join(root, 'agents/broken.mjs'), "throw new Error('not today');\n");
     await fs.writeFile(
       path.join(root, 'waystation.config.json'),

@@ -2,24 +2,17 @@
  * A host that shuts down while an auto-mode task waits out its backoff
  * leaves the task interrupted: no new worker is spawned after killAll.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Runner } from '../../../electron/runtime/runner.js';
 import { openStore } from '../../../electron/store/directory-store.js';
+import { useOfflineWorkers } from '../../support/offline-workers.js';
 
 let dir: string;
-const savedEnv = { ...process.env };
 
-beforeAll(() => {
-  delete process.env.OPENAI_API_KEY;
-  delete process.env.SKIP_FAILURE;
-  process.env.WAYSTATION_OFFLINE_LATENCY_MS = '0';
-});
-afterAll(() => {
-  process.env = savedEnv;
-});
+useOfflineWorkers({ SKIP_FAILURE: undefined });
 beforeEach(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-shutdown-'));
 });

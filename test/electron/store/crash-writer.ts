@@ -6,7 +6,7 @@
  */
 import { openStore } from '../../../electron/store/directory-store.js';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
-import { makeCheckpoint, withoutVersion } from './store-test-helpers.js';
+import { loopedSave, makeCheckpoint } from './store-test-helpers.js';
 
 const root = process.argv[2];
 if (!root) throw new Error('usage: crash-writer.ts ROOT');
@@ -21,19 +21,6 @@ if (!entry) {
 let cp: Checkpoint = entry!.checkpoint!;
 process.stdout.write(`ready ${cp.version}\n`);
 for (;;) {
-  const v = cp.version + 1;
-  const next = withoutVersion(cp);
-  next.plan = next.plan.slice();
-  const i = v % PLAN;
-  next.plan[i] = { ...next.plan[i], status: 'done', attempts: (next.plan[i].attempts ?? 0) + 1 };
-  next.current_step = i;
-  next.phase = `phase ${v}`;
-  const res = await store.save('crash', {
-    expectedVersion: cp.version,
-    checkpoint: next,
-    results: { [next.plan[i].id]: { version: v, text: 'r'.repeat(500) } },
-    appendHistory: [{ role: 'assistant', content: `m${v}` }],
-  });
-  cp = res.checkpoint;
+  cp = (await store.save('crash', loopedSave(cp, cp.version + 1, PLAN, 500))).checkpoint;
   process.stdout.write(`saved ${cp.version}\n`);
 }

@@ -82,3 +82,28 @@ describe('settledReads', () => {
     expect([s.open, s.rename, s.appendFile]).toEqual([nodeFs.open, nodeFs.rename, nodeFs.appendFile]);
   });
 });
+
+describe('the write calls of nodeFs', () => {
+  it('write, sync and read back a file through a handle, and fail with the OS error codes as rejections', async () => {
+    const file = path.join(root, 'out.bin');
+    const handle = await nodeFs.open(file, 'wx', 0o644);
+    const data = Buffer.alloc(3 * 1024 * 1024, 7);
+    await handle.writeFile(data);
+    await handle.sync();
+    expect((await handle.stat()).size).toBe(data.length);
+    await handle.close();
+    expect((await fs.readFile(file)).equals(data)).toBe(true);
+
+    expect(await outcome(() => nodeFs.open(file, 'wx', 0o644))).toEqual({ failed: 'EEXIST' });
+    expect(await outcome(() => nodeFs.link(path.join(root, 'missing'), path.join(root, 'x')))).toEqual({ failed: 'ENOENT' });
+    expect(await outcome(() => nodeFs.link(file, path.join(root, 'small.json')))).toEqual({ failed: 'EEXIST' });
+    expect(await outcome(() => nodeFs.rename(path.join(root, 'missing'), file))).toEqual({ failed: 'ENOENT' });
+    expect(await outcome(() => nodeFs.unlink(path.join(root, 'missing')))).toEqual({ failed: 'ENOENT' });
+
+    await nodeFs.appendFile(path.join(root, 'log'), 'a\n');
+    await nodeFs.appendFile(path.join(root, 'log'), 'b\n');
+    expect(await fs.readFile(path.join(root, 'log'), 'utf8')).toBe('a\nb\n');
+    await nodeFs.mkdir(path.join(root, 'deep', 'er'));
+    expect((await fs.stat(path.join(root, 'deep', 'er'))).isDirectory()).toBe(true);
+  });
+});

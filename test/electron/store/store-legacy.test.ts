@@ -2,36 +2,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { openStore } from '../../../electron/store/directory-store.js';
+import { FIRST_ARTICLE_TASK_JSON, SECOND_ARTICLE_CHECKPOINT_JSON } from '../../../shared/checkpoint/article-samples.js';
 import { CURRENT_SCHEMA_VERSION } from '../../../shared/checkpoint/schema.js';
 import { ConflictError, ReadOnlyError, type CheckpointStore } from '../../../electron/store/store-types.js';
 import { cleanup, hashTree, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
 
-const firstArticle = {
-  task_id: 'demo-task-001',
-  current_step: 2,
-  total_steps: 4,
-  history: [
-    { role: 'user', content: '分析需求' },
-    { role: 'assistant', content: '模拟模型回答...' },
-  ],
-  results: { 分析需求: 'answer one', 编写代码: { code: 'def f(): pass' } },
-  created_at: '2026-01-10 10:00:00',
-  updated_at: '2026-01-10 10:01:30',
-};
-const secondArticle = {
-  task_id: 'agent-demo',
-  version: 3,
-  phase: 'validate_tool_result',
-  goal: 'publish an article',
-  plan: [
-    { id: 'p1', name: 'select_topic', status: 'done' },
-    { id: 'p2', name: 'run_checks', status: 'running' },
-  ],
-  artifacts: [{ type: 'file', path: 'a.md', sha256: '...', status: 'written' }],
-  side_effects: [{ type: 'git_commit', status: 'not_started', idempotency_key: 'publish-1' }],
-  resume_hint: 'continue from p2',
-  updated_at: '2026-05-08T16:40:00+08:00',
-};
+/** The first article's task with a step result that is not text, which the import keeps as a JSON blob. */
+const firstArticle = { ...FIRST_ARTICLE_TASK_JSON, results: { ...FIRST_ARTICLE_TASK_JSON.results, 编写代码: { code: 'def f(): pass' } } };
+const secondArticle = { ...SECOND_ARTICLE_CHECKPOINT_JSON, task_id: 'agent-demo' };
 
 let root: string;
 let store: CheckpointStore;
@@ -50,7 +28,7 @@ describe('legacy tasks', () => {
     expect([t?.format, t?.read_only, t?.problems.map((p) => p.reason)]).toEqual(['article-task-json', true, ['legacy-format']]);
     expect(await store.readHistory('demo-task-001')).toEqual(firstArticle.history);
     expect((await store.history('demo-task-001')).map((h) => h.version)).toEqual([1]);
-    expect((await store.readVersion('demo-task-001', 1)).plan[0].result).toBe('answer one');
+    expect((await store.readVersion('demo-task-001', 1)).plan[0].result).toBe(firstArticle.results.分析需求);
   });
 
   it('imports a root <id>.json into folder <id>/ as version 1, results in blobs, original untouched', async () => {
@@ -79,7 +57,7 @@ describe('legacy tasks', () => {
     const before = await hashTree(path.join(root, 'agent-demo'));
     const res = await store.importTask('agent-demo');
     expect(res.checkpoint.task_id).toBe('agent-demo-imported');
-    expect(res.checkpoint.side_effects[0].id).toBe('effect:publish-1');
+    expect(res.checkpoint.side_effects[0].id).toBe('effect:publish-agent-checkpoint-2026-05-08');
     expect(await hashTree(path.join(root, 'agent-demo'))).toEqual(before);
     expect((await store.listTasks()).map((t) => [t.task_id, t.format])).toEqual([['agent-demo-imported', 'waystation']]);
     await expect(store.importTask('agent-demo')).rejects.toBeInstanceOf(ConflictError);

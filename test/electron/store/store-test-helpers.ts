@@ -3,7 +3,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../../shared/checkpoint/schema.js';
+import type { Checkpoint, CheckpointInput } from '../../../shared/checkpoint/schema.js';
+import type { SaveRequest } from '../../../electron/store/store-types.js';
+import { freshCheckpoint } from '../../../bench/lib/fresh-checkpoint.js';
 
 /**
  * `T` without the keys `K`, keeping its known keys: the built-in Omit collapses a
@@ -24,31 +26,36 @@ export async function cleanup(dir: string): Promise<void> {
 
 /** A small valid checkpoint with `steps` pending steps. */
 export function makeCheckpoint(taskId: string, steps = 3, extra: Partial<NewCheckpoint> = {}): NewCheckpoint {
-  return {
-    schema_version: CURRENT_SCHEMA_VERSION,
-    task_id: taskId,
-    task_name: `task ${taskId}`,
-    status: 'running',
-    phase: 'start',
-    goal: 'test the store',
-    plan: Array.from({ length: steps }, (_, i) => ({ id: `s${i + 1}`, name: `step ${i + 1}`, status: 'pending' as const, attempts: 0 })),
-    current_step: 0,
-    total_steps: steps,
-    artifacts: [],
-    side_effects: [],
-    resume_hint: '',
-    recovery: { mode: 'manual', decisions: [], auto_attempts: 0 },
-    errors: [],
-    run: { created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', tokens_in: 0, tokens_out: 0, cost_usd: 0, elapsed_ms: 0, llm_calls: [] },
-    source: { kind: 'runtime' },
-    ...extra,
-  };
+  const fresh = freshCheckpoint({ taskId, taskName: `task ${taskId}`, goal: 'test the store', steps, at: '2026-01-01T00:00:00Z', phase: 'start' });
+  return { ...withoutVersion(fresh), ...extra };
 }
 
 /** The checkpoint with `version` dropped, ready to pass back to save. */
 export function withoutVersion<T extends { version?: number }>(cp: T): Without<T, 'version'> {
   const { version: _v, ...rest } = cp;
   return rest as unknown as Without<T, 'version'>;
+}
+
+/**
+ * The save that makes `cp` version `v` in the crash tests' writing loop.
+ *
+ * Step `v % planLength` is done once more, the phase becomes `phase <v>`, the
+ * step's result records `v` beside `resultBytes` of text, and the message
+ * `m<v>` joins the history: what survives a crash can be checked against `v`.
+ */
+export function loopedSave(cp: Checkpoint, v: number, planLength: number, resultBytes: number): SaveRequest {
+  const next = withoutVersion(cp);
+  next.plan = next.plan.slice();
+  const i = v % planLength;
+  next.plan[i] = { ...next.plan[i], status: 'done', attempts: (next.plan[i].attempts ?? 0) + 1 };
+  next.current_step = i;
+  next.phase = `phase ${v}`;
+  return {
+    expectedVersion: cp.version,
+    checkpoint: next,
+    results: { [next.plan[i].id]: { version: v, text: 'r'.repeat(resultBytes) } },
+    appendHistory: [{ role: 'assistant', content: `m${v}` }],
+  };
 }
 
 /** sha256 of every file under `dir` (relative path -> hash), symlinks by their target text. */

@@ -1,39 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Checkpoint } from '../../../shared/checkpoint/schema.js';
+import { FIRST_ARTICLE_TASK_JSON as firstArticle, SECOND_ARTICLE_CHECKPOINT_JSON as secondArticle } from '../../../shared/checkpoint/article-samples.js';
 import { convertArticleCheckpointJson, convertArticleTaskJson, convertLegacy, detectLegacyFormat } from '../../../shared/checkpoint/legacy.js';
-
-/** The first article's checkpoint, as printed there. */
-const firstArticle = {
-  task_id: 'demo-task-001',
-  current_step: 2,
-  total_steps: 4,
-  history: [
-    { role: 'user', content: '把下面的需求拆成子任务：写一个天气查询函数' },
-    { role: 'assistant', content: '模拟模型回答...' },
-  ],
-  results: { 分析需求: '模拟模型回答...', 编写代码: 'def weather(): ...' },
-  created_at: '2026-01-10 10:00:00',
-  updated_at: '2026-01-10 10:01:30',
-  metrics: { total_tokens: 1234, elapsed_seconds: 90 },
-};
-
-/** The second article's checkpoint, as printed there (note the sha256 placeholder). */
-const secondArticle = {
-  task_id: 'agent-demo-2026-05-08-001',
-  version: 3,
-  phase: 'validate_tool_result',
-  goal: '生成一份可发布的技术文章并完成发布校验',
-  plan: [
-    { id: 'p1', name: 'select_topic', status: 'done' },
-    { id: 'p2', name: 'draft_article', status: 'done' },
-    { id: 'p3', name: 'run_checks', status: 'running' },
-    { id: 'p4', name: 'publish', status: 'pending' },
-  ],
-  artifacts: [{ type: 'file', path: '_AI/2026-05-08-agent-checkpoint-recoverable-execution.md', sha256: '...', status: 'written' }],
-  side_effects: [{ type: 'git_commit', status: 'not_started', idempotency_key: 'publish-agent-checkpoint-2026-05-08' }],
-  resume_hint: '从 p3 继续：先做风格、隐私、签名检查，再进入发布阶段',
-  updated_at: '2026-05-08T16:40:00+08:00',
-};
 
 const ctx = (taskId: string, location: string) => ({ taskId, location, fallbackTime: '2026-01-01T00:00:00.000Z' });
 
@@ -59,12 +27,12 @@ describe("the first article's <task_id>.json", () => {
       ['step-3', 'step 3', 'pending'],
       ['step-4', 'step 4', 'pending'],
     ]);
-    expect(cp.plan[1].result).toBe('def weather(): ...');
+    expect(cp.plan[1].result).toBe(firstArticle.results.编写代码);
     expect([cp.current_step, cp.total_steps, cp.status]).toEqual([2, 4, 'halted']);
     expect(cp.goal).toBe('把下面的需求拆成子任务：写一个天气查询函数');
     expect(cp.run).toMatchObject({ created_at: '2026-01-10 10:00:00', updated_at: '2026-01-10 10:01:30', elapsed_ms: 90_000, total_tokens: 1234 });
     expect(cp.source).toEqual({ kind: 'import', imported_from: { path: 'demo-task-001.json', format: 'article-task-json' } });
-    expect(cp.history).toEqual({ count: 2, head: null });
+    expect(cp.history).toEqual({ count: 4, head: null });
     expect(r.messages).toEqual(firstArticle.history);
   });
 

@@ -24,11 +24,7 @@ describe('toTaskSummary', () => {
       status: 'running',
       display_status: 'running',
       phase: 'drafting',
-      plan: [
-        { id: 's1', name: 'outline', status: 'done' },
-        { id: 's2', name: 'draft', status: 'running' },
-        { id: 's3', name: 'publish', status: 'pending' },
-      ],
+      step_counts: { pending: 1, running: 1, done: 1, failed: 0, skipped: 0 },
       current_step: 1,
       total_steps: 3,
       mode: 'manual',
@@ -45,7 +41,7 @@ describe('toTaskSummary', () => {
     const torn = problem('torn/checkpoint.json', 'truncated', 'the JSON ends early');
     const s = toTaskSummary(entry({ task_id: 'torn', location: 'torn', checkpoint: null, problems: [torn] }));
     expect(TaskSummary.parse(s)).toEqual(s);
-    expect(s).toMatchObject({ display_status: 'unreadable', status: null, version: null, plan: [], current_step: null, problems: [torn] });
+    expect(s).toMatchObject({ display_status: 'unreadable', status: null, version: null, step_counts: { pending: 0, running: 0, done: 0, failed: 0, skipped: 0 }, current_step: null, problems: [torn] });
   });
 
   it('merges extra problems without repeating ones the entry already has', () => {

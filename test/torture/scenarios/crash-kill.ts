@@ -19,7 +19,8 @@ import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { startFakePublishService, type FakePublishService } from '../../fakes/fake-publish-service.js';
 import { bundleCli, REPO } from '../lib/cli-bundle.js';
 import { corruptionOf, doneStepsRunAgain, finalResults } from '../lib/task-audit.js';
-import { forEachLimit, messageOf, pick, prng, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { seededRandom } from '../../../bench/lib/seeded-random.js';
+import { forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
 
 const AGENTS = ['checkpoint-demo', 'md-summarizer'] as const;
 const MODES = ['manual', 'auto', 'confirm'] as const;
@@ -141,7 +142,7 @@ async function markdownInput(dir: string): Promise<string> {
 /** SIGKILLs of runners and workers over `runs` runs, spread over both agents, three modes and three targets. */
 export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> {
   const tally = new Tally('crashes (SIGKILL runner/worker)', CHECKS, opts.seed);
-  const random = prng(opts.seed);
+  const random = seededRandom(opts.seed);
   const parallel = opts.parallel ?? os.cpus().length + 1;
   const base = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-torture-crash-'));
   const root = path.join(base, 'root');

@@ -22,7 +22,8 @@ import { StoreWriteError, TaskReadError } from '../../../electron/store/store-ty
 import { makeCheckpoint, withoutVersion } from '../../electron/store/store-test-helpers.js';
 import { FaultyFs, type FaultCode, type FaultGroup } from '../lib/faulty-fs.js';
 import { doneStepsRunAgain, finalResults } from '../lib/task-audit.js';
-import { messageOf, pick, prng, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { seededRandom } from '../../../bench/lib/seeded-random.js';
+import { messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
 
 const CODES: FaultCode[] = ['ENOSPC', 'EACCES', 'EIO'];
 /** Long enough that replacing it by `<task>` in the results touches nothing else. */
@@ -59,7 +60,7 @@ const same = (a: Record<string, string>, b: Record<string, string>) => JSON.stri
 /** Faults on store writes and reads, and on a running task. */
 export async function diskFaults(opts: ScenarioOptions): Promise<ScenarioReport> {
   const tally = new Tally('disk faults (ENOSPC, EACCES, EIO)', CHECKS, opts.seed);
-  const random = prng(opts.seed);
+  const random = seededRandom(opts.seed);
   const base = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-torture-disk-'));
   const savedSkip = process.env.SKIP_FAILURE;
   try {

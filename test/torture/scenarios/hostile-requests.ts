@@ -17,7 +17,8 @@ import { registerIpcHandlers, type FrameLike, type InvokeEventLike, type IpcMain
 import { openStore } from '../../../electron/store/directory-store.js';
 import { apiMethods, ipcChannel, type ApiMethod, type IpcResult } from '../../../shared/api/contract.js';
 import { makeCheckpoint } from '../../electron/store/store-test-helpers.js';
-import { messageOf, pick, prng, Tally, withTimeout, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { seededRandom } from '../../../bench/lib/seeded-random.js';
+import { messageOf, pick, Tally, withTimeout, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
 
 const INSIDE = 'INSIDE-SECRET-ONLY-FOR-THE-TOKEN';
 const OUTSIDE = 'OUTSIDE-SECRET-NEVER-SERVED';
@@ -103,7 +104,7 @@ function inputsFor(method: ApiMethod, id: string, str: string): unknown {
 /** Every kind of hostile request, `runs` of them in all, chosen at random. */
 export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioReport> {
   const tally = new Tally('hostile requests (HTTP host, IPC)', CHECKS, opts.seed);
-  const random = prng(opts.seed);
+  const random = seededRandom(opts.seed);
   const base = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-torture-hostile-'));
   const root = path.join(base, 'root');
   const outsideDir = path.join(base, 'outside');

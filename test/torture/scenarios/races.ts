@@ -16,7 +16,8 @@ import { openStore } from '../../../electron/store/directory-store.js';
 import { makeCheckpoint } from '../../electron/store/store-test-helpers.js';
 import { bundleCli, REPO } from '../lib/cli-bundle.js';
 import { doneStepsRunAgain } from '../lib/task-audit.js';
-import { HangError, messageOf, prng, pick, Tally, withTimeout, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { seededRandom } from '../../../bench/lib/seeded-random.js';
+import { HangError, messageOf, pick, Tally, withTimeout, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
 
 const CHECKS = [
   'two runners drove the same task',
@@ -41,7 +42,7 @@ function run(cli: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ cod
 /** All three races; `runs` is split between them (a tenth rounds of runners, the rest reads and watcher rounds). */
 export async function races(opts: ScenarioOptions): Promise<ScenarioReport> {
   const tally = new Tally('races (runners, writers, watcher)', CHECKS, opts.seed);
-  const random = prng(opts.seed);
+  const random = seededRandom(opts.seed);
   const base = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-torture-race-'));
   const bundle = await bundleCli();
   try {

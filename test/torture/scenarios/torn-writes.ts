@@ -14,9 +14,10 @@ import path from 'node:path';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { recoveryReport } from '../../../electron/store/recovery-report.js';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
-import { makeCheckpoint, withoutVersion } from '../../electron/store/store-test-helpers.js';
+import { loopedSave, makeCheckpoint } from '../../electron/store/store-test-helpers.js';
 import { PowerCutFs } from '../lib/power-cut-fs.js';
-import { messageOf, pick, prng, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { seededRandom } from '../../../bench/lib/seeded-random.js';
+import { messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
 
 const TASK = 'torn';
 const PLAN = 12;
@@ -34,18 +35,7 @@ const CHECKS = [
 
 /** What the driver asks the store to hold at version v (v >= 2); version 1 is makeCheckpoint's. */
 function requestFor(cp: Checkpoint, v: number) {
-  const next = withoutVersion(cp);
-  next.plan = next.plan.slice();
-  const i = v % PLAN;
-  next.plan[i] = { ...next.plan[i], status: 'done', attempts: (next.plan[i].attempts ?? 0) + 1 };
-  next.current_step = i;
-  next.phase = `phase ${v}`;
-  return {
-    expectedVersion: cp.version,
-    checkpoint: next,
-    results: { [next.plan[i].id]: { version: v, text: 'r'.repeat(200 + ((v * 37) % 300)) } },
-    appendHistory: [{ role: 'assistant', content: `m${v}` }],
-  };
+  return loopedSave(cp, v, PLAN, 200 + ((v * 37) % 300));
 }
 
 /** Check that version v, as read back, is what the driver wrote at v; a description of the difference otherwise. */
@@ -67,7 +57,7 @@ async function differsFromWritten(store: ReturnType<typeof openStore>, v: number
 /** Power cuts at random writes, each turned into several recovered disks and checked. */
 export async function tornWrites(opts: ScenarioOptions): Promise<ScenarioReport> {
   const tally = new Tally('torn writes (power cut)', CHECKS, opts.seed);
-  const random = prng(opts.seed);
+  const random = seededRandom(opts.seed);
   const base = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-torture-torn-'));
   const cuts = Math.max(1, Math.ceil(opts.runs / IMAGES_PER_CUT));
   try {
