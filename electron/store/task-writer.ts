@@ -230,6 +230,10 @@ export class TaskWriter {
       if (synced.status === 'rejected') throw synced.reason;
       try {
         // 4. Not fsynced (neither the file nor the task folder): losing this rename leaves the hot snapshot behind.
+        //    The old file is removed first: renamed over, ext4 writes the new one's data out before the rename
+        //    returns (auto_da_alloc), a millisecond per megabyte on every save. A reader that looks in between
+        //    finds no checkpoint.json and reads the newest version, as after a power cut.
+        await removeQuietly(fs, hotFile);
         await commitReplace(fs, hotTemp.value, hotFile);
       } catch (err) {
         warnings.push(problem(relPath(this.ctx, hotFile), 'io', `version ${next} is saved but checkpoint.json could not be updated (${errorCode(err) ?? String(err)}); readers use the version files and the next save rewrites it`));

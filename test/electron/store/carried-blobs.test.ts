@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { openStore } from '../../../electron/store/directory-store.js';
+import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
 import { encodeDelta, encodeFull, findCarriedBlob, parseVersionBytes } from '../../../electron/store/version-file.js';
 import { canonicalJson } from '../../../shared/checkpoint/canonical-json.js';
 import { cleanup, listFiles, makeCheckpoint, readVersionFileStrict, tempRoot, withoutVersion } from './store-test-helpers.js';
@@ -124,4 +125,20 @@ describe('a task of schema 2', () => {
     expect(await store.readBlob('old', saved.plan[1].result_ref!)).toEqual({ answer: 42 });
     expect(await fs.readdir(path.join(taskDir, 'blobs'))).toEqual([result.hex, chunk.hex].sort());
   });
+});
+
+describe('a long history', () => {
+  it('reads back whole, in order, on synchronous reads (in slices) and through a StoreFs of its own', async () => {
+    const store = openStore(root);
+    let cp = (await store.create(makeCheckpoint('long', 1), { appendHistory: [{ role: 'user', content: 'm0' }] })).checkpoint;
+    for (let k = 1; k < 600; k++) {
+      cp = (await store.save('long', { expectedVersion: cp.version, checkpoint: withoutVersion(cp), appendHistory: [{ role: 'assistant', content: `m${k}` }] })).checkpoint;
+    }
+    const expected = Array.from({ length: 600 }, (_, k) => `m${k}`);
+    expect((await openStore(root).readHistory('long')).map((m) => m.content)).toEqual(expected);
+    // A StoreFs whose reads are its own (as fault-injecting ones are) is read through them, one file at a time.
+    const wrapped: StoreFs = { ...nodeFs, readWholeFile: (p, opts) => nodeFs.readWholeFile(p, opts) };
+    expect((await openStore(root, { fs: wrapped }).readHistory('long')).map((m) => m.content)).toEqual(expected);
+    expect((await openStore(root).readHistory('long', 300)).map((m) => m.content)).toEqual(expected.slice(0, 300));
+  }, 60_000);
 });
