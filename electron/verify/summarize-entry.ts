@@ -10,6 +10,7 @@ import { toTaskSummary, type TaskSummary, type TaskSummarySource } from '../../s
 import { readLeaseState, type LeaseReadOptions } from './lease-state.js';
 import { quickDriftCheck } from './quick-drift.js';
 import { checkpointFileOf } from './verify-task.js';
+import { mapLimit } from '../store/directory-scan.js';
 
 export interface SummarizeOptions {
   /**
@@ -62,15 +63,5 @@ export async function summarizeEntries(
   entries: readonly SummarizedEntry[],
   opts: { concurrency?: number; lease?: LeaseReadOptions } = {},
 ): Promise<TaskSummary[]> {
-  const out: TaskSummary[] = new Array(entries.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < entries.length) {
-      const i = next++;
-      out[i] = await summarizeEntry(root, entries[i], { lease: opts.lease });
-    }
-  };
-  const width = Math.max(1, Math.min(opts.concurrency ?? LIST_CONCURRENCY, entries.length));
-  await Promise.all(Array.from({ length: width }, worker));
-  return out;
+  return mapLimit(entries, opts.concurrency ?? LIST_CONCURRENCY, (entry) => summarizeEntry(root, entry, { lease: opts.lease }));
 }

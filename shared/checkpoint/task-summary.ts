@@ -54,6 +54,22 @@ export const TaskSummary = z.object({
 });
 export type TaskSummary = z.infer<typeof TaskSummary>;
 
+export const TaskSummaryStep = z.object({ id: z.string(), name: z.string(), status: StepStatus });
+export type TaskSummaryStep = z.infer<typeof TaskSummaryStep>;
+
+/**
+ * A summary with the plan's steps (id, name, status): what `waystation ls
+ * --json` prints for each task, for scripts that look at the steps. The API's
+ * list leaves the plan out (a list row needs only the counts).
+ */
+export const TaskListing = TaskSummary.extend({ plan: z.array(TaskSummaryStep) });
+export type TaskListing = z.infer<typeof TaskListing>;
+
+/** A summary with the steps of the checkpoint it was made from (none for an unreadable task). */
+export function withPlan(summary: TaskSummary, checkpoint: Pick<CheckpointHead, 'plan'> | null): TaskListing {
+  return { ...summary, plan: (checkpoint?.plan ?? []).map((s) => ({ id: s.id, name: s.name, status: s.status })) };
+}
+
 /** The parts of a store's task entry a summary is built from (structurally the store's ListedTask, or a TaskEntry). */
 export interface TaskSummarySource {
   task_id: string;

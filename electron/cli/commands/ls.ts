@@ -3,7 +3,7 @@
  * with the status it should be shown with and the problems found.
  */
 import type { Command } from 'commander';
-import { hasErrors, type TaskSummary } from '../../../shared/checkpoint/task-summary.js';
+import { hasErrors, withPlan, type TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import { summarizeEntries } from '../../verify/summarize-entry.js';
 import { ExitCode, requireDirectory, type CliContext } from '../cli-context.js';
 import { colorStatus, formatJson, formatProblem, table } from '../output.js';
@@ -36,7 +36,7 @@ export function register(program: Command, ctx: CliContext): void {
     .command('ls')
     .description('list the tasks in a checkpoint directory, readable or not')
     .argument('<DIR>', 'the checkpoint directory')
-    .option('--json', 'print an array of task summaries (the shape of GET /api/tasks)')
+    .option('--json', 'print an array of task summaries (the shape of GET /api/tasks), each with its plan\'s steps (id, name, status)')
     .addHelpText(
       'after',
       '\nA task whose recorded artifacts are missing or changed size shows as drifted (a stat, no hashing);' +
@@ -47,7 +47,7 @@ export function register(program: Command, ctx: CliContext): void {
       const root = await requireDirectory(dir);
       const entries = await ctx.openStore(root).listTasks();
       const tasks = await summarizeEntries(root, entries);
-      ctx.io.out(opts.json ? formatJson(tasks) : renderHuman(ctx, dir, tasks));
+      ctx.io.out(opts.json ? formatJson(tasks.map((t, i) => withPlan(t, entries[i].checkpoint))) : renderHuman(ctx, dir, tasks));
       if (tasks.some((t) => hasErrors(t.problems))) ctx.fail(ExitCode.problems);
     });
 }

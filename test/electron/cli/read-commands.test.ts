@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { runCli } from '../../../electron/cli/main.js';
-import { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
+import { TaskListing } from '../../../shared/checkpoint/task-summary.js';
 import { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { VerifyReport } from '../../../shared/checkpoint/verify-report.js';
 import { ChangeSummary } from '../../../shared/diff/semantic-summary.js';
@@ -43,11 +43,15 @@ describe('waystation ls', () => {
   it('lists native tasks, both article formats and an unreadable task, and exits 1 for the unreadable one', async () => {
     const { code, stdout } = await run(['ls', mixed, '--json']);
     expect(code).toBe(1);
-    const tasks = TaskSummary.array().parse(JSON.parse(stdout));
+    const tasks = TaskListing.array().parse(JSON.parse(stdout));
     const byId = new Map(tasks.map((t) => [t.task_id, t]));
     expect([...byId.keys()].sort()).toEqual(expect.arrayContaining(['drifted', 'legacy-001', 'live', 'report', 'stale', 'torn']));
 
     expect(byId.get('report')).toMatchObject({ format: 'waystation', version: 3, status: 'done', display_status: 'done', read_only: false, problems: [] });
+    expect(byId.get('report')?.plan).toEqual([
+      { id: 'outline', name: 'Outline', status: 'done' },
+      { id: 'write', name: 'Write', status: 'done' },
+    ]);
     expect(byId.get('report')?.step_counts).toEqual({ pending: 0, running: 0, done: 2, failed: 0, skipped: 0 });
     expect(byId.get('live')?.display_status).toBe('running');
     expect(byId.get('stale')?.display_status).toBe('interrupted');
@@ -60,7 +64,7 @@ describe('waystation ls', () => {
     expect(articleTwo).toMatchObject({ read_only: true, location: 'article-two/checkpoint.json', phase: 'validate_tool_result' });
 
     const torn = byId.get('torn');
-    expect(torn).toMatchObject({ display_status: 'unreadable', status: null, version: null, step_counts: { pending: 0, running: 0, done: 0, failed: 0, skipped: 0 } });
+    expect(torn).toMatchObject({ display_status: 'unreadable', status: null, version: null, plan: [], step_counts: { pending: 0, running: 0, done: 0, failed: 0, skipped: 0 } });
     expect(torn?.problems.some((p) => p.severity === 'error')).toBe(true);
   });
 

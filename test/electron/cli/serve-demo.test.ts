@@ -60,7 +60,7 @@ describe('waystation demo', () => {
 });
 
 describe('waystation serve', () => {
-  it('prints a tokenised URL, serves GET /api/tasks as ls --json, and stops cleanly on SIGTERM', async () => {
+  it('prints a tokenised URL, serves GET /api/tasks as ls --json lists them, and stops cleanly on SIGTERM', async () => {
     const dir = path.join(tmp, 'demo');
     await cli(['demo', dir]);
     const child = spawn(process.execPath, [bin, 'serve', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
@@ -84,7 +84,8 @@ describe('waystation serve', () => {
       const unauthorised = await fetch(`${origin}/api/tasks`);
       expect(unauthorised.status).toBe(401);
       const served = await (await fetch(`${origin}/api/tasks`, { headers: { Authorization: `Bearer ${token}` } })).json();
-      const listed = JSON.parse((await cli(['ls', dir, '--json'])).stdout);
+      // ls --json adds each task's steps to the summaries the API lists.
+      const listed = (JSON.parse((await cli(['ls', dir, '--json'])).stdout) as { plan: unknown }[]).map(({ plan: _plan, ...summary }) => summary);
       expect(served).toEqual(listed);
       const one = (await (await fetch(`${origin}/api/tasks/demo-done?token=${token}`)).json()) as { summary: { task_id: string } };
       expect(one.summary.task_id).toBe('demo-done');
