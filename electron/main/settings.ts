@@ -6,6 +6,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { RecentFolders } from '../host/host-service.js';
+import { writeFileAtomic } from '../store/atomic-file.js';
+import { nodeFs } from '../store/store-fs.js';
 
 const SettingsFile = z.object({
   recent: z.array(z.string()).default([]),
@@ -37,9 +39,7 @@ export async function loadSettings(dir: string): Promise<DesktopSettings> {
     const text = JSON.stringify({ recent }, null, 2) + '\n';
     saving = saving.then(async () => {
       await fs.mkdir(dir, { recursive: true });
-      const tmp = path.join(dir, `.settings.json.${process.pid}.tmp`);
-      await fs.writeFile(tmp, text);
-      await fs.rename(tmp, file);
+      await writeFileAtomic(nodeFs, file, text);
     });
     return saving;
   };
