@@ -163,10 +163,18 @@ async function loadUntilFirstRow(browser: Browser, url: string): Promise<{ since
   }
 }
 
+/** A page load against nothing, so that Chromium's own start-up (its first renderer process) is not counted as the inspector's. */
+async function blankPageLoad(browser: Browser): Promise<void> {
+  const blank = await browser.newContext();
+  await (await blank.newPage()).goto('about:blank');
+  await blank.close();
+}
+
 /** Chromium on a running host: navigation start to the first task row, first page load and later ones. */
 async function firstRows(url: string, log: (l: string) => void): Promise<{ coldMs: number; warmMs: number }> {
   const browser = await launchChromium();
   try {
+    await blankPageLoad(browser);
     const coldMs = (await loadUntilFirstRow(browser, url)).sinceNavigationMs;
     log(`  first rows (first page load): ${coldMs.toFixed(0)} ms`);
     const warm: number[] = [];
@@ -185,10 +193,7 @@ async function firstRows(url: string, log: (l: string) => void): Promise<{ coldM
 async function coldHostRows(root: string, log: (l: string) => void): Promise<NonNullable<InspectorScaleResult['coldHostRows']>> {
   const browser = await launchChromium();
   try {
-    // A page load first, against nothing, so Chromium's own start-up is not counted.
-    const blank = await browser.newContext();
-    await (await blank.newPage()).goto('about:blank');
-    await blank.close();
+    await blankPageLoad(browser);
     const spawnedAt = performance.timeOrigin + performance.now();
     const host = startBenchChild('scale-host.ts', [root]);
     try {
