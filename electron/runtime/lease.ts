@@ -109,7 +109,6 @@ async function writeExclusive(leaseDir: string, n: number, entry: LeaseEntry): P
   return commitCreate(nodeFs, temp, path.join(leaseDir, entryName(n)));
 }
 
-
 export interface LeaseOptions {
   /** Who holds it, for humans reading the lease: `worker`, `cli edit`, ... */
   owner: string;
