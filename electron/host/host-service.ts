@@ -37,7 +37,8 @@ import { readLeaseState } from '../verify/lease-state.js';
 import { summarizeEntries, summarizeEntry } from '../verify/summarize-entry.js';
 import { verifyTask } from '../verify/verify-task.js';
 import { moduleFileOf } from '../runtime/agent-loader.js';
-import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './directory-watcher.js';
+import type { DirectoryChange, DirectoryWatcher } from './directory-watcher.js';
+import { watchDirectoryInThread } from './directory-watcher-thread.js';
 import { EventHub } from './event-hub.js';
 import { resolveInsideRoot } from './path-confinement.js';
 import { changesSince, EVENTS_FILE, lastEventIdWithin, snapshotRoot, type RootSnapshot } from './root-snapshot.js';
@@ -268,7 +269,7 @@ export class HostService implements WaystationService {
   /** Start watching an open directory, and catch up at ready on what changed since `seeded` was taken. */
   private startWatcher(dir: OpenDirectory, seeded: Promise<RootSnapshot>): void {
     if (this.current !== dir) return;
-    const watcher = watchDirectory(
+    const watcher = watchDirectoryInThread(
       dir.root,
       (changes) => {
         dir.queue = dir.queue.then(() => this.applyChanges(dir, changes)).catch(() => {});

@@ -67,7 +67,11 @@ function statOrNull(file: string): Stats | null {
  * published.
  */
 export async function changesSince(root: string, before: RootSnapshot): Promise<DirectoryChange[]> {
-  const now = await snapshotRoot(root);
+  // A root deleted or moved away before the watcher saw it go: every task it held is gone.
+  const now = await snapshotRoot(root).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return { entries: new Map(), events: new Map() } satisfies RootSnapshot;
+    throw err;
+  });
   const changes: DirectoryChange[] = [];
   const differs = (a: { size: number; mtimeMs: number } | undefined, b: { size: number; mtimeMs: number } | undefined) =>
     a?.size !== b?.size || a?.mtimeMs !== b?.mtimeMs;

@@ -34,10 +34,15 @@ if (!hasChromium) {
   console.warn(`e2e inspector tests skipped: no Chromium at ${CHROMIUM} (CI installs it; apt-get install chromium)`);
 }
 
-/** Bundle the CLI, the worker (found beside the CLI, as in a compiled build) and the external writer. */
+/** Bundle the CLI, its workers (found beside the CLI, as in a compiled build) and the external writer. */
 async function bundleCli(): Promise<string> {
   return bundleForNode(
-    { main: 'electron/cli/main.ts', 'worker-main': 'electron/runtime/worker-main.ts', 'write-version': 'test/e2e/write-version.ts' },
+    {
+      main: 'electron/cli/main.ts',
+      'worker-main': 'electron/runtime/worker-main.ts',
+      'directory-watcher-worker': 'electron/host/directory-watcher-worker.ts',
+      'write-version': 'test/e2e/write-version.ts',
+    },
     'e2e-',
   );
 }

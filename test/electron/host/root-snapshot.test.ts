@@ -74,3 +74,15 @@ it('reports nothing when nothing changed', async () => {
   const snap = await snapshotRoot(root);
   expect(await changesSince(root, snap)).toEqual([]);
 });
+
+it('reports every task removed when the root itself was deleted or moved away', async () => {
+  const snap = await snapshotRoot(root);
+  const moved = `${root}-moved`;
+  await fs.rename(root, moved);
+  try {
+    const changes = await changesSince(root, snap);
+    expect(changes.map((c) => `${c.kind} ${c.location}`).sort()).toEqual(['removed busy', 'removed doomed', 'removed legacy.json', 'removed quiet']);
+  } finally {
+    await fs.rename(moved, root);
+  }
+});

@@ -1,5 +1,5 @@
 /**
- * The `waystation` CLI and its worker built into plain JavaScript once, so the
+ * The `waystation` CLI and its workers built into plain JavaScript once, so the
  * thousands of runner and worker processes the crash scenario starts skip the
  * TypeScript loader. Both land in one folder, where the CLI's runner finds the
  * worker as its own build's entry.
@@ -16,10 +16,14 @@ export interface CliBundle {
   dispose(): Promise<void>;
 }
 
-/** Bundle electron/cli/main.ts and electron/runtime/worker-main.ts side by side. */
+/** Bundle electron/cli/main.ts and its workers side by side. */
 export async function bundleCli(): Promise<CliBundle> {
   const outdir = await bundleForNode(
-    { 'waystation-cli': 'electron/cli/main.ts', 'worker-main': 'electron/runtime/worker-main.ts' },
+    {
+      'waystation-cli': 'electron/cli/main.ts',
+      'worker-main': 'electron/runtime/worker-main.ts',
+      'directory-watcher-worker': 'electron/host/directory-watcher-worker.ts',
+    },
     'torture-cli-',
   );
   return { cli: path.join(outdir, 'waystation-cli.js'), dispose: () => fs.rm(outdir, { recursive: true, force: true }) };
