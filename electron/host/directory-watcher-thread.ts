@@ -34,16 +34,24 @@ export type WatcherThreadCommand = { type: 'watch-again'; locations: string[] } 
 const isTs = import.meta.url.endsWith('.ts');
 
 /**
+ * The thread's young generation, small: the walk allocates a great deal that
+ * dies at once, and with V8's default the process kept some 130 MiB more
+ * after the walk over 10,000 task folders than with the watcher on the main
+ * thread; at 4 MiB it keeps about the same.
+ */
+const YOUNG = { maxYoungGenerationSizeMb: 4 };
+
+/**
  * Start the worker: the compiled entry beside this file, or, when running
  * from the TypeScript sources, the .ts entry through tsx's loader, which a
  * worker thread has to register for itself.
  */
 function startWorker(data: WatcherThreadData): Worker {
   const entry = new URL(isTs ? './directory-watcher-worker.ts' : './directory-watcher-worker.js', import.meta.url);
-  if (!isTs) return new Worker(entry, { workerData: data });
+  if (!isTs) return new Worker(entry, { workerData: data, resourceLimits: YOUNG });
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(boot, { eval: true, workerData: data });
+  return new Worker(boot, { eval: true, workerData: data, resourceLimits: YOUNG });
 }
 
 /**
