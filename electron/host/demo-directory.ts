@@ -4,15 +4,17 @@
  *
  * Both built-in agents run for real (offline model, no network) to leave a
  * task in each state: done, failed, waiting for approval, drifted (an output
- * edited after the fact) and running (a run cut off mid-step, as a crash
- * leaves it: it shows as running while a runner holds it, interrupted
- * otherwise, and resumes from where it stopped). Beside them sit one file in
- * each source article's format, which Waystation reads read-only.
+ * edited after the fact) and running: an auto-mode run cut off mid-step, as a
+ * crash leaves it. Auto mode promises such a task carries on without a
+ * human, so the host that opens the directory resumes it and it runs there
+ * and then, from where it stopped, to done. Beside them sit one file in each
+ * source article's format, which Waystation reads read-only.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { builtInAgent } from '../agents/registry.js';
 import { OfflineProvider } from '../llm/offline-provider.js';
+import { LlmCallError, type ChatMessage, type Completion, type CompletionOptions, type LlmProvider } from '../llm/provider.js';
 import { startTask, type OperationEnv } from '../runtime/task-operations.js';
 import { openStore } from '../store/directory-store.js';
 import { FIRST_ARTICLE_TASK_JSON, SECOND_ARTICLE_CHECKPOINT_JSON } from '../../shared/checkpoint/article-samples.js';
@@ -20,6 +22,31 @@ import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../shared/check
 
 /** Written last: a directory without it is a generation that was cut short. */
 const COMPLETE_MARKER = '.waystation-demo';
+
+/**
+ * How long the offline model takes to answer in a served demo: slow enough
+ * that the task resumed on opening can be watched running for a few seconds
+ * (the offline model's default answers in a blink).
+ */
+export const DEMO_MODEL_LATENCY_MS = 2000;
+
+/** Whether `root` is a complete generated demo directory. */
+export async function isDemoDirectory(root: string): Promise<boolean> {
+  return fs.stat(path.join(root, COMPLETE_MARKER)).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+}
+
+/**
+ * The environment for task processes run in `root`: as given, except that in
+ * a demo directory the offline model answers at the demo's pace unless
+ * WAYSTATION_OFFLINE_LATENCY_MS already says otherwise.
+ */
+export async function demoRunEnv(root: string, env: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
+  if (env.WAYSTATION_OFFLINE_LATENCY_MS !== undefined && env.WAYSTATION_OFFLINE_LATENCY_MS !== '') return env;
+  return (await isDemoDirectory(root)) ? { ...env, WAYSTATION_OFFLINE_LATENCY_MS: String(DEMO_MODEL_LATENCY_MS) } : env;
+}
 
 export interface DemoResult {
   root: string;
@@ -39,6 +66,27 @@ function required(name: string) {
   const agent = builtInAgent(name);
   if (!agent) throw new Error(`the built-in agent ${name} is missing; the demo cannot be generated`);
   return agent;
+}
+
+/** A model that times out on the first call whose prompt contains `marker`, once: a transient failure. */
+class TimesOutAt implements LlmProvider {
+  readonly kind: string;
+  readonly model: string;
+  private failed = false;
+  constructor(
+    private readonly inner: LlmProvider,
+    private readonly marker: string,
+  ) {
+    this.kind = inner.kind;
+    this.model = inner.model;
+  }
+  complete(messages: ChatMessage[], opts?: CompletionOptions): Promise<Completion> {
+    if (!this.failed && messages.at(-1)?.content.includes(this.marker)) {
+      this.failed = true;
+      return Promise.reject(new LlmCallError('the model call timed out after 30 s (a transient failure: a rerun gets an answer)', this.model, 0, [], 30_000));
+    }
+    return this.inner.complete(messages, opts);
+  }
 }
 
 /** Run with SKIP_FAILURE set as given: checkpoint-demo reads it at its third step. */
@@ -91,8 +139,12 @@ export async function generateDemoDirectory(dir: string): Promise<DemoResult> {
   note('demo-done', 'checkpoint-demo, all four steps done');
   await withSkipFailure(false, () => startTask(env, demo, { taskId: 'demo-failed', options: {} }));
   note('demo-failed', 'checkpoint-demo, failed at step 3; resume with SKIP_FAILURE=1');
-  await withSkipFailure(false, () => startTask(env, demo, { taskId: 'demo-waiting-approval', options: {}, mode: 'confirm' }));
-  note('demo-waiting-approval', 'checkpoint-demo in confirm mode: a resume plan awaits approval');
+  // A model timeout at the last step is transient: the rerun a human approves finds the model answering and finishes the task.
+  const flaky = (): OperationEnv => ({ ...env, llm: new TimesOutAt(env.llm!, 'Generate unit tests') });
+  await withSkipFailure(true, () => startTask(flaky(), demo, { taskId: 'demo-waiting-approval', options: {}, mode: 'confirm' }));
+  note('demo-waiting-approval', 'checkpoint-demo in confirm mode: the model timed out at step 4; approve the rerun and it finishes');
+  await withSkipFailure(true, () => startTask(flaky(), demo, { taskId: 'demo-approval-to-reject', options: {}, mode: 'confirm' }));
+  note('demo-approval-to-reject', 'the same, a second resume plan awaiting a decision (reject it to halt the task)');
 
   await startTask(env, summarizer, { taskId: 'notes-done', options: { input: notesDir } });
   note('notes-done', 'md-summarizer, every note summarised');
@@ -106,7 +158,7 @@ export async function generateDemoDirectory(dir: string): Promise<DemoResult> {
   note('notes-drifted', 'md-summarizer, a summary edited after the run (verify shows the drift)');
 
   await writeCutOffRun(store, notesDir);
-  note('notes-running', 'md-summarizer cut off mid-run: resume it to watch it run');
+  note('notes-running', 'md-summarizer cut off mid-run in auto mode: it resumes and runs when the directory is opened');
 
   await writeLegacyFiles(root_);
   note('legacy-task-001.json', "the first article's format (read-only until resumed)");
@@ -117,7 +169,7 @@ export async function generateDemoDirectory(dir: string): Promise<DemoResult> {
   return { root: root_, created: true, tasks };
 }
 
-/** An md-summarizer run stopped in its second step, as a killed process leaves it. */
+/** An auto-mode md-summarizer run stopped in its second step, as a killed process leaves it. */
 async function writeCutOffRun(store: ReturnType<typeof openStore>, notesDir: string): Promise<void> {
   const files = Object.keys(NOTES).sort();
   const at = new Date().toISOString();
@@ -137,7 +189,7 @@ async function writeCutOffRun(store: ReturnType<typeof openStore>, notesDir: str
     current_step: 0,
     total_steps: plan.length,
     resume_hint: `start at ${plan[0].id}`,
-    recovery: { mode: 'manual', pending_approval: null, decisions: [], auto_attempts: 0 },
+    recovery: { mode: 'auto', pending_approval: null, decisions: [], auto_attempts: 0 },
     run: { created_at: at, updated_at: at, model: 'waystation-offline' },
     source: { kind: 'runtime', note: 'task created' },
     agent: { name: 'md-summarizer', options },

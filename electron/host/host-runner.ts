@@ -102,8 +102,8 @@ export function createHostRunner(options: HostRunnerOptions = {}): HostRunner {
     async reject(root, taskId, reason, by) {
       return resultOf(await runnerFor(root).reject(taskId, reason, { actor: by ?? options.actor }));
     },
-    async edit(root, taskId, stepId, value) {
-      return resultOf(await runnerFor(root).edit(taskId, stepId, value));
+    async edit(root, taskId, stepId, value, expectedVersion) {
+      return resultOf(await runnerFor(root).edit(taskId, stepId, value, { expectedVersion }));
     },
     async registeredAgents(root) {
       const catalog = await listAvailableAgents(root, { env: options.env, workerLaunch: options.workerLaunch });
@@ -117,9 +117,9 @@ export function createHostRunner(options: HostRunnerOptions = {}): HostRunner {
           ...(a.problem ? { problem: a.problem } : {}),
         }));
     },
-    async recoverInterrupted(root) {
+    async recoverInterrupted(root, candidates) {
       // Outcomes reach the host as runner events (spawned, retrying, exited) while this runs.
-      await runnerFor(root).recoverInterrupted();
+      await runnerFor(root).recoverInterrupted(candidates);
     },
     onEvent(listener) {
       listeners.add(listener);

@@ -32,10 +32,12 @@ import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summ
 import { builtInAgents } from '../agents/registry.js';
 import { openStore } from '../store/directory-store.js';
 import { TaskReadError, type CheckpointStore, type ListedTask, type TaskEntry } from '../store/store-types.js';
-import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
+import { mayNeedRecovery, withPlan, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
+import { IMPORT_SUFFIX } from '../store/directory-scan.js';
 import { readLeaseState } from '../verify/lease-state.js';
 import { summarizeEntries, summarizeEntry } from '../verify/summarize-entry.js';
 import { verifyTask } from '../verify/verify-task.js';
+import { hasRecoveryNews, recoveryReport } from '../store/recovery-report.js';
 import { moduleFileOf } from '../runtime/agent-loader.js';
 import type { DirectoryChange, DirectoryWatcher } from './directory-watcher.js';
 import { watchDirectoryInThread } from './directory-watcher-thread.js';
@@ -65,7 +67,8 @@ export interface HostRunner {
   resume(root: string, taskId: string): Promise<ActionResult>;
   approve(root: string, taskId: string, by?: string): Promise<ActionResult>;
   reject(root: string, taskId: string, reason: string, by?: string): Promise<ActionResult>;
-  edit(root: string, taskId: string, stepId: string, value: unknown): Promise<ActionResult>;
+  /** With `expectedVersion`, refused when the task has moved past the version the value was chosen on (checked under the task's lock). */
+  edit(root: string, taskId: string, stepId: string, value: unknown, expectedVersion?: number): Promise<ActionResult>;
   /** Agents registered for a directory (waystation.config.json), beyond the built-in ones. */
   registeredAgents?(root: string): Promise<AgentInfo[]>;
   /**
@@ -73,7 +76,7 @@ export interface HostRunner {
    * interrupted confirm-mode ones). Resolves when that recovery has run its
    * course; the host starts it when it opens a directory and does not wait.
    */
-  recoverInterrupted?(root: string): Promise<void>;
+  recoverInterrupted?(root: string, candidates?: readonly string[]): Promise<void>;
   onEvent(listener: (event: RunnerEvent) => void): () => void;
   /** On quit: stop the child processes so that their tasks stay resumable. */
   shutdown(): Promise<void>;
@@ -131,12 +134,13 @@ interface OpenDirectory {
   /** The start-up recovery of interrupted auto-mode tasks, while it runs. */
   recovery: Promise<void> | null;
   /**
-   * The task list, by location, once built; null until the first build and
-   * whenever a change may alter which tasks are visible (a folder appearing or
-   * going away can hide or show a legacy task of the same id), so the next
-   * listing rebuilds it.
+   * The task list, by location, once built; null until the first build. A
+   * task appearing or going away is patched in (see keepChange), never
+   * rebuilt from the whole directory.
    */
   summaries: Map<string, KeptSummary> | null;
+  /** Tasks were added to `summaries` since it was last put in task id order (the store's listing order). */
+  unordered: boolean;
   /** The build in progress, shared by concurrent listings. */
   building: Promise<Map<string, KeptSummary>> | null;
   /** The last few versions rebuilt for a diff or a look at a past version. */
@@ -158,11 +162,13 @@ interface OpenDirectory {
 interface KeptSummary {
   summary: TaskSummary;
   recheck: ListedTask | null;
+  /** The plan's steps, for the listing `waystation ls --json` prints (GET /api/tasks). */
+  plan: TaskListing['plan'];
 }
 
 function keep(entry: ListedTask, summary: TaskSummary): KeptSummary {
   const volatile = summary.display_status === 'running' || (entry.checkpoint?.artifacts?.length ?? 0) > 0;
-  return { summary, recheck: volatile ? entry : null };
+  return { summary, recheck: volatile ? entry : null, plan: withPlan(summary, entry.checkpoint).plan };
 }
 
 const notOpen = () => new ApiError('not-found', 'no checkpoint directory is open; open one first');
@@ -237,6 +243,7 @@ export class HostService implements WaystationService {
       registered: null,
       recovery: null,
       summaries: null,
+      unordered: false,
       building: null,
       versions: new VersionCache(realRoot),
       loadFailures: new Map(),
@@ -251,7 +258,7 @@ export class HostService implements WaystationService {
       () => undefined,
     );
     await dirState.queue;
-    await this.options.recent?.remember(realRoot);
+    await this.rememberFolder(realRoot);
     // Built now, in the background: the renderer's first listing then finds it ready or under way.
     const listed = this.keptSummaries(dirState).then(
       () => undefined,
@@ -264,6 +271,24 @@ export class HostService implements WaystationService {
     this.hub.publish({ type: 'directory-changed', root: realRoot });
     this.startRecovery(dirState, listed);
     return this.directoryInfo();
+  }
+
+  /**
+   * Add a folder just opened to the recent ones. Best effort: the directory is
+   * open and watched whether or not the settings file could be written, so a
+   * failure is reported to subscribers rather than failing the open.
+   */
+  private async rememberFolder(root: string): Promise<void> {
+    try {
+      await this.options.recent?.remember(root);
+    } catch (err) {
+      this.hub.publish({
+        type: 'runner',
+        taskId: '',
+        state: 'output',
+        detail: `${root} is open, but it could not be added to the recent folders: ${err instanceof Error ? err.message : String(err)}`,
+      });
+    }
   }
 
   /** Start watching an open directory, and catch up at ready on what changed since `seeded` was taken. */
@@ -300,8 +325,16 @@ export class HostService implements WaystationService {
   private startRecovery(dir: OpenDirectory, listed: Promise<void>): void {
     const runner = this.options.runner;
     if (!runner?.recoverInterrupted || this.options.recoverOnOpen === false) return;
-    // After the first task list: recovery lists the directory too, and the list is what a user waits for.
-    dir.recovery = listed.then(() => (this.current === dir ? runner.recoverInterrupted!(dir.root) : undefined)).then(
+    // After the first task list, and from it: a second listing of a large directory would
+    // compete with the first page a user waits for.
+    dir.recovery = listed
+      .then(async () => {
+        if (this.current !== dir) return;
+        const kept = await this.keptSummaries(dir).catch(() => null);
+        const candidates = kept ? [...kept.values()].filter((k) => mayNeedRecovery(k.summary)).map((k) => k.summary.task_id) : undefined;
+        await runner.recoverInterrupted!(dir.root, candidates);
+      })
+      .then(
       () => undefined,
       (err: unknown) => {
         // Recovery is best effort: the tasks stay interrupted and resumable by hand, and the reason is shown.
@@ -389,20 +422,26 @@ export class HostService implements WaystationService {
     return this.current;
   }
 
+  /**
+   * The task a request names. A task that is a symbolic link out of the root
+   * is refused, for reads as for actions (a worker would write there): it is
+   * listed, with the problem, but nothing behind it is read, and the refusal
+   * names the link, never where it leads.
+   */
   private async entry(taskId: string): Promise<{ dir: OpenDirectory; entry: TaskEntry }> {
     const dir = this.dir();
     const entry = await dir.store.getTask(taskId);
     if (!entry) throw new ApiError('not-found', `there is no task "${taskId}" in ${dir.root}`);
+    if (entry.problems.some((p) => p.reason === 'outside-root')) {
+      throw new ApiError('forbidden', `task "${entry.task_id}" (${entry.location}) is a symbolic link leading outside the checkpoint directory ${dir.root}; it is not read, and nothing was done`);
+    }
     dir.locations.set(entry.location, entry.task_id);
     return { dir, entry };
   }
 
-  /** The task an action names; refused when it is a symlink out of the root, where a worker would write. */
+  /** The task an action names (see entry: never one behind a link out of the root). */
   private async actionEntry(taskId: string): Promise<{ dir: OpenDirectory; entry: TaskEntry }> {
-    const found = await this.entry(taskId);
-    const outside = found.entry.problems.find((p) => p.reason === 'outside-root');
-    if (outside) throw new ApiError('forbidden', `${outside.file}: ${outside.message}; nothing was done`);
-    return found;
+    return this.entry(taskId);
   }
 
   private async checkpointAt(dir: OpenDirectory, entry: TaskEntry, version: number | undefined): Promise<Checkpoint> {
@@ -445,17 +484,36 @@ export class HostService implements WaystationService {
   }
 
   async listTasks(): Promise<ApiOutputs['listTasks']> {
+    return (await this.keptList()).map((k) => k.summary);
+  }
+
+  /**
+   * Every task's summary with its plan's steps: exactly what `waystation ls
+   * --json` prints, served as GET /api/tasks. The app's own list is
+   * listTasks, which leaves the plans out.
+   */
+  async listTaskListings(): Promise<TaskListing[]> {
+    return (await this.keptList()).map((k) => ({ ...k.summary, plan: k.plan }));
+  }
+
+  /** The kept list in the store's order, the few volatile tasks summarized again. */
+  private async keptList(): Promise<KeptSummary[]> {
     const dir = this.dir();
-    const kept = await this.keptSummaries(dir);
-    const out: TaskSummary[] = [];
+    let kept = await this.keptSummaries(dir);
+    if (dir.unordered && dir.summaries === kept) {
+      kept = new Map([...kept].sort(([, a], [, b]) => (a.summary.task_id < b.summary.task_id ? -1 : a.summary.task_id > b.summary.task_id ? 1 : 0)));
+      dir.summaries = kept;
+      dir.unordered = false;
+    }
+    const out: KeptSummary[] = [];
     for (const [location, k] of kept) {
       if (!k.recheck) {
-        out.push(k.summary);
+        out.push(k);
         continue;
       }
       const again = keep(k.recheck, await summarizeEntry(dir.root, k.recheck));
       kept.set(location, again);
-      out.push(again.summary);
+      out.push(again);
     }
     return out;
   }
@@ -488,13 +546,36 @@ export class HostService implements WaystationService {
 
   /** Bring the kept list up to date with one change the watcher reported (`entry` null: no task there now). */
   private async keepChange(dir: OpenDirectory, location: string, entry: ListedTask | null): Promise<void> {
-    if (!dir.summaries) return;
-    if (entry && dir.summaries.has(location)) {
-      dir.summaries.set(location, keep(entry, await summarizeEntry(dir.root, entry)));
+    const summaries = dir.summaries;
+    if (!summaries) return;
+    if (entry && entry.location === location && summaries.has(location)) {
+      summaries.set(location, keep(entry, await summarizeEntry(dir.root, entry)));
       return;
     }
-    // Tasks appeared or went away: which of several same-id tasks is shown may change, so the next listing rebuilds.
-    dir.summaries = null;
+    // A task appeared or went away (or its id now resolves elsewhere: a root file behind a removed folder). It can hide or uncover another task of its id (a root file behind a folder)
+    // or the legacy folder it was imported from; those ids alone are looked up again, not the whole directory.
+    const gone = summaries.get(location)?.summary.task_id;
+    summaries.delete(location);
+    const ids = new Set<string>();
+    for (const id of [gone, entry?.task_id]) {
+      if (!id) continue;
+      ids.add(id);
+      if (id.endsWith(IMPORT_SUFFIX)) ids.add(id.slice(0, -IMPORT_SUFFIX.length));
+    }
+    for (const id of ids) await this.keepTask(dir, summaries, id, entry?.task_id === id ? entry : undefined);
+  }
+
+  /** Put one task id in the kept list as a listing would show it now (`known`: already read). */
+  private async keepTask(dir: OpenDirectory, summaries: Map<string, KeptSummary>, taskId: string, known?: ListedTask): Promise<void> {
+    for (const [location, k] of summaries) if (k.summary.task_id === taskId) summaries.delete(location);
+    const found = known ?? (await dir.store.getTask(taskId).catch(() => null));
+    if (!found) return;
+    const imported = `${taskId}${IMPORT_SUFFIX}`;
+    // A legacy task is listed only until the task it was imported into exists.
+    if (found.format !== 'waystation' && [...summaries.values()].some((k) => k.summary.task_id === imported && k.summary.format === 'waystation')) return;
+    summaries.set(found.location, keep(found, await summarizeEntry(dir.root, found)));
+    dir.locations.set(found.location, found.task_id);
+    dir.unordered = true;
   }
 
   async getTask(input: ApiParsedInput<'getTask'>): Promise<TaskDetail> {
@@ -558,7 +639,9 @@ export class HostService implements WaystationService {
     const cp = await this.checkpointAt(dir, entry, undefined);
     const report = await verifyTask(dir.root, cp, { location: entry.location, format: entry.format });
     this.noteVerifiedDrift(dir, report);
-    return report;
+    // Only a native task folder has versions a power cut can tear; a legacy file is read as it is.
+    const recovery = entry.format === 'waystation' ? await recoveryReport(dir.root, entry.location) : null;
+    return recovery && hasRecoveryNews(recovery) ? { ...report, recovery } : report;
   }
 
   /**
@@ -643,7 +726,15 @@ export class HostService implements WaystationService {
 
   async editStepResult(input: ApiParsedInput<'editStepResult'>): Promise<ActionResult> {
     const { dir, entry } = await this.actionEntry(input.taskId);
-    return this.runner().edit(dir.root, entry.task_id, input.stepId, input.value);
+    const latest = entry.checkpoint?.version;
+    if (input.expectedVersion !== undefined && latest !== undefined && latest !== input.expectedVersion) {
+      // The value was chosen looking at another version; written over this one it would silently undo what changed since.
+      throw new ApiError(
+        'conflict',
+        `task ${entry.task_id} moved on to version ${latest} since version ${input.expectedVersion} was opened for editing; look at the new version and edit again. Nothing was written.`,
+      );
+    }
+    return this.runner().edit(dir.root, entry.task_id, input.stepId, input.value, input.expectedVersion);
   }
 
   // ---- changes on disk ----------------------------------------------------------------------
@@ -677,6 +768,8 @@ export class HostService implements WaystationService {
         // The id resolved to another location (a root file named like a removed folder): not this change.
         entry = null;
       }
+      // A row changed in place can be sent with the event; a task appearing or going away may change other rows too.
+      const inPlace = entry !== null && dir.summaries?.has(change.location) === true;
       await this.keepChange(dir, change.location, entry);
       if (!entry) {
         const known = dir.locations.get(change.location);
@@ -694,7 +787,9 @@ export class HostService implements WaystationService {
       if (entry.format === 'waystation' && (change.paths.length === 0 || change.paths.some((p) => p.endsWith('/events.jsonl')))) {
         await this.publishTaskEvents(dir, entry.task_id);
       }
-      this.hub.publish({ type: 'task-changed', taskId: entry.task_id, version: entry.checkpoint?.version ?? null });
+      // The row just rebuilt travels with the event, so a client replaces it instead of listing every task again.
+      const summary = inPlace ? dir.summaries?.get(change.location)?.summary : undefined;
+      this.hub.publish({ type: 'task-changed', taskId: entry.task_id, version: entry.checkpoint?.version ?? null, ...(summary ? { summary } : {}) });
     }
   }
 

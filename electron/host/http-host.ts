@@ -10,7 +10,10 @@
  *   POST /api/rpc/<method>      body: the method's input as JSON ({} when none)
  *                               -> 200 the method's output. Every WaystationApi
  *                               method is reachable this way.
- *   GET  /api/tasks             -> listTasks (the JSON of `waystation ls --json`)
+ *   GET  /api/tasks             -> the JSON `waystation ls --json` prints: every
+ *                               task's summary with its plan's steps. The app's
+ *                               own list goes through POST /api/rpc/listTasks,
+ *                               which leaves the plans out (step counts only).
  *   GET  /api/tasks/<id>        ?version=N -> getTask
  *   GET  /api/tasks/<id>/history          -> getHistory
  *   GET  /api/agents            -> listAgents
@@ -33,12 +36,19 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ApiError, type ApiMethod, type HostEvent, type WaystationService } from '../../shared/api/contract.js';
+import type { TaskListing } from '../../shared/checkpoint/task-summary.js';
 import { asServiceError, dispatch, httpStatusOf, isApiMethod } from '../../shared/api/dispatch.js';
 import { PAGE_CSP } from '../../shared/api/page-csp.js';
 import { PathOutsideRootError, checkRelativePath, resolveInsideRoot } from './path-confinement.js';
 
+/** The API as the web host serves it: the service, plus the listing `waystation ls --json` prints. */
+export type WebHostedService = WaystationService & {
+  /** Every task's summary with its plan's steps, in the order and shape of `waystation ls --json`. */
+  listTaskListings(): Promise<TaskListing[]>;
+};
+
 export interface HttpHostOptions {
-  service: WaystationService;
+  service: WebHostedService;
   /** 0 (the default) picks a free port. */
   port?: number;
   /** The built renderer (dist-renderer/); null serves the API only. */
@@ -252,7 +262,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     if (!isGet) throw new HttpFailure(405, new ApiError('invalid-input', `${method} is not allowed here; only POST /api/rpc/<method> changes anything`));
     if (rest.length === 0 && resource === 'events' && id === undefined) return openEventStream(req, res, query);
     if (rest.length === 0 && resource === 'tasks') {
-      if (id === undefined) return call(res, 'listTasks', {});
+      if (id === undefined) return sendJson(res, 200, await options.service.listTaskListings());
       if (sub === undefined) {
         const version = query.get('version');
         const input: Record<string, unknown> = { taskId: id };

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { demoRunEnv } from './demo-directory.js';
 import { createHostRunner } from './host-runner.js';
 import { HostService } from './host-service.js';
 import { startHttpHost, type HttpHost } from './http-host.js';
@@ -25,7 +26,7 @@ export interface WebServerOptions {
   /** Serve without a runner: every action answers `forbidden`. */
   readOnly?: boolean;
   rendererDir?: string;
-  /** Environment for task processes. */
+  /** Environment for task processes (default: this process's; a demo directory slows the offline model, see demoRunEnv). */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -41,7 +42,8 @@ export interface WebServer {
 /** Serve `root` in browser mode on 127.0.0.1. */
 export async function startWebServer(root: string, options: WebServerOptions = {}): Promise<WebServer> {
   const rendererDir = options.rendererDir ?? defaultRendererDir();
-  const service = new HostService({ host: 'web', runner: options.readOnly ? null : createHostRunner({ env: options.env }) });
+  const env = await demoRunEnv(root, options.env ?? process.env);
+  const service = new HostService({ host: 'web', runner: options.readOnly ? null : createHostRunner({ env }) });
   await service.open(root);
   let http: HttpHost;
   try {

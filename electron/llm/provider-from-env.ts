@@ -47,3 +47,28 @@ export function redactSecrets(text: string, env: NodeJS.ProcessEnv = process.env
   }
   return out.replace(/\bBearer\s+[A-Za-z0-9._-]{8,}/g, 'Bearer [redacted]');
 }
+
+/**
+ * `redactSecrets` applied to every string inside a JSON-like value (keys
+ * included), for structured data bound for an event or a log.
+ *
+ * Returns a copy; numbers, booleans and null pass through, a value with
+ * `toJSON` (a Date) is taken as JSON would take it, and anything else that is
+ * not plain data (a class instance) is recorded as its string form, scrubbed.
+ */
+export function redactSecretsIn(value: unknown, env: NodeJS.ProcessEnv = process.env, ancestors = new Set<object>()): unknown {
+  if (typeof value === 'string') return redactSecrets(value, env);
+  if (value === null || typeof value !== 'object') return typeof value === 'bigint' || typeof value === 'symbol' ? redactSecrets(String(value), env) : value;
+  if (ancestors.has(value)) return '[circular]';
+  const toJson = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJson === 'function') return redactSecretsIn(toJson.call(value), env, ancestors);
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return redactSecrets(String(value), env);
+  ancestors.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((v) => redactSecretsIn(v, env, ancestors));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactSecrets(k, env), redactSecretsIn(v, env, ancestors)]));
+  } finally {
+    ancestors.delete(value);
+  }
+}

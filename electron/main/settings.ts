@@ -34,14 +34,17 @@ export async function loadSettings(dir: string): Promise<DesktopSettings> {
   } catch {
     // First start, or a file damaged by hand: start over rather than refuse to start.
   }
+  // Saves run one after the other so the newest list lands last; each waits for the one before only to
+  // finish, not to succeed, so a save that failed (a full disk, a folder made read-only) blocks no later one.
   let saving: Promise<void> = Promise.resolve();
   const save = () => {
     const text = JSON.stringify({ recent }, null, 2) + '\n';
-    saving = saving.then(async () => {
+    const attempt = saving.catch(() => undefined).then(async () => {
       await fs.mkdir(dir, { recursive: true });
       await writeFileAtomic(nodeFs, file, text);
     });
-    return saving;
+    saving = attempt;
+    return attempt;
   };
   return {
     list: () => [...recent],

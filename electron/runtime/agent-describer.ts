@@ -5,6 +5,8 @@
  * that asked.
  */
 import { fork } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { agentLoadTimeoutMs } from './agent-loader.js';
 import { defaultWorkerLaunch, type WorkerLaunch } from './worker-launch.js';
 import type { DescribedAgent, WorkerMessage } from './worker-protocol.js';
@@ -72,11 +74,39 @@ export function describeAgentModule(req: DescribeRequest, opts: DescribeOptions 
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const m = message as WorkerMessage | null;
-      if (m?.type === 'agent') return resolve(m.agent);
+      if (m?.type === 'agent') {
+        recordableProjectRoot(m.agent.project_root, req.root, req.cwd).then(
+          (project_root) => resolve({ ...m.agent, project_root }),
+          () => resolve(m.agent),
+        );
+        return;
+      }
       if (m?.type === 'error') return reject(new AgentDescribeError(m.message));
       if (timedOut) return reject(new AgentDescribeError(`the agent module ${req.spec} did not finish loading within ${loadMs} ms (it hangs at start-up)`));
       const last = stderr.trim().split('\n').slice(-3).join(' ');
       reject(new AgentDescribeError(`loading the agent module ${req.spec} ended the process (${signal ? `signal ${signal}` : `exit code ${code}`})${last ? `: ${last}` : ''}`));
     });
   });
+}
+
+/** `..` segments only (or nothing): the path of a folder that contains the one it is relative to. */
+const ANCESTOR = /^(?:\.\.(?:\/\.\.)*)?$/;
+
+/**
+ * The `project_root` to record for a module agent: relative to the checkpoint
+ * root (`.`, `..`, `../..`) when the project contains that root, so the two
+ * can move together; absolute otherwise (a project beside the directory, or
+ * one reached through a symbolic link, where `..` would lead elsewhere).
+ *
+ * Readers resolve a recorded `project_root` against the root, so both forms,
+ * and the absolute ones older versions recorded, keep working.
+ */
+export async function recordableProjectRoot(projectRoot: string, root: string, cwd: string = root): Promise<string> {
+  const project = path.resolve(cwd, projectRoot);
+  const lexical = path.relative(path.resolve(root), project).split(path.sep).join('/');
+  if (!ANCESTOR.test(lexical)) return project;
+  // Readers may open the root by its real path (the app does): `..` must name the same folder both ways.
+  const [realRoot, realProject] = await Promise.all([fs.realpath(root), fs.realpath(project)]);
+  const real = path.relative(realRoot, realProject).split(path.sep).join('/');
+  return real === lexical ? lexical || '.' : project;
 }

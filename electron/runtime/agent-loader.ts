@@ -36,10 +36,40 @@ export function agentLoadTimeoutMs(env: NodeJS.ProcessEnv = process.env): number
   return env.WAYSTATION_AGENT_LOAD_TIMEOUT_MS && Number.isFinite(n) && n > 0 ? n : DEFAULT_AGENT_LOAD_TIMEOUT_MS;
 }
 
-/** Whether a value is an agent: what defineAgent returns (a name, a plan and a run function). */
+/**
+ * Whether a value is an agent: what defineAgent returns (a name, a plan and a
+ * run function, and options, when present, a zod schema).
+ *
+ * Options are parsed with `safeParse` at every start and resume, so an object
+ * whose `options` is not a schema is refused here, with the reason, rather
+ * than failing later with a TypeError.
+ */
 export function looksLikeAgent(v: unknown): v is AnyAgent {
-  const a = v as AnyAgent | null;
-  return !!a && typeof a === 'object' && typeof a.name === 'string' && a.name.length > 0 && typeof a.run === 'function' && typeof a.plan === 'function';
+  return notAnAgentBecause(v) === null;
+}
+
+/** Why a value is not an agent (the first missing part), or null when it is one. */
+function notAnAgentBecause(v: unknown): string | null {
+  const a = v as Partial<Record<'name' | 'run' | 'plan' | 'options', unknown>> | null;
+  if (!a || typeof a !== 'object') return 'it is not an object';
+  if (typeof a.name !== 'string' || a.name.length === 0) return 'it has no name';
+  if (typeof a.run !== 'function') return 'it has no run function';
+  if (typeof a.plan !== 'function') return 'it has no plan function';
+  if (a.options !== undefined && typeof (a.options as { safeParse?: unknown } | null)?.safeParse !== 'function') {
+    return 'its options is not a zod schema (it has no safeParse); declare it with z.object({...})';
+  }
+  return null;
+}
+
+/**
+ * Why a task whose agent is neither built in nor a module cannot be resumed:
+ * another program wrote it (or a build of Waystation with an agent this one lacks).
+ */
+export function foreignAgentProblem(name: string): string {
+  return (
+    `the task was written by another program (agent "${name}", which is neither built into Waystation nor a module it can load): ` +
+    'it can be inspected, diffed and verified here, not resumed from Waystation'
+  );
 }
 
 /** Whether a command-line agent argument is a module path rather than a built-in name. */
@@ -146,9 +176,13 @@ export async function importAgentModule(file: string, exportName?: string, opts:
   }
   if (!looksLikeAgent(candidate)) {
     const names = Object.keys(mod);
+    // An export that is almost an agent says what it lacks; otherwise the exports say what there is.
+    const near = wanted ? candidate : mod.default;
+    const why = near && typeof near === 'object' && typeof (near as { name?: unknown }).name === 'string' ? notAnAgentBecause(near) : null;
     throw new AgentLoadError(
       'no-agent-export',
-      `${file} does not export an agent${wanted ? ` named ${wanted}` : ''}: an agent is what defineAgent returns (name, plan and run). ` +
+      `${file} does not export an agent${wanted ? ` named ${wanted}` : ''}: an agent is what defineAgent returns (name, plan and run, options a zod schema). ` +
+        (why ? `Its ${wanted ?? 'default'} export is not one: ${why}. ` : '') +
         `Its exports are: ${names.length ? names.join(', ') : 'none'}`,
     );
   }
@@ -223,10 +257,7 @@ export async function loadAgent(
   }
   const agent = builtIns(ref.name);
   if (!agent) {
-    throw new AgentLoadError(
-      'unknown-agent',
-      `there is no built-in agent named "${ref.name}"; give a module path (./agent.ts) or register it in waystation.config.json`,
-    );
+    throw new AgentLoadError('unknown-agent', foreignAgentProblem(ref.name));
   }
   return { agent, file: null, module_sha256: null };
 }

@@ -7,10 +7,15 @@
  */
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import { builtInAgents } from '../agents/registry.js';
-import { hashModule, moduleFileOf } from './agent-loader.js';
+import { foreignAgentProblem, hashModule, moduleFileOf } from './agent-loader.js';
 
 export interface AgentStatus {
-  kind: 'builtin' | 'module' | 'none';
+  /**
+   * `foreign`: the task names an agent that is neither built in nor a module
+   * (another program wrote it, following docs/FORMAT.md); it is inspected,
+   * never resumed from Waystation.
+   */
+  kind: 'builtin' | 'module' | 'foreign' | 'none';
   /** Whether a resume can find the agent. */
   available: boolean;
   /** The module file, for module agents. */
@@ -39,9 +44,7 @@ export async function agentStatus(root: string, cp: Checkpoint, opts: AgentStatu
   if (!ref) return { kind: 'none', available: false, problem: 'the task does not record which agent runs it: it can be inspected, not resumed' };
   const file = moduleFileOf(ref, root);
   if (!file) {
-    return builtInAgents.has(ref.name)
-      ? { kind: 'builtin', available: true }
-      : { kind: 'builtin', available: false, problem: `there is no built-in agent "${ref.name}" in this build of Waystation` };
+    return builtInAgents.has(ref.name) ? { kind: 'builtin', available: true } : { kind: 'foreign', available: false, problem: foreignAgentProblem(ref.name) };
   }
   const sha = await (opts.hashModule ?? hashModule)(file);
   const recorded = ref.module_sha256 ? { recorded_sha256: ref.module_sha256 } : {};

@@ -44,6 +44,12 @@ export interface ResumeContext {
   resume_hint: string;
 }
 
+/**
+ * A long or costly action whose result `ctx.remember` keeps (a build, a crawl,
+ * a paid API query): its result must be JSON (it is stored in the checkpoint).
+ */
+export type CostlyAction<T> = () => Promise<T> | T;
+
 export interface LlmAccess {
   readonly model: string;
   /** Call the model. Tokens, latency and retries are recorded, and the checkpoint is saved after the call. */
@@ -76,6 +82,14 @@ export interface TaskContext<O> {
   /** Write a file atomically (temp, fsync, rename), then record it as an artifact. */
   writeArtifact(path: string, content: string | Uint8Array, opts?: { type?: string }): Promise<Artifact>;
   readonly llm: LlmAccess;
+  /**
+   * Run a costly action once and save its result in the checkpoint right after
+   * (the third save boundary, for work other than LLM calls). When the step is
+   * rerun after a crash or kill, the saved result is returned and the action
+   * is not run again; after the step *failed*, it runs afresh, as LLM calls do.
+   * `key` names the action within its step (unique there); the result must be JSON.
+   */
+  remember<T>(key: string, action: CostlyAction<T>): Promise<T>;
   /** Enter a phase; the phase before it is complete, so the checkpoint is saved. */
   phase(name: string): Promise<void>;
   /** Save and stop until a human resumes the task. Returns the human's note once resumed. */

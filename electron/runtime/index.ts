@@ -12,6 +12,7 @@ export type {
   AgentDefinition,
   AgentPlanEnv,
   AnyAgent,
+  CostlyAction,
   EffectProbe,
   EffectSpec,
   LlmAccess,
@@ -37,7 +38,7 @@ export {
 } from './task-operations.js';
 export { TaskEngine, writeFileAtomic, type EngineOutcome } from './task-engine.js';
 export { Runner, type RunnerEvent, type RunnerOptions, type RunOutcome, type StartRunRequest } from './runner.js';
-export { acquireLease, DEFAULT_LEASE_TTL_MS, Lease, LeaseHeldError, LeaseLostError, leaseIsLive, readLease, type LeaseEntry } from './lease.js';
+export { acquireLease, DEFAULT_LEASE_TTL_MS, Lease, LEASE_TTL_ENV, LeaseHeldError, LeaseLostError, leaseIsLive, leaseTtlMs, processStartToken, readLease, type LeaseEntry } from './lease.js';
 export { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
 export {
   AgentLoadError,
@@ -71,6 +72,8 @@ export { OfflineProvider } from '../llm/offline-provider.js';
 export { providerFromEnv } from '../llm/provider-from-env.js';
 export type { ChatMessage, Completion, CompletionOptions, LlmProvider } from '../llm/provider.js';
 export { openStore } from '../store/directory-store.js';
+// What a crash or a power cut left in a task folder, for hosts that show it (as `waystation verify` does).
+export { hasRecoveryNews, recoveryReport, type RecoveryReport } from '../store/recovery-report.js';
 export type { CheckpointStore, TaskEntry, TaskEvent, VersionInfo } from '../store/store-types.js';
 export { verifyTask } from '../verify/verify-task.js';
 export { Checkpoint, CURRENT_SCHEMA_VERSION, type Artifact, type SideEffect, type PlanStep, type AgentRef, type ResumePlan } from '../../shared/checkpoint/schema.js';

@@ -3,11 +3,15 @@
  *
  * `lease/<n>.json` entries form a sequence; the highest is the current state
  * (docs/FORMAT.md). A holder is presumed gone when it released the lease, when
- * its process no longer exists on this host, or when its heartbeat is older
- * than the time-to-live. New entries are created with `link`, which fails if
- * another runner got there first, so two runners never both win.
+ * its process no longer exists on this host (or its pid now names another
+ * process, told apart by the start time the entry records), or, where its
+ * process cannot be checked from here (another host, no start time), when its
+ * heartbeat is older than the time-to-live. A live holder on this host keeps
+ * its lease even while its event loop is too busy to heartbeat. New entries
+ * are created with `link`, which fails if another runner got there first, so
+ * two runners never both win.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +21,20 @@ import { nodeFs } from '../store/store-fs.js';
 /** Matches the readers' time-to-live (electron/verify/lease-state.ts), so a writer and the UI agree on staleness. */
 export const DEFAULT_LEASE_TTL_MS = 30_000;
 
+/** The environment variable that overrides the lease time-to-live, in milliseconds. */
+export const LEASE_TTL_ENV = 'WAYSTATION_LEASE_TTL_MS';
+
+/**
+ * The lease time-to-live: `WAYSTATION_LEASE_TTL_MS` when it is a positive number, else 30 s.
+ *
+ * It decides only for holders whose process cannot be checked from here.
+ */
+export function leaseTtlMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[LEASE_TTL_ENV];
+  const n = Number(raw);
+  return raw !== undefined && raw.trim() !== '' && Number.isFinite(n) && n > 0 ? n : DEFAULT_LEASE_TTL_MS;
+}
+
 export interface LeaseEntry {
   owner: string;
   pid: number;
@@ -24,6 +42,8 @@ export interface LeaseEntry {
   acquired_at: string;
   heartbeat_at: string;
   released: boolean;
+  /** When the holder's process started (Linux: boot id and start time from /proc), to tell a reused pid from the holder. */
+  process_start?: string;
 }
 
 /** The task is driven by someone else; nothing was written. */
@@ -66,6 +86,38 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * When the process `pid` started, as a token that differs between two
+ * processes that had the same pid; null where the platform does not say
+ * (no /proc), or when the process does not exist.
+ */
+export function processStartToken(pid: number): string | null {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const startTicks = fields[19];
+    if (!startTicks || !/^\d+$/.test(startTicks)) return null;
+    return `${bootId()}:${startTicks}`;
+  } catch {
+    return null;
+  }
+}
+
+let cachedBootId: string | null = null;
+/** Start times count from boot: the boot id keeps a token from one boot matching a process of the next. */
+function bootId(): string {
+  if (cachedBootId === null) {
+    try {
+      cachedBootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    } catch {
+      cachedBootId = '';
+    }
+  }
+  return cachedBootId;
+}
+
 async function highestEntry(leaseDir: string): Promise<{ n: number; entry: LeaseEntry | null } | null> {
   let names: string[];
   try {
@@ -81,7 +133,10 @@ async function highestEntry(leaseDir: string): Promise<{ n: number; entry: Lease
   }
   if (best < 0) return null;
   try {
-    const entry = JSON.parse(await fs.readFile(path.join(leaseDir, entryName(best)), 'utf8')) as LeaseEntry;
+    // Through the store's reader: a named pipe or a device in place of an entry is refused, not waited on.
+    const read = await nodeFs.readWholeFile(path.join(leaseDir, entryName(best)), { maxBytes: 64 * 1024, followLinks: true });
+    if (!read.ok) return { n: best, entry: null };
+    const entry = JSON.parse(read.bytes.toString('utf8')) as LeaseEntry;
     return { n: best, entry };
   } catch {
     // Entries are linked into place whole, so an unreadable one is damage, not a write in progress: treat it as stale.
@@ -89,13 +144,26 @@ async function highestEntry(leaseDir: string): Promise<{ n: number; entry: Lease
   }
 }
 
-/** Whether an entry still stands for a live holder. */
-export function leaseIsLive(entry: LeaseEntry | null, ttlMs = DEFAULT_LEASE_TTL_MS, now = Date.now()): boolean {
+/**
+ * Whether an entry still stands for a live holder.
+ *
+ * On this host the process decides: a dead pid, or one that now names a
+ * process started at another time, is stale at once; the holder's own process
+ * holds the lease however old its heartbeat (a blocked event loop cannot
+ * heartbeat). Where that cannot be checked (another host, an entry without a
+ * start time, no /proc), the heartbeat must be younger than `ttlMs`.
+ */
+export function leaseIsLive(entry: LeaseEntry | null, ttlMs = leaseTtlMs(), now = Date.now()): boolean {
   if (!entry || entry.released) return false;
+  if (entry.hostname === os.hostname()) {
+    if (!pidAlive(entry.pid)) return false;
+    if (typeof entry.process_start === 'string') {
+      const current = processStartToken(entry.pid);
+      if (current !== null) return current === entry.process_start;
+    }
+  }
   const beat = Date.parse(entry.heartbeat_at);
-  if (!Number.isFinite(beat) || now - beat > ttlMs) return false;
-  if (entry.hostname === os.hostname() && !pidAlive(entry.pid)) return false;
-  return true;
+  return Number.isFinite(beat) && now - beat <= ttlMs;
 }
 
 /** The current lease entry of a task folder, or null when it has never been leased. */
@@ -112,6 +180,7 @@ async function writeExclusive(leaseDir: string, n: number, entry: LeaseEntry): P
 export interface LeaseOptions {
   /** Who holds it, for humans reading the lease: `worker`, `cli edit`, ... */
   owner: string;
+  /** Default: `leaseTtlMs()` (WAYSTATION_LEASE_TTL_MS, else 30 s). */
   ttlMs?: number;
   /** How often to heartbeat; defaults to a third of the TTL. 0 disables the timer (short critical sections). */
   heartbeatMs?: number;
@@ -143,7 +212,7 @@ export class Lease {
   }
 
   startHeartbeat(): void {
-    const every = this.opts.heartbeatMs ?? Math.floor((this.opts.ttlMs ?? DEFAULT_LEASE_TTL_MS) / 3);
+    const every = this.opts.heartbeatMs ?? Math.floor((this.opts.ttlMs ?? leaseTtlMs()) / 3);
     if (every <= 0) return;
     this.timer = setInterval(() => {
       this.heartbeat().catch(() => {
@@ -192,7 +261,7 @@ export class Lease {
  */
 export async function acquireLease(taskDir: string, taskId: string, opts: LeaseOptions): Promise<Lease> {
   const leaseDir = path.join(taskDir, 'lease');
-  const ttl = opts.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+  const ttl = opts.ttlMs ?? leaseTtlMs();
   await fs.mkdir(leaseDir, { recursive: true });
   for (let attempt = 0; attempt < 3; attempt++) {
     const current = await highestEntry(leaseDir);
@@ -207,6 +276,8 @@ export async function acquireLease(taskDir: string, taskId: string, opts: LeaseO
       heartbeat_at: now,
       released: false,
     };
+    const started = processStartToken(process.pid);
+    if (started !== null) entry.process_start = started;
     if (await writeExclusive(leaseDir, n, entry)) {
       await syncDir(nodeFs, leaseDir);
       await pruneOldEntries(leaseDir, n);

@@ -11,8 +11,10 @@ import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AgentRef, Checkpoint, RecoveryMode, TaskStatus } from '../../shared/checkpoint/schema.js';
+import { mayNeedRecovery } from '../../shared/checkpoint/task-summary.js';
 import type { CheckpointStore, TaskEvent } from '../store/store-types.js';
 import { openStore } from '../store/directory-store.js';
+import { redactSecrets } from '../llm/provider-from-env.js';
 import { builtInAgents } from '../agents/registry.js';
 import { readLease, leaseIsLive } from './lease.js';
 import { agentLoadTimeoutMs, isModuleSpecifier } from './agent-loader.js';
@@ -129,7 +131,8 @@ export class Runner extends EventEmitter {
       [child.stdout, 'stdout'],
       [child.stderr, 'stderr'],
     ] as const) {
-      if (stream) createInterface({ input: stream }).on('line', (line) => this.emit('event', { type: 'line', taskId, line, stream: name }));
+      // Agent code prints what it likes; a key it echoes stops here, before any log or UI sees it.
+      if (stream) createInterface({ input: stream }).on('line', (line) => this.emit('event', { type: 'line', taskId, line: redactSecrets(line, env), stream: name }));
     }
     let message: WorkerMessage | null = null;
     // An agent module stuck loading (a busy loop, an await that never settles) is stopped before it ever touches the task.
@@ -197,10 +200,15 @@ export class Runner extends EventEmitter {
   /**
    * After a worker ends: in auto mode, resume failed or crashed tasks with
    * backoff until they finish, wait for a human, or run out of attempts; in
-   * confirm mode, turn a crash into a resume plan awaiting approval.
+   * confirm mode, turn a crash into a resume plan awaiting approval,
+   * retrying a preparation that crashes with the same backoff, up to the
+   * task's maximum number of attempts in a row.
    */
   private async supervise(taskId: string, first: RunOutcome): Promise<RunOutcome> {
     let outcome = first;
+    // Crashes in a row while preparing a confirm-mode resume plan: such a
+    // worker may die before it writes anything, so the count lives here.
+    let confirmCrashes = 0;
     for (let n = 0; ; n++) {
       if (outcome.error || this.shuttingDown) return outcome;
       const cp = await this.latest(taskId);
@@ -208,7 +216,23 @@ export class Runner extends EventEmitter {
       const interrupted = outcome.crashed === true;
       const mode = cp.recovery.mode;
       if (mode === 'confirm' && interrupted) {
+        const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
+        // The first crash is the task's own; the ones after it are the plan preparation's.
+        if (confirmCrashes >= max) {
+          return {
+            ...outcome,
+            message: `${outcome.message}\npreparing a resume plan crashed ${confirmCrashes} time(s) in a row; the runner stopped retrying and left the task interrupted at version ${cp.version}`,
+            next: `fix the agent, then resume by hand: waystation resume <DIR> ${taskId}`,
+          };
+        }
+        const delayMs = Math.min(this.opts.maxBackoffMs ?? 30_000, confirmCrashes === 0 ? 0 : this.backoffMs() * 2 ** (confirmCrashes - 1));
+        if (delayMs > 0) {
+          this.emit('event', { type: 'retrying', taskId, attempt: confirmCrashes + 1, delayMs });
+          await this.backoff(delayMs);
+          if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: waystation resume <DIR> ${taskId}` };
+        }
         outcome = await this.spawnWorker({ kind: 'resume', root: this.root, taskId, trigger: 'auto', actor: this.opts.actor }).done;
+        if (outcome.crashed === true) confirmCrashes++;
         continue;
       }
       if (mode !== 'auto' || !(interrupted || cp.status === 'failed')) return outcome;
@@ -330,9 +354,14 @@ export class Runner extends EventEmitter {
     return this.inProcess(taskId, () => rejectTask({ store: this.store, root: this.root, actor }, taskId, { reason, actor }));
   }
 
-  /** Replace a step's result with a human's value (validated against the step's output schema). */
-  async edit(taskId: string, stepId: string, value: unknown): Promise<RunOutcome> {
-    return this.inProcess(taskId, () => editStepResult({ store: this.store, root: this.root, actor: this.opts.actor }, taskId, stepId, value, { actor: this.opts.actor }));
+  /**
+   * Replace a step's result with a human's value (validated against the step's output schema).
+   * With `expectedVersion`, refused (`moved`) when the task is no longer at the version the value was chosen on.
+   */
+  async edit(taskId: string, stepId: string, value: unknown, opts: { expectedVersion?: number } = {}): Promise<RunOutcome> {
+    return this.inProcess(taskId, () =>
+      editStepResult({ store: this.store, root: this.root, actor: this.opts.actor }, taskId, stepId, value, { actor: this.opts.actor, expectedVersion: opts.expectedVersion }),
+    );
   }
 
   private async inProcess(taskId: string, fn: () => Promise<{ task_id: string; status: TaskStatus; version: number; message: string; next: string | null }>): Promise<RunOutcome> {
@@ -350,17 +379,26 @@ export class Runner extends EventEmitter {
    * At start-up: resume every auto-mode task that was interrupted or failed
    * with attempts left, and prepare resume plans for interrupted confirm-mode
    * tasks. Manual tasks wait for a human.
+   *
+   * @param candidates the tasks worth a look, from a listing the caller has
+   *   just made (the host's, when it opens a directory): a second listing of
+   *   a large directory would compete with the first page a user waits for.
+   *   Each is read whole and checked again here. Default: list the directory.
    */
-  async recoverInterrupted(): Promise<RunOutcome[]> {
+  async recoverInterrupted(candidates?: readonly string[]): Promise<RunOutcome[]> {
+    const ids =
+      candidates ??
+      (await this.store.listTasks())
+        .filter(({ checkpoint: head, format, read_only }) =>
+          mayNeedRecovery({ status: head?.status ?? null, mode: head?.recovery.mode ?? null, format, read_only, agent_name: head?.agent?.name ?? null }),
+        )
+        .map((listed) => listed.task_id);
     // Tasks are independent: each is driven by its own worker at once, so one
     // long task (or one in backoff) never holds the others back.
-    const recoveries = (await this.store.listTasks()).map(async (listed): Promise<RunOutcome | null> => {
-      const head = listed.checkpoint;
-      if (!head || listed.read_only || listed.format !== 'waystation' || !head.agent || this.shuttingDown) return null;
-      if (head.status !== 'running' && head.status !== 'failed') return null;
-      if (head.recovery.mode !== 'auto' && head.recovery.mode !== 'confirm') return null;
+    const recoveries = ids.map(async (taskId): Promise<RunOutcome | null> => {
+      if (this.shuttingDown) return null;
       // The listing checked what a list row shows; a task about to be resumed is read and validated whole.
-      const entry = await this.store.getTask(listed.task_id);
+      const entry = await this.store.getTask(taskId);
       const cp = entry?.checkpoint;
       if (!entry || !cp || entry.read_only || entry.format !== 'waystation' || !cp.agent || this.shuttingDown) return null;
       const live = leaseIsLive(await readLease(path.join(this.root, entry.location)));
@@ -372,7 +410,8 @@ export class Runner extends EventEmitter {
         return this.supervise(cp.task_id, first);
       }
       if (cp.recovery.mode === 'confirm' && interrupted) {
-        return this.spawnWorker({ kind: 'resume', root: this.root, taskId: cp.task_id, trigger: 'auto', actor: this.opts.actor }).done;
+        const first = await this.spawnWorker({ kind: 'resume', root: this.root, taskId: cp.task_id, trigger: 'auto', actor: this.opts.actor }).done;
+        return this.supervise(cp.task_id, first);
       }
       return null;
     });

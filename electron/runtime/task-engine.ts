@@ -22,8 +22,8 @@ import { artifactBaseDir } from '../verify/verify-task.js';
 import type { ChatMessage, Completion, CompletionOptions, LlmProvider } from '../llm/provider.js';
 import { LlmCallError } from '../llm/provider.js';
 import { estimateCostUsd } from '../llm/cost.js';
-import { redactSecrets } from '../llm/provider-from-env.js';
-import type { AnyAgent, EffectSpec, ProbeResult, ResumeContext, TaskContext } from './define-agent.js';
+import { redactSecrets, redactSecretsIn } from '../llm/provider-from-env.js';
+import type { AnyAgent, CostlyAction, EffectSpec, ProbeResult, ResumeContext, TaskContext } from './define-agent.js';
 import { LeaseLostError, type Lease } from './lease.js';
 
 /** How a drive of a task ended. */
@@ -106,6 +106,9 @@ export class TaskEngine {
   private pendingArtifacts = new Map<string, Artifact>();
   private stepRecovery: { what: string; fix: string; verification: string } | null = null;
   private readonly llmCache = new Map<string, Completion>();
+  /** Results of `ctx.remember` actions saved by an earlier, interrupted attempt: call key -> JSON text. */
+  private readonly rememberedResults = new Map<string, string>();
+  private rememberKeys = new Set<string>();
   private readonly driveStarted = Date.now();
   private readonly elapsedBefore: number;
   private readonly abort = new AbortController();
@@ -204,12 +207,19 @@ export class TaskEngine {
     return s ? `continue at ${s.id} (${s.name})` : 'all steps finished';
   }
 
-  /** Load cached LLM replies from the history, so a rerun step does not pay for the same call twice. */
+  /**
+   * Load cached LLM replies and remembered action results from the history,
+   * so a rerun step does not pay for the same work twice.
+   */
   async loadLlmCache(): Promise<void> {
     if (!this.working.history?.count) return;
     const messages = await this.deps.store.readHistory(this.working.task_id);
     for (const m of messages) {
-      const meta = m as HistoryMessage & { call_key?: string; model?: string; tokens_in?: number; tokens_out?: number };
+      const meta = m as HistoryMessage & { call_key?: string; remember_key?: string; model?: string; tokens_in?: number; tokens_out?: number };
+      if (m.role === 'tool' && typeof meta.remember_key === 'string' && typeof meta.call_key === 'string') {
+        this.rememberedResults.set(meta.call_key, m.content);
+        continue;
+      }
       if (m.role === 'assistant' && typeof meta.call_key === 'string') {
         this.llmCache.set(meta.call_key, {
           text: m.content,
@@ -251,6 +261,7 @@ export class TaskEngine {
         model: this.deps.llm.model,
         complete: (messages, opts) => this.complete(messages, opts),
       },
+      remember: (key, action) => this.remember(key, action),
       phase: (name) => this.enterPhase(name),
       waitForHuman: (reason) => this.waitForHuman(reason),
       recordRecovery: (entry) => this.recordRecovery(entry),
@@ -260,7 +271,8 @@ export class TaskEngine {
       log: (message, data) => {
         const clean = this.redact(message);
         this.report(clean);
-        void this.event({ type: 'log', step_id: this.currentStep ?? undefined, data: { message: clean, ...(data ?? {}) } });
+        const cleanData = data === undefined ? {} : (redactSecretsIn(data, this.env) as Record<string, unknown>);
+        void this.event({ type: 'log', step_id: this.currentStep ?? undefined, data: { message: clean, ...cleanData } });
       },
     };
   }
@@ -290,6 +302,7 @@ export class TaskEngine {
     this.currentStep = id;
     this.callIndex = 0;
     this.waitIndex = 0;
+    this.rememberKeys = new Set();
     this.pendingArtifacts.clear();
     this.stepRecovery = null;
     const started = Date.now();
@@ -590,6 +603,37 @@ export class TaskEngine {
     );
     this.llmCache.set(callKey, c);
     return c;
+  }
+
+  // ---- costly actions ------------------------------------------------------------------------
+
+  private async remember<T>(key: string, action: CostlyAction<T>): Promise<T> {
+    if (typeof key !== 'string' || key.length === 0 || typeof action !== 'function') {
+      throw new Error('ctx.remember needs a key (a non-empty string) and an action function');
+    }
+    const stepId = this.currentStep;
+    if (this.rememberKeys.has(`${stepId ?? '-'}:${key}`)) {
+      throw new Error(`ctx.remember("${key}") was called twice in ${stepId ? `step ${stepId}` : 'the task'}; give each action its own key`);
+    }
+    this.rememberKeys.add(`${stepId ?? '-'}:${key}`);
+    const step = stepId ? this.working.plan.find((s) => s.id === stepId) : undefined;
+    const failures = Number((step as { failures?: number } | undefined)?.failures ?? 0);
+    // The same rule as LLM replies: an interrupted attempt's results are reused, a failed attempt's are not.
+    const callKey = `remember:${stepId ?? '-'}#${failures}:${key}`;
+    const saved = this.rememberedResults.get(callKey);
+    if (saved !== undefined) {
+      this.report(`${stepId ?? 'task'}: ${key}: result reused from the checkpoint (not run again)`);
+      return JSON.parse(saved) as T;
+    }
+    const started = Date.now();
+    const value = await action();
+    const json = JSON.stringify(value === undefined ? null : value);
+    await this.save(() => undefined, {
+      appendHistory: [{ role: 'tool', content: json, step_id: stepId, call_key: callKey, remember_key: key, elapsed_ms: Date.now() - started }],
+    });
+    this.rememberedResults.set(callKey, json);
+    await this.event({ type: 'log', step_id: stepId ?? undefined, data: { message: `${key}: result saved`, remembered: key, elapsed_ms: Date.now() - started } });
+    return value;
   }
 
   // ---- phases, humans, recoveries -------------------------------------------------------------

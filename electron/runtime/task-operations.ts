@@ -9,7 +9,8 @@ import { z } from 'zod';
 import type { AgentRef, RecoveryMode, ResumePlan, SideEffect } from '../../shared/checkpoint/schema.js';
 import { Checkpoint, CURRENT_SCHEMA_VERSION } from '../../shared/checkpoint/schema.js';
 import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js';
-import { ConflictError, type CheckpointStore, type TaskEntry } from '../store/store-types.js';
+import { ConflictError, TaskReadError, type CheckpointStore, type TaskEntry } from '../store/store-types.js';
+import { unreadableNewerVersion } from '../store/task-reader.js';
 import { verifyTask } from '../verify/verify-task.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { redactSecrets } from '../llm/provider-from-env.js';
@@ -33,7 +34,8 @@ export class OperationError extends Error {
       | 'no-approval'
       | 'halted'
       | 'agent-mismatch'
-      | 'agent-unavailable',
+      | 'agent-unavailable'
+      | 'moved',
     message: string,
   ) {
     super(message);
@@ -89,6 +91,12 @@ export async function loadForWrite(store: CheckpointStore, taskId: string): Prom
     const why = entry.problems.map((p) => `${p.file}: ${p.message}`).join('; ') || 'no readable version';
     throw new OperationError('unreadable', `task ${taskId} cannot be read (${why}); nothing was written`);
   }
+  // The next save is built on the newest version file, not on checkpoint.json (a copy): when that file does not
+  // read (torn by a power cut, damaged), nothing can follow it. Refused here, before the lease, so nothing is written.
+  const v = entry.checkpoint.version;
+  const newer = unreadableNewerVersion(entry);
+  const why = newer ? `${newer.file}: ${newer.message}` : await store.readVersion(taskId, v).then(() => null, (err: unknown) => (err instanceof TaskReadError ? err.message : Promise.reject(err)));
+  if (why) throw new OperationError('unreadable', `task ${taskId} cannot be saved after its newest version file: ${why}. Nothing was written; move the damaged file aside to continue.`);
   return entry.checkpoint;
 }
 
@@ -142,11 +150,28 @@ const unavailableLlm: LlmProvider = {
   complete: () => Promise.reject(new Error('no language model was configured for this operation')),
 };
 
-/** Refuse to record options that carry a secret from the environment. */
+/** Environment variable names that hold secrets by convention: API keys, tokens, passwords. */
+const SECRET_ENV_NAME = /(?:_KEY|_TOKEN|_SECRET)$|PASSWORD/i;
+/** Shorter values ("1", "true", "dev") are settings, not secrets, and would match innocent options. */
+const MIN_SECRET_LENGTH = 8;
+
+/**
+ * Refuse to record options that carry a secret from the environment: the
+ * value of any variable named like a secret (`*_KEY`, `*_TOKEN`, `*_SECRET`,
+ * `*PASSWORD*`), or a bearer token. The variable is named, never its value.
+ */
 function assertNoSecrets(options: unknown, env: NodeJS.ProcessEnv): void {
   const text = JSON.stringify(options ?? null);
+  for (const [name, raw] of Object.entries(env)) {
+    const value = raw?.trim();
+    if (!value || value.length < MIN_SECRET_LENGTH || !SECRET_ENV_NAME.test(name)) continue;
+    // Compared as it appears inside a JSON string, so quotes and backslashes in the secret still match.
+    if (text.includes(JSON.stringify(value).slice(1, -1))) {
+      throw new OperationError('invalid', `an agent option contains the value of ${name}; secrets are never stored in checkpoints. Nothing was written.`);
+    }
+  }
   if (redactSecrets(text, env) !== text) {
-    throw new OperationError('invalid', 'an agent option contains the API key; keys are never stored in checkpoints. Nothing was written.');
+    throw new OperationError('invalid', 'an agent option contains a secret (an API key or a bearer token); secrets are never stored in checkpoints. Nothing was written.');
   }
 }
 
@@ -167,6 +192,21 @@ export function isUnfinishedCreate(entry: TaskEntry): boolean {
 
 // ---- start ----------------------------------------------------------------------------------
 
+/**
+ * Call one of the agent's own functions while a task is being created: what
+ * it throws is the agent's verdict on its options (a missing input folder, ...),
+ * reported as bad input with the agent named, before anything is written.
+ */
+async function fromAgent<T>(env: OperationEnv, agent: AnyAgent, what: 'plan' | 'goal' | 'resolveOptions', fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof OperationError) throw err;
+    const message = redactSecrets(err instanceof Error ? err.message : String(err), env.env ?? process.env);
+    throw new OperationError('invalid', `agent ${agent.name} could not start the task: its ${what}() threw: ${message}. Nothing was written.`);
+  }
+}
+
 export interface StartRequest {
   taskId?: string;
   /** Raw options, validated with the agent's schema. */
@@ -183,16 +223,22 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
   if (!TASK_ID_RE.test(taskId)) {
     throw new OperationError('invalid', `"${taskId}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit`);
   }
-  const parsed = (agent.options as z.ZodType).safeParse(req.options ?? {});
+  const schema = agent.options as z.ZodType | undefined;
+  if (!schema || typeof schema !== 'object' || typeof (schema as { safeParse?: unknown }).safeParse !== 'function') {
+    throw new OperationError('invalid', `agent ${agent.name} has no options schema: \`options\` must be a zod schema (z.object({...})). Nothing was written.`);
+  }
+  const parsed = schema.safeParse(req.options ?? {});
   if (!parsed.success) {
     throw new OperationError('invalid', `invalid options for agent ${agent.name}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
   }
   const existing = await env.store.getTask(taskId);
   if (existing && !isUnfinishedCreate(existing)) throw new OperationError('exists', `task ${taskId} already exists in ${env.root}; resume it instead`);
   const planEnv = { taskId, rootDir: env.root };
-  const options = (agent.resolveOptions ? await agent.resolveOptions(parsed.data, planEnv) : parsed.data) as Record<string, unknown>;
+  const options = (agent.resolveOptions ? await fromAgent(env, agent, 'resolveOptions', () => agent.resolveOptions!(parsed.data, planEnv)) : parsed.data) as Record<string, unknown>;
   assertNoSecrets(options, env.env ?? process.env);
-  const steps = await agent.plan(options, planEnv);
+  const steps = await fromAgent(env, agent, 'plan', () => agent.plan(options, planEnv));
+  if (!Array.isArray(steps)) throw new OperationError('invalid', `agent ${agent.name}: plan() returned ${typeof steps}, not a list of steps. Nothing was written.`);
+  const goal = await fromAgent(env, agent, 'goal', () => agent.goal(options));
   const ids = new Set<string>();
   for (const s of steps) {
     if (ids.has(s.id)) throw new OperationError('invalid', `agent ${agent.name} planned step id "${s.id}" twice; step ids must be unique`);
@@ -206,7 +252,7 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
     task_name: agent.name,
     status: 'running',
     phase: 'start',
-    goal: agent.goal(options),
+    goal,
     plan: steps.map((s) => ({
       id: s.id,
       name: s.name,
@@ -548,6 +594,7 @@ export async function rejectTask(env: OperationEnv, taskId: string, opts: { reas
 /**
  * Replace a step's result with a human's value.
  *
+ * A halted task (its resume plan rejected) is refused: the rejection stands.
  * The value must satisfy the step's output schema. The step becomes done with
  * that result, later steps go back to pending (they were computed from the old
  * value), and the next resume continues right after the edited step.
@@ -557,9 +604,25 @@ export async function editStepResult(
   taskId: string,
   stepRef: string,
   value: unknown,
-  opts: { actor?: string } = {},
+  opts: { actor?: string; expectedVersion?: number } = {},
 ): Promise<EngineOutcome> {
   const check = (cp: Checkpoint) => {
+    // The value was chosen looking at `expectedVersion`; written over a later version it would silently undo what that version did.
+    if (opts.expectedVersion !== undefined && cp.version !== opts.expectedVersion) {
+      throw new OperationError(
+        'moved',
+        `task ${taskId} moved on to version ${cp.version} since version ${opts.expectedVersion} was opened for editing; look at the new version and edit again. Nothing was written.`,
+      );
+    }
+    if (cp.status === 'halted') {
+      // An edit would put the task back in motion: the rejection stands until a human starts a new task.
+      const last = cp.recovery.decisions.at(-1);
+      throw new OperationError(
+        'halted',
+        `task ${taskId} is halted${last ? ` (its resume plan was rejected by ${last.by} at ${last.at}${last.reason ? `: ${last.reason}` : ''})` : ''}; ` +
+          'its steps cannot be edited, since an edit would resume it. Nothing was written.',
+      );
+    }
     const index = cp.plan.findIndex((s) => s.id === stepRef) >= 0 ? cp.plan.findIndex((s) => s.id === stepRef) : cp.plan.findIndex((s) => s.name === stepRef);
     if (index < 0) {
       throw new OperationError('unknown-step', `task ${taskId} has no step "${stepRef}"; its steps are: ${cp.plan.map((s) => s.id).join(', ')}. Nothing was written.`);

@@ -22,7 +22,7 @@ import {
 import { nodeFs, errorCode, type StoreFs } from './store-fs.js';
 import { type ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
-import { appendEventLine, readEventLog } from './event-log.js';
+import { appendEventLine, eventsPath, readEventLog } from './event-log.js';
 import { readVersionFile } from './version-file.js';
 import { DETAIL, listVersionNumbers, loadVersion, loadVersions } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
@@ -56,7 +56,8 @@ class DirectoryStore implements CheckpointStore {
   private ctxPromise: Promise<ReadContext> | null = null;
   private readonly writers = new Map<string, TaskWriter>();
   private readonly locks = new Map<string, Promise<unknown>>();
-  private readonly eventState = new Map<string, { lastId: number; torn: boolean }>();
+  /** Per task: the last event id, and the log's size and mtime when this store last wrote it. */
+  private readonly eventState = new Map<string, { lastId: number; torn: boolean; size: number; mtimeMs: number }>();
 
   constructor(
     readonly root: string,
@@ -341,14 +342,34 @@ class DirectoryStore implements CheckpointStore {
       } catch {
         throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `there is no Waystation task ${JSON.stringify(taskId)} to log events for`)]);
       }
+    }
+    // Another process (a worker, the CLI) may have appended since this store last
+    // did: a log that changed size or mtime is read again, so ids never repeat.
+    const before = await this.eventLogStat(dir);
+    if (!state || before.size !== state.size || before.mtimeMs !== state.mtimeMs) {
       const log = await readEventLog(this.fs, dir);
-      state = { lastId: log.events.reduce((m, e) => Math.max(m, e.id), 0), torn: !log.endsClean };
+      state = { lastId: log.events.reduce((m, e) => Math.max(m, e.id), 0), torn: !log.endsClean, ...before };
     }
     const { at, ...rest } = event;
     const full: TaskEvent = { id: state.lastId + 1, task_id: taskId, ...rest, at: at ?? new Date().toISOString() };
     await appendEventLine(this.fs, dir, full, state.torn);
-    this.eventState.set(taskId, { lastId: full.id, torn: false });
+    const after = await this.eventLogStat(dir);
+    // Cached only when the log grew by exactly our line: anything else was another writer, and the next append reads again.
+    const ours = Buffer.byteLength(`${state.torn ? '\n' : ''}${JSON.stringify(full)}\n`);
+    if (after.size === before.size + ours) this.eventState.set(taskId, { lastId: full.id, torn: false, ...after });
+    else this.eventState.delete(taskId);
     return full;
+  }
+
+  /** The event log's size and mtime; a log not written yet is empty. */
+  private async eventLogStat(dir: string): Promise<{ size: number; mtimeMs: number }> {
+    try {
+      const st = await this.fs.stat(eventsPath(dir));
+      return { size: st.size, mtimeMs: st.mtimeMs };
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return { size: 0, mtimeMs: 0 };
+      throw err;
+    }
   }
 
   async readEvents(taskId: string, afterId = 0): Promise<TaskEvent[]> {

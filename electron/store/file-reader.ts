@@ -27,7 +27,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** A path relative to the root, with forward slashes, for problems. */
 export function relPath(ctx: ReadContext, abs: string): string {
-  return path.relative(ctx.root, abs).split(path.sep).join('/') || '.';
+  // Paths under the root are made by joining onto it, so cutting the prefix is
+  // enough; path.relative normalises both sides, a cost paid for every task of a listing.
+  const prefix = ctx.root.endsWith(path.sep) ? ctx.root : ctx.root + path.sep;
+  const rel = abs.startsWith(prefix) ? abs.slice(prefix.length) : path.relative(ctx.root, abs);
+  return (path.sep === '/' ? rel : rel.split(path.sep).join('/')) || '.';
 }
 
 /** True when `real` (a resolved path) is the root or inside it. */

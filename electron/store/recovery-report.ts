@@ -8,6 +8,7 @@
  * behind, event-log lines lost with the power. It only reads.
  */
 import path from 'node:path';
+import type { RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
 import { isTempName } from './atomic-file.js';
 import { parseEvents, eventsPath } from './event-log.js';
 import { relPath, type ReadContext } from './file-reader.js';
@@ -16,23 +17,7 @@ import { listVersionNumbers, loadVersion, readHot } from './task-reader.js';
 import { VERSIONS_DIR } from './version-file.js';
 import { DEFAULT_MAX_FILE_BYTES } from './directory-store.js';
 
-export interface RecoveryReport {
-  task_id: string;
-  /** The newest version that reads whole: what the task recovered to (0 when none does). */
-  latest_version: number;
-  /** The version `checkpoint.json` holds, or null when it is missing or unreadable. */
-  hot_version: number | null;
-  /** Versions whose save stopped before its commit point: a temp file remains, the version does not. */
-  interrupted_versions: number[];
-  /** Temp files of interrupted writes, relative to the root: harmless, never read, safe to delete. */
-  leftover_temp_files: { file: string; bytes: number }[];
-  /** Versions newer than the newest `version` event of events.jsonl (the log is not fsynced). */
-  events_behind: number;
-  /** Bytes of a torn last line of events.jsonl, ignored by readers. */
-  torn_event_bytes: number;
-  /** The same, as sentences a human can act on; the first always says where the task stands. */
-  account: string[];
-}
+export { hasRecoveryNews, type RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
 
 /** `.00000008.json.<random>.tmp` -> 8. */
 const VERSION_TEMP = /^\.(\d{8})\.json\.[0-9a-f]+\.tmp$/;

@@ -154,7 +154,8 @@ export function settledReads(fs: StoreFs, sync: SyncStoreReads): StoreFs {
  * time of a user's edit or decision.
  */
 const nodeCalls: Omit<StoreFs, 'syncReads'> = {
-  open: (path, flags, mode) => settle(() => new SyncFileHandle(openSync(path, flags, mode))),
+  // A read-only open never blocks: without O_NONBLOCK, opening a named pipe waits for a writer forever.
+  open: (path, flags, mode) => settle(() => new SyncFileHandle(path, openSync(path, flags === 'r' ? READ_FLAGS : flags, mode))),
   readWholeFile,
   stat: (path) => fsp.stat(path),
   // The callback API: a missing entry costs no promise rejection, at half the price of fsp.stat over 10,000 tasks.
@@ -192,7 +193,10 @@ function settle<T>(fn: () => T): Promise<T> {
 
 /** A file descriptor behind the StoreFileHandle interface, on synchronous calls (see nodeCalls). */
 class SyncFileHandle implements StoreFileHandle {
-  constructor(private readonly fd: number) {}
+  constructor(
+    private readonly path: string,
+    private readonly fd: number,
+  ) {}
 
   writeFile(data: Uint8Array | string): Promise<void> {
     return settle(() => {
@@ -203,7 +207,11 @@ class SyncFileHandle implements StoreFileHandle {
   }
 
   readFile(): Promise<Buffer> {
-    return settle(() => readFileSync(this.fd));
+    return settle(() => {
+      // A pipe never ends and a device such as /dev/zero never stops giving bytes: only regular files are read whole.
+      if (!fstatSync(this.fd).isFile()) throw notRegularFile(this.path);
+      return readFileSync(this.fd);
+    });
   }
 
   read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }> {
@@ -224,6 +232,17 @@ class SyncFileHandle implements StoreFileHandle {
 }
 
 
+/**
+ * The flags every whole-file read opens with. O_NONBLOCK makes opening a named
+ * pipe return at once instead of waiting for a writer, so the fstat after it
+ * can refuse the pipe; on a regular file the flag changes nothing.
+ */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/** The error a handle's readFile throws for a pipe, socket or device: EFTYPE, with the path and what was left alone. */
+export function notRegularFile(path: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${path} is not a regular file (a named pipe, socket or device); it was not read`), { code: 'EFTYPE', path });
+}
 
 /** The real file system (node:fs/promises), with synchronous reads for batched listing (see `syncReadsOf`). */
 export const nodeFs: StoreFs = {
@@ -249,7 +268,7 @@ export const nodeFs: StoreFs = {
 
 /** readWholeFile with synchronous calls: the same checks, in the same order, as the callback version below. */
 function readWholeFileSync(file: string, opts: { maxBytes: number; followLinks: boolean }): WholeFile {
-  const fd = openSync(file, constants.O_RDONLY | (opts.followLinks ? 0 : constants.O_NOFOLLOW));
+  const fd = openSync(file, READ_FLAGS | (opts.followLinks ? 0 : constants.O_NOFOLLOW));
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return { ok: false, reason: 'not-a-file' };
@@ -275,7 +294,7 @@ function readWholeFileSync(file: string, opts: { maxBytes: number; followLinks: 
  */
 function readWholeFile(file: string, opts: { maxBytes: number; followLinks: boolean }): Promise<WholeFile> {
   return new Promise((resolve, reject) => {
-    open(file, constants.O_RDONLY | (opts.followLinks ? 0 : constants.O_NOFOLLOW), (openErr, fd) => {
+    open(file, READ_FLAGS | (opts.followLinks ? 0 : constants.O_NOFOLLOW), (openErr, fd) => {
       if (openErr) return reject(openErr);
       const finish = (err: Error | null, result?: WholeFile) => close(fd, () => (err ? reject(err) : resolve(result!)));
       fstat(fd, (statErr, stat) => {

@@ -11,6 +11,7 @@ import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shar
 import type { TaskEntry } from './store-types.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
 import { readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
+import { errorCode } from './store-fs.js';
 import { parseVersionFileName, rebuildVersion, VERSIONS_DIR, versionPath, type RebuiltVersion } from './version-file.js';
 
 export const HOT_FILE = 'checkpoint.json';
@@ -109,6 +110,23 @@ export async function exists(ctx: ReadContext, abs: string): Promise<boolean> {
   }
 }
 
+/**
+ * Whether version `version` of a task exists, for the freshness check after
+ * the hot snapshot: a problem instead when the disk would not say (EIO,
+ * EACCES), since taking that for "not there" would silently show an older
+ * version, and for "there" would report a version missing that may not be.
+ */
+export async function probeVersion(ctx: ReadContext, taskDir: string, version: number): Promise<{ present: boolean; problem?: Problem }> {
+  const abs = versionPath(taskDir, version);
+  try {
+    return { present: await ctx.fs.exists(abs) };
+  } catch (err) {
+    const code = errorCode(err) ?? String(err);
+    const message = `cannot check whether version ${version} exists (${code}): the task may have versions newer than the one shown; nothing was changed`;
+    return { present: false, problem: problem(relPath(ctx, abs), 'unreadable', message) };
+  }
+}
+
 /** Problems for gaps in the numbered history: `[1, 2, 5]` misses 3 and 4. */
 export function gapProblems(ctx: ReadContext, taskDir: string, numbers: number[]): Problem[] {
   const out: Problem[] = [];
@@ -162,7 +180,12 @@ export async function readNativeTask<C extends CheckpointHead>(
   if (hotVersion !== null) {
     // A crash between linking a version and renaming the hot snapshot leaves the snapshot behind: not an error.
     let newest = hotVersion;
-    while (hasVersions && (await exists(ctx, versionPath(taskDir, newest + 1)))) newest++;
+    while (hasVersions) {
+      const next = await probeVersion(ctx, taskDir, newest + 1);
+      if (next.problem) problems.push(next.problem);
+      if (!next.present) break;
+      newest++;
+    }
     for (let v = newest; v > hotVersion; v--) {
       const loaded = await loadVersion(ctx, taskDir, v);
       if (loaded.ok) {
@@ -207,6 +230,21 @@ export async function readNativeTask<C extends CheckpointHead>(
     problems.push(problem(relPath(ctx, path.join(taskDir, HOT_FILE)), 'invariant', `the folder is ${taskId} but the checkpoint says task_id ${JSON.stringify(checkpoint.task_id)}`));
   }
   return { task_id: taskId, location: relPath(ctx, taskDir), format: 'waystation', checkpoint, read_only: readOnly, problems: dedupe(problems) };
+}
+
+/**
+ * The error on a version file newer than the version an entry shows: the
+ * task reads, from an older version, but no save can follow its newest file.
+ */
+export function unreadableNewerVersion(entry: TaskEntry): Problem | undefined {
+  const shown = entry.checkpoint?.version;
+  if (entry.format !== 'waystation' || shown === undefined) return undefined;
+  const prefix = entry.location === '.' ? `${VERSIONS_DIR}/` : `${entry.location}/${VERSIONS_DIR}/`;
+  return entry.problems.find((p) => {
+    if (p.severity !== 'error' || !p.file.startsWith(prefix)) return false;
+    const n = parseVersionFileName(p.file.slice(prefix.length));
+    return n !== null && n > shown;
+  });
 }
 
 export interface LegacyRead {

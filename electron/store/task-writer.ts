@@ -122,7 +122,8 @@ export class TaskWriter {
     }
     if (newest === 0) throw new TaskReadError(this.taskId, [problem(relPath(this.ctx, this.taskDir), 'missing-version', 'the task has no versions to save after')]);
     const loaded = await loadVersion(this.ctx, this.taskDir, newest);
-    if (!loaded.ok) throw new TaskReadError(this.taskId, loaded.problems);
+    // The next version is built on the newest one; when it does not read, nothing can follow it.
+    if (!loaded.ok) throw new TaskReadError(this.taskId, loaded.problems.map((p) => ({ ...p, message: `${p.message}; a save must follow version ${newest}, so nothing was written` })));
     const readOnly = loaded.readOnly ? (loaded.problems.find((p) => p.reason === 'future-schema')?.message ?? 'written by a newer Waystation') : null;
     return { lastVersion: newest, base: loaded.doc as Json, fullBytes: loaded.fullBytes, deltaSince: loaded.deltaBytes, readOnly, trusted: false };
   }

@@ -10,8 +10,9 @@ import { z } from 'zod';
 import type { Checkpoint, HistoryMessage } from '../checkpoint/schema.js';
 import { RecoveryMode } from '../checkpoint/schema.js';
 import type { Problem } from '../checkpoint/problem.js';
-import type { TaskSummary } from '../checkpoint/task-summary.js';
-import type { VerifyReport } from '../checkpoint/verify-report.js';
+import { TaskSummary } from '../checkpoint/task-summary.js';
+import { RecoveryReport } from '../checkpoint/recovery-report.js';
+import { VerifyReport } from '../checkpoint/verify-report.js';
 import type { ChangeSummary, StructuredDiffEntry } from '../diff/semantic-summary.js';
 
 /**
@@ -53,7 +54,13 @@ export const apiInputs = {
     reason: z.string().trim().min(1, 'a reason is required to reject a resume').max(10_000),
     by: z.string().min(1).max(200).optional(),
   }),
-  editStepResult: z.object({ taskId: TaskId, stepId: z.string().min(1).max(200), value: z.unknown() }),
+  editStepResult: z.object({
+    taskId: TaskId,
+    stepId: z.string().min(1).max(200),
+    value: z.unknown(),
+    /** The version the editor opened: the edit is refused when the task has moved on since. */
+    expectedVersion: Version.optional(),
+  }),
 } as const;
 
 export type ApiMethod = keyof typeof apiInputs;
@@ -86,10 +93,12 @@ export interface TaskAgentStatus {
   /** The agent's recorded name; null when the task records no agent. */
   name: string | null;
   /**
-   * `none`: the task records no agent (an imported or foreign task); a resume
-   * either hands it to a built-in agent that recognises it or refuses, with the reason.
+   * `none`: the task records no agent (an imported task); a resume either
+   * hands it to a built-in agent that recognises it or refuses, with the reason.
+   * `foreign`: another program wrote the task under an agent Waystation does not
+   * have; it can be inspected, not resumed (`problem` says so).
    */
-  origin: 'builtin' | 'module' | 'none';
+  origin: 'builtin' | 'module' | 'none' | 'foreign';
   /** Whether a resume can find the agent. False for `none`: nothing is recorded to find. */
   available: boolean;
   /** The module as recorded (relative to its project), for module agents. */
@@ -152,6 +161,13 @@ export interface ActionResult {
   message: string;
 }
 
+/**
+ * What verifyTask answers: the verify report, and, when a crash or a power cut
+ * left something behind in the task folder, the account of what it lost.
+ */
+export const VerifyResult = VerifyReport.extend({ recovery: RecoveryReport.optional() });
+export type VerifyResult = z.infer<typeof VerifyResult>;
+
 /** Result type of each method. */
 export interface ApiOutputs {
   getDirectory: DirectoryInfo;
@@ -163,7 +179,7 @@ export interface ApiOutputs {
   getStepResult: { value: unknown; found: boolean };
   getMessages: HistoryMessage[];
   diffVersions: DiffResult;
-  verifyTask: VerifyReport;
+  verifyTask: VerifyResult;
   listAgents: AgentInfo[];
   startTask: ActionResult;
   resumeTask: ActionResult;
@@ -179,7 +195,18 @@ export interface ApiOutputs {
  * should reload.
  */
 export const HostEventSchema = z.discriminatedUnion('type', [
-  z.object({ id: z.number().int(), type: z.literal('task-changed'), taskId: z.string(), version: z.number().int().nullable() }),
+  z.object({
+    id: z.number().int(),
+    type: z.literal('task-changed'),
+    taskId: z.string(),
+    version: z.number().int().nullable(),
+    /**
+     * The task's row as listTasks now reports it, when the host has it at hand:
+     * a client replaces that one row instead of listing every task again.
+     * Absent when the change may add, drop or reorder rows; then reload the list.
+     */
+    summary: TaskSummary.optional(),
+  }),
   z.object({ id: z.number().int(), type: z.literal('task-removed'), taskId: z.string() }),
   z.object({ id: z.number().int(), type: z.literal('directory-changed'), root: z.string().nullable() }),
   z.object({

@@ -26,6 +26,7 @@ const serviceCodes: Record<string, ApiErrorBody['error']['code']> = {
   busy: 'conflict',
   'no-approval': 'conflict',
   halted: 'conflict',
+  moved: 'conflict',
   'agent-mismatch': 'conflict',
   'future-schema': 'read-only',
   invalid: 'invalid-input',

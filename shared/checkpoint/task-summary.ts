@@ -1,5 +1,6 @@
 /**
- * The one-line view of a task: what `waystation ls --json` prints and what
+ * The one-line view of a task: what the app's task list shows, and (with the
+ * plan's steps added, see TaskListing) what `waystation ls --json` prints and
  * `GET /api/tasks` returns, field for field.
  *
  * Every task in a directory gets a summary, readable or not; the fields that
@@ -59,8 +60,10 @@ export type TaskSummaryStep = z.infer<typeof TaskSummaryStep>;
 
 /**
  * A summary with the plan's steps (id, name, status): what `waystation ls
- * --json` prints for each task, for scripts that look at the steps. The API's
- * list leaves the plan out (a list row needs only the counts).
+ * --json` prints and `GET /api/tasks` returns for each task, for scripts that
+ * look at the steps. The app's own list (the API's `listTasks`) leaves the
+ * plan out: a list row needs only the counts, and 10,000 plans are most of
+ * the bytes.
  */
 export const TaskListing = TaskSummary.extend({ plan: z.array(TaskSummaryStep) });
 export type TaskListing = z.infer<typeof TaskListing>;
@@ -134,4 +137,16 @@ export function toTaskSummary(entry: TaskSummarySource, extra: TaskSummaryExtra 
 /** True when any problem is an error (warnings such as legacy-format leave a task usable). */
 export function hasErrors(problems: readonly Problem[]): boolean {
   return problems.some((p) => p.severity === 'error');
+}
+
+/**
+ * Might the runner have this task to pick up when its directory is opened:
+ * an auto or confirm-mode task of Waystation's own format that was running
+ * (interrupted) or failed? A cheap first look at a list row; the runner reads
+ * the whole checkpoint and its lease before it resumes anything.
+ */
+export function mayNeedRecovery(task: Pick<TaskSummary, 'status' | 'mode' | 'format' | 'read_only' | 'agent_name'>): boolean {
+  if (task.read_only || task.format !== 'waystation' || !task.agent_name) return false;
+  if (task.status !== 'running' && task.status !== 'failed') return false;
+  return task.mode === 'auto' || task.mode === 'confirm';
 }

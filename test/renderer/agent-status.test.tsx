@@ -100,6 +100,27 @@ describe('an agent that cannot be found', () => {
   });
 });
 
+describe('a task another program wrote', () => {
+  const foreign: TaskAgentStatus = {
+    name: 'python-word-count',
+    origin: 'foreign',
+    available: false,
+    problem: 'the task was written by another program (agent "python-word-count"): it can be inspected, diffed and verified here, not resumed from Waystation',
+  };
+
+  it('says so instead of waiting for the agent to come back, and disables Resume', async () => {
+    const { fake } = await show(foreign, { agent: { name: 'python-word-count' } });
+    const notice = screen.getByRole('alert', { name: 'Agent unavailable' });
+    expect(notice.textContent).toContain('written by another program');
+    expect(notice.textContent).not.toContain('until the agent is back');
+    const resume = screen.getByRole('button', { name: /Resume/, description: /written by another program/ });
+    expect(resume).toHaveProperty('disabled', true);
+    fireEvent.click(resume);
+    expect(fake.count('resumeTask')).toBe(0);
+    expect(screen.getByTestId('agent-tag').textContent).toBe('agent: python-word-count (another program) · unavailable');
+  });
+});
+
 describe('an agent module that did not load at the last resume', () => {
   it('shows what the load said and leaves Resume on, to try again once fixed', async () => {
     const { fake } = await show({ ...unchanged, load_problem: 'cannot resume task t: the agent module /proj/agents/word-counter.ts fails to load: broken by an edit. The task was left untouched.' });

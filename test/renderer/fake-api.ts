@@ -57,6 +57,8 @@ export class FakeApi {
   chosen: string | null = null;
   /** task id -> its messages (the same at every version). */
   readonly messages = new Map<string, HistoryMessage[]>();
+  /** `taskId:stepId` -> the step's stored result; other steps answer `{ summary: 'old' }`. */
+  readonly results = new Map<string, unknown>();
   /** task id -> what getTask reports of its agent; by default a built-in that is found, or none when the task records no agent. */
   readonly agentStatus = new Map<string, TaskAgentStatus>();
 
@@ -78,6 +80,11 @@ export class FakeApi {
     const versions = this.tasks.get(taskId);
     if (!versions) throw new ApiError('not-found', `no task ${taskId}`);
     return versions[versions.length - 1];
+  }
+
+  /** The row listTasks reports for a task's latest version: what the host sends with task-changed. */
+  summaryOf(taskId: string) {
+    return this.summary(this.latest(taskId));
   }
 
   private summary(cp: Checkpoint) {
@@ -130,7 +137,8 @@ export class FakeApi {
       },
       getStepResult: async (i) => {
         record('getStepResult', i);
-        return { value: { summary: 'old' }, found: true };
+        const key = `${i.taskId}:${i.stepId}`;
+        return { value: this.results.has(key) ? this.results.get(key) : { summary: 'old' }, found: true };
       },
       getMessages: async (i) => {
         record('getMessages', i);
@@ -172,6 +180,9 @@ export class FakeApi {
       editStepResult: async (i) => {
         record('editStepResult', i);
         const cp = this.latest(i.taskId);
+        if (i.expectedVersion !== undefined && i.expectedVersion !== cp.version) {
+          throw new ApiError('conflict', `task ${i.taskId} moved on to version ${cp.version} since version ${i.expectedVersion} was opened for editing`);
+        }
         const step = cp.plan.find((s) => s.id === i.stepId)!;
         const errors = validateAgainstSchema(step.output_schema, i.value);
         if (errors.length) throw new ApiError('invalid-input', 'invalid value', errors);

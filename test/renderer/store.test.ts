@@ -54,6 +54,80 @@ describe('the renderer store', () => {
     expect(store.getState().activity.a.map((e) => e.text)).toContain('version 2 written');
   });
 
+  it('replaces only the changed row when the event carries it, with no new listing', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a')).add(makeCheckpoint('b')).add(makeCheckpoint('c'));
+    const store = setup(fake);
+    await store.getState().init();
+    const before = store.getState().tasks;
+    const listCalls = fake.count('listTasks');
+
+    fake.add(makeCheckpoint('b', { version: 2, status: 'done', source: { kind: 'runtime' } }));
+    const older = { ...fake.summaryOf('b'), display_status: 'running' as const };
+    // A burst for one task: the last row sent wins, once.
+    fake.emit({ type: 'task-changed', taskId: 'b', version: 2, summary: older });
+    fake.emit({ type: 'task-changed', taskId: 'b', version: 2, summary: fake.summaryOf('b') });
+
+    await vi.waitFor(() => expect(store.getState().tasks.find((t) => t.task_id === 'b')?.display_status).toBe('done'));
+    const after = store.getState().tasks;
+    expect(fake.count('listTasks')).toBe(listCalls);
+    expect(after.map((t) => t.task_id)).toEqual(before.map((t) => t.task_id));
+    expect(after.find((t) => t.task_id === 'b')?.version).toBe(2);
+    // The other rows are the very same objects: nothing else re-renders.
+    for (const id of ['a', 'c']) expect(after.find((t) => t.task_id === id)).toBe(before.find((t) => t.task_id === id));
+    expect(before.find((t) => t.task_id === 'b')?.display_status).toBe('failed');
+  });
+
+  it('adds a row for a task it had not listed, and relists when a change comes without a row', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a'));
+    const store = setup(fake);
+    await store.getState().init();
+    const listCalls = fake.count('listTasks');
+    fake.add(makeCheckpoint('new'));
+    fake.emit({ type: 'task-changed', taskId: 'new', version: 1, summary: fake.summaryOf('new') });
+    await vi.waitFor(() => expect(store.getState().tasks.map((t) => t.task_id).sort()).toEqual(['a', 'new']));
+    expect(fake.count('listTasks')).toBe(listCalls);
+
+    fake.add(makeCheckpoint('a', { version: 2, status: 'done', source: { kind: 'runtime' } }));
+    fake.emit({ type: 'task-changed', taskId: 'a', version: null });
+    await vi.waitFor(() => expect(store.getState().tasks.find((t) => t.task_id === 'a')?.display_status).toBe('done'));
+    expect(fake.count('listTasks')).toBe(listCalls + 1);
+  });
+
+  it('keeps a row that arrived while a full listing was in flight', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a')).add(makeCheckpoint('b'));
+    const store = setup(fake);
+    await store.getState().init();
+    // A listing read before the change answers after it: the row sent with the change must survive it.
+    const stale = await fake.api.listTasks({});
+    let answer!: (tasks: typeof stale) => void;
+    const listTasks = fake.api.listTasks;
+    fake.api.listTasks = () => new Promise((resolve) => (answer = resolve));
+    const loading = store.getState().loadTasks();
+    fake.add(makeCheckpoint('b', { version: 2, status: 'done', source: { kind: 'runtime' } }));
+    store.getState().patchTasks([fake.summaryOf('b')]);
+    answer(stale);
+    await loading;
+    fake.api.listTasks = listTasks;
+    expect(store.getState().tasks.find((t) => t.task_id === 'b')?.display_status).toBe('done');
+    expect(store.getState().tasks.map((t) => t.task_id).sort()).toEqual(['a', 'b']);
+  });
+
+  it('sends the version an edit was opened on, and shows the refusal when the task moved on', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a'));
+    const store = setup(fake);
+    await store.getState().init();
+    store.getState().selectTask('a');
+    await vi.waitFor(() => expect(store.getState().detail?.version).toBe(1));
+    fake.add(makeCheckpoint('a', { version: 2, source: { kind: 'runtime' } }));
+    const refused = await store.getState().editStep('a', 'summarize', { summary: 'by hand' }, 1);
+    expect(refused.ok).toBe(false);
+    expect(refused.errors.join(' ')).toMatch(/moved on to version 2 since version 1/);
+    expect(fake.tasks.get('a')).toHaveLength(2);
+    const saved = await store.getState().editStep('a', 'summarize', { summary: 'by hand' }, 2);
+    expect(saved).toMatchObject({ ok: true, version: 3 });
+    expect(fake.calls.filter((c) => c.method === 'editStepResult').map((c) => (c.input as { expectedVersion?: number }).expectedVersion)).toEqual([1, 2]);
+  });
+
   it('drops a slow answer for a task the user already left', async () => {
     const fake = new FakeApi().add(makeCheckpoint('slow')).add(makeCheckpoint('fast'));
     let release!: () => void;

@@ -1,15 +1,18 @@
 /**
  * `waystation verify DIR TASK`: check a task's checkpoint against the disk:
  * artifacts present and unchanged, side effects with an unknown outcome, and
- * the checkpoint's own invariants. Read-only: nothing is repaired.
+ * the checkpoint's own invariants, and what a crash or a power cut left behind.
+ * Read-only: nothing is repaired.
  */
 import type { Command } from 'commander';
-import type { VerifyReport } from '../../../shared/checkpoint/verify-report.js';
+import type { VerifyResult } from '../../../shared/api/contract.js';
+import { hasRecoveryNews, recoveryReport, type RecoveryReport } from '../../store/recovery-report.js';
 import { verifyTask } from '../../verify/verify-task.js';
 import { ExitCode, requireTask, type CliContext } from '../cli-context.js';
 import { colorStatus, formatJson, formatProblem, type Style } from '../output.js';
 
-export function renderReport(s: Style, r: VerifyReport): string {
+/** The verify report as text: artifacts, uncertain side effects, invariants, and what an interruption lost. */
+export function renderReport(s: Style, r: VerifyResult): string {
   const out: string[] = [];
   out.push(`${s.bold(r.task_id)} version ${r.version}: ${r.ok ? s.green('ok') : s.red('needs attention')}`);
   out.push(s.dim(`relative artifact paths resolved against ${r.base_dir}`));
@@ -22,7 +25,13 @@ export function renderReport(s: Style, r: VerifyReport): string {
   out.push('', s.bold('Invariants'));
   if (r.invariant_problems.length === 0) out.push(s.dim('  (all hold)'));
   for (const p of r.invariant_problems) out.push(`  ${formatProblem(s, p)}`);
+  if (r.recovery) out.push('', s.bold('Recovery after an interruption'), ...renderRecovery(r.recovery));
   return out.join('\n') + '\n';
+}
+
+/** The recovery account, one indented line per sentence. */
+export function renderRecovery(r: RecoveryReport): string[] {
+  return r.account.map((line) => `  ${line}`);
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -42,12 +51,17 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .action(async (dir: string, taskId: string, opts: { json?: boolean; confine?: boolean }) => {
       const { root, entry } = await requireTask(ctx, dir, taskId);
+      // What a crash or a power cut lost: only a native task folder has versions to tear.
+      const recovery = entry.format === 'waystation' ? await recoveryReport(root, entry.location) : null;
+      const news = recovery && hasRecoveryNews(recovery) ? recovery : undefined;
       if (!entry.checkpoint) {
         ctx.io.err(`${taskId} cannot be verified: its checkpoint cannot be read\n`);
         for (const p of entry.problems) ctx.io.err(`  ${formatProblem(ctx.errStyle, p)}\n`);
+        if (news) ctx.io.err(`${renderRecovery(news).join('\n')}\n`);
         return ctx.fail(ExitCode.problems);
       }
-      const report = await verifyTask(root, entry.checkpoint, { location: entry.location, format: entry.format, allowAbsolute: !opts.confine });
+      const verified = await verifyTask(root, entry.checkpoint, { location: entry.location, format: entry.format, allowAbsolute: !opts.confine });
+      const report: VerifyResult = news ? { ...verified, recovery: news } : verified;
       ctx.io.out(opts.json ? formatJson(report) : renderReport(ctx.style, report));
       if (!report.ok) ctx.fail(ExitCode.problems);
     });

@@ -1,5 +1,6 @@
 /** Artifacts with their check against the disk, and a re-verify. */
 import { useShallow } from 'zustand/react/shallow';
+import type { VerifyResult } from '../../../shared/api/contract.js';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { useAppStore } from '../store/app-store.js';
 import { StatusBadge } from './status-badge.js';
@@ -9,6 +10,8 @@ export function ArtifactsTab({ checkpoint }: { checkpoint: Checkpoint }) {
   const { report, state, error } = useAppStore(useShallow((s) => ({ report: s.verifyReport, state: s.verifyState, error: s.verifyError })));
   const verify = useAppStore((s) => s.verify);
   const checks = new Map((report?.artifacts ?? []).map((a) => [a.path, a]));
+  // The host's verify answer carries, when a crash or a power cut left something behind, what it lost.
+  const recovery = (report as VerifyResult | null)?.recovery;
 
   return (
     <div>
@@ -37,6 +40,16 @@ export function ArtifactsTab({ checkpoint }: { checkpoint: Checkpoint }) {
         <p role="alert" className="error-text">
           Verification failed: {error}
         </p>
+      )}
+      {recovery && (
+        <section aria-label="Recovery after an interruption" className="warn-text">
+          <strong>Recovery after an interruption</strong>
+          <ul>
+            {recovery.account.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        </section>
       )}
       {checkpoint.artifacts.length === 0 ? (
         <p className="empty-inline">No artifacts recorded: this task has not written any files yet.</p>

@@ -53,6 +53,8 @@ function StepRow({ step, index, current, version, editable, editing, setEditing,
   const editStep = useAppStore((s) => s.editStep);
   const hasResult = step.result_ref != null || step.result !== undefined;
   const duration = step.elapsed_ms ?? between(step.started_at, step.finished_at);
+  // Every row has the same buttons: the step's name tells them apart for a screen reader.
+  const stepLabel = step.name || step.id;
 
   const toggle = () => {
     if (!open) void loadStepResult(step.id, version);
@@ -86,18 +88,18 @@ function StepRow({ step, index, current, version, editable, editing, setEditing,
           </span>
         </div>
         {step.error && (
-          <p className="step-error" role="note" aria-label={`Error of step ${step.name || step.id}`}>
+          <p className="step-error" role="note" aria-label={`Error of step ${stepLabel}`}>
             <strong>{step.error.kind ?? 'error'}:</strong> {step.error.message}
           </p>
         )}
         <div className="row-actions">
           {hasResult && (
-            <button type="button" className="link" aria-expanded={open} onClick={toggle}>
+            <button type="button" className="link" aria-expanded={open} aria-label={`${open ? 'Hide' : 'Show'} result of step ${stepLabel}`} onClick={toggle}>
               {open ? 'Hide result' : 'Show result'}
             </button>
           )}
           {editable && !editing && (
-            <button type="button" className="accent-button" onClick={startEdit}>
+            <button type="button" className="accent-button" aria-label={`Edit result of step ${stepLabel}`} onClick={startEdit}>
               Edit result
             </button>
           )}
@@ -113,7 +115,7 @@ function StepRow({ step, index, current, version, editable, editing, setEditing,
                 Could not load the result: {result.error}
               </p>
             ) : result.found ? (
-              <ValueView value={result.value} label={`Result of step ${step.name || step.id}`} />
+              <ValueView value={result.value} label={`Result of step ${stepLabel}`} />
             ) : (
               <p className="muted">No stored result for this step.</p>
             )}
@@ -134,7 +136,7 @@ function StepRow({ step, index, current, version, editable, editing, setEditing,
                 busy={busy}
                 onCancel={() => setEditing(false)}
                 onSave={async (value) => {
-                  const outcome = await editStep(taskId, step.id, value);
+                  const outcome = await editStep(taskId, step.id, value, version);
                   if (outcome.ok) setEditing(false);
                   return outcome;
                 }}

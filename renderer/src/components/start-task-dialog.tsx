@@ -19,6 +19,8 @@ export function StartTaskDialog() {
   const startTask = useAppStore((s) => s.startTask);
   const dialog = useRef<HTMLDialogElement>(null);
   const startable = agents.filter((a) => !a.problem);
+  // A registered agent that does not load, or a bad waystation.config.json, is listed with its reason, never hidden.
+  const unavailable = agents.filter((a) => a.problem);
   const [agentName, setAgentName] = useState('');
   const agent = startable.find((a) => a.name === agentName) ?? startable[0];
   const [mode, setMode] = useState<RecoveryMode>('manual');
@@ -60,7 +62,11 @@ export function StartTaskDialog() {
       >
         <h2 id="start-title">New task</h2>
         {startable.length === 0 ? (
-          <p className="empty-inline">No agent can be started: register one in waystation.config.json in this directory.</p>
+          <p className="empty-inline">
+            {unavailable.length === 0
+              ? 'No agent can be started: register one in waystation.config.json in this directory.'
+              : 'No agent can be started: fix the problems below.'}
+          </p>
         ) : (
           <>
             <label className="field">
@@ -75,6 +81,11 @@ export function StartTaskDialog() {
                 {startable.map((a) => (
                   <option key={a.name} value={a.name}>
                     {a.name}
+                  </option>
+                ))}
+                {unavailable.map((a) => (
+                  <option key={`unavailable:${a.name}`} value="" disabled title={a.problem}>
+                    {a.name} (cannot be started)
                   </option>
                 ))}
               </select>
@@ -107,6 +118,15 @@ export function StartTaskDialog() {
               </ul>
             )}
           </>
+        )}
+        {unavailable.length > 0 && (
+          <ul className="error-list" aria-label="Agents that cannot be started">
+            {unavailable.map((a) => (
+              <li key={a.name}>
+                <strong>{a.name}</strong>: {a.problem}
+              </li>
+            ))}
+          </ul>
         )}
         <div className="row-actions end">
           <button type="button" onClick={() => setOpen(false)}>

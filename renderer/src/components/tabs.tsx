@@ -1,6 +1,7 @@
 /**
  * Accessible tabs: arrow keys move between tabs (WAI-ARIA tabs pattern),
- * only the active tab is in the tab order.
+ * only the active tab is in the tab order. Only the active panel is rendered
+ * (the others may be costly), so only the active tab names a panel it controls.
  */
 import { useRef, type KeyboardEvent, type ReactNode } from 'react';
 
@@ -48,7 +49,8 @@ export function Tabs<T extends string>({
             type="button"
             id={`tab-${t.id}`}
             aria-selected={t.id === active}
-            aria-controls={`panel-${t.id}`}
+            // Only the active tab's panel is rendered; an inactive tab pointing at a missing panel would be a broken reference.
+            aria-controls={t.id === active ? `panel-${t.id}` : undefined}
             tabIndex={t.id === active ? 0 : -1}
             className="tab"
             onClick={() => onChange(t.id)}

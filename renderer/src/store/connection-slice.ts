@@ -1,11 +1,12 @@
 import type { HostEvent } from '../../../shared/api/contract.js';
 import type { ActivityEntry, ConnectionSlice, Slice } from './store-types.js';
 import type { WaystationApi } from '../../../shared/api/contract.js';
+import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import { errorText } from './error-text.js';
 
 const ACTIVITY_LIMIT = 200;
 // Bursts of events (a runner writing versions, a watcher replaying a folder)
-// collapse into one reload of the list and one of the open task.
+// collapse into one update of the list and one reload of the open task.
 const COALESCE_MS = 120;
 
 /** The host connection: initial load, live events, and how each event refreshes the store. */
@@ -14,18 +15,24 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
   let timer: ReturnType<typeof setTimeout> | null = null;
   let listDirty = false;
   let detailDirty = false;
+  // Rows the host sent with task-changed, by task id: the last one of a burst wins.
+  let rows = new Map<string, TaskSummary>();
 
   return (set, get) => {
     const flush = () => {
       timer = null;
-      const { loadTasks, refreshSelected } = get();
+      const { loadTasks, patchTasks, refreshSelected } = get();
+      // A full listing already holds every changed row; without one, only the changed rows are replaced.
       if (listDirty) void loadTasks();
+      else patchTasks([...rows.values()]);
       if (detailDirty) void refreshSelected();
       listDirty = detailDirty = false;
+      rows = new Map();
     };
-    const schedule = (list: boolean, detail: boolean) => {
+    const schedule = (list: boolean, detail: boolean, row?: TaskSummary) => {
       listDirty ||= list;
       detailDirty ||= detail;
+      if (row) rows.set(row.task_id, row);
       if (!timer) timer = setTimeout(flush, COALESCE_MS);
     };
     const appendActivity = (taskId: string, entry: ActivityEntry) => {
@@ -79,14 +86,15 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
             if (event.type === 'task-changed' && event.version !== null) {
               appendActivity(event.taskId, { id: event.id, at, kind: 'version', text: `version ${event.version} written` });
             }
-            schedule(true, event.taskId === selected);
+            // A row sent with the change replaces that row; a task removed, or a change without one, relists.
+            if (event.type === 'task-changed' && event.summary) schedule(false, event.taskId === selected, event.summary);
+            else schedule(true, event.taskId === selected);
             break;
           case 'directory-changed':
-            if (event.root !== (get().directory?.root ?? null)) {
-              // Another folder: what was open belonged to the old one, and so may the agents.
-              get().selectTask(null);
-              void api.listAgents({}).then((agents) => set({ agents }), () => undefined);
-            }
+            // Another folder: what was open belonged to the old one.
+            if (event.root !== (get().directory?.root ?? null)) get().selectTask(null);
+            // The same folder is announced again when its waystation.config.json changes: its agents may differ either way.
+            void api.listAgents({}).then((agents) => set({ agents }), () => undefined);
             void api.getDirectory({}).then((directory) => set({ directory }), () => undefined);
             schedule(true, true);
             break;

@@ -52,7 +52,7 @@ export const createOperationsSlice: Slice<OperationsSlice> = (set, get) => {
       return result !== undefined;
     },
 
-    async editStep(taskId, stepId, value) {
+    async editStep(taskId, stepId, value, expectedVersion) {
       // Validate here as well as in the editor: nothing is sent, let alone written, for an invalid value.
       const step = get().detail?.checkpoint?.plan.find((s) => s.id === stepId);
       const errors = validateAgainstSchema(step?.output_schema ?? null, value);
@@ -60,7 +60,7 @@ export const createOperationsSlice: Slice<OperationsSlice> = (set, get) => {
       const key = `edit:${taskId}`;
       set({ busy: { ...get().busy, [key]: 'Saving…' } });
       try {
-        const result = await get().api.editStepResult({ taskId, stepId, value });
+        const result = await get().api.editStepResult({ taskId, stepId, value, ...(expectedVersion !== undefined ? { expectedVersion } : {}) });
         await afterAction(get(), result.message || `Saved version ${result.version}`);
         return { ok: true, errors: [], version: result.version };
       } catch (err) {

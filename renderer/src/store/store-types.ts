@@ -1,8 +1,8 @@
 /**
  * The renderer's one store, declared as the union of its slices.
  *
- * Server data (tasks, details, history, diffs) is replaced wholesale when the
- * host answers, never patched in place; what the UI derives from it (the
+ * Server data (tasks, details, history, diffs) is replaced when the host
+ * answers (a changed task's row by a new row object), never mutated in place; what the UI derives from it (the
  * filtered list, counts) is computed in selectors.
  */
 import type { StateCreator } from 'zustand';
@@ -48,6 +48,11 @@ export interface TasksSlice {
   filter: TaskFilter;
   setFilter(filter: Partial<TaskFilter>): void;
   loadTasks(): Promise<void>;
+  /**
+   * Replace the rows of these tasks with summaries the host sent along with a
+   * change, adding any not listed yet: one row changes, not the whole list.
+   */
+  patchTasks(summaries: readonly TaskSummary[]): void;
 }
 
 export interface StepResultState {
@@ -132,7 +137,8 @@ export interface OperationsSlice {
   resume(taskId: string): Promise<boolean>;
   approve(taskId: string): Promise<boolean>;
   reject(taskId: string, reason: string): Promise<boolean>;
-  editStep(taskId: string, stepId: string, value: unknown): Promise<EditOutcome>;
+  /** `expectedVersion`: the version the editor opened; the host refuses the edit when the task has moved on since. */
+  editStep(taskId: string, stepId: string, value: unknown, expectedVersion?: number): Promise<EditOutcome>;
   startTask(input: ApiInput<'startTask'>): Promise<string | null>;
   notify(kind: Notice['kind'], text: string): void;
   dismissNotice(id: number): void;

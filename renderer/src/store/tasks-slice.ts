@@ -1,9 +1,21 @@
+import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import type { Slice, TasksSlice } from './store-types.js';
 import { errorText } from './error-text.js';
 
 /** The task list as the host reports it, and the filter the user set on it. */
 export const createTasksSlice: Slice<TasksSlice> = (set, get) => {
   let seq = 0;
+  // Rows patched while a listing is in flight: the listing may have been read before them, so they are applied again on top.
+  let patchedDuringLoad: TaskSummary[] | null = null;
+  const withRows = (tasks: readonly TaskSummary[], rows: readonly TaskSummary[]): TaskSummary[] => {
+    const byId = new Map(rows.map((r) => [r.task_id, r]));
+    const next = tasks.map((t) => {
+      const row = byId.get(t.task_id);
+      if (row) byId.delete(t.task_id);
+      return row ?? t;
+    });
+    return byId.size ? [...next, ...byId.values()] : next;
+  };
   return {
     tasks: [],
     tasksState: 'idle',
@@ -18,12 +30,21 @@ export const createTasksSlice: Slice<TasksSlice> = (set, get) => {
       const mine = ++seq;
       // Keep showing the current list while a refresh is in flight: no flicker on live updates.
       if (get().tasksState !== 'ready') set({ tasksState: 'loading' });
+      patchedDuringLoad = [];
       try {
         const tasks = await get().api.listTasks({});
-        if (mine === seq) set({ tasks, tasksState: 'ready', tasksError: null });
+        if (mine === seq) set({ tasks: withRows(tasks, patchedDuringLoad ?? []), tasksState: 'ready', tasksError: null });
       } catch (err) {
         if (mine === seq) set({ tasksState: 'error', tasksError: errorText(err) });
+      } finally {
+        if (mine === seq) patchedDuringLoad = null;
       }
+    },
+
+    patchTasks(summaries) {
+      if (summaries.length === 0) return;
+      patchedDuringLoad?.push(...summaries);
+      set({ tasks: withRows(get().tasks, summaries) });
     },
   };
 };

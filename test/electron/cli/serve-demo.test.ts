@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../electron/cli/main.js';
+import { DEMO_MODEL_LATENCY_MS, demoRunEnv } from '../../../electron/host/demo-directory.js';
 
 const bin = fileURLToPath(new URL('../../../bin/waystation.mjs', import.meta.url));
 let tmp: string;
@@ -29,12 +30,13 @@ describe('waystation demo', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('generated');
     const { stdout } = await cli(['ls', dir, '--json']);
-    const tasks = JSON.parse(stdout) as Array<{ task_id: string; status: string; display_status: string; format: string; agent_name: string | null }>;
+    const tasks = JSON.parse(stdout) as Array<{ task_id: string; display_status: string; mode: string | null; format: string; agent_name: string | null }>;
     const byId = new Map(tasks.map((t) => [t.task_id, t]));
-    expect(byId.get('demo-done')?.status).toBe('done');
-    expect(byId.get('demo-failed')?.status).toBe('failed');
-    expect(byId.get('demo-waiting-approval')?.status).toBe('waiting_approval');
-    expect(byId.get('notes-running')?.status).toBe('running');
+    expect(byId.get('demo-done')?.display_status).toBe('done');
+    expect(byId.get('demo-failed')?.display_status).toBe('failed');
+    expect(byId.get('demo-waiting-approval')?.display_status).toBe('waiting_approval');
+    // Cut off mid-run in auto mode: interrupted until a host opens the directory and resumes it (see the serve test).
+    expect(byId.get('notes-running')).toMatchObject({ display_status: 'interrupted', mode: 'auto' });
     // The summary edited after the run changed size: the listing's stat check shows it, no hashing needed.
     expect(byId.get('notes-drifted')?.display_status).toBe('drifted');
     expect(byId.get('notes-done')?.display_status).toBe('done');
@@ -50,6 +52,14 @@ describe('waystation demo', () => {
     expect(await fs.readFile(path.join(dir, 'demo-done', 'checkpoint.json'), 'utf8')).toBe(before);
   });
 
+  it('slows the offline model in a demo directory only, and only when no latency is set', async () => {
+    const dir = path.join(tmp, 'demo-pace');
+    await cli(['demo', dir]);
+    expect((await demoRunEnv(dir, { PATH: '/bin' })).WAYSTATION_OFFLINE_LATENCY_MS).toBe(String(DEMO_MODEL_LATENCY_MS));
+    expect((await demoRunEnv(dir, { WAYSTATION_OFFLINE_LATENCY_MS: '0' })).WAYSTATION_OFFLINE_LATENCY_MS).toBe('0');
+    expect((await demoRunEnv(tmp, { PATH: '/bin' })).WAYSTATION_OFFLINE_LATENCY_MS).toBeUndefined();
+  });
+
   it('leaves an existing folder that is not a demo untouched', async () => {
     const dir = path.join(tmp, 'mine');
     await fs.mkdir(dir);
@@ -60,10 +70,12 @@ describe('waystation demo', () => {
 });
 
 describe('waystation serve', () => {
-  it('prints a tokenised URL, serves GET /api/tasks as ls --json lists them, and stops cleanly on SIGTERM', async () => {
-    const dir = path.join(tmp, 'demo');
+  it('prints a tokenised URL, runs the demo\'s interrupted task to done, serves GET /api/tasks as ls --json prints it, and stops cleanly on SIGTERM', async () => {
+    const dir = path.join(tmp, 'served-demo');
     await cli(['demo', dir]);
-    const child = spawn(process.execPath, [bin, 'serve', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    // A model answering in half a second keeps the resumed task running long enough to be seen, and the test short.
+    const env = { ...process.env, NO_COLOR: '1', WAYSTATION_OFFLINE_LATENCY_MS: '500', OPENAI_API_KEY: '' };
+    const child = spawn(process.execPath, [bin, 'serve', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let output = '';
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     const url = await new Promise<string>((resolve, reject) => {
@@ -83,10 +95,30 @@ describe('waystation serve', () => {
       const token = searchParams.get('token')!;
       const unauthorised = await fetch(`${origin}/api/tasks`);
       expect(unauthorised.status).toBe(401);
-      const served = await (await fetch(`${origin}/api/tasks`, { headers: { Authorization: `Bearer ${token}` } })).json();
-      // ls --json adds each task's steps to the summaries the API lists.
-      const listed = (JSON.parse((await cli(['ls', dir, '--json'])).stdout) as { plan: unknown }[]).map(({ plan: _plan, ...summary }) => summary);
-      expect(served).toEqual(listed);
+      type Listed = { task_id: string; display_status: string };
+      const list = async () => (await (await fetch(`${origin}/api/tasks`, { headers: { Authorization: `Bearer ${token}` } })).json()) as Listed[];
+      const statusOf = (tasks: Listed[]) => Object.fromEntries(tasks.map((t) => [t.task_id, t.display_status]));
+      /** Poll the served list until `predicate` holds, and return that list. */
+      const listUntil = async (predicate: (status: Record<string, string>) => boolean, what: string) => {
+        for (let tries = 0; tries < 600; tries++) {
+          const tasks = await list();
+          if (predicate(statusOf(tasks))) return tasks;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error(`the served demo never showed ${what}; output: ${output}`);
+      };
+      // The host resumes the auto-mode task it finds interrupted: a task in each state at once.
+      const running = statusOf(await listUntil((s) => s['notes-running'] === 'running', 'notes-running as running'));
+      expect(running).toMatchObject({
+        'notes-running': 'running',
+        'demo-done': 'done',
+        'demo-failed': 'failed',
+        'demo-waiting-approval': 'waiting_approval',
+        'notes-drifted': 'drifted',
+      });
+      await listUntil((s) => s['notes-running'] === 'done', 'notes-running finished');
+      const served = await list();
+      expect(served).toEqual(JSON.parse((await cli(['ls', dir, '--json'])).stdout));
       const one = (await (await fetch(`${origin}/api/tasks/demo-done?token=${token}`)).json()) as { summary: { task_id: string } };
       expect(one.summary.task_id).toBe('demo-done');
     } finally {
@@ -96,6 +128,7 @@ describe('waystation serve', () => {
   });
 
   it('refuses a bad port', async () => {
+    await cli(['demo', path.join(tmp, 'demo')]);
     const { code, stdout } = await cli(['serve', path.join(tmp, 'demo'), '--port', 'eighty']);
     expect(code).toBe(2);
     expect(stdout).toContain('--port');

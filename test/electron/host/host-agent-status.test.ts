@@ -118,6 +118,40 @@ describe("getTask's agent status", () => {
   }, 60_000);
 });
 
+describe("the host's agent list", () => {
+  it('follows waystation.config.json: a rewrite is announced as directory-changed of the same root and listed', async () => {
+    const other = path.join(path.dirname(moduleFile), 'other.ts');
+    await fs.writeFile(other, GATED.replace("name: 'gated'", "name: 'other'").replace("'waits for a gate file'", "'another agent'"));
+    const config = path.join(root, 'waystation.config.json');
+    await fs.writeFile(config, JSON.stringify({ agents: [{ module: '../agents/gated.ts' }] }));
+    const events: HostEvent[] = [];
+    service = new HostService({ host: 'web', runner: createHostRunner(), recoverOnOpen: false, watch: { quietMs: 30, maxDelayMs: 150 } });
+    service.subscribe((e) => void events.push(e));
+    await service.open(root);
+    // The watcher starts with the first listing.
+    await service.listTasks();
+    const registered = async () => (await service!.listAgents()).filter((a) => a.origin === 'registered').map((a) => [a.name, a.problem ?? null]);
+    expect(await registered()).toEqual([['gated', null]]);
+
+    // Opening announced the directory once already; what counts is an announcement after the rewrite.
+    const announced = (after: number) => events.slice(after).some((e) => e.type === 'directory-changed' && e.root === root);
+    let seen = events.length;
+    await fs.writeFile(config, JSON.stringify({ agents: [{ module: '../agents/gated.ts' }, { module: '../agents/other.ts', name: 'other' }] }));
+    await expect.poll(() => announced(seen), { timeout: 15_000 }).toBe(true);
+    expect(await registered()).toEqual([
+      ['gated', null],
+      ['other', null],
+    ]);
+
+    seen = events.length;
+    await fs.writeFile(config, '{"agents": [');
+    await expect.poll(() => announced(seen), { timeout: 15_000 }).toBe(true);
+    const broken = (await service.listAgents()).filter((a) => a.origin === 'registered');
+    expect(broken.map((a) => a.name)).toEqual(['waystation.config.json']);
+    expect(broken[0].problem).toContain('is not valid JSON');
+  }, 60_000);
+});
+
 describe('the module hash cache', () => {
   it('hashes again when the file is rewritten, even at the same size', async () => {
     const hashes = new ModuleHashCache();

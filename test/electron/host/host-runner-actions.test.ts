@@ -1,8 +1,8 @@
 /**
  * The host service with the real runner on a real temporary directory: what
  * happens when a directory is opened (interrupted auto-mode tasks resume by
- * themselves) and who is recorded for an approval or a rejection made
- * through the API.
+ * themselves), who is recorded for an approval or a rejection made
+ * through the API, and the app's Resume of an agent that is a module.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -16,7 +16,10 @@ import { HostService } from '../../../electron/host/host-service.js';
 import { OfflineProvider } from '../../../electron/llm/offline-provider.js';
 import { startTask } from '../../../electron/runtime/task-operations.js';
 import { openStore } from '../../../electron/store/directory-store.js';
+import { runCli } from '../../../electron/cli/main.js';
+import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { bundleWorker, type WorkerBundle } from '../../fakes/worker-bundle.js';
+import { RUNTIME_INDEX_URL as runtimeIndex, writeAgentProject } from '../runtime/agent-project.js';
 
 let bundle: WorkerBundle;
 let root: string;
@@ -154,5 +157,80 @@ describe('approvals through the API record who decided', () => {
     const rejected = await latest('to-reject');
     expect(rejected.status).toBe('halted');
     expect(rejected.recovery.decisions.at(-1)).toMatchObject({ decision: 'rejected', by: 'eli', reason: 'the plan reruns too much' });
+  }, 60_000);
+});
+
+describe('an edit chosen on an older version', () => {
+  it('is refused by the runner under the task lock, and writes nothing', async () => {
+    await runInProcess('checkpoint-demo', 'edited', 'manual');
+    const failed = await latest('edited');
+    expect(failed.status).toBe('failed');
+    const runner = createHostRunner({ env: workerEnv(), workerLaunch: bundle.workerLaunch });
+    try {
+      const stepId = failed.plan.find((s) => s.status === 'failed')!.id;
+      await expect(runner.edit(root, 'edited', stepId, 'no errors found', failed.version - 1)).rejects.toMatchObject({
+        code: 'moved',
+        message: expect.stringContaining('Nothing was written'),
+      });
+      expect((await latest('edited')).version).toBe(failed.version);
+      // At the version it was chosen on, the same edit goes through.
+      const written = await runner.edit(root, 'edited', stepId, 'no errors found', failed.version);
+      expect(written.version).toBe(failed.version + 1);
+    } finally {
+      await runner.shutdown();
+    }
+  }, 60_000);
+});
+
+describe("the app's Resume of a module agent", () => {
+  /** One step that fails until a gate file exists. */
+  const GATED = `
+import { promises as fs } from 'node:fs';
+import { defineAgent, z } from '${runtimeIndex}';
+
+export default defineAgent({
+  name: 'gated',
+  description: 'waits for a gate file',
+  options: z.object({ gate: z.string() }),
+  goal: () => 'pass the gate',
+  plan: () => [{ id: 'pass', name: 'pass the gate' }],
+  async run(ctx) {
+    await ctx.step('pass', async () => {
+      await fs.access(ctx.options.gate).catch(() => { throw new Error('the gate file is missing'); });
+      return 'passed';
+    });
+  },
+});
+`;
+
+  it('relaunches the recorded module in a worker and finishes the task', async () => {
+    const agentProject = await writeAgentProject(root, 'gated.ts', GATED);
+    let err = '';
+    const code = await runCli(['run', agentProject.root, agentProject.moduleFile, '--task', 'g', '--gate', agentProject.gate], {
+      out: () => {},
+      err: (s) => void (err += s),
+      color: false,
+    });
+    expect(code, err).toBe(RunExit.failed);
+    await fs.writeFile(agentProject.gate, 'open');
+
+    // The module is TypeScript: these workers start from the sources, not the bundle.
+    service = new HostService({ host: 'web', runner: createHostRunner({ env: workerEnv() }), recoverOnOpen: false });
+    service.subscribe((e) => void events.push(e));
+    await service.open(agentProject.root);
+    const before = (await openStore(agentProject.root).getTask('g'))!.checkpoint!;
+    expect(before.status).toBe('failed');
+
+    const finished = exited('g');
+    const result = await service.resumeTask({ taskId: 'g' });
+    expect(result.taskId).toBe('g');
+    await finished;
+
+    const after = (await openStore(agentProject.root).getTask('g'))!.checkpoint!;
+    expect(after.status).toBe('done');
+    expect(after.version).toBeGreaterThan(before.version);
+    expect(after.agent).toEqual(before.agent);
+    expect(events.some((e) => e.type === 'runner' && e.taskId === 'g' && e.state === 'exited' && !/refused|cannot/i.test(e.detail))).toBe(true);
+    expect((await service.getTask({ taskId: 'g' })).agent_status).toMatchObject({ origin: 'module', available: true });
   }, 60_000);
 });

@@ -90,15 +90,18 @@ afterEach(async () => {
 });
 
 describe('reading through the host service', () => {
-  it('lists tasks exactly as `waystation ls --json` prints them, less each task\'s plan', async () => {
+  it('serves the listing exactly as `waystation ls --json` prints it, and the app\'s list as that listing less the plans', async () => {
     await writeMixedDirectory(root);
     await startService();
     let stdout = '';
     await runCli(['ls', root, '--json'], { out: (s) => (stdout += s), err: () => {}, color: false });
-    const byId = (a: { task_id: string }, b: { task_id: string }) => a.task_id.localeCompare(b.task_id);
-    const printed = (JSON.parse(stdout) as { task_id: string; plan: unknown[] }[]).sort(byId);
-    expect(printed.every((t) => Array.isArray(t.plan))).toBe(true);
-    expect(JSON.parse(JSON.stringify(await service.listTasks())).sort(byId)).toEqual(printed.map(({ plan: _plan, ...summary }) => summary));
+    const printed = JSON.parse(stdout) as { task_id: string; plan: unknown[] }[];
+    expect(printed.some((t) => t.plan.length > 0)).toBe(true);
+    const listings = JSON.parse(JSON.stringify(await service.listTaskListings()));
+    expect(listings).toEqual(printed);
+    const light = JSON.parse(JSON.stringify(await service.listTasks())) as Record<string, unknown>[];
+    expect(light.every((t) => !('plan' in t))).toBe(true);
+    expect(light).toEqual(printed.map(({ plan: _plan, ...summary }) => summary));
   });
 
   it('returns a task at a version, its history, a diff and a step result', async () => {
@@ -212,6 +215,20 @@ describe('opening directories', () => {
     } finally {
       await fs.rm(other, { recursive: true, force: true });
     }
+  });
+});
+
+describe('remembering the folder opened', () => {
+  it('opens and watches the directory when the recent folders cannot be saved, and says why', async () => {
+    await openStore(root).create(task('t1'));
+    const failing = { list: () => [], remember: async () => Promise.reject(new Error('EROFS: read-only file system')) };
+    await startService({ host: 'desktop', recent: failing });
+    expect(service.root).toBe(root);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'runner', state: 'output', detail: expect.stringContaining('EROFS: read-only file system') }));
+    expect((await service.listTasks()).map((t) => t.task_id)).toEqual(['t1']);
+    // The watcher started: a task written afterwards reaches subscribers.
+    await openStore(root).create(task('after'));
+    await until(() => events.some((e) => e.type === 'task-changed' && e.taskId === 'after'), 'the task written after opening');
   });
 });
 

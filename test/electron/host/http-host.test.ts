@@ -3,9 +3,10 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, apiMethods, type HostEvent, type WaystationService } from '../../../shared/api/contract.js';
+import { ApiError, apiMethods, type HostEvent } from '../../../shared/api/contract.js';
+import type { TaskListing } from '../../../shared/checkpoint/task-summary.js';
 import { EventHub } from '../../../electron/host/event-hub.js';
-import { startHttpHost, type HttpHost } from '../../../electron/host/http-host.js';
+import { startHttpHost, type HttpHost, type WebHostedService } from '../../../electron/host/http-host.js';
 import { PAGE_CSP } from '../../../shared/api/page-csp.js';
 import { sseReader } from '../../../bench/lib/sse-reader.js';
 
@@ -22,8 +23,12 @@ function fakeService(hub: EventHub) {
         return { method: m, input };
       },
     ]),
-  ) as unknown as WaystationService;
+  ) as unknown as WebHostedService;
   service.subscribe = (listener, lastEventId) => hub.subscribe(listener, lastEventId);
+  service.listTaskListings = async () => {
+    calls.push({ method: 'listTaskListings', input: undefined });
+    return [{ task_id: 't1', plan: [] }] as unknown as TaskListing[];
+  };
   return { service, calls };
 }
 
@@ -175,7 +180,8 @@ describe('the token', () => {
     const viaQuery = await request(host, { path: `/api/tasks?token=${host.token}` });
     expect(viaHeader.status).toBe(200);
     expect(viaQuery.status).toBe(200);
-    expect(JSON.parse(viaHeader.body)).toEqual([{ task_id: 't1' }]);
+    // GET /api/tasks is the listing `ls --json` prints, plans included; the app's list is POST /api/rpc/listTasks.
+    expect(JSON.parse(viaHeader.body)).toEqual([{ task_id: 't1', plan: [] }]);
     expect(viaHeader.headers['content-type']).toMatch(/^application\/json/);
   });
 });

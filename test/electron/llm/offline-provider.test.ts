@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { OfflineProvider, offlineLatencyMs, offlineReply } from '../../../electron/llm/offline-provider.js';
-import { redactSecrets } from '../../../electron/llm/provider-from-env.js';
+import { redactSecrets, redactSecretsIn } from '../../../electron/llm/provider-from-env.js';
 import { estimateCostUsd } from '../../../electron/llm/cost.js';
 
 describe('the offline model', () => {
@@ -23,8 +24,18 @@ describe('the offline model', () => {
     expect(offlineLatencyMs({})).toBe(150);
   });
 
-  it('is exported as a pure function for expected values', () => {
-    expect(offlineReply([{ role: 'user', content: 'x' }])).toBe(offlineReply([{ role: 'user', content: 'x' }]));
+  it('replies as a function of the whole conversation: equal conversations alike, different ones differently', () => {
+    const message = fc.record({ role: fc.constantFrom('system', 'user', 'assistant'), content: fc.string({ maxLength: 80 }) });
+    const conversation = fc.array(message, { minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(conversation, conversation, (a, b) => {
+        // A copy built afresh, so no answer can come from object identity.
+        expect(offlineReply(a.map((m) => ({ ...m })))).toBe(offlineReply(a));
+        const same = JSON.stringify(a.map((m) => [m.role, m.content])) === JSON.stringify(b.map((m) => [m.role, m.content]));
+        expect(offlineReply(a) === offlineReply(b)).toBe(same);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -39,5 +50,23 @@ describe('secrets and costs', () => {
     expect(estimateCostUsd('gpt-4o-mini-2024-07-18', 1_000_000, 0, {})).toBeCloseTo(0.15);
     expect(estimateCostUsd('unknown', 1000, 1000, {})).toBe(0);
     expect(estimateCostUsd('unknown', 1_000_000, 0, { WAYSTATION_PRICE_PER_MTOK: '2,4' })).toBeCloseTo(2);
+  });
+});
+
+describe('scrubbing structured data', () => {
+  it('scrubs strings and keys at any depth, keeps other values, and survives shared and circular references', () => {
+    const env = { OPENAI_API_KEY: 'sk-abcdef123456' };
+    const shared = { token: 'sk-abcdef123456' };
+    const loop: Record<string, unknown> = { name: 'loop' };
+    loop.self = loop;
+    const out = redactSecretsIn({ a: shared, b: shared, list: [1, true, null, 'Bearer abcdefghijkl'], 'sk-abcdef123456': 'k', when: new Date('2026-01-01T00:00:00Z'), loop }, env);
+    expect(out).toEqual({
+      a: { token: '[redacted]' },
+      b: { token: '[redacted]' },
+      list: [1, true, null, 'Bearer [redacted]'],
+      '[redacted]': 'k',
+      when: '2026-01-01T00:00:00.000Z',
+      loop: { name: 'loop', self: '[circular]' },
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, apiMethods, ipcChannel, type HostEvent, type IpcResult, type WaystationService } from '../../../shared/api/contract.js';
+import { ApiError, apiMethods, ipcChannel, type ApiInput, type ApiMethod, type HostEvent, type IpcResult, type WaystationService } from '../../../shared/api/contract.js';
 import { EventHub } from '../../../electron/host/event-hub.js';
 import { registerIpcHandlers, type FrameLike, type InvokeEventLike, type IpcMainLike, type WebContentsLike } from '../../../electron/main/ipc-handlers.js';
 
@@ -41,6 +41,36 @@ function fakeContents(id: number) {
 
 const appFrame: FrameLike = { url: 'waystation://app/index.html', parent: null };
 
+/** A valid input for each method of the contract; a method added to it and not here fails the typecheck. */
+const validInputs: { [M in ApiMethod]: ApiInput<M> } = {
+  getDirectory: {},
+  openDirectory: { path: '/tmp/checkpoints' },
+  chooseDirectory: {},
+  listTasks: {},
+  getTask: { taskId: 't1', version: 2 },
+  getHistory: { taskId: 't1' },
+  getStepResult: { taskId: 't1', stepId: 's1' },
+  getMessages: { taskId: 't1' },
+  diffVersions: { taskId: 't1', a: 1, b: 2 },
+  verifyTask: { taskId: 't1' },
+  listAgents: {},
+  startTask: { agent: 'checkpoint-demo' },
+  resumeTask: { taskId: 't1' },
+  approveResume: { taskId: 't1', by: 'fay' },
+  rejectResume: { taskId: 't1', reason: 'wrong plan' },
+  editStepResult: { taskId: 't1', stepId: 's1', value: { fixed: true } },
+};
+
+/** Every channel the main process answers, with a valid input for each. */
+const channels: Array<[string, unknown]> = [
+  ...apiMethods.map((m): [string, unknown] => [ipcChannel(m), validInputs[m]]),
+  [ipcChannel('subscribe'), { subscriptionId: 'x' }],
+  [ipcChannel('unsubscribe'), { subscriptionId: 'x' }],
+];
+
+/** What the fake service answers for a method: a value no other method gives. */
+const answerOf = (method: string) => ({ answered: method, items: [method.length, { nested: `${method}-value` }] });
+
 function setup() {
   const hub = new EventHub();
   const calls: Array<{ method: string; input: unknown }> = [];
@@ -49,8 +79,8 @@ function setup() {
       m,
       async (input: unknown) => {
         calls.push({ method: m, input });
-        if (m === 'resumeTask') throw Object.assign(new Error('another runner holds task t1'), { code: 'busy' });
-        return { answered: m };
+        if (m === 'resumeTask' && (input as { taskId: string }).taskId === 'held') throw Object.assign(new Error('another runner holds task held'), { code: 'busy' });
+        return answerOf(m);
       },
     ]),
   ) as unknown as WaystationService;
@@ -69,19 +99,46 @@ describe('IPC handlers', () => {
     expect([...ipc.handlers.keys()].sort()).toEqual([...apiMethods.map((m) => ipcChannel(m)), ipcChannel('subscribe'), ipcChannel('unsubscribe')].sort());
   });
 
-  it('return what the service returns, with inputs validated and defaults filled', async () => {
+  it('fill the defaults of a validated input before the service sees it', async () => {
     const { ipc, own, from, calls } = setup();
     const result = await ipc.invoke(from(own.contents), ipcChannel('startTask'), { agent: 'checkpoint-demo' });
-    expect(result).toEqual({ ok: true, value: { answered: 'startTask' } });
+    expect(result).toEqual({ ok: true, value: answerOf('startTask') });
     expect(calls).toEqual([{ method: 'startTask', input: { agent: 'checkpoint-demo', options: {}, mode: 'manual' } }]);
   });
 
-  it.each(apiMethods)('%s refuses invalid input before calling the service', async (method) => {
+  it.each(apiMethods)('%s returns what the service returns for a valid input', async (method) => {
     const { ipc, own, from, calls } = setup();
-    const result = await ipc.invoke(from(own.contents), ipcChannel(method), 'not an object');
-    expect(result.ok).toBe(false);
-    expect(result.ok === false && result.error.code).toBe('invalid-input');
+    const result = await ipc.invoke(from(own.contents), ipcChannel(method), validInputs[method]);
+    expect(result).toEqual({ ok: true, value: answerOf(method) });
+    expect(calls.map((c) => c.method)).toEqual([method]);
+    expect(calls[0].input).toMatchObject(validInputs[method] as object);
+  });
+
+  it.each(channels)('%s refuses invalid input before calling the service', async (channel) => {
+    const { ipc, own, from, calls, hub } = setup();
+    for (const bad of ['not an object', 42, true, []]) {
+      const result = await ipc.invoke(from(own.contents), channel, bad);
+      expect(result.ok === false && result.error.code, JSON.stringify(bad)).toBe('invalid-input');
+    }
     expect(calls).toEqual([]);
+    expect(hub.subscriberCount).toBe(0);
+  });
+
+  it.each(channels)('%s refuses every foreign sender before anything runs', async (channel, input) => {
+    const { ipc, own, stranger, from, calls, hub } = setup();
+    const attempts: InvokeEventLike[] = [
+      from(stranger.contents),
+      from(own.contents, { url: 'waystation://app/index.html', parent: appFrame }),
+      from(own.contents, { url: 'https://evil.example/', parent: null }),
+      from(own.contents, null),
+    ];
+    for (const event of attempts) {
+      const result = await ipc.invoke(event, channel, input);
+      expect(result.ok === false && result.error.code, JSON.stringify(event.senderFrame)).toBe('forbidden');
+    }
+    expect(calls).toEqual([]);
+    expect(hub.subscriberCount).toBe(0);
+    expect(own.sent).toEqual([]);
   });
 
   it('refuse a task id that is a path', async () => {
@@ -115,8 +172,8 @@ describe('IPC handlers', () => {
 
   it('turn service errors into ApiError bodies with the mapped code', async () => {
     const { ipc, own, from } = setup();
-    const result = await ipc.invoke(from(own.contents), ipcChannel('resumeTask'), { taskId: 't1' });
-    expect(result).toEqual({ ok: false, error: { code: 'conflict', message: 'another runner holds task t1' } });
+    const result = await ipc.invoke(from(own.contents), ipcChannel('resumeTask'), { taskId: 'held' });
+    expect(result).toEqual({ ok: false, error: { code: 'conflict', message: 'another runner holds task held' } });
   });
 
   it('stream events to a subscriber from its lastEventId, and stop on unsubscribe', async () => {

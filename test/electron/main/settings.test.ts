@@ -35,6 +35,19 @@ describe('desktop settings', () => {
     expect(await settings.last()).toBeNull();
   });
 
+  it('saves again after a save that failed', async () => {
+    // A file where the settings folder should be: the first save cannot make its folder.
+    const settingsDir = path.join(dir, 'config');
+    await fs.writeFile(settingsDir, 'not a folder');
+    const settings = await loadSettings(settingsDir);
+    const a = path.join(dir, 'a');
+    const b = path.join(dir, 'b');
+    await expect(settings.remember(a)).rejects.toThrow();
+    await fs.rm(settingsDir);
+    await settings.remember(b);
+    expect((await loadSettings(settingsDir)).list()).toEqual([b, a]);
+  });
+
   it('starts empty from a damaged settings file', async () => {
     await fs.writeFile(path.join(dir, 'settings.json'), '{"recent": [1, 2');
     expect((await loadSettings(dir)).list()).toEqual([]);

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { Runner } from '../../../electron/runtime/runner.js';
+import { acquireLease } from '../../../electron/runtime/lease.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { SIMULATED_FAILURE } from '../../../electron/agents/checkpoint-demo.js';
 import { captureCli as cli } from '../cli/capture-cli.js';
@@ -125,6 +126,12 @@ describe('confirm mode', () => {
     expect(resumed.code).toBe(RunExit.halted);
     expect(resumed.err).toMatch(/halted.*not this way/);
     expect(await versionCount('rej')).toBe(v);
+    // An edit would put the task back in motion: the rejection stands.
+    const edited = await cli('edit', dir, 'rej', 'check-errors', '--value', '"fine"');
+    expect(edited.code).toBe(RunExit.halted);
+    expect(edited.err).toMatch(/rej is halted.*not this way.*cannot be edited.*Nothing was written/);
+    expect(await versionCount('rej')).toBe(v);
+    expect((await latest('rej')).status).toBe('halted');
   });
 });
 
@@ -140,6 +147,16 @@ describe('edit', () => {
     expect(cp.plan.map((s) => s.attempts)).toEqual([1, 1, 1, 1]);
     const history = await openStore(dir).history('ed');
     expect(history.some((h) => h.source.kind === 'human-edit' && h.source.edit?.after === 'no bugs found (checked by hand)')).toBe(true);
+  });
+
+  it('keeps event ids unique and increasing when one runner edits around a worker\'s resume', async () => {
+    await cli('run', dir, 'checkpoint-demo', '--task', 'ids');
+    const runner = new Runner({ root: dir });
+    expect((await runner.edit('ids', 'check-errors', 'checked by hand')).exitCode).toBe(0);
+    expect((await runner.resume('ids')).status).toBe('done');
+    expect((await runner.edit('ids', 'generate-tests', 'tests by hand')).exitCode).toBe(0);
+    const ids = (await openStore(dir).readEvents('ids')).map((e) => e.id);
+    expect(ids).toEqual(ids.map((_, i) => i + 1));
   });
 
   it('rejects bad input with a clear error, a non-zero exit and no new version', async () => {
@@ -160,6 +177,61 @@ describe('edit', () => {
     const noTask = await cli('resume', dir, 'ghost');
     expect(noTask.code).toBe(RunExit.usage);
     expect(await versionCount('bad')).toBe(v);
+  });
+});
+
+describe('refusals through the CLI', () => {
+  /** Every file under the task folder, with its bytes. */
+  async function snapshot(taskDir: string): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const walk = async (d: string): Promise<void> => {
+      for (const e of await fs.readdir(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) await walk(p);
+        else out.set(path.relative(taskDir, p), (await fs.readFile(p)).toString('base64'));
+      }
+    };
+    await walk(taskDir);
+    return out;
+  }
+
+  it('a task another runner holds: exit 6, and nothing is written', async () => {
+    await cli('run', dir, 'checkpoint-demo', '--task', 'held');
+    const lease = await acquireLease(path.join(dir, 'held'), 'held', { owner: 'other runner', heartbeatMs: 0 });
+    try {
+      const v = await versionCount('held');
+      const resumed = await cli('resume', dir, 'held');
+      expect(resumed.code).toBe(RunExit.busy);
+      expect(resumed.err).toMatch(/another runner.*nothing was written/);
+      const edited = await cli('edit', dir, 'held', 'check-errors', '--value', '"fine"');
+      expect(edited.code).toBe(RunExit.busy);
+      expect(await versionCount('held')).toBe(v);
+      expect((await latest('held')).status).toBe('failed');
+    } finally {
+      await lease.release();
+    }
+  });
+
+  it('a task written by a newer schema: exit 2, and its files are left byte for byte', async () => {
+    await cli('run', dir, 'checkpoint-demo', '--task', 'fut');
+    const cp = await latest('fut');
+    const taskDir = path.join(dir, 'fut');
+    const names = await fs.readdir(path.join(taskDir, 'versions'));
+    const width = names[0].replace('.json', '').length;
+    const next = { ...cp, schema_version: 99, version: cp.version + 1 };
+    await fs.writeFile(path.join(taskDir, 'versions', `${String(next.version).padStart(width, '0')}.json`), JSON.stringify({ format: 'waystation-version', version: next.version, kind: 'full', checkpoint: next }));
+    await fs.writeFile(path.join(taskDir, 'checkpoint.json'), JSON.stringify(next));
+    const before = await snapshot(taskDir);
+    for (const args of [
+      ['resume', dir, 'fut'],
+      ['edit', dir, 'fut', 'check-errors', '--value', '"fine"'],
+      ['approve', dir, 'fut'],
+    ]) {
+      const r = await cli(...args);
+      expect(r.code, args.join(' ')).toBe(RunExit.usage);
+      expect(r.err).toMatch(/schema/i);
+    }
+    expect(await snapshot(taskDir)).toEqual(before);
   });
 });
 

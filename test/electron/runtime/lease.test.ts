@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { acquireLease, leaseIsLive, LeaseHeldError, readLease } from '../../../electron/runtime/lease.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { acquireLease, DEFAULT_LEASE_TTL_MS, LEASE_TTL_ENV, leaseIsLive, LeaseHeldError, leaseTtlMs, processStartToken, readLease } from '../../../electron/runtime/lease.js';
 import { readLeaseState } from '../../../electron/verify/lease-state.js';
 
 let dir: string;
@@ -71,5 +71,50 @@ describe('the task lease', () => {
     const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => acquireLease(dir, 't', { owner: `r${i}`, heartbeatMs: 0 })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof LeaseHeldError)).toBe(true);
+  });
+});
+
+describe('a holder on this host', () => {
+  it('keeps its lease while its event loop is blocked past the time-to-live, and loses it once dead', { timeout: 30_000 }, async () => {
+    const ttlMs = 150;
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'lease-holder.ts'), dir], {
+      env: { ...process.env, [LEASE_TTL_ENV]: String(ttlMs) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout!.on('data', (b: Buffer) => b.toString().includes('held') && resolve());
+        child.on('exit', (code) => reject(new Error(`the lease holder exited early (${code})`)));
+      });
+      const entry = await readLease(dir);
+      expect(entry?.pid).toBe(child.pid);
+      expect(entry?.process_start).toBe(processStartToken(child.pid!));
+      // Wait until the heartbeat it wrote at acquiring is older than the TTL.
+      while (Date.now() - Date.parse((await readLease(dir))!.heartbeat_at) <= ttlMs * 3) await new Promise((r) => setTimeout(r, 50));
+      expect(leaseIsLive(await readLease(dir), ttlMs)).toBe(true);
+      await expect(acquireLease(dir, 't', { owner: 'second runner', heartbeatMs: 0, ttlMs })).rejects.toBeInstanceOf(LeaseHeldError);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    expect(leaseIsLive(await readLease(dir), ttlMs)).toBe(false);
+    const taken = await acquireLease(dir, 't', { owner: 'second runner', heartbeatMs: 0, ttlMs });
+    expect(taken.n).toBe(2);
+    await taken.release();
+  });
+
+  it('is stale when its pid now names a process that started at another time', async () => {
+    const now = new Date().toISOString();
+    await writeEntry(1, { owner: 'reused', pid: process.pid, hostname: os.hostname(), acquired_at: now, heartbeat_at: now, released: false, process_start: 'another-boot:1' });
+    const current = processStartToken(process.pid);
+    // Where the platform cannot tell start times apart, the fresh heartbeat decides instead.
+    expect(leaseIsLive(await readLease(dir), 30_000)).toBe(current === null);
+  });
+
+  it('takes its time-to-live from WAYSTATION_LEASE_TTL_MS', () => {
+    expect(leaseTtlMs({ [LEASE_TTL_ENV]: '1234' })).toBe(1234);
+    expect(leaseTtlMs({ [LEASE_TTL_ENV]: 'soon' })).toBe(DEFAULT_LEASE_TTL_MS);
+    expect(leaseTtlMs({})).toBe(DEFAULT_LEASE_TTL_MS);
   });
 });

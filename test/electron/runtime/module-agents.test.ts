@@ -12,6 +12,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
+import { Runner, type RunnerEvent } from '../../../electron/runtime/runner.js';
+import { describeAgentModule } from '../../../electron/runtime/agent-describer.js';
+import { looksLikeAgent } from '../../../electron/runtime/agent-loader.js';
+import { defineAgent } from '../../../electron/runtime/define-agent.js';
+import { OperationError, startTask } from '../../../electron/runtime/task-operations.js';
+import { OfflineProvider } from '../../../electron/llm/offline-provider.js';
+import { z } from 'zod';
 import { listAvailableAgents } from '../../../electron/runtime/agent-catalog.js';
 import { agentStatus } from '../../../electron/runtime/agent-status.js';
 import { captureCli as cli } from '../cli/capture-cli.js';
@@ -43,6 +50,36 @@ export default defineAgent({
 });
 `;
 
+/**
+ * Saves a first step, then dies by SIGKILL in its second step unless the
+ * marker file exists (it writes it just before dying): the first run crashes,
+ * any relaunch finishes.
+ */
+const CRASHER = `
+import { promises as fs } from 'node:fs';
+import { defineAgent, z } from '${runtimeIndex}';
+
+export default defineAgent({
+  name: 'crasher',
+  description: 'crashes once in its second step',
+  options: z.object({ marker: z.string() }),
+  goal: () => 'survive a crash',
+  plan: () => [{ id: 'first', name: 'first' }, { id: 'second', name: 'second' }],
+  async run(ctx) {
+    await ctx.step('first', () => 'saved before the crash');
+    await ctx.step('second', async () => {
+      const seen = await fs.access(ctx.options.marker).then(() => true, () => false);
+      if (!seen) {
+        await fs.writeFile(ctx.options.marker, 'crashed once');
+        process.kill(process.pid, 'SIGKILL');
+        await new Promise(() => {});
+      }
+      return 'survived';
+    });
+  },
+});
+`;
+
 let tmp: string;
 let project: string;
 let root: string;
@@ -51,7 +88,8 @@ let moduleFile: string;
 
 useOfflineWorkers();
 beforeEach(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-modules-'));
+  // Real paths: a project that contains the checkpoint directory is recorded relative to it only when no link is in between.
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'ws-modules-')));
   ({ project, root, gate, moduleFile } = await writeAgentProject(tmp, 'word-counter.ts', WORD_COUNTER));
 });
 afterEach(async () => {
@@ -71,7 +109,8 @@ describe('an agent module given by path', () => {
       name: 'word-counter',
       module: 'agents/word-counter.ts',
       export: 'default',
-      project_root: project,
+      // The project holds the checkpoint directory: recorded relative to it, so both can move together.
+      project_root: '..',
       options: { text: 'one two three', gate },
     });
     expect(cp.agent!.module_sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -84,6 +123,44 @@ describe('an agent module given by path', () => {
     expect(done.status).toBe('done');
     expect(done.plan.map((s) => s.attempts)).toEqual([1, 2]);
     // Relative artifact paths resolve against the recorded project root.
+    expect(await fs.readFile(path.join(project, 'out/report.txt'), 'utf8')).toBe('words: 3\n');
+  });
+
+  it('moves with its project: the whole project renamed, resume still finds the module', async () => {
+    await cli('run', root, moduleFile, '--task', 'wc', '--gate', gate);
+    expect((await latest('wc')).agent?.project_root).toBe('..');
+    const moved = path.join(tmp, 'moved-project');
+    await fs.rename(project, moved);
+    const movedRoot = path.join(moved, 'checkpoints');
+
+    await fs.writeFile(gate, 'open');
+    const resumed = await cli('resume', movedRoot, 'wc');
+    expect(resumed.code, resumed.err).toBe(RunExit.done);
+    expect((await openStore(movedRoot).getTask('wc'))!.checkpoint!.status).toBe('done');
+    expect(await fs.readFile(path.join(moved, 'out/report.txt'), 'utf8')).toBe('words: 3\n');
+  });
+
+  it('is recorded with an absolute project root when the project is beside the directory, not around it', async () => {
+    const beside = path.join(tmp, 'beside');
+    await fs.mkdir(beside);
+    await fs.writeFile(gate, 'open');
+    const run = await cli('run', beside, moduleFile, '--task', 'wc', '--gate', gate);
+    expect(run.code, run.err).toBe(RunExit.done);
+    expect((await openStore(beside).getTask('wc'))!.checkpoint!.agent).toMatchObject({ module: 'agents/word-counter.ts', project_root: project });
+  });
+
+  it('still resumes a task that recorded its project root as an absolute path', async () => {
+    await cli('run', root, moduleFile, '--task', 'wc', '--gate', gate);
+    const store = openStore(root);
+    const { version, ...rest } = await latest('wc');
+    // As earlier builds recorded it.
+    await store.save('wc', { expectedVersion: version, checkpoint: { ...rest, agent: { ...rest.agent!, project_root: project } } });
+    expect((await latest('wc')).agent?.project_root).toBe(project);
+
+    await fs.writeFile(gate, 'open');
+    const resumed = await cli('resume', root, 'wc');
+    expect(resumed.code, resumed.err).toBe(RunExit.done);
+    expect((await latest('wc')).status).toBe('done');
     expect(await fs.readFile(path.join(project, 'out/report.txt'), 'utf8')).toBe('words: 3\n');
   });
 
@@ -144,6 +221,114 @@ describe('an agent module given by path', () => {
   });
 });
 
+describe('a module agent that crashes', () => {
+  async function writeCrasher(): Promise<{ file: string; marker: string }> {
+    const file = path.join(project, 'agents', 'crasher.ts');
+    await fs.writeFile(file, CRASHER);
+    return { file, marker: path.join(tmp, 'crashed-once') };
+  }
+  const spawns = (events: RunnerEvent[], taskId: string) => events.filter((e) => e.type === 'spawned' && e.taskId === taskId).length;
+
+  it('in auto mode, is relaunched from its recorded module after the crash and finishes', async () => {
+    const { file, marker } = await writeCrasher();
+    const runner = new Runner({ root, backoffMs: 10 });
+    const events: RunnerEvent[] = [];
+    runner.onEvent((e) => void events.push(e));
+    const outcome = await runner.startRun({ agent: file, cwd: project, taskId: 'auto', mode: 'auto', options: { marker } });
+
+    expect(outcome).toMatchObject({ task_id: 'auto', status: 'done' });
+    expect(await fs.readFile(marker, 'utf8')).toBe('crashed once');
+    expect(spawns(events, 'auto')).toBe(2);
+    expect(events.some((e) => e.type === 'retrying' && e.taskId === 'auto')).toBe(true);
+    const cp = await latest('auto');
+    expect(cp.agent).toMatchObject({ name: 'crasher', module: 'agents/crasher.ts', project_root: '..' });
+    // The first step ran once; the second, killed mid-way, was run again by the relaunched worker.
+    expect(cp.plan.map((s) => [s.id, s.status])).toEqual([
+      ['first', 'done'],
+      ['second', 'done'],
+    ]);
+    expect(cp.plan[0].attempts).toBe(1);
+    expect(await openStore(root).readBlob(cp.task_id, cp.plan[1].result_ref!)).toBe('survived');
+  });
+
+  it('left interrupted in auto mode, is resumed by the start-up recovery with its recorded module', async () => {
+    const { file, marker } = await writeCrasher();
+    const described = await describeAgentModule({ root, spec: file, cwd: project });
+    const agentRef = { name: described.name, module: described.module, export: described.export, project_root: described.project_root, module_sha256: described.module_sha256 };
+    // One worker with no supervisor: the crash leaves the task running, as a host killed with its worker would.
+    const crashed = await new Runner({ root }).spawnWorker({ kind: 'start', root, taskId: 'boot', agentRef, options: { marker }, mode: 'auto' }).done;
+    expect(crashed.crashed).toBe(true);
+    expect((await latest('boot')).status).toBe('running');
+
+    const runner = new Runner({ root, backoffMs: 10 });
+    const outcomes = await runner.recoverInterrupted();
+    expect(outcomes.map((o) => [o.task_id, o.status])).toEqual([['boot', 'done']]);
+    const cp = await latest('boot');
+    // The first step ran once; the second, killed mid-way, was run again by the relaunched worker.
+    expect(cp.plan.map((s) => [s.id, s.status])).toEqual([
+      ['first', 'done'],
+      ['second', 'done'],
+    ]);
+    expect(cp.plan[0].attempts).toBe(1);
+    expect(await openStore(root).readBlob(cp.task_id, cp.plan[1].result_ref!)).toBe('survived');
+    expect(cp.agent).toMatchObject({ name: 'crasher', module: 'agents/crasher.ts' });
+  });
+});
+
+describe('options that would record a secret', () => {
+  const echo = defineAgent({
+    name: 'echo',
+    description: 'records its options',
+    options: z.object({ note: z.string() }),
+    goal: () => 'echo',
+    plan: () => [{ id: 'a', name: 'a' }],
+    async run(ctx) {
+      await ctx.step('a', () => ctx.options.note);
+    },
+  });
+  const start = (note: string, env: NodeJS.ProcessEnv) =>
+    startTask({ store: openStore(root), root, env, llm: new OfflineProvider(0), report: () => {} }, echo, { taskId: 'echo', options: { note } });
+
+  it('are refused, naming the variable and not its value, and nothing is written', async () => {
+    const env = { OPENAI_API_KEY: 'sk-test-0123456789abcdef', GITHUB_TOKEN: 'ghp_abcdefgh12345678', DB_PASSWORD: 'correct horse battery', SESSION_SECRET: 's3cr3t-"quoted"' };
+    for (const [name, value, note] of [
+      ['OPENAI_API_KEY', env.OPENAI_API_KEY, env.OPENAI_API_KEY],
+      ['GITHUB_TOKEN', env.GITHUB_TOKEN, `https://x:${env.GITHUB_TOKEN}@example.test/repo`],
+      ['DB_PASSWORD', env.DB_PASSWORD, env.DB_PASSWORD],
+      ['SESSION_SECRET', env.SESSION_SECRET, `secret is ${env.SESSION_SECRET}`],
+    ] as const) {
+      const refused = await start(note, env).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(refused, name).toBeInstanceOf(OperationError);
+      expect((refused as OperationError).message).toContain(`contains the value of ${name}`);
+      expect((refused as OperationError).message).toContain('Nothing was written');
+      expect((refused as OperationError).message).not.toContain(value);
+    }
+    expect(await openStore(root).listTasks()).toEqual([]);
+    await expect(fs.readdir(path.join(root, 'echo'))).rejects.toThrow();
+  });
+
+  it('are not confused with settings: short values and variables not named like secrets', async () => {
+    const env = { SHORT_TOKEN: 'abc', HOME_DIR: '/home/someone/project', OPENAI_API_KEY: '' };
+    const outcome = await start('abc in /home/someone/project', env);
+    expect(outcome.status).toBe('done');
+    expect((await latest('echo')).agent?.options).toEqual({ note: 'abc in /home/someone/project' });
+  });
+});
+
+describe('what counts as an agent', () => {
+  it('requires options, when present, to be a zod schema', () => {
+    const base = { name: 'x', description: '', goal: () => 'g', plan: () => [], run: async () => {} };
+    expect(looksLikeAgent({ ...base, options: z.object({}) })).toBe(true);
+    expect(looksLikeAgent(base)).toBe(true);
+    expect(looksLikeAgent({ ...base, options: { text: 'string' } })).toBe(false);
+    expect(looksLikeAgent({ ...base, options: null })).toBe(false);
+    expect(looksLikeAgent({ ...base, run: 'not a function' })).toBe(false);
+  });
+});
+
 describe('a bad agent module', () => {
   async function runModule(name: string, source: string, env: Record<string, string> = {}) {
     const file = path.join(project, 'agents', name);
@@ -168,6 +353,16 @@ describe('a bad agent module', () => {
     expect(nothing.code).toBe(RunExit.usage);
     expect(nothing.err).toContain('does not export an agent');
     expect(nothing.err).toContain('Its exports are: answer');
+
+    // Options that are not a zod schema: refused at load with the reason, not a TypeError at the first parse.
+    const plainOptions = await runModule(
+      'plain-options.mjs',
+      "export default { name: 'plain', description: '', options: { text: 'string' }, goal: () => 'g', plan: () => [], async run() {} };\n",
+    );
+    expect(plainOptions.code).toBe(RunExit.usage);
+    expect(plainOptions.err).toContain('does not export an agent');
+    expect(plainOptions.err).toContain('its options is not a zod schema (it has no safeParse)');
+    expect(plainOptions.err).not.toContain('is not a function');
 
     const hangs = await runModule('hangs.mjs', 'await new Promise(() => {});\n', { WAYSTATION_AGENT_LOAD_TIMEOUT_MS: '300' });
     expect(hangs.code).toBe(RunExit.usage);

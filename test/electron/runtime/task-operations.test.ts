@@ -333,6 +333,20 @@ describe('human edits', () => {
   });
 });
 
+describe('human edits against a moved version', () => {
+  it('refuses an edit opened on an older version, writing nothing, and accepts one on the latest', async () => {
+    const agent = countingAgent({ on: true }, {});
+    await startTask(env, agent, { taskId: 'e2' });
+    const v = await versions('e2');
+    const stale = await editStepResult(env, 'e2', 'two', { n: 40 }, { expectedVersion: v - 1 }).catch((e: OperationError) => e);
+    expect(stale).toMatchObject({ code: 'moved' });
+    expect((stale as Error).message).toMatch(new RegExp(`moved on to version ${v} since version ${v - 1}.*Nothing was written`));
+    expect(await versions('e2')).toBe(v);
+    const edited = await editStepResult(env, 'e2', 'two', { n: 40 }, { expectedVersion: v });
+    expect(edited.version).toBe(v + 1);
+  });
+});
+
 describe('refusals that write nothing', () => {
   it('refuses to resume a task another runner holds', async () => {
     const agent = countingAgent({ on: true }, {});

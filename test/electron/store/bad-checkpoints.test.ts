@@ -1,10 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { CURRENT_SCHEMA_VERSION } from '../../../shared/checkpoint/schema.js';
+import type { TaskDetail } from '../../../shared/api/contract.js';
+import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import { ReadOnlyError, TaskReadError, type CheckpointStore, type ListedTask, type TaskEntry } from '../../../electron/store/store-types.js';
-import { hashTree } from './store-test-helpers.js';
+import { cleanup, hashTree, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
+
+const execFileAsync = promisify(execFile);
 
 const corpus = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/bad-checkpoints');
 const root = path.join(corpus, 'root');
@@ -124,5 +131,85 @@ describe('the bad-checkpoint corpus', () => {
     const t = await roomy.getTask('too-large');
     expect(t?.problems).toEqual([]);
     expect(t?.checkpoint?.goal.length).toBe(100 * 1024);
+  });
+});
+
+describe('named pipes and special files', () => {
+  // A reader that opened a pipe in blocking mode would wait for a writer forever, inside a synchronous call
+  // no in-process timeout can interrupt: the readers run in a child process, which the timeout kills.
+  const readers = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'special-file-readers.ts');
+  const tsx = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/waystation-tsx.mjs');
+  const ids = ['pipe-hot', 'pipe-version', 'pipe-events', 'pipe-lease', 'pipe-link', 'zero-link'];
+  let dir: string;
+  let before: Record<string, string>;
+  let lines: Array<{ reader: string; code?: number; out?: string; err?: string; list?: TaskSummary[]; detail?: TaskDetail | { error: string } }>;
+
+  beforeAll(async () => {
+    dir = await tempRoot('waystation-fifo-');
+    const s = openStore(dir);
+    for (const id of [...ids, 'healthy']) {
+      const first = (await s.create(makeCheckpoint(id))).checkpoint;
+      await s.save(id, { expectedVersion: first.version, checkpoint: { ...withoutVersion(first), task_name: `${id}, renamed` } });
+    }
+    const fifo = async (rel: string) => {
+      await fs.rm(path.join(dir, rel), { force: true });
+      execFileSync('mkfifo', [path.join(dir, rel)]);
+    };
+    await fifo('pipe-hot/checkpoint.json');
+    // With no checkpoint.json the newest version file is what must be read.
+    await fs.rm(path.join(dir, 'pipe-version/checkpoint.json'));
+    await fifo('pipe-version/versions/00000002.json');
+    await fifo('pipe-events/events.jsonl');
+    await fs.mkdir(path.join(dir, 'pipe-lease/lease'));
+    await fifo('pipe-lease/lease/1.json');
+    await fifo('pipe-link/pipe');
+    await fs.rm(path.join(dir, 'pipe-link/checkpoint.json'));
+    await fs.symlink('pipe', path.join(dir, 'pipe-link/checkpoint.json'));
+    await fs.rm(path.join(dir, 'zero-link/checkpoint.json'));
+    await fs.symlink('/dev/zero', path.join(dir, 'zero-link/checkpoint.json'));
+    before = await hashTree(dir);
+    const { stdout } = await execFileAsync(process.execPath, [tsx, readers, dir, ...ids], { timeout: 30_000, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024 });
+    lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as (typeof lines)[number]);
+  }, 90_000);
+
+  afterAll(async () => {
+    expect(await hashTree(dir)).toEqual(before);
+    await cleanup(dir);
+  });
+
+  it('every CLI reader returns, with a typed exit code and no stack trace', () => {
+    const cli = lines.filter((l) => l.code !== undefined);
+    expect(cli.map((l) => l.reader)).toEqual(['ls', ...ids.flatMap((id) => [`show ${id}`, `history ${id}`, `verify ${id}`])]);
+    for (const l of cli) {
+      expect([0, 1, 2]).toContain(l.code);
+      expect(l.err).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('lists every task, naming the pipe as not a regular file', () => {
+    const list = lines.find((l) => l.reader === 'listTasks')!.list!;
+    const byId = new Map(list.map((t) => [t.task_id, t]));
+    expect([...byId.keys()].sort()).toEqual([...ids, 'healthy'].sort());
+    expect(byId.get('healthy')!.problems).toEqual([]);
+    const pipe = (id: string, file: string) => byId.get(id)!.problems.find((p) => p.file === file);
+    expect(pipe('pipe-hot', 'pipe-hot/checkpoint.json')).toMatchObject({ reason: 'unreadable', message: expect.stringContaining('not a regular file') });
+    expect(pipe('pipe-version', 'pipe-version/versions/00000002.json')).toMatchObject({ reason: 'unreadable', message: expect.stringContaining('not a regular file') });
+    expect(pipe('pipe-link', 'pipe-link/checkpoint.json')).toMatchObject({ reason: 'unreadable', message: expect.stringContaining('not a regular file') });
+    expect(pipe('zero-link', 'zero-link/checkpoint.json')).toMatchObject({ reason: 'outside-root' });
+    // The versions stand in for a hot snapshot that cannot be read.
+    expect(byId.get('pipe-hot')!.version).toBe(2);
+    expect(byId.get('pipe-version')!.version).toBe(1);
+    expect(byId.get('pipe-events')!.version).toBe(2);
+    // A lease entry that cannot be read holds nothing.
+    expect(byId.get('pipe-lease')!.display_status).toBe('interrupted');
+  });
+
+  it('opens every task in the host, or refuses the one that links out of the root', () => {
+    const opened = (id: string) => lines.find((l) => l.reader === `getTask ${id}`)!.detail!;
+    for (const id of ids.filter((i) => i !== 'zero-link')) expect(opened(id)).toMatchObject({ summary: { task_id: id } });
+    expect(opened('zero-link')).toEqual({ error: expect.stringContaining('outside the checkpoint directory') });
   });
 });

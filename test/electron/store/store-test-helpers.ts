@@ -67,6 +67,8 @@ export async function hashTree(dir: string): Promise<Record<string, string>> {
       const abs = path.join(dir, r);
       if (e.isSymbolicLink()) out[r] = `link:${await fs.readlink(abs)}`;
       else if (e.isDirectory()) await walk(r);
+      // Reading a named pipe would wait for a writer; that it is still a pipe is what matters.
+      else if (e.isFIFO()) out[r] = 'fifo';
       else out[r] = createHash('sha256').update(await fs.readFile(abs)).digest('hex');
     }
   };

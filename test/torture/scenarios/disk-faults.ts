@@ -18,6 +18,8 @@ import { checkpointDemo } from '../../../electron/agents/checkpoint-demo.js';
 import { OfflineProvider } from '../../../electron/llm/offline-provider.js';
 import { resumeTask, startTask, type OperationEnv } from '../../../electron/runtime/task-operations.js';
 import { openStore } from '../../../electron/store/directory-store.js';
+import { isTempName } from '../../../electron/store/atomic-file.js';
+import { recoveryReport } from '../../../electron/store/recovery-report.js';
 import { StoreWriteError, TaskReadError } from '../../../electron/store/store-types.js';
 import { makeCheckpoint, withoutVersion } from '../../electron/store/store-test-helpers.js';
 import { FaultyFs, type FaultCode, type FaultGroup } from '../lib/faulty-fs.js';
@@ -32,6 +34,7 @@ const TASK = 'faulted-task';
 const CHECKS = [
   'unclear error',
   'failed save left something on disk',
+  'temp file left and not accounted for',
   'previous version damaged',
   'saved version unreadable',
   'reader crashed',
@@ -41,14 +44,14 @@ const CHECKS = [
   'final result differs from an undisturbed run',
 ] as const;
 
-/** sha256 of every file under dir, temp files of interrupted writes left out (readers never read them). */
+/** sha256 of every file under dir, temp files of interrupted writes included. */
 async function hashTree(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const walk = async (rel: string) => {
     for (const e of await fs.readdir(path.join(dir, rel), { withFileTypes: true })) {
       const r = path.join(rel, e.name);
       if (e.isDirectory()) await walk(r);
-      else if (!e.name.startsWith('.') && !e.name.endsWith('.tmp')) out[r] = createHash('sha256').update(await fs.readFile(path.join(dir, r))).digest('hex');
+      else out[r] = createHash('sha256').update(await fs.readFile(path.join(dir, r))).digest('hex');
     }
   };
   await walk('');
@@ -56,6 +59,15 @@ async function hashTree(dir: string): Promise<Record<string, string>> {
 }
 
 const same = (a: Record<string, string>, b: Record<string, string>) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The tree without temp files of interrupted writes, which readers never read. */
+const withoutTemps = (tree: Record<string, string>) => Object.fromEntries(Object.entries(tree).filter(([f]) => !isTempName(path.basename(f))));
+
+/** Temp files in `after` that were not in `before`, relative to the root with forward slashes. */
+const newTemps = (before: Record<string, string>, after: Record<string, string>) =>
+  Object.keys(after)
+    .filter((f) => isTempName(path.basename(f)) && !(f in before))
+    .map((f) => f.split(path.sep).join('/'));
 
 /** Faults on store writes and reads, and on a running task. */
 export async function diskFaults(opts: ScenarioOptions): Promise<ScenarioReport> {
@@ -121,6 +133,8 @@ async function storeFault(root: string, code: FaultCode, group: FaultGroup, nth:
         const value = await read();
         if (name === 'getTask') {
           const entry = value as Awaited<ReturnType<typeof bad.getTask>>;
+          // The task is there: a read fault may make it unreadable, never make it vanish.
+          if (entry === null) tally.violation('unclear error', `${where}: getTask answered that there is no task t`);
           if (faulty.injected > 0 && entry?.checkpoint && entry.checkpoint.version !== 2 && entry.problems.length === 0) {
             tally.violation('unclear error', `${where}: getTask showed version ${entry.checkpoint.version} with no problem`);
           }
@@ -142,7 +156,16 @@ async function storeFault(root: string, code: FaultCode, group: FaultGroup, nth:
     if (faulty.injected === 0) throw err;
     const ok = err instanceof StoreWriteError && err.message.includes(code) && /version 2 is intact/.test(err.message) && err.problems.every((p) => p.file.length > 0);
     if (!ok) tally.violation('unclear error', `${where} (${faulty.firstFault}): ${messageOf(err)}`);
-    if (!same(before, await hashTree(root))) tally.violation('failed save left something on disk', `${where} (${faulty.firstFault}): the files on disk changed`);
+    const after = await hashTree(root);
+    if (!same(withoutTemps(before), withoutTemps(after))) tally.violation('failed save left something on disk', `${where} (${faulty.firstFault}): the files on disk changed`);
+    // A temp file the failed save could not remove (its unlink failed too) is harmless, but must be accounted for.
+    const left = newTemps(before, after);
+    if (left.length > 0) {
+      tally.bump('temp files a failed save could not remove');
+      const listed = (await recoveryReport(root, 't')).leftover_temp_files.map((l) => l.file);
+      const unlisted = left.filter((f) => !listed.includes(f));
+      if (unlisted.length > 0) tally.violation('temp file left and not accounted for', `${where} (${faulty.firstFault}): ${unlisted.join(', ')} not in the recovery report`);
+    }
   }
   if (faulty.injected > 0) tally.faults += faulty.injected;
   const entry = await openStore(root).getTask('t');

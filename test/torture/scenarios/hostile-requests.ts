@@ -30,11 +30,21 @@ interface Reply {
   body: string;
 }
 
+/** How long an event stream that was opened is read before the client hangs up: it never ends by itself. */
+const STREAM_READ_MS = 150;
+
 function request(port: number, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<Reply> {
   return new Promise((resolve) => {
     const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers ?? {} }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
+      // An opened event stream: what it sends at once (a replay) is what it gave away.
+      if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+        setTimeout(() => {
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+          req.destroy();
+        }, STREAM_READ_MS);
+      }
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
     });
@@ -120,7 +130,7 @@ export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioRe
   await fs.writeFile(path.join(root, 'outside.json'), JSON.stringify({ note: 'a root file, not a task' }));
 
   const runnerCalls: { what: string; taskId: string }[] = [];
-  const service = new HostService({ host: 'web', runner: recordingRunner(runnerCalls), recoverOnOpen: false } as ConstructorParameters<typeof HostService>[0]);
+  const service = new HostService({ host: 'web', runner: recordingRunner(runnerCalls), recoverOnOpen: false });
   let host: HttpHost | null = null;
   try {
     await service.open(root);
@@ -137,6 +147,8 @@ export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioRe
       { method: 'GET', path: '/api/tasks/victim/history' },
       { method: 'GET', path: '/api/directory' },
       { method: 'GET', path: '/api/agents' },
+      // The event stream replays every event since lastEventId=0: task ids, versions, step results.
+      { method: 'GET', path: '/api/events?lastEventId=0' },
       ...apiMethods.map((m) => ({ method: 'POST', path: `/api/rpc/${m}`, body: JSON.stringify(inputsFor(m, 'victim', 'x')) })),
     ];
 
@@ -149,7 +161,7 @@ export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioRe
     };
     const json = { 'Content-Type': 'application/json' };
 
-    const kinds = ['token', 'origin', 'host', 'traversal-path', 'traversal-rpc', 'static', 'oversized', 'slow', 'ipc-foreign', 'traversal-ipc'] as const;
+    const kinds = ['token', 'origin', 'host', 'traversal-path', 'traversal-rpc', 'traversal-query', 'static', 'oversized', 'slow', 'ipc-foreign', 'traversal-ipc'] as const;
     const ipc = ipcHarness(service);
     let rpcCombos = 0;
     for (let i = 0; i < opts.runs; i++) {
@@ -175,6 +187,29 @@ export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioRe
           tally.runs++;
           tally.faults++;
           if (r.body.includes(OUTSIDE)) tally.violation('secret outside the root served', `${where} ${encoded}${suffix}`);
+        } else if (kind === 'traversal-query') {
+          // A path out in every query parameter a route reads (version, lastEventId, token), and in ones it does not.
+          const bad = encodeURIComponent(random() < 0.5 ? TRAVERSALS[pick(random, TRAVERSALS.length)] : path.join(base, 'outside.txt'));
+          const queries = [
+            { path: `/api/tasks/victim?version=${bad}`, numeric: 'version' },
+            { path: `/api/tasks/victim/history?version=${bad}`, numeric: null },
+            { path: `/api/tasks/${encodeURIComponent(TRAVERSALS[pick(random, TRAVERSALS.length)])}?version=${bad}`, numeric: 'version' },
+            { path: `/api/events?lastEventId=${bad}`, numeric: 'lastEventId' },
+            { path: `/api/events?token=${bad}`, numeric: null, tokenOnly: true },
+            { path: `/api/tasks?token=${bad}`, numeric: null, tokenOnly: true },
+            { path: `/api/tasks?root=${bad}&path=${bad}&taskId=${bad}`, numeric: null },
+            { path: `/api/directory?path=${bad}`, numeric: null },
+          ];
+          const q = queries[pick(random, queries.length)];
+          const r = await request(h.port, { path: q.path, headers: q.tokenOnly ? {} : good });
+          tally.runs++;
+          tally.faults++;
+          if (r.body.includes(OUTSIDE)) tally.violation('secret outside the root served', `${where} ${q.path}`);
+          // A parameter that must be a number and holds a path is refused, not read as something else.
+          const value = q.numeric ? new URLSearchParams(q.path.slice(q.path.indexOf('?') + 1)).get(q.numeric) : null;
+          if (value !== null && !/^\d+$/.test(value) && r.status >= 200 && r.status < 300) tally.violation('hostile request answered with data', `${where} ${q.path}: ${r.status}`);
+          if (q.tokenOnly && (r.status < 400 || r.body.includes(INSIDE))) tally.violation('hostile request answered with data', `${where} ${q.path}: ${r.status}`);
+          if (q.path.includes('root=') && !r.body.includes('victim')) tally.violation('host stopped serving', `${where} ${q.path}: stray parameters changed the answer (${r.status})`);
         } else if (kind === 'traversal-rpc') {
           // Every method with every traversal in turn, so even a short run tries each pair once in a while.
           const combo = rpcCombos++;

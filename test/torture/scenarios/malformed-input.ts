@@ -1,7 +1,8 @@
 /**
  * Malformed input: a corpus generated with fast-check by mutating a valid task
  * (truncation, wrong types, huge strings, deep nesting, duplicate keys,
- * invalid UTF-8, a future schema, symlink cycles and links out of the root),
+ * invalid UTF-8, a future schema, symlink cycles and links out of the root,
+ * named pipes and links to devices that never stop giving bytes),
  * put through every reader: the CLI (ls, show, history, diff, verify), and the
  * host API, whose listTasks and getTask are what the UI loads through.
  *
@@ -9,6 +10,7 @@
  * problem; the other task of the directory stays readable; and the bytes on
  * disk are the same afterwards.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -36,9 +38,10 @@ const CHECKS = [
 const CRASH = /Maximum call stack|RangeError|TypeError|ReferenceError|Cannot read propert|is not a function|is not iterable|undefined is not/;
 const SECRET = 'TOP-SECRET-OUTSIDE-THE-ROOT';
 const TARGETS = ['checkpoint.json', 'versions/00000001.json', 'versions/00000003.json', 'blob', 'events.jsonl', 'lease'] as const;
-const KINDS = ['truncate', 'wrong-type', 'huge-string', 'deep-nesting', 'duplicate-keys', 'invalid-utf8', 'future-schema', 'symlink-cycle', 'symlink-outside', 'random-bytes', 'empty'] as const;
+const KINDS = ['truncate', 'wrong-type', 'huge-string', 'deep-nesting', 'duplicate-keys', 'invalid-utf8', 'future-schema', 'symlink-cycle', 'symlink-outside', 'fifo', 'device-link', 'random-bytes', 'empty'] as const;
 
-const Mutation = fc.record({
+/** One mutation of one file of the victim task. */
+export const Mutation = fc.record({
   target: fc.constantFrom(...TARGETS),
   kind: fc.constantFrom(...KINDS),
   /** Where in the file or document, as a fraction. */
@@ -48,7 +51,7 @@ const Mutation = fc.record({
   depth: fc.oneof(fc.integer({ min: 400, max: 600 }), fc.integer({ min: 1_000, max: 200_000 })),
   bytes: fc.uint8Array({ minLength: 1, maxLength: 64 }),
 });
-type Mutation = typeof Mutation extends fc.Arbitrary<infer T> ? T : never;
+export type Mutation = typeof Mutation extends fc.Arbitrary<infer T> ? T : never;
 
 /** Every path holding a value in a JSON document, for wrong-type mutations. */
 function paths(doc: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
@@ -72,12 +75,12 @@ function setAt(doc: unknown, p: (string | number)[], value: unknown): void {
 const DOCUMENT_KINDS: ReadonlySet<Mutation['kind']> = new Set(['wrong-type', 'huge-string', 'deep-nesting', 'duplicate-keys', 'future-schema']);
 
 /**
- * Mutate one file of the task. A version file is an envelope line followed by
+ * Mutate one file of the task; returns what was done, in words. A version file is an envelope line followed by
  * the blobs it carries, one per line: a blob mutation rewrites the first
  * carried blob's line, and a document mutation of a version rewrites its
  * envelope line; the rest of the file stays as it was.
  */
-async function mutate(taskDir: string, outside: string, m: Mutation): Promise<string> {
+export async function mutate(taskDir: string, outside: string, m: Mutation): Promise<string> {
   let rel: string = m.target;
   if (m.target === 'blob') rel = 'versions/00000002.json';
   if (m.target === 'lease') rel = 'lease/1.json';
@@ -178,6 +181,15 @@ async function mutate(taskDir: string, outside: string, m: Mutation): Promise<st
       await fs.rm(file, { force: true });
       await fs.symlink(outside, file);
       return `${rel}: a symlink out of the root`;
+    case 'fifo':
+      // Opening a pipe for reading waits for a writer unless the reader asks not to: a reader that forgets hangs.
+      await fs.rm(file, { force: true });
+      execFileSync('mkfifo', [file]);
+      return `${rel}: a named pipe`;
+    case 'device-link':
+      await fs.rm(file, { force: true });
+      await fs.symlink('/dev/zero', file);
+      return `${rel}: a symlink to /dev/zero`;
   }
   await fs.writeFile(file, Buffer.concat([whole.subarray(0, from), Buffer.from(out), whole.subarray(to)]));
   return `${rel}: ${m.kind}`;
@@ -192,6 +204,7 @@ async function hashTree(dir: string): Promise<string> {
       h.update(r);
       if (e.isSymbolicLink()) h.update(`link:${await fs.readlink(path.join(dir, r))}`);
       else if (e.isDirectory()) await walk(r);
+      else if (e.isFIFO()) h.update('fifo');
       else h.update(await fs.readFile(path.join(dir, r)));
     }
   };
@@ -199,17 +212,22 @@ async function hashTree(dir: string): Promise<string> {
   return h.digest('hex');
 }
 
-/** A task with full and delta versions, blobs, history and events, to mutate copies of. */
-async function template(root: string): Promise<void> {
+/** A task with full and delta versions, blobs, history and events, to mutate: what `mutate` expects to find. */
+export async function victimTask(root: string, taskId: string): Promise<void> {
   const store = openStore(root);
-  let cp = (await store.create(makeCheckpoint('victim', 3))).checkpoint;
+  let cp = (await store.create(makeCheckpoint(taskId, 3))).checkpoint;
   for (let v = 2; v <= 4; v++) {
     const next = withoutVersion(cp);
     next.plan = next.plan.map((s, i) => (i === v - 2 ? { ...s, status: 'done' as const, attempts: 1 } : s));
     next.current_step = v - 1;
-    cp = (await store.save('victim', { expectedVersion: cp.version, checkpoint: next, results: { [next.plan[v - 2].id]: { v } }, appendHistory: [{ role: 'user', content: `m${v}` }] })).checkpoint;
+    cp = (await store.save(taskId, { expectedVersion: cp.version, checkpoint: next, results: { [next.plan[v - 2].id]: { v } }, appendHistory: [{ role: 'user', content: `m${v}` }] })).checkpoint;
   }
-  await store.create(makeCheckpoint('healthy'));
+}
+
+/** The victim and a healthy task beside it, to mutate copies of. */
+async function template(root: string): Promise<void> {
+  await victimTask(root, 'victim');
+  await openStore(root).create(makeCheckpoint('healthy'));
 }
 
 /** The corpus through the CLI and the host API. */

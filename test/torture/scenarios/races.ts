@@ -27,7 +27,11 @@ const CHECKS = [
   'torn or failed read during a write',
   'version went backwards',
   'host crashed or hung when the directory changed under it',
+  'host view did not follow the directory',
 ] as const;
+
+/** How long the host may take to notice a folder gone: far beyond the watcher's 50 ms coalescing, for a loaded machine. */
+const DIRECTORY_FOLLOW_MS = 15_000;
 
 function run(cli: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
@@ -158,6 +162,10 @@ async function directoryUnderWatcher(base: string, rounds: number, random: () =>
     tally.faults++;
     try {
       await withTimeout(service.open(root), 10_000, 'opening the directory');
+      const removed = new Set<string>();
+      const unsubscribe = service.subscribe((e) => {
+        if (e.type === 'task-removed') removed.add(e.taskId);
+      });
       const writes = (async () => {
         for (let k = 0; k < 20; k++) {
           const cp = (await store.getTask('a'))?.checkpoint;
@@ -167,23 +175,32 @@ async function directoryUnderWatcher(base: string, rounds: number, random: () =>
         }
       })();
       await new Promise((res) => setTimeout(res, pick(random, 30)));
-      if (what === 'task folder deleted') await removeTree(path.join(root, 'b'));
-      else if (what === 'directory renamed') await fs.rename(root, `${root}-moved`);
-      else await removeTree(root);
+      const gone = what === 'task folder deleted' ? ['b'] : ['a', 'b', 'c'];
+      const removeThem = async () => {
+        if (what === 'task folder deleted') await removeTree(path.join(root, 'b'));
+        else if (what === 'directory renamed') {
+          await fs.rename(root, `${root}-moved`).catch(() => undefined);
+          // A save racing the rename may have recreated part of the old path.
+          await removeTree(root);
+        } else await removeTree(root);
+      };
+      await removeThem();
       await writes;
-      await new Promise((res) => setTimeout(res, 80));
-      // The host keeps answering: a list (perhaps empty) or a typed error, never a crash or a hang.
-      await withTimeout(
-        service.listTasks().catch((err: unknown) => {
-          if (!(err instanceof Error) || !('code' in err)) throw err;
-        }),
-        10_000,
-        'listTasks',
-      );
+      // The writer may have been mid-save under the old path: what is gone stays gone from here on.
+      await removeThem();
+      // The host's view must follow within a generous bound: the gone tasks leave the list and each is announced removed.
+      const followed = await pollUntil(DIRECTORY_FOLLOW_MS, async () => {
+        const listed = await withTimeout(listedIds(service), 10_000, 'listTasks');
+        const stillListed = gone.filter((id) => listed.includes(id));
+        const unannounced = gone.filter((id) => !removed.has(id));
+        return stillListed.length === 0 && unannounced.length === 0 ? null : `still listed: [${stillListed.join(', ')}]; no task-removed event for: [${unannounced.join(', ')}]`;
+      });
+      if (followed !== null) tally.violation('host view did not follow the directory', `round ${r} (${what}): after ${DIRECTORY_FOLLOW_MS} ms, ${followed}`);
       if (what === 'task folder deleted') {
-        const ids = (await service.listTasks()).map((t) => t.task_id);
-        if (ids.includes('b')) tally.violation('host crashed or hung when the directory changed under it', `round ${r}: a deleted task is still listed`);
+        const kept = await listedIds(service);
+        if (!kept.includes('a') || !kept.includes('c')) tally.violation('host view did not follow the directory', `round ${r}: the tasks left in place are not all listed: [${kept.join(', ')}]`);
       }
+      unsubscribe();
       await withTimeout(service.close(), 10_000, 'closing the host');
       tally.bump(`rounds: ${what}`);
     } catch (err) {
@@ -192,6 +209,26 @@ async function directoryUnderWatcher(base: string, rounds: number, random: () =>
     }
     await removeTree(root);
     await removeTree(`${root}-moved`);
+  }
+}
+
+/** The task ids the host lists; none when it answers with a typed error (the directory itself is gone). */
+async function listedIds(service: HostService): Promise<string[]> {
+  try {
+    return (await service.listTasks()).map((t) => t.task_id);
+  } catch (err) {
+    if (err instanceof Error && 'code' in err) return [];
+    throw err;
+  }
+}
+
+/** Ask `check` until it answers null (met) or `ms` have passed; returns its last answer. */
+async function pollUntil(ms: number, check: () => Promise<string | null>): Promise<string | null> {
+  const deadline = Date.now() + ms;
+  for (let wait = 10; ; wait = Math.min(wait * 2, 250)) {
+    const unmet = await check();
+    if (unmet === null || Date.now() >= deadline) return unmet;
+    await new Promise((res) => setTimeout(res, wait));
   }
 }
 

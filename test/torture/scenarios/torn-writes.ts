@@ -6,13 +6,15 @@
  * dropped, un-fsynced renames and links undone, each at random), opened with
  * a fresh store and checked: it reads as exactly a version that was written,
  * at least the last one whose save returned, with a contiguous history; the
- * recovery report accounts for what was lost; and a new save continues.
+ * recovery report accounts for what was lost, and `waystation verify` prints
+ * that account; and a new save continues.
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '../../../electron/store/directory-store.js';
-import { recoveryReport } from '../../../electron/store/recovery-report.js';
+import { runCli } from '../../../electron/cli/main.js';
+import { hasRecoveryNews, recoveryReport } from '../../../electron/store/recovery-report.js';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { loopedSave, makeCheckpoint } from '../../electron/store/store-test-helpers.js';
 import { PowerCutFs } from '../lib/power-cut-fs.js';
@@ -30,6 +32,7 @@ const CHECKS = [
   'history not contiguous',
   'unexpected problem on the recovered task',
   'loss not accounted for',
+  'loss not shown by waystation verify',
   'next save failed',
 ] as const;
 
@@ -131,6 +134,8 @@ async function checkImage(image: string, lastDurable: number, lastAttempted: num
     tally.violation('loss not accounted for', `${where}: checkpoint.json holds version ${report.hot_version}, the task ${latest}, and the report is silent`);
   }
   bumpAccount(tally, report);
+  // A cut before the task folder held anything leaves no task for verify to name.
+  if (entry) await checkVerifyShows(image, report, tally, where);
   if (!entry?.checkpoint) return;
 
   const history = await store.history(TASK);
@@ -157,6 +162,25 @@ async function checkImage(image: string, lastDurable: number, lastAttempted: num
   } catch (err) {
     tally.violation('next save failed', `${where}: ${messageOf(err)}`);
   }
+}
+
+/** `waystation verify` prints the account when there is one (in its JSON, or after its refusal), and only then. */
+async function checkVerifyShows(image: string, report: Awaited<ReturnType<typeof recoveryReport>>, tally: Tally, where: string): Promise<void> {
+  let out = '';
+  let err = '';
+  await runCli(['verify', image, TASK, '--json'], { out: (s) => void (out += s), err: (s) => void (err += s), color: false });
+  const news = hasRecoveryNews(report);
+  if (out === '') {
+    // Refused: nothing reads whole, and the account follows the problems.
+    if (news && !report.account.every((line) => err.includes(line))) tally.violation('loss not shown by waystation verify', `${where}: the refusal omits the account: ${err.trim()}`);
+    return;
+  }
+  const shown = (JSON.parse(out) as { recovery?: { account: string[] } }).recovery?.account;
+  if (news && JSON.stringify(shown) !== JSON.stringify(report.account)) {
+    tally.violation('loss not shown by waystation verify', `${where}: verify --json says ${JSON.stringify(shown)}, the report ${JSON.stringify(report.account)}`);
+  }
+  if (!news && shown) tally.violation('loss not shown by waystation verify', `${where}: verify reports a loss where none is: ${JSON.stringify(shown)}`);
+  if (news) tally.bump('images whose loss verify printed');
 }
 
 function bumpAccount(tally: Tally, report: Awaited<ReturnType<typeof recoveryReport>>): void {

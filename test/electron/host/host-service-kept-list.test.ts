@@ -1,0 +1,138 @@
+/**
+ * The host's kept task list follows tasks appearing and going away by reading
+ * those tasks alone: the directory is listed once, at open, however many
+ * tasks it holds, and the list stays exactly what `waystation ls --json` prints.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HostEvent } from '../../../shared/api/contract.js';
+import { runCli } from '../../../electron/cli/main.js';
+import { HostService } from '../../../electron/host/host-service.js';
+import { openStore } from '../../../electron/store/directory-store.js';
+import type { CheckpointStore } from '../../../electron/store/store-types.js';
+import { makeCheckpoint } from '../store/store-test-helpers.js';
+
+const MANY = 150;
+
+let root: string;
+let service: HostService | null = null;
+let events: HostEvent[] = [];
+/** What the host asked of its store since the last reset. */
+let reads: { listings: number; tasks: string[] };
+
+beforeEach(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-kept-list-')));
+  events = [];
+  reads = { listings: 0, tasks: [] };
+});
+afterEach(async () => {
+  await service?.close();
+  service = null;
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+/** The real store, counting the listings and the single-task reads made through it. */
+function countingStore(dir: string): CheckpointStore {
+  const store = openStore(dir);
+  const listTasks = store.listTasks.bind(store);
+  const getTask = store.getTask.bind(store);
+  store.listTasks = async () => {
+    reads.listings++;
+    return listTasks();
+  };
+  store.getTask = async (taskId: string) => {
+    reads.tasks.push(taskId);
+    return getTask(taskId);
+  };
+  return store;
+}
+
+async function open(): Promise<HostService> {
+  service = new HostService({ host: 'web', openStore: countingStore, watch: { quietMs: 30, maxDelayMs: 150 } });
+  service.subscribe((e) => void events.push(e));
+  await service.open(root);
+  return service;
+}
+
+/** Wait for an event `predicate` accepts among those from index `from` on (all by default). */
+function until(predicate: (e: HostEvent) => boolean, what: string, from = 0): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (events.slice(from).some(predicate)) return resolve();
+    const timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}; got ${JSON.stringify(events.slice(-5))}`)), 20_000);
+    const stop = service!.subscribe((e) => {
+      if (!predicate(e)) return;
+      clearTimeout(timer);
+      stop();
+      resolve();
+    });
+  });
+}
+
+async function lsJson(): Promise<unknown> {
+  let stdout = '';
+  await runCli(['ls', root, '--json'], { out: (s) => (stdout += s), err: () => {}, color: false });
+  return JSON.parse(stdout);
+}
+
+const listed = async () => JSON.parse(JSON.stringify(await service!.listTaskListings())) as unknown;
+
+describe('the kept task list', () => {
+  it(`patches in a task that appears and drops one that goes away among ${MANY}, reading only those`, async () => {
+    const writer = openStore(root);
+    for (let i = 0; i < MANY; i++) await writer.create(makeCheckpoint(`task-${String(i).padStart(4, '0')}`));
+    await open();
+    expect((await service!.listTasks()).length).toBe(MANY);
+    expect(reads.listings).toBe(1);
+    await service!.settled();
+    reads = { listings: 0, tasks: [] };
+
+    // Sorted into the middle of the list, as the store lists it.
+    await writer.create(makeCheckpoint('task-0042a'));
+    await until((e) => e.type === 'task-changed' && e.taskId === 'task-0042a', 'the new task');
+    await service!.settled();
+    expect(await listed()).toEqual(await lsJson());
+    expect(reads.listings).toBe(0);
+    expect(new Set(reads.tasks)).toEqual(new Set(['task-0042a']));
+
+    reads = { listings: 0, tasks: [] };
+    await fs.rm(path.join(root, 'task-0100'), { recursive: true });
+    await until((e) => e.type === 'task-removed' && e.taskId === 'task-0100', 'the removal');
+    await service!.settled();
+    const after = (await service!.listTasks()).map((t) => t.task_id);
+    expect(after).toHaveLength(MANY);
+    expect(after).not.toContain('task-0100');
+    expect(await listed()).toEqual(await lsJson());
+    expect(reads.listings).toBe(0);
+    expect(new Set(reads.tasks)).toEqual(new Set(['task-0100']));
+  }, 60_000);
+
+  it('shows the root file a removed folder of the same id was hiding, and hides it again when the folder returns', async () => {
+    const writer = openStore(root);
+    await writer.create(makeCheckpoint('other'));
+    await writer.create(makeCheckpoint('dup'));
+    await fs.writeFile(path.join(root, 'dup.json'), JSON.stringify({ task_id: 'dup', current_step: 1, total_steps: 2, results: { a: 1 } }));
+    await open();
+    const locationOf = async () => (await service!.listTasks()).filter((t) => t.task_id === 'dup').map((t) => t.location);
+    expect(await locationOf()).toEqual(['dup']);
+    await service!.settled();
+
+    const aside = path.join(os.tmpdir(), `${path.basename(root)}-dup`);
+    let mark = events.length;
+    await fs.rename(path.join(root, 'dup'), aside);
+    // Task dup is still there, now read from dup.json: a change of the task, not its removal.
+    await until((e) => e.type === 'task-changed' && e.taskId === 'dup', 'the folder going away', mark);
+    await service!.settled();
+    expect(await locationOf()).toEqual(['dup.json']);
+    expect(await listed()).toEqual(await lsJson());
+
+    mark = events.length;
+    await fs.rename(aside, path.join(root, 'dup'));
+    await until((e) => e.type === 'task-changed' && e.taskId === 'dup', 'the folder coming back', mark);
+    await service!.settled();
+    expect(await locationOf()).toEqual(['dup']);
+    expect(await listed()).toEqual(await lsJson());
+    expect(reads.listings).toBe(1);
+  }, 60_000);
+});

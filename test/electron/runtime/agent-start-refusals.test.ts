@@ -1,0 +1,122 @@
+/**
+ * An agent whose own start-up code throws (plan, goal, resolveOptions), or
+ * whose options are not a zod schema: the start is refused as bad input that
+ * names the agent, and nothing is written. And what agents log or print never
+ * carries the API key.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { defineAgent, type AnyAgent } from '../../../electron/runtime/define-agent.js';
+import { OperationError, startTask, type OperationEnv } from '../../../electron/runtime/task-operations.js';
+import { Runner } from '../../../electron/runtime/runner.js';
+import { RunExit } from '../../../electron/runtime/worker-protocol.js';
+import { OfflineProvider } from '../../../electron/llm/offline-provider.js';
+import { captureCli as cli } from '../cli/capture-cli.js';
+import { useOfflineWorkers } from '../../support/offline-workers.js';
+import { RUNTIME_INDEX_URL as runtimeIndex, writeAgentProject } from './agent-project.js';
+
+let tmp: string;
+let root: string;
+let env: OperationEnv;
+useOfflineWorkers();
+beforeEach(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-start-refusals-'));
+  root = path.join(tmp, 'checkpoints');
+  env = { store: openStore(root), root, llm: new OfflineProvider(0), actor: 'tester' };
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+const base = {
+  name: 'fragile',
+  description: '',
+  options: z.object({}),
+  goal: () => 'g',
+  plan: () => [{ id: 'a', name: 'a' }],
+  async run() {},
+};
+
+describe('an agent that cannot describe its task', () => {
+  const cases: [string, Partial<AnyAgent>, RegExp][] = [
+    ['plan', { plan: () => { throw new Error('the input folder is gone'); } }, /agent fragile could not start the task: its plan\(\) threw: the input folder is gone\. Nothing was written\./],
+    ['goal', { goal: () => { throw new Error('no goal today'); } }, /agent fragile .*its goal\(\) threw: no goal today/],
+    ['resolveOptions', { resolveOptions: async () => { throw new Error('cannot resolve'); } }, /agent fragile .*its resolveOptions\(\) threw: cannot resolve/],
+    ['options', { options: { parse: () => ({}) } as unknown as z.ZodType }, /agent fragile has no options schema: `options` must be a zod schema.*Nothing was written/],
+  ];
+  for (const [what, override, message] of cases) {
+    it(`is refused as bad input when ${what} fails, with nothing written`, async () => {
+      const err = await startTask(env, defineAgent({ ...base, ...override } as AnyAgent), { taskId: 't' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OperationError);
+      expect((err as OperationError).code).toBe('invalid');
+      expect((err as Error).message).toMatch(message);
+      await expect(fs.readdir(root)).rejects.toMatchObject({ code: 'ENOENT' });
+    });
+  }
+
+  it('keeps the API key out of the refusal', async () => {
+    const key = 'sk-never-show-me-987654';
+    const agent = defineAgent({ ...base, plan: () => { throw new Error(`401 for key ${key}`); } });
+    const err = (await startTask({ ...env, env: { OPENAI_API_KEY: key } }, agent, { taskId: 't' }).catch((e: unknown) => e)) as Error;
+    expect(err.message).toContain('401 for key [redacted]');
+    expect(err.message).not.toContain(key);
+  });
+
+  it('exits 2 from the CLI with one clear line when md-summarizer\'s input folder does not exist', async () => {
+    await fs.mkdir(root);
+    const missing = path.join(tmp, 'no-such-folder');
+    const r = await cli('run', root, 'md-summarizer', '--task', 'sum', '--input', missing);
+    expect(r.code).toBe(RunExit.usage);
+    expect(r.err).toMatch(/md-summarizer/);
+    expect(r.err).toContain(missing);
+    expect(r.err).toMatch(/Nothing was written/i);
+    expect(r.err).not.toMatch(/\n\s+at /);
+    expect(await fs.readdir(root)).toEqual([]);
+  });
+});
+
+describe('secrets in what agents log and print', () => {
+  const key = 'sk-logged-by-mistake-424242';
+
+  it('ctx.log data is scrubbed, nested values and keys included', async () => {
+    const agent = defineAgent({
+      ...base,
+      async run(ctx) {
+        await ctx.step('a', () => {
+          ctx.log('calling the service', { auth: `Bearer ${key}`, nested: { list: [key, 'plain'] }, [key]: 1, count: 3 });
+        });
+      },
+    });
+    expect((await startTask({ ...env, env: { OPENAI_API_KEY: key } }, agent, { taskId: 'lg' })).status).toBe('done');
+    const events = await env.store.readEvents('lg');
+    const log = events.find((e) => e.type === 'log')!;
+    expect(log.data).toEqual({ message: 'calling the service', auth: 'Bearer [redacted]', nested: { list: ['[redacted]', 'plain'] }, '[redacted]': 1, count: 3 });
+    expect(JSON.stringify(events)).not.toContain(key);
+  });
+
+  it('worker output relayed by the runner is scrubbed', { timeout: 60_000 }, async () => {
+    const printer = `
+import { defineAgent, z } from '${runtimeIndex}';
+export default defineAgent({
+  name: 'printer', description: '', options: z.object({}), goal: () => 'print', plan: () => [{ id: 'p', name: 'p' }],
+  async run(ctx) {
+    await ctx.step('p', () => { console.log('my key is ' + process.env.OPENAI_API_KEY); console.error('auth: Bearer ' + process.env.OPENAI_API_KEY); return 1; });
+  },
+});
+`;
+    const project = await writeAgentProject(tmp, 'printer.mjs', printer);
+    const runner = new Runner({ root: project.root, env: { ...process.env, OPENAI_API_KEY: key } });
+    const lines: string[] = [];
+    runner.onEvent((e) => {
+      if (e.type === 'line') lines.push(e.line);
+    });
+    expect((await runner.startRun({ agent: project.moduleFile, cwd: project.project, taskId: 'pr' })).status).toBe('done');
+    expect(lines).toContain('my key is [redacted]');
+    expect(lines).toContain('auth: Bearer [redacted]');
+    expect(lines.join('\n')).not.toContain(key);
+  });
+});

@@ -1,0 +1,126 @@
+// @vitest-environment jsdom
+/**
+ * The New-task dialog lists every agent the directory offers, including the
+ * ones that cannot be started (a registered module that does not load, a bad
+ * waystation.config.json) with their reason; and the store reloads that list
+ * when the host announces the same folder again because its configuration changed.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { act } from 'react';
+import { cleanup, render, screen, within } from '@testing-library/react';
+import type { AgentInfo, WaystationApi } from '../../shared/api/contract.js';
+import { StartTaskDialog } from '../../renderer/src/components/start-task-dialog.js';
+import { createAppStore, StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';
+import { FakeApi } from './fake-api.js';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const builtin: AgentInfo = { name: 'md-summarizer', description: 'Summarizes markdown', options_schema: { type: 'object', properties: {} }, origin: 'builtin' };
+const broken: AgentInfo = {
+  name: 'my-agent',
+  description: '',
+  options_schema: {},
+  origin: 'registered',
+  problem: './agents/my-agent.ts threw while loading: SyntaxError: Unexpected token',
+};
+const fine: AgentInfo = { name: 'word-counter', description: 'Counts words', options_schema: { type: 'object', properties: {} }, origin: 'registered' };
+
+/** The fake host, answering listAgents with whatever `agents` holds at the time of the call. */
+function hostWith(fake: FakeApi, agents: { current: AgentInfo[] }): WaystationApi {
+  return {
+    ...fake.api,
+    listAgents: async (i) => {
+      fake.calls.push({ method: 'listAgents', input: i });
+      return agents.current;
+    },
+  };
+}
+
+let stores: AppStore[] = [];
+function setup(api: WaystationApi): AppStore {
+  const store = createAppStore(api);
+  stores.push(store);
+  return store;
+}
+afterEach(() => {
+  cleanup();
+  for (const s of stores) s.getState().dispose();
+  stores = [];
+});
+
+async function openDialog(agents: AgentInfo[]): Promise<AppStore> {
+  const store = setup(hostWith(new FakeApi(), { current: agents }));
+  await act(() => store.getState().init());
+  render(
+    <StoreContext.Provider value={store}>
+      <StartTaskDialog />
+    </StoreContext.Provider>,
+  );
+  act(() => store.getState().setStartDialogOpen(true));
+  // jsdom has no modal dialogs (showModal does nothing), so queries below look inside the closed <dialog> with `hidden`.
+  return store;
+}
+
+describe('the New-task dialog', () => {
+  it('shows a registered agent that does not load, with its reason, and does not let it be chosen', async () => {
+    await openDialog([builtin, broken, fine]);
+    const select = screen.getByRole('combobox', { name: /^Agent/, hidden: true }) as HTMLSelectElement;
+    const options = within(select).getAllByRole('option', { hidden: true }) as HTMLOptionElement[];
+    expect(options.map((o) => [o.textContent, o.disabled])).toEqual([
+      ['md-summarizer', false],
+      ['word-counter', false],
+      ['my-agent (cannot be started)', true],
+    ]);
+    expect(options[2].title).toBe(broken.problem);
+    const reasons = screen.getByRole('list', { name: 'Agents that cannot be started', hidden: true });
+    expect(reasons.textContent).toContain(`my-agent: ${broken.problem}`);
+    // What is selected, and what Start would start, is a startable agent.
+    expect(select.value).toBe('md-summarizer');
+    expect((screen.getByRole('button', { name: 'Start task', hidden: true }) as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('says why nothing can be started when the configuration itself is bad', async () => {
+    const badConfig: AgentInfo = {
+      name: 'waystation.config.json',
+      description: 'the agents registered for this directory',
+      options_schema: {},
+      origin: 'registered',
+      problem: '/tmp/fake/waystation.config.json is not valid JSON (Unexpected end of JSON input); no registered agent is available',
+    };
+    await openDialog([badConfig]);
+    expect(screen.getByText('No agent can be started: fix the problems below.')).toBeTruthy();
+    expect(screen.getByRole('list', { name: 'Agents that cannot be started', hidden: true }).textContent).toContain('is not valid JSON');
+    expect((screen.getByRole('button', { name: 'Start task', hidden: true }) as HTMLButtonElement).disabled).toBe(true);
+  });
+});
+
+describe('the store and the agent list', () => {
+  it('reloads the agents when the host announces the same folder again (its waystation.config.json changed)', async () => {
+    const fake = new FakeApi();
+    const agents = { current: [builtin] };
+    const store = setup(hostWith(fake, agents));
+    await store.getState().init();
+    store.getState().selectTask('kept');
+    expect(store.getState().agents.map((a) => a.name)).toEqual(['md-summarizer']);
+
+    agents.current = [builtin, fine];
+    fake.emit({ type: 'directory-changed', root: '/tmp/fake' });
+    await vi.waitFor(() => expect(store.getState().agents.map((a) => a.name)).toEqual(['md-summarizer', 'word-counter']));
+    // The same folder: the open task stays open.
+    expect(store.getState().selectedTaskId).toBe('kept');
+  });
+
+  it('reloads the agents and closes the open task when another folder is opened', async () => {
+    const fake = new FakeApi();
+    const agents = { current: [builtin, fine] };
+    const store = setup(hostWith(fake, agents));
+    await store.getState().init();
+    store.getState().selectTask('kept');
+
+    agents.current = [builtin];
+    fake.directory = { ...fake.directory, root: '/tmp/other' };
+    fake.emit({ type: 'directory-changed', root: '/tmp/other' });
+    await vi.waitFor(() => expect(store.getState().agents.map((a) => a.name)).toEqual(['md-summarizer']));
+    expect(store.getState().selectedTaskId).toBeNull();
+  });
+});
