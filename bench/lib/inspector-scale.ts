@@ -3,7 +3,8 @@
  * host in its own process, measured the way a user meets it, each figure
  * beside a baseline measured in the same run.
  *
- * - listing: `GET /api/tasks` over HTTP, first and warm, against the raw cost
+ * - listing: the app's `listTasks` call over HTTP, first and warm, and the
+ *   scripts' `GET /api/tasks` (the same rows with each task's plan), against the raw cost
  *   of reading and parsing every `checkpoint.json` (the floor any listing
  *   pays) and a naive reader that parses every version of every task; the
  *   first is timed from the moment the host starts, not from when it serves;
@@ -66,7 +67,7 @@ export interface InspectorScaleResult {
     naiveAllVersionsMs: number;
     /** Host process spawned until it serves (the directory open; the watcher still walks the tree). */
     hostOpenMs: number;
-    /** The first GET /api/tasks, sent as soon as the host serves: the cold build included. */
+    /** The first listTasks call (the app's list), sent as soon as the host serves: the cold build included. */
     apiFirstMs: number;
     /** The host starting (its startWebServer call) until that first answer is in: the figure the target is about. */
     hostStartToListMs: number;
@@ -74,6 +75,9 @@ export interface InspectorScaleResult {
     spawnToListMs: number;
     apiWarm: SampleSummary;
     responseBytes: number;
+    /** GET /api/tasks, warm: what `waystation ls --json` prints, each task's plan included. */
+    restWarm: SampleSummary;
+    restBytes: number;
     problemsListed: number;
   };
   /** Chromium on the host measured above, whose task list was already built by the API calls. */
@@ -367,13 +371,14 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
     const ready = await host.next<{ url: string; openMs: number; hostStartAt: number }>('ready');
     const hostOpenMs = performance.now() - spawnedAt;
     const client = new HostClient(ready.url);
-    const first = await timeAsync(() => client.get<TaskSummary[]>('/api/tasks'));
+    const first = await timeAsync(() => client.rpc<TaskSummary[]>('listTasks'));
     const listedAt = performance.timeOrigin + performance.now();
     const hostStartToListMs = listedAt - ready.hostStartAt;
     const spawnToListMs = listedAt - (performance.timeOrigin + spawnedAt);
-    log(`  host serving after ${hostOpenMs.toFixed(0)} ms (open ${ready.openMs.toFixed(0)} ms); first GET /api/tasks ${first.ms.toFixed(0)} ms, ${hostStartToListMs.toFixed(0)} ms from host start`);
-    if (first.result.length !== opts.tasks) throw new Error(`GET /api/tasks listed ${first.result.length} tasks, expected ${opts.tasks}`);
-    const warm = await timeRepeated(opts.runs, () => client.get<TaskSummary[]>('/api/tasks'));
+    log(`  host serving after ${hostOpenMs.toFixed(0)} ms (open ${ready.openMs.toFixed(0)} ms); first listTasks ${first.ms.toFixed(0)} ms, ${hostStartToListMs.toFixed(0)} ms from host start`);
+    if (first.result.length !== opts.tasks) throw new Error(`listTasks listed ${first.result.length} tasks, expected ${opts.tasks}`);
+    const warm = await timeRepeated(opts.runs, () => client.rpc<TaskSummary[]>('listTasks'));
+    const rest = await timeRepeated(opts.runs, () => client.get<TaskSummary[]>('/api/tasks'));
     const listing: InspectorScaleResult['listing'] = {
       tasks: first.result.length,
       rawHotReadMs,
@@ -384,6 +389,8 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
       spawnToListMs,
       apiWarm: summarize(warm.ms),
       responseBytes: JSON.stringify(first.result).length,
+      restWarm: summarize(rest.ms),
+      restBytes: JSON.stringify(rest.result).length,
       problemsListed: first.result.filter((t) => t.problems.length > 0).length,
     };
 

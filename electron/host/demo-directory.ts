@@ -10,6 +10,7 @@
  * and then, from where it stopped, to done. Beside them sit one file in each
  * source article's format, which Waystation reads read-only.
  */
+import { statSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { builtInAgent } from '../agents/registry.js';
@@ -31,21 +32,23 @@ const COMPLETE_MARKER = '.waystation-demo';
 export const DEMO_MODEL_LATENCY_MS = 2000;
 
 /** Whether `root` is a complete generated demo directory. */
-export async function isDemoDirectory(root: string): Promise<boolean> {
-  return fs.stat(path.join(root, COMPLETE_MARKER)).then(
-    (s) => s.isFile(),
-    () => false,
-  );
+export function isDemoDirectory(root: string): boolean {
+  try {
+    return statSync(path.join(root, COMPLETE_MARKER)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**
  * The environment for task processes run in `root`: as given, except that in
  * a demo directory the offline model answers at the demo's pace unless
- * WAYSTATION_OFFLINE_LATENCY_MS already says otherwise.
+ * WAYSTATION_OFFLINE_LATENCY_MS already says otherwise. Decided per
+ * directory, so the app and `serve` alike show the demo's running task running.
  */
-export async function demoRunEnv(root: string, env: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
+export function demoRunEnv(root: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (env.WAYSTATION_OFFLINE_LATENCY_MS !== undefined && env.WAYSTATION_OFFLINE_LATENCY_MS !== '') return env;
-  return (await isDemoDirectory(root)) ? { ...env, WAYSTATION_OFFLINE_LATENCY_MS: String(DEMO_MODEL_LATENCY_MS) } : env;
+  return isDemoDirectory(root) ? { ...env, WAYSTATION_OFFLINE_LATENCY_MS: String(DEMO_MODEL_LATENCY_MS) } : env;
 }
 
 export interface DemoResult {

@@ -10,6 +10,7 @@ import { listAvailableAgents } from '../runtime/agent-catalog.js';
 import { Runner, type RunOutcome, type RunnerOptions } from '../runtime/runner.js';
 import { generateTaskId } from '../runtime/task-operations.js';
 import type { HostRunner, RunnerEvent } from './host-service.js';
+import { demoRunEnv } from './demo-directory.js';
 
 export interface HostRunnerOptions {
   /** Environment for the worker processes; this process's by default. */
@@ -45,7 +46,8 @@ export function createHostRunner(options: HostRunnerOptions = {}): HostRunner {
   const runnerFor = (root: string): Runner => {
     let runner = runners.get(root);
     if (!runner) {
-      runner = new Runner({ root, env: options.env, actor: options.actor, workerLaunch: options.workerLaunch });
+      // A demo directory's offline model answers at the demo's pace, so its running task is seen running.
+      runner = new Runner({ root, env: demoRunEnv(root, options.env ?? process.env), actor: options.actor, workerLaunch: options.workerLaunch });
       runner.onEvent((e) => {
         if (e.type === 'spawned') emit({ taskId: e.taskId, state: 'started', detail: `${e.job} in process ${e.pid}` });
         else if (e.type === 'line') emit({ taskId: e.taskId, state: 'output', detail: e.line });

@@ -5,7 +5,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { demoRunEnv } from './demo-directory.js';
 import { createHostRunner } from './host-runner.js';
 import { HostService } from './host-service.js';
 import { startHttpHost, type HttpHost } from './http-host.js';
@@ -42,8 +41,7 @@ export interface WebServer {
 /** Serve `root` in browser mode on 127.0.0.1. */
 export async function startWebServer(root: string, options: WebServerOptions = {}): Promise<WebServer> {
   const rendererDir = options.rendererDir ?? defaultRendererDir();
-  const env = await demoRunEnv(root, options.env ?? process.env);
-  const service = new HostService({ host: 'web', runner: options.readOnly ? null : createHostRunner({ env }) });
+  const service = new HostService({ host: 'web', runner: options.readOnly ? null : createHostRunner({ env: options.env }) });
   await service.open(root);
   let http: HttpHost;
   try {

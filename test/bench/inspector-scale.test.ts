@@ -59,6 +59,8 @@ describe('the inspector-at-scale benchmark at 50 tasks', () => {
   it('lists every task over the API, reports every event and diffs what changed', () => {
     expect(result.listing.tasks).toBe(50);
     expect(result.listing.problemsListed).toBe(0);
+    // The scripts' listing carries each task's plan beside the row the app lists.
+    expect(result.listing.restBytes).toBeGreaterThan(result.listing.responseBytes);
     expect(result.events.missed).toBe(0);
     expect(result.events.host.count).toBe(3);
     // Three steps finished between the two versions; the HTTP answer was checked against the in-process diff.
@@ -70,7 +72,8 @@ describe('the inspector-at-scale benchmark at 50 tasks', () => {
 
   it('quotes the measured figures in its report', () => {
     const report = formatInspectorScale(result);
-    expect(report).toContain('GET /api/tasks, first after open (50 tasks');
+    expect(report).toContain('listTasks, first after open (50 tasks');
+    expect(report).toContain('GET /api/tasks (as `ls --json`, plans included');
     expect(report).toContain(`${result.diff.entries} entries`);
     expect(report).toContain('(3 writes)');
     expect(report).not.toContain('first task rows');

@@ -55,9 +55,9 @@ describe('waystation demo', () => {
   it('slows the offline model in a demo directory only, and only when no latency is set', async () => {
     const dir = path.join(tmp, 'demo-pace');
     await cli(['demo', dir]);
-    expect((await demoRunEnv(dir, { PATH: '/bin' })).WAYSTATION_OFFLINE_LATENCY_MS).toBe(String(DEMO_MODEL_LATENCY_MS));
-    expect((await demoRunEnv(dir, { WAYSTATION_OFFLINE_LATENCY_MS: '0' })).WAYSTATION_OFFLINE_LATENCY_MS).toBe('0');
-    expect((await demoRunEnv(tmp, { PATH: '/bin' })).WAYSTATION_OFFLINE_LATENCY_MS).toBeUndefined();
+    expect((demoRunEnv(dir, { PATH: '/bin' })).WAYSTATION_OFFLINE_LATENCY_MS).toBe(String(DEMO_MODEL_LATENCY_MS));
+    expect((demoRunEnv(dir, { WAYSTATION_OFFLINE_LATENCY_MS: '0' })).WAYSTATION_OFFLINE_LATENCY_MS).toBe('0');
+    expect((demoRunEnv(tmp, { PATH: '/bin' })).WAYSTATION_OFFLINE_LATENCY_MS).toBeUndefined();
   });
 
   it('leaves an existing folder that is not a demo untouched', async () => {
