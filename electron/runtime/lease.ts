@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { commitCreate, commitReplace, syncDir, writeTemp } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
 
-/** Matches the readers' time-to-live (electron/verify/lease-state.ts), so a writer and the UI agree on staleness. */
+/** The time-to-live of a heartbeat when `WAYSTATION_LEASE_TTL_MS` does not set one; writers and readers (electron/verify/lease-state.ts) both use `leaseTtlMs`, so they agree on staleness. */
 export const DEFAULT_LEASE_TTL_MS = 30_000;
 
 /** The environment variable that overrides the lease time-to-live, in milliseconds. */

@@ -324,7 +324,7 @@ export class TaskEngine {
       return this.failStep(id, started, failuresBefore, this.redact(messageOf(err)), kind);
     }
 
-    const result = value === undefined ? null : value;
+    const result = scrubbedResult(value === undefined ? null : value, this.env);
     const recovery = this.stepRecovery ?? (previousError
       ? { what: previousError.message, fix: `reran the step on resume (attempt ${step.attempts})`, verification: `step ${id} completed` }
       : null);
@@ -627,13 +627,19 @@ export class TaskEngine {
     }
     const started = Date.now();
     const value = await action();
-    const json = JSON.stringify(value === undefined ? null : value);
+    let json: string;
+    try {
+      // Saved as JSON with secrets scrubbed; the first run returns what a rerun will, so a step never acts differently after a crash.
+      json = JSON.stringify(value === undefined ? null : value, (_k, v: unknown) => (typeof v === 'string' ? redactSecrets(v, this.env) : v));
+    } catch (err) {
+      throw new Error(`ctx.remember("${key}"): the action's result cannot be saved as JSON (${messageOf(err)}); return plain data`, { cause: err });
+    }
     await this.save(() => undefined, {
       appendHistory: [{ role: 'tool', content: json, step_id: stepId, call_key: callKey, remember_key: key, elapsed_ms: Date.now() - started }],
     });
     this.rememberedResults.set(callKey, json);
     await this.event({ type: 'log', step_id: stepId ?? undefined, data: { message: `${key}: result saved`, remembered: key, elapsed_ms: Date.now() - started } });
-    return value;
+    return JSON.parse(json) as T;
   }
 
   // ---- phases, humans, recoveries -------------------------------------------------------------
@@ -738,4 +744,17 @@ function upsertArtifact(d: Checkpoint, a: Artifact): void {
 export async function writeFileAtomic(file: string, content: string | Uint8Array): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   await writeFileDurably(nodeFs, file, content);
+}
+
+/**
+ * A step's result with the secrets of `env` scrubbed from its strings, so a
+ * key an agent returned never reaches a checkpoint. A value JSON cannot hold
+ * (a cycle, a BigInt) is passed on as it is, for the store to refuse with its reason.
+ */
+function scrubbedResult(value: unknown, env: NodeJS.ProcessEnv): unknown {
+  try {
+    return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'string' ? redactSecrets(v, env) : v))) as unknown;
+  } catch {
+    return value;
+  }
 }

@@ -240,9 +240,16 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
   if (!Array.isArray(steps)) throw new OperationError('invalid', `agent ${agent.name}: plan() returned ${typeof steps}, not a list of steps. Nothing was written.`);
   const goal = await fromAgent(env, agent, 'goal', () => agent.goal(options));
   const ids = new Set<string>();
-  for (const s of steps) {
-    if (ids.has(s.id)) throw new OperationError('invalid', `agent ${agent.name} planned step id "${s.id}" twice; step ids must be unique`);
-    ids.add(s.id);
+  for (const [i, s] of (steps as unknown[]).entries()) {
+    const step = s as { id?: unknown; name?: unknown; output_schema?: unknown } | null;
+    if (!step || typeof step !== 'object' || typeof step.id !== 'string' || typeof step.name !== 'string') {
+      throw new OperationError('invalid', `agent ${agent.name}: plan() entry ${i} is ${JSON.stringify(s) ?? String(s)}, not a step with an id and a name. Nothing was written.`);
+    }
+    if (step.output_schema != null && typeof (step.output_schema as { safeParse?: unknown }).safeParse !== 'function') {
+      throw new OperationError('invalid', `agent ${agent.name}: step "${step.id}" has an output_schema that is not a zod schema. Nothing was written.`);
+    }
+    if (ids.has(step.id)) throw new OperationError('invalid', `agent ${agent.name} planned step id "${step.id}" twice; step ids must be unique`);
+    ids.add(step.id);
   }
   const now = new Date().toISOString();
   const mode = req.mode ?? 'manual';

@@ -6,9 +6,10 @@
  * crashed with the checkpoint still saying `running`.
  */
 import type { LeaseInfo } from '../../shared/api/contract.js';
-import { DEFAULT_LEASE_TTL_MS, leaseIsLive, readLease, type LeaseEntry } from '../runtime/lease.js';
+import { leaseIsLive, leaseTtlMs, readLease, type LeaseEntry } from '../runtime/lease.js';
 
 export interface LeaseReadOptions {
+  /** Default: the runtime's (`WAYSTATION_LEASE_TTL_MS`, else 30 s), so readers and writers agree. */
   ttlMs?: number;
   now?: number;
 }
@@ -17,8 +18,9 @@ export interface LeaseReadOptions {
  * Read the current lease state of a task folder.
  *
  * Held means what it means to the runtime (`leaseIsLive`): the highest
- * `lease/<n>.json` is not released, its heartbeat is within the time-to-live
- * and, when taken on this host, its pid is alive. Anything unreadable counts
+ * `lease/<n>.json` is not released and its holder is alive: on this host, its
+ * process (the pid, started when the entry says); elsewhere, a heartbeat within
+ * the time-to-live. Anything unreadable counts
  * as not held: a reader must not claim a task is running on evidence it
  * cannot read.
  */
@@ -35,5 +37,5 @@ export async function readLeaseState(taskDir: string, opts: LeaseReadOptions = {
     ...(typeof entry.pid === 'number' ? { pid: entry.pid } : {}),
     ...(typeof entry.acquired_at === 'string' ? { since: entry.acquired_at } : {}),
   };
-  return { held: leaseIsLive(entry, opts.ttlMs ?? DEFAULT_LEASE_TTL_MS, opts.now ?? Date.now()), ...info };
+  return { held: leaseIsLive(entry, opts.ttlMs ?? leaseTtlMs(), opts.now ?? Date.now()), ...info };
 }

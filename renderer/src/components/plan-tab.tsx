@@ -11,7 +11,8 @@ const StepEditor = lazy(() => import('./step-editor.js').then((m) => ({ default:
 import { between, formatCount, formatDuration } from './format.js';
 
 export function PlanTab({ checkpoint, readOnly }: { checkpoint: Checkpoint; readOnly: boolean }) {
-  const [editing, setEditing] = useState<string | null>(null);
+  // The version the editor was opened on: the value is chosen looking at it, and the edit is refused if the task moves on.
+  const [editing, setEditing] = useState<{ stepId: string; version: number } | null>(null);
   if (checkpoint.plan.length === 0) {
     return <p className="empty-inline">This task has no plan yet: the agent writes it on its first save.</p>;
   }
@@ -25,8 +26,8 @@ export function PlanTab({ checkpoint, readOnly }: { checkpoint: Checkpoint; read
           current={i === checkpoint.current_step && checkpoint.status !== 'done'}
           version={checkpoint.version}
           editable={!readOnly && step.status === 'failed'}
-          editing={editing === step.id}
-          setEditing={(on) => setEditing(on ? step.id : null)}
+          editingVersion={editing?.stepId === step.id ? editing.version : null}
+          setEditing={(on) => setEditing(on ? { stepId: step.id, version: checkpoint.version } : null)}
           taskId={checkpoint.task_id}
         />
       ))}
@@ -40,15 +41,21 @@ interface RowProps {
   current: boolean;
   version: number;
   editable: boolean;
-  editing: boolean;
+  /** The version the step's editor was opened on; null when it is not being edited. */
+  editingVersion: number | null;
   setEditing(on: boolean): void;
   taskId: string;
 }
 
-function StepRow({ step, index, current, version, editable, editing, setEditing, taskId }: RowProps) {
+function StepRow({ step, index, current, version, editable, editingVersion, setEditing, taskId }: RowProps) {
   const [open, setOpen] = useState(false);
+  const editing = editingVersion !== null;
   const key = `${version}:${step.id}`;
-  const { result, busy } = useAppStore(useShallow((s) => ({ result: s.stepResults[key], busy: Boolean(s.busy[`edit:${taskId}`]) })));
+  // While editing, the value shown is the one of the version the editor was opened on, whatever arrives since.
+  const editKey = `${editingVersion ?? version}:${step.id}`;
+  const { result, editResult, busy } = useAppStore(
+    useShallow((s) => ({ result: s.stepResults[key], editResult: s.stepResults[editKey], busy: Boolean(s.busy[`edit:${taskId}`]) })),
+  );
   const loadStepResult = useAppStore((s) => s.loadStepResult);
   const editStep = useAppStore((s) => s.editStep);
   const hasResult = step.result_ref != null || step.result !== undefined;
@@ -121,8 +128,8 @@ function StepRow({ step, index, current, version, editable, editing, setEditing,
             )}
           </div>
         )}
-        {editing &&
-          (result?.state === 'ready' || result?.state === 'error' || !hasResult ? (
+        {editingVersion !== null &&
+          (editResult?.state === 'ready' || editResult?.state === 'error' || !hasResult ? (
             <Suspense
               fallback={
                 <p role="status" className="muted">
@@ -132,11 +139,11 @@ function StepRow({ step, index, current, version, editable, editing, setEditing,
             >
               <StepEditor
                 step={step}
-                initial={result?.found ? result.value : undefined}
+                initial={editResult?.found ? editResult.value : undefined}
                 busy={busy}
                 onCancel={() => setEditing(false)}
                 onSave={async (value) => {
-                  const outcome = await editStep(taskId, step.id, value, version);
+                  const outcome = await editStep(taskId, step.id, value, editingVersion);
                   if (outcome.ok) setEditing(false);
                   return outcome;
                 }}

@@ -47,6 +47,12 @@ describe('an agent that cannot describe its task', () => {
     ['goal', { goal: () => { throw new Error('no goal today'); } }, /agent fragile .*its goal\(\) threw: no goal today/],
     ['resolveOptions', { resolveOptions: async () => { throw new Error('cannot resolve'); } }, /agent fragile .*its resolveOptions\(\) threw: cannot resolve/],
     ['options', { options: { parse: () => ({}) } as unknown as z.ZodType }, /agent fragile has no options schema: `options` must be a zod schema.*Nothing was written/],
+    ['plan has an entry that is not a step', { plan: () => [null] as never }, /agent fragile: plan\(\) entry 0 is null, not a step with an id and a name\. Nothing was written\./],
+    [
+      'plan has a step whose output schema is not zod',
+      { plan: () => [{ id: 'a', name: 'a', output_schema: { type: 'string' } }] as never },
+      /agent fragile: step "a" has an output_schema that is not a zod schema\. Nothing was written\./,
+    ],
   ];
   for (const [what, override, message] of cases) {
     it(`is refused as bad input when ${what} fails, with nothing written`, async () => {

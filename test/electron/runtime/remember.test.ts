@@ -7,7 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { z } from 'zod';
+import { defineAgent } from '../../../electron/runtime/define-agent.js';
 import { Runner } from '../../../electron/runtime/runner.js';
+import { startTask } from '../../../electron/runtime/task-operations.js';
+import { OfflineProvider } from '../../../electron/llm/offline-provider.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { useOfflineWorkers } from '../../support/offline-workers.js';
 import { RUNTIME_INDEX_URL as runtimeIndex, writeAgentProject } from './agent-project.js';
@@ -91,5 +95,36 @@ describe('ctx.remember', () => {
     const store = openStore(root);
     const cp = (await store.getTask('f'))!.checkpoint!;
     expect(await store.readBlob('f', cp.plan[1].result_ref!)).toBe('shipped app.bin from run 2');
+  });
+});
+
+describe('what is saved, in process', () => {
+  it('returns on the first run what a rerun would, and keeps secrets out of remembered and step results', async () => {
+    const key = 'sk-remember-never-saved-4242';
+    const seen: unknown[] = [];
+    const agent = defineAgent({
+      name: 'rememberer',
+      description: '',
+      options: z.object({}),
+      goal: () => 'remember a value',
+      plan: () => [{ id: 'fetch', name: 'fetch' }],
+      async run(ctx) {
+        await ctx.step('fetch', async () => {
+          const got = await ctx.remember('lookup', () => ({ at: new Date('2026-01-02T03:04:05Z'), note: `token ${key}`, gone: undefined }));
+          seen.push(got);
+          return { echoed: `the key was ${key}` };
+        });
+      },
+    });
+    const root = path.join(tmp, 'checkpoints');
+    const store = openStore(root);
+    await startTask({ store, root, llm: new OfflineProvider(0), actor: 'tester', env: { OPENAI_API_KEY: key } }, agent, { taskId: 'r' });
+
+    // The JSON form, as a rerun reads it back: the Date as its string, the undefined field gone, the key scrubbed.
+    expect(seen).toEqual([{ at: '2026-01-02T03:04:05.000Z', note: 'token [redacted]' }]);
+    const files = await fs.readdir(path.join(root, 'r', 'versions'));
+    const written = (await Promise.all(files.map((f) => fs.readFile(path.join(root, 'r', 'versions', f), 'utf8')))).join('\n');
+    expect(written).toContain('the key was [redacted]');
+    expect(written).not.toContain(key);
   });
 });
