@@ -6,6 +6,7 @@
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { READ_FLAGS } from '../store/store-fs.js';
 import type { DirectoryChange } from './directory-watcher.js';
 
 /** The task folder's event log, whose lines the host publishes as task events. */
@@ -101,14 +102,17 @@ export function lastEventIdWithin(file: string, size: number): number | undefine
   if (size <= 0) return undefined;
   let fd: number;
   try {
-    fd = openSync(file, 'r');
+    // Non-blocking, as every store read: a named pipe put in the log's place must not stop the host.
+    fd = openSync(file, READ_FLAGS);
   } catch {
     return undefined;
   }
   let tail: Buffer;
   try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return undefined;
     // A log now shorter than it was was replaced, not appended to: what it held then is gone.
-    const end = Math.min(size, fstatSync(fd).size);
+    const end = Math.min(size, stat.size);
     const length = Math.min(end, TAIL);
     tail = Buffer.allocUnsafe(length);
     tail = tail.subarray(0, readSync(fd, tail, 0, length, end - length));

@@ -9,16 +9,18 @@
  * Module paths are relative to ROOT. Registered modules are loaded in worker
  * processes (agent-describer.ts), never in the caller's process.
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { builtInAgents } from '../agents/registry.js';
 import type { AnyAgent } from './define-agent.js';
 import { describeAgentModule, type DescribeOptions } from './agent-describer.js';
 import type { DescribedAgent } from './worker-protocol.js';
+import { nodeFs } from '../store/store-fs.js';
 
 /** The configuration file's name, in the checkpoint directory root. */
 export const AGENTS_CONFIG_FILE = 'waystation.config.json';
+/** A configuration file is a short list of agents; anything far larger is not one. */
+const CONFIG_MAX_BYTES = 1024 * 1024;
 
 export const AgentConfigEntry = z.strictObject({
   /** The agent module, relative to the directory root (or absolute). */
@@ -51,7 +53,13 @@ export async function readAgentsConfig(root: string): Promise<AgentsConfigRead> 
   const file = path.join(root, AGENTS_CONFIG_FILE);
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    // Through the store's reader: a named pipe or a device in the file's place is refused, not waited on.
+    const read = await nodeFs.readWholeFile(file, { maxBytes: CONFIG_MAX_BYTES, followLinks: true });
+    if (!read.ok) {
+      const why = read.reason === 'too-large' ? `it is ${read.size} bytes, over ${CONFIG_MAX_BYTES}` : 'it is not a regular file';
+      return { file, present: true, entries: [], problem: `${file} cannot be read (${why}); no registered agent is available` };
+    }
+    text = read.bytes.toString('utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { file, present: false, entries: [], problem: null };

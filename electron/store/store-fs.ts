@@ -237,7 +237,7 @@ class SyncFileHandle implements StoreFileHandle {
  * pipe return at once instead of waiting for a writer, so the fstat after it
  * can refuse the pipe; on a regular file the flag changes nothing.
  */
-const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+export const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 
 /** The error a handle's readFile throws for a pipe, socket or device: EFTYPE, with the path and what was left alone. */
 export function notRegularFile(path: string): NodeJS.ErrnoException {
