@@ -299,7 +299,14 @@ export class HostService implements WaystationService {
       (changes) => {
         dir.queue = dir.queue.then(() => this.applyChanges(dir, changes)).catch(() => {});
       },
-      this.options.watch,
+      {
+        ...this.options.watch,
+        // A watcher that stops (its thread died, the OS limit on watches) leaves the view silently stale; say so.
+        onError: (err) => {
+          if (this.current !== dir) return;
+          this.hub.publish({ type: 'runner', taskId: '', state: 'output', detail: `watching ${dir.root}: ${err.message}` });
+        },
+      },
     );
     dir.watcher = watcher;
     void watcher.ready.then(() => {

@@ -172,6 +172,17 @@ describe('the renderer store', () => {
     expect(fake.calls.find((c) => c.method === 'rejectResume')?.input).toEqual({ taskId: 'a', reason: 'wrong plan' });
   });
 
+  it('shows a message about the directory itself, which no task feed would show, as an error notice', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a'));
+    const store = setup(fake);
+    await store.getState().init();
+    const listed = fake.count('listTasks');
+    fake.emit({ type: 'runner', taskId: '', state: 'output', detail: 'watching /tmp/x: the directory watcher stopped' });
+    expect(store.getState().notices.at(-1)).toMatchObject({ kind: 'error', text: 'watching /tmp/x: the directory watcher stopped' });
+    expect(store.getState().activity['']).toBeUndefined();
+    expect(fake.count('listTasks')).toBe(listed);
+  });
+
   it('diffs older to newer whichever order the versions are picked in', async () => {
     const fake = new FakeApi().add(makeCheckpoint('a')).add(makeCheckpoint('a', { version: 2, status: 'done' }));
     const store = setup(fake);

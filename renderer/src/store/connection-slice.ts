@@ -103,6 +103,11 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
             schedule(true, true);
             break;
           case 'runner':
+            // A message about the directory rather than a task (its watcher failed, recovery stopped): no task's feed would show it.
+            if (event.taskId === '') {
+              get().notify('error', event.detail ?? `runner ${event.state}`);
+              break;
+            }
             appendActivity(event.taskId, {
               id: event.id,
               at,
