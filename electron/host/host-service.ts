@@ -693,7 +693,8 @@ export class HostService implements WaystationService {
       });
       registered = await dir.registered;
     }
-    return [...builtIn, ...registered.filter((r) => !builtInAgents.has(r.name))];
+    // A working registration under a built-in's name is shadowed by the built-in; a broken one is shown, so its reason is seen.
+    return [...builtIn, ...registered.filter((r) => !builtInAgents.has(r.name) || r.problem)];
   }
 
   // ---- acting -------------------------------------------------------------------------------

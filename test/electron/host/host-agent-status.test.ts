@@ -136,12 +136,20 @@ describe("the host's agent list", () => {
     // Opening announced the directory once already; what counts is an announcement after the rewrite.
     const announced = (after: number) => events.slice(after).some((e) => e.type === 'directory-changed' && e.root === root);
     let seen = events.length;
-    await fs.writeFile(config, JSON.stringify({ agents: [{ module: '../agents/gated.ts' }, { module: '../agents/other.ts', name: 'other' }] }));
+    await fs.writeFile(
+      config,
+      JSON.stringify({ agents: [{ module: '../agents/gated.ts' }, { module: '../agents/other.ts', name: 'other' }, { module: '../agents/gone.ts', name: 'md-summarizer' }] }),
+    );
     await expect.poll(() => announced(seen), { timeout: 15_000 }).toBe(true);
-    expect(await registered()).toEqual([
+    const listed = await registered();
+    expect(listed.slice(0, 2)).toEqual([
       ['gated', null],
       ['other', null],
     ]);
+    // Broken, and named like a built-in: shown with its reason rather than hidden behind the built-in.
+    expect(listed).toHaveLength(3);
+    expect(listed[2][0]).toBe('md-summarizer');
+    expect(listed[2][1]).toMatch(/gone\.ts|md-summarizer/);
 
     seen = events.length;
     await fs.writeFile(config, '{"agents": [');
