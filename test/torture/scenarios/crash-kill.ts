@@ -189,7 +189,9 @@ export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> 
 
     await forEachLimit(opts.runs, parallel, async (i) => {
       const plan = plans[i];
-      const taskId = `crash-${i}`;
+      // The results are compared with the task id replaced by <task>: an id a temp folder's name could
+      // contain ("crash-5" in ws-torture-crash-5ZpsSJ) would be replaced there too. mkdtemp's suffix has no dashes.
+      const taskId = `crash-run-${i}`;
       const where = `run ${i} (${plan.agent}, ${plan.mode}, seed ${opts.seed})`;
       try {
         let cmd = await runCommand(
