@@ -50,12 +50,15 @@ export function looksLikeAgent(v: unknown): v is AnyAgent {
 
 /** Why a value is not an agent (the first missing part), or null when it is one. */
 function notAnAgentBecause(v: unknown): string | null {
-  const a = v as Partial<Record<'name' | 'run' | 'plan' | 'options', unknown>> | null;
+  const a = v as Partial<Record<'name' | 'run' | 'plan' | 'goal' | 'options', unknown>> | null;
   if (!a || typeof a !== 'object') return 'it is not an object';
   if (typeof a.name !== 'string' || a.name.length === 0) return 'it has no name';
   if (typeof a.run !== 'function') return 'it has no run function';
   if (typeof a.plan !== 'function') return 'it has no plan function';
-  if (a.options !== undefined && typeof (a.options as { safeParse?: unknown } | null)?.safeParse !== 'function') {
+  if (typeof a.goal !== 'function') return 'it has no goal function';
+  // What starting a task needs (startTask refuses an agent without them), so an agent listed as startable is one.
+  if (a.options === undefined) return 'it has no options schema; declare one with z.object({...}) (empty when it takes none)';
+  if (typeof (a.options as { safeParse?: unknown } | null)?.safeParse !== 'function') {
     return 'its options is not a zod schema (it has no safeParse); declare it with z.object({...})';
   }
   return null;

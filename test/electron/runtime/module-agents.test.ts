@@ -319,10 +319,11 @@ describe('options that would record a secret', () => {
 });
 
 describe('what counts as an agent', () => {
-  it('requires options, when present, to be a zod schema', () => {
+  it('requires what starting a task needs: a goal, and options that are a zod schema', () => {
     const base = { name: 'x', description: '', goal: () => 'g', plan: () => [], run: async () => {} };
     expect(looksLikeAgent({ ...base, options: z.object({}) })).toBe(true);
-    expect(looksLikeAgent(base)).toBe(true);
+    expect(looksLikeAgent(base)).toBe(false);
+    expect(looksLikeAgent({ ...base, options: z.object({}), goal: undefined })).toBe(false);
     expect(looksLikeAgent({ ...base, options: { text: 'string' } })).toBe(false);
     expect(looksLikeAgent({ ...base, options: null })).toBe(false);
     expect(looksLikeAgent({ ...base, run: 'not a function' })).toBe(false);
