@@ -446,11 +446,6 @@ export class HostService implements WaystationService {
     return { dir, entry };
   }
 
-  /** The task an action names (see entry: never one behind a link out of the root). */
-  private async actionEntry(taskId: string): Promise<{ dir: OpenDirectory; entry: TaskEntry }> {
-    return this.entry(taskId);
-  }
-
   private async checkpointAt(dir: OpenDirectory, entry: TaskEntry, version: number | undefined): Promise<Checkpoint> {
     const latest = entry.checkpoint?.version ?? null;
     if (version === undefined || version === latest) {
@@ -559,8 +554,9 @@ export class HostService implements WaystationService {
       summaries.set(location, keep(entry, await summarizeEntry(dir.root, entry)));
       return;
     }
-    // A task appeared or went away (or its id now resolves elsewhere: a root file behind a removed folder). It can hide or uncover another task of its id (a root file behind a folder)
-    // or the legacy folder it was imported from; those ids alone are looked up again, not the whole directory.
+    // A task appeared or went away, or its id now resolves elsewhere. That can hide or uncover
+    // another task of its id (a root file behind a folder) or the legacy folder it was imported
+    // from: those ids alone are looked up again, not the whole directory.
     const gone = summaries.get(location)?.summary.task_id;
     summaries.delete(location);
     const ids = new Set<string>();
@@ -707,7 +703,7 @@ export class HostService implements WaystationService {
   async startTask(input: ApiParsedInput<'startTask'>): Promise<ActionResult> {
     const dir = this.dir();
     // A start that names an existing task resumes it, so it gets the same check as a resume.
-    if (input.taskId && (await dir.store.getTask(input.taskId))) await this.actionEntry(input.taskId);
+    if (input.taskId && (await dir.store.getTask(input.taskId))) await this.entry(input.taskId);
     if (input.taskId) {
       // A new task's folder must be a plain folder inside the root, never a link planted to lead out of it.
       await resolveInsideRoot(dir.root, input.taskId).catch((err: unknown) => {
@@ -718,30 +714,23 @@ export class HostService implements WaystationService {
   }
 
   async resumeTask(input: ApiParsedInput<'resumeTask'>): Promise<ActionResult> {
-    const { dir, entry } = await this.actionEntry(input.taskId);
+    const { dir, entry } = await this.entry(input.taskId);
     return this.runner().resume(dir.root, entry.task_id);
   }
 
   async approveResume(input: ApiParsedInput<'approveResume'>): Promise<ActionResult> {
-    const { dir, entry } = await this.actionEntry(input.taskId);
+    const { dir, entry } = await this.entry(input.taskId);
     return this.runner().approve(dir.root, entry.task_id, input.by);
   }
 
   async rejectResume(input: ApiParsedInput<'rejectResume'>): Promise<ActionResult> {
-    const { dir, entry } = await this.actionEntry(input.taskId);
+    const { dir, entry } = await this.entry(input.taskId);
     return this.runner().reject(dir.root, entry.task_id, input.reason, input.by);
   }
 
   async editStepResult(input: ApiParsedInput<'editStepResult'>): Promise<ActionResult> {
-    const { dir, entry } = await this.actionEntry(input.taskId);
-    const latest = entry.checkpoint?.version;
-    if (input.expectedVersion !== undefined && latest !== undefined && latest !== input.expectedVersion) {
-      // The value was chosen looking at another version; written over this one it would silently undo what changed since.
-      throw new ApiError(
-        'conflict',
-        `task ${entry.task_id} moved on to version ${latest} since version ${input.expectedVersion} was opened for editing; look at the new version and edit again. Nothing was written.`,
-      );
-    }
+    const { dir, entry } = await this.entry(input.taskId);
+    // The runner refuses it (`moved`) when the task is no longer at `expectedVersion`, checked under the task's lock.
     return this.runner().edit(dir.root, entry.task_id, input.stepId, input.value, input.expectedVersion);
   }
 

@@ -352,10 +352,9 @@ class DirectoryStore implements CheckpointStore {
     }
     const { at, ...rest } = event;
     const full: TaskEvent = { id: state.lastId + 1, task_id: taskId, ...rest, at: at ?? new Date().toISOString() };
-    await appendEventLine(this.fs, dir, full, state.torn);
+    const ours = await appendEventLine(this.fs, dir, full, state.torn);
     const after = await this.eventLogStat(dir);
     // Cached only when the log grew by exactly our line: anything else was another writer, and the next append reads again.
-    const ours = Buffer.byteLength(`${state.torn ? '\n' : ''}${JSON.stringify(full)}\n`);
     if (after.size === before.size + ours) this.eventState.set(taskId, { lastId: full.id, torn: false, ...after });
     else this.eventState.delete(taskId);
     return full;

@@ -54,11 +54,13 @@ export async function readEventLog(fs: StoreFs, taskDir: string): Promise<{ even
 }
 
 /**
- * Append one event line.
+ * Append one event line; returns the bytes appended.
  *
  * Not fsynced: the version files are the durable record, and the log is a
  * feed for watchers; a power cut may lose its last lines, never a version.
  */
-export async function appendEventLine(fs: StoreFs, taskDir: string, event: TaskEvent, afterTornLine: boolean): Promise<void> {
-  await fs.appendFile(eventsPath(taskDir), `${afterTornLine ? '\n' : ''}${JSON.stringify(event)}\n`);
+export async function appendEventLine(fs: StoreFs, taskDir: string, event: TaskEvent, afterTornLine: boolean): Promise<number> {
+  const line = `${afterTornLine ? '\n' : ''}${JSON.stringify(event)}\n`;
+  await fs.appendFile(eventsPath(taskDir), line);
+  return Buffer.byteLength(line);
 }
