@@ -18,27 +18,7 @@ import { ModuleHashCache } from '../../../electron/host/task-agent-status.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { useOfflineWorkers } from '../../support/offline-workers.js';
-import { RUNTIME_INDEX_URL as runtimeIndex, writeAgentProject } from '../runtime/agent-project.js';
-
-/** One step that fails until a gate file exists, so the task stops resumable. */
-const GATED = `
-import { promises as fs } from 'node:fs';
-import { defineAgent, z } from '${runtimeIndex}';
-
-export default defineAgent({
-  name: 'gated',
-  description: 'waits for a gate file',
-  options: z.object({ gate: z.string() }),
-  goal: () => 'pass the gate',
-  plan: () => [{ id: 'pass', name: 'pass the gate' }],
-  async run(ctx) {
-    await ctx.step('pass', async () => {
-      await fs.access(ctx.options.gate).catch(() => { throw new Error('the gate file is missing'); });
-      return 'passed';
-    });
-  },
-});
-`;
+import { GATED_AGENT as GATED, writeAgentProject } from '../runtime/agent-project.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

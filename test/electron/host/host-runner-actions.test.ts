@@ -19,7 +19,7 @@ import { openStore } from '../../../electron/store/directory-store.js';
 import { runCli } from '../../../electron/cli/main.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { bundleWorker, type WorkerBundle } from '../../fakes/worker-bundle.js';
-import { RUNTIME_INDEX_URL as runtimeIndex, writeAgentProject } from '../runtime/agent-project.js';
+import { GATED_AGENT as GATED, writeAgentProject } from '../runtime/agent-project.js';
 
 let bundle: WorkerBundle;
 let root: string;
@@ -183,26 +183,6 @@ describe('an edit chosen on an older version', () => {
 });
 
 describe("the app's Resume of a module agent", () => {
-  /** One step that fails until a gate file exists. */
-  const GATED = `
-import { promises as fs } from 'node:fs';
-import { defineAgent, z } from '${runtimeIndex}';
-
-export default defineAgent({
-  name: 'gated',
-  description: 'waits for a gate file',
-  options: z.object({ gate: z.string() }),
-  goal: () => 'pass the gate',
-  plan: () => [{ id: 'pass', name: 'pass the gate' }],
-  async run(ctx) {
-    await ctx.step('pass', async () => {
-      await fs.access(ctx.options.gate).catch(() => { throw new Error('the gate file is missing'); });
-      return 'passed';
-    });
-  },
-});
-`;
-
   it('relaunches the recorded module in a worker and finishes the task', async () => {
     const agentProject = await writeAgentProject(root, 'gated.ts', GATED);
     let err = '';

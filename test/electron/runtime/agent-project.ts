@@ -9,6 +9,26 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /** The runtime's entry (`defineAgent`, `z`), as an import specifier an agent module outside the repository can use. */
 export const RUNTIME_INDEX_URL = pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../electron/runtime/index.ts')).href;
 
+/** A module agent with one step that fails until the file its `gate` option names exists, so the task stops resumable. */
+export const GATED_AGENT = `
+import { promises as fs } from 'node:fs';
+import { defineAgent, z } from '${RUNTIME_INDEX_URL}';
+
+export default defineAgent({
+  name: 'gated',
+  description: 'waits for a gate file',
+  options: z.object({ gate: z.string() }),
+  goal: () => 'pass the gate',
+  plan: () => [{ id: 'pass', name: 'pass the gate' }],
+  async run(ctx) {
+    await ctx.step('pass', async () => {
+      await fs.access(ctx.options.gate).catch(() => { throw new Error('the gate file is missing'); });
+      return 'passed';
+    });
+  },
+});
+`;
+
 export interface AgentProject {
   /** `<tmp>/project`: holds package.json and agents/. */
   project: string;
