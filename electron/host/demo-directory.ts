@@ -25,7 +25,7 @@ import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../shared/check
 const COMPLETE_MARKER = '.waystation-demo';
 
 /**
- * How long the offline model takes to answer in a served demo: slow enough
+ * How long the offline model takes to answer in a demo directory (the app or `serve`): slow enough
  * that the task resumed on opening can be watched running for a few seconds
  * (the offline model's default answers in a blink).
  */
