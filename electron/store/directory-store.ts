@@ -19,7 +19,7 @@ import {
   type TaskEvent,
   type VersionInfo,
 } from './store-types.js';
-import { nodeFs, errorCode, type StoreFs } from './store-fs.js';
+import { nodeFs, errorCode, syncReadsOf, type StoreFs } from './store-fs.js';
 import { type ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, eventsPath, readEventLog } from './event-log.js';
@@ -363,7 +363,8 @@ class DirectoryStore implements CheckpointStore {
   /** The event log's size and mtime; a log not written yet is empty. */
   private async eventLogStat(dir: string): Promise<{ size: number; mtimeMs: number }> {
     try {
-      const st = await this.fs.stat(eventsPath(dir));
+      const sync = syncReadsOf(this.fs);
+      const st = sync ? sync.stat(eventsPath(dir)) : await this.fs.stat(eventsPath(dir));
       return { size: st.size, mtimeMs: st.mtimeMs };
     } catch (err) {
       if (errorCode(err) === 'ENOENT') return { size: 0, mtimeMs: 0 };
