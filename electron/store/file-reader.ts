@@ -103,7 +103,7 @@ export function parseJsonBytes(file: string, bytes: Uint8Array): { ok: true; val
     const value: unknown = JSON.parse(text);
     // JSON.parse is iterative, but serialising, cloning, validating and diffing a value recurse: a document
     // nested thousands deep would overflow the stack of whoever reads it next. It takes two bytes a level.
-    if (text.length > 2 * MAX_JSON_DEPTH && nestedDeeperThan(value, MAX_JSON_DEPTH)) {
+    if (text.length > 2 * MAX_JSON_DEPTH && opensMoreThan(text, MAX_JSON_DEPTH) && nestedDeeperThan(value, MAX_JSON_DEPTH)) {
       return { ok: false, problem: problem(file, 'too-large', `nested more than ${MAX_JSON_DEPTH} levels deep, which no checkpoint file is; not loaded`) };
     }
     return { ok: true, value, text };
@@ -118,6 +118,20 @@ export function parseJsonBytes(file: string, bytes: Uint8Array): { ok: true; val
 
 /** How deep a file's JSON may nest: far beyond any checkpoint, far below what overflows a recursive reader. */
 export const MAX_JSON_DEPTH = 512;
+
+/**
+ * True when the text has more than `limit` opening brackets, counting those
+ * inside strings too: without that many, nothing in it can nest deeper than
+ * `limit`, and the walk below (which allocates as it goes) is skipped. A
+ * listing parses 10,000 files of a few dozen brackets each.
+ */
+export function opensMoreThan(text: string, limit: number): boolean {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let i = text.indexOf(bracket); i !== -1; i = text.indexOf(bracket, i + 1)) if (++count > limit) return true;
+  }
+  return false;
+}
 
 /** True when a parsed value nests more than `limit` arrays or objects deep; walked with a stack of its own. */
 export function nestedDeeperThan(root: unknown, limit: number): boolean {

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { openStore } from '../../../electron/store/directory-store.js';
-import { parseJsonBytes } from '../../../electron/store/file-reader.js';
+import { MAX_JSON_DEPTH, opensMoreThan, parseJsonBytes } from '../../../electron/store/file-reader.js';
 import { cleanup, makeCheckpoint, tempRoot } from './store-test-helpers.js';
 
 let root: string;
@@ -27,6 +27,17 @@ describe('deeply nested JSON', () => {
     expect(!deep.ok && deep.problem.reason).toBe('too-large');
     expect(!deep.ok && deep.problem.message).toMatch(/nested .* levels/);
     expect(parseJsonBytes('f.json', Buffer.from(`{"a":${nested(200)}}`)).ok).toBe(true);
+  });
+
+  it('decides by the depth, not by how many brackets a file has', () => {
+    // Thousands of brackets side by side, or inside strings, nest no deeper than two.
+    const wide = `{"a":[${Array.from({ length: 5000 }, () => '{}').join(',')}],"s":"${'['.repeat(2000)}"}`;
+    expect(opensMoreThan(wide, MAX_JSON_DEPTH)).toBe(true);
+    expect(parseJsonBytes('f.json', Buffer.from(wide)).ok).toBe(true);
+    // At the limit exactly it reads; one level more is refused, with few brackets beside.
+    expect(parseJsonBytes('f.json', Buffer.from(`{"a":${nested(MAX_JSON_DEPTH - 1)}}`)).ok).toBe(true);
+    expect(parseJsonBytes('f.json', Buffer.from(`{"a":${nested(MAX_JSON_DEPTH)}}`)).ok).toBe(false);
+    expect(opensMoreThan(`{"a":${nested(MAX_JSON_DEPTH - 1)}}`, MAX_JSON_DEPTH)).toBe(false);
   });
 
   it('in a version file and the hot snapshot leaves the task listed with a problem, and history answers', async () => {
