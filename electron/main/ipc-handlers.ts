@@ -40,6 +40,12 @@ export interface IpcOptions {
   isOwnWebContents(sender: WebContentsLike): boolean;
   /** Most subscriptions one page may hold at once. */
   maxSubscriptions?: number;
+  /**
+   * Calls wait for this before they run (its failure included): the app
+   * opens its window while the host opens the first directory, and the page's
+   * first calls must find that directory open, not an empty host.
+   */
+  ready?: Promise<unknown>;
 }
 
 const SubscribeInput = z.object({
@@ -95,6 +101,7 @@ export function registerIpcHandlers(ipcMain: IpcMainLike, service: WaystationSer
     async (event: InvokeEventLike, raw: unknown): Promise<IpcResult> => {
       const refusal = refusalOf(event, opts);
       if (refusal) return failure(new ApiError('forbidden', `refused: ${refusal}`));
+      if (opts.ready) await opts.ready.catch(() => {});
       try {
         return { ok: true, value: await run(event, raw) };
       } catch (err) {

@@ -109,16 +109,19 @@ async function start(): Promise<void> {
       return result.canceled ? null : (result.filePaths[0] ?? null);
     },
   });
-  registerIpcHandlers(ipcMain, service, {
-    isOwnWebContents: (sender) => mainWindow !== null && !mainWindow.isDestroyed() && sender.id === mainWindow.webContents.id,
-  });
   const initial =
     directoryFromArgv(process.argv) ?? (await settings.last()) ?? (await generateDemoDirectory(path.join(app.getPath('userData'), 'demo-checkpoints'))).root;
-  await service.open(initial);
+  // The window's renderer process starts while the directory opens; its calls wait for the open (`ready`).
+  const opening = service.open(initial);
+  registerIpcHandlers(ipcMain, service, {
+    isOwnWebContents: (sender) => mainWindow !== null && !mainWindow.isDestroyed() && sender.id === mainWindow.webContents.id,
+    ready: opening,
+  });
   mainWindow = createWindow();
   mainWindow.on('closed', () => {
     mainWindow = null;
   });
+  await opening;
 }
 
 app.on('second-instance', (_event, argv) => {

@@ -71,7 +71,7 @@ const channels: Array<[string, unknown]> = [
 /** What the fake service answers for a method: a value no other method gives. */
 const answerOf = (method: string) => ({ answered: method, items: [method.length, { nested: `${method}-value` }] });
 
-function setup() {
+function setup(ready?: Promise<unknown>) {
   const hub = new EventHub();
   const calls: Array<{ method: string; input: unknown }> = [];
   const service = Object.fromEntries(
@@ -88,7 +88,7 @@ function setup() {
   const ipc = fakeIpcMain();
   const own = fakeContents(1);
   const stranger = fakeContents(2);
-  const dispose = registerIpcHandlers(ipc.ipcMain, service, { isOwnWebContents: (s) => s.id === own.contents.id });
+  const dispose = registerIpcHandlers(ipc.ipcMain, service, { isOwnWebContents: (s) => s.id === own.contents.id, ready });
   const from = (contents: WebContentsLike, frame: FrameLike | null = appFrame): InvokeEventLike => ({ sender: contents, senderFrame: frame });
   return { hub, calls, ipc, own, stranger, dispose, from };
 }
@@ -139,6 +139,25 @@ describe('IPC handlers', () => {
     expect(calls).toEqual([]);
     expect(hub.subscriberCount).toBe(0);
     expect(own.sent).toEqual([]);
+  });
+
+  it('hold calls until the first directory is open, and run them once it is, or once opening failed', async () => {
+    for (const outcome of ['opened', 'failed'] as const) {
+      let settle!: () => void;
+      const opening = new Promise<void>((resolve, reject) => {
+        settle = outcome === 'opened' ? resolve : () => reject(new Error('the directory could not be opened'));
+      });
+      const { ipc, own, from, calls } = setup(opening);
+      const answered: IpcResult[] = [];
+      const pending = ipc.invoke(from(own.contents), ipcChannel('getDirectory'), {}).then((r) => answered.push(r));
+      await new Promise((r) => setTimeout(r, 20));
+      expect(calls).toEqual([]);
+      expect(answered).toEqual([]);
+      settle();
+      await pending;
+      expect(calls.map((c) => c.method)).toEqual(['getDirectory']);
+      expect(answered).toEqual([{ ok: true, value: answerOf('getDirectory') }]);
+    }
   });
 
   it('refuse a task id that is a path', async () => {
