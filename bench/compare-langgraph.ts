@@ -12,6 +12,7 @@
  *   --dir DIR                where the stores are created (default: a temp folder)
  *   --keep                   leave the stores on disk
  *   --read-runs 3            repetitions of each read (median reported)
+ *   --warm-up 100            steps of a throwaway task each side saves first (0: none)
  *   --seed 1                 payload seed
  *   --no-json                do not write bench/results/
  */
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     dir: { type: 'string' },
     keep: { type: 'boolean', default: false },
     'read-runs': { type: 'string', default: '3' },
+    'warm-up': { type: 'string', default: '100' },
     seed: { type: 'string', default: '1' },
     'no-json': { type: 'boolean', default: false },
   },
@@ -41,8 +43,9 @@ if (steps.some((n) => !Number.isInteger(n) || n < 2)) {
 }
 const readRuns = Number(values['read-runs']);
 const seed = Number(values.seed);
-if (!Number.isInteger(readRuns) || readRuns < 1 || !Number.isInteger(seed)) {
-  console.error('--read-runs takes a whole number of at least 1 and --seed a whole number');
+const warmUpSteps = Number(values['warm-up']);
+if (!Number.isInteger(readRuns) || readRuns < 1 || !Number.isInteger(seed) || !Number.isInteger(warmUpSteps) || (warmUpSteps !== 0 && warmUpSteps < 2)) {
+  console.error('--read-runs takes a whole number of at least 1, --warm-up 0 or a whole number of at least 2, and --seed a whole number');
   process.exit(2);
 }
 
@@ -58,6 +61,7 @@ try {
     workDir,
     fullLangGraphUpTo: values['full-langgraph'] ? Number.POSITIVE_INFINITY : 1000,
     readRuns,
+    warmUpSteps,
     keepData: values.keep,
     log: (line) => console.error(line),
   });

@@ -145,31 +145,50 @@ async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
 }
 
+/** A fresh browser tab, opened before the page it will load is served, as a window is opened beside its host. */
+interface ReadyTab {
+  /** Load `url` and wait for the first task row; when it appeared, in ms since navigation start and on the wall clock. */
+  loadUntilFirstRow(url: string): Promise<{ sinceNavigationMs: number; at: number }>;
+  close(): Promise<void>;
+}
+
 /**
- * Load `url` in a fresh context and wait for the first task row: when it
- * appeared, in ms since navigation start (the page's own clock) and on the
- * wall clock (ms since the epoch, comparable with the host's `hostStartAt`).
+ * Open a tab in a fresh context, with a script that records the moment the
+ * first task row is in the DOM (performance.now(), ms since navigation
+ * start). Creating a context and a page takes Playwright and Chromium
+ * 100-300 ms, which is no part of what a user waits for; `coldHostRows` does it
+ * before it starts the host.
  */
-async function loadUntilFirstRow(browser: Browser, url: string): Promise<{ sinceNavigationMs: number; at: number }> {
+async function openTab(browser: Browser): Promise<ReadyTab> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  // Page-side code as text: this file is typed for Node, without the DOM.
+  await page.addInitScript({
+    content: `(() => {
+      const check = () => {
+        if (window.__firstRow === undefined && document.querySelector('[role="listbox"] [role="option"]')) window.__firstRow = performance.now();
+      };
+      new MutationObserver(check).observe(document, { childList: true, subtree: true });
+    })();`,
+  });
+  return {
+    async loadUntilFirstRow(url) {
+      await page.goto(url);
+      await page.getByRole('listbox', { name: 'Task list' }).getByRole('option').first().waitFor({ timeout: 120_000 });
+      const [sinceNavigationMs, origin] = (await page.evaluate('[window.__firstRow ?? performance.now(), performance.timeOrigin]')) as [number, number];
+      return { sinceNavigationMs, at: origin + sinceNavigationMs };
+    },
+    close: () => context.close(),
+  };
+}
+
+/** Load `url` in a fresh tab and wait for the first task row (see `openTab`). */
+async function loadUntilFirstRow(browser: Browser, url: string): Promise<{ sinceNavigationMs: number; at: number }> {
+  const tab = await openTab(browser);
   try {
-    const page = await context.newPage();
-    // Records performance.now() (ms since navigation start) when the first row is in the DOM.
-    // Page-side code as text: this file is typed for Node, without the DOM.
-    await page.addInitScript({
-      content: `(() => {
-        const check = () => {
-          if (window.__firstRow === undefined && document.querySelector('[role="listbox"] [role="option"]')) window.__firstRow = performance.now();
-        };
-        new MutationObserver(check).observe(document, { childList: true, subtree: true });
-      })();`,
-    });
-    await page.goto(url);
-    await page.getByRole('listbox', { name: 'Task list' }).getByRole('option').first().waitFor({ timeout: 120_000 });
-    const [sinceNavigationMs, origin] = (await page.evaluate('[window.__firstRow ?? performance.now(), performance.timeOrigin]')) as [number, number];
-    return { sinceNavigationMs, at: origin + sinceNavigationMs };
+    return await tab.loadUntilFirstRow(url);
   } finally {
-    await context.close();
+    await tab.close();
   }
 }
 
@@ -196,8 +215,11 @@ async function firstRows(url: string, log: (l: string) => void): Promise<{ coldM
 }
 
 /**
- * Chromium on a host started for it: the browser is up first, the host is
- * spawned, and the page is loaded the moment the host serves, so the first
+ * Chromium on a host started for it: the browser and an empty tab are up
+ * first, the host is spawned, and the page is loaded in that tab the moment
+ * the host serves, as the desktop app opens its window while its host starts
+ * and `waystation serve --open-url` hands the URL to a browser already running;
+ * so the first
  * listing the host does is the one the page asks for. The first such load is
  * the browser's first of this page (its scripts compiled afresh); three more
  * hosts are then started cold, one after the other, as when the app is
@@ -206,14 +228,15 @@ async function firstRows(url: string, log: (l: string) => void): Promise<{ coldM
 async function coldHostRows(root: string, log: (l: string) => void): Promise<NonNullable<InspectorScaleResult['coldHostRows']>> {
   const browser = await launchChromium();
   const once = async () => {
+    const tab = await openTab(browser);
     const spawnedAt = performance.timeOrigin + performance.now();
     const host = startBenchChild('scale-host.ts', [root]);
     try {
       const ready = await host.next<{ url: string; hostStartAt: number }>('ready');
-      const row = await loadUntilFirstRow(browser, ready.url);
+      const row = await tab.loadUntilFirstRow(ready.url);
       return { navigationToRowMs: row.sinceNavigationMs, hostStartToRowMs: row.at - ready.hostStartAt, spawnToRowMs: row.at - spawnedAt };
     } finally {
-      await host.stop();
+      await Promise.all([host.stop(), tab.close()]);
     }
   };
   try {

@@ -14,7 +14,8 @@ afterEach(async () => {
 
 describe('the LangGraph comparison, end to end at a tiny N', () => {
   it('runs every side on the same workload and reports consistent figures', async () => {
-    const result = await runComparison({ steps: [5], seed: 11, workDir: dir, fullLangGraphUpTo: 1000, readRuns: 2 });
+    const warmUps: string[] = [];
+    const result = await runComparison({ steps: [5], seed: 11, workDir: dir, fullLangGraphUpTo: 1000, readRuns: 2, warmUpSteps: 3, log: (l) => (l.startsWith('warming up') ? warmUps.push(l) : undefined) });
     const [run] = result.runs;
     expect(run.steps).toBe(5);
     expect(run.consistency).toEqual({ ok: true, problems: [] });
@@ -39,16 +40,24 @@ describe('the LangGraph comparison, end to end at a tiny N', () => {
     const storage = run.figures.find((f) => f.unit === 'bytes')!;
     expect(storage).toMatchObject({ waystation: run.waystation.storage.bytes, sqlite: run.sqlite.storage.bytes });
 
-    // No temporary store is left behind, and the report names the machine and durability.
+    // The warm-up ran once, before the measured run, and left nothing behind either.
+    expect(warmUps).toEqual(['warming up: a throwaway 3-step task on each side']);
+    // No temporary store is left behind, and the report names the machine, the warm-up and durability.
     expect(await fs.readdir(dir)).toEqual([]);
     const report = formatComparison(result, 'npm run bench:compare -- --steps 5');
     expect(report).toContain('synchronous=2 (FULL)');
     expect(report).toContain(`nproc ${result.machine.nproc}`);
     expect(report).toContain('#### 5 steps');
+    expect(report).toContain('each side saves a throwaway 3-step task');
+    // The disk's own cost of a step on each side was measured in the same run and is in the report.
+    expect(result.diskFloor.waystationMs).toHaveLength(result.diskFloor.iterations);
+    expect(result.diskFloor.sqliteMs).toHaveLength(result.diskFloor.iterations);
+    expect([...result.diskFloor.waystationMs, ...result.diskFloor.sqliteMs].every((ms) => ms > 0)).toBe(true);
+    expect(report).toMatch(/Disk floor, measured in this run .*Waystation's commit protocol .* ms; SQLite's WAL step .* ms/);
   });
 
   it('checks targets only at the task lengths they are stated for', async () => {
-    const result = await runComparison({ steps: [5], seed: 11, workDir: dir, fullLangGraphUpTo: 1000, readRuns: 1 });
+    const result = await runComparison({ steps: [5], seed: 11, workDir: dir, fullLangGraphUpTo: 1000, readRuns: 1, warmUpSteps: 0 });
     expect(checkTargets(result.runs)).toEqual([]);
     const as100 = result.runs.map((r) => ({ ...r, steps: 100 }));
     const [check] = checkTargets(as100);

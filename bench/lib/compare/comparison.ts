@@ -11,6 +11,7 @@ import { describeMachine, formatMachine, type MachineDescription } from '../mach
 import { percentile } from '../percentile.js';
 import { formatTable } from '../table.js';
 import { runLangGraph, type LangGraphSideResult, type SqliteCalibration } from './langgraph-side.js';
+import { measureDiskFloor, type DiskFloor } from './disk-floor.js';
 import { middleStep, type SideResult } from './side-result.js';
 import { runWaystation, type WaystationSideResult } from './waystation-side.js';
 
@@ -24,6 +25,13 @@ export interface ComparisonOptions {
   fullLangGraphUpTo: number;
   /** Repetitions of each read; the report quotes the median. */
   readRuns: number;
+  /**
+   * Steps of the throwaway task each side saves before anything is measured
+   * (0: none). Node compiles hot JavaScript over the first thousands of calls;
+   * without this, whichever side runs first in the process pays that inside
+   * its measured saves, and the shorter runs measure the compiler.
+   */
+  warmUpSteps: number;
   /** Leave the stores on disk after measuring them. */
   keepData?: boolean;
   /** Progress lines (to stderr in the CLI). */
@@ -72,6 +80,8 @@ export interface ComparisonResult {
   targets: TargetCheck[];
   /** Set when a sampled SQLite run needed a calibration run of its own. */
   calibration: SqliteCalibration | null;
+  /** The disk's own cost of one step on each side, measured in this run (see disk-floor.ts). */
+  diskFloor: DiskFloor;
 }
 
 const CALIBRATION_STEPS = 1000;
@@ -90,32 +100,49 @@ export async function runComparison(opts: ComparisonOptions): Promise<Comparison
   let calibration: SqliteCalibration | null = null;
   let ownCalibration: SqliteCalibration | null = null;
 
-  for (const steps of [...opts.steps].sort((a, b) => a - b)) {
-    const sampled = steps > opts.fullLangGraphUpTo;
-    if (sampled && (calibration === null || calibration.steps < CALIBRATION_STEPS)) {
-      log(`calibrating SQLite storage with a full ${CALIBRATION_STEPS}-step run`);
-      const dir = await freshDir(opts.workDir, `calibration-${CALIBRATION_STEPS}`);
-      calibration = (await runLangGraph({ kind: 'sqlite', steps: CALIBRATION_STEPS, seed: opts.seed, dir, sampled: false, readRuns: 1 })).calibration;
-      ownCalibration = calibration;
-      await removeDir(dir, opts.keepData);
+  // Stores are removed when the run ends, not between measurements: on a disk mounted with `discard`, removing
+  // half a gigabyte makes file-creating commits several times slower for about a minute, which would be charged
+  // to whichever side runs next.
+  const used: { dir: string; keep: boolean }[] = [];
+  /** A new folder for a store; `measured`: one the report describes, kept with --keep. */
+  const fresh = async (name: string, measured = true) => {
+    const dir = await freshDir(opts.workDir, name);
+    used.push({ dir, keep: measured && !!opts.keepData });
+    return dir;
+  };
+  let diskFloor: DiskFloor;
+  try {
+    if (opts.warmUpSteps > 0) {
+      log(`warming up: a throwaway ${formatCount(opts.warmUpSteps)}-step task on each side`);
+      await warmUp(opts, fresh);
     }
+    diskFloor = measureDiskFloor(await fresh('disk-floor', false));
 
-    log(`${formatCount(steps)} steps: Waystation`);
-    const wsDir = await freshDir(opts.workDir, `waystation-${steps}`);
-    const waystation = await runWaystation({ steps, seed: opts.seed, dir: wsDir, readRuns: opts.readRuns });
-    await removeDir(wsDir, opts.keepData);
-    log(`  done in ${formatMs(waystation.wallMs)}; LangGraph SqliteSaver${sampled ? ' (sampled)' : ''}`);
+    for (const steps of [...opts.steps].sort((a, b) => a - b)) {
+      const sampled = steps > opts.fullLangGraphUpTo;
+      if (sampled && (calibration === null || calibration.steps < CALIBRATION_STEPS)) {
+        log(`calibrating SQLite storage with a full ${CALIBRATION_STEPS}-step run`);
+        const dir = await fresh(`calibration-${CALIBRATION_STEPS}`);
+        calibration = (await runLangGraph({ kind: 'sqlite', steps: CALIBRATION_STEPS, seed: opts.seed, dir, sampled: false, readRuns: 1 })).calibration;
+        ownCalibration = calibration;
+      }
 
-    const sqDir = await freshDir(opts.workDir, `langgraph-sqlite-${steps}`);
-    const sqlite = await runLangGraph({ kind: 'sqlite', steps, seed: opts.seed, dir: sqDir, sampled, sqliteCalibration: calibration ?? undefined, readRuns: opts.readRuns });
-    await removeDir(sqDir, opts.keepData);
-    if (sqlite.calibration && (calibration === null || sqlite.calibration.steps >= calibration.steps)) calibration = sqlite.calibration;
-    log(`  done in ${formatMs(sqlite.wallMs)}; LangGraph MemorySaver${sampled ? ' (sampled)' : ''}`);
+      log(`${formatCount(steps)} steps: Waystation`);
+      const waystation = await runWaystation({ steps, seed: opts.seed, dir: await fresh(`waystation-${steps}`), readRuns: opts.readRuns });
+      log(`  done in ${formatMs(waystation.wallMs)}; LangGraph SqliteSaver${sampled ? ' (sampled)' : ''}`);
 
-    const memory = await runLangGraph({ kind: 'memory', steps, seed: opts.seed, dir: opts.workDir, sampled, readRuns: opts.readRuns });
-    log(`  done in ${formatMs(memory.wallMs)}`);
+      const sqDir = await fresh(`langgraph-sqlite-${steps}`);
+      const sqlite = await runLangGraph({ kind: 'sqlite', steps, seed: opts.seed, dir: sqDir, sampled, sqliteCalibration: calibration ?? undefined, readRuns: opts.readRuns });
+      if (sqlite.calibration && (calibration === null || sqlite.calibration.steps >= calibration.steps)) calibration = sqlite.calibration;
+      log(`  done in ${formatMs(sqlite.wallMs)}; LangGraph MemorySaver${sampled ? ' (sampled)' : ''}`);
 
-    runs.push({ steps, waystation, sqlite, memory, figures: figuresOf(waystation, sqlite, memory), consistency: checkConsistency(steps, opts.seed, [waystation, sqlite, memory]) });
+      const memory = await runLangGraph({ kind: 'memory', steps, seed: opts.seed, dir: opts.workDir, sampled, readRuns: opts.readRuns });
+      log(`  done in ${formatMs(memory.wallMs)}`);
+
+      runs.push({ steps, waystation, sqlite, memory, figures: figuresOf(waystation, sqlite, memory), consistency: checkConsistency(steps, opts.seed, [waystation, sqlite, memory]) });
+    }
+  } finally {
+    for (const { dir, keep } of used) await removeDir(dir, keep);
   }
 
   const { log: _log, ...options } = opts;
@@ -128,7 +155,16 @@ export async function runComparison(opts: ComparisonOptions): Promise<Comparison
     runs,
     targets: checkTargets(runs),
     calibration: ownCalibration,
+    diskFloor,
   };
+}
+
+/** Save a task of `opts.warmUpSteps` on every side, in folders from `fresh` (removed with the others, never kept). */
+async function warmUp(opts: ComparisonOptions, fresh: (name: string, measured: boolean) => Promise<string>): Promise<void> {
+  const steps = opts.warmUpSteps;
+  await runWaystation({ steps, seed: opts.seed + 1, dir: await fresh('warm-up-waystation', false), readRuns: 1 });
+  await runLangGraph({ kind: 'sqlite', steps, seed: opts.seed + 1, dir: await fresh('warm-up-langgraph-sqlite', false), sampled: false, readRuns: 1 });
+  await runLangGraph({ kind: 'memory', steps, seed: opts.seed + 1, dir: opts.workDir, sampled: false, readRuns: 1 });
 }
 
 /** The median of a read's repetitions. */
@@ -231,6 +267,20 @@ export function formatComparison(result: ComparisonResult, command: string): str
   const out: string[] = [];
   out.push(`Command: \`${command}\``, '', 'Machine:', ...formatMachine(result.machine).map((l) => `- ${l}`), '', 'Durability:', ...result.durability.map((l) => `- ${l}`));
   out.push('', 'Workload: per step, one 1,024-byte message appended to the history and one step result (~250 bytes) stored; seeded, identical bytes on every side.');
+  out.push(
+    '',
+    result.options.warmUpSteps > 0
+      ? `Warm-up: before anything is measured, each side saves a throwaway ${formatCount(result.options.warmUpSteps)}-step task in the same process (other payloads, folders removed), so no side's measured saves include Node compiling its code.`
+      : 'Warm-up: none (--warm-up 0): the side that runs first also pays for Node compiling the code the sides share.',
+  );
+  const floor = result.diskFloor;
+  out.push(
+    '',
+    `Disk floor, measured in this run in the same folder (${floor.iterations} steps a side, ${formatBytes(floor.bytes)} per file or append, p50): ` +
+      `Waystation's commit protocol (a new file written and fsynced, linked to its version name, the folder fsynced) ${formatMs(percentile(floor.waystationMs, 50))}; ` +
+      `SQLite's WAL step (two commits, each an append and fsync) ${formatMs(percentile(floor.sqliteMs, 50))}. ` +
+      'What each save costs beyond this is its own code; the disk floor moves from run to run with what the disk did before.',
+  );
   for (const run of result.runs) {
     out.push('', `#### ${formatCount(run.steps)} steps`, '');
     out.push(
