@@ -38,7 +38,8 @@ import { readLeaseState } from '../verify/lease-state.js';
 import { summarizeEntries, summarizeEntry } from '../verify/summarize-entry.js';
 import { verifyTask } from '../verify/verify-task.js';
 import { hasRecoveryNews, recoveryReport } from '../store/recovery-report.js';
-import { moduleFileOf } from '../runtime/agent-loader.js';
+import { isModuleSpecifier, moduleFileOf } from '../runtime/agent-loader.js';
+import { readAgentsConfig } from '../runtime/agent-catalog.js';
 import type { DirectoryChange, DirectoryWatcher } from './directory-watcher.js';
 import { watchDirectoryInThread } from './directory-watcher-thread.js';
 import { EventHub } from './event-hub.js';
@@ -129,8 +130,10 @@ interface OpenDirectory {
    * finding is announced once, not at every verify.
    */
   verifiedDrift: Map<string, { version: number; signature: string }>;
-  /** Registered agents, loaded once per directory and again when waystation.config.json changes. */
+  /** Registered agents, loaded once per directory and again when waystation.config.json or one of their modules changes. */
   registered: Promise<AgentInfo[]> | null;
+  /** The identity of the registered modules' files when `registered` was loaded (see registeredModulesIdentity). */
+  registeredIdentity: string | null;
   /** The start-up recovery of interrupted auto-mode tasks, while it runs. */
   recovery: Promise<void> | null;
   /**
@@ -241,6 +244,7 @@ export class HostService implements WaystationService {
       queue: Promise.resolve(),
       verifiedDrift: new Map(),
       registered: null,
+      registeredIdentity: null,
       recovery: null,
       summaries: null,
       unordered: false,
@@ -682,7 +686,13 @@ export class HostService implements WaystationService {
     const runner = this.options.runner;
     let registered: AgentInfo[] = [];
     if (dir && runner?.registeredAgents) {
-      // Registered modules are loaded in worker processes: once per directory, again when the configuration changes.
+      // Registered modules are loaded in worker processes: once per directory, again when the configuration changes
+      // (the watcher says so) or a module file does (it may live outside the directory, so it is compared here).
+      const identity = await registeredModulesIdentity(dir.root);
+      if (identity !== dir.registeredIdentity) {
+        dir.registered = null;
+        dir.registeredIdentity = identity;
+      }
       dir.registered ??= runner.registeredAgents(dir.root).catch((err: unknown) => {
         dir.registered = null;
         throw err;
@@ -818,4 +828,21 @@ function jsonSchemaOf(schema: unknown): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/**
+ * Each registered module file's size and times, one line per configuration
+ * entry: what the agents' descriptions were made from. A package name is
+ * kept as written (it changes with the configuration, which the watcher sees).
+ */
+async function registeredModulesIdentity(root: string): Promise<string> {
+  const { entries } = await readAgentsConfig(root);
+  const lines = await Promise.all(
+    entries.map(async ({ module }) => {
+      if (!isModuleSpecifier(module)) return module;
+      const st = await fs.stat(path.resolve(root, module)).catch(() => null);
+      return st ? `${module} ${st.size} ${st.mtimeMs} ${st.ctimeMs}` : `${module} missing`;
+    }),
+  );
+  return lines.join('\n');
 }

@@ -2,12 +2,13 @@
 /**
  * The New-task dialog lists every agent the directory offers, including the
  * ones that cannot be started (a registered module that does not load, a bad
- * waystation.config.json) with their reason; and the store reloads that list
- * when the host announces the same folder again because its configuration changed.
+ * waystation.config.json) with their reason; it lists them again each time it
+ * opens, and the store reloads that list when the host announces the same
+ * folder again because its configuration changed.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { act } from 'react';
-import { cleanup, render, screen, within } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import type { AgentInfo, WaystationApi } from '../../shared/api/contract.js';
 import { StartTaskDialog } from '../../renderer/src/components/start-task-dialog.js';
 import { createAppStore, StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';
@@ -77,6 +78,38 @@ describe('the New-task dialog', () => {
     // What is selected, and what Start would start, is a startable agent.
     expect(select.value).toBe('md-summarizer');
     expect((screen.getByRole('button', { name: 'Start task', hidden: true }) as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('asks for the agents again each time it opens, so an edited module shows its new options', async () => {
+    const fake = new FakeApi();
+    const agents = { current: [builtin, fine] };
+    const store = setup(hostWith(fake, agents));
+    await act(() => store.getState().init());
+    render(
+      <StoreContext.Provider value={store}>
+        <StartTaskDialog />
+      </StoreContext.Provider>,
+    );
+    const asked = () => fake.calls.filter((c) => c.method === 'listAgents').length;
+    expect(asked()).toBe(1);
+
+    // The module was edited while the dialog was closed: a new option, a new description.
+    agents.current = [
+      builtin,
+      { ...fine, description: 'Counts words, per section', options_schema: { type: 'object', properties: { per_section: { type: 'boolean', title: 'Per section' } } } },
+    ];
+    await act(async () => store.getState().setStartDialogOpen(true));
+    await vi.waitFor(() => expect(asked()).toBe(2));
+    await vi.waitFor(() => expect(store.getState().agents.find((a) => a.name === 'word-counter')?.description).toBe('Counts words, per section'));
+    const select = screen.getByRole('combobox', { name: /^Agent/, hidden: true });
+    act(() => void fireEvent.change(select, { target: { value: 'word-counter' } }));
+    expect(screen.getByRole('checkbox', { name: 'Per section', hidden: true })).toBeTruthy();
+
+    // Closing asks nothing; opening again asks again.
+    await act(async () => store.getState().setStartDialogOpen(false));
+    expect(asked()).toBe(2);
+    await act(async () => store.getState().setStartDialogOpen(true));
+    await vi.waitFor(() => expect(asked()).toBe(3));
   });
 
   it('says why nothing can be started when the configuration itself is bad', async () => {

@@ -16,6 +16,7 @@ function defaults(agent: AgentInfo | undefined): Record<string, unknown> {
 export function StartTaskDialog() {
   const { open, agents, busy } = useAppStore(useShallow((s) => ({ open: s.startDialogOpen, agents: s.agents, busy: Boolean(s.busy.start) })));
   const setOpen = useAppStore((s) => s.setStartDialogOpen);
+  const refreshAgents = useAppStore((s) => s.refreshAgents);
   const startTask = useAppStore((s) => s.startTask);
   const dialog = useRef<HTMLDialogElement>(null);
   const startable = agents.filter((a) => !a.problem);
@@ -37,6 +38,11 @@ export function StartTaskDialog() {
     if (open && !d.open) d.showModal?.();
     if (!open && d.open) d.close();
   }, [open]);
+
+  // The agents are listed again each time the dialog opens: an agent's module edited since shows its new options.
+  useEffect(() => {
+    if (open) void refreshAgents();
+  }, [open, refreshAgents]);
 
   const setValue = (key: string, value: unknown) => {
     const next = { ...values };

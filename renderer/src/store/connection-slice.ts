@@ -62,6 +62,10 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
           set({ connection: 'offline' });
           get().notify('error', errorText(err));
         }
+        await get().refreshAgents();
+      },
+
+      async refreshAgents() {
         try {
           set({ agents: await api.listAgents({}) });
         } catch {
@@ -94,7 +98,7 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
             // Another folder: what was open belonged to the old one.
             if (event.root !== (get().directory?.root ?? null)) get().selectTask(null);
             // The same folder is announced again when its waystation.config.json changes: its agents may differ either way.
-            void api.listAgents({}).then((agents) => set({ agents }), () => undefined);
+            void get().refreshAgents();
             void api.getDirectory({}).then((directory) => set({ directory }), () => undefined);
             schedule(true, true);
             break;

@@ -30,6 +30,8 @@ export interface ConnectionSlice {
   directory: DirectoryInfo | null;
   agents: AgentInfo[];
   lastEventId: number | undefined;
+  /** Ask the host for its agents again: a registered module may have been edited since the last answer. */
+  refreshAgents(): Promise<void>;
   /** Load the directory, tasks and agents, and subscribe to live events. */
   init(): Promise<void>;
   /** Stop listening to the host. */

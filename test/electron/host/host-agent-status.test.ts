@@ -140,6 +140,21 @@ describe("the host's agent list", () => {
   }, 60_000);
 });
 
+describe("the host's agent list, when a module changes", () => {
+  it('describes a registered agent again once its module file was edited, with no change to the configuration', async () => {
+    await fs.writeFile(path.join(root, 'waystation.config.json'), JSON.stringify({ agents: [{ module: '../agents/gated.ts' }] }));
+    service = new HostService({ host: 'web', runner: createHostRunner(), recoverOnOpen: false });
+    await service.open(root);
+    const gated = async () => (await service!.listAgents()).find((a) => a.origin === 'registered' && a.name === 'gated');
+    expect((await gated())?.description).toBe('waits for a gate file');
+    // Asked again with nothing changed, the same answer (no new worker is needed for it).
+    expect((await gated())?.description).toBe('waits for a gate file');
+
+    await fs.writeFile(moduleFile, GATED.replace("'waits for a gate file'", "'waits for a gate file, then writes a report'"));
+    expect((await gated())?.description).toBe('waits for a gate file, then writes a report');
+  }, 60_000);
+});
+
 describe('the module hash cache', () => {
   it('hashes again when the file is rewritten, even at the same size', async () => {
     const hashes = new ModuleHashCache();
