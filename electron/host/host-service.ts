@@ -86,7 +86,9 @@ export interface HostRunner {
 /** Where recent folders are remembered (the desktop app's settings file). */
 export interface RecentFolders {
   list(): string[];
-  remember(root: string): Promise<void>;
+  /** Those of `list()` last opened read-only. */
+  readOnly(): string[];
+  remember(root: string, opts: { readOnly: boolean }): Promise<void>;
 }
 
 export interface HostServiceOptions {
@@ -94,7 +96,7 @@ export interface HostServiceOptions {
   runner?: HostRunner | null;
   recent?: RecentFolders;
   /** Desktop: show the folder picker; resolves to the chosen path or null. */
-  chooseDirectory?: () => Promise<string | null>;
+  chooseDirectory?: (opts: { readOnly: boolean }) => Promise<string | null>;
   openStore?: (root: string) => CheckpointStore;
   /** Watcher batching, for tests. */
   watch?: { quietMs?: number; maxDelayMs?: number };
@@ -109,6 +111,8 @@ export interface HostServiceOptions {
 
 interface OpenDirectory {
   root: string;
+  /** Browsed only: nothing is run, no agent module is loaded (see DirectoryInfo.read_only). */
+  readOnly: boolean;
   store: CheckpointStore;
   /** Started once the first task list is built (see open); null until then. */
   watcher: DirectoryWatcher | null;
@@ -227,7 +231,7 @@ export class HostService implements WaystationService {
    * Open `dir` as the checkpoint directory: a new store and watcher replace
    * the old ones, and subscribers get `directory-changed`.
    */
-  async open(dir: string): Promise<DirectoryInfo> {
+  async open(dir: string, opts: { readOnly?: boolean } = {}): Promise<DirectoryInfo> {
     const root = path.resolve(dir);
     const stats = await fs.stat(root).catch(() => null);
     if (!stats?.isDirectory()) throw new ApiError('not-found', `${root} is not a directory; nothing was opened`);
@@ -236,6 +240,8 @@ export class HostService implements WaystationService {
     const store = (this.options.openStore ?? openStore)(realRoot);
     const dirState: OpenDirectory = {
       root: realRoot,
+      // A host without a runner browses every directory read-only.
+      readOnly: opts.readOnly === true || !this.options.runner,
       store,
       watcher: null,
       locations: new Map(),
@@ -262,7 +268,7 @@ export class HostService implements WaystationService {
       () => undefined,
     );
     await dirState.queue;
-    await this.rememberFolder(realRoot);
+    await this.rememberFolder(realRoot, dirState.readOnly);
     // Built now, in the background: the renderer's first listing then finds it ready or under way.
     const listed = this.keptSummaries(dirState).then(
       () => undefined,
@@ -282,9 +288,9 @@ export class HostService implements WaystationService {
    * open and watched whether or not the settings file could be written, so a
    * failure is reported to subscribers rather than failing the open.
    */
-  private async rememberFolder(root: string): Promise<void> {
+  private async rememberFolder(root: string, readOnly: boolean): Promise<void> {
     try {
-      await this.options.recent?.remember(root);
+      await this.options.recent?.remember(root, { readOnly });
     } catch (err) {
       this.hub.publish({
         type: 'runner',
@@ -335,7 +341,8 @@ export class HostService implements WaystationService {
    */
   private startRecovery(dir: OpenDirectory, listed: Promise<void>): void {
     const runner = this.options.runner;
-    if (!runner?.recoverInterrupted || this.options.recoverOnOpen === false) return;
+    // Resuming runs each task's agent module: never in a directory opened to be looked at only.
+    if (!runner?.recoverInterrupted || this.options.recoverOnOpen === false || dir.readOnly) return;
     // After the first task list, and from it: a second listing of a large directory would
     // compete with the first page a user waits for.
     dir.recovery = listed
@@ -395,7 +402,14 @@ export class HostService implements WaystationService {
   // ---- the directory ------------------------------------------------------------------------
 
   private directoryInfo(): DirectoryInfo {
-    return { root: this.root, recent: this.options.recent?.list() ?? [], host: this.options.host };
+    const recent = this.options.recent;
+    return {
+      root: this.root,
+      recent: recent?.list() ?? [],
+      host: this.options.host,
+      read_only: this.current ? this.current.readOnly : !this.options.runner,
+      recent_read_only: recent?.readOnly() ?? [],
+    };
   }
 
   async getDirectory(): Promise<DirectoryInfo> {
@@ -406,7 +420,9 @@ export class HostService implements WaystationService {
     const requested = path.resolve(input.path);
     const current = this.root;
     const same = current !== null && (requested === current || (await fs.realpath(requested).catch(() => requested)) === current);
-    if (same) return this.directoryInfo();
+    // The same folder, asked for in the mode it is open in or in no particular mode, is already open. The web
+    // host's mode is the one it was started with (`--read-only`), so there the answer says which it is.
+    if (same && (this.options.host === 'web' || input.readOnly === undefined || input.readOnly === this.current?.readOnly)) return this.directoryInfo();
     if (this.options.host === 'web') {
       // The web host serves the one directory it was started on; anything else would widen what the token opens.
       throw new ApiError('forbidden', `this web host serves ${current ?? 'no directory'} only; start \`waystation serve ${input.path}\` to browse another directory`);
@@ -414,16 +430,17 @@ export class HostService implements WaystationService {
     const recent = this.options.recent?.list() ?? [];
     // A renderer may reopen a folder the user picked before, never name an arbitrary one.
     if (!recent.includes(requested)) {
-      throw new ApiError('forbidden', `${requested} is not among the recent folders; choose it with Open Folder… first`);
+      throw new ApiError('forbidden', `${requested} is not among the recent folders; choose it with Open folder… first`);
     }
-    return this.open(requested);
+    // Unless told otherwise, a folder opened read-only once opens read-only again: it was not trusted to run code.
+    return this.open(requested, { readOnly: input.readOnly ?? this.options.recent?.readOnly().includes(requested) ?? false });
   }
 
-  async chooseDirectory(): Promise<DirectoryInfo | null> {
+  async chooseDirectory(input: ApiParsedInput<'chooseDirectory'>): Promise<DirectoryInfo | null> {
     if (!this.options.chooseDirectory) return null;
-    const chosen = await this.options.chooseDirectory();
+    const chosen = await this.options.chooseDirectory({ readOnly: input.readOnly });
     if (!chosen) return null;
-    return this.open(chosen);
+    return this.open(chosen, { readOnly: input.readOnly });
   }
 
   // ---- reading ------------------------------------------------------------------------------
@@ -685,7 +702,7 @@ export class HostService implements WaystationService {
     const dir = this.current;
     const runner = this.options.runner;
     let registered: AgentInfo[] = [];
-    if (dir && runner?.registeredAgents) {
+    if (dir && !dir.readOnly && runner?.registeredAgents) {
       // Registered modules are loaded in worker processes: once per directory, again when the configuration changes
       // (the watcher says so) or a module file does (it may live outside the directory, so it is compared here).
       const identity = await registeredModulesIdentity(dir.root);
@@ -706,7 +723,11 @@ export class HostService implements WaystationService {
   // ---- acting -------------------------------------------------------------------------------
 
   private runner(): HostRunner {
-    if (!this.options.runner) throw new ApiError('forbidden', 'this host runs no tasks (it was started read-only)');
+    if (!this.options.runner) throw new ApiError('forbidden', 'this host runs no tasks (it was started read-only); nothing was done');
+    const dir = this.current;
+    if (dir?.readOnly) {
+      throw new ApiError('forbidden', `${dir.root} is open read-only: no task is started, resumed, approved, rejected or edited there; nothing was done. Open it with Open folder… to run its tasks`);
+    }
     return this.options.runner;
   }
 

@@ -103,8 +103,11 @@ async function start(): Promise<void> {
     // Forked workers run the Electron binary as plain Node.
     runner: createHostRunner({ env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } }),
     recent: settings,
-    chooseDirectory: async () => {
-      const options = { title: 'Open a checkpoint directory', properties: ['openDirectory' as const, 'createDirectory' as const] };
+    chooseDirectory: async ({ readOnly }) => {
+      const options = {
+        title: readOnly ? 'Open a checkpoint directory read-only' : 'Open a checkpoint directory',
+        properties: ['openDirectory' as const, 'createDirectory' as const],
+      };
       const result = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
       return result.canceled ? null : (result.filePaths[0] ?? null);
     },
@@ -112,7 +115,8 @@ async function start(): Promise<void> {
   const initial =
     directoryFromArgv(process.argv) ?? (await settings.last()) ?? (await generateDemoDirectory(path.join(app.getPath('userData'), 'demo-checkpoints'))).root;
   // The window's renderer process starts while the directory opens; its calls wait for the open (`ready`).
-  const opening = service.open(initial);
+  // A folder last opened read-only opens read-only again.
+  const opening = service.open(initial, { readOnly: settings.readOnly().includes(initial) });
   registerIpcHandlers(ipcMain, service, {
     isOwnWebContents: (sender) => mainWindow !== null && !mainWindow.isDestroyed() && sender.id === mainWindow.webContents.id,
     ready: opening,

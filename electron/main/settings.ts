@@ -1,6 +1,7 @@
 /**
- * The desktop app's settings: the recent folders and the last one opened,
- * kept as one small JSON file in Electron's userData folder.
+ * The desktop app's settings: the recent folders, which of them were last
+ * opened read-only, and the last one opened, kept as one small JSON file in
+ * Electron's userData folder.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +12,8 @@ import { nodeFs } from '../store/store-fs.js';
 
 const SettingsFile = z.object({
   recent: z.array(z.string()).default([]),
+  /** Recent folders last opened read-only. */
+  read_only: z.array(z.string()).default([]),
 });
 
 /** How many recent folders are remembered. */
@@ -28,9 +31,13 @@ export interface DesktopSettings extends RecentFolders {
 export async function loadSettings(dir: string): Promise<DesktopSettings> {
   const file = path.join(dir, 'settings.json');
   let recent: string[] = [];
+  let readOnly = new Set<string>();
   try {
     const parsed = SettingsFile.safeParse(JSON.parse(await fs.readFile(file, 'utf8')));
-    if (parsed.success) recent = parsed.data.recent.filter((p) => path.isAbsolute(p)).slice(0, MAX_RECENT);
+    if (parsed.success) {
+      recent = parsed.data.recent.filter((p) => path.isAbsolute(p)).slice(0, MAX_RECENT);
+      readOnly = new Set(parsed.data.read_only.filter((p) => recent.includes(p)));
+    }
   } catch {
     // First start, or a file damaged by hand: start over rather than refuse to start.
   }
@@ -38,7 +45,7 @@ export async function loadSettings(dir: string): Promise<DesktopSettings> {
   // finish, not to succeed, so a save that failed (a full disk, a folder made read-only) blocks no later one.
   let saving: Promise<void> = Promise.resolve();
   const save = () => {
-    const text = JSON.stringify({ recent }, null, 2) + '\n';
+    const text = JSON.stringify({ recent, read_only: recent.filter((r) => readOnly.has(r)) }, null, 2) + '\n';
     const attempt = saving.catch(() => undefined).then(async () => {
       await fs.mkdir(dir, { recursive: true });
       await writeFileAtomic(nodeFs, file, text);
@@ -48,8 +55,12 @@ export async function loadSettings(dir: string): Promise<DesktopSettings> {
   };
   return {
     list: () => [...recent],
-    async remember(root: string) {
+    readOnly: () => recent.filter((r) => readOnly.has(r)),
+    async remember(root: string, opts: { readOnly: boolean }) {
       recent = [root, ...recent.filter((r) => r !== root)].slice(0, MAX_RECENT);
+      if (opts.readOnly) readOnly.add(root);
+      else readOnly.delete(root);
+      for (const r of readOnly) if (!recent.includes(r)) readOnly.delete(r);
       await save();
     },
     async last() {

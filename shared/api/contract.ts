@@ -30,9 +30,10 @@ const Version = z.number().int().positive();
 /** Input schema of each method, by method name. Method names double as IPC channel suffixes and RPC routes. */
 export const apiInputs = {
   getDirectory: z.object({}),
-  openDirectory: z.object({ path: z.string().min(1).max(4096) }),
-  /** Desktop only: shows the folder picker. Browser mode answers with `null`. */
-  chooseDirectory: z.object({}),
+  /** A recent folder, opened again; without `readOnly`, in the mode it was last opened in. */
+  openDirectory: z.object({ path: z.string().min(1).max(4096), readOnly: z.boolean().optional() }),
+  /** Desktop only: shows the folder picker and opens the folder chosen, read-only if asked. Browser mode answers with `null`. */
+  chooseDirectory: z.object({ readOnly: z.boolean().default(false) }),
   listTasks: z.object({}),
   getTask: z.object({ taskId: TaskId, version: Version.optional() }),
   getHistory: z.object({ taskId: TaskId }),
@@ -75,6 +76,14 @@ export interface DirectoryInfo {
   recent: string[];
   /** `desktop` when served over IPC, `web` over the loopback host. */
   host: 'desktop' | 'web';
+  /**
+   * The open directory is browsed only: no task is started, resumed, approved,
+   * rejected or edited, and no agent module is loaded (a web host started with
+   * `--read-only`, or a folder the desktop app opened read-only).
+   */
+  read_only: boolean;
+  /** Those of `recent` last opened read-only: they open read-only again. */
+  recent_read_only: string[];
 }
 
 export interface LeaseInfo {

@@ -148,21 +148,7 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, WAYSTATION_OFFLINE_LATENCY_MS: '0', NO_COLOR: '1' };
     delete env.OPENAI_API_KEY;
     delete env.SKIP_FAILURE;
-    host = spawn(process.execPath, [cli, 'serve', root, '--port', '0'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`waystation serve printed no URL:\n${hostOutput.join('')}`)), 30_000);
-      const onData = (chunk: Buffer) => {
-        hostOutput.push(chunk.toString());
-        const m = hostOutput.join('').match(/http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+/);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[0]);
-        }
-      };
-      host.stdout!.on('data', onData);
-      host.stderr!.on('data', onData);
-      host.once('exit', (code) => reject(new Error(`waystation serve exited with ${code}:\n${hostOutput.join('')}`)));
-    });
+    ({ host, url } = await serve(cli, root, [], env, hostOutput));
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -453,7 +439,52 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     await page.getByRole('searchbox', { name: 'Search tasks' }).fill('');
     expect(await taskList().getByRole('option').count()).toBeGreaterThan(1);
   }, 90_000);
+
+  it('shows a host started --read-only as such: a Read-only badge, and nothing offered that would run', async () => {
+    const output: string[] = [];
+    const { host: readOnlyHost, url: readOnlyUrl } = await serve(cli, root, ['--read-only'], { ...process.env, NO_COLOR: '1' }, output);
+    const other = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    try {
+      await other.goto(readOnlyUrl);
+      const badge = other.getByText('Read-only', { exact: true });
+      await badge.waitFor({ timeout: LONG });
+      expect(await badge.getAttribute('title')).toContain('waystation serve --read-only');
+      expect(await other.getByRole('button', { name: '+ New task' }).isDisabled()).toBe(true);
+      const failed = (await tasksWith('failed'))[0];
+      expect(failed, 'the demo has a failed task').toBeDefined();
+      await other.getByRole('searchbox', { name: 'Search tasks' }).fill(failed.task_id);
+      await other.getByRole('listbox', { name: 'Task list' }).locator(`[id="${rowId(failed.task_id)}"]`).click();
+      const resume = other.getByRole('button', { name: /Resume/ });
+      await resume.waitFor({ timeout: LONG });
+      expect(await resume.isDisabled()).toBe(true);
+      expect(await other.getByRole('button', { name: /^Edit result/ }).count()).toBe(0);
+    } finally {
+      await other.close();
+      readOnlyHost.kill('SIGTERM');
+      await new Promise((r) => readOnlyHost.once('exit', r));
+    }
+  }, 90_000);
 });
+
+/** `waystation serve DIR ...args` from the bundled CLI, once it printed its URL; what it prints goes to `output`. */
+async function serve(cli: string, dir: string, args: string[], env: NodeJS.ProcessEnv, output: string[]): Promise<{ host: ChildProcess; url: string }> {
+  const host = spawn(process.execPath, [cli, 'serve', dir, '--port', '0', ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`waystation serve printed no URL:\n${output.join('')}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      const m = output.join('').match(/http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[0]);
+      }
+    };
+    host.stdout!.on('data', onData);
+    host.stderr!.on('data', onData);
+    host.once('exit', (code) => reject(new Error(`waystation serve exited with ${code}:\n${output.join('')}`)));
+  });
+  return { host, url };
+}
 
 /** A value that satisfies a JSON Schema subset, for the step editor's happy path. */
 function validValueFor(schema: unknown): unknown {

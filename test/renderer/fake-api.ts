@@ -52,7 +52,19 @@ export class FakeApi {
   /** Per-method artificial gates: a test resolves them to control ordering. */
   readonly gates = new Map<string, Promise<void>>();
   /** What getDirectory answers; openDirectory and chooseDirectory change it. */
-  directory: DirectoryInfo = { root: '/tmp/fake', recent: [], host: 'web' };
+  directory: DirectoryInfo = { root: '/tmp/fake', recent: [], host: 'web', read_only: false, recent_read_only: [] };
+  /** A folder opened, as the desktop host records it: first among the recent ones, in the mode it was opened in. */
+  private opened(root: string, readOnly: boolean): void {
+    const d = this.directory;
+    this.directory = {
+      ...d,
+      root,
+      read_only: readOnly,
+      recent: [root, ...d.recent.filter((r) => r !== root)],
+      recent_read_only: [...(readOnly ? [root] : []), ...d.recent_read_only.filter((r) => r !== root)],
+    };
+  }
+
   /** What the folder picker returns: a path, or null for a cancelled picker. */
   chosen: string | null = null;
   /** task id -> its messages (the same at every version). */
@@ -105,13 +117,13 @@ export class FakeApi {
       },
       openDirectory: async (i) => {
         record('openDirectory', i);
-        this.directory = { ...this.directory, root: i.path, recent: [i.path, ...this.directory.recent.filter((r) => r !== i.path)] };
+        this.opened(i.path, i.readOnly ?? this.directory.recent_read_only.includes(i.path));
         return { ...this.directory };
       },
       chooseDirectory: async (i) => {
         record('chooseDirectory', i);
         if (this.chosen === null) return null;
-        this.directory = { ...this.directory, root: this.chosen, recent: [this.chosen, ...this.directory.recent.filter((r) => r !== this.chosen)] };
+        this.opened(this.chosen, i.readOnly ?? false);
         return { ...this.directory };
       },
       listTasks: async (i) => {

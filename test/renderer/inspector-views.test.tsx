@@ -53,7 +53,7 @@ describe('the open directory', () => {
 
   it('opens a folder from the picker or the recent folders in the desktop app, and reloads the list', async () => {
     const fake = new FakeApi().add(makeCheckpoint('a'));
-    fake.directory = { root: '/work/one', recent: ['/work/one', '/work/two'], host: 'desktop' };
+    fake.directory = { root: '/work/one', recent: ['/work/one', '/work/two'], host: 'desktop', read_only: false, recent_read_only: [] };
     const store = setup(fake);
     renderApp(store);
     await waitFor(() => expect(screen.getByTestId('directory').textContent).toBe('/work/one'));
@@ -79,9 +79,60 @@ describe('the open directory', () => {
     expect(fake.calls.filter((c) => c.method === 'openDirectory').map((c) => c.input)).toEqual([{ path: '/work/two' }]);
   });
 
+  it('opens a folder read-only: says so, offers nothing that runs, and reopens it read-only from the recent folders', async () => {
+    const fake = new FakeApi()
+      .add(makeCheckpoint('failed-task'))
+      .add(
+        makeCheckpoint('waiting', {
+          status: 'waiting_approval',
+          recovery: { mode: 'confirm', pending_approval: { id: 'approval-1', requested_at: '2026-01-01T00:02:00Z', plan: { rerun_step: 'summarize' } } },
+        }),
+      );
+    fake.directory = { root: '/work/one', recent: ['/work/one'], host: 'desktop', read_only: false, recent_read_only: [] };
+    const store = setup(fake);
+    renderApp(store);
+    await waitFor(() => expect(screen.getByTestId('directory').textContent).toBe('/work/one'));
+    expect(screen.queryByText('Read-only')).toBeNull();
+
+    fake.chosen = '/work/untrusted';
+    fireEvent.click(screen.getByRole('button', { name: 'Open read-only…' }));
+    await waitFor(() => expect(screen.getByTestId('directory').textContent).toBe('/work/untrusted'));
+    expect(fake.calls.filter((c) => c.method === 'chooseDirectory').map((c) => c.input)).toEqual([{ readOnly: true }]);
+    const badge = screen.getByText('Read-only');
+    expect(badge.getAttribute('title')).toMatch(/open read-only: tasks are shown, nothing is run or changed/);
+
+    const newTask = screen.getByRole('button', { name: '+ New task' }) as HTMLButtonElement;
+    expect(newTask.disabled).toBe(true);
+    expect(newTask.title).toBe(badge.getAttribute('title'));
+
+    act(() => store.getState().selectTask('failed-task'));
+    const resume = await screen.findByRole('button', { name: /Resume/ });
+    expect((resume as HTMLButtonElement).disabled).toBe(true);
+    expect(resume.getAttribute('title')).toMatch(/open read-only/);
+    expect(screen.queryByRole('button', { name: /^Edit result/ })).toBeNull();
+
+    act(() => store.getState().selectTask('waiting'));
+    const panel = await screen.findByRole('region', { name: 'Resume approval' });
+    expect((within(panel).getByRole('button', { name: 'Approve' }) as HTMLButtonElement).disabled).toBe(true);
+    expect((within(panel).getByRole('button', { name: 'Reject' }) as HTMLButtonElement).disabled).toBe(true);
+    for (const method of ['startTask', 'resumeTask', 'approveResume', 'rejectResume', 'editStepResult'] as const) expect(fake.count(method)).toBe(0);
+
+    // The recent folders say which one is read-only, and reopening it keeps it so (the host decides, from what it remembers).
+    const recent = screen.getByRole('combobox', { name: 'Recent folders' });
+    expect(within(recent).getAllByRole('option').map((o) => o.textContent)).toEqual(['Recent…', 'one — /work/one']);
+    fireEvent.change(recent, { target: { value: '/work/one' } });
+    await waitFor(() => expect(screen.getByTestId('directory').textContent).toBe('/work/one'));
+    expect(screen.queryByText('Read-only')).toBeNull();
+    const again = screen.getByRole('combobox', { name: 'Recent folders' });
+    expect(within(again).getAllByRole('option').map((o) => o.textContent)).toEqual(['Recent…', 'untrusted — /work/untrusted (read-only)']);
+    fireEvent.change(again, { target: { value: '/work/untrusted' } });
+    await waitFor(() => expect(screen.getByText('Read-only')).toBeTruthy());
+    expect(fake.calls.filter((c) => c.method === 'openDirectory').map((c) => c.input)).toEqual([{ path: '/work/one' }, { path: '/work/untrusted' }]);
+  });
+
   it('says what to do when no directory is open', async () => {
     const fake = new FakeApi();
-    fake.directory = { root: null, recent: ['/work/old'], host: 'desktop' };
+    fake.directory = { root: null, recent: ['/work/old'], host: 'desktop', read_only: false, recent_read_only: [] };
     const store = setup(fake);
     renderApp(store);
     const empty = await screen.findByText('No checkpoint directory is open.');

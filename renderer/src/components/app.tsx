@@ -2,6 +2,7 @@
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useAppStore } from '../store/app-store.js';
+import { readOnlyReason } from '../store/read-only.js';
 import type { Theme } from '../store/store-types.js';
 import { TaskList } from './task-list.js';
 import { TaskView } from './task-view.js';
@@ -57,8 +58,15 @@ export function App() {
 }
 
 function Toolbar() {
-  const { hasDirectory, connection, busy, theme, agents } = useAppStore(
-    useShallow((s) => ({ hasDirectory: Boolean(s.directory?.root), connection: s.connection, busy: s.busy, theme: s.theme, agents: s.agents })),
+  const { hasDirectory, connection, busy, theme, agents, readOnly } = useAppStore(
+    useShallow((s) => ({
+      hasDirectory: Boolean(s.directory?.root),
+      connection: s.connection,
+      busy: s.busy,
+      theme: s.theme,
+      agents: s.agents,
+      readOnly: readOnlyReason(s.directory),
+    })),
   );
   const setTheme = useAppStore((s) => s.setTheme);
   const setStartDialogOpen = useAppStore((s) => s.setStartDialogOpen);
@@ -71,6 +79,11 @@ function Toolbar() {
       </span>
       <span className="brand-name">Waystation</span>
       <DirectoryControls />
+      {hasDirectory && readOnly && (
+        <span className="tag warn" title={readOnly}>
+          Read-only
+        </span>
+      )}
       <span className="spacer" />
       {busyLabels.length > 0 && (
         <span className="busy" role="status">
@@ -84,8 +97,8 @@ function Toolbar() {
       <button
         type="button"
         onClick={() => setStartDialogOpen(true)}
-        disabled={agents.length === 0 || !hasDirectory}
-        title={!hasDirectory ? 'Open a checkpoint directory first' : agents.length === 0 ? 'No agents available' : undefined}
+        disabled={agents.length === 0 || !hasDirectory || readOnly !== null}
+        title={!hasDirectory ? 'Open a checkpoint directory first' : (readOnly ?? (agents.length === 0 ? 'No agents available' : undefined))}
       >
         + New task
       </button>

@@ -1,10 +1,14 @@
 /**
  * The open checkpoint directory: shown in the toolbar, switchable in the
- * desktop app (the folder picker, the recent folders), fixed in browser mode,
- * where the web host serves the one directory it was started on.
+ * desktop app (the folder picker, to run tasks or read-only, and the recent
+ * folders, each reopened in the mode it was last opened in), fixed in browser
+ * mode, where the web host serves the one directory it was started on.
  */
 import { useShallow } from 'zustand/react/shallow';
 import { useAppStore } from '../store/app-store.js';
+
+const READ_ONLY_HINT =
+  'Browse a folder without running anything in it: no task is resumed on opening, no agent module is loaded, nothing can be started, resumed, approved, rejected or edited. For folders you do not trust.';
 
 /** The last path segment, for a compact label; the full path goes in the title. */
 export function folderName(root: string): string {
@@ -40,6 +44,9 @@ export function DirectoryControls() {
       <button type="button" onClick={() => void chooseDirectory()} disabled={choosing} aria-busy={choosing}>
         Open folder…
       </button>
+      <button type="button" onClick={() => void chooseDirectory({ readOnly: true })} disabled={choosing} title={READ_ONLY_HINT}>
+        Open read-only…
+      </button>
       {recent.length > 0 && (
         <label className="recent-select">
           <span className="visually-hidden">Recent folders</span>
@@ -54,6 +61,7 @@ export function DirectoryControls() {
             {recent.map((r) => (
               <option key={r} value={r} title={r}>
                 {folderName(r)} — {r}
+                {directory.recent_read_only.includes(r) ? ' (read-only)' : ''}
               </option>
             ))}
           </select>
@@ -89,6 +97,9 @@ export function NoDirectory() {
       <p>Open a folder that holds task checkpoints (one folder per task), or a new empty one to start tasks in.</p>
       <button type="button" className="primary" onClick={() => void chooseDirectory()}>
         Open folder…
+      </button>{' '}
+      <button type="button" onClick={() => void chooseDirectory({ readOnly: true })} title={READ_ONLY_HINT}>
+        Open read-only…
       </button>
       {recent.length > 0 && (
         <>
@@ -99,6 +110,7 @@ export function NoDirectory() {
                 <button type="button" className="link mono" title={r} onClick={() => void openDirectory(r)}>
                   {r}
                 </button>
+                {directory?.recent_read_only.includes(r) && <span className="muted small"> read-only</span>}
               </li>
             ))}
           </ul>

@@ -8,6 +8,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
 import { useAppStore } from '../store/app-store.js';
+import { readOnlyReason } from '../store/read-only.js';
 import { countByFilter, filterTasks, type StatusFilter } from '../store/task-filter.js';
 import { TaskStatusBadge, displayStatusLabel } from './status-badge.js';
 import { formatRelative, formatTime, taskLabel } from './format.js';
@@ -20,7 +21,7 @@ const STATUS_FILTERS: DisplayStatus[] = ['running', 'failed', 'waiting_approval'
 const rowId = (taskId: string) => `task-row-${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 
 export function TaskList() {
-  const { tasks, tasksState, tasksError, filter, selectedTaskId, noDirectory } = useAppStore(
+  const { tasks, tasksState, tasksError, filter, selectedTaskId, noDirectory, readOnly } = useAppStore(
     useShallow((s) => ({
       tasks: s.tasks,
       tasksState: s.tasksState,
@@ -28,6 +29,7 @@ export function TaskList() {
       filter: s.filter,
       selectedTaskId: s.selectedTaskId,
       noDirectory: s.directory !== null && s.directory.root === null,
+      readOnly: readOnlyReason(s.directory) !== null,
     })),
   );
   const setFilter = useAppStore((s) => s.setFilter);
@@ -136,10 +138,16 @@ export function TaskList() {
           <p>
             <strong>No tasks in this directory.</strong>
           </p>
-          <p>Start one with an agent, or run <code>waystation demo DIR</code> and open that folder.</p>
-          <button type="button" className="primary" onClick={() => setStartDialogOpen(true)}>
-            New task
-          </button>
+          {readOnly ? (
+            <p>This directory is open read-only: nothing can be started here.</p>
+          ) : (
+            <>
+              <p>Start one with an agent, or run <code>waystation demo DIR</code> and open that folder.</p>
+              <button type="button" className="primary" onClick={() => setStartDialogOpen(true)}>
+                New task
+              </button>
+            </>
+          )}
         </div>
       )}
       {tasks.length > 0 && visible.length === 0 && (

@@ -4,6 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { TaskDetail } from '../../../shared/api/contract.js';
 import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
 import { useAppStore } from '../store/app-store.js';
+import { readOnlyReason } from '../store/read-only.js';
 import type { TabId } from '../store/store-types.js';
 import { TaskStatusBadge } from './status-badge.js';
 import { Tabs, type TabDef } from './tabs.js';
@@ -45,6 +46,7 @@ function NoSelection() {
   const hasTasks = useAppStore((s) => s.tasks.length > 0);
   const noDirectory = useAppStore((s) => s.directory !== null && s.directory.root === null);
   const setStartDialogOpen = useAppStore((s) => s.setStartDialogOpen);
+  const readOnly = useAppStore((s) => readOnlyReason(s.directory) !== null);
   if (noDirectory) {
     return (
       <div className="main-empty">
@@ -59,11 +61,15 @@ function NoSelection() {
       <p className="muted">
         {hasTasks
           ? 'Pick a task on the left (↑/↓ to move, / to search) to see its plan, artifacts, side effects and history.'
-          : 'Start a task from one of the available agents and watch it run here.'}
+          : readOnly
+            ? 'This directory is open read-only: nothing can be started here.'
+            : 'Start a task from one of the available agents and watch it run here.'}
       </p>
-      <button type="button" className="primary" onClick={() => setStartDialogOpen(true)}>
-        New task
-      </button>
+      {!readOnly && (
+        <button type="button" className="primary" onClick={() => setStartDialogOpen(true)}>
+          New task
+        </button>
+      )}
     </div>
   );
 }
@@ -74,6 +80,7 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
   );
   const setTab = useAppStore((s) => s.setTab);
   const resume = useAppStore((s) => s.resume);
+  const directoryReadOnly = useAppStore((s) => readOnlyReason(s.directory));
   const viewVersion = useAppStore((s) => s.viewVersion);
   const cp = detail.checkpoint;
   const summary = detail.summary;
@@ -115,10 +122,10 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
             <button
               type="button"
               className="primary"
-              disabled={resuming || agentBlocked !== null}
+              disabled={resuming || agentBlocked !== null || directoryReadOnly !== null}
               aria-busy={resuming}
               aria-describedby={agentNoticed ? agentNoteId : undefined}
-              title={agentBlocked ?? undefined}
+              title={directoryReadOnly ?? agentBlocked ?? undefined}
               onClick={() => void resume(taskId)}
             >
               {resuming ? (
@@ -200,7 +207,7 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
             <ApprovalPanel
               checkpoint={cp}
               pending={pending}
-              readOnly={detail.read_only}
+              readOnly={detail.read_only || directoryReadOnly !== null}
               agentStatus={agent}
               agentNoteId={agentNoticed ? agentNoteId : undefined}
             />
@@ -213,7 +220,7 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
             <ActivityFeed taskId={taskId} />
           </section>
           <Tabs tabs={tabs} active={tab} onChange={setTab} label="Task sections">
-            {tab === 'plan' && <PlanTab checkpoint={cp} readOnly={detail.read_only || viewingOld} />}
+            {tab === 'plan' && <PlanTab checkpoint={cp} readOnly={detail.read_only || viewingOld || directoryReadOnly !== null} />}
             {tab === 'artifacts' && <ArtifactsTab checkpoint={cp} />}
             {tab === 'effects' && <EffectsTab checkpoint={cp} />}
             {tab === 'errors' && <ErrorsTab checkpoint={cp} />}

@@ -142,11 +142,11 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
         }
       },
 
-      async chooseDirectory() {
+      async chooseDirectory(opts = {}) {
         // The picker is modal in the main process; the busy mark keeps the button from stacking dialogs.
         set({ busy: { ...get().busy, 'choose-directory': 'Choosing a folder…' } });
         try {
-          const directory = await api.chooseDirectory({});
+          const directory = await api.chooseDirectory({ readOnly: opts.readOnly ?? false });
           // null: the picker was cancelled (or this host has none); nothing changes.
           if (!directory) return;
           get().selectTask(null);

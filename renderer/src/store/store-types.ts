@@ -40,7 +40,7 @@ export interface ConnectionSlice {
   /** Open a folder from the recent list (desktop; the web host serves one directory). */
   openDirectory(path: string): Promise<void>;
   /** Desktop: show the folder picker and open the folder chosen; nothing happens when it is cancelled. */
-  chooseDirectory(): Promise<void>;
+  chooseDirectory(opts?: { readOnly?: boolean }): Promise<void>;
 }
 
 export interface TasksSlice {

@@ -69,27 +69,34 @@ describe('waystation demo', () => {
   });
 });
 
+/** `waystation serve DIR ...args` in a child process, once it printed its tokenised URL. */
+async function serve(dir: string, args: string[] = []) {
+  // A model answering in half a second keeps a resumed task running long enough to be seen, and the test short.
+  const env = { ...process.env, NO_COLOR: '1', WAYSTATION_OFFLINE_LATENCY_MS: '500', OPENAI_API_KEY: '' };
+  const child = spawn(process.execPath, [bin, 'serve', dir, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const state = { output: '' };
+  child.stderr.on('data', (c: Buffer) => (state.output += c.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed: ${state.output}`)), 30_000);
+    child.stdout.on('data', (c: Buffer) => {
+      state.output += c.toString();
+      const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}/.exec(state.output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[0]);
+      }
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, url, exited, state };
+}
+
 describe('waystation serve', () => {
   it('prints a tokenised URL, runs the demo\'s interrupted task to done, serves GET /api/tasks as ls --json prints it, and stops cleanly on SIGTERM', async () => {
     const dir = path.join(tmp, 'served-demo');
     await cli(['demo', dir]);
-    // A model answering in half a second keeps the resumed task running long enough to be seen, and the test short.
-    const env = { ...process.env, NO_COLOR: '1', WAYSTATION_OFFLINE_LATENCY_MS: '500', OPENAI_API_KEY: '' };
-    const child = spawn(process.execPath, [bin, 'serve', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env });
-    let output = '';
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL printed: ${output}`)), 30_000);
-      child.stdout.on('data', (c: Buffer) => {
-        output += c.toString();
-        const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}/.exec(output);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[0]);
-        }
-      });
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const { child, url, exited, state } = await serve(dir);
+    const output = () => state.output;
     try {
       const { origin, searchParams } = new URL(url);
       const token = searchParams.get('token')!;
@@ -105,7 +112,7 @@ describe('waystation serve', () => {
           if (predicate(statusOf(tasks))) return tasks;
           await new Promise((r) => setTimeout(r, 50));
         }
-        throw new Error(`the served demo never showed ${what}; output: ${output}`);
+        throw new Error(`the served demo never showed ${what}; output: ${output()}`);
       };
       // The host resumes the auto-mode task it finds interrupted: a task in each state at once.
       const running = statusOf(await listUntil((s) => s['notes-running'] === 'running', 'notes-running as running'));
@@ -121,6 +128,28 @@ describe('waystation serve', () => {
       expect(served).toEqual(JSON.parse((await cli(['ls', dir, '--json'])).stdout));
       const one = (await (await fetch(`${origin}/api/tasks/demo-done?token=${token}`)).json()) as { summary: { task_id: string } };
       expect(one.summary.task_id).toBe('demo-done');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+
+  it('--read-only resumes nothing, says it is read-only, and refuses every action with the reason', async () => {
+    const dir = path.join(tmp, 'read-only-demo');
+    await cli(['demo', dir]);
+    const before = (await cli(['ls', dir, '--json'])).stdout;
+    const { child, url, exited } = await serve(dir, ['--read-only']);
+    try {
+      const { origin, searchParams } = new URL(url);
+      const headers = { Authorization: `Bearer ${searchParams.get('token')!}`, 'content-type': 'application/json' };
+      const rpc = (method: string, body: unknown) => fetch(`${origin}/api/rpc/${method}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      expect(await (await rpc('getDirectory', {})).json()).toMatchObject({ root: await fs.realpath(dir), host: 'web', read_only: true });
+      const refused = await rpc('resumeTask', { taskId: 'notes-running' });
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('started read-only');
+      // The interrupted auto-mode task was not resumed: a second later the directory is as it was.
+      await new Promise((r) => setTimeout(r, 1000));
+      expect((await cli(['ls', dir, '--json'])).stdout).toBe(before);
     } finally {
       child.kill('SIGTERM');
     }

@@ -195,7 +195,7 @@ describe('opening directories', () => {
     try {
       await expect(service.openDirectory({ path: other })).rejects.toMatchObject({ code: 'forbidden' });
       expect((await service.openDirectory({ path: root })).root).toBe(root);
-      expect(await service.chooseDirectory()).toBeNull();
+      expect(await service.chooseDirectory({ readOnly: false })).toBeNull();
     } finally {
       await fs.rm(other, { recursive: true, force: true });
     }
@@ -205,7 +205,7 @@ describe('opening directories', () => {
     const other = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-other-')));
     const recent: string[] = [];
     try {
-      await startService({ host: 'desktop', recent: { list: () => [...recent], remember: async (r) => void recent.unshift(r) } });
+      await startService({ host: 'desktop', recent: { list: () => [...recent], readOnly: () => [], remember: async (r) => void recent.unshift(r) } });
       expect(recent).toEqual([root]);
       await expect(service.openDirectory({ path: other })).rejects.toMatchObject({ code: 'forbidden' });
       recent.push(other);
@@ -218,10 +218,92 @@ describe('opening directories', () => {
   });
 });
 
+describe('a directory opened read-only', () => {
+  /** A runner that records what it is asked and starts nothing. */
+  function recordingRunner() {
+    const calls: string[] = [];
+    const done = async (what: string): Promise<ActionResult> => {
+      calls.push(what);
+      return { taskId: 't1', version: null, message: `${what} (recorded)` };
+    };
+    const runner: HostRunner = {
+      start: () => done('start'),
+      resume: () => done('resume'),
+      approve: () => done('approve'),
+      reject: () => done('reject'),
+      edit: () => done('edit'),
+      registeredAgents: async () => (calls.push('registeredAgents'), []),
+      recoverInterrupted: async () => void calls.push('recoverInterrupted'),
+      onEvent: () => () => {},
+      shutdown: async () => {},
+    };
+    return { runner, calls };
+  }
+
+  it('runs nothing: no recovery, no agent module loaded, every action refused with the reason; opened again to run, it runs', async () => {
+    await openStore(root).create(task('t1'));
+    const other = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-other-')));
+    const { runner, calls } = recordingRunner();
+    const remembered: Array<[string, boolean]> = [];
+    // Newest first; a folder's mode is the one it was last opened in.
+    const lastMode = () => new Map([...remembered].reverse());
+    const recent = {
+      list: () => [...lastMode().keys()],
+      readOnly: () => [...lastMode()].filter(([, ro]) => ro).map(([r]) => r),
+      remember: async (r: string, o: { readOnly: boolean }) => void remembered.unshift([r, o.readOnly]),
+    };
+    let chosen = root;
+    service = new HostService({ host: 'desktop', runner, recent, chooseDirectory: async () => chosen });
+    try {
+      expect(await service.chooseDirectory({ readOnly: true })).toMatchObject({ root, read_only: true, recent_read_only: [root] });
+      expect(await service.getDirectory()).toMatchObject({ read_only: true });
+      expect((await service.listTasks()).map((t) => t.task_id)).toEqual(['t1']);
+      expect((await service.getTask({ taskId: 't1' })).checkpoint?.task_id).toBe('t1');
+      expect((await service.listAgents()).every((a) => a.origin === 'builtin')).toBe(true);
+
+      const actions = [
+        () => service.startTask({ agent: 'checkpoint-demo', options: {}, mode: 'manual' }),
+        () => service.resumeTask({ taskId: 't1' }),
+        () => service.approveResume({ taskId: 't1' }),
+        () => service.rejectResume({ taskId: 't1', reason: 'no' }),
+        () => service.editStepResult({ taskId: 't1', stepId: 's1', value: 1 }),
+      ];
+      for (const act of actions) await expect(act()).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining('is open read-only') });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(calls).toEqual([]);
+
+      // Another folder, opened to run; then the first again from the recent list, without saying how: read-only, as last opened.
+      chosen = other;
+      expect(await service.chooseDirectory({ readOnly: false })).toMatchObject({ root: other, read_only: false, recent_read_only: [root] });
+      await expect.poll(() => calls.includes('recoverInterrupted'), { timeout: 10_000 }).toBe(true);
+      calls.length = 0;
+      expect(await service.openDirectory({ path: root })).toMatchObject({ root, read_only: true });
+      await service.listAgents();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(calls).toEqual([]);
+
+      // Opened to run tasks: recovery runs, agents load, actions reach the runner; the folder is no longer remembered read-only.
+      expect(await service.openDirectory({ path: root, readOnly: false })).toMatchObject({ root, read_only: false, recent_read_only: [] });
+      await service.listAgents();
+      await service.resumeTask({ taskId: 't1' });
+      await expect.poll(() => calls.includes('recoverInterrupted'), { timeout: 10_000 }).toBe(true);
+      expect(calls).toEqual(expect.arrayContaining(['registeredAgents', 'resume', 'recoverInterrupted']));
+    } finally {
+      await fs.rm(other, { recursive: true, force: true });
+    }
+  });
+
+  it('is how a host without a runner shows every directory', async () => {
+    await startService({ host: 'web', runner: null });
+    expect(await service.getDirectory()).toMatchObject({ root, read_only: true });
+    await expect(service.resumeTask({ taskId: 'none' })).rejects.toMatchObject({ code: 'not-found' });
+  });
+});
+
 describe('remembering the folder opened', () => {
   it('opens and watches the directory when the recent folders cannot be saved, and says why', async () => {
     await openStore(root).create(task('t1'));
-    const failing = { list: () => [], remember: async () => Promise.reject(new Error('EROFS: read-only file system')) };
+    const failing = { list: () => [], readOnly: () => [], remember: async () => Promise.reject(new Error('EROFS: read-only file system')) };
     await startService({ host: 'desktop', recent: failing });
     expect(service.root).toBe(root);
     expect(events).toContainEqual(expect.objectContaining({ type: 'runner', state: 'output', detail: expect.stringContaining('EROFS: read-only file system') }));
