@@ -229,7 +229,8 @@ export class HostService implements WaystationService {
 
   /**
    * Open `dir` as the checkpoint directory: a new store and watcher replace
-   * the old ones, and subscribers get `directory-changed`.
+   * the old ones, and subscribers get `directory-changed`. `readOnly`
+   * unset: in the mode the folder was last opened in (see RecentFolders).
    */
   async open(dir: string, opts: { readOnly?: boolean } = {}): Promise<DirectoryInfo> {
     const root = path.resolve(dir);
@@ -240,8 +241,9 @@ export class HostService implements WaystationService {
     const store = (this.options.openStore ?? openStore)(realRoot);
     const dirState: OpenDirectory = {
       root: realRoot,
-      // A host without a runner browses every directory read-only.
-      readOnly: opts.readOnly === true || !this.options.runner,
+      // A host without a runner browses every directory read-only; unless told otherwise, a folder opened
+      // read-only before opens read-only again: it was not trusted to run code.
+      readOnly: !this.options.runner || (opts.readOnly ?? this.options.recent?.readOnly().includes(realRoot) ?? false),
       store,
       watcher: null,
       locations: new Map(),
@@ -432,8 +434,7 @@ export class HostService implements WaystationService {
     if (!recent.includes(requested)) {
       throw new ApiError('forbidden', `${requested} is not among the recent folders; choose it with Open folder… first`);
     }
-    // Unless told otherwise, a folder opened read-only once opens read-only again: it was not trusted to run code.
-    return this.open(requested, { readOnly: input.readOnly ?? this.options.recent?.readOnly().includes(requested) ?? false });
+    return this.open(requested, { readOnly: input.readOnly });
   }
 
   async chooseDirectory(input: ApiParsedInput<'chooseDirectory'>): Promise<DirectoryInfo | null> {

@@ -115,8 +115,8 @@ async function start(): Promise<void> {
   const initial =
     directoryFromArgv(process.argv) ?? (await settings.last()) ?? (await generateDemoDirectory(path.join(app.getPath('userData'), 'demo-checkpoints'))).root;
   // The window's renderer process starts while the directory opens; its calls wait for the open (`ready`).
-  // A folder last opened read-only opens read-only again.
-  const opening = service.open(initial, { readOnly: settings.readOnly().includes(initial) });
+  // In the mode it was last opened in: a folder opened read-only stays so until opened with Open folder….
+  const opening = service.open(initial);
   registerIpcHandlers(ipcMain, service, {
     isOwnWebContents: (sender) => mainWindow !== null && !mainWindow.isDestroyed() && sender.id === mainWindow.webContents.id,
     ready: opening,
