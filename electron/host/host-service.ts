@@ -32,7 +32,7 @@ import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summ
 import { builtInAgents } from '../agents/registry.js';
 import { openStore } from '../store/directory-store.js';
 import { TaskReadError, type CheckpointStore, type ListedTask, type TaskEntry } from '../store/store-types.js';
-import { mayNeedRecovery, withPlan, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
+import { mayNeedRecovery, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { IMPORT_SUFFIX } from '../store/directory-scan.js';
 import { readLeaseState } from '../verify/lease-state.js';
 import { summarizeEntries, summarizeEntry } from '../verify/summarize-entry.js';
@@ -169,13 +169,27 @@ interface OpenDirectory {
 interface KeptSummary {
   summary: TaskSummary;
   recheck: ListedTask | null;
-  /** The plan's steps, for the listing `waystation ls --json` prints (GET /api/tasks). */
-  plan: TaskListing['plan'];
+  /**
+   * The plan's steps, for the listing `waystation ls --json` prints (GET
+   * /api/tasks), as one flat array of id, name and status per step: the
+   * strings the parse made, one object per task where a step each would be
+   * twelve (the app's first list was a tenth slower keeping those).
+   */
+  steps: string[];
 }
 
 function keep(entry: ListedTask, summary: TaskSummary): KeptSummary {
   const volatile = summary.display_status === 'running' || (entry.checkpoint?.artifacts?.length ?? 0) > 0;
-  return { summary, recheck: volatile ? entry : null, plan: withPlan(summary, entry.checkpoint).plan };
+  const steps: string[] = [];
+  for (const s of entry.checkpoint?.plan ?? []) steps.push(s.id, s.name, s.status);
+  return { summary, recheck: volatile ? entry : null, steps };
+}
+
+/** The steps a listing shows, back from their flat form. */
+function stepsOf(flat: readonly string[]): TaskListing['plan'] {
+  const plan: TaskListing['plan'] = [];
+  for (let i = 0; i < flat.length; i += 3) plan.push({ id: flat[i], name: flat[i + 1], status: flat[i + 2] as TaskListing['plan'][number]['status'] });
+  return plan;
 }
 
 const notOpen = () => new ApiError('not-found', 'no checkpoint directory is open; open one first');
@@ -517,7 +531,7 @@ export class HostService implements WaystationService {
    * listTasks, which leaves the plans out.
    */
   async listTaskListings(): Promise<TaskListing[]> {
-    return (await this.keptList()).map((k) => ({ ...k.summary, plan: k.plan }));
+    return (await this.keptList()).map((k) => ({ ...k.summary, plan: stepsOf(k.steps) }));
   }
 
   /** The kept list in the store's order, the few volatile tasks summarized again. */
