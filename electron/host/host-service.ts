@@ -173,7 +173,7 @@ interface KeptSummary {
    * The plan's steps, for the listing `waystation ls --json` prints (GET
    * /api/tasks), as one flat array of id, name and status per step: the
    * strings the parse made, one object per task where a step each would be
-   * twelve (the app's first list was a tenth slower keeping those).
+   * twelve (the first list took about 15% longer with those).
    */
   steps: string[];
 }
