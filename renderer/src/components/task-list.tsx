@@ -8,7 +8,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
 import { useAppStore } from '../store/app-store.js';
-import { readOnlyReason } from '../store/read-only.js';
+import { NOTHING_TO_START, readOnlyReason } from '../store/read-only.js';
 import { countByFilter, filterTasks, type StatusFilter } from '../store/task-filter.js';
 import { TaskStatusBadge, displayStatusLabel } from './status-badge.js';
 import { formatRelative, formatTime, taskLabel } from './format.js';
@@ -139,7 +139,7 @@ export function TaskList() {
             <strong>No tasks in this directory.</strong>
           </p>
           {readOnly ? (
-            <p>This directory is open read-only: nothing can be started here.</p>
+            <p>{NOTHING_TO_START}</p>
           ) : (
             <>
               <p>Start one with an agent, or run <code>waystation demo DIR</code> and open that folder.</p>

@@ -4,7 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { TaskDetail } from '../../../shared/api/contract.js';
 import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
 import { useAppStore } from '../store/app-store.js';
-import { readOnlyReason } from '../store/read-only.js';
+import { NOTHING_TO_START, readOnlyReason } from '../store/read-only.js';
 import type { TabId } from '../store/store-types.js';
 import { TaskStatusBadge } from './status-badge.js';
 import { Tabs, type TabDef } from './tabs.js';
@@ -62,7 +62,7 @@ function NoSelection() {
         {hasTasks
           ? 'Pick a task on the left (↑/↓ to move, / to search) to see its plan, artifacts, side effects and history.'
           : readOnly
-            ? 'This directory is open read-only: nothing can be started here.'
+            ? NOTHING_TO_START
             : 'Start a task from one of the available agents and watch it run here.'}
       </p>
       {!readOnly && (

@@ -1,6 +1,9 @@
 /** Whether the open directory may run anything, and how the app says it may not. */
 import type { DirectoryInfo } from '../../../shared/api/contract.js';
 
+/** What an empty list or view says in place of New task when the directory is open read-only. */
+export const NOTHING_TO_START = 'This directory is open read-only: nothing can be started here.';
+
 /**
  * Why no task can be started, resumed, approved, rejected or edited in the
  * open directory, or null when they can. The host refuses those actions
