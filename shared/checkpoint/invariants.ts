@@ -9,6 +9,7 @@
 import type { StepStatus } from './schema.js';
 import type { CheckpointHead } from './checkpoint-head.js';
 import { problem, type Problem } from './problem.js';
+import { parseTimestamp } from './timestamp.js';
 
 const FINISHED: ReadonlySet<StepStatus> = new Set<StepStatus>(['done', 'skipped']);
 
@@ -35,7 +36,7 @@ function duplicates(values: readonly string[]): string[] {
 }
 
 function isTimestamp(value: string): boolean {
-  return !Number.isNaN(Date.parse(value));
+  return !Number.isNaN(parseTimestamp(value));
 }
 
 /**
@@ -124,7 +125,7 @@ export function checkInvariants(cp: CheckpointHead, file = 'checkpoint.json', op
     const updatedOk = isTimestamp(run.updated_at);
     if (!createdOk) fail(`run.created_at "${run.created_at}" is not a timestamp`);
     if (!updatedOk) fail(`run.updated_at "${run.updated_at}" is not a timestamp`);
-    if (createdOk && updatedOk && Date.parse(run.updated_at) < Date.parse(run.created_at)) {
+    if (createdOk && updatedOk && parseTimestamp(run.updated_at) < parseTimestamp(run.created_at)) {
       fail(`run.updated_at ${run.updated_at} is before run.created_at ${run.created_at}`);
     }
   }
@@ -132,8 +133,8 @@ export function checkInvariants(cp: CheckpointHead, file = 'checkpoint.json', op
     const started = s.started_at ?? null;
     const finished = s.finished_at ?? null;
     // Each timestamp parsed once: a listing runs this over every step of every task.
-    const startedAt = started === null ? NaN : Date.parse(started);
-    const finishedAt = finished === null ? NaN : Date.parse(finished);
+    const startedAt = started === null ? NaN : parseTimestamp(started);
+    const finishedAt = finished === null ? NaN : parseTimestamp(finished);
     if (started !== null && Number.isNaN(startedAt)) fail(`step ${s.id}: started_at "${started}" is not a timestamp`);
     if (finished !== null && Number.isNaN(finishedAt)) fail(`step ${s.id}: finished_at "${finished}" is not a timestamp`);
     if (finishedAt < startedAt) fail(`step ${s.id} finished (${finished}) before it started (${started})`);
