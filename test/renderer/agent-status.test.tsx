@@ -6,11 +6,11 @@
  * whether the plan runs new agent code. Rendered in jsdom over the in-memory API.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import type { TaskAgentStatus } from '../../shared/api/contract.js';
 import type { CheckpointInput } from '../../shared/checkpoint/schema.js';
-import { App } from '../../renderer/src/components/app.js';
-import { createAppStore, StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';
+import type { AppStore } from '../../renderer/src/store/app-store.js';
+import { disposeStores, newStore, renderApp } from './app-harness.js';
 import { FakeApi, makeCheckpoint } from './fake-api.js';
 
 const RECORDED = 'a1'.repeat(32);
@@ -37,24 +37,14 @@ const changed: TaskAgentStatus = {
 };
 const unchanged: TaskAgentStatus = { name: 'word-counter', origin: 'module', available: true, module: 'agents/word-counter.ts', recorded_sha256: RECORDED, current_sha256: RECORDED };
 
-let stores: AppStore[] = [];
-afterEach(() => {
-  cleanup();
-  for (const s of stores) s.getState().dispose();
-  stores = [];
-});
+afterEach(disposeStores);
 
 /** Render the app with task `t` (made from `overrides`) selected, its agent reported as `status`. */
 async function show(status: TaskAgentStatus, overrides: Partial<CheckpointInput> = {}): Promise<{ fake: FakeApi; store: AppStore }> {
   const fake = new FakeApi().add(makeCheckpoint('t', { agent, ...overrides }));
   fake.agentStatus.set('t', status);
-  const store = createAppStore(fake.api);
-  stores.push(store);
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  );
+  const store = newStore(fake.api);
+  renderApp(store);
   store.getState().selectTask('t');
   await screen.findByRole('article', { name: /Task/ });
   return { fake, store };

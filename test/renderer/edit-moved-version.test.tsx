@@ -7,10 +7,10 @@
  */
 import { act } from 'react';
 import { afterEach, expect, it } from 'vitest';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { EditorView } from 'codemirror';
-import { App } from '../../renderer/src/components/app.js';
-import { createAppStore, StoreContext } from '../../renderer/src/store/app-store.js';
+import { createAppStore } from '../../renderer/src/store/app-store.js';
+import { renderApp } from './app-harness.js';
 import { FakeApi, makeCheckpoint } from './fake-api.js';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -20,11 +20,7 @@ it('sends the version the editor was opened on, and shows the refusal when the t
   const fake = new FakeApi().add(makeCheckpoint('a'));
   const store = createAppStore(fake.api);
   try {
-    render(
-      <StoreContext.Provider value={store}>
-        <App />
-      </StoreContext.Provider>,
-    );
+    renderApp(store);
     await act(() => store.getState().init());
     act(() => store.getState().selectTask('a'));
     fireEvent.click(await screen.findByRole('tab', { name: /Plan/ }));

@@ -5,36 +5,21 @@
  */
 import { act } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
-import { App } from '../../renderer/src/components/app.js';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { NOTICE_MS, Notices } from '../../renderer/src/components/notices.js';
-import { createAppStore, StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';
+import { StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';
+import { disposeStores, newStore, renderApp } from './app-harness.js';
 import { FakeApi, makeCheckpoint } from './fake-api.js';
 
 // State changes reach React through act(): events, store calls and Testing Library's waits wrap them, so a missing wrap shows as a warning.
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-let stores: AppStore[] = [];
 afterEach(() => {
-  cleanup();
-  for (const s of stores) s.getState().dispose();
-  stores = [];
+  disposeStores();
   vi.useRealTimers();
 });
 
-function setup(fake: FakeApi): AppStore {
-  const store = createAppStore(fake.api);
-  stores.push(store);
-  return store;
-}
-
-function renderApp(store: AppStore) {
-  return render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  );
-}
+const setup = (fake: FakeApi): AppStore => newStore(fake.api);
 
 /** A task with two versions: failed at v1, done at v2. */
 function twoVersions(fake: FakeApi, taskId = 'a'): FakeApi {

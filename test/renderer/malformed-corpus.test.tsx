@@ -8,11 +8,11 @@
  */
 import { act } from 'react';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { WaystationApi } from '../../shared/api/contract.js';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
-import { App } from '../../renderer/src/components/app.js';
-import { createAppStore, StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';
+import { createAppStore, type AppStore } from '../../renderer/src/store/app-store.js';
+import { renderApp } from './app-harness.js';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -69,11 +69,7 @@ describe('the malformed corpus in the UI', () => {
   });
 
   it('lists every task, each unreadable one with its reason in its row', async () => {
-    render(
-      <StoreContext.Provider value={store}>
-        <App />
-      </StoreContext.Provider>,
-    );
+    renderApp(store);
     const list = await screen.findByRole('listbox', { name: 'Task list' });
     await waitFor(() => expect(within(list).getAllByRole('option')).toHaveLength(listed.length));
     expect(listed.map((t) => t.task_id).sort()).toEqual([...described.keys(), 'healthy'].sort());
@@ -93,11 +89,7 @@ describe('the malformed corpus in the UI', () => {
   });
 
   it('opens every task, showing each problem the host found', async () => {
-    render(
-      <StoreContext.Provider value={store}>
-        <App />
-      </StoreContext.Provider>,
-    );
+    renderApp(store);
     for (const t of listed) {
       act(() => store.getState().selectTask(t.task_id));
       if (t.problems.some((p) => p.reason === 'outside-root')) {
@@ -120,11 +112,7 @@ describe('the malformed corpus in the UI', () => {
 describe('the recovery account in the UI', () => {
   it('shows what an interrupted save left behind after a verify', async () => {
     await corpus.interruptSave('healthy', 3);
-    render(
-      <StoreContext.Provider value={store}>
-        <App />
-      </StoreContext.Provider>,
-    );
+    renderApp(store);
     act(() => store.getState().selectTask('healthy'));
     await screen.findByRole('heading', { level: 1, name: /healthy/ });
     fireEvent.click(screen.getByRole('tab', { name: /^Artifacts/ }));

@@ -8,10 +8,11 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { act } from 'react';
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { fireEvent, render, screen, within } from '@testing-library/react';
 import type { AgentInfo, WaystationApi } from '../../shared/api/contract.js';
 import { StartTaskDialog } from '../../renderer/src/components/start-task-dialog.js';
-import { createAppStore, StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';
+import { StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';
+import { disposeStores, newStore } from './app-harness.js';
 import { FakeApi } from './fake-api.js';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -37,17 +38,8 @@ function hostWith(fake: FakeApi, agents: { current: AgentInfo[] }): WaystationAp
   };
 }
 
-let stores: AppStore[] = [];
-function setup(api: WaystationApi): AppStore {
-  const store = createAppStore(api);
-  stores.push(store);
-  return store;
-}
-afterEach(() => {
-  cleanup();
-  for (const s of stores) s.getState().dispose();
-  stores = [];
-});
+const setup = newStore;
+afterEach(disposeStores);
 
 async function openDialog(agents: AgentInfo[]): Promise<AppStore> {
   const store = setup(hostWith(new FakeApi(), { current: agents }));

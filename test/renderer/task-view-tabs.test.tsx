@@ -6,18 +6,15 @@
  */
 import { act } from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
-import { App } from '../../renderer/src/components/app.js';
-import { createAppStore, StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import type { AppStore } from '../../renderer/src/store/app-store.js';
+import { disposeStores, newStore, renderApp } from './app-harness.js';
 import { FakeApi, makeCheckpoint } from './fake-api.js';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-let stores: AppStore[] = [];
 afterEach(() => {
-  cleanup();
-  for (const s of stores) s.getState().dispose();
-  stores = [];
+  disposeStores();
   globalThis.localStorage?.clear();
   delete document.documentElement.dataset.theme;
 });
@@ -79,13 +76,8 @@ function setup(): { fake: FakeApi; store: AppStore } {
   const fake = new FakeApi().add(richTask());
   fake.results.set('rich:read', { notes: Array.from({ length: 50 }, (_, i) => `note-${i}.md`), long: LONG_NOTE, count: 50 });
   fake.results.set('rich:write', LONG_TEXT);
-  const store = createAppStore(fake.api);
-  stores.push(store);
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-  );
+  const store = newStore(fake.api);
+  renderApp(store);
   return { fake, store };
 }
 
@@ -253,13 +245,8 @@ describe('keyboard and theme', () => {
     for (const [id, at] of [['t1', '2026-01-01T00:01:00Z'], ['t2', '2026-01-01T00:02:00Z'], ['t3', '2026-01-01T00:03:00Z']]) {
       fake.add(makeCheckpoint(id, { run: { created_at: at, updated_at: at } }));
     }
-    const store = createAppStore(fake.api);
-    stores.push(store);
-    render(
-      <StoreContext.Provider value={store}>
-        <App />
-      </StoreContext.Provider>,
-    );
+    const store = newStore(fake.api);
+    renderApp(store);
     return store;
   }
 

@@ -1,0 +1,33 @@
+/**
+ * The app as `renderer/src/main.tsx` mounts it, over a store a test made, and
+ * the stores a test made, disposed after it: what every renderer test that
+ * shows the whole app needs, in one place.
+ */
+import { cleanup, render, type RenderResult } from '@testing-library/react';
+import type { WaystationApi } from '../../shared/api/contract.js';
+import { App } from '../../renderer/src/components/app.js';
+import { createAppStore, StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';
+
+const made: AppStore[] = [];
+
+/** A store over `api`, disposed by `disposeStores`. */
+export function newStore(api: WaystationApi): AppStore {
+  const store = createAppStore(api);
+  made.push(store);
+  return store;
+}
+
+/** Render the whole app over `store`. */
+export function renderApp(store: AppStore): RenderResult {
+  return render(
+    <StoreContext.Provider value={store}>
+      <App />
+    </StoreContext.Provider>,
+  );
+}
+
+/** Unmount what was rendered and dispose every store `newStore` made (their subscriptions and timers). */
+export function disposeStores(): void {
+  cleanup();
+  for (const store of made.splice(0)) store.getState().dispose();
+}
