@@ -8,6 +8,7 @@ import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../../shared/ch
 import { runCli } from '../../../electron/cli/main.js';
 import { HostService, type HostRunner, type RunnerEvent } from '../../../electron/host/host-service.js';
 import { openStore } from '../../../electron/store/directory-store.js';
+import { recordingRunner, type RecordedAction } from '../../support/recording-runner.js';
 import { writeMixedDirectory } from '../cli/cli-fixtures.js';
 
 const now = '2026-01-01T00:00:00.000Z';
@@ -219,31 +220,12 @@ describe('opening directories', () => {
 });
 
 describe('a directory opened read-only', () => {
-  /** A runner that records what it is asked and starts nothing. */
-  function recordingRunner() {
-    const calls: string[] = [];
-    const done = async (what: string): Promise<ActionResult> => {
-      calls.push(what);
-      return { taskId: 't1', version: null, message: `${what} (recorded)` };
-    };
-    const runner: HostRunner = {
-      start: () => done('start'),
-      resume: () => done('resume'),
-      approve: () => done('approve'),
-      reject: () => done('reject'),
-      edit: () => done('edit'),
-      registeredAgents: async () => (calls.push('registeredAgents'), []),
-      recoverInterrupted: async () => void calls.push('recoverInterrupted'),
-      onEvent: () => () => {},
-      shutdown: async () => {},
-    };
-    return { runner, calls };
-  }
-
   it('runs nothing: no recovery, no agent module loaded, every action refused with the reason; opened again to run, it runs', async () => {
     await openStore(root).create(task('t1'));
     const other = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-other-')));
-    const { runner, calls } = recordingRunner();
+    const recorded: RecordedAction[] = [];
+    const runner = recordingRunner(recorded, { agentCode: true });
+    const calls = () => recorded.map((c) => c.what);
     const remembered: Array<[string, boolean]> = [];
     // Newest first; a folder's mode is the one it was last opened in.
     const lastMode = () => new Map([...remembered].reverse());
@@ -270,24 +252,24 @@ describe('a directory opened read-only', () => {
       ];
       for (const act of actions) await expect(act()).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining('is open read-only') });
       await new Promise((r) => setTimeout(r, 50));
-      expect(calls).toEqual([]);
+      expect(calls()).toEqual([]);
 
       // Another folder, opened to run; then the first again from the recent list, without saying how: read-only, as last opened.
       chosen = other;
       expect(await service.chooseDirectory({ readOnly: false })).toMatchObject({ root: other, read_only: false, recent_read_only: [root] });
-      await expect.poll(() => calls.includes('recoverInterrupted'), { timeout: 10_000 }).toBe(true);
-      calls.length = 0;
+      await expect.poll(() => calls().includes('recoverInterrupted'), { timeout: 10_000 }).toBe(true);
+      recorded.length = 0;
       expect(await service.openDirectory({ path: root })).toMatchObject({ root, read_only: true });
       await service.listAgents();
       await new Promise((r) => setTimeout(r, 50));
-      expect(calls).toEqual([]);
+      expect(calls()).toEqual([]);
 
       // Opened to run tasks: recovery runs, agents load, actions reach the runner; the folder is no longer remembered read-only.
       expect(await service.openDirectory({ path: root, readOnly: false })).toMatchObject({ root, read_only: false, recent_read_only: [] });
       await service.listAgents();
       await service.resumeTask({ taskId: 't1' });
-      await expect.poll(() => calls.includes('recoverInterrupted'), { timeout: 10_000 }).toBe(true);
-      expect(calls).toEqual(expect.arrayContaining(['registeredAgents', 'resume', 'recoverInterrupted']));
+      await expect.poll(() => calls().includes('recoverInterrupted'), { timeout: 10_000 }).toBe(true);
+      expect(calls()).toEqual(expect.arrayContaining(['registeredAgents', 'resume', 'recoverInterrupted']));
     } finally {
       await fs.rm(other, { recursive: true, force: true });
     }

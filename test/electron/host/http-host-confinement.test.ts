@@ -8,8 +8,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActionResult } from '../../../shared/api/contract.js';
-import { HostService, type HostRunner } from '../../../electron/host/host-service.js';
+import { HostService } from '../../../electron/host/host-service.js';
+import { recordingRunner, type RecordedAction } from '../../support/recording-runner.js';
 import { startHttpHost, type HttpHost } from '../../../electron/host/http-host.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { makeCheckpoint } from '../store/store-test-helpers.js';
@@ -18,7 +18,7 @@ let base: string;
 let outside: string;
 let service: HostService;
 let host: HttpHost;
-const runnerCalls: string[] = [];
+const runnerCalls: RecordedAction[] = [];
 
 beforeAll(async () => {
   base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'ws-http-confine-')));
@@ -29,20 +29,7 @@ beforeAll(async () => {
   await openStore(root).create(makeCheckpoint('inside'));
   await fs.symlink(path.join(outside, 'escape'), path.join(root, 'escape'));
   await fs.symlink(path.join(outside, 'secret.json'), path.join(root, 'leak.json'));
-  const record = (what: string) => async (_root: string, taskId: unknown): Promise<ActionResult> => {
-    runnerCalls.push(`${what} ${String(taskId)}`);
-    return { taskId: String(taskId), version: null, message: 'recorded' };
-  };
-  const runner: HostRunner = {
-    start: async (_root, req) => record('start')(_root, req.taskId),
-    resume: record('resume'),
-    approve: record('approve'),
-    reject: record('reject'),
-    edit: record('edit'),
-    onEvent: () => () => {},
-    shutdown: async () => {},
-  };
-  service = new HostService({ host: 'web', runner, recoverOnOpen: false });
+  service = new HostService({ host: 'web', runner: recordingRunner(runnerCalls), recoverOnOpen: false });
   await service.open(root);
   host = await startHttpHost({ service, staticDir: null });
 });

@@ -11,7 +11,8 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { HostService, type HostRunner } from '../../../electron/host/host-service.js';
+import { HostService } from '../../../electron/host/host-service.js';
+import { recordingRunner, type RecordedAction } from '../../support/recording-runner.js';
 import { startHttpHost, type HttpHost } from '../../../electron/host/http-host.js';
 import { registerIpcHandlers, type FrameLike, type InvokeEventLike, type IpcMainLike, type WebContentsLike } from '../../../electron/main/ipc-handlers.js';
 import { openStore } from '../../../electron/store/directory-store.js';
@@ -70,23 +71,6 @@ async function hashTree(dir: string): Promise<string> {
   return h.digest('hex');
 }
 
-/** A runner that only records: any call from a hostile request is a write that got through. */
-function recordingRunner(calls: { what: string; taskId: string }[]): HostRunner {
-  const record = (what: string) => async (_root: string, second: unknown) => {
-    calls.push({ what, taskId: typeof second === 'string' ? second : String((second as { taskId?: string })?.taskId ?? '') });
-    return { taskId: 'x', version: null, message: 'recorded' };
-  };
-  return {
-    start: record('start'),
-    resume: record('resume'),
-    approve: record('approve'),
-    reject: record('reject'),
-    edit: record('edit'),
-    onEvent: () => () => {},
-    shutdown: async () => {},
-  };
-}
-
 const TRAVERSALS = ['..', '../..', '../outside', '..\\..\\outside', '/etc/passwd', 'escape', 'escape/../..', 'victim/../../outside', 'a\u0000b', '.', '.hidden', 'x.tmp', 'outside.json', '%2e%2e', '....//....//'];
 
 /** Inputs for every method, with a given task id and string parameter. */
@@ -129,7 +113,8 @@ export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioRe
   await fs.symlink(path.join(outsideDir, 'escape'), path.join(root, 'escape'));
   await fs.writeFile(path.join(root, 'outside.json'), JSON.stringify({ note: 'a root file, not a task' }));
 
-  const runnerCalls: { what: string; taskId: string }[] = [];
+  // A runner that only records: any call from a hostile request is a write that got through.
+  const runnerCalls: RecordedAction[] = [];
   const service = new HostService({ host: 'web', runner: recordingRunner(runnerCalls), recoverOnOpen: false });
   let host: HttpHost | null = null;
   try {
