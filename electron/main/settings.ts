@@ -31,6 +31,7 @@ export interface DesktopSettings extends RecentFolders {
 export async function loadSettings(dir: string): Promise<DesktopSettings> {
   const file = path.join(dir, 'settings.json');
   let recent: string[] = [];
+  // Read through `recent`: a folder that left the recent list is not reported, nor saved.
   let readOnly = new Set<string>();
   try {
     const parsed = SettingsFile.safeParse(JSON.parse(await fs.readFile(file, 'utf8')));
@@ -60,7 +61,6 @@ export async function loadSettings(dir: string): Promise<DesktopSettings> {
       recent = [root, ...recent.filter((r) => r !== root)].slice(0, MAX_RECENT);
       if (opts.readOnly) readOnly.add(root);
       else readOnly.delete(root);
-      for (const r of readOnly) if (!recent.includes(r)) readOnly.delete(r);
       await save();
     },
     async last() {
