@@ -31,13 +31,14 @@ export interface DesktopSettings extends RecentFolders {
 export async function loadSettings(dir: string): Promise<DesktopSettings> {
   const file = path.join(dir, 'settings.json');
   let recent: string[] = [];
-  // Read through `recent`: a folder that left the recent list is not reported, nor saved.
   let readOnly = new Set<string>();
+  // Read through `recent`: a folder that left the recent list is not reported, nor saved.
+  const readOnlyRecent = () => recent.filter((r) => readOnly.has(r));
   try {
     const parsed = SettingsFile.safeParse(JSON.parse(await fs.readFile(file, 'utf8')));
     if (parsed.success) {
       recent = parsed.data.recent.filter((p) => path.isAbsolute(p)).slice(0, MAX_RECENT);
-      readOnly = new Set(parsed.data.read_only.filter((p) => recent.includes(p)));
+      readOnly = new Set(parsed.data.read_only);
     }
   } catch {
     // First start, or a file damaged by hand: start over rather than refuse to start.
@@ -46,7 +47,7 @@ export async function loadSettings(dir: string): Promise<DesktopSettings> {
   // finish, not to succeed, so a save that failed (a full disk, a folder made read-only) blocks no later one.
   let saving: Promise<void> = Promise.resolve();
   const save = () => {
-    const text = JSON.stringify({ recent, read_only: recent.filter((r) => readOnly.has(r)) }, null, 2) + '\n';
+    const text = JSON.stringify({ recent, read_only: readOnlyRecent() }, null, 2) + '\n';
     const attempt = saving.catch(() => undefined).then(async () => {
       await fs.mkdir(dir, { recursive: true });
       await writeFileAtomic(nodeFs, file, text);
@@ -56,7 +57,7 @@ export async function loadSettings(dir: string): Promise<DesktopSettings> {
   };
   return {
     list: () => [...recent],
-    readOnly: () => recent.filter((r) => readOnly.has(r)),
+    readOnly: readOnlyRecent,
     async remember(root: string, opts: { readOnly: boolean }) {
       recent = [root, ...recent.filter((r) => r !== root)].slice(0, MAX_RECENT);
       if (opts.readOnly) readOnly.add(root);
