@@ -140,6 +140,8 @@ interface OpenDirectory {
   registeredIdentity: string | null;
   /** The start-up recovery of interrupted auto-mode tasks, while it runs. */
   recovery: Promise<void> | null;
+  /** Settles once the watcher is ready and what changed before it was has been applied. */
+  watching: Promise<void> | null;
   /**
    * The task list, by location, once built; null until the first build. A
    * task appearing or going away is patched in (see keepChange), never
@@ -269,6 +271,7 @@ export class HostService implements WaystationService {
       registered: null,
       registeredIdentity: null,
       recovery: null,
+      watching: null,
       summaries: null,
       unordered: false,
       building: null,
@@ -294,7 +297,7 @@ export class HostService implements WaystationService {
     // chokidar reports nothing until it has read every folder of the tree (seconds of CPU over 10,000 task
     // folders), so it starts once the first list is built rather than slow it down; whatever changed after
     // the seed, during the listing or the walk, is caught up once, at ready.
-    void listed.then(() => this.startWatcher(dirState, seeded));
+    dirState.watching = listed.then(() => this.startWatcher(dirState, seeded));
     this.hub.publish({ type: 'directory-changed', root: realRoot });
     this.startRecovery(dirState, listed);
     return this.directoryInfo();
@@ -318,9 +321,12 @@ export class HostService implements WaystationService {
     }
   }
 
-  /** Start watching an open directory, and catch up at ready on what changed since `seeded` was taken. */
-  private startWatcher(dir: OpenDirectory, seeded: Promise<RootSnapshot>): void {
-    if (this.current !== dir) return;
+  /**
+   * Start watching an open directory, and catch up at ready on what changed
+   * since `seeded` was taken. Resolves once that catch-up is applied.
+   */
+  private startWatcher(dir: OpenDirectory, seeded: Promise<RootSnapshot>): Promise<void> {
+    if (this.current !== dir) return Promise.resolve();
     const watcher = watchDirectoryInThread(
       dir.root,
       (changes) => {
@@ -336,7 +342,7 @@ export class HostService implements WaystationService {
       },
     );
     dir.watcher = watcher;
-    void watcher.ready.then(() => {
+    return watcher.ready.then(() => {
       dir.queue = dir.queue
         .then(async () => {
           const before = await seeded.catch(() => null);
@@ -347,6 +353,7 @@ export class HostService implements WaystationService {
           if (changes.length > 0) await this.applyChanges(dir, changes);
         })
         .catch(() => {});
+      return dir.queue;
     });
   }
 
@@ -405,6 +412,11 @@ export class HostService implements WaystationService {
     await this.closeDirectory();
     await this.options.runner?.shutdown();
     this.hub.clear();
+  }
+
+  /** Resolves once the watcher of the open directory is ready and caught up (tests). */
+  async watching(): Promise<void> {
+    await this.current?.watching;
   }
 
   /** Resolves once every watcher batch seen so far has been turned into events (tests). */
@@ -538,23 +550,41 @@ export class HostService implements WaystationService {
   /** The kept list in the store's order, the few volatile tasks summarized again. */
   private async keptList(): Promise<KeptSummary[]> {
     const dir = this.dir();
-    let kept = await this.keptSummaries(dir);
+    const kept = await this.keptSummaries(dir);
     if (dir.unordered && dir.summaries === kept) {
-      kept = new Map([...kept].sort(([, a], [, b]) => (a.summary.task_id < b.summary.task_id ? -1 : a.summary.task_id > b.summary.task_id ? 1 : 0)));
-      dir.summaries = kept;
+      // Sorted in place, in one turn: a watcher batch or a listing under way holds this very map.
+      const sorted = [...kept].sort(([, a], [, b]) => (a.summary.task_id < b.summary.task_id ? -1 : a.summary.task_id > b.summary.task_id ? 1 : 0));
+      kept.clear();
+      for (const [location, k] of sorted) kept.set(location, k);
       dir.unordered = false;
     }
     const out: KeptSummary[] = [];
-    for (const [location, k] of kept) {
+    // Rows are read from a copy: another listing may sort the map in place while this one waits on a recheck.
+    for (const [location, k] of [...kept]) {
       if (!k.recheck) {
         out.push(k);
         continue;
       }
-      const again = keep(k.recheck, await summarizeEntry(dir.root, k.recheck));
-      kept.set(location, again);
-      out.push(again);
+      const again = await this.recheck(dir, location, k, k.recheck);
+      // A watcher batch may have replaced or removed this row while it was summarized: its answer stands.
+      const now = kept.get(location);
+      if (now === k) kept.set(location, again);
+      if (now !== undefined) out.push(now === k ? again : now);
     }
     return out;
+  }
+
+  /**
+   * Summarize a volatile row again. A row shown running whose lease is now
+   * released was read before its runner's last save: the task is read again,
+   * after the release, so it shows how the run ended (done, failed, waiting)
+   * rather than "interrupted" until the watcher's batch arrives.
+   */
+  private async recheck(dir: OpenDirectory, location: string, k: KeptSummary, entry: ListedTask): Promise<KeptSummary> {
+    const again = keep(entry, await summarizeEntry(dir.root, entry));
+    if (k.summary.display_status !== 'running' || again.summary.display_status === 'running') return again;
+    const fresh = await dir.store.getTask(k.summary.task_id).catch(() => null);
+    return fresh?.location === location ? keep(fresh, await summarizeEntry(dir.root, fresh)) : again;
   }
 
   /** The kept task list, built from the store when there is none. */

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
-import { startWebServer } from '../../host/web-server.js';
+import { startWebServer, type WebServer } from '../../host/web-server.js';
 import { UsageError, requireDirectory, type CliContext } from '../cli-context.js';
 
 /** Ask the desktop to open the URL; silently does nothing where there is no desktop. */
@@ -20,6 +20,24 @@ function openInBrowser(url: string): void {
   } catch {
     // No opener: the URL is printed anyway.
   }
+}
+
+/**
+ * Print what the host runs as it happens: processes started and how they
+ * ended, retries, the agents' own output, and the host's notices (a watcher
+ * that stopped, a recovery that gave up). A server console is where someone
+ * running browser mode looks when a task does not move.
+ */
+function logActivity(ctx: CliContext, server: WebServer): () => void {
+  const s = ctx.style;
+  // From the host's first event (0): the start-up recovery may have begun before the server listened.
+  return server.service.subscribe((e) => {
+    if (e.type !== 'runner') return;
+    const time = s.dim(new Date().toTimeString().slice(0, 8));
+    const who = e.taskId ? `${s.bold(e.taskId)} ` : '';
+    const what = e.state === 'output' ? e.detail : `${e.state}: ${e.detail}`;
+    ctx.io.out(`${time} ${who}${what}\n`);
+  }, 0);
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */
@@ -43,7 +61,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--port <N>', 'the port to listen on (default: a free one)')
     .option('--read-only', 'browse only: starting, resuming, approving, rejecting and editing are refused')
     .option('--open-url', 'also open the URL in the default browser')
-    .action(async (dir: string, opts: { port?: string; readOnly?: boolean; openUrl?: boolean }) => {
+    .option('--quiet', 'print the URL only, not the processes the host starts and their output')
+    .action(async (dir: string, opts: { port?: string; readOnly?: boolean; openUrl?: boolean; quiet?: boolean }) => {
       const root = await requireDirectory(dir);
       let port = 0;
       if (opts.port !== undefined) {
@@ -51,6 +70,7 @@ export function register(program: Command, ctx: CliContext): void {
         port = Number(opts.port);
       }
       const server = await startWebServer(root, { port, readOnly: opts.readOnly });
+      const stopLog = opts.quiet ? () => {} : logActivity(ctx, server);
       const s = ctx.style;
       ctx.io.out(`Waystation is serving ${root}\n`);
       if (!server.rendererBuilt) ctx.io.out(s.yellow('The renderer is not built: run `npm run build:renderer` first; the API works without it.\n'));
@@ -60,5 +80,6 @@ export function register(program: Command, ctx: CliContext): void {
       const signal = await untilSignal();
       ctx.io.out(`\n${signal}: stopping; running tasks are left resumable\n`);
       await server.close();
+      stopLog();
     });
 }

@@ -69,6 +69,25 @@ describe('waystation demo', () => {
   });
 });
 
+/**
+ * How long one wait on the served host may take: each test waits for at most
+ * three such things, well inside its timeout, so a failure names what never
+ * happened and shows the server's output rather than only timing out.
+ */
+const WAIT_MS = 15_000;
+const TEST_TIMEOUT_MS = 4 * WAIT_MS;
+
+/** Resolves with `promise`, or rejects after WAIT_MS with `what` and the server's output so far. */
+function within<T>(promise: Promise<T>, what: string, output: () => string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} within ${WAIT_MS} ms; server output:\n${output()}`)), WAIT_MS);
+    promise.then(
+      (v) => (clearTimeout(timer), resolve(v)),
+      (e: unknown) => (clearTimeout(timer), reject(e)),
+    );
+  });
+}
+
 /** `waystation serve DIR ...args` in a child process, once it printed its tokenised URL. */
 async function serve(dir: string, args: string[] = []) {
   // A model answering in half a second keeps a resumed task running long enough to be seen, and the test short.
@@ -77,7 +96,7 @@ async function serve(dir: string, args: string[] = []) {
   const state = { output: '' };
   child.stderr.on('data', (c: Buffer) => (state.output += c.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL printed: ${state.output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`no URL printed within ${WAIT_MS} ms: ${state.output}`)), WAIT_MS);
     child.stdout.on('data', (c: Buffer) => {
       state.output += c.toString();
       const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}/.exec(state.output);
@@ -91,6 +110,28 @@ async function serve(dir: string, args: string[] = []) {
   return { child, url, exited, state };
 }
 
+type Listed = { task_id: string; display_status: string };
+const statusOf = (tasks: Listed[]) => Object.fromEntries(tasks.map((t) => [t.task_id, t.display_status]));
+
+/** GET /api/tasks of a served host, once or polled until a predicate holds. */
+function servedList(url: string, output: () => string) {
+  const { origin, searchParams } = new URL(url);
+  const token = searchParams.get('token')!;
+  const list = async () =>
+    (await (await fetch(`${origin}/api/tasks`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(WAIT_MS) })).json()) as Listed[];
+  /** Poll the served list until `predicate` holds, and return that list. */
+  const listUntil = async (predicate: (status: Record<string, string>) => boolean, what: string) => {
+    let last: Record<string, string> = {};
+    for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+      const tasks = await list();
+      last = statusOf(tasks);
+      if (predicate(last)) return tasks;
+    }
+    throw new Error(`the served demo showed no ${what} within ${WAIT_MS} ms; last list: ${JSON.stringify(last)}; server output:\n${output()}`);
+  };
+  return { origin, token, list, listUntil };
+}
+
 describe('waystation serve', () => {
   it('prints a tokenised URL, runs the demo\'s interrupted task to done, serves GET /api/tasks as ls --json prints it, and stops cleanly on SIGTERM', async () => {
     const dir = path.join(tmp, 'served-demo');
@@ -98,22 +139,9 @@ describe('waystation serve', () => {
     const { child, url, exited, state } = await serve(dir);
     const output = () => state.output;
     try {
-      const { origin, searchParams } = new URL(url);
-      const token = searchParams.get('token')!;
+      const { origin, token, listUntil, list } = servedList(url, output);
       const unauthorised = await fetch(`${origin}/api/tasks`);
       expect(unauthorised.status).toBe(401);
-      type Listed = { task_id: string; display_status: string };
-      const list = async () => (await (await fetch(`${origin}/api/tasks`, { headers: { Authorization: `Bearer ${token}` } })).json()) as Listed[];
-      const statusOf = (tasks: Listed[]) => Object.fromEntries(tasks.map((t) => [t.task_id, t.display_status]));
-      /** Poll the served list until `predicate` holds, and return that list. */
-      const listUntil = async (predicate: (status: Record<string, string>) => boolean, what: string) => {
-        for (let tries = 0; tries < 600; tries++) {
-          const tasks = await list();
-          if (predicate(statusOf(tasks))) return tasks;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        throw new Error(`the served demo never showed ${what}; output: ${output()}`);
-      };
       // The host resumes the auto-mode task it finds interrupted: a task in each state at once.
       const running = statusOf(await listUntil((s) => s['notes-running'] === 'running', 'notes-running as running'));
       expect(running).toMatchObject({
@@ -128,17 +156,19 @@ describe('waystation serve', () => {
       expect(served).toEqual(JSON.parse((await cli(['ls', dir, '--json'])).stdout));
       const one = (await (await fetch(`${origin}/api/tasks/demo-done?token=${token}`)).json()) as { summary: { task_id: string } };
       expect(one.summary.task_id).toBe('demo-done');
+      // The console says what the host ran, in order: the process, the agent's own lines, how it ended.
+      expect(output()).toMatch(/notes-running started: resume in process \d+\n(.*\n)*.*notes-running publish-index: done\n(.*\n)*.*notes-running exited: task notes-running finished/);
     } finally {
       child.kill('SIGTERM');
     }
-    expect(await exited).toBe(0);
-  });
+    expect(await within(exited, 'the server did not exit on SIGTERM', output)).toBe(0);
+  }, TEST_TIMEOUT_MS);
 
   it('--read-only resumes nothing, says it is read-only, and refuses every action with the reason', async () => {
     const dir = path.join(tmp, 'read-only-demo');
     await cli(['demo', dir]);
     const before = (await cli(['ls', dir, '--json'])).stdout;
-    const { child, url, exited } = await serve(dir, ['--read-only']);
+    const { child, url, exited, state } = await serve(dir, ['--read-only']);
     try {
       const { origin, searchParams } = new URL(url);
       const headers = { Authorization: `Bearer ${searchParams.get('token')!}`, 'content-type': 'application/json' };
@@ -153,8 +183,22 @@ describe('waystation serve', () => {
     } finally {
       child.kill('SIGTERM');
     }
-    expect(await exited).toBe(0);
-  });
+    expect(await within(exited, 'the server did not exit on SIGTERM', () => state.output)).toBe(0);
+  }, TEST_TIMEOUT_MS);
+
+  it('--quiet prints the URL and nothing of what the host runs', async () => {
+    const dir = path.join(tmp, 'quiet-demo');
+    await cli(['demo', dir]);
+    const { child, url, exited, state } = await serve(dir, ['--quiet']);
+    const output = () => state.output;
+    try {
+      await servedList(url, output).listUntil((s) => s['notes-running'] === 'done', 'notes-running finished');
+      expect(output()).toMatch(/Press Ctrl\+C to stop\.\n$/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await within(exited, 'the server did not exit on SIGTERM', output)).toBe(0);
+  }, TEST_TIMEOUT_MS);
 
   it('refuses a bad port', async () => {
     await cli(['demo', path.join(tmp, 'demo')]);

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HostEvent } from '../../../shared/api/contract.js';
 import { runCli } from '../../../electron/cli/main.js';
 import { HostService } from '../../../electron/host/host-service.js';
+import { acquireLease } from '../../../electron/runtime/lease.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import type { CheckpointStore } from '../../../electron/store/store-types.js';
 import { makeCheckpoint } from '../store/store-test-helpers.js';
@@ -76,6 +77,34 @@ async function lsJson(): Promise<unknown> {
   return JSON.parse(stdout);
 }
 
+/** A one-shot gate: `reached` once something arrives at it, which then waits for `open()`. */
+function gate() {
+  let open!: () => void;
+  let arrive!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const reached = new Promise<void>((resolve) => (arrive = resolve));
+  return { opened, reached, open, arrive };
+}
+
+/** The gate the next single-task read of a gatedStore stops at, if any. */
+let nextRead: ReturnType<typeof gate> | null = null;
+
+/** The real store, whose next single-task read waits at `nextRead` when one is set. */
+function gatedStore(dir: string): CheckpointStore {
+  const store = openStore(dir);
+  const getTask = store.getTask.bind(store);
+  store.getTask = async (taskId: string) => {
+    const at = nextRead;
+    nextRead = null;
+    if (at) {
+      at.arrive();
+      await at.opened;
+    }
+    return getTask(taskId);
+  };
+  return store;
+}
+
 const listed = async () => JSON.parse(JSON.stringify(await service!.listTaskListings())) as unknown;
 
 describe('the kept task list', () => {
@@ -135,4 +164,48 @@ describe('the kept task list', () => {
     expect(await listed()).toEqual(await lsJson());
     expect(reads.listings).toBe(1);
   }, 60_000);
+
+  it('shows how a run ended once its lease is released, before the watcher reports its last save', async () => {
+    const writer = openStore(root);
+    const created = await writer.create(makeCheckpoint('driven'));
+    const lease = await acquireLease(path.join(root, 'driven'), 'driven', { owner: 'a runner', heartbeatMs: 0 });
+    // Batches wait ten seconds for quiet: what the list shows below comes from the listing alone.
+    service = new HostService({ host: 'web', openStore: countingStore, watch: { quietMs: 10_000, maxDelayMs: 10_000 } });
+    await service.open(root);
+    await service.watching();
+    const statusOf = async () => (await service!.listTasks()).find((t) => t.task_id === 'driven')?.display_status;
+    expect(await statusOf()).toBe('running');
+
+    // The runner's last save, then its lease released, as a run that finishes does.
+    const { version: _v, ...last } = created.checkpoint;
+    const plan = last.plan.map((s) => ({ ...s, status: 'done' as const, attempts: 1 }));
+    await writer.save('driven', { expectedVersion: created.checkpoint.version, checkpoint: { ...last, status: 'done', plan, current_step: plan.length } });
+    await lease.release();
+    reads = { listings: 0, tasks: [] };
+    expect(await statusOf()).toBe('done');
+    expect(reads).toEqual({ listings: 0, tasks: ['driven'] });
+  }, 30_000);
+
+  it('keeps what a watcher batch did to a row while a listing summarized that row again', async () => {
+    const writer = openStore(root);
+    await writer.create(makeCheckpoint('driven'));
+    const lease = await acquireLease(path.join(root, 'driven'), 'driven', { owner: 'a runner', heartbeatMs: 0 });
+    service = new HostService({ host: 'web', openStore: gatedStore, watch: { quietMs: 1_000, maxDelayMs: 1_000 } });
+    service.subscribe((e) => void events.push(e));
+    await service.open(root);
+    await service.watching();
+    expect((await service.listTasks()).map((t) => t.display_status)).toEqual(['running']);
+
+    // The lease is gone, so the listing reads the task again; that read waits at the gate.
+    await lease.release();
+    const read = (nextRead = gate());
+    const listing = service.listTasks();
+    await read.reached;
+    // Meanwhile the task goes away, and the watcher's batch drops its row.
+    await fs.rm(path.join(root, 'driven'), { recursive: true });
+    await until((e) => e.type === 'task-removed' && e.taskId === 'driven', 'the removal');
+    read.open();
+    expect(await listing).toEqual([]);
+    expect(await service.listTasks()).toEqual([]);
+  }, 30_000);
 });
