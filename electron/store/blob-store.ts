@@ -8,10 +8,8 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../shared/checkpoint/canonical-json.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { BLOB_REF_PATTERN } from '../../shared/checkpoint/schema.js';
-import { settledReads, syncReadsOf } from './store-fs.js';
-import { parseJsonBytes, readBytes, relPath, type ReadContext } from './file-reader.js';
+import { parseJsonBytes, readBytes, relPath, sequentialReads, type ReadContext } from './file-reader.js';
 import { findCarriedBlob, versionPath, type CarriedBlob } from './version-file.js';
 
 export const BLOBS_DIR = 'blobs';
@@ -95,16 +93,11 @@ function parsed(file: string, bytes: Uint8Array): { ok: true; value: unknown } |
   return json.ok ? { ok: true, value: json.value } : { ok: false, problem: json.problem };
 }
 
-/** Chunks of a history read between two turns of the event loop, on synchronous reads. */
-const CHAIN_SLICE = 256;
-
 /**
  * Follow a history chain from its head and return the messages oldest first.
  *
  * Each chunk names the one before it, so the files are read one after the
- * other: on a file system with synchronous reads (`syncReadsOf`) they are,
- * CHAIN_SLICE chunks per turn of the event loop, since a trip through the
- * thread pool per file cost more than the read (10,000 steps: 10,000 files).
+ * other, with sequentialReads (10,000 steps: 10,000 files).
  *
  * `count` bounds the walk, so a chain that loops back on itself cannot hang a reader.
  */
@@ -114,14 +107,13 @@ export async function readHistoryChain(
   head: string | null,
   count: number,
 ): Promise<{ ok: true; messages: unknown[] } | { ok: false; problem: Problem }> {
-  const sync = syncReadsOf(ctx.fs);
-  const reader = sync ? { ...ctx, fs: settledReads(ctx.fs, sync) } : ctx;
+  const { ctx: reader, pace } = sequentialReads(ctx);
   const chunks: unknown[][] = [];
   let total = 0;
   let ref = head;
   while (ref !== null) {
     if (total >= count && chunks.length > 0) break;
-    if (sync && chunks.length > 0 && chunks.length % CHAIN_SLICE === 0) await nextTurn();
+    await pace();
     const read = await readBlobValue(reader, taskDir, ref);
     if (!read.ok) return read;
     const chunk = read.value as Partial<HistoryChunk> | null;

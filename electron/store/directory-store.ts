@@ -318,10 +318,14 @@ class DirectoryStore implements CheckpointStore {
   }
 
   async readHistory(taskId: string, version?: number): Promise<HistoryMessage[]> {
-    const found = await this.requireTask(taskId);
-    if (found.legacy) return found.legacy.messages;
-    const cp = version === undefined ? found.entry.checkpoint : await this.readVersion(taskId, version);
-    if (!cp) throw new TaskReadError(taskId, found.entry.problems);
+    // A past version of a task folder names its history's head itself: the rest of the task is not read.
+    let cp = version === undefined ? null : await this.readOwnVersion(taskId, version);
+    if (!cp) {
+      const found = await this.requireTask(taskId);
+      if (found.legacy) return found.legacy.messages;
+      cp = version === undefined ? found.entry.checkpoint : await this.readVersion(taskId, version);
+      if (!cp) throw new TaskReadError(taskId, found.entry.problems);
+    }
     const ctx = await this.ctx();
     const chain = await readHistoryChain(ctx, path.join(this.root, taskId), cp.history.head, cp.history.count);
     if (!chain.ok) throw new TaskReadError(taskId, [chain.problem]);

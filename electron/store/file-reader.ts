@@ -7,7 +7,8 @@
  */
 import path from 'node:path';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
-import { errorCode, type StoreFs, type WholeFile } from './store-fs.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { errorCode, settledReads, syncReadsOf, type StoreFs, type WholeFile } from './store-fs.js';
 
 /** What a reader needs: the file system, the root (resolved) and the size limit. */
 export interface ReadContext {
@@ -17,6 +18,25 @@ export interface ReadContext {
   /** The root with symlinks resolved, for the outside-root check. */
   realRoot: string;
   maxFileBytes: number;
+}
+
+/** Files a sequential reader reads between two turns of the event loop. */
+const SEQUENTIAL_SLICE = 256;
+
+/**
+ * For a reader that reads many small files one after the other (the version
+ * files of a rebuild, the chunks of a history chain): `ctx` with its reads
+ * answered synchronously where the file system has such reads (a trip
+ * through the thread pool per file costs more than reading it from the page
+ * cache, see settledReads), and `pace`, awaited before each file, which
+ * yields to the event loop every SEQUENTIAL_SLICE files so that nothing else
+ * waits long behind a long read.
+ */
+export function sequentialReads(ctx: ReadContext): { ctx: ReadContext; pace: () => Promise<void> } {
+  const sync = syncReadsOf(ctx.fs);
+  if (!sync) return { ctx, pace: () => Promise.resolve() };
+  let files = 0;
+  return { ctx: { ...ctx, fs: settledReads(ctx.fs, sync) }, pace: () => (++files % SEQUENTIAL_SLICE === 0 ? nextTurn() : Promise.resolve()) };
 }
 
 export type FileRead<T> =

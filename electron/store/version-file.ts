@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { applyDiff, DiffApplyError, type DiffOp } from '../../shared/diff/json-diff.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
-import { parseJsonBytes, readBytes, relPath, type ReadContext } from './file-reader.js';
+import { parseJsonBytes, readBytes, relPath, sequentialReads, type ReadContext } from './file-reader.js';
 
 export const VERSIONS_DIR = 'versions';
 const NAME = /^(\d{8})\.json$/;
@@ -207,6 +207,8 @@ export async function rebuildVersion(
 ): Promise<{ ok: true; value: RebuiltVersion } | { ok: false; problems: Problem[]; missing: boolean }> {
   const deltas: { version: number; ops: DiffOp[] }[] = [];
   let deltaBytes = 0;
+  // Up to a few thousand small files, one after the other.
+  const { ctx: reader, pace } = sequentialReads(ctx);
   for (let v = version; v >= 1; v--) {
     if (known && v === known.version && v < version) {
       const applied = applyDeltas(ctx, taskDir, known.rebuilt.doc, deltas);
@@ -214,7 +216,8 @@ export async function rebuildVersion(
       const { fullBytes, fullVersion } = known.rebuilt;
       return { ok: true, value: { doc: applied.doc, fullBytes, deltaBytes: known.rebuilt.deltaBytes + deltaBytes, fullVersion } };
     }
-    const read = await readVersionFile(ctx, taskDir, v);
+    await pace();
+    const read = await readVersionFile(reader, taskDir, v);
     if (!read.ok) {
       if (read.missing) {
         const abs = versionPath(taskDir, v);

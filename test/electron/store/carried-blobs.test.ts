@@ -128,7 +128,7 @@ describe('a task of schema 2', () => {
 });
 
 describe('a long history', () => {
-  it('reads back whole, in order, on synchronous reads (in slices) and through a StoreFs of its own', async () => {
+  it('reads back whole, in order, with its versions, on synchronous reads (in slices) and through a StoreFs of its own', async () => {
     const store = openStore(root);
     let cp = (await store.create(makeCheckpoint('long', 1), { appendHistory: [{ role: 'user', content: 'm0' }] })).checkpoint;
     for (let k = 1; k < 600; k++) {
@@ -140,5 +140,10 @@ describe('a long history', () => {
     const wrapped: StoreFs = { ...nodeFs, readWholeFile: (p, opts) => nodeFs.readWholeFile(p, opts) };
     expect((await openStore(root, { fs: wrapped }).readHistory('long')).map((m) => m.content)).toEqual(expected);
     expect((await openStore(root).readHistory('long', 300)).map((m) => m.content)).toEqual(expected.slice(0, 300));
+    expect((await openStore(root, { fs: wrapped }).readHistory('long', 300)).map((m) => m.content)).toEqual(expected.slice(0, 300));
+    // A past version is rebuilt from its files the same way on either.
+    const middle = await openStore(root).readVersion('long', 450);
+    expect(middle.history.count).toBe(450);
+    expect(await openStore(root, { fs: wrapped }).readVersion('long', 450)).toEqual(middle);
   }, 60_000);
 });
