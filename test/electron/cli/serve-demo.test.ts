@@ -95,17 +95,14 @@ async function serve(dir: string, args: string[] = []) {
   const child = spawn(process.execPath, [bin, 'serve', dir, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   const state = { output: '' };
   child.stderr.on('data', (c: Buffer) => (state.output += c.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL printed within ${WAIT_MS} ms: ${state.output}`)), WAIT_MS);
+  const printed = new Promise<string>((resolve) => {
     child.stdout.on('data', (c: Buffer) => {
       state.output += c.toString();
       const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}/.exec(state.output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[0]);
-      }
+      if (m) resolve(m[0]);
     });
   });
+  const url = await within(printed, 'no URL was printed', () => state.output);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, url, exited, state };
 }
