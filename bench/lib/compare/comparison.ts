@@ -11,7 +11,7 @@ import { describeMachine, formatMachine, type MachineDescription } from '../mach
 import { percentile } from '../percentile.js';
 import { formatTable } from '../table.js';
 import { runLangGraph, type LangGraphSideResult, type SqliteCalibration } from './langgraph-side.js';
-import { measureDiskFloor, type DiskFloor } from './disk-floor.js';
+import { FLOOR_PROTOCOLS, measureDiskFloor, type DiskFloor, type FloorProtocol } from './disk-floor.js';
 import { middleStep, type SideResult } from './side-result.js';
 import { runWaystation, type WaystationSideResult } from './waystation-side.js';
 
@@ -273,14 +273,7 @@ export function formatComparison(result: ComparisonResult, command: string): str
       ? `Warm-up: before anything is measured, each side saves a throwaway ${formatCount(result.options.warmUpSteps)}-step task in the same process (other payloads, folders removed), so no side's measured saves include Node compiling its code.`
       : 'Warm-up: none (--warm-up 0): the side that runs first also pays for Node compiling the code the sides share.',
   );
-  const floor = result.diskFloor;
-  out.push(
-    '',
-    `Disk floor, measured in this run in the same folder (${floor.iterations} steps a side, ${formatBytes(floor.bytes)} per file or append, p50): ` +
-      `Waystation's commit protocol (a new file written and fsynced, linked to its version name, the folder fsynced) ${formatMs(percentile(floor.waystationMs, 50))}; ` +
-      `SQLite's WAL step (two commits, each an append and fsync) ${formatMs(percentile(floor.sqliteMs, 50))}. ` +
-      'What each save costs beyond this is its own code; the disk floor moves from run to run with what the disk did before.',
-  );
+  out.push('', ...formatDiskFloor(result.diskFloor));
   for (const run of result.runs) {
     out.push('', `#### ${formatCount(run.steps)} steps`, '');
     out.push(
@@ -329,4 +322,26 @@ async function freshDir(root: string, name: string): Promise<string> {
 
 async function removeDir(dir: string, keep: boolean | undefined): Promise<void> {
   if (!keep) await fs.rm(dir, { recursive: true, force: true });
+}
+
+/**
+ * The disk floor of each storage design, with its ratio to SQLite's: what the
+ * disk charged a step in this run before any code, so a save's figure can be
+ * read as floor plus code.
+ */
+export function formatDiskFloor(floor: DiskFloor): string[] {
+  const sqlite = percentile(floor.ms.sqlite, 50);
+  const rows = (Object.keys(FLOOR_PROTOCOLS) as FloorProtocol[]).map((p) => {
+    const p50 = percentile(floor.ms[p], 50);
+    return [p, FLOOR_PROTOCOLS[p], formatMs(p50), formatMs(percentile(floor.ms[p], 99)), formatRatio(sqlite / p50)];
+  });
+  return [
+    `Disk floor, measured in this run in the same folder (${floor.iterations} steps a protocol, in alternating rounds; ${formatBytes(floor.bytes)} per version file or append, ` +
+      `${formatBytes(floor.hotBytes)} hot snapshot). What a save costs beyond its design's floor is its own code; the floor moves from run to run with what the disk did before.`,
+    '',
+    formatTable(
+      [{ header: 'protocol' }, { header: 'file operations of one step' }, { header: 'p50', align: 'right' }, { header: 'p99', align: 'right' }, { header: 'SQLite ÷ this (p50)', align: 'right' }],
+      rows,
+    ),
+  ];
 }
