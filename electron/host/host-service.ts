@@ -593,10 +593,13 @@ export class HostService implements WaystationService {
     if (!dir.building) {
       // Queued with the watcher batches, so a change seen during the build is applied after it, never overwritten by it.
       const build = dir.queue.then(async () => {
-        const entries = await dir.store.listTasks();
-        for (const e of entries) dir.locations.set(e.location, e.task_id);
-        const summaries = await summarizeEntries(dir.root, entries);
-        return new Map(entries.map((e, i) => [e.location, keep(e, summaries[i])]));
+        // Each slice is summarized as it is read, so the parsed checkpoints die young (see KeepListed).
+        const kept = await dir.store.listTasks(async (entries) => {
+          const summaries = await summarizeEntries(dir.root, entries);
+          return entries.map((e, i) => keep(e, summaries[i]));
+        });
+        for (const k of kept) dir.locations.set(k.summary.location, k.summary.task_id);
+        return new Map(kept.map((k) => [k.summary.location, k]));
       });
       dir.building = build;
       dir.queue = build.then(

@@ -26,7 +26,7 @@ import { appendEventLine, eventsPath, readEventLog } from './event-log.js';
 import { readVersionFile } from './version-file.js';
 import { DETAIL, listVersionNumbers, loadVersion, loadVersions } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
-import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
+import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask, type KeepListed } from './directory-scan.js';
 
 export interface StoreOptions {
   /** The file system to use; tests inject failures here. Default: node:fs/promises. */
@@ -104,9 +104,11 @@ class DirectoryStore implements CheckpointStore {
     return w;
   }
 
-  async listTasks(): Promise<ListedTask[]> {
+  listTasks(): Promise<ListedTask[]>;
+  listTasks<T>(keep: KeepListed<T>): Promise<T[]>;
+  async listTasks<T>(keep?: KeepListed<T>): Promise<(T | ListedTask)[]> {
     const ctx = await this.ctx();
-    return (await scanRoot(ctx, this.concurrency)).map((t) => t.entry);
+    return scanRoot<T | ListedTask>(ctx, this.concurrency, keep ?? ((entries) => entries));
   }
 
   /** Find one task the way the listing would show it, validated whole and with the detail checks (gaps) on. */

@@ -152,9 +152,13 @@ export interface CheckpointStore {
   readonly root: string;
   /**
    * Every task in the directory, including legacy-format files and unreadable
-   * ones, each checked for what its summary shows (see ListedTask).
+   * ones, each checked for what its summary shows (see ListedTask), in task id
+   * order. With `keep`, what it makes of each entry instead: it is called on
+   * the entries as they are read, a slice at a time, so a caller that keeps
+   * less than the parsed checkpoint never holds them all at once.
    */
   listTasks(): Promise<ListedTask[]>;
+  listTasks<T>(keep: (entries: ListedTask[]) => T[] | Promise<T[]>): Promise<T[]>;
   /** One task by id; null when there is no such task. */
   getTask(taskId: string): Promise<TaskEntry | null>;
   /**

@@ -45,9 +45,12 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .action(async (dir: string, opts: { json?: boolean }) => {
       const root = await requireDirectory(dir);
-      const entries = await ctx.openStore(root).listTasks();
-      const tasks = await summarizeEntries(root, entries);
-      ctx.io.out(opts.json ? formatJson(tasks.map((t, i) => withPlan(t, entries[i].checkpoint))) : renderHuman(ctx, dir, tasks));
+      // Summarized a slice at a time as the listing reads them (see KeepListed): no parsed checkpoint outlives its slice.
+      const tasks = await ctx.openStore(root).listTasks(async (entries) => {
+        const summaries = await summarizeEntries(root, entries);
+        return summaries.map((t, i) => withPlan(t, entries[i].checkpoint));
+      });
+      ctx.io.out(opts.json ? formatJson(tasks) : renderHuman(ctx, dir, tasks));
       if (tasks.some((t) => hasErrors(t.problems))) ctx.fail(ExitCode.problems);
     });
 }

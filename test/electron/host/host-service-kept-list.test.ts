@@ -39,10 +39,10 @@ function countingStore(dir: string): CheckpointStore {
   const store = openStore(dir);
   const listTasks = store.listTasks.bind(store);
   const getTask = store.getTask.bind(store);
-  store.listTasks = async () => {
+  store.listTasks = ((...args: Parameters<typeof listTasks>) => {
     reads.listings++;
-    return listTasks();
-  };
+    return listTasks(...args);
+  }) as CheckpointStore['listTasks'];
   store.getTask = async (taskId: string) => {
     reads.tasks.push(taskId);
     return getTask(taskId);

@@ -12,6 +12,7 @@ import { nodeFs, syncReadsOf, type StoreFs, type SyncStoreReads } from '../../..
 import { SYNC_SLICE } from '../../../electron/store/directory-scan.js';
 import { TaskReadError } from '../../../electron/store/store-types.js';
 import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
+import { SECOND_ARTICLE_CHECKPOINT_JSON } from '../../../shared/checkpoint/article-samples.js';
 
 let root: string;
 
@@ -51,6 +52,19 @@ function recordingFs(): { fs: StoreFs; calls: string[]; thrown: string[] } {
       exists: wrap('exists', nodeFs.exists),
     },
   };
+}
+
+/** Tasks `t-0000`, `t-0001`, ... filling two listing slices and one task of a third; returns how many. */
+async function writeThreeSlicesOfTasks(): Promise<number> {
+  const cp = (await openStore(root).create(makeCheckpoint('t-0000'))).checkpoint;
+  const hot = await fs.readFile(path.join(root, 't-0000', 'checkpoint.json'), 'utf8');
+  const count = 2 * SYNC_SLICE + 1;
+  for (let i = 1; i < count; i++) {
+    const id = `t-${String(i).padStart(4, '0')}`;
+    await fs.mkdir(path.join(root, id));
+    await fs.writeFile(path.join(root, id, 'checkpoint.json'), hot.replace(`"task_id":"${cp.task_id}"`, `"task_id":"${id}"`));
+  }
+  return count;
 }
 
 /** Write a task's hot snapshot by hand, as a foreign writer or a bad disk might leave it. */
@@ -209,14 +223,7 @@ describe('listing through synchronous reads', () => {
   });
 
   it('lets the event loop run between slices of a long listing', async () => {
-    const cp = (await openStore(root).create(makeCheckpoint('t-0000'))).checkpoint;
-    const hot = await fs.readFile(path.join(root, 't-0000', 'checkpoint.json'), 'utf8');
-    const count = 2 * SYNC_SLICE + 1;
-    for (let i = 1; i < count; i++) {
-      const id = `t-${String(i).padStart(4, '0')}`;
-      await fs.mkdir(path.join(root, id));
-      await fs.writeFile(path.join(root, id, 'checkpoint.json'), hot.replace(`"task_id":"${cp.task_id}"`, `"task_id":"${id}"`));
-    }
+    const count = await writeThreeSlicesOfTasks();
     // A loop of setImmediate turns runs beside the listing; each hot-snapshot read notes the turn it ran in.
     let turn = 0;
     let done = false;
@@ -243,6 +250,32 @@ describe('listing through synchronous reads', () => {
     expect(tasks.every((t) => t.problems.length === 0)).toBe(true);
     // Three slices, each read within one turn, with the event loop let run between them.
     expect(readTurns.size).toBe(3);
+  });
+
+  it('hands each slice of entries to keep as it is read, and answers what keep made, in task id order, each id once', async () => {
+    const count = await writeThreeSlicesOfTasks();
+    // A root checkpoint.json in the second article's format, under the id of a native task: the listing shows the native one.
+    await fs.writeFile(path.join(root, 'checkpoint.json'), JSON.stringify({ ...SECOND_ARTICLE_CHECKPOINT_JSON, task_id: 't-0007' }));
+    const store = openStore(root);
+    const handed: number[] = [];
+    const kept = await store.listTasks((entries) => {
+      handed.push(entries.length);
+      return entries.map((e) => `${e.task_id} ${e.format} v${e.checkpoint?.version ?? '-'}`);
+    });
+    // Every entry read went through keep, the shadowed one included, a slice at a time.
+    expect(handed).toEqual([SYNC_SLICE, SYNC_SLICE, 2]);
+    const listed = await store.listTasks();
+    expect(listed).toHaveLength(count);
+    expect(kept).toEqual(listed.map((e) => `${e.task_id} ${e.format} v${e.checkpoint?.version ?? '-'}`));
+    expect(kept.filter((k) => k.startsWith('t-0007 '))).toEqual(['t-0007 waystation v1']);
+  });
+
+  it('answers what keep made through a StoreFs without synchronous reads too', async () => {
+    await writeThreeSlicesOfTasks();
+    const { syncReads: _sync, ...asyncOnly } = nodeFs;
+    const store = openStore(root, { fs: asyncOnly });
+    const kept = await store.listTasks((entries) => entries.map((e) => e.task_id));
+    expect(kept).toEqual((await openStore(root).listTasks()).map((e) => e.task_id));
   });
 });
 
