@@ -23,6 +23,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import type { TaskDetail } from '../../shared/api/contract.js';
+import { buildRenderer } from '../support/renderer-build.js';
 import { bundleForNode, REPO } from '../support/node-bundle.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -147,8 +148,7 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     }
     if (await rendererBuildIsStale()) {
       // `npm test` builds the renderer first; a lone run of this file (or one after a renderer change) builds it here.
-      const { build } = await import('vite');
-      await build({ configFile: path.join(REPO, 'vite.config.ts'), logLevel: 'warn' });
+      await buildRenderer();
     }
     bundleDir = await bundleCli();
     cli = path.join(bundleDir, 'main.js');
