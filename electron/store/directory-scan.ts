@@ -12,7 +12,7 @@ import type { Dirent } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 import { problem } from '../../shared/checkpoint/problem.js';
-import type { ListedTask, TaskEntry } from './store-types.js';
+import type { KeepListed, ListedTask, TaskEntry } from './store-types.js';
 import { isTempName } from './atomic-file.js';
 import { readJsonFile, relPath, resolveLink, type FileRead, type ReadContext } from './file-reader.js';
 import { exists, HOT_FILE, isLegacyDoc, legacyEntry, LISTING, readHot, readNativeTask, type LegacyRead, type ReadDepth } from './task-reader.js';
@@ -158,16 +158,6 @@ export function readRootEntry<C extends CheckpointHead>(ctx: ReadContext, dirent
 
 /** How many root entries a listing reads synchronously before it lets the event loop run. */
 export const SYNC_SLICE = 200;
-
-/**
- * What a caller keeps of each listed task: by default the entry itself. A
- * listing hands each slice of entries over as soon as it is read, so a caller
- * that keeps less (the host keeps a summary row) lets the parsed checkpoints
- * go while they are young: 10,000 of them held until the end of the listing
- * are 60 MB that the garbage collector copies out of the young generation and
- * then marks, a sixth of a cold listing's time.
- */
-export type KeepListed<T> = (entries: ListedTask[]) => T[] | Promise<T[]>;
 
 /** A kept value with what the listing needs to choose which of several tasks of one id to show. */
 interface Kept<T> {

@@ -12,6 +12,7 @@ import {
   TaskReadError,
   ReadOnlyError,
   type CheckpointStore,
+  type KeepListed,
   type ListedTask,
   type SaveRequest,
   type SaveResult,
@@ -26,7 +27,7 @@ import { appendEventLine, eventsPath, readEventLog } from './event-log.js';
 import { readVersionFile } from './version-file.js';
 import { DETAIL, listVersionNumbers, loadVersion, loadVersions } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
-import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask, type KeepListed } from './directory-scan.js';
+import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
 
 export interface StoreOptions {
   /** The file system to use; tests inject failures here. Default: node:fs/promises. */
