@@ -696,9 +696,9 @@ export class HostService implements WaystationService {
       // Legacy files keep their history inline; the store converted it when it read them.
       const cp = await this.checkpointAt(dir, entry, input.version);
       const inline = (cp as Record<string, unknown>).messages;
-      return Array.isArray(inline) ? (inline as ApiOutputs['getMessages']) : [];
+      return { from: 0, messages: Array.isArray(inline) ? (inline as ApiOutputs['getMessages']['messages']) : [] };
     }
-    return dir.store.readHistory(entry.task_id, input.version);
+    return dir.store.readHistoryAfter(entry.task_id, input.version, input.after);
   }
 
   async diffVersions(input: ApiParsedInput<'diffVersions'>): Promise<ApiOutputs['diffVersions']> {

@@ -11,6 +11,7 @@ import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { BLOB_REF_PATTERN } from '../../shared/checkpoint/schema.js';
 import { parseJsonBytes, readBytes, relPath, sequentialReads, type ReadContext } from './file-reader.js';
 import { findCarriedBlob, versionPath, type CarriedBlob } from './version-file.js';
+import type { HistoryMark } from './store-types.js';
 
 export const BLOBS_DIR = 'blobs';
 
@@ -100,18 +101,32 @@ function parsed(file: string, bytes: Uint8Array): { ok: true; value: unknown } |
  * other, with sequentialReads (10,000 steps: 10,000 files).
  *
  * `count` bounds the walk, so a chain that loops back on itself cannot hang a reader.
+ *
+ * With `after`, a history the reader already holds: when the chain passes
+ * through `after.head` with exactly `after.count` messages up to it, the walk
+ * stops there and only the messages after it are returned, from index
+ * `after.count`. Chunks are named by the hash of their bytes, which include
+ * the name of the chunk before, so meeting that name means the reader's
+ * messages are this chain's first ones. Otherwise (the history was rewritten,
+ * or is an older version's) every message is returned, from 0.
  */
 export async function readHistoryChain(
   ctx: ReadContext,
   taskDir: string,
   head: string | null,
   count: number,
-): Promise<{ ok: true; messages: unknown[] } | { ok: false; problem: Problem }> {
+  after?: HistoryMark,
+): Promise<{ ok: true; messages: unknown[]; from: number } | { ok: false; problem: Problem }> {
   const { ctx: reader, pace } = sequentialReads(ctx);
   const chunks: unknown[][] = [];
   let total = 0;
+  let from = 0;
   let ref = head;
   while (ref !== null) {
+    if (after && after.head === ref && after.count === count - total) {
+      from = after.count;
+      break;
+    }
     if (total >= count && chunks.length > 0) break;
     await pace();
     const read = await readBlobValue(reader, taskDir, ref);
@@ -124,10 +139,10 @@ export async function readHistoryChain(
     total += chunk.messages.length;
     ref = chunk.prev;
   }
-  if (total !== count) {
+  if (from + total !== count) {
     return { ok: false, problem: problem(relPath(ctx, taskDir), 'invariant', `the history chain holds ${total} messages but the checkpoint says ${count}`) };
   }
   const messages: unknown[] = [];
   for (let i = chunks.length - 1; i >= 0; i--) for (const m of chunks[i]) messages.push(m);
-  return { ok: true, messages };
+  return { ok: true, messages, from };
 }

@@ -12,6 +12,8 @@ import {
   TaskReadError,
   ReadOnlyError,
   type CheckpointStore,
+  type HistoryMark,
+  type HistoryTail,
   type KeepListed,
   type ListedTask,
   type SaveRequest,
@@ -321,18 +323,26 @@ class DirectoryStore implements CheckpointStore {
   }
 
   async readHistory(taskId: string, version?: number): Promise<HistoryMessage[]> {
+    return (await this.historyTail(taskId, version)).messages;
+  }
+
+  readHistoryAfter(taskId: string, version?: number, after?: HistoryMark): Promise<HistoryTail> {
+    return this.historyTail(taskId, version, after);
+  }
+
+  private async historyTail(taskId: string, version: number | undefined, after?: HistoryMark): Promise<HistoryTail> {
     // A past version of a task folder names its history's head itself: the rest of the task is not read.
     let cp = version === undefined ? null : await this.readOwnVersion(taskId, version);
     if (!cp) {
       const found = await this.requireTask(taskId);
-      if (found.legacy) return found.legacy.messages;
+      if (found.legacy) return { from: 0, messages: found.legacy.messages };
       cp = version === undefined ? found.entry.checkpoint : await this.readVersion(taskId, version);
       if (!cp) throw new TaskReadError(taskId, found.entry.problems);
     }
     const ctx = await this.ctx();
-    const chain = await readHistoryChain(ctx, path.join(this.root, taskId), cp.history.head, cp.history.count);
+    const chain = await readHistoryChain(ctx, path.join(this.root, taskId), cp.history.head, cp.history.count, after);
     if (!chain.ok) throw new TaskReadError(taskId, [chain.problem]);
-    return chain.messages as HistoryMessage[];
+    return { from: chain.from, messages: chain.messages as HistoryMessage[] };
   }
 
   async appendEvent(taskId: string, event: Omit<TaskEvent, 'id' | 'task_id' | 'at'> & { at?: string }): Promise<TaskEvent> {

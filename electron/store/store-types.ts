@@ -142,6 +142,18 @@ export class TaskReadError extends Error {
   }
 }
 
+/** Where a reader's copy of a task's history ends: the head chunk of the version it read, and that version's message count. */
+export interface HistoryMark {
+  head: string | null;
+  count: number;
+}
+
+/** Messages of a history from index `from` on (0: all of them). */
+export interface HistoryTail {
+  from: number;
+  messages: HistoryMessage[];
+}
+
 /**
  * What a caller keeps of each listed task: by default the entry itself. A
  * listing hands each slice of entries over as soon as it is read, so a caller
@@ -200,6 +212,14 @@ export interface CheckpointStore {
   readBlob(taskId: string, ref: string): Promise<unknown>;
   /** The message history as of a version (default: latest). */
   readHistory(taskId: string, version?: number): Promise<HistoryMessage[]>;
+  /**
+   * The messages of a version (default: latest) after those a reader already
+   * holds (`after`: the head and count of the version it read). Only the
+   * chunks written since are read when that history is the start of this
+   * one, as when a task ran on; otherwise (or without `after`) every message,
+   * from 0.
+   */
+  readHistoryAfter(taskId: string, version?: number, after?: HistoryMark): Promise<HistoryTail>;
   /** Append an event; returns it with its id. */
   appendEvent(taskId: string, event: Omit<TaskEvent, 'id' | 'task_id' | 'at'> & { at?: string }): Promise<TaskEvent>;
   /** Events with id > afterId (default 0), oldest first. */

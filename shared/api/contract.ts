@@ -38,7 +38,12 @@ export const apiInputs = {
   getTask: z.object({ taskId: TaskId, version: Version.optional() }),
   getHistory: z.object({ taskId: TaskId }),
   getStepResult: z.object({ taskId: TaskId, stepId: z.string().min(1).max(200), version: Version.optional() }),
-  getMessages: z.object({ taskId: TaskId, version: Version.optional() }),
+  getMessages: z.object({
+    taskId: TaskId,
+    version: Version.optional(),
+    /** The history the caller already shows (the head and count of the version it read): only what follows it is sent. */
+    after: z.object({ head: z.string().min(1).max(200).nullable(), count: z.number().int().nonnegative() }).optional(),
+  }),
   diffVersions: z.object({ taskId: TaskId, a: Version, b: Version }),
   verifyTask: z.object({ taskId: TaskId }),
   listAgents: z.object({}),
@@ -186,7 +191,8 @@ export interface ApiOutputs {
   getTask: TaskDetail;
   getHistory: VersionEntry[];
   getStepResult: { value: unknown; found: boolean };
-  getMessages: HistoryMessage[];
+  /** The messages from index `from` on: after `input.after` when the version's history continues it, else all (from 0). */
+  getMessages: { from: number; messages: HistoryMessage[] };
   diffVersions: DiffResult;
   verifyTask: VerifyResult;
   listAgents: AgentInfo[];

@@ -86,7 +86,7 @@ describe('a task written in Python', () => {
       expect(detail.read_only).toBe(false);
       expect(detail.checkpoint).toMatchObject({ version: 3, agent: { name: 'python-word-count' } });
       expect((await service.getTask({ taskId: 'py-task', version: 2 })).checkpoint).toMatchObject({ phase: 'reporting' });
-      expect((await service.getMessages({ taskId: 'py-task' })).map((m) => m.content)).toEqual(['count: one two three', '3']);
+      expect((await service.getMessages({ taskId: 'py-task' })).messages.map((m) => m.content)).toEqual(['count: one two three', '3']);
       expect(await service.getStepResult({ taskId: 'py-task', stepId: 'count' })).toEqual({ value: { words: 3 }, found: true });
       const diff = await service.diffVersions({ taskId: 'py-task', a: 2, b: 3 });
       expect(diff.summary.step_transitions).toEqual([expect.objectContaining({ id: 'report', from: 'pending', to: 'failed' })]);

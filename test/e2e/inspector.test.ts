@@ -244,7 +244,8 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
   });
 
   it('shows the conversation history of a task, one message per entry with its role', async () => {
-    const messages = await rpc<{ role: string; content: string }[]>('getMessages', { taskId: 'notes-done' });
+    const { from, messages } = await rpc<{ from: number; messages: { role: string; content: string }[] }>('getMessages', { taskId: 'notes-done' });
+    expect(from).toBe(0);
     expect(messages.length).toBeGreaterThan(0);
     await openTask('notes-done');
     await page.getByRole('tab', { name: /Messages/ }).click();

@@ -69,6 +69,8 @@ export class FakeApi {
   chosen: string | null = null;
   /** task id -> its messages (the same at every version). */
   readonly messages = new Map<string, HistoryMessage[]>();
+  /** Tasks whose history a test replaced: getMessages answers them whole, from 0. */
+  readonly rewrittenHistories = new Set<string>();
   /** `taskId:stepId` -> the step's stored result; other steps answer `{ summary: 'old' }`. */
   readonly results = new Map<string, unknown>();
   /** task id -> what getTask reports of its agent; by default a built-in that is found, or none when the task records no agent. */
@@ -155,7 +157,11 @@ export class FakeApi {
       getMessages: async (i) => {
         record('getMessages', i);
         await this.gate(`getMessages:${i.taskId}`);
-        return this.messages.get(i.taskId) ?? [];
+        const all = this.messages.get(i.taskId) ?? [];
+        // Like the host: the messages after the caller's count when the history continues it (in the fake it
+        // only grows, unless a test rewrote it), else all of them.
+        const from = i.after && !this.rewrittenHistories.has(i.taskId) && i.after.count <= all.length ? i.after.count : 0;
+        return { from, messages: all.slice(from) };
       },
       diffVersions: async (i) => {
         record('diffVersions', i);

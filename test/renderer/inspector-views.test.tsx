@@ -171,6 +171,52 @@ describe('the message history', () => {
     expect(items[2].querySelector('.message-body')?.classList.contains('collapsed')).toBe(false);
     expect(fake.calls.find((c) => c.method === 'getMessages')?.input).toEqual({ taskId: 'a', version: 1 });
   });
+
+  it('follows a task running on: the messages shown stay, and only those appended since are fetched', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a', { history: { count: 2, head: `sha256:${'1'.repeat(64)}@1` } }));
+    fake.messages.set('a', [
+      { role: 'user', content: 'first' },
+      { role: 'assistant', content: 'second' },
+    ]);
+    const store = setup(fake);
+    renderApp(store);
+    act(() => store.getState().selectTask('a'));
+    fireEvent.click(await screen.findByRole('tab', { name: /Messages/ }));
+    const list = await screen.findByRole('list', { name: 'Messages' });
+    expect(within(list).getAllByRole('listitem')).toHaveLength(2);
+
+    // Version 2 appends a message; its fetch is held back to see what the tab shows meanwhile.
+    let release!: () => void;
+    fake.gates.set('getMessages:a', new Promise<void>((r) => (release = r)));
+    fake.messages.set('a', [...fake.messages.get('a')!, { role: 'user', content: 'third' }]);
+    fake.add(makeCheckpoint('a', { version: 2, history: { count: 3, head: `sha256:${'2'.repeat(64)}@2` } }));
+    act(() => fake.emit({ type: 'task-changed', taskId: 'a', version: 2 }));
+    await waitFor(() => expect(fake.calls.filter((c) => c.method === 'getMessages')).toHaveLength(2));
+    expect(fake.calls.filter((c) => c.method === 'getMessages').at(-1)?.input).toEqual({
+      taskId: 'a',
+      version: 2,
+      after: { head: `sha256:${'1'.repeat(64)}@1`, count: 2 },
+    });
+    // No spinner while it loads: the two messages stay, still said to be version 1's.
+    expect(screen.queryByText('Loading messages…')).toBeNull();
+    expect(within(screen.getByRole('list', { name: 'Messages' })).getAllByRole('listitem')).toHaveLength(2);
+    expect(screen.getByText(/2 messages at version 1/)).toBeTruthy();
+    await act(async () => release());
+    await waitFor(() => expect(screen.getByText(/3 messages at version 2/)).toBeTruthy());
+    const items = within(screen.getByRole('list', { name: 'Messages' })).getAllByRole('listitem');
+    expect(items.map((li) => li.querySelector('.message-body')?.textContent)).toEqual(['first', 'second', 'third']);
+
+    // A history the writer replaced comes back whole, and replaces the list.
+    fake.gates.delete('getMessages:a');
+    fake.rewrittenHistories.add('a');
+    fake.messages.set('a', [{ role: 'user', content: 'a fresh start' }]);
+    fake.add(makeCheckpoint('a', { version: 3, history: { count: 1, head: `sha256:${'3'.repeat(64)}@3` } }));
+    act(() => fake.emit({ type: 'task-changed', taskId: 'a', version: 3 }));
+    await waitFor(() => expect(screen.getByText(/1 message at version 3/)).toBeTruthy());
+    expect(within(screen.getByRole('list', { name: 'Messages' })).getAllByRole('listitem').map((li) => li.querySelector('.message-body')?.textContent)).toEqual([
+      'a fresh start',
+    ]);
+  });
 });
 
 describe('an older version as the whole task view', () => {

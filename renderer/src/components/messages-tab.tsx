@@ -29,7 +29,8 @@ export function MessagesTab() {
     void loadMessages();
   }, [loadMessages, taskId, version]);
 
-  const current = messages.taskId === taskId && messages.version === version;
+  // While a later version's new messages are fetched, the ones already shown stay, with the version they belong to.
+  const current = messages.taskId === taskId && (messages.version === version || messages.following === version);
   if (!current || messages.state === 'loading' || messages.state === 'idle') {
     return (
       <p role="status" className="muted">
@@ -45,12 +46,12 @@ export function MessagesTab() {
     );
   }
   if (messages.items.length === 0) {
-    return <p className="empty-inline">No messages at version {version}: the agent has not talked to a model yet, or keeps no history.</p>;
+    return <p className="empty-inline">No messages at version {messages.version}: the agent has not talked to a model yet, or keeps no history.</p>;
   }
   return (
     <div className="messages">
       <p className="muted small">
-        {messages.items.length} message{messages.items.length === 1 ? '' : 's'} at version {version}, oldest first.
+        {messages.items.length} message{messages.items.length === 1 ? '' : 's'} at version {messages.version}, oldest first.
       </p>
       {messages.items.length < VIRTUAL_FROM ? (
         <ol className="message-list" aria-label="Messages">

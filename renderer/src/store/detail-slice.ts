@@ -2,7 +2,7 @@ import type { DetailSlice, DiffState, MessagesState, Slice } from './store-types
 import { errorText } from './error-text.js';
 
 const NO_DIFF: DiffState = { a: null, b: null, state: 'idle', result: null, error: null };
-const NO_MESSAGES: MessagesState = { state: 'idle', taskId: null, version: null, items: [], error: null };
+const NO_MESSAGES: MessagesState = { state: 'idle', taskId: null, version: null, head: null, items: [], error: null, following: null };
 
 /** What the task view holds before anything of a task is loaded: at start, and on every change of task. */
 const NOTHING_LOADED = {
@@ -74,17 +74,25 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
 
     async loadMessages() {
       const taskId = get().selectedTaskId;
-      const version = get().detail?.version ?? null;
+      const detail = get().detail;
+      const version = detail?.version ?? null;
       if (!taskId || version === null) return;
       const current = get().messages;
-      if (current.taskId === taskId && current.version === version && current.state !== 'error') return;
+      if (current.taskId === taskId && (current.version === version || current.following === version) && current.state !== 'error') return;
+      const head = detail?.checkpoint?.history?.head ?? null;
+      // A task running on: the messages shown stay on screen, and only those appended since are fetched.
+      const continues = current.state === 'ready' && current.taskId === taskId && current.version !== null && version > current.version;
       const mine = ++messagesSeq;
-      set({ messages: { state: 'loading', taskId, version, items: [], error: null } });
+      if (continues) set({ messages: { ...current, following: version } });
+      else set({ messages: { state: 'loading', taskId, version, head, items: [], error: null, following: null } });
       try {
-        const items = await get().api.getMessages({ taskId, version });
-        if (mine === messagesSeq) set({ messages: { state: 'ready', taskId, version, items, error: null } });
+        const answer = await get().api.getMessages(continues ? { taskId, version, after: { head: current.head, count: current.items.length } } : { taskId, version });
+        if (mine !== messagesSeq) return;
+        // The host answers from the caller's count when the new history continues the one shown, else from 0.
+        const items = answer.from > 0 && answer.from <= current.items.length ? [...current.items.slice(0, answer.from), ...answer.messages] : answer.messages;
+        set({ messages: { state: 'ready', taskId, version, head, items, error: null, following: null } });
       } catch (err) {
-        if (mine === messagesSeq) set({ messages: { state: 'error', taskId, version, items: [], error: errorText(err) } });
+        if (mine === messagesSeq) set({ messages: { state: 'error', taskId, version, head, items: [], error: errorText(err), following: null } });
       }
     },
 

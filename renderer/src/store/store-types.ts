@@ -75,11 +75,17 @@ export interface DiffState {
 /** The conversation history of the task at the version shown. */
 export interface MessagesState {
   state: LoadState;
-  /** Which task and version `items` belong to. */
+  /** Which task and version `items` belong to, and the head of that version's history. */
   taskId: string | null;
   version: number | null;
+  head: string | null;
   items: HistoryMessage[];
   error: string | null;
+  /**
+   * A later version of the same task whose messages are being fetched as a
+   * continuation of `items`: until they arrive, `items` stay on screen.
+   */
+  following: number | null;
 }
 
 export interface DetailSlice {
