@@ -676,8 +676,8 @@ export class HostService implements WaystationService {
 
   async getHistory(input: ApiParsedInput<'getHistory'>): Promise<ApiOutputs['getHistory']> {
     const { dir, entry } = await this.entry(input.taskId);
-    const versions = await dir.store.history(entry.task_id);
-    return versions.map((v) => ({ version: v.version, source: v.source, updated_at: v.updated_at, bytes: v.bytes }));
+    const { after, versions } = await dir.store.historyAfter(entry.task_id, input.after);
+    return { after, versions: versions.map((v) => ({ version: v.version, source: v.source, updated_at: v.updated_at, bytes: v.bytes })) };
   }
 
   async getStepResult(input: ApiParsedInput<'getStepResult'>): Promise<ApiOutputs['getStepResult']> {

@@ -21,12 +21,14 @@ import {
   type TaskEntry,
   type TaskEvent,
   type VersionInfo,
+  type VersionMark,
+  type VersionsAfter,
 } from './store-types.js';
 import { nodeFs, errorCode, syncReadsOf, type StoreFs } from './store-fs.js';
-import { type ReadContext } from './file-reader.js';
+import { sequentialReads, type ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, eventsPath, readEventLog } from './event-log.js';
-import { readVersionFile } from './version-file.js';
+import { readVersionFile, rebuildVersion } from './version-file.js';
 import { DETAIL, listVersionNumbers, loadVersion, loadVersions } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
 import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
@@ -204,45 +206,36 @@ class DirectoryStore implements CheckpointStore {
   }
 
   async history(taskId: string): Promise<VersionInfo[]> {
+    return (await this.historyAfter(taskId)).versions;
+  }
+
+  async historyAfter(taskId: string, after?: VersionMark): Promise<VersionsAfter> {
     const found = await this.requireTask(taskId);
     const { entry } = found;
     if (entry.format !== 'waystation') {
-      if (!entry.checkpoint) return [];
+      if (!entry.checkpoint) return { after: 0, versions: [] };
       const cp = entry.checkpoint;
-      return [{ version: cp.version, source: cp.source, updated_at: cp.run.updated_at, bytes: 0 }];
+      return { after: 0, versions: [{ version: cp.version, source: cp.source, updated_at: cp.run.updated_at, bytes: 0 }] };
     }
     const ctx = await this.ctx();
     const dir = path.join(this.root, taskId);
-    const out: VersionInfo[] = [];
-    // One forward replay: each version costs its own file, whatever the length of the history.
-    let prev: { version: number; doc: unknown } | null = null;
-    for (const v of await listVersionNumbers(ctx, dir)) {
-      const read = await readVersionFile(ctx, dir, v);
-      let doc: unknown = null;
-      if (read.ok) {
-        const { envelope } = read.value;
-        if (envelope.kind === 'full') doc = envelope.checkpoint;
-        else if (prev?.version === v - 1) {
-          try {
-            doc = applyDiff(prev.doc, envelope.ops);
-          } catch {
-            doc = null;
-          }
-        }
-      }
-      prev = doc === null ? null : { version: v, doc };
-      if (doc === null || !read.ok) continue;
-      const d = doc as { source?: unknown; run?: { updated_at?: unknown } };
-      const source = VersionSource.safeParse(d.source);
-      out.push({
-        version: v,
-        source: source.success ? source.data : { kind: 'runtime', note: 'source missing or malformed in this version' },
-        updated_at: typeof d.run?.updated_at === 'string' ? d.run.updated_at : '',
-        bytes: read.value.bytes.length,
-      });
-    }
-    return out;
+    const numbers = await listVersionNumbers(ctx, dir);
+    // Versions never change, so a caller holding the list up to a version needs only the ones after it, replayed
+    // from that version rebuilt (a few snapshots' worth of reading) instead of from version 1. Its entry must still
+    // be what the caller holds: a task folder removed and written anew shares no history with the old one.
+    const start = after && numbers.includes(after.version) ? await this.versionAt(ctx, dir, after) : null;
+    const replay = await replayVersions(ctx, dir, start ? numbers.filter((v) => v > start.info.version) : numbers, start);
+    return { after: start ? start.info.version : 0, versions: replay };
   }
+
+  /** Version `mark.version` rebuilt, when its entry is still the one the mark describes; null otherwise. */
+  private async versionAt(ctx: ReadContext, dir: string, mark: VersionMark): Promise<{ info: VersionInfo; doc: unknown } | null> {
+    const [rebuilt, file] = await Promise.all([rebuildVersion(ctx, dir, mark.version), readVersionFile(ctx, dir, mark.version)]);
+    if (!rebuilt.ok || !file.ok) return null;
+    const info = versionInfo(mark.version, rebuilt.value.doc, file.value.bytes.length);
+    return info.updated_at === mark.updated_at && info.bytes === mark.bytes ? { info, doc: rebuilt.value.doc } : null;
+  }
+
 
   async create(checkpoint: Parameters<CheckpointStore['create']>[0], opts: Parameters<CheckpointStore['create']>[1] = {}): Promise<SaveResult> {
     const taskId = (checkpoint as { task_id?: unknown }).task_id;
@@ -397,3 +390,48 @@ class DirectoryStore implements CheckpointStore {
 }
 
 export type { Problem };
+
+/**
+ * The entries of `numbers` (ascending), replayed forward from `start` (the
+ * version before the first of them, rebuilt) or from version 1: one file per
+ * version, read with sequentialReads. A version that does not read, or whose
+ * delta has no base, is left out, as is every version after it up to the next
+ * full snapshot.
+ */
+async function replayVersions(ctx: ReadContext, dir: string, numbers: readonly number[], start: { info: VersionInfo; doc: unknown } | null): Promise<VersionInfo[]> {
+  const { ctx: reader, pace } = sequentialReads(ctx);
+  const out: VersionInfo[] = [];
+  let prev: { version: number; doc: unknown } | null = start ? { version: start.info.version, doc: start.doc } : null;
+  for (const v of numbers) {
+    await pace();
+    const read = await readVersionFile(reader, dir, v);
+    let doc: unknown = null;
+    if (read.ok) {
+      const { envelope } = read.value;
+      if (envelope.kind === 'full') doc = envelope.checkpoint;
+      else if (prev?.version === v - 1) {
+        try {
+          doc = applyDiff(prev.doc, envelope.ops);
+        } catch {
+          doc = null;
+        }
+      }
+    }
+    prev = doc === null ? null : { version: v, doc };
+    if (doc === null || !read.ok) continue;
+    out.push(versionInfo(v, doc, read.value.bytes.length));
+  }
+  return out;
+}
+
+/** A version's entry in the history list, from its checkpoint JSON and the size of its file. */
+function versionInfo(version: number, doc: unknown, bytes: number): VersionInfo {
+  const d = doc as { source?: unknown; run?: { updated_at?: unknown } };
+  const source = VersionSource.safeParse(d.source);
+  return {
+    version,
+    source: source.success ? source.data : { kind: 'runtime', note: 'source missing or malformed in this version' },
+    updated_at: typeof d.run?.updated_at === 'string' ? d.run.updated_at : '',
+    bytes,
+  };
+}

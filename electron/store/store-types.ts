@@ -52,6 +52,15 @@ export interface VersionInfo {
   bytes: number;
 }
 
+/** The last entry of a history list a caller holds: its version, and what that entry said. */
+export type VersionMark = Pick<VersionInfo, 'version' | 'updated_at' | 'bytes'>;
+
+/** History entries of the versions after `after` (0: the whole list). */
+export interface VersionsAfter {
+  after: number;
+  versions: VersionInfo[];
+}
+
 /** What a writer hands to `save`: the next checkpoint, with large payloads given separately. */
 export interface SaveRequest {
   /** The version this save must follow; the store refuses (ConflictError) when another writer got there first. */
@@ -197,6 +206,12 @@ export interface CheckpointStore {
   readVersions(taskId: string, versions: readonly number[]): Promise<Checkpoint[]>;
   /** Every version of the task, oldest first, with gaps reported as problems on the task. */
   history(taskId: string): Promise<VersionInfo[]>;
+  /**
+   * The history list after the entry a caller holds (`after`, its last one):
+   * only the versions written since, when that entry is still the task's;
+   * otherwise (or without `after`) the whole list, with `after: 0`.
+   */
+  historyAfter(taskId: string, after?: VersionMark): Promise<VersionsAfter>;
   /** Create a task: writes version 1. Fails with ConflictError if the task already exists. */
   create(checkpoint: Omit<CheckpointInput, 'version'>, opts?: Omit<SaveRequest, 'expectedVersion' | 'checkpoint'>): Promise<SaveResult>;
   /** Write the next version. */

@@ -36,7 +36,11 @@ export const apiInputs = {
   chooseDirectory: z.object({ readOnly: z.boolean().default(false) }),
   listTasks: z.object({}),
   getTask: z.object({ taskId: TaskId, version: Version.optional() }),
-  getHistory: z.object({ taskId: TaskId }),
+  getHistory: z.object({
+    taskId: TaskId,
+    /** The last entry the caller shows: only the versions after it are sent, when it is still the task's. */
+    after: z.object({ version: Version, updated_at: z.string().max(100), bytes: z.number().int().nonnegative() }).optional(),
+  }),
   getStepResult: z.object({ taskId: TaskId, stepId: z.string().min(1).max(200), version: Version.optional() }),
   getMessages: z.object({
     taskId: TaskId,
@@ -189,7 +193,8 @@ export interface ApiOutputs {
   chooseDirectory: DirectoryInfo | null;
   listTasks: TaskSummary[];
   getTask: TaskDetail;
-  getHistory: VersionEntry[];
+  /** The entries of the versions after `after` (the caller keeps its own up to that version), or all with `after: 0`. */
+  getHistory: { after: number; versions: VersionEntry[] };
   getStepResult: { value: unknown; found: boolean };
   /** The messages from index `from` on: after `input.after` when the version's history continues it, else all (from 0). */
   getMessages: { from: number; messages: HistoryMessage[] };

@@ -373,7 +373,7 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     const candidates = tasks.filter((t) => (t.version ?? 0) >= 2);
     let pick: { taskId: string; a: number; b: number } | null = null;
     for (const t of candidates) {
-      const history = await rpc<{ version: number }[]>('getHistory', { taskId: t.task_id });
+      const history = (await rpc<{ after: number; versions: { version: number }[] }>('getHistory', { taskId: t.task_id })).versions;
       const a = history[0].version;
       const b = history[history.length - 1].version;
       const diff = await rpc<{ summary: { step_transitions: unknown[] } }>('diffVersions', { taskId: t.task_id, a, b });

@@ -147,7 +147,11 @@ export class FakeApi {
       },
       getHistory: async (i) => {
         record('getHistory', i);
-        return (this.tasks.get(i.taskId) ?? []).map((cp) => ({ version: cp.version, source: cp.source, updated_at: cp.run.updated_at, bytes: 100 }));
+        const all = (this.tasks.get(i.taskId) ?? []).map((cp) => ({ version: cp.version, source: cp.source, updated_at: cp.run.updated_at, bytes: 100 }));
+        // Like the host: the versions after the caller's last entry when that entry is still the task's, else all.
+        const held = i.after && all.find((v) => v.version === i.after!.version);
+        const continues = held && held.updated_at === i.after!.updated_at && held.bytes === i.after!.bytes;
+        return continues ? { after: i.after!.version, versions: all.filter((v) => v.version > i.after!.version) } : { after: 0, versions: all };
       },
       getStepResult: async (i) => {
         record('getStepResult', i);

@@ -250,6 +250,22 @@ describe('an older version as the whole task view', () => {
     expect(store.getState().viewedVersion).toBeNull();
   });
 
+  it('asks only for the versions written since the last one it lists', async () => {
+    const fake = twoVersions(new FakeApi());
+    const store = setup(fake);
+    await store.getState().init();
+    act(() => store.getState().selectTask('a'));
+    await waitFor(() => expect(store.getState().history.map((v) => v.version)).toEqual([1, 2]));
+    const second = store.getState().history[1];
+    fake.add(makeCheckpoint('a', { version: 3, status: 'done', source: { kind: 'runtime' } }));
+    act(() => fake.emit({ type: 'task-changed', taskId: 'a', version: 3 }));
+    await waitFor(() => expect(store.getState().history.map((v) => v.version)).toEqual([1, 2, 3]));
+    expect(fake.calls.filter((c) => c.method === 'getHistory').at(-1)?.input).toEqual({
+      taskId: 'a',
+      after: { version: 2, updated_at: second.updated_at, bytes: second.bytes },
+    });
+  });
+
   it('keeps showing the picked version when a new one arrives', async () => {
     const fake = twoVersions(new FakeApi());
     const store = setup(fake);

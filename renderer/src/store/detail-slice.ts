@@ -102,9 +102,12 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
       const mine = ++detailSeq;
       const api = get().api;
       const version = get().viewedVersion;
+      // The versions already listed stay: the host sends the ones after the last, when that one is still the task's.
+      const held = get().historyState === 'ready' ? get().history : [];
+      const last = held.at(-1);
       const [detail, history] = await Promise.allSettled([
         api.getTask(version === null ? { taskId } : { taskId, version }),
-        api.getHistory({ taskId }),
+        api.getHistory(last ? { taskId, after: { version: last.version, updated_at: last.updated_at, bytes: last.bytes } } : { taskId }),
       ]);
       if (mine !== detailSeq || get().selectedTaskId !== taskId || get().viewedVersion !== version) return;
       if (detail.status === 'fulfilled') {
@@ -112,7 +115,10 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
       } else {
         set({ detailState: 'error', detailError: errorText(detail.reason) });
       }
-      if (history.status === 'fulfilled') set({ history: history.value, historyState: 'ready' });
+      if (history.status === 'fulfilled') {
+        const { after, versions } = history.value;
+        set({ history: after > 0 ? [...held.filter((v) => v.version <= after), ...versions] : versions, historyState: 'ready' });
+      }
       else set({ historyState: 'error' });
 
       // A newly written version moves an open "latest vs previous" diff along with it.

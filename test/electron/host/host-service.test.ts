@@ -117,7 +117,13 @@ describe('reading through the host service', () => {
     expect(latest.lease.held).toBe(false);
     const first = await service.getTask({ taskId: 't1', version: 1 });
     expect(first.checkpoint?.phase).toBe('start');
-    expect((await service.getHistory({ taskId: 't1' })).map((v) => v.version)).toEqual([1, 2]);
+    const { versions } = await service.getHistory({ taskId: 't1' });
+    expect(versions.map((v) => v.version)).toEqual([1, 2]);
+    // After the entry a caller holds: only the versions written since, unless that entry is no longer the task's.
+    const mark = { version: 1, updated_at: versions[0].updated_at, bytes: versions[0].bytes };
+    expect(await service.getHistory({ taskId: 't1', after: mark })).toEqual({ after: 1, versions: [versions[1]] });
+    expect(await service.getHistory({ taskId: 't1', after: { ...mark, bytes: mark.bytes + 1 } })).toEqual({ after: 0, versions });
+    expect(await service.getHistory({ taskId: 't1', after: { ...mark, version: 9 } })).toEqual({ after: 0, versions });
     const diff = await service.diffVersions({ taskId: 't1', a: 1, b: 2 });
     expect(diff.entries.some((e) => JSON.stringify(e).includes('phase'))).toBe(true);
     expect(await service.getStepResult({ taskId: 't1', stepId: 's1' })).toEqual({ value: { answer: 42 }, found: true });

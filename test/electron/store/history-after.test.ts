@@ -1,12 +1,13 @@
 /**
- * Reading a task's history after what a reader already holds: only the
- * chunks written since, when the history continues the one held (as while a
- * task runs on); every message otherwise.
+ * Reading after what a reader already holds, as the app does while a task
+ * runs on: the messages appended since (only the chunks written since are
+ * read) and the versions written since; everything otherwise.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { openStore } from '../../../electron/store/directory-store.js';
+import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
 import { TaskReadError, type CheckpointStore, type HistoryMark } from '../../../electron/store/store-types.js';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
@@ -79,5 +80,39 @@ describe('readHistoryAfter', () => {
     const after = await store.readHistoryAfter('t', undefined, marks.get(6)!);
     expect(after.from).toBe(0);
     expect(contents(after)).toEqual(['a fresh start']);
+  });
+});
+
+describe('historyAfter', () => {
+  const markOf = (v: { version: number; updated_at: string; bytes: number }) => ({ version: v.version, updated_at: v.updated_at, bytes: v.bytes });
+
+  it('lists only the versions after the entry held, as the whole list has them, on either reader', async () => {
+    const store = openStore(root);
+    await sixVersions(store);
+    const all = await store.history('t');
+    expect(all.map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await store.historyAfter('t', markOf(all[2]))).toEqual({ after: 3, versions: all.slice(3) });
+    expect(await store.historyAfter('t', markOf(all[5]))).toEqual({ after: 6, versions: [] });
+    // A StoreFs whose reads are its own (as fault-injecting ones are) gives the same answers through them.
+    const wrapped: StoreFs = { ...nodeFs, readWholeFile: (p, opts) => nodeFs.readWholeFile(p, opts) };
+    expect(await openStore(root, { fs: wrapped }).history('t')).toEqual(all);
+    expect(await openStore(root, { fs: wrapped }).historyAfter('t', markOf(all[2]))).toEqual({ after: 3, versions: all.slice(3) });
+  });
+
+  it('lists every version when the entry held is not the task\'s any more', async () => {
+    const store = openStore(root);
+    await sixVersions(store);
+    const all = await store.history('t');
+    const mark = markOf(all[2]);
+    expect(await store.historyAfter('t')).toEqual({ after: 0, versions: all });
+    expect(await store.historyAfter('t', { ...mark, updated_at: 'another time' })).toEqual({ after: 0, versions: all });
+    expect(await store.historyAfter('t', { ...mark, version: 7 })).toEqual({ after: 0, versions: all });
+    // The task folder removed and written anew under the same id, with other contents.
+    await fs.rm(path.join(root, 't'), { recursive: true });
+    const again = openStore(root);
+    let cp = (await again.create(makeCheckpoint('t', 2), { appendHistory: [{ role: 'user', content: 'another start, longer than m0' }] })).checkpoint;
+    for (let k = 1; k <= 3; k++) cp = (await again.save('t', { expectedVersion: cp.version, checkpoint: withoutVersion(cp) })).checkpoint;
+    const anew = await again.history('t');
+    expect(await again.historyAfter('t', mark)).toEqual({ after: 0, versions: anew });
   });
 });
