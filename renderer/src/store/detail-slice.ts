@@ -118,8 +118,9 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
       if (history.status === 'fulfilled') {
         const { after, versions } = history.value;
         set({ history: after > 0 ? [...held.filter((v) => v.version <= after), ...versions] : versions, historyState: 'ready' });
+      } else {
+        set({ historyState: 'error' });
       }
-      else set({ historyState: 'error' });
 
       // A newly written version moves an open "latest vs previous" diff along with it.
       const { diff } = get();
