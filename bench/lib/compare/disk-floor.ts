@@ -17,6 +17,9 @@
  * - `append-rotated`: the same appends, but the hot snapshot is replaced only
  *   every 16th save, and that save starts a new file with the commit protocol
  *   (so that `versions/<N+1>` still tells a reader its hot snapshot is behind).
+ *   The record naming the new file, which that design would also append to the
+ *   previous one, is left out: one more append a sixteenth of the saves, no
+ *   part of the p50.
  * - `sqlite`: SQLite in WAL mode with synchronous=FULL, as LangGraph uses it:
  *   two commits a step (putWrites, then put), each an append to the one log
  *   file followed by fsync (better-sqlite3's SQLite syncs its log with fsync).
