@@ -59,6 +59,11 @@ export interface StoreBenchResult {
   listing: { tasks: number; ms: number };
   /** computeDiff of two checkpoints of about `mb` MB each that differ in a few places. */
   diff: { mb: number; ms: number };
+  /**
+   * What an open view of the task reads after its last save (medians of 3, a fresh store each): the whole version
+   * list and message history, against only what follows the previous version's, as the app asks.
+   */
+  liveView: { historyMs: number; historyAfterMs: number; messagesMs: number; messagesAfterMs: number };
   elapsedSeconds: number;
 }
 
@@ -82,6 +87,35 @@ async function listingBench(dir: string, count: number): Promise<number> {
   const ms = performance.now() - t0;
   if (tasks.length !== count || tasks.some((t) => t.problems.length > 0)) throw new Error('listing bench: unexpected listing');
   return ms;
+}
+
+/** The reads of an open view after the last save of task `id` (see StoreBenchResult.liveView). */
+async function liveViewBench(root: string, id: string): Promise<StoreBenchResult['liveView']> {
+  const median = async (read: () => Promise<number>) => {
+    const ms: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      if ((await read()) < 0) throw new Error('live view bench: nothing read');
+      ms.push(performance.now() - t0);
+    }
+    return ms.sort((a, b) => a - b)[1];
+  };
+  const store = openStore(root);
+  const versions = await store.history(id);
+  const previous = versions[versions.length - 2];
+  const before = await store.readVersion(id, previous.version);
+  const mark = { version: previous.version, updated_at: previous.updated_at, bytes: previous.bytes };
+  const history = await openStore(root).historyAfter(id, mark);
+  const messages = await openStore(root).readHistoryAfter(id, undefined, before.history);
+  if (history.after !== previous.version || history.versions.length !== 1 || messages.from !== before.history.count || messages.messages.length !== 1) {
+    throw new Error('live view bench: a read after the previous version did not continue it');
+  }
+  return {
+    historyMs: await median(async () => (await openStore(root).history(id)).length),
+    historyAfterMs: await median(async () => (await openStore(root).historyAfter(id, mark)).versions.length),
+    messagesMs: await median(async () => (await openStore(root).readHistory(id)).length),
+    messagesAfterMs: await median(async () => (await openStore(root).readHistoryAfter(id, undefined, before.history)).messages.length),
+  };
 }
 
 /** Time computeDiff on two ~5 MB checkpoints (a 20,000-step plan with results inline) differing in a few steps. */
@@ -210,6 +244,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     }
     const taskDir = path.join(tmp, 'store', 'bench');
     const usage = await du(taskDir);
+    const liveView = await liveViewBench(path.join(tmp, 'store'), 'bench');
     // Blobs ride in the version files, one line each after the envelope. History chunks are the blobs not named
     // by a result_ref; each chunk holds one message here.
     const resultBlobs = new Set(cp.plan.map((s) => s.result_ref?.slice(7, 71)).filter(Boolean));
@@ -254,6 +289,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       breakdown: { versions: usage.byTop.get('versions') ?? 0, fullSnapshots, blobs: blobBytes, hot, events: usage.byTop.get('events.jsonl') ?? 0 },
       listing: { tasks: listTasks, ms: listingMs },
       diff,
+      liveView,
       elapsedSeconds: (performance.now() - started) / 1000,
     };
     result.waystationGrowth = result.late.waystation.p50 / result.early.waystation.p50;
@@ -287,7 +323,10 @@ function printResult(r: StoreBenchResult): void {
   const b = r.breakdown;
   console.log(`breakdown: versions ${kb(b.versions)} (${b.fullSnapshots} full snapshots; blobs carried ${kb(b.blobs)}), checkpoint.json ${kb(b.hot)}, events ${kb(b.events)}`);
   console.log(`listTasks over ${r.listing.tasks} task folders: ${r.listing.ms.toFixed(0)} ms`);
-  console.log(`computeDiff of two ${r.diff.mb.toFixed(1)} MB checkpoints: ${r.diff.ms.toFixed(1)} ms\n`);
+  console.log(`computeDiff of two ${r.diff.mb.toFixed(1)} MB checkpoints: ${r.diff.ms.toFixed(1)} ms`);
+  const v = r.liveView;
+  console.log(`an open view after the last save: version list ${v.historyAfterMs.toFixed(1)} ms (whole list ${v.historyMs.toFixed(0)} ms, ${(v.historyMs / v.historyAfterMs).toFixed(1)}x);`);
+  console.log(`  messages ${v.messagesAfterMs.toFixed(1)} ms (whole history ${v.messagesMs.toFixed(0)} ms, ${(v.messagesMs / v.messagesAfterMs).toFixed(1)}x)\n`);
 }
 
 /**
