@@ -220,22 +220,20 @@ class DirectoryStore implements CheckpointStore {
     const ctx = await this.ctx();
     const dir = path.join(this.root, taskId);
     const numbers = await listVersionNumbers(ctx, dir);
-    // Versions never change, so a caller holding the list up to a version needs only the ones after it, replayed
-    // from that version rebuilt (a few snapshots' worth of reading) instead of from version 1. Its entry must still
-    // be what the caller holds: a task folder removed and written anew shares no history with the old one.
-    const start = after && numbers.includes(after.version) ? await this.versionAt(ctx, dir, after) : null;
-    const replay = await replayVersions(ctx, dir, start ? numbers.filter((v) => v > start.info.version) : numbers, start);
-    return { after: start ? start.info.version : 0, versions: replay };
+    // Versions never change, so a caller holding the list up to a version needs only the ones after it: the replay
+    // starts from the version before it, rebuilt (a few snapshots' worth of reading), instead of from version 1.
+    // The held entry is replayed too and must come out as the caller has it: a task folder removed and written
+    // anew shares no history with the old one.
+    if (after && numbers.includes(after.version)) {
+      const before = after.version > 1 ? await rebuildVersion(ctx, dir, after.version - 1) : null;
+      if (before === null || before.ok) {
+        const start = before ? { version: after.version - 1, doc: before.value.doc } : null;
+        const [held, ...later] = await replayVersions(ctx, dir, numbers.filter((v) => v >= after.version), start);
+        if (held?.version === after.version && held.updated_at === after.updated_at && held.bytes === after.bytes) return { after: after.version, versions: later };
+      }
+    }
+    return { after: 0, versions: await replayVersions(ctx, dir, numbers, null) };
   }
-
-  /** Version `mark.version` rebuilt, when its entry is still the one the mark describes; null otherwise. */
-  private async versionAt(ctx: ReadContext, dir: string, mark: VersionMark): Promise<{ info: VersionInfo; doc: unknown } | null> {
-    const [rebuilt, file] = await Promise.all([rebuildVersion(ctx, dir, mark.version), readVersionFile(ctx, dir, mark.version)]);
-    if (!rebuilt.ok || !file.ok) return null;
-    const info = versionInfo(mark.version, rebuilt.value.doc, file.value.bytes.length);
-    return info.updated_at === mark.updated_at && info.bytes === mark.bytes ? { info, doc: rebuilt.value.doc } : null;
-  }
-
 
   async create(checkpoint: Parameters<CheckpointStore['create']>[0], opts: Parameters<CheckpointStore['create']>[1] = {}): Promise<SaveResult> {
     const taskId = (checkpoint as { task_id?: unknown }).task_id;
@@ -398,10 +396,10 @@ export type { Problem };
  * delta has no base, is left out, as is every version after it up to the next
  * full snapshot.
  */
-async function replayVersions(ctx: ReadContext, dir: string, numbers: readonly number[], start: { info: VersionInfo; doc: unknown } | null): Promise<VersionInfo[]> {
+async function replayVersions(ctx: ReadContext, dir: string, numbers: readonly number[], start: { version: number; doc: unknown } | null): Promise<VersionInfo[]> {
   const { ctx: reader, pace } = sequentialReads(ctx);
   const out: VersionInfo[] = [];
-  let prev: { version: number; doc: unknown } | null = start ? { version: start.info.version, doc: start.doc } : null;
+  let prev = start;
   for (const v of numbers) {
     await pace();
     const read = await readVersionFile(reader, dir, v);
