@@ -206,6 +206,11 @@ export class Lease {
     return this.lostError;
   }
 
+  /** Held: neither lost to a takeover nor being released. */
+  get held(): boolean {
+    return this.lostError === null && !this.releasing;
+  }
+
   /** Throw if the lease is gone; called before every write. */
   assertHeld(): void {
     if (this.lostError) throw this.lostError;

@@ -182,6 +182,7 @@ export class TaskEngine {
         checkpoint: rest,
         results: extra.results,
         appendHistory: extra.appendHistory,
+        lease: this.deps.lease ?? undefined,
       });
       this.working = structuredClone(res.checkpoint);
       return this.working;

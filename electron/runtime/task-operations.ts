@@ -120,6 +120,9 @@ async function withLease<T>(env: OperationEnv, taskId: string, owner: string, he
   try {
     return await fn(lease);
   } finally {
+    // The saves made under the lease may have been appended to one file: checkpoint.json catches up before any
+    // other writer may write. Should that fail, readers apply the versions after it, and the next save rewrites it.
+    await env.store.settle(taskId).catch(() => undefined);
     await lease.release().catch(() => undefined);
   }
 }

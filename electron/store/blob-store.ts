@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../shared/checkpoint/canonical-json.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { BLOB_REF_PATTERN } from '../../shared/checkpoint/schema.js';
-import { parseJsonBytes, readBytes, relPath, sequentialReads, type ReadContext } from './file-reader.js';
-import { findCarriedBlob, versionPath, type CarriedBlob } from './version-file.js';
+import { parseJsonBytes, readBytes, relPath, type ReadContext } from './file-reader.js';
+import { findCarriedBlob, locateRecord, versionWalk, type CarriedBlob } from './version-file.js';
 import type { HistoryMark } from './store-types.js';
 
 export const BLOBS_DIR = 'blobs';
@@ -75,14 +75,18 @@ export async function readBlobValue(ctx: ReadContext, taskDir: string, ref: stri
 }
 
 async function readCarriedBlob(ctx: ReadContext, taskDir: string, ref: string, hex: string, version: number): Promise<{ ok: true; value: unknown } | { ok: false; problem: Problem }> {
-  const abs = versionPath(taskDir, version);
-  const file = relPath(ctx, abs);
-  const raw = await readBytes(ctx, abs);
-  if (!raw.ok) return { ok: false, problem: raw.missing ? problem(file, 'unreadable', `blob ${ref} is missing: version ${version} does not exist`) : raw.problem };
+  const located = await locateRecord(ctx, taskDir, version);
+  if (!located.ok) {
+    const p = located.problem;
+    return { ok: false, problem: located.missing ? problem(p.file, 'unreadable', `blob ${ref} is missing: version ${version} does not exist`) : p };
+  }
+  const { abs, bytes, span } = located.value;
+  const record = bytes.subarray(span.start, span.end);
   // The lines are searched by their hash, so the envelope need not be parsed: an envelope written across
   // several lines carries no blobs, and none of its lines hashes to a blob's name.
-  const eol = raw.bytes.indexOf(0x0a);
-  const line = eol < 0 ? null : findCarriedBlob(raw.bytes, eol, hex);
+  const eol = span.envelopeEnd === null ? record.indexOf(0x0a) : span.envelopeEnd - span.start;
+  const line = eol < 0 ? null : findCarriedBlob(record, eol, hex);
+  const file = relPath(ctx, abs);
   if (!line) {
     return { ok: false, problem: problem(file, 'invariant', `version ${version} carries no blob whose bytes hash to ${hex} (${ref}): it was never there, or its line was changed after it was written`) };
   }
@@ -98,7 +102,7 @@ function parsed(file: string, bytes: Uint8Array): { ok: true; value: unknown } |
  * Follow a history chain from its head and return the messages oldest first.
  *
  * Each chunk names the one before it, so the files are read one after the
- * other, with sequentialReads (10,000 steps: 10,000 files).
+ * other, with versionWalk (10,000 steps: 10,000 records).
  *
  * `count` bounds the walk, so a chain that loops back on itself cannot hang a reader.
  *
@@ -117,7 +121,7 @@ export async function readHistoryChain(
   count: number,
   after?: HistoryMark,
 ): Promise<{ ok: true; messages: unknown[]; from: number } | { ok: false; problem: Problem }> {
-  const { ctx: reader, pace } = sequentialReads(ctx);
+  const { ctx: reader, pace } = versionWalk(ctx);
   const chunks: unknown[][] = [];
   let total = 0;
   let from = 0;

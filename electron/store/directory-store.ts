@@ -25,10 +25,10 @@ import {
   type VersionsAfter,
 } from './store-types.js';
 import { nodeFs, errorCode, syncReadsOf, type StoreFs } from './store-fs.js';
-import { sequentialReads, type ReadContext } from './file-reader.js';
+import type { ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, eventsPath, readEventLog } from './event-log.js';
-import { readVersionFile, rebuildVersion } from './version-file.js';
+import { readVersionFile, rebuildVersion, versionWalk } from './version-file.js';
 import { DETAIL, listVersionNumbers, loadVersion, loadVersions } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
 import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
@@ -273,6 +273,11 @@ class DirectoryStore implements CheckpointStore {
     });
   }
 
+  async settle(taskId: string): Promise<Problem[]> {
+    const w = this.writers.get(taskId);
+    return w ? this.withLock(taskId, () => w.settle()) : [];
+  }
+
   /** Append the version event; a failure there leaves the version saved and is reported as a warning. */
   private async afterSave(taskId: string, result: SaveResult): Promise<SaveResult> {
     try {
@@ -391,13 +396,13 @@ export type { Problem };
 
 /**
  * The entries of `numbers` (ascending), replayed forward from `start` (the
- * version before the first of them, rebuilt) or from version 1: one file per
- * version, read with sequentialReads. A version that does not read, or whose
+ * version before the first of them, rebuilt) or from version 1: one record
+ * per version, read with versionWalk. A version that does not read, or whose
  * delta has no base, is left out, as is every version after it up to the next
  * full snapshot.
  */
 async function replayVersions(ctx: ReadContext, dir: string, numbers: readonly number[], start: { version: number; doc: unknown } | null): Promise<VersionInfo[]> {
-  const { ctx: reader, pace } = sequentialReads(ctx);
+  const { ctx: reader, pace } = versionWalk(ctx);
   const out: VersionInfo[] = [];
   let prev = start;
   for (const v of numbers) {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errorCode, settledReads, syncReadsOf, type StoreFs, type WholeFile } from './store-fs.js';
+import type { SegmentMemo } from './version-file.js';
 
 /** What a reader needs: the file system, the root (resolved) and the size limit. */
 export interface ReadContext {
@@ -18,6 +19,8 @@ export interface ReadContext {
   /** The root with symlinks resolved, for the outside-root check. */
   realRoot: string;
   maxFileBytes: number;
+  /** A sequential reader's last version file (see SegmentMemo); none for other readers. */
+  segments?: SegmentMemo;
 }
 
 /** Files a sequential reader reads between two turns of the event loop. */

@@ -4,17 +4,19 @@
  * The versions folder is the record (docs/FORMAT.md): the task recovers to
  * its newest complete version. This report says which version that is, and
  * what did not survive: a save interrupted before its commit point (its temp
- * file in `versions/` names the version it was writing), a hot snapshot left
- * behind, event-log lines lost with the power. It only reads.
+ * file in `versions/` names the version it was writing, or its record was cut
+ * short at the end of a segment), a hot snapshot left behind, event-log lines
+ * lost with the power. It only reads.
  */
 import path from 'node:path';
 import type { RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
 import { isTempName } from './atomic-file.js';
 import { parseEvents, eventsPath } from './event-log.js';
-import { relPath, type ReadContext } from './file-reader.js';
+import { readBytes, relPath, type ReadContext } from './file-reader.js';
 import { nodeFs, type StoreFs } from './store-fs.js';
-import { listVersionNumbers, loadVersion, readHot } from './task-reader.js';
-import { VERSIONS_DIR } from './version-file.js';
+import { listVersionNumbers, loadVersion, readHot, versionFiles } from './task-reader.js';
+import { VERSIONS_DIR, versionPath } from './version-file.js';
+import { parseSegment, type Segment } from './version-records.js';
 import { DEFAULT_MAX_FILE_BYTES } from './directory-store.js';
 
 export { hasRecoveryNews, type RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
@@ -45,6 +47,7 @@ export async function recoveryReport(root: string, taskId: string, opts: { fs?: 
     }
   }
   const newestFile = numbers.at(-1) ?? 0;
+  const tail = await segmentTail(ctx, taskDir);
 
   const hot = await readHot(ctx, taskDir);
   const hotDoc = hot.ok ? (hot.value as { version?: unknown }) : null;
@@ -69,6 +72,8 @@ export async function recoveryReport(root: string, taskId: string, opts: { fs?: 
     }
   }
 
+  if (tail?.tail === 'torn' && tail.tailVersion !== undefined) interrupted.add(tail.tailVersion);
+
   let eventsBehind = 0;
   let torn = 0;
   const log = await readEventLogText(fs, taskDir);
@@ -85,11 +90,16 @@ export async function recoveryReport(root: string, taskId: string, opts: { fs?: 
     account.push(`task ${taskId} recovered to version ${latest}, the newest complete version in ${VERSIONS_DIR}/`);
   }
   if (newestFile > latest) account.push(`versions ${latest + 1} to ${newestFile} are on disk but do not read whole; they are not used`);
+  if (tail?.tail === 'damaged') account.push(`${tail.file}: version ${tail.tailVersion}: ${tail.tailReason}; it and what follows it in that file are not used`);
   for (const v of [...interrupted].sort((a, b) => a - b)) {
     if (v > latest) account.push(`the save of version ${v} was interrupted before its commit point: nothing of it is used, and the next save writes version ${latest + 1}`);
   }
   if (hotVersion !== null && hotVersion < latest) {
-    account.push(`checkpoint.json holds version ${hotVersion}, behind version ${latest}: the save stopped after its commit point; readers use ${VERSIONS_DIR}/ and the next save repairs it`);
+    // Behind by design while its writer appends to a segment, and after that writer stopped without letting its
+    // lease go: the versions after it are in versions/<hot + 1> and readers apply them. Nothing was lost then.
+    if (!(await isSegment(ctx, taskDir, hotVersion + 1))) {
+      account.push(`checkpoint.json holds version ${hotVersion}, behind version ${latest}: the save stopped after its commit point; readers use ${VERSIONS_DIR}/ and the next save repairs it`);
+    }
   } else if (hotVersion !== null && hotVersion > latest) {
     account.push(`checkpoint.json holds version ${hotVersion}, which ${VERSIONS_DIR}/ does not: it is not used, and the next save replaces it`);
   } else if (!hot.ok && latest > 0) {
@@ -114,6 +124,21 @@ export async function recoveryReport(root: string, taskId: string, opts: { fs?: 
     torn_event_bytes: torn,
     account,
   };
+}
+
+/** True when version `first`'s file is a segment (sealed records, written to be appended to). */
+async function isSegment(ctx: ReadContext, taskDir: string, first: number): Promise<boolean> {
+  const read = await readBytes(ctx, versionPath(taskDir, first));
+  return read.ok && parseSegment(read.bytes, first, false).sealed;
+}
+
+/** What follows the last whole record of the task's newest version file, when that file is a segment. */
+async function segmentTail(ctx: ReadContext, taskDir: string): Promise<(Segment & { file: string }) | null> {
+  const last = (await versionFiles(ctx, taskDir)).at(-1);
+  if (last === undefined) return null;
+  const abs = versionPath(taskDir, last);
+  const read = await readBytes(ctx, abs);
+  return read.ok ? { ...parseSegment(read.bytes, last), file: relPath(ctx, abs) } : null;
 }
 
 async function readEventLogText(fs: StoreFs, taskDir: string): Promise<string | null> {

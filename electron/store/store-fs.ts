@@ -13,7 +13,9 @@ import {
   constants,
   fstat,
   fstatSync,
+  fdatasyncSync,
   fsyncSync,
+  ftruncateSync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -37,6 +39,11 @@ import {
 /** The part of a FileHandle the store uses. */
 export interface StoreFileHandle {
   writeFile(data: Uint8Array | string): Promise<void>;
+  /** Write all of `data` at byte `position` (appending to a segment). */
+  write(data: Uint8Array, position: number): Promise<void>;
+  /** fdatasync: the file's bytes and its size are durable, its other metadata may not be. */
+  datasync(): Promise<void>;
+  truncate(length: number): Promise<void>;
   readFile(): Promise<Buffer>;
   read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
   stat(): Promise<Stats>;
@@ -204,6 +211,21 @@ class SyncFileHandle implements StoreFileHandle {
       let written = 0;
       while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
     });
+  }
+
+  write(data: Uint8Array, position: number): Promise<void> {
+    return settle(() => {
+      let written = 0;
+      while (written < data.length) written += writeSync(this.fd, data, written, data.length - written, position + written);
+    });
+  }
+
+  datasync(): Promise<void> {
+    return settle(() => fdatasyncSync(this.fd));
+  }
+
+  truncate(length: number): Promise<void> {
+    return settle(() => ftruncateSync(this.fd, length));
   }
 
   readFile(): Promise<Buffer> {

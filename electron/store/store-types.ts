@@ -71,6 +71,19 @@ export interface SaveRequest {
   results?: Record<string, unknown>;
   /** Messages appended to the history chain; the store updates checkpoint.history. */
   appendHistory?: HistoryMessage[];
+  /**
+   * The task's lease, when the caller holds it: only then may the store
+   * append the version to the file of an earlier one (docs/FORMAT.md,
+   * "Segments"). Call `settle` when letting the lease go.
+   */
+  lease?: SaveLease;
+}
+
+/** A task's lease as a save sees it (docs/FORMAT.md, "The lease"). */
+export interface SaveLease {
+  readonly taskId: string;
+  /** True while it is held: not lost to a takeover, not being released. */
+  readonly held: boolean;
 }
 
 export interface SaveResult {
@@ -216,6 +229,12 @@ export interface CheckpointStore {
   create(checkpoint: Omit<CheckpointInput, 'version'>, opts?: Omit<SaveRequest, 'expectedVersion' | 'checkpoint'>): Promise<SaveResult>;
   /** Write the next version. */
   save(taskId: string, request: SaveRequest): Promise<SaveResult>;
+  /**
+   * Before the lease of a task is let go: end the file its saves were
+   * appended to, so checkpoint.json names the last version again. Returns
+   * what could not be done, as warnings (the versions are saved either way).
+   */
+  settle(taskId: string): Promise<Problem[]>;
   /**
    * Import a legacy-format task as version 1 of a native task (`source.kind = 'import'`),
    * leaving the original file untouched. A root `<id>.json` or root `checkpoint.json`

@@ -10,9 +10,10 @@ import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shared/checkpoint/legacy.js';
 import type { TaskEntry } from './store-types.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
-import { readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
+import { readBytes, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
 import { errorCode } from './store-fs.js';
 import { parseVersionFileName, rebuildVersion, VERSIONS_DIR, versionPath, type RebuiltVersion } from './version-file.js';
+import { parseSegment } from './version-records.js';
 
 export const HOT_FILE = 'checkpoint.json';
 
@@ -46,9 +47,16 @@ export type LoadedVersion =
   | { ok: true; checkpoint: Checkpoint; doc: unknown; readOnly: boolean; problems: Problem[]; fullBytes: number; deltaBytes: number }
   | { ok: false; problems: Problem[]; missing: boolean };
 
-/** Rebuild, migrate and validate one version of a native task. */
-export async function loadVersion(ctx: ReadContext, taskDir: string, version: number): Promise<LoadedVersion> {
-  return checkRebuilt(ctx, taskDir, version, await rebuildVersion(ctx, taskDir, version));
+/**
+ * Rebuild, migrate and validate one version of a native task.
+ *
+ * `base`, an older version's checkpoint JSON already read (the hot
+ * snapshot), ends the rebuild's walk back when it comes before a full
+ * snapshot: the versions after it are applied to it.
+ */
+export async function loadVersion(ctx: ReadContext, taskDir: string, version: number, base?: { version: number; doc: unknown }): Promise<LoadedVersion> {
+  const known = base && { version: base.version, rebuilt: { doc: base.doc, fullBytes: 0, deltaBytes: 0, fullVersion: base.version } };
+  return checkRebuilt(ctx, taskDir, version, await rebuildVersion(ctx, taskDir, version, known));
 }
 
 /**
@@ -86,18 +94,61 @@ function checkRebuilt(ctx: ReadContext, taskDir: string, version: number, rebuil
   };
 }
 
-/** The version numbers present in `versions/`, ascending; temp files and strays are skipped. */
+/**
+ * The version numbers present in `versions/`, ascending; temp files and
+ * strays are skipped. A file followed by a gap in the names is read: it may
+ * be a segment holding the versions after its own (up to the next file).
+ */
 export async function listVersionNumbers(ctx: ReadContext, taskDir: string): Promise<number[]> {
+  const files = await versionFiles(ctx, taskDir);
+  const out: number[] = [];
+  for (let i = 0; i < files.length; i++) {
+    const first = files[i];
+    const next = files[i + 1] ?? Infinity;
+    out.push(first);
+    if (next === first + 1) continue;
+    const read = await readBytes(ctx, versionPath(taskDir, first));
+    if (!read.ok) continue;
+    // Seals are checked where the versions are read; here only what the file holds is counted.
+    for (const r of parseSegment(read.bytes, first, false).records) if (r.version > first && r.version < next) out.push(r.version);
+  }
+  return out;
+}
+
+/** The numbers the files in `versions/` are named for, ascending; temp files and strays are skipped. */
+export async function versionFiles(ctx: ReadContext, taskDir: string): Promise<number[]> {
   try {
-    const entries = await ctx.fs.readdir(path.join(taskDir, VERSIONS_DIR));
     const out: number[] = [];
-    for (const e of entries) {
+    for (const e of await ctx.fs.readdir(path.join(taskDir, VERSIONS_DIR))) {
       const n = parseVersionFileName(e.name);
       if (n !== null) out.push(n);
     }
     return out.sort((a, b) => a - b);
   } catch {
     return [];
+  }
+}
+
+/**
+ * The newest version of a task, from a version known to exist (the hot
+ * snapshot's): each version file after it is looked up by name, and a file
+ * found is read for the versions appended to it. A stat per file, one read
+ * per segment, and a stat per version that segment holds (a version's own
+ * file supersedes its record in a segment).
+ */
+export async function newestVersion(ctx: ReadContext, taskDir: string, from: number): Promise<{ newest: number; problems: Problem[] }> {
+  let newest = from;
+  for (;;) {
+    const next = await probeVersion(ctx, taskDir, newest + 1);
+    if (next.problem) return { newest, problems: [next.problem] };
+    if (!next.present) return { newest, problems: [] };
+    newest++;
+    const read = await readBytes(ctx, versionPath(taskDir, newest));
+    if (!read.ok) continue;
+    for (const r of parseSegment(read.bytes, newest, false).records.slice(1)) {
+      if (await exists(ctx, versionPath(taskDir, r.version))) break;
+      newest = r.version;
+    }
   }
 }
 
@@ -178,16 +229,17 @@ export async function readNativeTask<C extends CheckpointHead>(
 
   let numbers: number[] | null = null;
   if (hotVersion !== null) {
-    // A crash between linking a version and renaming the hot snapshot leaves the snapshot behind: not an error.
+    // The hot snapshot is behind while a segment fills (and after a crash between a version's commit and the
+    // snapshot's rename): not an error. The versions after it are applied to it.
     let newest = hotVersion;
-    while (hasVersions) {
-      const next = await probeVersion(ctx, taskDir, newest + 1);
-      if (next.problem) problems.push(next.problem);
-      if (!next.present) break;
-      newest++;
+    if (hasVersions) {
+      const found = await newestVersion(ctx, taskDir, hotVersion);
+      newest = found.newest;
+      problems.push(...found.problems);
     }
+    const base = { version: hotVersion, doc: (hot as { value: unknown }).value };
     for (let v = newest; v > hotVersion; v--) {
-      const loaded = await loadVersion(ctx, taskDir, v);
+      const loaded = await loadVersion(ctx, taskDir, v, base);
       if (loaded.ok) {
         checkpoint = depth.whole(loaded.checkpoint);
         readOnly = loaded.readOnly;

@@ -13,6 +13,15 @@
  * only the changed units, and the encoder reuses their remembered JSON. A save
  * costs what changed, plus pointer comparisons and one copy of the bytes of
  * the containers that hold a change (the plan array, the document).
+ *
+ * A save made under the task's lease (SaveRequest.lease) may append its
+ * version to the file the writer's last commit created, instead of creating
+ * a file: one write and one fdatasync, where a file costs two fsyncs that
+ * each commit a new inode and directory entry. The file then holds up to
+ * SEGMENT_VERSIONS versions, and checkpoint.json is written when it is full
+ * or the lease is let go (`settle`), so it names the last version of a
+ * segment, and the next version is always a file of its own: a reader that
+ * finds no file after the hot snapshot's version knows it is current.
  */
 import path from 'node:path';
 import { z } from 'zod';
@@ -25,12 +34,24 @@ import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type Save
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
 import { encodeBlob, type EncodedBlob } from './blob-store.js';
 import { insideRoot, relPath, type ReadContext } from './file-reader.js';
-import { exists, HOT_FILE, listVersionNumbers, loadVersion, readHot } from './task-reader.js';
-import { encodeDelta, encodeFull, fullEnvelopeBytes, VERSIONS_DIR, versionPath, type EncodedVersion } from './version-file.js';
+import { exists, HOT_FILE, listVersionNumbers, loadVersion, newestVersion, readHot } from './task-reader.js';
+import { encodeDelta, encodeFull, fullEnvelopeBytes, locateRecord, VERSIONS_DIR, versionPath, type EncodedVersion } from './version-file.js';
+import { SEGMENT_VERSIONS } from './version-records.js';
 import { formatIssues } from './checkpoint-check.js';
-import { errorCode } from './store-fs.js';
+import { errorCode, type StoreFileHandle } from './store-fs.js';
 
 type Json = Record<string, unknown>;
+
+/** The file this writer appends versions to, open. */
+interface OpenSegment {
+  /** The version the file is named for. */
+  first: number;
+  handle: StoreFileHandle;
+  /** Bytes of the file, all of them this writer's sealed records. */
+  size: number;
+  /** Versions it holds. */
+  count: number;
+}
 
 interface WriterState {
   lastVersion: number;
@@ -61,6 +82,7 @@ const KEYFRAME_DELTA_RATIO = 2;
 /** Writes the versions of one task. Callers serialise calls per task. */
 export class TaskWriter {
   private state: WriterState | null = null;
+  private segment: OpenSegment | null = null;
   /** The buffers this task's documents are encoded into, in turn (see EncodeArena). */
   private readonly arena = new EncodeArena();
 
@@ -70,9 +92,29 @@ export class TaskWriter {
     readonly taskDir: string,
   ) {}
 
-  /** Forget the cached state: the next save re-derives it from disk. */
-  invalidate(): void {
+  /** Forget the cached state: the next save re-derives it from disk, and starts a new file. */
+  async invalidate(): Promise<void> {
     this.state = null;
+    await this.closeSegment();
+  }
+
+  /** Stop appending: the next save starts a new file. */
+  private async closeSegment(): Promise<void> {
+    const segment = this.segment;
+    this.segment = null;
+    await segment?.handle.close().catch(() => undefined);
+  }
+
+  /**
+   * End the segment being appended to, if any: checkpoint.json is brought up
+   * to the last version and the next save starts a new file. Called when the
+   * lease is let go; returns what could not be done, as warnings.
+   */
+  async settle(): Promise<Problem[]> {
+    if (!this.segment) return [];
+    await this.closeSegment();
+    const state = this.state;
+    return state?.base ? this.writeHot(encodeJson(state.base, this.arena), state.lastVersion) : [];
   }
 
   /** The version the writer believes is newest (deriving it if needed). */
@@ -112,13 +154,13 @@ export class TaskWriter {
     if (hot.ok && typeof (hot.value as Json)?.version === 'number' && Number.isInteger((hot.value as Json).version)) {
       newest = (hot.value as Json).version as number;
       // A hot snapshot ahead of the versions folder would be a foreign writer's bug; the folder decides.
-      if (newest > 0 && !(await exists(this.ctx, versionPath(this.taskDir, newest)))) newest = 0;
+      if (newest > 0 && !(await locateRecord(this.ctx, this.taskDir, newest)).ok) newest = 0;
     }
     if (newest === 0) {
       const numbers = await listVersionNumbers(this.ctx, this.taskDir);
       newest = numbers.length ? numbers[numbers.length - 1] : 0;
     } else {
-      while (await exists(this.ctx, versionPath(this.taskDir, newest + 1))) newest++;
+      newest = (await newestVersion(this.ctx, this.taskDir, newest)).newest;
     }
     if (newest === 0) throw new TaskReadError(this.taskId, [problem(relPath(this.ctx, this.taskDir), 'missing-version', 'the task has no versions to save after')]);
     const loaded = await loadVersion(this.ctx, this.taskDir, newest);
@@ -156,7 +198,7 @@ export class TaskWriter {
     let state = await this.ensureState();
     if (request.expectedVersion !== state.lastVersion) {
       // Another process may have written since the state was derived.
-      this.state = null;
+      await this.invalidate();
       state = await this.ensureState();
     }
     if (state.readOnly) throw new ReadOnlyError(this.taskId, `${state.readOnly}; Waystation never writes over a newer schema`);
@@ -173,7 +215,11 @@ export class TaskWriter {
     const state = this.state!;
     const next = state.lastVersion + 1;
     const { normalized, blobs, ops } = this.build(request, next, state);
-    const fs = this.ctx.fs;
+    // Only the lease holder appends: no other writer may be adding to the task (docs/FORMAT.md, "Segments").
+    const appendable = request.lease?.held === true && request.lease.taskId === this.taskId;
+    const open = this.segment;
+    const segment = appendable && open !== null && open.first + open.count === next ? open : null;
+    if (!segment) await this.closeSegment();
 
     // The document is encoded once, mostly from remembered fragments; the hot snapshot and a full snapshot share
     // the bytes, which live in the writer's arena and so are only valid until the save after next.
@@ -181,15 +227,36 @@ export class TaskWriter {
     const fullBytes = fullEnvelopeBytes(next, docBytes.length);
     let encoded: EncodedVersion | null = null;
     if (ops !== null) {
-      const delta = encodeDelta(next, ops, blobs);
+      const delta = encodeDelta(next, ops, blobs, appendable);
       // Keyframe rule: once the deltas since the last snapshot would outweigh two snapshots, write one. A rebuild
       // then parses at most about three snapshots' worth, and snapshots take a third of the history's envelopes.
       // Carried blobs do not count: a rebuild parses envelopes only.
       if (state.deltaSince + delta.envelopeBytes < KEYFRAME_DELTA_RATIO * fullBytes) encoded = delta;
     }
     const isFull = encoded === null;
-    encoded ??= encodeFull(next, docBytes, blobs);
+    encoded ??= encodeFull(next, docBytes, blobs, appendable);
 
+    const warnings = segment ? await this.append(segment, next, encoded, docBytes) : await this.commit(next, encoded, docBytes, appendable);
+
+    this.state = {
+      lastVersion: next,
+      base: normalized,
+      fullBytes: isFull ? fullBytes : state.fullBytes,
+      deltaSince: isFull ? 0 : state.deltaSince + encoded.envelopeBytes,
+      readOnly: null,
+      trusted: true,
+    };
+    return { checkpoint: normalized as unknown as Checkpoint, bytesWritten: encoded.bytes.length, ...(warnings.length ? { warnings } : {}) };
+  }
+
+  /**
+   * Version `next` as a file of its own (docs/FORMAT.md, "The write
+   * protocol"). With `appendable`, the file is kept open for the versions
+   * after it and checkpoint.json is left behind, at the version before it;
+   * otherwise checkpoint.json is brought up to this version.
+   */
+  private async commit(next: number, encoded: EncodedVersion, docBytes: Uint8Array, appendable: boolean): Promise<Problem[]> {
+    const fs = this.ctx.fs;
     const versionFile = versionPath(this.taskDir, next);
     const hotFile = path.join(this.taskDir, HOT_FILE);
 
@@ -197,9 +264,13 @@ export class TaskWriter {
     //    temp file written without fsync. checkpoint.json is a view derived from the versions: fsyncing it would
     //    cost a write of the whole document to the disk on every save, and a reader that finds it torn or behind
     //    after a power cut reads the newest version instead (docs/FORMAT.md).
-    const [versionTemp, hotTemp] = await Promise.allSettled([writeTemp(fs, versionFile, encoded.bytes), writeTemp(fs, hotFile, docBytes, { sync: false })]);
+    const [versionTemp, hotTemp] = await Promise.allSettled([
+      writeTemp(fs, versionFile, encoded.bytes),
+      appendable ? Promise.resolve(null) : writeTemp(fs, hotFile, docBytes, { sync: false }),
+    ]);
+    const removeHotTemp = () => (hotTemp.status === 'fulfilled' && hotTemp.value !== null ? removeQuietly(fs, hotTemp.value) : Promise.resolve());
     if (versionTemp.status === 'rejected' || hotTemp.status === 'rejected') {
-      await Promise.all([versionTemp, hotTemp].map((t) => (t.status === 'fulfilled' ? removeQuietly(fs, t.value) : undefined)));
+      await Promise.all([versionTemp.status === 'fulfilled' ? removeQuietly(fs, versionTemp.value) : undefined, removeHotTemp()]);
       const [file, reason] = versionTemp.status === 'rejected' ? [versionFile, versionTemp.reason] : [hotFile, (hotTemp as PromiseRejectedResult).reason];
       throw this.ioError(file, reason, next);
     }
@@ -211,13 +282,13 @@ export class TaskWriter {
     try {
       won = await commitCreate(fs, versionTemp.value, versionFile, removals);
     } catch (err) {
-      await removeQuietly(fs, hotTemp.value);
+      await removeHotTemp();
       throw this.ioError(versionFile, err, next);
     }
     if (!won) {
       // The losing save wrote only temp files, and they are gone: its blobs were never anywhere else.
-      await Promise.all([removeQuietly(fs, hotTemp.value), ...removals]);
-      this.state = null;
+      await Promise.all([removeHotTemp(), ...removals]);
+      await this.invalidate();
       throw new ConflictError(this.taskId, next);
     }
 
@@ -229,30 +300,90 @@ export class TaskWriter {
       //    version the folder lost.
       const [synced] = await Promise.allSettled([syncDir(fs, path.dirname(versionFile)), ...removals]);
       if (synced.status === 'rejected') throw synced.reason;
-      try {
-        // 4. Not fsynced (neither the file nor the task folder): losing this rename leaves the hot snapshot behind.
-        //    The old file is removed first: renamed over, ext4 writes the new one's data out before the rename
-        //    returns (auto_da_alloc), a millisecond per megabyte on every save. A reader that looks in between
-        //    finds no checkpoint.json and reads the newest version, as after a power cut.
-        await removeQuietly(fs, hotFile);
-        await commitReplace(fs, hotTemp.value, hotFile);
-      } catch (err) {
-        warnings.push(problem(relPath(this.ctx, hotFile), 'io', `version ${next} is saved but checkpoint.json could not be updated (${errorCode(err) ?? String(err)}); readers use the version files and the next save rewrites it`));
-      }
+      if (hotTemp.value !== null) warnings.push(...(await this.replaceHot(hotTemp.value, next)));
+      else await this.openSegment(versionFile, next, encoded.bytes.length, warnings, docBytes);
     } catch (err) {
-      await removeQuietly(fs, hotTemp.value);
+      await removeHotTemp();
       warnings.push(problem(relPath(this.ctx, versionFile), 'io', `version ${next} is written but versions/ could not be fsynced (${errorCode(err) ?? String(err)}), so a power cut may still lose it; checkpoint.json was left at version ${next - 1}`));
     }
+    return warnings;
+  }
 
-    this.state = {
-      lastVersion: next,
-      base: normalized,
-      fullBytes: isFull ? fullBytes : state.fullBytes,
-      deltaSince: isFull ? 0 : state.deltaSince + encoded.envelopeBytes,
-      readOnly: null,
-      trusted: true,
-    };
-    return { checkpoint: normalized as unknown as Checkpoint, bytesWritten: encoded.bytes.length, ...(warnings.length ? { warnings } : {}) };
+  /** Keep the file just committed open for the versions after it; when it cannot be, bring the hot snapshot up instead. */
+  private async openSegment(file: string, first: number, size: number, warnings: Problem[], docBytes: Uint8Array): Promise<void> {
+    try {
+      this.segment = { first, handle: await this.ctx.fs.open(file, 'r+'), size, count: 1 };
+    } catch {
+      warnings.push(...(await this.writeHot(docBytes, first)));
+    }
+  }
+
+  /**
+   * Version `next` appended to the open segment and made durable with one
+   * fdatasync: its commit point. A save that fails takes its bytes back off
+   * the file, so nothing of it is read.
+   */
+  private async append(segment: OpenSegment, next: number, encoded: EncodedVersion, docBytes: Uint8Array): Promise<Problem[]> {
+    const file = versionPath(this.taskDir, segment.first);
+    // A version's own file supersedes its record in a segment: one made by a writer without the lease wins.
+    if (await exists(this.ctx, versionPath(this.taskDir, next))) {
+      await this.invalidate();
+      throw new ConflictError(this.taskId, next);
+    }
+    try {
+      await segment.handle.write(encoded.bytes, segment.size);
+      await segment.handle.datasync();
+    } catch (err) {
+      const undone = await segment.handle.truncate(segment.size).then(
+        () => true,
+        () => false,
+      );
+      await this.closeSegment();
+      if (undone) throw this.ioError(file, err, next);
+      const code = errorCode(err) ?? String(err);
+      throw new StoreWriteError(this.taskId, [
+        problem(relPath(this.ctx, file), 'io', `could not save version ${next} (${code}), and its bytes could not be taken back off the file: readers may show version ${next} until the next save, which writes it as a file of its own`),
+      ]);
+    }
+    segment.size += encoded.bytes.length;
+    segment.count++;
+    if (segment.count < SEGMENT_VERSIONS) return [];
+    await this.closeSegment();
+    return this.writeHot(docBytes, next);
+  }
+
+  /** checkpoint.json brought up to `version`, not fsynced (see commit); a failure is a warning, never an error. */
+  private async writeHot(docBytes: Uint8Array, version: number): Promise<Problem[]> {
+    let temp: string;
+    try {
+      temp = await writeTemp(this.ctx.fs, path.join(this.taskDir, HOT_FILE), docBytes, { sync: false });
+    } catch (err) {
+      return [this.hotWarning(version, err)];
+    }
+    return this.replaceHot(temp, version);
+  }
+
+  /**
+   * Not fsynced (neither the file nor the task folder): losing this rename leaves the hot snapshot behind. The old
+   * file is removed first: renamed over, ext4 writes the new one's data out before the rename returns
+   * (auto_da_alloc), a millisecond per megabyte on every save. A reader that looks in between finds no
+   * checkpoint.json and reads the newest version, as after a power cut.
+   */
+  private async replaceHot(temp: string, version: number): Promise<Problem[]> {
+    const hotFile = path.join(this.taskDir, HOT_FILE);
+    try {
+      await removeQuietly(this.ctx.fs, hotFile);
+      await commitReplace(this.ctx.fs, temp, hotFile);
+      return [];
+    } catch (err) {
+      await removeQuietly(this.ctx.fs, temp);
+      return [this.hotWarning(version, err)];
+    }
+  }
+
+  private hotWarning(version: number, err: unknown): Problem {
+    const hotFile = path.join(this.taskDir, HOT_FILE);
+    return problem(relPath(this.ctx, hotFile), 'io', `version ${version} is saved but checkpoint.json could not be updated (${errorCode(err) ?? String(err)}); readers use the version files and the next save rewrites it`);
   }
 
   /**

@@ -2,12 +2,19 @@
  * Version files: `versions/00000001.json`, each a full snapshot or a delta
  * against the version before it, with the blobs that version introduced on
  * the lines after its envelope; and the rebuilding of any version from them.
+ *
+ * A file written by the holder of the task's lease is a segment: its first
+ * version's record, then the records of the versions after it, appended one
+ * save at a time, each sealed by a line that carries the hash of its bytes
+ * (version-records.ts). A version is found in the file named for it, or else
+ * in the nearest file before it.
  */
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { applyDiff, DiffApplyError, type DiffOp } from '../../shared/diff/json-diff.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { parseJsonBytes, readBytes, relPath, sequentialReads, type ReadContext } from './file-reader.js';
+import { parseSegment, recordHead, SEGMENT_VERSIONS, sealRecord, type RecordSpan, type Segment } from './version-records.js';
 
 export const VERSIONS_DIR = 'versions';
 const NAME = /^(\d{8})\.json$/;
@@ -52,26 +59,23 @@ export interface EncodedVersion {
  * with `kind` among the first bytes so a reader can tell full from delta by
  * the file's head.
  */
-export function encodeFull(version: number, checkpointJson: Uint8Array, blobs: readonly CarriedBlob[] = []): EncodedVersion {
-  return withCarried([fullHead(version), checkpointJson], blobs);
+export function encodeFull(version: number, checkpointJson: Uint8Array, blobs: readonly CarriedBlob[] = [], sealed = false): EncodedVersion {
+  return withCarried([Buffer.from(`${recordHead(version, 'full', sealed ? blobs.length : null)}"checkpoint":`), checkpointJson], blobs, sealed ? version : null);
 }
 
 /** Bytes of the full envelope line of `version` around a checkpoint of `checkpointBytes` bytes, without building it. */
 export function fullEnvelopeBytes(version: number, checkpointBytes: number): number {
-  return fullHead(version).length + checkpointBytes + 1;
-}
-
-function fullHead(version: number): Buffer {
-  return Buffer.from(`{"format":"waystation-version","version":${version},"kind":"full","checkpoint":`);
+  return recordHead(version, 'full', null).length + '"checkpoint":'.length + checkpointBytes + 1;
 }
 
 /**
  * A delta envelope. The ops' `old` values are dropped: the base version holds
  * them, and a UI diffing two versions computes them afresh.
  */
-export function encodeDelta(version: number, ops: readonly DiffOp[], blobs: readonly CarriedBlob[] = []): EncodedVersion {
+export function encodeDelta(version: number, ops: readonly DiffOp[], blobs: readonly CarriedBlob[] = [], sealed = false): EncodedVersion {
   const slim = ops.map((o) => (o.op === 'remove' ? { op: o.op, path: o.path } : { op: o.op, path: o.path, value: o.value }));
-  return withCarried([Buffer.from(`{"format":"waystation-version","version":${version},"kind":"delta","base":${version - 1},"ops":${JSON.stringify(slim)}`)], blobs);
+  const head = recordHead(version, 'delta', sealed ? blobs.length : null);
+  return withCarried([Buffer.from(`${head}"base":${version - 1},"ops":${JSON.stringify(slim)}`)], blobs, sealed ? version : null);
 }
 
 const NEWLINE = 0x0a;
@@ -82,15 +86,19 @@ const NEWLINE = 0x0a;
  * it: nothing else is written per save, and a save that loses a race leaves
  * nothing behind. The envelope does not list them: the references in the
  * checkpoint name them (`@<version>`), and each line's hash is its name.
+ *
+ * With `sealVersion`, the record of a segment: every line ends in a line
+ * break, and a seal line follows (version-records.ts).
  */
-function withCarried(envelopeOpen: Uint8Array[], blobs: readonly CarriedBlob[]): EncodedVersion {
+function withCarried(envelopeOpen: Uint8Array[], blobs: readonly CarriedBlob[], sealVersion: number | null): EncodedVersion {
   const parts: Uint8Array[] = [...envelopeOpen, CLOSE];
   const envelopeBytes = parts.reduce((n, p) => n + p.length, 0);
-  if (blobs.length > 0) {
+  if (blobs.length > 0 || sealVersion !== null) {
     for (const b of blobs) parts.push(LINE_BREAK, b.bytes);
     parts.push(LINE_BREAK);
   }
-  return { bytes: Buffer.concat(parts), envelopeBytes };
+  const record = Buffer.concat(parts);
+  return { bytes: sealVersion === null ? record : sealRecord(record, sealVersion), envelopeBytes };
 }
 
 const CLOSE = Buffer.from('}');
@@ -117,12 +125,12 @@ export function decodeEnvelope(doc: unknown, version: number, file: string): { o
   return bad(`kind: expected "full" or "delta", got ${JSON.stringify(e.kind)}`);
 }
 
-/** A version file as read: its envelope, and the bytes its carried blobs are found in. */
+/** A version as read: its envelope, and the bytes its carried blobs are found in. */
 export interface VersionFile {
   envelope: Envelope;
-  /** Bytes of the envelope line (the whole file when it carries no blobs). */
+  /** Bytes of the envelope line (the whole record when it carries no blobs). */
   envelopeBytes: number;
-  /** The whole file. */
+  /** The version's record: the whole file for a file that holds one version. */
   bytes: Buffer;
 }
 
@@ -142,21 +150,138 @@ export function parseVersionBytes(file: string, bytes: Buffer): { ok: true; valu
   return whole.ok ? { ok: true, value: whole.value, envelopeBytes: bytes.length } : whole;
 }
 
-/** Read and decode version `version`'s file. Never throws on a bad file. */
+/**
+ * The file a sequential reader read last and what it holds, so that a walk
+ * over the versions of a segment reads the file once, not once per version.
+ * Only a reader made by `versionWalk` keeps one: files grow, and what it
+ * holds is good for one walk.
+ */
+export class SegmentMemo {
+  private abs = '';
+  private bytes = Buffer.alloc(0);
+  private segment: Segment | null = null;
+  /** Versions up to this one are known to have no file of their own after the memo's file. */
+  private checkedUpTo = 0;
+
+  keep(abs: string, bytes: Buffer, segment: Segment, checkedUpTo: number): void {
+    Object.assign(this, { abs, bytes, segment, checkedUpTo });
+  }
+
+  /** The record of `version` held, when no file of its own may supersede it (probed here for versions not yet checked). */
+  async find(ctx: ReadContext, taskDir: string, version: number): Promise<LocatedRecord | null> {
+    const span = this.segment?.records.find((r) => r.version === version);
+    if (!span || span.start === 0) return null;
+    for (let v = this.checkedUpTo + 1; v <= version; v++) {
+      if (await present(ctx, versionPath(taskDir, v))) return null;
+      this.checkedUpTo = v;
+    }
+    return { abs: this.abs, bytes: this.bytes, span };
+  }
+
+  holds(abs: string): boolean {
+    return this.segment !== null && this.abs === abs;
+  }
+}
+
+/**
+ * sequentialReads for a walk over versions or the blobs they carry: the
+ * reader also keeps the version file it read last (SegmentMemo).
+ */
+export function versionWalk(ctx: ReadContext): { ctx: ReadContext; pace: () => Promise<void> } {
+  const walk = sequentialReads(ctx);
+  return { ctx: { ...walk.ctx, segments: new SegmentMemo() }, pace: walk.pace };
+}
+
+/** A version's record found: the file it is in, that file's bytes, and where in them the record lies. */
+export interface LocatedRecord {
+  abs: string;
+  bytes: Buffer;
+  span: RecordSpan;
+}
+
+type Located = { ok: true; value: LocatedRecord } | { ok: false; problem: Problem; missing: boolean };
+
+/** True when a path exists; errors other than "not there" count as present (the read that follows reports them). */
+async function present(ctx: ReadContext, abs: string): Promise<boolean> {
+  try {
+    return await ctx.fs.exists(abs);
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Find version `version`'s record: in its own file, the first record there,
+ * or else among the records appended to the nearest file before it (at most
+ * SEGMENT_VERSIONS - 1 names back). A version's own file always wins over a
+ * record of it in an earlier file.
+ */
+export async function locateRecord(ctx: ReadContext, taskDir: string, version: number): Promise<Located> {
+  const memo = ctx.segments;
+  const held = await memo?.find(ctx, taskDir, version);
+  if (held) return { ok: true, value: held };
+  const own = versionPath(taskDir, version);
+  const raw = await readBytes(ctx, own);
+  if (raw.ok) {
+    const segment = parseSegment(raw.bytes, version);
+    memo?.keep(own, raw.bytes, segment, version);
+    const first = segment.records[0];
+    if (!first) return { ok: false, missing: false, problem: problem(relPath(ctx, own), 'invariant', `version ${version}: ${segment.tailReason}`) };
+    return { ok: true, value: { abs: own, bytes: raw.bytes, span: first } };
+  }
+  if (!raw.missing) return { ok: false, problem: raw.problem, missing: false };
+  for (let f = version - 1; f >= Math.max(1, version - SEGMENT_VERSIONS + 1); f--) {
+    const abs = versionPath(taskDir, f);
+    if (!memo?.holds(abs) && !(await present(ctx, abs))) continue;
+    // The names between this file and the version were just found absent.
+    const read = await readBytes(ctx, abs);
+    if (!read.ok) return read.missing ? missingVersion(ctx, taskDir, version) : { ok: false, problem: read.problem, missing: false };
+    const segment = parseSegment(read.bytes, f);
+    memo?.keep(abs, read.bytes, segment, version);
+    const span = segment.records.find((r) => r.version === version);
+    if (span && span.start > 0) return { ok: true, value: { abs, bytes: read.bytes, span } };
+    // Not there: say why when the file that would hold it is torn or damaged before it.
+    if (segment.tail !== 'clean' && segment.tailVersion !== undefined && segment.tailVersion <= version) {
+      return { ok: false, missing: false, problem: problem(relPath(ctx, abs), 'invariant', `version ${segment.tailVersion}: ${segment.tailReason}`) };
+    }
+    if (!segment.sealed) {
+      const own = parseVersionBytes(relPath(ctx, abs), read.bytes);
+      if (!own.ok) return { ok: false, missing: false, problem: own.problem };
+    }
+    break;
+  }
+  return missingVersion(ctx, taskDir, version);
+}
+
+function missingVersion(ctx: ReadContext, taskDir: string, version: number): Located {
+  return { ok: false, missing: true, problem: problem(relPath(ctx, versionPath(taskDir, version)), 'missing-version', `version ${version} does not exist`) };
+}
+
+/** Read and decode version `version`. Never throws on a bad file. */
 export async function readVersionFile(
   ctx: ReadContext,
   taskDir: string,
   version: number,
 ): Promise<{ ok: true; value: VersionFile } | { ok: false; problem: Problem; missing: boolean }> {
-  const abs = versionPath(taskDir, version);
-  const raw = await readBytes(ctx, abs);
-  if (!raw.ok) return { ok: false, problem: raw.problem, missing: raw.missing };
+  const located = await locateRecord(ctx, taskDir, version);
+  if (!located.ok) return located;
+  const { abs, bytes, span } = located.value;
   const file = relPath(ctx, abs);
-  const parsed = parseVersionBytes(file, raw.bytes);
-  if (!parsed.ok) return { ok: false, problem: parsed.problem, missing: false };
-  const env = decodeEnvelope(parsed.value, version, file);
+  let value: unknown;
+  let envelopeBytes: number;
+  if (span.envelopeEnd === null) {
+    const parsed = parseVersionBytes(file, bytes);
+    if (!parsed.ok) return { ok: false, problem: parsed.problem, missing: false };
+    ({ value, envelopeBytes } = parsed);
+  } else {
+    const parsed = parseJsonBytes(file, bytes.subarray(span.start, span.envelopeEnd));
+    if (!parsed.ok) return { ok: false, problem: parsed.problem, missing: false };
+    value = parsed.value;
+    envelopeBytes = span.envelopeEnd - span.start;
+  }
+  const env = decodeEnvelope(value, version, file);
   if (!env.ok) return { ok: false, problem: env.problem, missing: false };
-  return { ok: true, value: { envelope: env.envelope, envelopeBytes: parsed.envelopeBytes, bytes: raw.bytes } };
+  return { ok: true, value: { envelope: env.envelope, envelopeBytes, bytes: bytes.subarray(span.start, span.end) } };
 }
 
 /**
@@ -208,7 +333,7 @@ export async function rebuildVersion(
   const deltas: { version: number; ops: DiffOp[] }[] = [];
   let deltaBytes = 0;
   // Up to a few thousand small files, one after the other.
-  const { ctx: reader, pace } = sequentialReads(ctx);
+  const { ctx: reader, pace } = versionWalk(ctx);
   for (let v = version; v >= 1; v--) {
     if (known && v === known.version && v < version) {
       const applied = applyDeltas(ctx, taskDir, known.rebuilt.doc, deltas);

@@ -294,7 +294,7 @@ export function formatComparison(result: ComparisonResult, command: string): str
     }
     if (run.sqlite.sqlite) {
       const s = run.sqlite.sqlite;
-      out.push('', `SQLite files: db ${formatBytes(s.dbBytes)}, -wal ${formatBytes(s.walBytes)}, -shm ${formatBytes(s.shmBytes)}. Waystation: ${run.waystation.storage.method}, ${formatBytes(run.waystation.storage.allocatedBytes ?? 0)} allocated in blocks.`);
+      out.push('', `SQLite files: db ${formatBytes(s.dbBytes)}, -wal ${formatBytes(s.walBytes)}, -shm ${formatBytes(s.shmBytes)}. Waystation: ${run.waystation.storage.method}, ${formatBytes(run.waystation.storage.allocatedBytes ?? 0)} allocated in blocks; letting the lease go after the last step (checkpoint.json written, once a run) took ${formatMs(run.waystation.settleMs)}.`);
     }
     if (!run.consistency.ok) out.push('', `**Inconsistent reads:** ${run.consistency.problems.join('; ')}`);
   }

@@ -5,10 +5,13 @@
  * The task has a plan of N steps whose statuses advance (pending → running →
  * done), and each step is one `save` carrying the next state, the step's
  * result (stored as a blob) and the step's message (appended to the history
- * chain). Every save is durable when it returns: the store fsyncs the version
- * file, which carries the step's new blobs, and `versions/` (checkpoint.json, a
- * copy of the newest version that readers can rebuild, is not fsynced;
- * docs/FORMAT.md).
+ * chain). The saves are made under the task's lease, as the runtime makes
+ * them, so each appends its version (with the step's new blobs) to the
+ * task's open segment and fdatasyncs it; every sixteenth starts a new file
+ * (fsynced, linked, `versions/` fsynced). Every save is durable when it
+ * returns. checkpoint.json, a copy of a version that readers can rebuild, is
+ * written when a segment is full and when the lease is let go, without fsync
+ * (docs/FORMAT.md).
  *
  * The next state is built by immutable updates from the frozen checkpoint the
  * store returned, as the store's contract asks (SaveResult.checkpoint).
@@ -17,6 +20,7 @@ import path from 'node:path';
 import type { Checkpoint, CheckpointInput, PlanStep } from '../../../shared/checkpoint/schema.js';
 import { CURRENT_SCHEMA_VERSION } from '../../../shared/checkpoint/schema.js';
 import { openStore } from '../../../electron/store/directory-store.js';
+import { acquireLease } from '../../../electron/runtime/lease.js';
 import type { CheckpointStore } from '../../../electron/store/store-types.js';
 import { workloadMessage, workloadResult, workloadStepId, workloadTimestamp } from '../agent-workload.js';
 import { directorySize } from '../dir-size.js';
@@ -35,6 +39,8 @@ export interface WaystationSideResult extends SideResult {
   taskId: string;
   /** Sum of SaveResult.bytesWritten over the run: what the store says it wrote. */
   bytesWritten: number;
+  /** Letting the lease go after the last step (`settle`: checkpoint.json brought up to it), once per run, not a save. */
+  settleMs: number;
 }
 
 const TASK_ID = 'bench-compare';
@@ -52,6 +58,8 @@ export async function runWaystation(opts: WaystationRunOptions): Promise<Waystat
   const middle = middleStep(opts.steps);
 
   const created = await store.create(initialState(opts.steps), { appendHistory: [workloadMessage(opts.seed, 0)] });
+  // As the runtime drives a task: the lease taken once the task exists, held for its steps, let go at the end.
+  const lease = await acquireLease(path.join(opts.dir, TASK_ID), TASK_ID, { owner: 'bench', heartbeatMs: 0 });
   let bytesWritten = created.bytesWritten;
   let current = created.checkpoint;
   const allMs: number[] = [];
@@ -65,11 +73,16 @@ export async function runWaystation(opts: WaystationRunOptions): Promise<Waystat
       checkpoint: next,
       results: { [workloadStepId(step)]: result },
       appendHistory: [message],
+      lease,
     });
     allMs.push(msSince(start));
     bytesWritten += saved.bytesWritten;
     current = saved.checkpoint;
   }
+  const settleStart = nowNs();
+  await store.settle(TASK_ID);
+  const settleMs = msSince(settleStart);
+  await lease.release();
   const usage = await directorySize(path.join(opts.dir, TASK_ID));
 
   const version = (step: number) => step + 1;
@@ -100,7 +113,7 @@ export async function runWaystation(opts: WaystationRunOptions): Promise<Waystat
     steps: opts.steps,
     sampled: false,
     sampling: null,
-    durability: 'every save fsyncs its version file (with the blobs it carries) and versions/ before it returns; checkpoint.json, a copy of the newest version, is renamed into place without fsync',
+    durability: 'every save is durable before it returns: saved under the task\'s lease as the runtime saves, a version (with the blobs it carries) is appended to the open segment and fdatasynced, and every 16th starts a new file (fsynced, linked, versions/ fsynced); checkpoint.json, a copy of a version, is written without fsync when a segment is full and when the lease is let go',
     saves: {
       early,
       late,
@@ -118,6 +131,7 @@ export async function runWaystation(opts: WaystationRunOptions): Promise<Waystat
     reads,
     wallMs: msSince(started),
     bytesWritten,
+    settleMs,
   };
 }
 

@@ -24,7 +24,16 @@ export class FaultyFs implements StoreFs {
   /** The call that failed first, for reports. */
   firstFault: string | null = null;
 
-  constructor(private readonly plan: FaultPlan) {}
+  /** @param armed false: calls pass, uncounted, until `arm` (to set a task up through this file system first) */
+  constructor(
+    private readonly plan: FaultPlan,
+    private armed = true,
+  ) {}
+
+  /** Count calls, and fail the chosen one, from now on. */
+  arm(): void {
+    this.armed = true;
+  }
 
   /** The fault is gone: every later call succeeds. */
   clear(): void {
@@ -32,7 +41,7 @@ export class FaultyFs implements StoreFs {
   }
 
   private check(group: FaultGroup, what: string): void {
-    if (group !== this.plan.group || this.cleared) return;
+    if (group !== this.plan.group || this.cleared || !this.armed) return;
     const n = this.calls++;
     if (n === this.plan.nth || (this.plan.persistent && n > this.plan.nth)) {
       this.injected++;
@@ -49,6 +58,18 @@ export class FaultyFs implements StoreFs {
       writeFile: async (data) => {
         this.check('write', `write ${path}`);
         return h.writeFile(data);
+      },
+      write: async (data, position) => {
+        this.check('write', `write ${path}`);
+        return h.write(data, position);
+      },
+      datasync: async () => {
+        this.check('write', `fdatasync ${path}`);
+        return h.datasync();
+      },
+      truncate: async (length) => {
+        this.check('write', `truncate ${path}`);
+        return h.truncate(length);
       },
       readFile: async () => {
         this.check('read', `read ${path}`);

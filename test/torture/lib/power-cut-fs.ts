@@ -115,6 +115,23 @@ export class PowerCutFs implements StoreFs {
         await handle.writeFile(data);
         if (node?.kind === 'file') node.data = Buffer.from(typeof data === 'string' ? Buffer.from(data) : data);
       },
+      async write(data, position) {
+        gate();
+        await handle.write(data, position);
+        if (node?.kind === 'file') {
+          const start = Math.min(position, node.data.length);
+          const grown = Buffer.alloc(Math.max(node.data.length, position + data.length));
+          node.data.copy(grown, 0, 0, start);
+          Buffer.from(data).copy(grown, position);
+          if (position + data.length < node.data.length) node.data.copy(grown, position + data.length, position + data.length);
+          node.data = grown;
+        }
+      },
+      async truncate(length) {
+        gate();
+        await handle.truncate(length);
+        if (node?.kind === 'file') node.data = Buffer.from(node.data.subarray(0, length));
+      },
       readFile: () => handle.readFile(),
       read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
       stat: () => handle.stat(),
@@ -123,6 +140,12 @@ export class PowerCutFs implements StoreFs {
         await handle.sync();
         if (node?.kind === 'file') node.synced = Buffer.from(node.data);
         else if (node?.kind === 'dir') node.durable = new Map(node.live);
+      },
+      // A file's bytes and size are what a power cut may take; its other metadata is not modelled.
+      async datasync() {
+        gate();
+        await handle.datasync();
+        if (node?.kind === 'file') node.synced = Buffer.from(node.data);
       },
       close: () => handle.close(),
     };

@@ -2,9 +2,10 @@
  * Disk and file-system faults: ENOSPC, EACCES and EIO injected through the
  * StoreFs double, on writes and on reads, at a random call.
  *
- * Store level: a failed save is a clear StoreWriteError (which file, which
- * code, that the previous version is intact) and leaves the bytes on disk as
- * they were; a fault after the commit point keeps the version and says so;
+ * Store level (saves with one file per version, and saves under the lease
+ * appended to a segment): a failed save is a clear StoreWriteError (which
+ * file, which code, that the previous version is intact) and leaves the
+ * bytes on disk as they were; a fault after the commit point keeps the version and says so;
  * a read fault is a typed problem, never a crash; once the fault is gone the
  * next save works. Runtime level: checkpoint-demo driven in this process over
  * a disk that fails and stays failing; once the fault is cleared the task
@@ -90,7 +91,11 @@ export async function diskFaults(opts: ScenarioOptions): Promise<ScenarioReport>
       const where = `run ${i} (seed ${opts.seed})`;
       try {
         if (i % 3 === 2) await runtimeFault(root, code, pick(random, 90), tally, expected, `${where}, ${code}`);
-        else await storeFault(root, code, random() < 0.7 ? 'write' : 'read', pick(random, 24), tally, `${where}, ${code}`);
+        else {
+          const underLease = random() < 0.5;
+          // An append is a handful of write calls, a save of its own file two dozen.
+          await storeFault(root, code, random() < 0.7 ? 'write' : 'read', pick(random, underLease ? 8 : 24), tally, `${where}, ${code}`, underLease);
+        }
       } catch (err) {
         tally.violation('reader crashed', `${where}: the harness failed: ${messageOf(err)}`);
       }
@@ -110,14 +115,18 @@ function envFor(root: string, store: ReturnType<typeof openStore>): OperationEnv
   return { store, root, llm: new OfflineProvider(0), env: { ...process.env, SKIP_FAILURE: '1' }, report: () => {} };
 }
 
-async function storeFault(root: string, code: FaultCode, group: FaultGroup, nth: number, tally: Tally, where: string): Promise<void> {
+async function storeFault(root: string, code: FaultCode, group: FaultGroup, nth: number, tally: Tally, where: string, underLease: boolean): Promise<void> {
   const good = openStore(root);
   let cp = (await good.create(makeCheckpoint('t', 4))).checkpoint;
-  cp = (await good.save('t', { expectedVersion: 1, checkpoint: { ...withoutVersion(cp), phase: 'two' }, results: { s1: { n: 1 } }, appendHistory: [{ role: 'user', content: 'one' }] })).checkpoint;
-  const before = await hashTree(root);
-  const faulty = new FaultyFs({ group, nth, code, persistent: false });
+  const faulty = new FaultyFs({ group, nth, code, persistent: false }, !underLease);
   const bad = openStore(root, { fs: faulty });
-  where = `${where}, ${group} call ${nth}`;
+  const lease = underLease ? { taskId: 't', held: true } : undefined;
+  // Under the lease, version 2 starts the segment that version 3 is appended to, in the store that meets the fault.
+  const writer = underLease ? bad : good;
+  cp = (await writer.save('t', { expectedVersion: 1, checkpoint: { ...withoutVersion(cp), phase: 'two' }, results: { s1: { n: 1 } }, appendHistory: [{ role: 'user', content: 'one' }], lease })).checkpoint;
+  const before = await hashTree(root);
+  faulty.arm();
+  where = `${where}, ${group} call ${nth}${underLease ? ', under the lease' : ''}`;
 
   if (group === 'read') {
     // Every reader, through the faulty disk: each answers with the task (perhaps with problems) or a typed error.
@@ -151,7 +160,7 @@ async function storeFault(root: string, code: FaultCode, group: FaultGroup, nth:
 
   let saved: Awaited<ReturnType<typeof bad.save>> | null = null;
   try {
-    saved = await bad.save('t', { expectedVersion: 2, checkpoint: { ...withoutVersion(cp), phase: 'three' }, results: { s2: { n: 2 } }, appendHistory: [{ role: 'user', content: 'two' }] });
+    saved = await bad.save('t', { expectedVersion: 2, checkpoint: { ...withoutVersion(cp), phase: 'three' }, results: { s2: { n: 2 } }, appendHistory: [{ role: 'user', content: 'two' }], lease });
   } catch (err) {
     if (faulty.injected === 0) throw err;
     const ok = err instanceof StoreWriteError && err.message.includes(code) && /version 2 is intact/.test(err.message) && err.problems.every((p) => p.file.length > 0);
@@ -168,6 +177,7 @@ async function storeFault(root: string, code: FaultCode, group: FaultGroup, nth:
     }
   }
   if (faulty.injected > 0) tally.faults += faulty.injected;
+  if (faulty.injected > 0 && underLease) tally.bump('write faults met by a save appended under the lease');
   const entry = await openStore(root).getTask('t');
   if (saved) {
     if (faulty.injected > 0) tally.bump(saved.warnings?.length ? 'faults after the commit point, reported as warnings' : 'faults absorbed without effect');
@@ -182,7 +192,7 @@ async function storeFault(root: string, code: FaultCode, group: FaultGroup, nth:
   const at = entry?.checkpoint;
   if (!at) return;
   try {
-    const next = await bad.save('t', { expectedVersion: at.version, checkpoint: { ...withoutVersion(at), phase: 'after' }, results: { s3: { n: 3 } } });
+    const next = await bad.save('t', { expectedVersion: at.version, checkpoint: { ...withoutVersion(at), phase: 'after' }, results: { s3: { n: 3 } }, lease });
     if (next.checkpoint.version !== at.version + 1) tally.violation('save failed after the fault was gone', `${where}: saved as ${next.checkpoint.version}`);
   } catch (err) {
     tally.violation('save failed after the fault was gone', `${where} (${faulty.firstFault}): ${messageOf(err)}`);
