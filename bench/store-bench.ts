@@ -11,6 +11,9 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { openStore } from '../electron/store/directory-store.js';
+import { acquireLease } from '../electron/runtime/lease.js';
+import { parseVersionFileName } from '../electron/store/version-file.js';
+import { parseSegment } from '../electron/store/version-records.js';
 import { writeFileAtomic } from '../electron/store/atomic-file.js';
 import { nodeFs } from '../electron/store/store-fs.js';
 import { type CheckpointInput, HistoryMessage } from '../shared/checkpoint/schema.js';
@@ -222,6 +225,8 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     let cp = initialCheckpoint('bench', steps);
     const { version: _v, ...first } = cp;
     await store.create(first);
+    // Saved as the runtime saves a task: under its lease, appended to segments, the lease let go at the end.
+    const lease = await acquireLease(path.join(tmp, 'store', 'bench'), 'bench', { owner: 'bench', heartbeatMs: 0 });
     const wsLat = new Map<number, number[]>([
       [early, []],
       [late, []],
@@ -236,12 +241,14 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       historyPayload += Buffer.byteLength(JSON.stringify(message));
       const { version: _ver, ...next } = cp;
       const t0 = performance.now();
-      const saved = await store.save('bench', { expectedVersion: k, checkpoint: next, results: { [`s${k}`]: result }, appendHistory: [message] });
+      const saved = await store.save('bench', { expectedVersion: k, checkpoint: next, results: { [`s${k}`]: result }, appendHistory: [message], lease });
       const ms = performance.now() - t0;
       cp = saved.checkpoint;
       if (k >= early && k < early + window) wsLat.get(early)!.push(ms);
       if (k >= late) wsLat.get(late)!.push(ms);
     }
+    await store.settle('bench');
+    await lease.release();
     const taskDir = path.join(tmp, 'store', 'bench');
     const usage = await du(taskDir);
     const liveView = await liveViewBench(path.join(tmp, 'store'), 'bench');
@@ -252,15 +259,20 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     let blobBytes = 0;
     let fullSnapshots = 0;
     for (const name of await fs.readdir(path.join(taskDir, 'versions'))) {
+      const first = parseVersionFileName(name);
+      if (first === null) continue;
       const bytes = await fs.readFile(path.join(taskDir, 'versions', name));
-      const eol = bytes.indexOf(0x0a);
-      if (bytes.subarray(0, 80).toString().includes('"kind":"full"')) fullSnapshots++;
-      if (eol < 0) continue;
-      for (const line of bytes.subarray(eol + 1).toString('utf8').split('\n')) {
-        if (line === '') continue;
-        const size = Buffer.byteLength(line) + 1;
-        blobBytes += size;
-        if (!resultBlobs.has(createHash('sha256').update(line).digest('hex'))) historyBlobBytes += size;
+      for (const record of parseSegment(bytes, first).records) {
+        const own = bytes.subarray(record.start, record.end);
+        if (own.subarray(0, 80).toString().includes('"kind":"full"')) fullSnapshots++;
+        const eol = own.indexOf(0x0a);
+        if (eol < 0) continue;
+        for (const line of own.subarray(eol + 1).toString('utf8').split('\n')) {
+          if (line === '') continue;
+          const size = Buffer.byteLength(line) + 1;
+          blobBytes += size;
+          if (!resultBlobs.has(createHash('sha256').update(line).digest('hex'))) historyBlobBytes += size;
+        }
       }
     }
 

@@ -2,6 +2,7 @@
  * Reading one task, native or legacy, into a TaskEntry. Never throws on bad
  * files and never writes: every failure becomes a problem on the entry.
  */
+import { constants } from 'node:fs';
 import path from 'node:path';
 import type { Checkpoint, HistoryMessage } from '../../shared/checkpoint/schema.js';
 import { Checkpoint as CheckpointSchema } from '../../shared/checkpoint/schema.js';
@@ -11,9 +12,9 @@ import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shar
 import type { TaskEntry } from './store-types.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
 import { readBytes, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
-import { errorCode } from './store-fs.js';
-import { parseVersionFileName, rebuildVersion, VERSIONS_DIR, versionPath, type RebuiltVersion } from './version-file.js';
-import { parseSegment } from './version-records.js';
+import { errorCode, READ_FLAGS, type StoreFileHandle } from './store-fs.js';
+import { parseVersionFileName, rebuildVersion, VERSIONS_DIR, versionPath, versionWalk, type RebuiltVersion } from './version-file.js';
+import { HEAD_BYTES, isSealedHead, lastSeal, parseSegment, SEAL_TAIL_BYTES, SEGMENT_VERSIONS } from './version-records.js';
 
 export const HOT_FILE = 'checkpoint.json';
 
@@ -101,18 +102,61 @@ function checkRebuilt(ctx: ReadContext, taskDir: string, version: number, rebuil
  */
 export async function listVersionNumbers(ctx: ReadContext, taskDir: string): Promise<number[]> {
   const files = await versionFiles(ctx, taskDir);
+  const { ctx: reader, pace } = versionWalk(ctx);
   const out: number[] = [];
   for (let i = 0; i < files.length; i++) {
     const first = files[i];
     const next = files[i + 1] ?? Infinity;
     out.push(first);
     if (next === first + 1) continue;
-    const read = await readBytes(ctx, versionPath(taskDir, first));
-    if (!read.ok) continue;
-    // Seals are checked where the versions are read; here only what the file holds is counted.
-    for (const r of parseSegment(read.bytes, first, false).records) if (r.version > first && r.version < next) out.push(r.version);
+    await pace();
+    const last = await segmentLast(reader, taskDir, first);
+    for (let v = first + 1; v <= last && v < next; v++) out.push(v);
   }
   return out;
+}
+
+/**
+ * The last version the file of version `first` holds: `first` itself unless
+ * it is a segment. Seals are checked where the versions are read; here only
+ * what the file holds is counted, from its last seal line when it ends in
+ * one (two small reads), or else from its records.
+ */
+async function segmentLast(ctx: ReadContext, taskDir: string, first: number): Promise<number> {
+  const abs = versionPath(taskDir, first);
+  const last = await lastSealed(ctx, abs, first);
+  if (last !== null) return last;
+  const read = await readBytes(ctx, abs);
+  return read.ok ? (parseSegment(read.bytes, first, false).records.at(-1)?.version ?? first) : first;
+}
+
+/**
+ * The last version a segment holds, by its last seal line, from the file's
+ * first and last bytes; null when the file must be read whole to tell (not
+ * a segment, a torn tail, a symbolic link, not a regular file).
+ */
+async function lastSealed(ctx: ReadContext, abs: string, first: number): Promise<number | null> {
+  let handle: StoreFileHandle;
+  try {
+    handle = await ctx.fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW);
+  } catch {
+    return null;
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile() || st.size < HEAD_BYTES) return null;
+    const head = Buffer.alloc(HEAD_BYTES);
+    await handle.read(head, 0, HEAD_BYTES, 0);
+    if (!isSealedHead(head, first)) return null;
+    const tail = Buffer.alloc(Math.min(st.size, SEAL_TAIL_BYTES));
+    await handle.read(tail, 0, tail.length, st.size - tail.length);
+    const last = lastSeal(tail);
+    return last !== null && last >= first && last < first + SEGMENT_VERSIONS ? last : null;
+  } catch {
+    return null;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
 }
 
 /** The numbers the files in `versions/` are named for, ascending; temp files and strays are skipped. */
@@ -132,9 +176,9 @@ export async function versionFiles(ctx: ReadContext, taskDir: string): Promise<n
 /**
  * The newest version of a task, from a version known to exist (the hot
  * snapshot's): each version file after it is looked up by name, and a file
- * found is read for the versions appended to it. A stat per file, one read
- * per segment, and a stat per version that segment holds (a version's own
- * file supersedes its record in a segment).
+ * found is asked for the last version it holds (segmentLast). A stat per
+ * file, two small reads per segment, and a stat per version that segment
+ * holds (a version's own file supersedes its record in a segment).
  */
 export async function newestVersion(ctx: ReadContext, taskDir: string, from: number): Promise<{ newest: number; problems: Problem[] }> {
   let newest = from;
@@ -143,11 +187,10 @@ export async function newestVersion(ctx: ReadContext, taskDir: string, from: num
     if (next.problem) return { newest, problems: [next.problem] };
     if (!next.present) return { newest, problems: [] };
     newest++;
-    const read = await readBytes(ctx, versionPath(taskDir, newest));
-    if (!read.ok) continue;
-    for (const r of parseSegment(read.bytes, newest, false).records.slice(1)) {
-      if (await exists(ctx, versionPath(taskDir, r.version))) break;
-      newest = r.version;
+    const last = await segmentLast(ctx, taskDir, newest);
+    for (let v = newest + 1; v <= last; v++) {
+      if (await exists(ctx, versionPath(taskDir, v))) break;
+      newest = v;
     }
   }
 }
@@ -295,7 +338,9 @@ export function unreadableNewerVersion(entry: TaskEntry): Problem | undefined {
   return entry.problems.find((p) => {
     if (p.severity !== 'error' || !p.file.startsWith(prefix)) return false;
     const n = parseVersionFileName(p.file.slice(prefix.length));
-    return n !== null && n > shown;
+    // A record of a segment is named in the message: "version 7: ..." in the file of version 2.
+    const record = /^version (\d+): /.exec(p.message);
+    return n !== null && Math.max(n, record ? Number(record[1]) : 0) > shown;
   });
 }
 

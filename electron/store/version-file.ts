@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { applyDiff, DiffApplyError, type DiffOp } from '../../shared/diff/json-diff.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { parseJsonBytes, readBytes, relPath, sequentialReads, type ReadContext } from './file-reader.js';
-import { parseSegment, recordHead, SEGMENT_VERSIONS, sealRecord, type RecordSpan, type Segment } from './version-records.js';
+import { parseSegment, recordHead, SEAL_MISMATCH, sealMatches, SEGMENT_VERSIONS, sealRecord, type RecordSpan, type Segment } from './version-records.js';
 
 export const VERSIONS_DIR = 'versions';
 const NAME = /^(\d{8})\.json$/;
@@ -215,15 +215,21 @@ async function present(ctx: ReadContext, abs: string): Promise<boolean> {
  * or else among the records appended to the nearest file before it (at most
  * SEGMENT_VERSIONS - 1 names back). A version's own file always wins over a
  * record of it in an earlier file.
+ *
+ * Records are found by their structure; their seals are not hashed here but
+ * where their envelope is read (readVersionFile): a blob lookup checks the
+ * blob's own hash, and a history of 10,000 messages would otherwise hash
+ * every byte of every segment it passes through.
  */
 export async function locateRecord(ctx: ReadContext, taskDir: string, version: number): Promise<Located> {
   const memo = ctx.segments;
   const held = await memo?.find(ctx, taskDir, version);
   if (held) return { ok: true, value: held };
   const own = versionPath(taskDir, version);
-  const raw = await readBytes(ctx, own);
+  // Most versions of a segment have no file of their own: a lookup that finds nothing costs no error.
+  const raw = (await present(ctx, own)) ? await readBytes(ctx, own) : ({ ok: false, missing: true } as const);
   if (raw.ok) {
-    const segment = parseSegment(raw.bytes, version);
+    const segment = parseSegment(raw.bytes, version, false);
     memo?.keep(own, raw.bytes, segment, version);
     const first = segment.records[0];
     if (!first) return { ok: false, missing: false, problem: problem(relPath(ctx, own), 'invariant', `version ${version}: ${segment.tailReason}`) };
@@ -236,7 +242,7 @@ export async function locateRecord(ctx: ReadContext, taskDir: string, version: n
     // The names between this file and the version were just found absent.
     const read = await readBytes(ctx, abs);
     if (!read.ok) return read.missing ? missingVersion(ctx, taskDir, version) : { ok: false, problem: read.problem, missing: false };
-    const segment = parseSegment(read.bytes, f);
+    const segment = parseSegment(read.bytes, f, false);
     memo?.keep(abs, read.bytes, segment, version);
     const span = segment.records.find((r) => r.version === version);
     if (span && span.start > 0) return { ok: true, value: { abs, bytes: read.bytes, span } };
@@ -274,6 +280,8 @@ export async function readVersionFile(
     if (!parsed.ok) return { ok: false, problem: parsed.problem, missing: false };
     ({ value, envelopeBytes } = parsed);
   } else {
+    // Seals are checked here, for the records whose envelope is used (see locateRecord).
+    if (!sealMatches(bytes, span)) return { ok: false, missing: false, problem: problem(file, 'invariant', `version ${version}: ${SEAL_MISMATCH}`) };
     const parsed = parseJsonBytes(file, bytes.subarray(span.start, span.envelopeEnd));
     if (!parsed.ok) return { ok: false, problem: parsed.problem, missing: false };
     value = parsed.value;

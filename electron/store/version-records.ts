@@ -29,7 +29,7 @@ export function recordHead(version: number, kind: 'full' | 'delta', lines: numbe
 const SEALED_HEAD = /^\{"format":"waystation-version","version":(\d+),"kind":"(?:full|delta)","lines":(\d+),/;
 const SEAL_LINE = /^\{"seal":(\d+),"sha256":"([0-9a-f]{64})"\}$/;
 /** Enough bytes for the longest sealed head. */
-const HEAD_BYTES = 96;
+export const HEAD_BYTES = 96;
 const NEWLINE = 0x0a;
 
 /** `record` (every line ending in a line break) followed by its seal line. */
@@ -47,6 +47,8 @@ export interface RecordSpan {
   envelopeEnd: number | null;
   /** End of the record's bytes (its seal line, if any, not included). */
   end: number;
+  /** The SHA-256 its seal line gives for those bytes; null for a file of one version, which has no seal. */
+  seal: string | null;
 }
 
 /** What a file's bytes hold, in order. */
@@ -65,18 +67,27 @@ export interface Segment {
   tailReason?: string;
 }
 
+/** Why a record whose seal does not match is not taken. */
+export const SEAL_MISMATCH = 'its bytes do not hash to its seal: they were changed after they were written';
+
+/** True when a record's bytes hash to its seal (a record without a seal has nothing to check). */
+export function sealMatches(bytes: Buffer, span: RecordSpan): boolean {
+  return span.seal === null || createHash('sha256').update(bytes.subarray(span.start, span.end)).digest('hex') === span.seal;
+}
+
 /**
  * The records of a version file named for version `first`.
  *
  * A file whose first bytes are not a sealed head is one version, as every
  * file was before segments: its bytes are that version's record. With
- * `verify` false, seals are only checked to be well formed, not hashed (a
- * listing of the versions present, which reads them again before use).
+ * `verify` false, seals are only checked to be well formed, not hashed:
+ * for readers that check each record they use (`sealMatches`) or only count
+ * them, and for blob lookups, which check each blob's own hash.
  */
 export function parseSegment(bytes: Buffer, first: number, verify = true): Segment {
   const records: RecordSpan[] = [];
   if (!SEALED_HEAD.test(bytes.subarray(0, HEAD_BYTES).toString('latin1'))) {
-    return { sealed: false, records: [{ version: first, start: 0, envelopeEnd: null, end: bytes.length }], tail: 'clean' };
+    return { sealed: false, records: [{ version: first, start: 0, envelopeEnd: null, end: bytes.length, seal: null }], tail: 'clean' };
   }
   let pos = 0;
   for (let version = first; pos < bytes.length; version++) {
@@ -97,13 +108,35 @@ export function parseSegment(bytes: Buffer, first: number, verify = true): Segme
     if (sealEnd < 0) return bad('torn', 'its record was cut short before its seal');
     const seal = SEAL_LINE.exec(bytes.subarray(end, sealEnd).toString('latin1'));
     if (!seal || Number(seal[1]) !== version) return bad('damaged', 'its seal line is not the seal of this version');
-    if (verify && createHash('sha256').update(bytes.subarray(pos, end)).digest('hex') !== seal[2]) {
-      return bad('damaged', 'its bytes do not hash to its seal: they were changed after they were written');
-    }
-    records.push({ version, start: pos, envelopeEnd: eol, end });
+    const span = { version, start: pos, envelopeEnd: eol, end, seal: seal[2] };
+    if (verify && !sealMatches(bytes, span)) return bad('damaged', SEAL_MISMATCH);
+    records.push(span);
     pos = sealEnd + 1;
   }
   return { sealed: true, records, tail: 'clean' };
+}
+
+/** True when `head`, a file's first bytes, begin a sealed record of version `first`. */
+export function isSealedHead(head: Buffer, first: number): boolean {
+  const m = SEALED_HEAD.exec(head.subarray(0, HEAD_BYTES).toString('latin1'));
+  return m !== null && Number(m[1]) === first;
+}
+
+/** Bytes enough to hold a whole seal line and the line break before it. */
+export const SEAL_TAIL_BYTES = 128;
+
+/**
+ * The version named by the seal line `tail` (a file's last bytes) ends
+ * with, or null when it does not end with one (a torn tail, or not a
+ * segment). Seals are not checked here: the file is read whole before any
+ * of its versions is used.
+ */
+export function lastSeal(tail: Buffer): number | null {
+  if (tail.length < 2 || tail[tail.length - 1] !== NEWLINE) return null;
+  const start = tail.lastIndexOf(NEWLINE, tail.length - 2);
+  if (start < 0) return null;
+  const seal = SEAL_LINE.exec(tail.subarray(start + 1, tail.length - 1).toString('latin1'));
+  return seal ? Number(seal[1]) : null;
 }
 
 /**

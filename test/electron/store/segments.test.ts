@@ -17,7 +17,8 @@ import { encodeDelta, encodeFull, versionFileName } from '../../../electron/stor
 import { parseSegment, SEGMENT_VERSIONS } from '../../../electron/store/version-records.js';
 import { encodeBlob } from '../../../electron/store/blob-store.js';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
-import { cleanup, loopedSave, makeCheckpoint, tempRoot } from './store-test-helpers.js';
+import { cleanup, hashTree, loopedSave, makeCheckpoint, tempRoot } from './store-test-helpers.js';
+import { loadForWrite } from '../../../electron/runtime/task-operations.js';
 
 const TASK = 'seg';
 const PLAN = 6;
@@ -106,7 +107,7 @@ describe('sealed records', () => {
 
   it('a file without a sealed head is one version, as every file was before segments; a 17th record is damage', () => {
     const plain = encodeFull(3, Buffer.from('{"a":1}'), [blob(1)]).bytes;
-    expect(parseSegment(plain, 3)).toEqual({ sealed: false, records: [{ version: 3, start: 0, envelopeEnd: null, end: plain.length }], tail: 'clean' });
+    expect(parseSegment(plain, 3)).toEqual({ sealed: false, records: [{ version: 3, start: 0, envelopeEnd: null, end: plain.length, seal: null }], tail: 'clean' });
     const many = Buffer.concat(Array.from({ length: SEGMENT_VERSIONS + 1 }, (_, i) => encodeDelta(i + 1, [], [], true).bytes));
     expect(parseSegment(many, 1)).toMatchObject({ tail: 'damaged', tailVersion: SEGMENT_VERSIONS + 1 });
     expect(parseSegment(many, 1).records).toHaveLength(SEGMENT_VERSIONS);
@@ -213,6 +214,23 @@ describe('saves under the lease', () => {
     expect((await reader.readVersion(TASK, 4)).phase).toBe('from its own file');
     expect((await reader.history(TASK)).map((h) => h.version)).toEqual([1, 2, 3, 4, 6, 7]);
     await expect(reader.readVersion(TASK, 5)).rejects.toThrow(/version 5 does not exist/);
+  });
+
+  it('a record changed after it was written: the versions before it are shown, and no save or resume follows it', async () => {
+    await savedTask(8);
+    const segment = path.join(versionsDir(), versionFileName(2));
+    const bytes = await fs.readFile(segment);
+    const six = parseSegment(bytes, 2).records.find((r) => r.version === 6)!;
+    bytes[six.end - 3] ^= 1;
+    await fs.writeFile(segment, bytes);
+    const before = await hashTree(dir);
+    const entry = await openStore(dir).getTask(TASK);
+    expect(entry?.checkpoint?.version).toBe(5);
+    const errors = entry!.problems.filter((p) => p.severity === 'error');
+    expect(errors.map((p) => `${p.file}: ${p.message}`)).toContain(`${TASK}/versions/${versionFileName(2)}: version 6: its bytes do not hash to its seal: they were changed after they were written`);
+    await expect(loadForWrite(openStore(dir), TASK)).rejects.toThrow(/cannot be saved after its newest version file: .*version 6: its bytes do not hash/);
+    await expect(openStore(dir).save(TASK, { ...loopedSave(entry!.checkpoint!, 6, PLAN, 1), lease: held })).rejects.toThrow(/version 6: its bytes do not hash/);
+    expect(await hashTree(dir)).toEqual(before);
   });
 
   it('a failed append takes its bytes back off the file; the next save is a file of its own', async () => {

@@ -19,6 +19,7 @@ import fc from 'fast-check';
 import { runCli } from '../../../electron/cli/main.js';
 import { HostService } from '../../../electron/host/host-service.js';
 import { openStore } from '../../../electron/store/directory-store.js';
+import { parseSegment } from '../../../electron/store/version-records.js';
 import { ApiError, type ApiMethod } from '../../../shared/api/contract.js';
 import { dispatch } from '../../../shared/api/dispatch.js';
 import { ProblemReason } from '../../../shared/checkpoint/problem.js';
@@ -37,7 +38,8 @@ const CHECKS = [
 /** What a JavaScript failure, rather than a reader's own message, looks like. */
 const CRASH = /Maximum call stack|RangeError|TypeError|ReferenceError|Cannot read propert|is not a function|is not iterable|undefined is not/;
 const SECRET = 'TOP-SECRET-OUTSIDE-THE-ROOT';
-const TARGETS = ['checkpoint.json', 'versions/00000001.json', 'versions/00000003.json', 'blob', 'events.jsonl', 'lease'] as const;
+/** `versions/00000005.json` is a segment (versions 5 to 8, sealed records); `seal` is its first record's seal line. */
+const TARGETS = ['checkpoint.json', 'versions/00000001.json', 'versions/00000003.json', 'versions/00000005.json', 'seal', 'blob', 'events.jsonl', 'lease'] as const;
 const KINDS = ['truncate', 'wrong-type', 'huge-string', 'deep-nesting', 'duplicate-keys', 'invalid-utf8', 'future-schema', 'symlink-cycle', 'symlink-outside', 'fifo', 'device-link', 'random-bytes', 'empty'] as const;
 
 /** One mutation of one file of the victim task. */
@@ -83,6 +85,7 @@ const DOCUMENT_KINDS: ReadonlySet<Mutation['kind']> = new Set(['wrong-type', 'hu
 export async function mutate(taskDir: string, outside: string, m: Mutation): Promise<string> {
   let rel: string = m.target;
   if (m.target === 'blob') rel = 'versions/00000002.json';
+  if (m.target === 'seal') rel = 'versions/00000005.json';
   if (m.target === 'lease') rel = 'lease/1.json';
   const file = path.join(taskDir, rel);
   if (m.target === 'lease') await fs.mkdir(path.dirname(file), { recursive: true });
@@ -90,10 +93,19 @@ export async function mutate(taskDir: string, outside: string, m: Mutation): Pro
   // The bytes the mutation applies to: [from, to) of the file.
   let [from, to] = [0, whole.length];
   const lineBreak = whole.indexOf(0x0a);
+  const records = rel === 'versions/00000005.json' ? parseSegment(whole, 5).records : [];
   if (m.target === 'blob') {
     from = lineBreak + 1;
     to = whole.indexOf(0x0a, from);
     rel += ', its first carried blob';
+  } else if (m.target === 'seal' && records.length > 0) {
+    from = records[0].end;
+    to = whole.indexOf(0x0a, from);
+    rel += ', the seal line of its first record';
+  } else if (records.length > 1 && DOCUMENT_KINDS.has(m.kind)) {
+    from = records[1].start;
+    to = records[1].envelopeEnd ?? from;
+    rel += ', the envelope line of its second record (version 6)';
   } else if (rel.startsWith('versions/') && lineBreak >= 0 && DOCUMENT_KINDS.has(m.kind)) {
     to = lineBreak;
     rel += ', its envelope line';
@@ -212,15 +224,21 @@ async function hashTree(dir: string): Promise<string> {
   return h.digest('hex');
 }
 
-/** A task with full and delta versions, blobs, history and events, to mutate: what `mutate` expects to find. */
+/**
+ * A task with full and delta versions, blobs, history and events, to mutate: what `mutate` expects to find.
+ * Versions 1 to 4 are files of their own; 5 to 8 were saved under the lease, a segment in versions/00000005.json,
+ * and the lease was not let go, so checkpoint.json lags at version 4 and readers apply the segment to it.
+ */
 export async function victimTask(root: string, taskId: string): Promise<void> {
   const store = openStore(root);
-  let cp = (await store.create(makeCheckpoint(taskId, 3))).checkpoint;
-  for (let v = 2; v <= 4; v++) {
+  const lease = { taskId, held: true };
+  let cp = (await store.create(makeCheckpoint(taskId, 7))).checkpoint;
+  for (let v = 2; v <= 8; v++) {
     const next = withoutVersion(cp);
     next.plan = next.plan.map((s, i) => (i === v - 2 ? { ...s, status: 'done' as const, attempts: 1 } : s));
     next.current_step = v - 1;
-    cp = (await store.save(taskId, { expectedVersion: cp.version, checkpoint: next, results: { [next.plan[v - 2].id]: { v } }, appendHistory: [{ role: 'user', content: `m${v}` }] })).checkpoint;
+    const request = { expectedVersion: cp.version, checkpoint: next, results: { [next.plan[v - 2].id]: { v } }, appendHistory: [{ role: 'user' as const, content: `m${v}` }] };
+    cp = (await store.save(taskId, v >= 5 ? { ...request, lease } : request)).checkpoint;
   }
 }
 
