@@ -170,7 +170,7 @@ export class SegmentMemo {
   /** The record of `version` held, when no file of its own may supersede it (probed here for versions not yet checked). */
   async find(ctx: ReadContext, taskDir: string, version: number): Promise<LocatedRecord | null> {
     const span = this.segment?.records.find((r) => r.version === version);
-    if (!span || span.start === 0) return null;
+    if (!span) return null;
     for (let v = this.checkedUpTo + 1; v <= version; v++) {
       if (await present(ctx, versionPath(taskDir, v))) return null;
       this.checkedUpTo = v;
@@ -245,7 +245,7 @@ export async function locateRecord(ctx: ReadContext, taskDir: string, version: n
     const segment = parseSegment(read.bytes, f, false);
     memo?.keep(abs, read.bytes, segment, version);
     const span = segment.records.find((r) => r.version === version);
-    if (span && span.start > 0) return { ok: true, value: { abs, bytes: read.bytes, span } };
+    if (span) return { ok: true, value: { abs, bytes: read.bytes, span } };
     // Not there: say why when the file that would hold it is torn or damaged before it.
     if (segment.tail !== 'clean' && segment.tailVersion !== undefined && segment.tailVersion <= version) {
       return { ok: false, missing: false, problem: problem(relPath(ctx, abs), 'invariant', `version ${segment.tailVersion}: ${segment.tailReason}`) };
