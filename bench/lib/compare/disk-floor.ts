@@ -7,26 +7,26 @@
  * - `commit`: Waystation's commit protocol (docs/FORMAT.md, "The write
  *   protocol"): a new temp file written and fsynced, linked to its version
  *   name, the temp name removed, the folder fsynced.
- * - `save`: every file operation of a Waystation save as the format has it:
- *   the commit protocol, then the hot snapshot replaced (a temp file written
- *   without fsync, the old one removed, the temp renamed in) and the event
- *   line appended.
+ * - `save`: every file operation of a Waystation save of a file of its own
+ *   (a save without the lease, and every save before segments): the commit
+ *   protocol, then the hot snapshot replaced (a temp file written without
+ *   fsync, the old one removed, the temp renamed in) and the event line
+ *   appended.
  * - `append`: a design where the versions of a task are records appended to
  *   one open file (one write and one fdatasync a save), with the hot snapshot
  *   and the event line as in `save`.
  * - `append-rotated`: the same appends, but the hot snapshot is replaced only
- *   every 16th save, and that save starts a new file with the commit protocol
- *   (so that `versions/<N+1>` still tells a reader its hot snapshot is behind).
- *   The record naming the new file, which that design would also append to the
- *   previous one, is left out: one more append a sixteenth of the saves, no
- *   part of the p50.
+ *   every 16th save, and that save starts a new file with the commit protocol:
+ *   what a Waystation save under the task's lease does (docs/FORMAT.md,
+ *   "Segments"), where a segment starts its file on one save and replaces the
+ *   hot snapshot on its last, the same operations a sixteenth of the saves each.
  * - `sqlite`: SQLite in WAL mode with synchronous=FULL, as LangGraph uses it:
  *   two commits a step (putWrites, then put), each an append to the one log
  *   file followed by fsync (better-sqlite3's SQLite syncs its log with fsync).
  *
- * `commit` against `sqlite` is what a Waystation save pays for its version
- * being a file of its own; the two append designs say what a format change
- * would buy on this disk before any code runs.
+ * `commit` against `sqlite` is what a save pays for its version being a file
+ * of its own; `append-rotated` against `sqlite` is what segments buy on this
+ * disk before any code runs.
  */
 import fs from 'node:fs';
 import path from 'node:path';
