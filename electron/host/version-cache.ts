@@ -9,8 +9,9 @@
  * version file is the same file: each entry remembers the identity of that
  * file (device, inode, size, modification time), and a task folder removed
  * and written anew, whose versions reuse the numbers, is rebuilt. A version
- * with no version file of its own (a legacy task, a hot snapshot alone) is
- * never kept.
+ * with no version file of its own (a legacy task, a hot snapshot alone, a
+ * version appended to a segment, whose file grows while the segment fills)
+ * is never kept.
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';

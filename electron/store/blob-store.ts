@@ -22,7 +22,7 @@ export interface EncodedBlob extends CarriedBlob {
 
 /**
  * Serialise a value canonically and name it by its hash, as a blob carried
- * by version file `version` (the version whose save introduces it).
+ * by version `version`'s record (the version whose save introduces it).
  */
 export function encodeBlob(value: unknown, version: number): EncodedBlob {
   const bytes = Buffer.from(canonicalJson(value), 'utf8');

@@ -48,7 +48,7 @@ export interface VersionInfo {
   source: VersionSource;
   /** `run.updated_at` of that version. */
   updated_at: string;
-  /** Bytes of the version file on disk (a delta or a full snapshot). */
+  /** Bytes of the version's record on disk (a delta or a full snapshot, with the blobs it carries). */
   bytes: number;
 }
 

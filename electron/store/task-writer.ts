@@ -123,11 +123,6 @@ export class TaskWriter {
   }
 
   /**
-   * Derive the state from disk: the hot snapshot names a version, a stat per
-   * newer version file finds the newest, and rebuilding that version gives the
-   * base and the keyframe counters (at most about two snapshots of reading).
-   */
-  /**
    * Refuse to write through a task folder that is a symlink out of the root:
    * readers never follow one, and a writer must not either, or a task id
    * could plant files anywhere the process may write.
@@ -147,6 +142,12 @@ export class TaskWriter {
     }
   }
 
+  /**
+   * Derive the state from disk: the hot snapshot names a version, a stat per
+   * newer version file (and the last seal of each segment found) finds the
+   * newest, and rebuilding that version gives the base and the keyframe
+   * counters (at most about two snapshots of reading).
+   */
   private async deriveState(): Promise<WriterState> {
     await this.assertInsideRoot();
     const hot = await readHot(this.ctx, this.taskDir);
