@@ -119,41 +119,43 @@ export async function listVersionNumbers(ctx: ReadContext, taskDir: string): Pro
 /**
  * The last version the file of version `first` holds: `first` itself unless
  * it is a segment. Seals are checked where the versions are read; here only
- * what the file holds is counted, from its last seal line when it ends in
- * one (two small reads), or else from its records.
+ * what the file holds is counted, from its first and last bytes (two small
+ * reads), or from its records when its tail is not a seal (cut short).
  */
 async function segmentLast(ctx: ReadContext, taskDir: string, first: number): Promise<number> {
   const abs = versionPath(taskDir, first);
-  const last = await lastSealed(ctx, abs, first);
-  if (last !== null) return last;
+  const ends = await fileEnds(ctx, abs, first);
+  if (ends === 'one-version') return first;
+  if (typeof ends === 'number') return ends;
   const read = await readBytes(ctx, abs);
   return read.ok ? (parseSegment(read.bytes, first, false).records.at(-1)?.version ?? first) : first;
 }
 
 /**
- * The last version a segment holds, by its last seal line, from the file's
- * first and last bytes; null when the file must be read whole to tell (not
- * a segment, a torn tail, a symbolic link, not a regular file).
+ * What a version file's first and last bytes say: it holds one version (its
+ * head is not a sealed record's), or it is a segment whose last seal names
+ * the version returned; `unknown` when the file must be read whole to tell
+ * (a torn tail, a symbolic link, not a regular file, a failed read).
  */
-async function lastSealed(ctx: ReadContext, abs: string, first: number): Promise<number | null> {
+async function fileEnds(ctx: ReadContext, abs: string, first: number): Promise<'one-version' | number | 'unknown'> {
   let handle: StoreFileHandle;
   try {
     handle = await ctx.fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW);
   } catch {
-    return null;
+    return 'unknown';
   }
   try {
     const st = await handle.stat();
-    if (!st.isFile() || st.size < HEAD_BYTES) return null;
-    const head = Buffer.alloc(HEAD_BYTES);
-    await handle.read(head, 0, HEAD_BYTES, 0);
-    if (!isSealedHead(head, first)) return null;
+    if (!st.isFile()) return 'unknown';
+    const head = Buffer.alloc(Math.min(st.size, HEAD_BYTES));
+    await handle.read(head, 0, head.length, 0);
+    if (!isSealedHead(head, first)) return 'one-version';
     const tail = Buffer.alloc(Math.min(st.size, SEAL_TAIL_BYTES));
     await handle.read(tail, 0, tail.length, st.size - tail.length);
     const last = lastSeal(tail);
-    return last !== null && last >= first && last < first + SEGMENT_VERSIONS ? last : null;
+    return last !== null && last >= first && last < first + SEGMENT_VERSIONS ? last : 'unknown';
   } catch {
-    return null;
+    return 'unknown';
   } finally {
     await handle.close().catch(() => undefined);
   }
