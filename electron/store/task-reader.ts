@@ -23,8 +23,10 @@ export const HOT_FILE = 'checkpoint.json';
  *
  * A listing checks each hot snapshot for what a summary shows and skips the
  * gap check; opening a task validates everything and lists `versions/`.
- * Versions read to stand in for a missing or stale hot snapshot are always
- * validated whole (they are the rare case).
+ * The versions applied to a hot snapshot that is behind (a running task's
+ * segment) are checked at the same depth; versions read to stand in for a
+ * missing or unreadable hot snapshot are always validated whole (the rare
+ * case).
  */
 export interface ReadDepth<C extends CheckpointHead> {
   /** List `versions/` to report gaps in the history. */
@@ -43,21 +45,14 @@ export const LISTING: ReadDepth<CheckpointHead> = { gaps: false, noteLease: true
 /** Opening a task: see ReadDepth. */
 export const DETAIL: ReadDepth<Checkpoint> = { gaps: true, noteLease: false, check: checkCheckpoint, whole: (cp) => cp };
 
-/** A version loaded and validated. */
-export type LoadedVersion =
-  | { ok: true; checkpoint: Checkpoint; doc: unknown; readOnly: boolean; problems: Problem[]; fullBytes: number; deltaBytes: number }
+/** A version loaded and validated (as a whole Checkpoint unless checked for less). */
+export type LoadedVersion<C extends CheckpointHead = Checkpoint> =
+  | { ok: true; checkpoint: C; doc: unknown; readOnly: boolean; problems: Problem[]; fullBytes: number; deltaBytes: number }
   | { ok: false; problems: Problem[]; missing: boolean };
 
-/**
- * Rebuild, migrate and validate one version of a native task.
- *
- * `base`, an older version's checkpoint JSON already read (the hot
- * snapshot), ends the rebuild's walk back when it comes before a full
- * snapshot: the versions after it are applied to it.
- */
-export async function loadVersion(ctx: ReadContext, taskDir: string, version: number, base?: { version: number; doc: unknown }): Promise<LoadedVersion> {
-  const known = base && { version: base.version, rebuilt: { doc: base.doc, fullBytes: 0, deltaBytes: 0, fullVersion: base.version } };
-  return checkRebuilt(ctx, taskDir, version, await rebuildVersion(ctx, taskDir, version, known));
+/** Rebuild, migrate and validate one version of a native task. */
+export async function loadVersion(ctx: ReadContext, taskDir: string, version: number): Promise<LoadedVersion> {
+  return checkRebuilt(ctx, taskDir, version, await rebuildVersion(ctx, taskDir, version), checkCheckpoint);
 }
 
 /**
@@ -71,15 +66,21 @@ export async function loadVersions(ctx: ReadContext, taskDir: string, versions: 
   for (const version of [...new Set(versions)].sort((a, b) => a - b)) {
     const rebuilt = await rebuildVersion(ctx, taskDir, version, known);
     if (rebuilt.ok) known = { version, rebuilt: rebuilt.value };
-    out.set(version, checkRebuilt(ctx, taskDir, version, rebuilt));
+    out.set(version, checkRebuilt(ctx, taskDir, version, rebuilt, checkCheckpoint));
   }
   return versions.map((v) => out.get(v)!);
 }
 
-function checkRebuilt(ctx: ReadContext, taskDir: string, version: number, rebuilt: Awaited<ReturnType<typeof rebuildVersion>>): LoadedVersion {
+function checkRebuilt<C extends CheckpointHead>(
+  ctx: ReadContext,
+  taskDir: string,
+  version: number,
+  rebuilt: Awaited<ReturnType<typeof rebuildVersion>>,
+  check: (doc: unknown, file: string) => Checked<C>,
+): LoadedVersion<C> {
   if (!rebuilt.ok) return rebuilt;
   const file = relPath(ctx, versionPath(taskDir, version));
-  const checked = checkCheckpoint(rebuilt.value.doc, file);
+  const checked = check(rebuilt.value.doc, file);
   if (!checked.checkpoint) return { ok: false, problems: checked.problems, missing: false };
   if (checked.checkpoint.version !== version) {
     return { ok: false, problems: [problem(file, 'invariant', `version file ${version} holds a checkpoint with version ${checked.checkpoint.version}`)], missing: false };
@@ -282,11 +283,12 @@ export async function readNativeTask<C extends CheckpointHead>(
       newest = found.newest;
       problems.push(...found.problems);
     }
-    const base = { version: hotVersion, doc: (hot as { value: unknown }).value };
+    const known = { version: hotVersion, rebuilt: { doc: (hot as { value: unknown }).value, fullBytes: 0, deltaBytes: 0, fullVersion: hotVersion } };
     for (let v = newest; v > hotVersion; v--) {
-      const loaded = await loadVersion(ctx, taskDir, v, base);
+      // Checked as deeply as the hot snapshot would have been: a running task's row is read this way on every save.
+      const loaded = checkRebuilt(ctx, taskDir, v, await rebuildVersion(ctx, taskDir, v, known), depth.check);
       if (loaded.ok) {
-        checkpoint = depth.whole(loaded.checkpoint);
+        checkpoint = loaded.checkpoint;
         readOnly = loaded.readOnly;
         problems.push(...loaded.problems);
         break;
