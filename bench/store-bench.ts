@@ -67,6 +67,12 @@ export interface StoreBenchResult {
    * list and message history, against only what follows the previous version's, as the app asks.
    */
   liveView: { historyMs: number; historyAfterMs: number; messagesMs: number; messagesAfterMs: number };
+  /**
+   * Listing a task whose runner is appending to a segment, so checkpoint.json
+   * is `behind` versions behind and the row applies them (median of 15), and
+   * the same once the lease is let go (checkpoint.json current).
+   */
+  runningRow: { behind: number; behindMs: number; currentMs: number };
   elapsedSeconds: number;
 }
 
@@ -90,6 +96,32 @@ async function listingBench(dir: string, count: number): Promise<number> {
   const ms = performance.now() - t0;
   if (tasks.length !== count || tasks.some((t) => t.problems.length > 0)) throw new Error('listing bench: unexpected listing');
   return ms;
+}
+
+/** A task of `steps` plan entries, `behind` versions appended under its lease, listed before and after the lease is let go. */
+async function runningRowBench(root: string, steps: number, behind: number): Promise<StoreBenchResult['runningRow']> {
+  const store = openStore(root);
+  const { version: _v, ...first } = initialCheckpoint('row', steps);
+  let cp: CheckpointInput = (await store.create(first)).checkpoint;
+  const lease = await acquireLease(path.join(root, 'row'), 'row', { owner: 'bench', heartbeatMs: 0 });
+  for (let k = 1; k <= behind; k++) {
+    const { version, ...next } = afterStep(cp, k);
+    cp = (await store.save('row', { expectedVersion: version, checkpoint: next, results: { [`s${k}`]: filler(k, KB) }, appendHistory: [{ role: 'assistant', content: filler(k + 3, KB) }], lease })).checkpoint;
+  }
+  const median = async () => {
+    const ms: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const t0 = performance.now();
+      const [row] = await openStore(root).listTasks();
+      ms.push(performance.now() - t0);
+      if (row?.checkpoint?.version !== behind + 1) throw new Error(`running row bench: the row shows version ${row?.checkpoint?.version}, not ${behind + 1}`);
+    }
+    return ms.sort((a, b) => a - b)[7];
+  };
+  const behindMs = await median();
+  await store.settle('row');
+  await lease.release();
+  return { behind, behindMs, currentMs: await median() };
 }
 
 /** The reads of an open view after the last save of task `id` (see StoreBenchResult.liveView). */
@@ -252,6 +284,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     const taskDir = path.join(tmp, 'store', 'bench');
     const usage = await du(taskDir);
     const liveView = await liveViewBench(path.join(tmp, 'store'), 'bench');
+    const runningRow = await runningRowBench(path.join(tmp, 'row'), steps, 8);
     // Blobs ride in the version files, one line each after the envelope. History chunks are the blobs not named
     // by a result_ref; each chunk holds one message here.
     const resultBlobs = new Set(cp.plan.map((s) => s.result_ref?.slice(7, 71)).filter(Boolean));
@@ -302,6 +335,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       listing: { tasks: listTasks, ms: listingMs },
       diff,
       liveView,
+      runningRow,
       elapsedSeconds: (performance.now() - started) / 1000,
     };
     result.waystationGrowth = result.late.waystation.p50 / result.early.waystation.p50;
@@ -338,7 +372,9 @@ function printResult(r: StoreBenchResult): void {
   console.log(`computeDiff of two ${r.diff.mb.toFixed(1)} MB checkpoints: ${r.diff.ms.toFixed(1)} ms`);
   const v = r.liveView;
   console.log(`an open view after the last save: version list ${v.historyAfterMs.toFixed(1)} ms (whole list ${v.historyMs.toFixed(0)} ms, ${(v.historyMs / v.historyAfterMs).toFixed(1)}x);`);
-  console.log(`  messages ${v.messagesAfterMs.toFixed(1)} ms (whole history ${v.messagesMs.toFixed(0)} ms, ${(v.messagesMs / v.messagesAfterMs).toFixed(1)}x)\n`);
+  console.log(`  messages ${v.messagesAfterMs.toFixed(1)} ms (whole history ${v.messagesMs.toFixed(0)} ms, ${(v.messagesMs / v.messagesAfterMs).toFixed(1)}x)`);
+  const row = r.runningRow;
+  console.log(`a running task's row (${r.steps}-step plan, checkpoint.json ${row.behind} versions behind its segment): ${row.behindMs.toFixed(1)} ms; once the lease is let go: ${row.currentMs.toFixed(1)} ms\n`);
 }
 
 /**
