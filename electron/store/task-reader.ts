@@ -118,6 +118,20 @@ export async function listVersionNumbers(ctx: ReadContext, taskDir: string): Pro
 }
 
 /**
+ * True when the file that holds `version` also holds a later version: a
+ * segment appended to past it. A writer about to create the file of
+ * `version + 1` asks this first, since that file would win over the record
+ * another writer (a lease holder that does not know yet it lost the lease)
+ * appended meanwhile.
+ */
+export async function heldPast(ctx: ReadContext, taskDir: string, version: number): Promise<boolean> {
+  for (let f = version; f >= Math.max(1, version - SEGMENT_VERSIONS + 1); f--) {
+    if (await exists(ctx, versionPath(taskDir, f))) return (await segmentLast(ctx, taskDir, f)) > version;
+  }
+  return false;
+}
+
+/**
  * The last version the file of version `first` holds: `first` itself unless
  * it is a segment. Seals are checked where the versions are read; here only
  * what the file holds is counted, from its first and last bytes (two small

@@ -34,7 +34,7 @@ import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type Save
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
 import { encodeBlob, type EncodedBlob } from './blob-store.js';
 import { insideRoot, relPath, type ReadContext } from './file-reader.js';
-import { exists, HOT_FILE, listVersionNumbers, loadVersion, newestVersion, readHot } from './task-reader.js';
+import { exists, heldPast, HOT_FILE, listVersionNumbers, loadVersion, newestVersion, readHot } from './task-reader.js';
 import { encodeDelta, encodeFull, fullEnvelopeBytes, locateRecord, VERSIONS_DIR, versionPath, type EncodedVersion } from './version-file.js';
 import { SEGMENT_VERSIONS } from './version-records.js';
 import { formatIssues } from './checkpoint-check.js';
@@ -276,12 +276,16 @@ export class TaskWriter {
       throw this.ioError(file, reason, next);
     }
 
-    // 2. The commit point: link fails if another writer already created this version.
+    // 2. The commit point: link fails if another writer already created this version. A record of it appended to
+    //    the file of the version before (by a lease holder that has not noticed a takeover yet) would lose to
+    //    this file, so that counts as another writer having got there first too.
     let won: boolean;
     // The temp name is removed while versions/ is fsynced, not before.
     const removals: Promise<void>[] = [];
     try {
-      won = await commitCreate(fs, versionTemp.value, versionFile, removals);
+      won = !(next > 1 && (await heldPast(this.ctx, this.taskDir, next - 1)));
+      if (won) won = await commitCreate(fs, versionTemp.value, versionFile, removals);
+      else await removeQuietly(fs, versionTemp.value);
     } catch (err) {
       await removeHotTemp();
       throw this.ioError(versionFile, err, next);

@@ -216,6 +216,30 @@ describe('saves under the lease', () => {
     await expect(reader.readVersion(TASK, 5)).rejects.toThrow(/version 5 does not exist/);
   });
 
+  it('a writer that derived the task before a lease holder appended to it does not create a file over the appended version', async () => {
+    const holder = openStore(dir);
+    const saved = await savedTask(5, held, holder);
+    let six: Checkpoint | null = null;
+    // Another writer (say, a new lease holder after a takeover the old holder has not noticed yet) has read the
+    // task at version 5 and is writing version 6's file when the old holder appends version 6 to its segment.
+    const racing: StoreFs = {
+      ...nodeFs,
+      open: async (file, flags, mode) => {
+        if (six === null && path.basename(file).startsWith(`.${versionFileName(6)}.`)) {
+          six = (await holder.save(TASK, { ...loopedSave(saved.get(5)!, 6, PLAN, 46), lease: held })).checkpoint;
+        }
+        return nodeFs.open(file, flags, mode);
+      },
+    };
+    const other = openStore(dir, { fs: racing });
+    // Its file would win over the record the old holder was told is saved: it is refused instead.
+    await expect(other.save(TASK, loopedSave(saved.get(5)!, 6, PLAN, 2))).rejects.toBeInstanceOf(ConflictError);
+    expect(six).not.toBeNull();
+    expect(await openStore(dir).readVersion(TASK, 6)).toEqual(six);
+    expect(await files()).toEqual([1, 2].map(versionFileName));
+    expect((await fs.readdir(versionsDir())).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('a record changed after it was written: the versions before it are shown, and no save or resume follows it', async () => {
     await savedTask(8);
     const segment = path.join(versionsDir(), versionFileName(2));
