@@ -16,7 +16,7 @@ import { readBytes, relPath, type ReadContext } from './file-reader.js';
 import { nodeFs, type StoreFs } from './store-fs.js';
 import { listVersionNumbers, loadVersion, readHot, versionFiles } from './task-reader.js';
 import { VERSIONS_DIR, versionPath } from './version-file.js';
-import { parseSegment, type Segment } from './version-records.js';
+import { isSealedHead, parseSegment, type Segment } from './version-records.js';
 import { DEFAULT_MAX_FILE_BYTES } from './directory-store.js';
 
 export { hasRecoveryNews, type RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
@@ -129,7 +129,7 @@ export async function recoveryReport(root: string, taskId: string, opts: { fs?: 
 /** True when version `first`'s file is a segment (sealed records, written to be appended to). */
 async function isSegment(ctx: ReadContext, taskDir: string, first: number): Promise<boolean> {
   const read = await readBytes(ctx, versionPath(taskDir, first));
-  return read.ok && parseSegment(read.bytes, first, false).sealed;
+  return read.ok && isSealedHead(read.bytes, first);
 }
 
 /** What follows the last whole record of the task's newest version file, when that file is a segment. */

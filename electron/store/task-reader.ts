@@ -273,6 +273,7 @@ export async function readNativeTask<C extends CheckpointHead>(
   let checkpoint: C | null = null;
   let readOnly = false;
   let hotVersion: number | null = null;
+  let hotDoc: unknown = null;
   if (hot.ok) {
     const checked = depth.check(hot.value, relPath(ctx, path.join(taskDir, HOT_FILE)));
     if (checked.checkpoint) {
@@ -280,6 +281,7 @@ export async function readNativeTask<C extends CheckpointHead>(
       checkpoint = checked.checkpoint;
       readOnly = checked.readOnly;
       hotVersion = checked.checkpoint.version;
+      hotDoc = hot.value;
     } else {
       hotProblems.push(...checked.problems);
     }
@@ -297,7 +299,7 @@ export async function readNativeTask<C extends CheckpointHead>(
       newest = found.newest;
       problems.push(...found.problems);
     }
-    const known = { version: hotVersion, rebuilt: { doc: (hot as { value: unknown }).value, fullBytes: 0, deltaBytes: 0, fullVersion: hotVersion } };
+    const known = { version: hotVersion, rebuilt: { doc: hotDoc, fullBytes: 0, deltaBytes: 0, fullVersion: hotVersion } };
     for (let v = newest; v > hotVersion; v--) {
       // Checked as deeply as the hot snapshot would have been: a running task's row is read this way on every save.
       const loaded = checkRebuilt(ctx, taskDir, v, await rebuildVersion(ctx, taskDir, v, known), depth.check);

@@ -158,13 +158,16 @@ export function parseVersionBytes(file: string, bytes: Buffer): { ok: true; valu
  */
 export class SegmentMemo {
   private abs = '';
-  private bytes = Buffer.alloc(0);
+  private bytes: Buffer = Buffer.alloc(0);
   private segment: Segment | null = null;
   /** Versions up to this one are known to have no file of their own after the memo's file. */
   private checkedUpTo = 0;
 
   keep(abs: string, bytes: Buffer, segment: Segment, checkedUpTo: number): void {
-    Object.assign(this, { abs, bytes, segment, checkedUpTo });
+    this.abs = abs;
+    this.bytes = bytes;
+    this.segment = segment;
+    this.checkedUpTo = checkedUpTo;
   }
 
   /** The record of `version` held, when no file of its own may supersede it (probed here for versions not yet checked). */
