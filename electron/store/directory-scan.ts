@@ -14,8 +14,8 @@ import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js'
 import { problem } from '../../shared/checkpoint/problem.js';
 import type { KeepListed, ListedTask, TaskEntry } from './store-types.js';
 import { isTempName } from './atomic-file.js';
-import { readJsonFile, relPath, resolveLink, type FileRead, type ReadContext } from './file-reader.js';
-import { exists, HOT_FILE, isLegacyDoc, legacyEntry, LISTING, readHot, readNativeTask, type LegacyRead, type ReadDepth } from './task-reader.js';
+import { exists, readJsonFile, relPath, resolveLink, type FileRead, type ReadContext } from './file-reader.js';
+import { HOT_FILE, isLegacyDoc, legacyEntry, LISTING, readHot, readNativeTask, type LegacyRead, type ReadDepth } from './task-reader.js';
 import { VERSIONS_DIR } from './version-file.js';
 import { errorCode, settledReads, syncReadsOf } from './store-fs.js';
 

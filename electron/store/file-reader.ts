@@ -42,6 +42,22 @@ export function sequentialReads(ctx: ReadContext): { ctx: ReadContext; pace: () 
   return { ctx: { ...ctx, fs: settledReads(ctx.fs, sync) }, pace: () => (++files % SEQUENTIAL_SLICE === 0 ? nextTurn() : Promise.resolve()) };
 }
 
+/**
+ * True when a path exists; errors other than "not there" count as present (a
+ * read that follows reports them). Asked synchronously where the StoreFs can
+ * answer so (see sequentialReads): a lookup that usually finds nothing, made
+ * on every save and for every segment, costs less than the trip through the
+ * thread pool.
+ */
+export async function exists(ctx: ReadContext, abs: string): Promise<boolean> {
+  try {
+    const sync = syncReadsOf(ctx.fs);
+    return sync ? sync.exists(abs) : await ctx.fs.exists(abs);
+  } catch {
+    return true;
+  }
+}
+
 export type FileRead<T> =
   | { ok: true; value: T; bytes: number; text: string; mtimeMs: number }
   | { ok: false; missing: boolean; problem: Problem };

@@ -11,7 +11,7 @@ import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shared/checkpoint/legacy.js';
 import type { TaskEntry } from './store-types.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
-import { readBytes, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
+import { exists, readBytes, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
 import { errorCode, READ_FLAGS, type StoreFileHandle } from './store-fs.js';
 import { parseVersionFileName, rebuildVersion, VERSIONS_DIR, versionPath, versionWalk, type RebuiltVersion } from './version-file.js';
 import { HEAD_BYTES, isSealedHead, lastSeal, parseSegment, SEAL_TAIL_BYTES, SEGMENT_VERSIONS } from './version-records.js';
@@ -209,15 +209,6 @@ export async function newestVersion(ctx: ReadContext, taskDir: string, from: num
       if (await exists(ctx, versionPath(taskDir, v))) break;
       newest = v;
     }
-  }
-}
-
-/** True when a path exists; errors other than "not there" count as present. */
-export async function exists(ctx: ReadContext, abs: string): Promise<boolean> {
-  try {
-    return await ctx.fs.exists(abs);
-  } catch {
-    return true;
   }
 }
 

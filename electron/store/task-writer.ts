@@ -33,8 +33,8 @@ import { EncodeArena, encodeJson, sealJson, toPlainJson } from './frozen-json.js
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
 import { encodeBlob, type EncodedBlob } from './blob-store.js';
-import { insideRoot, relPath, type ReadContext } from './file-reader.js';
-import { exists, heldPast, HOT_FILE, listVersionNumbers, loadVersion, newestVersion, readHot } from './task-reader.js';
+import { exists, insideRoot, relPath, type ReadContext } from './file-reader.js';
+import { heldPast, HOT_FILE, listVersionNumbers, loadVersion, newestVersion, readHot } from './task-reader.js';
 import { encodeDelta, encodeFull, fullEnvelopeBytes, locateRecord, VERSIONS_DIR, versionPath, type EncodedVersion } from './version-file.js';
 import { SEGMENT_VERSIONS } from './version-records.js';
 import { formatIssues } from './checkpoint-check.js';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { applyDiff, DiffApplyError, type DiffOp } from '../../shared/diff/json-diff.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
-import { parseJsonBytes, readBytes, relPath, sequentialReads, type ReadContext } from './file-reader.js';
+import { exists, parseJsonBytes, readBytes, relPath, sequentialReads, type ReadContext } from './file-reader.js';
 import { parseSegment, recordHead, SEAL_MISMATCH, sealMatches, SEGMENT_VERSIONS, sealRecord, type RecordSpan, type Segment } from './version-records.js';
 
 export const VERSIONS_DIR = 'versions';
@@ -175,7 +175,7 @@ export class SegmentMemo {
     const span = this.segment?.records.find((r) => r.version === version);
     if (!span) return null;
     for (let v = this.checkedUpTo + 1; v <= version; v++) {
-      if (await present(ctx, versionPath(taskDir, v))) return null;
+      if (await exists(ctx, versionPath(taskDir, v))) return null;
       this.checkedUpTo = v;
     }
     return { abs: this.abs, bytes: this.bytes, span };
@@ -204,15 +204,6 @@ export interface LocatedRecord {
 
 type Located = { ok: true; value: LocatedRecord } | { ok: false; problem: Problem; missing: boolean };
 
-/** True when a path exists; errors other than "not there" count as present (the read that follows reports them). */
-async function present(ctx: ReadContext, abs: string): Promise<boolean> {
-  try {
-    return await ctx.fs.exists(abs);
-  } catch {
-    return true;
-  }
-}
-
 /**
  * Find version `version`'s record: in its own file, the first record there,
  * or else among the records appended to the nearest file before it (at most
@@ -230,7 +221,7 @@ export async function locateRecord(ctx: ReadContext, taskDir: string, version: n
   if (held) return { ok: true, value: held };
   const own = versionPath(taskDir, version);
   // Most versions of a segment have no file of their own: a lookup that finds nothing costs no error.
-  const raw = (await present(ctx, own)) ? await readBytes(ctx, own) : ({ ok: false, missing: true } as const);
+  const raw = (await exists(ctx, own)) ? await readBytes(ctx, own) : ({ ok: false, missing: true } as const);
   if (raw.ok) {
     const segment = parseSegment(raw.bytes, version, false);
     memo?.keep(own, raw.bytes, segment, version);
@@ -241,7 +232,7 @@ export async function locateRecord(ctx: ReadContext, taskDir: string, version: n
   if (!raw.missing) return { ok: false, problem: raw.problem, missing: false };
   for (let f = version - 1; f >= Math.max(1, version - SEGMENT_VERSIONS + 1); f--) {
     const abs = versionPath(taskDir, f);
-    if (!memo?.holds(abs) && !(await present(ctx, abs))) continue;
+    if (!memo?.holds(abs) && !(await exists(ctx, abs))) continue;
     // The names between this file and the version were just found absent.
     const read = await readBytes(ctx, abs);
     if (!read.ok) return read.missing ? missingVersion(ctx, taskDir, version) : { ok: false, problem: read.problem, missing: false };
