@@ -6,7 +6,18 @@ import reactHooks from 'eslint-plugin-react-hooks';
 const nodeModules = ['node:*', 'fs', 'path', 'os', 'child_process', 'http', 'crypto', 'electron', 'chokidar'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'dist-electron/**', 'dist-renderer/**', 'release/**', 'examples/**/node_modules/**', 'demo-checkpoints/**', '.waystation-tmp/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      'dist-electron/**',
+      'dist-renderer/**',
+      'release/**',
+      'examples/**/node_modules/**',
+      'demo-checkpoints/**',
+      '.waystation-tmp/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -44,7 +44,13 @@ if (steps.some((n) => !Number.isInteger(n) || n < 2)) {
 const readRuns = Number(values['read-runs']);
 const seed = Number(values.seed);
 const warmUpSteps = Number(values['warm-up']);
-if (!Number.isInteger(readRuns) || readRuns < 1 || !Number.isInteger(seed) || !Number.isInteger(warmUpSteps) || (warmUpSteps !== 0 && warmUpSteps < 2)) {
+if (
+  !Number.isInteger(readRuns) ||
+  readRuns < 1 ||
+  !Number.isInteger(seed) ||
+  !Number.isInteger(warmUpSteps) ||
+  (warmUpSteps !== 0 && warmUpSteps < 2)
+) {
   console.error('--read-runs takes a whole number of at least 1, --warm-up 0 or a whole number of at least 2, and --seed a whole number');
   process.exit(2);
 }
@@ -69,7 +75,9 @@ try {
   if (!values['no-json']) console.error(`\nresults: ${await writeResultsFile('compare', { command, ...result })}`);
   const inconsistent = result.runs.filter((r) => !r.consistency.ok);
   if (inconsistent.length > 0) {
-    console.error(`reads disagreed between the sides at ${inconsistent.map((r) => r.steps).join(', ')} steps: the figures above are not comparable`);
+    console.error(
+      `reads disagreed between the sides at ${inconsistent.map((r) => r.steps).join(', ')} steps: the figures above are not comparable`,
+    );
     process.exitCode = 1;
   }
 } finally {

@@ -49,7 +49,11 @@ const num = (name: string, raw: string | undefined, fallback: number, min: numbe
 const quick = values.quick;
 const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
 const machine = await describeMachine(os.tmpdir());
-console.log(`# ${command}\n\n${formatMachine(machine).map((l) => `- ${l}`).join('\n')}\n`);
+console.log(
+  `# ${command}\n\n${formatMachine(machine)
+    .map((l) => `- ${l}`)
+    .join('\n')}\n`,
+);
 
 const scale = await runInspectorScale({
   tasks: num('tasks', values.tasks, quick ? 500 : 10_000, 1),

@@ -86,7 +86,10 @@ async function listingBench(dir: string, count: number): Promise<number> {
         const cp = text(id);
         await fs.mkdir(path.join(dir, id, 'versions'), { recursive: true });
         await fs.writeFile(path.join(dir, id, 'checkpoint.json'), cp);
-        await fs.writeFile(path.join(dir, id, 'versions', '00000001.json'), `{"format":"waystation-version","version":1,"kind":"full","checkpoint":${cp}}`);
+        await fs.writeFile(
+          path.join(dir, id, 'versions', '00000001.json'),
+          `{"format":"waystation-version","version":1,"kind":"full","checkpoint":${cp}}`,
+        );
       }),
     );
   }
@@ -106,7 +109,15 @@ async function runningRowBench(root: string, steps: number, behind: number): Pro
   const lease = await acquireLease(path.join(root, 'row'), 'row', { owner: 'bench', heartbeatMs: 0 });
   for (let k = 1; k <= behind; k++) {
     const { version, ...next } = afterStep(cp, k);
-    cp = (await store.save('row', { expectedVersion: version, checkpoint: next, results: { [`s${k}`]: filler(k, KB) }, appendHistory: [{ role: 'assistant', content: filler(k + 3, KB) }], lease })).checkpoint;
+    cp = (
+      await store.save('row', {
+        expectedVersion: version,
+        checkpoint: next,
+        results: { [`s${k}`]: filler(k, KB) },
+        appendHistory: [{ role: 'assistant', content: filler(k + 3, KB) }],
+        lease,
+      })
+    ).checkpoint;
   }
   const median = async () => {
     const ms: number[] = [];
@@ -114,7 +125,8 @@ async function runningRowBench(root: string, steps: number, behind: number): Pro
       const t0 = performance.now();
       const [row] = await openStore(root).listTasks();
       ms.push(performance.now() - t0);
-      if (row?.checkpoint?.version !== behind + 1) throw new Error(`running row bench: the row shows version ${row?.checkpoint?.version}, not ${behind + 1}`);
+      if (row?.checkpoint?.version !== behind + 1)
+        throw new Error(`running row bench: the row shows version ${row?.checkpoint?.version}, not ${behind + 1}`);
     }
     return ms.sort((a, b) => a - b)[7];
   };
@@ -142,7 +154,12 @@ async function liveViewBench(root: string, id: string): Promise<StoreBenchResult
   const mark = { version: previous.version, updated_at: previous.updated_at, bytes: previous.bytes };
   const history = await openStore(root).historyAfter(id, mark);
   const messages = await openStore(root).readHistoryAfter(id, undefined, before.history);
-  if (history.after !== previous.version || history.versions.length !== 1 || messages.from !== before.history.count || messages.messages.length !== 1) {
+  if (
+    history.after !== previous.version ||
+    history.versions.length !== 1 ||
+    messages.from !== before.history.count ||
+    messages.messages.length !== 1
+  ) {
     throw new Error('live view bench: a read after the previous version did not continue it');
   }
   return {
@@ -157,7 +174,13 @@ async function liveViewBench(root: string, id: string): Promise<StoreBenchResult
 function diffBench(): { mb: number; ms: number } {
   const make = () => ({
     ...initialCheckpoint('diff', 20_000),
-    plan: Array.from({ length: 20_000 }, (_, i) => ({ id: `s${i}`, name: `step ${i}`, status: 'done', attempts: 1, result: { text: filler(i, 200), n: i } })),
+    plan: Array.from({ length: 20_000 }, (_, i) => ({
+      id: `s${i}`,
+      name: `step ${i}`,
+      status: 'done',
+      attempts: 1,
+      result: { text: filler(i, 200), n: i },
+    })),
   });
   const a = JSON.parse(JSON.stringify(make()));
   const b = JSON.parse(JSON.stringify(make()));
@@ -220,7 +243,12 @@ async function du(dir: string): Promise<{ apparent: number; allocated: number; a
 }
 
 /** The naive baseline: one JSON file with everything inline, rewritten atomically on each save. */
-async function naiveRun(dir: string, steps: number, probes: number[], window: number): Promise<{ latencies: Map<number, number[]>; finalBytes: number }> {
+async function naiveRun(
+  dir: string,
+  steps: number,
+  probes: number[],
+  window: number,
+): Promise<{ latencies: Map<number, number[]>; finalBytes: number }> {
   const file = path.join(dir, 'naive-task.json');
   const history: HistoryMessage[] = [];
   const results: Record<string, string> = {};
@@ -273,7 +301,13 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       historyPayload += Buffer.byteLength(JSON.stringify(message));
       const { version: _ver, ...next } = cp;
       const t0 = performance.now();
-      const saved = await store.save('bench', { expectedVersion: k, checkpoint: next, results: { [`s${k}`]: result }, appendHistory: [message], lease });
+      const saved = await store.save('bench', {
+        expectedVersion: k,
+        checkpoint: next,
+        results: { [`s${k}`]: result },
+        appendHistory: [message],
+        lease,
+      });
       const ms = performance.now() - t0;
       cp = saved.checkpoint;
       if (k >= early && k < early + window) wsLat.get(early)!.push(ms);
@@ -300,7 +334,10 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
         if (own.subarray(0, 80).toString().includes('"kind":"full"')) fullSnapshots++;
         const eol = own.indexOf(0x0a);
         if (eol < 0) continue;
-        for (const line of own.subarray(eol + 1).toString('utf8').split('\n')) {
+        for (const line of own
+          .subarray(eol + 1)
+          .toString('utf8')
+          .split('\n')) {
           if (line === '') continue;
           const size = Buffer.byteLength(line) + 1;
           blobBytes += size;
@@ -331,7 +368,13 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       historyRatio: historyBlobBytes / historyPayload,
       storageRatio: (usage.apparent - hot) / payload,
       allocatedRatio: (usage.allocated - usage.allocatedHot) / payload,
-      breakdown: { versions: usage.byTop.get('versions') ?? 0, fullSnapshots, blobs: blobBytes, hot, events: usage.byTop.get('events.jsonl') ?? 0 },
+      breakdown: {
+        versions: usage.byTop.get('versions') ?? 0,
+        fullSnapshots,
+        blobs: blobBytes,
+        hot,
+        events: usage.byTop.get('events.jsonl') ?? 0,
+      },
       listing: { tasks: listTasks, ms: listingMs },
       diff,
       liveView,
@@ -365,16 +408,26 @@ function printResult(r: StoreBenchResult): void {
   console.log(`waystation on disk per step: ${kb(r.waystationBytesPerStep)} (allocated ${kb(r.waystationAllocatedPerStep)})`);
   console.log(`naive on disk per step:      ${kb(r.naiveBytesPerStep)}`);
   console.log(`history blobs / message payload: ${r.historyRatio.toFixed(2)}x (target <= 2x)`);
-  console.log(`task folder (without hot snapshot) / payload: ${r.storageRatio.toFixed(2)}x, in allocated blocks ${r.allocatedRatio.toFixed(2)}x (target <= 2x)`);
+  console.log(
+    `task folder (without hot snapshot) / payload: ${r.storageRatio.toFixed(2)}x, in allocated blocks ${r.allocatedRatio.toFixed(2)}x (target <= 2x)`,
+  );
   const b = r.breakdown;
-  console.log(`breakdown: versions ${kb(b.versions)} (${b.fullSnapshots} full snapshots; blobs carried ${kb(b.blobs)}), checkpoint.json ${kb(b.hot)}, events ${kb(b.events)}`);
+  console.log(
+    `breakdown: versions ${kb(b.versions)} (${b.fullSnapshots} full snapshots; blobs carried ${kb(b.blobs)}), checkpoint.json ${kb(b.hot)}, events ${kb(b.events)}`,
+  );
   console.log(`listTasks over ${r.listing.tasks} task folders: ${r.listing.ms.toFixed(0)} ms`);
   console.log(`computeDiff of two ${r.diff.mb.toFixed(1)} MB checkpoints: ${r.diff.ms.toFixed(1)} ms`);
   const v = r.liveView;
-  console.log(`an open view after the last save: version list ${v.historyAfterMs.toFixed(1)} ms (whole list ${v.historyMs.toFixed(0)} ms, ${(v.historyMs / v.historyAfterMs).toFixed(1)}x);`);
-  console.log(`  messages ${v.messagesAfterMs.toFixed(1)} ms (whole history ${v.messagesMs.toFixed(0)} ms, ${(v.messagesMs / v.messagesAfterMs).toFixed(1)}x)`);
+  console.log(
+    `an open view after the last save: version list ${v.historyAfterMs.toFixed(1)} ms (whole list ${v.historyMs.toFixed(0)} ms, ${(v.historyMs / v.historyAfterMs).toFixed(1)}x);`,
+  );
+  console.log(
+    `  messages ${v.messagesAfterMs.toFixed(1)} ms (whole history ${v.messagesMs.toFixed(0)} ms, ${(v.messagesMs / v.messagesAfterMs).toFixed(1)}x)`,
+  );
   const row = r.runningRow;
-  console.log(`a running task's row (${r.steps}-step plan, checkpoint.json ${row.behind} versions behind its segment): ${row.behindMs.toFixed(1)} ms; once the lease is let go: ${row.currentMs.toFixed(1)} ms\n`);
+  console.log(
+    `a running task's row (${r.steps}-step plan, checkpoint.json ${row.behind} versions behind its segment): ${row.behindMs.toFixed(1)} ms; once the lease is let go: ${row.currentMs.toFixed(1)} ms\n`,
+  );
 }
 
 /**
@@ -386,7 +439,8 @@ function printResult(r: StoreBenchResult): void {
 function isEntryPoint(): boolean {
   const argv1 = process.argv[1] ?? '';
   if (import.meta.url === pathToFileURL(argv1).href) return true;
-  const hosted = (globalThis as { WAYSTATION_BENCH_LIBRARY?: boolean }).WAYSTATION_BENCH_LIBRARY === true || process.env.npm_lifecycle_event === 'bench';
+  const hosted =
+    (globalThis as { WAYSTATION_BENCH_LIBRARY?: boolean }).WAYSTATION_BENCH_LIBRARY === true || process.env.npm_lifecycle_event === 'bench';
   return argv1.endsWith('waystation-tsx.mjs') && !hosted;
 }
 

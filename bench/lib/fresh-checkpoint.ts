@@ -35,7 +35,12 @@ export function freshCheckpoint(spec: FreshCheckpointSpec): CheckpointInput {
     status: 'running',
     phase: spec.phase ?? 'step 1',
     goal: spec.goal,
-    plan: Array.from({ length: spec.steps }, (_, i) => ({ id: stepId(i + 1), name: `step ${i + 1}`, status: 'pending' as const, attempts: 0 })),
+    plan: Array.from({ length: spec.steps }, (_, i) => ({
+      id: stepId(i + 1),
+      name: `step ${i + 1}`,
+      status: 'pending' as const,
+      attempts: 0,
+    })),
     current_step: 0,
     total_steps: spec.steps,
     artifacts: [],

@@ -59,7 +59,10 @@ export function startBenchChild(script: string, args: string[]): BenchChild {
       const i = queued.findIndex((m) => m.type === type);
       if (i >= 0) return Promise.resolve(queued.splice(i, 1)[0] as T);
       return new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${script} sent no "${type}" within ${timeoutMs} ms:\n${stderr.join('')}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`${script} sent no "${type}" within ${timeoutMs} ms:\n${stderr.join('')}`)),
+          timeoutMs,
+        );
         const onExit = () => reject(new Error(`${script} exited (${child.exitCode}) before sending "${type}":\n${stderr.join('')}`));
         child.once('exit', onExit);
         waiting.push({

@@ -22,10 +22,30 @@ export function formatInspectorScale(r: InspectorScaleResult): string {
       met(l.hostStartToListMs, 1000),
       `${formatRatio(l.hostStartToListMs / l.rawHotReadMs)} of raw checkpoint.json read (${formatMs(l.rawHotReadMs)})`,
     ],
-    [`listTasks, first after open (${formatCount(l.tasks)} tasks), sent as soon as the host serves`, formatMs(l.apiFirstMs), '', `${formatRatio(l.apiFirstMs / l.rawHotReadMs)} of raw read`],
-    ['listTasks, warm (p50)', formatMs(l.apiWarm.p50), met(l.apiWarm.p50, 1000), `${formatRatio(l.apiWarm.p50 / l.rawHotReadMs)} of raw read; naive all-versions reader ${formatMs(l.naiveAllVersionsMs)}`],
-    [`GET /api/tasks (as \`ls --json\`, plans included: ${formatBytes(l.restBytes)}), warm (p50)`, formatMs(l.restWarm.p50), '', `${formatRatio(l.restWarm.p50 / l.rawHotReadMs)} of raw read`],
-    ['host process spawn until serving (directory open; the watcher walks the tree after)', formatMs(l.hostOpenMs), '', `spawn until the list is available: ${formatMs(l.spawnToListMs)}`],
+    [
+      `listTasks, first after open (${formatCount(l.tasks)} tasks), sent as soon as the host serves`,
+      formatMs(l.apiFirstMs),
+      '',
+      `${formatRatio(l.apiFirstMs / l.rawHotReadMs)} of raw read`,
+    ],
+    [
+      'listTasks, warm (p50)',
+      formatMs(l.apiWarm.p50),
+      met(l.apiWarm.p50, 1000),
+      `${formatRatio(l.apiWarm.p50 / l.rawHotReadMs)} of raw read; naive all-versions reader ${formatMs(l.naiveAllVersionsMs)}`,
+    ],
+    [
+      `GET /api/tasks (as \`ls --json\`, plans included: ${formatBytes(l.restBytes)}), warm (p50)`,
+      formatMs(l.restWarm.p50),
+      '',
+      `${formatRatio(l.restWarm.p50 / l.rawHotReadMs)} of raw read`,
+    ],
+    [
+      'host process spawn until serving (directory open; the watcher walks the tree after)',
+      formatMs(l.hostOpenMs),
+      '',
+      `spawn until the list is available: ${formatMs(l.spawnToListMs)}`,
+    ],
   ];
   if (r.coldHostRows) {
     const c = r.coldHostRows;
@@ -46,17 +66,62 @@ export function formatInspectorScale(r: InspectorScaleResult): string {
     }
   }
   if (r.firstRows) {
-    rows.push(['first task rows in Chromium, list already built, first page load (navigation start to first row)', formatMs(r.firstRows.coldMs), met(r.firstRows.coldMs, 1000), `${formatRatio(r.firstRows.coldMs / l.rawHotReadMs)} of raw read`]);
-    rows.push(['first task rows in Chromium, list already built, later loads (median of 3)', formatMs(r.firstRows.warmMs), met(r.firstRows.warmMs, 1000), `${formatRatio(r.firstRows.warmMs / l.rawHotReadMs)} of raw read`]);
+    rows.push([
+      'first task rows in Chromium, list already built, first page load (navigation start to first row)',
+      formatMs(r.firstRows.coldMs),
+      met(r.firstRows.coldMs, 1000),
+      `${formatRatio(r.firstRows.coldMs / l.rawHotReadMs)} of raw read`,
+    ]);
+    rows.push([
+      'first task rows in Chromium, list already built, later loads (median of 3)',
+      formatMs(r.firstRows.warmMs),
+      met(r.firstRows.warmMs, 1000),
+      `${formatRatio(r.firstRows.warmMs / l.rawHotReadMs)} of raw read`,
+    ]);
   }
   rows.push(
-    [`diff of two ${formatBytes(d.bytesA)} versions, structuredDiff + summarizeChange (p50)`, formatMs(d.inProcess.p50), met(d.inProcess.p50, 200), `${formatRatio(d.inProcess.p50 / d.microdiff.p50)} of microdiff (${formatMs(d.microdiff.p50)}); JSON.stringify of both ${formatMs(d.stringifyBoth.p50)}`],
-    [`diffVersions over HTTP, first call (${formatCount(d.entries)} entries; both versions rebuilt from their files)`, formatMs(d.apiFirstMs), met(d.apiFirstMs, 200), `${formatRatio(d.apiFirstMs / d.microdiff.p50)} of microdiff`],
-    ['diffVersions over HTTP, the same diff again (p50; rebuilt versions kept)', formatMs(d.api.p50), met(d.api.p50, 200), `${formatRatio(d.api.p50 / d.microdiff.p50)} of microdiff`],
-    [`external write to SSE event, p50 (${e.writes} writes${e.missed ? `, ${e.missed} missed` : ''})`, formatMs(e.host.p50), '', `${formatRatio(e.host.p50 / e.rawWatch.p50)} of raw fs.watch (${formatMs(e.rawWatch.p50)})`],
-    ['external write to SSE event, p95', formatMs(e.hostP95), met(e.hostP95, 250), `raw fs.watch p95 ${formatMs(e.rawWatchP95)}; the write itself p50 ${formatMs(e.write.p50)}`],
-    ['host process RSS, directory open and listed', formatBytes(m.host.rss), 'report', `${formatRatio(m.host.rss / m.baseline.rss)} of a process holding every parsed checkpoint (${formatBytes(m.baseline.rss)})`],
-    ['host process heap used (after GC)', formatBytes(m.host.heapUsed), 'report', `${formatRatio(m.host.heapUsed / m.baseline.heapUsed)} of that process's heap (${formatBytes(m.baseline.heapUsed)})`],
+    [
+      `diff of two ${formatBytes(d.bytesA)} versions, structuredDiff + summarizeChange (p50)`,
+      formatMs(d.inProcess.p50),
+      met(d.inProcess.p50, 200),
+      `${formatRatio(d.inProcess.p50 / d.microdiff.p50)} of microdiff (${formatMs(d.microdiff.p50)}); JSON.stringify of both ${formatMs(d.stringifyBoth.p50)}`,
+    ],
+    [
+      `diffVersions over HTTP, first call (${formatCount(d.entries)} entries; both versions rebuilt from their files)`,
+      formatMs(d.apiFirstMs),
+      met(d.apiFirstMs, 200),
+      `${formatRatio(d.apiFirstMs / d.microdiff.p50)} of microdiff`,
+    ],
+    [
+      'diffVersions over HTTP, the same diff again (p50; rebuilt versions kept)',
+      formatMs(d.api.p50),
+      met(d.api.p50, 200),
+      `${formatRatio(d.api.p50 / d.microdiff.p50)} of microdiff`,
+    ],
+    [
+      `external write to SSE event, p50 (${e.writes} writes${e.missed ? `, ${e.missed} missed` : ''})`,
+      formatMs(e.host.p50),
+      '',
+      `${formatRatio(e.host.p50 / e.rawWatch.p50)} of raw fs.watch (${formatMs(e.rawWatch.p50)})`,
+    ],
+    [
+      'external write to SSE event, p95',
+      formatMs(e.hostP95),
+      met(e.hostP95, 250),
+      `raw fs.watch p95 ${formatMs(e.rawWatchP95)}; the write itself p50 ${formatMs(e.write.p50)}`,
+    ],
+    [
+      'host process RSS, directory open and listed',
+      formatBytes(m.host.rss),
+      'report',
+      `${formatRatio(m.host.rss / m.baseline.rss)} of a process holding every parsed checkpoint (${formatBytes(m.baseline.rss)})`,
+    ],
+    [
+      'host process heap used (after GC)',
+      formatBytes(m.host.heapUsed),
+      'report',
+      `${formatRatio(m.host.heapUsed / m.baseline.heapUsed)} of that process's heap (${formatBytes(m.baseline.heapUsed)})`,
+    ],
   );
   return formatTable(
     [{ header: 'figure' }, { header: 'measured', align: 'right' }, { header: 'target' }, { header: 'baseline, same run' }],

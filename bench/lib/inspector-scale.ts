@@ -121,7 +121,9 @@ export interface InspectorScaleResult {
 const median = (ms: number[]) => summarize(ms).p50;
 
 async function rawHotRead(root: string, names: string[]): Promise<number> {
-  const { ms } = await timeAsync(() => mapLimit(names, 32, async (n) => JSON.parse(await fs.readFile(path.join(root, n, 'checkpoint.json'), 'utf8')) as unknown));
+  const { ms } = await timeAsync(() =>
+    mapLimit(names, 32, async (n) => JSON.parse(await fs.readFile(path.join(root, n, 'checkpoint.json'), 'utf8')) as unknown),
+  );
   return ms;
 }
 
@@ -131,7 +133,8 @@ async function naiveAllVersions(root: string, names: string[]): Promise<number> 
       const dir = path.join(root, n, 'versions');
       const out: unknown[] = [];
       // Each version's envelope is its first line; the blobs it carries follow on lines of their own.
-      for (const f of (await fs.readdir(dir)).sort()) out.push(JSON.parse((await fs.readFile(path.join(dir, f), 'utf8')).split('\n', 1)[0]));
+      for (const f of (await fs.readdir(dir)).sort())
+        out.push(JSON.parse((await fs.readFile(path.join(dir, f), 'utf8')).split('\n', 1)[0]));
       return out;
     }),
   );
@@ -142,7 +145,10 @@ type Browser = Awaited<ReturnType<(typeof import('playwright-core'))['chromium']
 
 async function launchChromium(): Promise<Browser> {
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+  });
 }
 
 /** A fresh browser tab, opened before the page it will load is served, as a window is opened beside its host. */
@@ -175,7 +181,10 @@ async function openTab(browser: Browser): Promise<ReadyTab> {
     async loadUntilFirstRow(url) {
       await page.goto(url);
       await page.getByRole('listbox', { name: 'Task list' }).getByRole('option').first().waitFor({ timeout: 120_000 });
-      const [sinceNavigationMs, origin] = (await page.evaluate('[window.__firstRow ?? performance.now(), performance.timeOrigin]')) as [number, number];
+      const [sinceNavigationMs, origin] = (await page.evaluate('[window.__firstRow ?? performance.now(), performance.timeOrigin]')) as [
+        number,
+        number,
+      ];
       return { sinceNavigationMs, at: origin + sinceNavigationMs };
     },
     close: () => context.close(),
@@ -291,7 +300,8 @@ async function diffBench(bytes: number, runs: number): Promise<InspectorScaleRes
       const client = new HostClient(server.http.url);
       const first = await timeAsync(() => client.rpc('diffVersions', { taskId: 'large', a: 1, b: 2 }));
       const api = await timeRepeated(runs, () => client.rpc<{ entries: unknown[] }>('diffVersions', { taskId: 'large', a: 1, b: 2 }));
-      if (api.result.entries.length !== entries) throw new Error(`diffVersions over HTTP gave ${api.result.entries.length} entries, in process ${entries}`);
+      if (api.result.entries.length !== entries)
+        throw new Error(`diffVersions over HTTP gave ${api.result.entries.length} entries, in process ${entries}`);
       return {
         bytesA: JSON.stringify(a).length,
         bytesB: JSON.stringify(b).length,
@@ -345,7 +355,12 @@ async function measureEvents(
 ): Promise<InspectorScaleResult['events']> {
   const arrivals = new Map<number, number>();
   const sub = await client.subscribe((e: HostEvent, at: number) => {
-    const v = e.type === 'task-changed' && e.taskId === taskId ? e.version : e.type === 'task-event' && e.taskId === taskId ? e.event.version : undefined;
+    const v =
+      e.type === 'task-changed' && e.taskId === taskId
+        ? e.version
+        : e.type === 'task-event' && e.taskId === taskId
+          ? e.event.version
+          : undefined;
     if (typeof v === 'number' && !arrivals.has(v)) arrivals.set(v, at);
   });
   let rawAt: number | null = null;
@@ -380,7 +395,8 @@ async function measureEvents(
     raw.close();
     sub.close();
   }
-  if (host.length === 0 || rawMs.length === 0) throw new Error(`event bench: of ${writes} writes, ${host.length} reached the subscriber and ${rawMs.length} fired fs.watch`);
+  if (host.length === 0 || rawMs.length === 0)
+    throw new Error(`event bench: of ${writes} writes, ${host.length} reached the subscriber and ${rawMs.length} fired fs.watch`);
   return {
     writes,
     host: summarize(host),
@@ -415,7 +431,9 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
     const listedAt = performance.timeOrigin + performance.now();
     const hostStartToListMs = listedAt - ready.hostStartAt;
     const spawnToListMs = listedAt - (performance.timeOrigin + spawnedAt);
-    log(`  host serving after ${hostOpenMs.toFixed(0)} ms (open ${ready.openMs.toFixed(0)} ms); first listTasks ${first.ms.toFixed(0)} ms, ${hostStartToListMs.toFixed(0)} ms from host start`);
+    log(
+      `  host serving after ${hostOpenMs.toFixed(0)} ms (open ${ready.openMs.toFixed(0)} ms); first listTasks ${first.ms.toFixed(0)} ms, ${hostStartToListMs.toFixed(0)} ms from host start`,
+    );
     if (first.result.length !== opts.tasks) throw new Error(`listTasks listed ${first.result.length} tasks, expected ${opts.tasks}`);
     const warm = await timeRepeated(opts.runs, () => client.rpc<TaskSummary[]>('listTasks'));
     const rest = await timeRepeated(opts.runs, () => client.get<TaskSummary[]>('/api/tasks'));
@@ -435,7 +453,8 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
     };
 
     let rows: InspectorScaleResult['firstRows'] = null;
-    if (opts.browser && existsSync(CHROMIUM) && existsSync(path.join(REPO, 'dist-renderer', 'index.html'))) rows = await firstRows(ready.url, log);
+    if (opts.browser && existsSync(CHROMIUM) && existsSync(path.join(REPO, 'dist-renderer', 'index.html')))
+      rows = await firstRows(ready.url, log);
     else if (opts.browser) log('  first rows: skipped (no Chromium or no built renderer: npm run build:renderer)');
 
     const events = await eventBench(fixture.root, client, opts.writes, opts.writeSpacingMs);
@@ -448,7 +467,9 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
     await holder.stop();
 
     const diffResult = await diffBench(opts.diffBytes, opts.runs);
-    log(`  diff: ${diffResult.inProcess.p50.toFixed(1)} ms in process, ${diffResult.apiFirstMs.toFixed(1)} ms over HTTP (first), ${diffResult.api.p50.toFixed(1)} ms (p50 after)`);
+    log(
+      `  diff: ${diffResult.inProcess.p50.toFixed(1)} ms in process, ${diffResult.apiFirstMs.toFixed(1)} ms over HTTP (first), ${diffResult.api.p50.toFixed(1)} ms (p50 after)`,
+    );
     result = { fixture, listing, firstRows: rows, diff: diffResult, events, memory: { host: hostMem, baseline } };
   } finally {
     await host.stop();

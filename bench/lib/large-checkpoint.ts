@@ -80,8 +80,23 @@ export function largeCheckpointAfter(cp: CheckpointInput, finished: number): Che
   const start = cp.current_step;
   const calls = (cp.run.llm_calls ?? []).slice();
   for (let i = start; i < Math.min(plan.length, start + finished); i++) {
-    plan[i] = { ...plan[i], status: 'done', attempts: 1, started_at: workloadTimestamp(2 * i), finished_at: workloadTimestamp(2 * i + 1), result: { ok: true, summary: `step ${i + 1} finished` } };
-    calls.push({ step_id: plan[i].id, model: 'bench-model-large', tokens_in: 300, tokens_out: 80, latency_ms: 500, retries: 0, retry_reasons: [] });
+    plan[i] = {
+      ...plan[i],
+      status: 'done',
+      attempts: 1,
+      started_at: workloadTimestamp(2 * i),
+      finished_at: workloadTimestamp(2 * i + 1),
+      result: { ok: true, summary: `step ${i + 1} finished` },
+    };
+    calls.push({
+      step_id: plan[i].id,
+      model: 'bench-model-large',
+      tokens_in: 300,
+      tokens_out: 80,
+      latency_ms: 500,
+      retries: 0,
+      retry_reasons: [],
+    });
   }
   const current = Math.min(plan.length, start + finished);
   return {
@@ -90,6 +105,13 @@ export function largeCheckpointAfter(cp: CheckpointInput, finished: number): Che
     plan,
     current_step: current,
     phase: `step ${current + 1}`,
-    run: { ...cp.run, updated_at: workloadTimestamp(2 * current), tokens_in: current * 300, tokens_out: current * 80, elapsed_ms: current * 1000, llm_calls: calls },
+    run: {
+      ...cp.run,
+      updated_at: workloadTimestamp(2 * current),
+      tokens_in: current * 300,
+      tokens_out: current * 80,
+      elapsed_ms: current * 1000,
+      llm_calls: calls,
+    },
   };
 }

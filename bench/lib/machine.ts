@@ -55,7 +55,14 @@ export async function describeMachine(dir: string): Promise<MachineDescription> 
 
 async function describeStorage(dir: string): Promise<StorageDescription> {
   const resolved = await fs.realpath(dir);
-  const unknown: StorageDescription = { path: resolved, mountPoint: 'unknown', device: 'unknown', fsType: 'unknown', mountOptions: '', media: 'unknown' };
+  const unknown: StorageDescription = {
+    path: resolved,
+    mountPoint: 'unknown',
+    device: 'unknown',
+    fsType: 'unknown',
+    mountOptions: '',
+    media: 'unknown',
+  };
   let mounts: string;
   try {
     mounts = await fs.readFile('/proc/mounts', 'utf8');

@@ -17,8 +17,14 @@ if (!root) {
   console.error('usage: parsed-checkpoints-holder.ts ROOT');
   process.exit(2);
 }
-const names = (await fs.readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name);
-const held = await mapLimit(names, 32, async (name) => JSON.parse(await fs.readFile(path.join(root, name, 'checkpoint.json'), 'utf8')) as unknown);
+const names = (await fs.readdir(root, { withFileTypes: true }))
+  .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+  .map((d) => d.name);
+const held = await mapLimit(
+  names,
+  32,
+  async (name) => JSON.parse(await fs.readFile(path.join(root, name, 'checkpoint.json'), 'utf8')) as unknown,
+);
 (globalThis as { gc?: () => void }).gc?.();
 process.stdout.write(`${JSON.stringify({ type: 'mem', held: held.length, ...process.memoryUsage() })}\n`);
 // Keep `held` reachable until the figure is taken.

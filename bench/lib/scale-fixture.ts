@@ -209,11 +209,15 @@ export async function verifyScaleFixture(root: string, tasks: number, versionsPe
     const id = scaleTaskId(i);
     const entry = await store.getTask(id);
     if (!entry?.checkpoint || entry.problems.length > 0) {
-      throw new Error(`fixture ${root}: task ${id} does not read back cleanly (${entry ? entry.problems.map((p) => p.message).join('; ') : 'missing'})`);
+      throw new Error(
+        `fixture ${root}: task ${id} does not read back cleanly (${entry ? entry.problems.map((p) => p.message).join('; ') : 'missing'})`,
+      );
     }
     const history = await store.history(id);
     if (history.length !== versionsPerTask || entry.checkpoint.version !== versionsPerTask) {
-      throw new Error(`fixture ${root}: task ${id} has ${history.length} versions (latest ${entry.checkpoint.version}), expected ${versionsPerTask}`);
+      throw new Error(
+        `fixture ${root}: task ${id} has ${history.length} versions (latest ${entry.checkpoint.version}), expected ${versionsPerTask}`,
+      );
     }
     const first = await store.readVersion(id, 1);
     if (first.current_step !== 0) throw new Error(`fixture ${root}: version 1 of ${id} does not rebuild as written`);
@@ -234,14 +238,21 @@ export async function verifyScaleFixture(root: string, tasks: number, versionsPe
 export async function ensureScaleFixture(opts: ScaleFixtureOptions): Promise<ScaleFixture> {
   const { tasks, versionsPerTask } = opts;
   if (!Number.isInteger(tasks) || tasks < 1) throw new Error(`tasks must be a whole number of at least 1, got ${tasks}`);
-  if (!Number.isInteger(versionsPerTask) || versionsPerTask < 2) throw new Error(`versionsPerTask must be at least 2, got ${versionsPerTask}`);
+  if (!Number.isInteger(versionsPerTask) || versionsPerTask < 2)
+    throw new Error(`versionsPerTask must be at least 2, got ${versionsPerTask}`);
   const cacheDir = opts.cacheDir ?? path.join(os.tmpdir(), 'waystation-bench-fixtures');
   const formatHash = await fixtureFormatHash(tasks, versionsPerTask);
   const root = path.join(cacheDir, `scale-${tasks}x${versionsPerTask}-${formatHash}`);
   const base = { root, tasks, versions: tasks * versionsPerTask, formatHash };
-  if (await fs.stat(root).then((s) => s.isDirectory(), () => false)) {
+  if (
+    await fs.stat(root).then(
+      (s) => s.isDirectory(),
+      () => false,
+    )
+  ) {
     // A run that measured writes and was interrupted may have left its probe task behind: not part of the fixture.
-    for (const name of await fs.readdir(root)) if (!name.startsWith('task-')) await fs.rm(path.join(root, name), { recursive: true, force: true });
+    for (const name of await fs.readdir(root))
+      if (!name.startsWith('task-')) await fs.rm(path.join(root, name), { recursive: true, force: true });
     await verifyScaleFixture(root, tasks, versionsPerTask);
     return { ...base, cached: true, writeMs: 0 };
   }

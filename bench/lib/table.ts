@@ -22,8 +22,7 @@ export function formatTable(columns: readonly Column[], rows: readonly (readonly
   }
   const cells = rows.map((row) => columns.map((_, i) => escapeCell(row[i] ?? '')));
   const widths = columns.map((c, i) => Math.max(3, c.header.length, ...cells.map((r) => r[i].length)));
-  const pad = (text: string, i: number) =>
-    columns[i].align === 'right' ? text.padStart(widths[i]) : text.padEnd(widths[i]);
+  const pad = (text: string, i: number) => (columns[i].align === 'right' ? text.padStart(widths[i]) : text.padEnd(widths[i]));
   const line = (parts: string[]) => `| ${parts.join(' | ')} |`;
   const rule = columns.map((c, i) => (c.align === 'right' ? `${'-'.repeat(widths[i] - 1)}:` : '-'.repeat(widths[i])));
   return [line(columns.map((c, i) => pad(c.header, i))), line(rule), ...cells.map((r) => line(r.map(pad)))].join('\n');

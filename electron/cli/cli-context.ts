@@ -74,7 +74,11 @@ export async function requireDirectory(dir: string): Promise<string> {
 }
 
 /** Open DIR's store and find TASK in it; a usage error naming the command that lists tasks when there is no such task. */
-export async function requireTask(ctx: CliContext, dir: string, taskId: string): Promise<{ root: string; store: CheckpointStore; entry: TaskEntry }> {
+export async function requireTask(
+  ctx: CliContext,
+  dir: string,
+  taskId: string,
+): Promise<{ root: string; store: CheckpointStore; entry: TaskEntry }> {
   const root = await requireDirectory(dir);
   const store = ctx.openStore(root);
   const entry = await store.getTask(taskId);

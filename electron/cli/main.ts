@@ -30,7 +30,22 @@ import * as demo from './commands/demo.js';
 import * as agents from './commands/agents.js';
 
 /** Every command, in the order `--help` lists them. */
-const commands: { register(program: Command, ctx: CliContext): void }[] = [ls, show, history, diff, verify, agents, run, resume, approve, reject, edit, tail, serve, demo];
+const commands: { register(program: Command, ctx: CliContext): void }[] = [
+  ls,
+  show,
+  history,
+  diff,
+  verify,
+  agents,
+  run,
+  resume,
+  approve,
+  reject,
+  edit,
+  tail,
+  serve,
+  demo,
+];
 
 const EXIT_HELP = `
 Exit status:

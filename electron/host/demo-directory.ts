@@ -61,7 +61,8 @@ export interface DemoResult {
 
 const NOTES: Record<string, string> = {
   'checkpoints.md': '# Checkpoints\n\nA checkpoint records where a long task stands, so a crash costs one step, not the whole run.\n',
-  'side-effects.md': '# Side effects\n\nAn effect is recorded before it is performed, with an idempotency key, so a resume never repeats it blindly.\n',
+  'side-effects.md':
+    '# Side effects\n\nAn effect is recorded before it is performed, with an idempotency key, so a resume never repeats it blindly.\n',
   'resume.md': '# Resume\n\nResuming loads the latest version, checks the world against it, and continues at the first unfinished step.\n',
 };
 
@@ -86,7 +87,9 @@ class TimesOutAt implements LlmProvider {
   complete(messages: ChatMessage[], opts?: CompletionOptions): Promise<Completion> {
     if (!this.failed && messages.at(-1)?.content.includes(this.marker)) {
       this.failed = true;
-      return Promise.reject(new LlmCallError('the model call timed out after 30 s (a transient failure: a rerun gets an answer)', this.model, 0, [], 30_000));
+      return Promise.reject(
+        new LlmCallError('the model call timed out after 30 s (a transient failure: a rerun gets an answer)', this.model, 0, [], 30_000),
+      );
     }
     return this.inner.complete(messages, opts);
   }
@@ -201,7 +204,11 @@ async function writeCutOffRun(store: ReturnType<typeof openStore>, notesDir: str
   const step1 = `summarize:${files[0]}`;
   const summary = `In short, ${files[0]} explains why checkpoints matter.`;
   const runningPlan = plan.map((s, i) =>
-    i === 0 ? { ...s, status: 'done' as const, started_at: at, finished_at: at, attempts: 1 } : i === 1 ? { ...s, status: 'running' as const, started_at: at, attempts: 1 } : s,
+    i === 0
+      ? { ...s, status: 'done' as const, started_at: at, finished_at: at, attempts: 1 }
+      : i === 1
+        ? { ...s, status: 'running' as const, started_at: at, attempts: 1 }
+        : s,
   );
   const running = { ...base, plan: runningPlan, current_step: 1, resume_hint: `${step1} is done; ${plan[1].id} was in progress` };
   await store.save('notes-running', {

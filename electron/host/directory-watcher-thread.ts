@@ -23,10 +23,7 @@ export interface WatcherThreadData {
 
 /** Messages from the watcher thread. */
 export type WatcherThreadMessage =
-  | { type: 'ready' }
-  | { type: 'changes'; changes: DirectoryChange[] }
-  | { type: 'error'; message: string }
-  | { type: 'closed' };
+  { type: 'ready' } | { type: 'changes'; changes: DirectoryChange[] } | { type: 'error'; message: string } | { type: 'closed' };
 
 /** Messages to the watcher thread. */
 export type WatcherThreadCommand = { type: 'watch-again'; locations: string[] } | { type: 'close' };
@@ -93,7 +90,13 @@ export function watchDirectoryInThread(
     } else if (message.type === 'error') reportError(new Error(message.message));
     else if (message.type === 'closed') markDone();
   });
-  worker.on('error', (err) => reportError(new Error(`the directory watcher of ${root} stopped: ${err instanceof Error ? err.message : String(err)}; changes made on disk are no longer shown until the directory is opened again`)));
+  worker.on('error', (err) =>
+    reportError(
+      new Error(
+        `the directory watcher of ${root} stopped: ${err instanceof Error ? err.message : String(err)}; changes made on disk are no longer shown until the directory is opened again`,
+      ),
+    ),
+  );
   worker.on('exit', () => {
     alive = false;
     markReady();

@@ -59,7 +59,11 @@ export class EventHub {
     if (lastEventId !== undefined && Number.isFinite(lastEventId)) {
       const oldestKept = this.ring.length ? this.ring[0].id : this.lastId + 1;
       if (lastEventId > this.lastId) {
-        this.deliver(listener, { id: this.lastId, type: 'resync', reason: `event ${lastEventId} was not issued by this host; reload everything` });
+        this.deliver(listener, {
+          id: this.lastId,
+          type: 'resync',
+          reason: `event ${lastEventId} was not issued by this host; reload everything`,
+        });
       } else if (lastEventId < oldestKept - 1) {
         this.deliver(listener, {
           id: this.lastId,

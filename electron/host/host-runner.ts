@@ -47,11 +47,17 @@ export function createHostRunner(options: HostRunnerOptions = {}): HostRunner {
     let runner = runners.get(root);
     if (!runner) {
       // A demo directory's offline model answers at the demo's pace, so its running task is seen running.
-      runner = new Runner({ root, env: demoRunEnv(root, options.env ?? process.env), actor: options.actor, workerLaunch: options.workerLaunch });
+      runner = new Runner({
+        root,
+        env: demoRunEnv(root, options.env ?? process.env),
+        actor: options.actor,
+        workerLaunch: options.workerLaunch,
+      });
       runner.onEvent((e) => {
         if (e.type === 'spawned') emit({ taskId: e.taskId, state: 'started', detail: `${e.job} in process ${e.pid}` });
         else if (e.type === 'line') emit({ taskId: e.taskId, state: 'output', detail: e.line });
-        else if (e.type === 'retrying') emit({ taskId: e.taskId, state: 'output', detail: `retrying (attempt ${e.attempt}) in ${e.delayMs} ms` });
+        else if (e.type === 'retrying')
+          emit({ taskId: e.taskId, state: 'output', detail: `retrying (attempt ${e.attempt}) in ${e.delayMs} ms` });
         else emit({ taskId: e.taskId, state: 'exited', detail: e.outcome.message, ...(e.outcome.error ? { error: e.outcome.error } : {}) });
       });
       runners.set(root, runner);

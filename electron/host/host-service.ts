@@ -191,7 +191,8 @@ function keep(entry: ListedTask, summary: TaskSummary): KeptSummary {
 /** The steps a listing shows, back from their flat form. */
 function stepsOf(flat: readonly string[]): TaskListing['plan'] {
   const plan: TaskListing['plan'] = [];
-  for (let i = 0; i < flat.length; i += 3) plan.push({ id: flat[i], name: flat[i + 1], status: flat[i + 2] as TaskListing['plan'][number]['status'] });
+  for (let i = 0; i < flat.length; i += 3)
+    plan.push({ id: flat[i], name: flat[i + 1], status: flat[i + 2] as TaskListing['plan'][number]['status'] });
   return plan;
 }
 
@@ -377,17 +378,17 @@ export class HostService implements WaystationService {
         await runner.recoverInterrupted!(dir.root, candidates);
       })
       .then(
-      () => undefined,
-      (err: unknown) => {
-        // Recovery is best effort: the tasks stay interrupted and resumable by hand, and the reason is shown.
-        this.hub.publish({
-          type: 'runner',
-          taskId: '',
-          state: 'output',
-          detail: `automatic recovery in ${dir.root} stopped: ${err instanceof Error ? err.message : String(err)}; interrupted tasks can be resumed by hand`,
-        });
-      },
-    );
+        () => undefined,
+        (err: unknown) => {
+          // Recovery is best effort: the tasks stay interrupted and resumable by hand, and the reason is shown.
+          this.hub.publish({
+            type: 'runner',
+            taskId: '',
+            state: 'output',
+            detail: `automatic recovery in ${dir.root} stopped: ${err instanceof Error ? err.message : String(err)}; interrupted tasks can be resumed by hand`,
+          });
+        },
+      );
   }
 
   /** Resolves once the recovery started when the current directory was opened has run its course (tests). */
@@ -451,10 +452,14 @@ export class HostService implements WaystationService {
     const same = current !== null && (requested === current || (await fs.realpath(requested).catch(() => requested)) === current);
     // The same folder, asked for in the mode it is open in or in no particular mode, is already open. The web
     // host's mode is the one it was started with (`--read-only`), so there the answer says which it is.
-    if (same && (this.options.host === 'web' || input.readOnly === undefined || input.readOnly === this.current?.readOnly)) return this.directoryInfo();
+    if (same && (this.options.host === 'web' || input.readOnly === undefined || input.readOnly === this.current?.readOnly))
+      return this.directoryInfo();
     if (this.options.host === 'web') {
       // The web host serves the one directory it was started on; anything else would widen what the token opens.
-      throw new ApiError('forbidden', `this web host serves ${current ?? 'no directory'} only; start \`waystation serve ${input.path}\` to browse another directory`);
+      throw new ApiError(
+        'forbidden',
+        `this web host serves ${current ?? 'no directory'} only; start \`waystation serve ${input.path}\` to browse another directory`,
+      );
     }
     const recent = this.options.recent?.list() ?? [];
     // A renderer may reopen a folder the user picked before, never name an arbitrary one.
@@ -489,7 +494,10 @@ export class HostService implements WaystationService {
     const entry = await dir.store.getTask(taskId);
     if (!entry) throw new ApiError('not-found', `there is no task "${taskId}" in ${dir.root}`);
     if (entry.problems.some((p) => p.reason === 'outside-root')) {
-      throw new ApiError('forbidden', `task "${entry.task_id}" (${entry.location}) is a symbolic link leading outside the checkpoint directory ${dir.root}; it is not read, and nothing was done`);
+      throw new ApiError(
+        'forbidden',
+        `task "${entry.task_id}" (${entry.location}) is a symbolic link leading outside the checkpoint directory ${dir.root}; it is not read, and nothing was done`,
+      );
     }
     dir.locations.set(entry.location, entry.task_id);
     return { dir, entry };
@@ -498,7 +506,12 @@ export class HostService implements WaystationService {
   private async checkpointAt(dir: OpenDirectory, entry: TaskEntry, version: number | undefined): Promise<Checkpoint> {
     const latest = entry.checkpoint?.version ?? null;
     if (version === undefined || version === latest) {
-      if (!entry.checkpoint) throw new ApiError('failed', `task ${entry.task_id} cannot be read`, entry.problems.map((p) => `${p.file}: ${p.message}`));
+      if (!entry.checkpoint)
+        throw new ApiError(
+          'failed',
+          `task ${entry.task_id} cannot be read`,
+          entry.problems.map((p) => `${p.file}: ${p.message}`),
+        );
       return entry.checkpoint;
     }
     if (latest !== null && version > latest) {
@@ -553,7 +566,9 @@ export class HostService implements WaystationService {
     const kept = await this.keptSummaries(dir);
     if (dir.unordered && dir.summaries === kept) {
       // Sorted in place, in one turn: a watcher batch or a listing under way holds this very map.
-      const sorted = [...kept].sort(([, a], [, b]) => (a.summary.task_id < b.summary.task_id ? -1 : a.summary.task_id > b.summary.task_id ? 1 : 0));
+      const sorted = [...kept].sort(([, a], [, b]) =>
+        a.summary.task_id < b.summary.task_id ? -1 : a.summary.task_id > b.summary.task_id ? 1 : 0,
+      );
       kept.clear();
       for (const [location, k] of sorted) kept.set(location, k);
       dir.unordered = false;
@@ -645,7 +660,11 @@ export class HostService implements WaystationService {
     if (!found) return;
     const imported = `${taskId}${IMPORT_SUFFIX}`;
     // A legacy task is listed only until the task it was imported into exists.
-    if (found.format !== 'waystation' && [...summaries.values()].some((k) => k.summary.task_id === imported && k.summary.format === 'waystation')) return;
+    if (
+      found.format !== 'waystation' &&
+      [...summaries.values()].some((k) => k.summary.task_id === imported && k.summary.format === 'waystation')
+    )
+      return;
     summaries.set(found.location, keep(found, await summarizeEntry(dir.root, found)));
     dir.locations.set(found.location, found.task_id);
     dir.unordered = true;
@@ -775,7 +794,10 @@ export class HostService implements WaystationService {
     if (!this.options.runner) throw new ApiError('forbidden', 'this host runs no tasks (it was started read-only); nothing was done');
     const dir = this.current;
     if (dir?.readOnly) {
-      throw new ApiError('forbidden', `${dir.root} is open read-only: no task is started, resumed, approved, rejected or edited there; nothing was done. Open it with Open folder… to run its tasks`);
+      throw new ApiError(
+        'forbidden',
+        `${dir.root} is open read-only: no task is started, resumed, approved, rejected or edited there; nothing was done. Open it with Open folder… to run its tasks`,
+      );
     }
     return this.options.runner;
   }
@@ -787,7 +809,10 @@ export class HostService implements WaystationService {
     if (input.taskId) {
       // A new task's folder must be a plain folder inside the root, never a link planted to lead out of it.
       await resolveInsideRoot(dir.root, input.taskId).catch((err: unknown) => {
-        throw new ApiError('forbidden', `task id ${JSON.stringify(input.taskId)} cannot be used: ${err instanceof Error ? err.message : String(err)}; nothing was written`);
+        throw new ApiError(
+          'forbidden',
+          `task id ${JSON.stringify(input.taskId)} cannot be used: ${err instanceof Error ? err.message : String(err)}; nothing was written`,
+        );
       });
     }
     return this.runner().start(dir.root, { taskId: input.taskId, agent: input.agent, options: input.options, mode: input.mode });
@@ -866,7 +891,12 @@ export class HostService implements WaystationService {
       }
       // The row just rebuilt travels with the event, so a client replaces it instead of listing every task again.
       const summary = inPlace ? dir.summaries?.get(change.location)?.summary : undefined;
-      this.hub.publish({ type: 'task-changed', taskId: entry.task_id, version: entry.checkpoint?.version ?? null, ...(summary ? { summary } : {}) });
+      this.hub.publish({
+        type: 'task-changed',
+        taskId: entry.task_id,
+        version: entry.checkpoint?.version ?? null,
+        ...(summary ? { summary } : {}),
+      });
     }
   }
 
@@ -881,7 +911,13 @@ export class HostService implements WaystationService {
       this.hub.publish({
         type: 'task-event',
         taskId,
-        event: { id: e.id, type: e.type, at: e.at, ...(e.step_id ? { step_id: e.step_id } : {}), ...(e.version !== undefined ? { version: e.version } : {}) },
+        event: {
+          id: e.id,
+          type: e.type,
+          at: e.at,
+          ...(e.step_id ? { step_id: e.step_id } : {}),
+          ...(e.version !== undefined ? { version: e.version } : {}),
+        },
       });
     }
     const last = events.length ? events[events.length - 1].id : after;
@@ -889,7 +925,6 @@ export class HostService implements WaystationService {
     else dir.lastEvent.set(taskId, 0);
   }
 }
-
 
 /** An agent's options schema as JSON Schema for the start form; `{}` when it cannot be expressed. */
 function jsonSchemaOf(schema: unknown): Record<string, unknown> {

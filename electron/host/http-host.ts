@@ -76,7 +76,6 @@ export interface HttpHost {
   close(): Promise<void>;
 }
 
-
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -204,7 +203,10 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     let lastEventId: number | undefined;
     if (raw !== undefined && raw !== '') {
       if (!/^\d{1,15}$/.test(raw.trim())) {
-        throw new HttpFailure(400, new ApiError('invalid-input', `Last-Event-ID must be a non-negative integer, got ${JSON.stringify(raw.slice(0, 40))}`));
+        throw new HttpFailure(
+          400,
+          new ApiError('invalid-input', `Last-Event-ID must be a non-negative integer, got ${JSON.stringify(raw.slice(0, 40))}`),
+        );
       }
       lastEventId = Number(raw.trim());
     }
@@ -244,14 +246,21 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     const auth = req.headers.authorization;
     const bearer = auth && /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim();
     if (!tokenMatches(bearer || query.get('token'))) {
-      throw new HttpFailure(401, new ApiError('forbidden', 'this request lacks the token printed by `waystation serve` (Authorization: Bearer <token> or ?token=<token>)'));
+      throw new HttpFailure(
+        401,
+        new ApiError(
+          'forbidden',
+          'this request lacks the token printed by `waystation serve` (Authorization: Bearer <token> or ?token=<token>)',
+        ),
+      );
     }
     const method = req.method ?? 'GET';
     const [, resource, id, sub, ...rest] = segments;
     const isGet = method === 'GET' || method === 'HEAD';
     if (resource === 'rpc' && id !== undefined && sub === undefined) {
       if (method !== 'POST') throw new HttpFailure(405, new ApiError('invalid-input', 'RPC calls are POST requests'));
-      if (!isApiMethod(id)) throw new HttpFailure(404, new ApiError('not-found', `there is no API method named ${JSON.stringify(id.slice(0, 80))}`));
+      if (!isApiMethod(id))
+        throw new HttpFailure(404, new ApiError('not-found', `there is no API method named ${JSON.stringify(id.slice(0, 80))}`));
       const type = req.headers['content-type'] ?? '';
       // A JSON content type cannot be sent cross-site without a CORS preflight, which this host never grants.
       if (!/^application\/json\b/i.test(type)) {
@@ -259,7 +268,11 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       }
       return call(res, id, await readBody(req));
     }
-    if (!isGet) throw new HttpFailure(405, new ApiError('invalid-input', `${method} is not allowed here; only POST /api/rpc/<method> changes anything`));
+    if (!isGet)
+      throw new HttpFailure(
+        405,
+        new ApiError('invalid-input', `${method} is not allowed here; only POST /api/rpc/<method> changes anything`),
+      );
     if (rest.length === 0 && resource === 'events' && id === undefined) return openEventStream(req, res, query);
     if (rest.length === 0 && resource === 'tasks') {
       if (id === undefined) return sendJson(res, 200, await options.service.listTaskListings());
@@ -284,7 +297,12 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       return;
     }
     const indexFile = staticDir ? path.join(staticDir, 'index.html') : null;
-    const hasIndex = indexFile ? await fs.stat(indexFile).then((s) => s.isFile(), () => false) : false;
+    const hasIndex = indexFile
+      ? await fs.stat(indexFile).then(
+          (s) => s.isFile(),
+          () => false,
+        )
+      : false;
     if (!staticDir || !hasIndex) {
       const text = `The Waystation renderer is not built${staticDir ? ` (no index.html in ${staticDir})` : ''}.\nRun \`npm run build:renderer\` and restart \`waystation serve\`. The API under /api works without it.\n`;
       res.writeHead(503, { ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
@@ -339,11 +357,20 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const host = req.headers.host ?? '';
     if (!allowedHosts.has(host.toLowerCase())) {
-      throw new HttpFailure(403, new ApiError('forbidden', `the Host header ${JSON.stringify(host.slice(0, 100))} is not this loopback host`));
+      throw new HttpFailure(
+        403,
+        new ApiError('forbidden', `the Host header ${JSON.stringify(host.slice(0, 100))} is not this loopback host`),
+      );
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
-      throw new HttpFailure(403, new ApiError('forbidden', `requests from ${JSON.stringify(origin.slice(0, 100))} are refused; only ${[...allowedOrigins][0]} may call this host`));
+      throw new HttpFailure(
+        403,
+        new ApiError(
+          'forbidden',
+          `requests from ${JSON.stringify(origin.slice(0, 100))} are refused; only ${[...allowedOrigins][0]} may call this host`,
+        ),
+      );
     }
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
@@ -362,7 +389,10 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
         }
         // Dot-segments and encoded separators never name a task; refuse before any lookup.
         if (raw === '.' || raw === '..' || segment === '.' || segment === '..' || /[/\\\0]/.test(segment)) {
-          throw new HttpFailure(400, new ApiError('invalid-input', `the path segment ${JSON.stringify(segment.slice(0, 80))} is not allowed in an API path`));
+          throw new HttpFailure(
+            400,
+            new ApiError('invalid-input', `the path segment ${JSON.stringify(segment.slice(0, 80))} is not allowed in an API path`),
+          );
         }
         segments.push(segment);
       }

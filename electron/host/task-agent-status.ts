@@ -53,7 +53,9 @@ export class ModuleHashCache {
     const kept = this.kept.get(file);
     if (kept?.stamp === stamp) return kept.sha256;
     try {
-      const sha256 = createHash('sha256').update(await fs.readFile(file)).digest('hex');
+      const sha256 = createHash('sha256')
+        .update(await fs.readFile(file))
+        .digest('hex');
       if (settled) this.kept.set(file, { stamp, sha256 });
       else this.kept.delete(file);
       return sha256;
@@ -81,7 +83,12 @@ export interface LoadFailure {
  * @param loadFailure what the last resume or approval of this task said when it could not load the module, if it could not;
  *   reported only while the module is the very file that failed (an edit may have fixed it).
  */
-export async function taskAgentStatus(root: string, cp: Checkpoint, hashes: ModuleHashCache, loadFailure?: LoadFailure): Promise<TaskAgentStatus> {
+export async function taskAgentStatus(
+  root: string,
+  cp: Checkpoint,
+  hashes: ModuleHashCache,
+  loadFailure?: LoadFailure,
+): Promise<TaskAgentStatus> {
   const status = await agentStatus(root, cp, { hashModule: (file) => hashes.hash(file) });
   const ref = cp.agent;
   const result: TaskAgentStatus = {

@@ -56,7 +56,11 @@ export class VersionCache {
    * loaded together with `loadMany` (in the order given to it) and kept as
    * `get` keeps them. The checkpoints are shared between callers.
    */
-  async getMany(taskId: string, versions: readonly number[], loadMany: (missing: number[]) => Promise<Checkpoint[]>): Promise<Checkpoint[]> {
+  async getMany(
+    taskId: string,
+    versions: readonly number[],
+    loadMany: (missing: number[]) => Promise<Checkpoint[]>,
+  ): Promise<Checkpoint[]> {
     const files = await Promise.all(versions.map((v) => this.identity(taskId, v)));
     const out = new Map<number, Checkpoint>();
     versions.forEach((v, i) => {

@@ -43,7 +43,9 @@ function firstSentence(text: string): string {
 
 /** The deterministic reply to a conversation. Exported for tests that need the expected text. */
 export function offlineReply(messages: ChatMessage[]): string {
-  const digest = createHash('sha256').update(JSON.stringify(messages.map((m) => [m.role, m.content]))).digest();
+  const digest = createHash('sha256')
+    .update(JSON.stringify(messages.map((m) => [m.role, m.content])))
+    .digest();
   const lastUser = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const [head, ...rest] = lastUser.split('\n');
   const body = rest.join('\n');

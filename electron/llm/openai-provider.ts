@@ -49,7 +49,8 @@ function classify(err: unknown): AttemptFailure {
   if (err instanceof APIError) {
     const status = err.status ?? 0;
     if (status === 429) return { retryable: true, reason: '429 rate limited', retryAfterMs: retryAfter(err.headers), message: err.message };
-    if (status >= 500) return { retryable: true, reason: `${status} server error`, retryAfterMs: retryAfter(err.headers), message: err.message };
+    if (status >= 500)
+      return { retryable: true, reason: `${status} server error`, retryAfterMs: retryAfter(err.headers), message: err.message };
     return { retryable: false, reason: `${status} refused`, retryAfterMs: null, message: err.message };
   }
   if (err instanceof MalformedReplyError || err instanceof SyntaxError) {

@@ -58,7 +58,8 @@ export function redactSecrets(text: string, env: NodeJS.ProcessEnv = process.env
  */
 export function redactSecretsIn(value: unknown, env: NodeJS.ProcessEnv = process.env, ancestors = new Set<object>()): unknown {
   if (typeof value === 'string') return redactSecrets(value, env);
-  if (value === null || typeof value !== 'object') return typeof value === 'bigint' || typeof value === 'symbol' ? redactSecrets(String(value), env) : value;
+  if (value === null || typeof value !== 'object')
+    return typeof value === 'bigint' || typeof value === 'symbol' ? redactSecrets(String(value), env) : value;
   if (ancestors.has(value)) return '[circular]';
   const toJson = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJson === 'function') return redactSecretsIn(toJson.call(value), env, ancestors);

@@ -120,7 +120,8 @@ export function registerIpcHandlers(ipcMain: IpcMainLike, service: WaystationSer
     ipcChannel('subscribe'),
     guarded((event, raw) => {
       const parsed = SubscribeInput.safeParse(raw ?? {});
-      if (!parsed.success) throw new ApiError('invalid-input', `invalid subscription: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+      if (!parsed.success)
+        throw new ApiError('invalid-input', `invalid subscription: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
       const { subscriptionId, lastEventId } = parsed.data;
       const sender = event.sender;
       track(sender);

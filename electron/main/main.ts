@@ -63,7 +63,9 @@ function registerAppProtocol(): void {
       const relative = decodeURIComponent(url.pathname).replace(/^\//, '') || 'index.html';
       file = await resolveInsideRoot(rendererDir, relative);
     } catch (err) {
-      return new Response(err instanceof PathOutsideRootError ? 'forbidden' : 'bad request', { status: err instanceof PathOutsideRootError ? 403 : 400 });
+      return new Response(err instanceof PathOutsideRootError ? 'forbidden' : 'bad request', {
+        status: err instanceof PathOutsideRootError ? 403 : 400,
+      });
     }
     if (!existsSync(file) || !statSync(file).isFile()) {
       if (path.extname(file) !== '') return new Response('not found', { status: 404 });
@@ -88,7 +90,11 @@ function createWindow(): BrowserWindow {
   guardWebContents(win.webContents);
   win.once('ready-to-show', () => win.show());
   if (!existsSync(path.join(rendererDir, 'index.html'))) {
-    void dialog.showMessageBox(win, { type: 'warning', message: 'The renderer is not built', detail: 'Run `npm run build` and start again.' });
+    void dialog.showMessageBox(win, {
+      type: 'warning',
+      message: 'The renderer is not built',
+      detail: 'Run `npm run build` and start again.',
+    });
   }
   void win.loadURL(APP_ENTRY_URL);
   return win;
@@ -113,7 +119,9 @@ async function start(): Promise<void> {
     },
   });
   const initial =
-    directoryFromArgv(process.argv) ?? (await settings.last()) ?? (await generateDemoDirectory(path.join(app.getPath('userData'), 'demo-checkpoints'))).root;
+    directoryFromArgv(process.argv) ??
+    (await settings.last()) ??
+    (await generateDemoDirectory(path.join(app.getPath('userData'), 'demo-checkpoints'))).root;
   // The window's renderer process starts while the directory opens; its calls wait for the open (`ready`).
   // In the mode it was last opened in: a folder opened read-only stays so until opened with Open folder….
   const opening = service.open(initial);
@@ -150,7 +158,10 @@ app.on('before-quit', (event) => {
   void service.close().finally(() => app.quit());
 });
 
-app.whenReady().then(start).catch((err: unknown) => {
-  dialog.showErrorBox('Waystation could not start', err instanceof Error ? err.message : String(err));
-  app.exit(1);
-});
+app
+  .whenReady()
+  .then(start)
+  .catch((err: unknown) => {
+    dialog.showErrorBox('Waystation could not start', err instanceof Error ? err.message : String(err));
+    app.exit(1);
+  });

@@ -72,10 +72,12 @@ export function createPreloadApi(ipc: IpcRendererLike): WaystationApi {
     if (typeof listener !== 'function') throw new TypeError('subscribe needs a listener function');
     const subscriptionId = `s${nextId++}`;
     listeners.set(subscriptionId, listener);
-    call('waystation:subscribe', lastEventId === undefined ? { subscriptionId } : { subscriptionId, lastEventId }).catch((err: { message?: string }) => {
-      listeners.delete(subscriptionId);
-      listener({ id: 0, type: 'resync', reason: `the event stream could not be opened: ${err?.message ?? 'unknown error'}` });
-    });
+    call('waystation:subscribe', lastEventId === undefined ? { subscriptionId } : { subscriptionId, lastEventId }).catch(
+      (err: { message?: string }) => {
+        listeners.delete(subscriptionId);
+        listener({ id: 0, type: 'resync', reason: `the event stream could not be opened: ${err?.message ?? 'unknown error'}` });
+      },
+    );
     return () => {
       if (!listeners.delete(subscriptionId)) return;
       void call('waystation:unsubscribe', { subscriptionId }).catch(() => {});

@@ -48,10 +48,12 @@ export async function loadSettings(dir: string): Promise<DesktopSettings> {
   let saving: Promise<void> = Promise.resolve();
   const save = () => {
     const text = JSON.stringify({ recent, read_only: readOnlyRecent() }, null, 2) + '\n';
-    const attempt = saving.catch(() => undefined).then(async () => {
-      await fs.mkdir(dir, { recursive: true });
-      await writeFileAtomic(nodeFs, file, text);
-    });
+    const attempt = saving
+      .catch(() => undefined)
+      .then(async () => {
+        await fs.mkdir(dir, { recursive: true });
+        await writeFileAtomic(nodeFs, file, text);
+      });
     saving = attempt;
     return attempt;
   };

@@ -63,13 +63,23 @@ export async function readAgentsConfig(root: string): Promise<AgentsConfigRead> 
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { file, present: false, entries: [], problem: null };
-    return { file, present: true, entries: [], problem: `${file} cannot be read (${code ?? String(err)}); no registered agent is available` };
+    return {
+      file,
+      present: true,
+      entries: [],
+      problem: `${file} cannot be read (${code ?? String(err)}); no registered agent is available`,
+    };
   }
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    return { file, present: true, entries: [], problem: `${file} is not valid JSON (${(err as Error).message}); no registered agent is available` };
+    return {
+      file,
+      present: true,
+      entries: [],
+      problem: `${file} is not valid JSON (${(err as Error).message}); no registered agent is available`,
+    };
   }
   const parsed = AgentsConfig.safeParse(doc);
   if (!parsed.success) {
@@ -138,7 +148,13 @@ export async function listAvailableAgents(root: string, opts: DescribeOptions = 
   }));
   const config = await readAgentsConfig(path.resolve(root));
   if (config.problem) {
-    agents.push({ name: AGENTS_CONFIG_FILE, description: 'the agents registered for this directory', options_schema: {}, origin: 'registered', problem: config.problem });
+    agents.push({
+      name: AGENTS_CONFIG_FILE,
+      description: 'the agents registered for this directory',
+      options_schema: {},
+      origin: 'registered',
+      problem: config.problem,
+    });
     return { agents, config_problem: config.problem };
   }
   const described = await Promise.all(
@@ -147,14 +163,35 @@ export async function listAvailableAgents(root: string, opts: DescribeOptions = 
       try {
         const d = await describeConfigEntry(path.resolve(root), entry, opts);
         if (entry.name && entry.name !== d.name) {
-          return { ...where, name: entry.name, description: d.description, options_schema: d.options_schema, origin: 'registered', problem: `${entry.module} exports agent "${d.name}", but ${AGENTS_CONFIG_FILE} calls it "${entry.name}"` };
+          return {
+            ...where,
+            name: entry.name,
+            description: d.description,
+            options_schema: d.options_schema,
+            origin: 'registered',
+            problem: `${entry.module} exports agent "${d.name}", but ${AGENTS_CONFIG_FILE} calls it "${entry.name}"`,
+          };
         }
         if (builtInAgents.has(d.name)) {
-          return { ...where, name: d.name, description: d.description, options_schema: d.options_schema, origin: 'registered', problem: `"${d.name}" is the name of a built-in agent; the built-in one is started by that name` };
+          return {
+            ...where,
+            name: d.name,
+            description: d.description,
+            options_schema: d.options_schema,
+            origin: 'registered',
+            problem: `"${d.name}" is the name of a built-in agent; the built-in one is started by that name`,
+          };
         }
         return { ...where, name: d.name, description: d.description, options_schema: d.options_schema, origin: 'registered' };
       } catch (err) {
-        return { ...where, name: entry.name ?? entry.module, description: '', options_schema: {}, origin: 'registered', problem: (err as Error).message };
+        return {
+          ...where,
+          name: entry.name ?? entry.module,
+          description: '',
+          options_schema: {},
+          origin: 'registered',
+          problem: (err as Error).message,
+        };
       }
     }),
   );

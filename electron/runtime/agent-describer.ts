@@ -60,10 +60,13 @@ export function describeAgentModule(req: DescribeRequest, opts: DescribeOptions 
     let message: WorkerMessage | null = null;
     let timedOut = false;
     // A module stuck in a busy loop never lets the worker's own timer fire: the kill is the backstop.
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, loadMs + killMarginMs(loadMs));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        child.kill('SIGKILL');
+      },
+      loadMs + killMarginMs(loadMs),
+    );
     child.on('message', (m) => {
       message = m as WorkerMessage;
     });
@@ -82,9 +85,16 @@ export function describeAgentModule(req: DescribeRequest, opts: DescribeOptions 
         return;
       }
       if (m?.type === 'error') return reject(new AgentDescribeError(m.message));
-      if (timedOut) return reject(new AgentDescribeError(`the agent module ${req.spec} did not finish loading within ${loadMs} ms (it hangs at start-up)`));
+      if (timedOut)
+        return reject(
+          new AgentDescribeError(`the agent module ${req.spec} did not finish loading within ${loadMs} ms (it hangs at start-up)`),
+        );
       const last = stderr.trim().split('\n').slice(-3).join(' ');
-      reject(new AgentDescribeError(`loading the agent module ${req.spec} ended the process (${signal ? `signal ${signal}` : `exit code ${code}`})${last ? `: ${last}` : ''}`));
+      reject(
+        new AgentDescribeError(
+          `loading the agent module ${req.spec} ended the process (${signal ? `signal ${signal}` : `exit code ${code}`})${last ? `: ${last}` : ''}`,
+        ),
+      );
     });
   });
 }

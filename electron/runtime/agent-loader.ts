@@ -83,7 +83,9 @@ export function isModuleSpecifier(spec: string): boolean {
 /** The sha256 of a module file, or null when it cannot be read. */
 export async function hashModule(file: string): Promise<string | null> {
   try {
-    return createHash('sha256').update(await fs.readFile(file)).digest('hex');
+    return createHash('sha256')
+      .update(await fs.readFile(file))
+      .digest('hex');
   } catch {
     return null;
   }
@@ -159,7 +161,8 @@ export async function importAgentModule(file: string, exportName?: string, opts:
     mod = await withTimeout(
       import(pathToFileURL(file).href) as Promise<Record<string, unknown>>,
       timeoutMs,
-      () => `the agent module ${file} did not finish loading within ${timeoutMs} ms (a top-level await that never settles?); set WAYSTATION_AGENT_LOAD_TIMEOUT_MS to allow longer`,
+      () =>
+        `the agent module ${file} did not finish loading within ${timeoutMs} ms (a top-level await that never settles?); set WAYSTATION_AGENT_LOAD_TIMEOUT_MS to allow longer`,
     );
   } catch (err) {
     if (err instanceof AgentLoadError) throw err;
@@ -173,7 +176,10 @@ export async function importAgentModule(file: string, exportName?: string, opts:
   else {
     const agents = Object.entries(mod).filter(([, v]) => looksLikeAgent(v));
     if (agents.length > 1) {
-      throw new AgentLoadError('no-agent-export', `${file} exports several agents (${agents.map(([k]) => k).join(', ')}); choose one with --export NAME`);
+      throw new AgentLoadError(
+        'no-agent-export',
+        `${file} exports several agents (${agents.map(([k]) => k).join(', ')}); choose one with --export NAME`,
+      );
     }
     candidate = agents[0]?.[1];
   }

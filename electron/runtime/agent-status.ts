@@ -41,15 +41,24 @@ export interface AgentStatusOptions {
  */
 export async function agentStatus(root: string, cp: Checkpoint, opts: AgentStatusOptions = {}): Promise<AgentStatus> {
   const ref = cp.agent;
-  if (!ref) return { kind: 'none', available: false, problem: 'the task does not record which agent runs it: it can be inspected, not resumed' };
+  if (!ref)
+    return { kind: 'none', available: false, problem: 'the task does not record which agent runs it: it can be inspected, not resumed' };
   const file = moduleFileOf(ref, root);
   if (!file) {
-    return builtInAgents.has(ref.name) ? { kind: 'builtin', available: true } : { kind: 'foreign', available: false, problem: foreignAgentProblem(ref.name) };
+    return builtInAgents.has(ref.name)
+      ? { kind: 'builtin', available: true }
+      : { kind: 'foreign', available: false, problem: foreignAgentProblem(ref.name) };
   }
   const sha = await (opts.hashModule ?? hashModule)(file);
   const recorded = ref.module_sha256 ? { recorded_sha256: ref.module_sha256 } : {};
   if (sha === null) {
-    return { kind: 'module', available: false, file, ...recorded, problem: `the agent module ${file} cannot be found (moved or deleted?); restore it to resume the task` };
+    return {
+      kind: 'module',
+      available: false,
+      file,
+      ...recorded,
+      problem: `the agent module ${file} cannot be found (moved or deleted?); restore it to resume the task`,
+    };
   }
   if (ref.module_sha256 && ref.module_sha256 !== sha) {
     return {

@@ -38,7 +38,19 @@ export {
 } from './task-operations.js';
 export { TaskEngine, writeFileAtomic, type EngineOutcome } from './task-engine.js';
 export { Runner, type RunnerEvent, type RunnerOptions, type RunOutcome, type StartRunRequest } from './runner.js';
-export { acquireLease, DEFAULT_LEASE_TTL_MS, Lease, LEASE_TTL_ENV, LeaseHeldError, LeaseLostError, leaseIsLive, leaseTtlMs, processStartToken, readLease, type LeaseEntry } from './lease.js';
+export {
+  acquireLease,
+  DEFAULT_LEASE_TTL_MS,
+  Lease,
+  LEASE_TTL_ENV,
+  LeaseHeldError,
+  LeaseLostError,
+  leaseIsLive,
+  leaseTtlMs,
+  processStartToken,
+  readLease,
+  type LeaseEntry,
+} from './lease.js';
 export { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
 export {
   AgentLoadError,
@@ -76,4 +88,12 @@ export { openStore } from '../store/directory-store.js';
 export { hasRecoveryNews, recoveryReport, type RecoveryReport } from '../store/recovery-report.js';
 export type { CheckpointStore, TaskEntry, TaskEvent, VersionInfo } from '../store/store-types.js';
 export { verifyTask } from '../verify/verify-task.js';
-export { Checkpoint, CURRENT_SCHEMA_VERSION, type Artifact, type SideEffect, type PlanStep, type AgentRef, type ResumePlan } from '../../shared/checkpoint/schema.js';
+export {
+  Checkpoint,
+  CURRENT_SCHEMA_VERSION,
+  type Artifact,
+  type SideEffect,
+  type PlanStep,
+  type AgentRef,
+  type ResumePlan,
+} from '../../shared/checkpoint/schema.js';

@@ -293,7 +293,10 @@ export async function acquireLease(taskDir: string, taskId: string, opts: LeaseO
     // Someone linked entry n first; look again: it is most likely live now.
   }
   const current = await highestEntry(leaseDir);
-  throw new LeaseHeldError(taskId, current?.entry ?? { owner: 'unknown', pid: 0, hostname: 'unknown', acquired_at: '', heartbeat_at: '', released: false });
+  throw new LeaseHeldError(
+    taskId,
+    current?.entry ?? { owner: 'unknown', pid: 0, hostname: 'unknown', acquired_at: '', heartbeat_at: '', released: false },
+  );
 }
 
 /** Keep the lease folder small: entries far below the current one decide nothing. */

@@ -24,7 +24,11 @@ export interface LegacyResumePreparation {
 
 type LegacyFormat = 'article-task-json' | 'article-checkpoint-json';
 
-function findAdopter(cp: Checkpoint, format: LegacyFormat, agents: Iterable<AnyAgent>): { agent: AnyAgent; options: Record<string, unknown> } | null {
+function findAdopter(
+  cp: Checkpoint,
+  format: LegacyFormat,
+  agents: Iterable<AnyAgent>,
+): { agent: AnyAgent; options: Record<string, unknown> } | null {
   for (const agent of agents) {
     const adopted = agent.adoptLegacy?.(cp, format);
     if (!adopted) continue;
@@ -46,7 +50,11 @@ function isUnadoptedImport(entry: TaskEntry): boolean {
  *
  * Refuses (OperationError, nothing written) when no agent recognises the task.
  */
-export async function importLegacyForResume(env: OperationEnv, taskId: string, agents: Iterable<AnyAgent>): Promise<LegacyResumePreparation | null> {
+export async function importLegacyForResume(
+  env: OperationEnv,
+  taskId: string,
+  agents: Iterable<AnyAgent>,
+): Promise<LegacyResumePreparation | null> {
   const candidates = [...agents];
   const entry = await env.store.getTask(taskId);
   if (!entry) return null;
@@ -71,11 +79,20 @@ export async function importLegacyForResume(env: OperationEnv, taskId: string, a
     );
   }
   if (cp.status === 'done') {
-    return { taskId, agent: adopter.agent.name, status: 'done', version: null, message: `task ${taskId} (${entry.location}) already finished; nothing to resume, nothing imported` };
+    return {
+      taskId,
+      agent: adopter.agent.name,
+      status: 'done',
+      version: null,
+      message: `task ${taskId} (${entry.location}) already finished; nothing to resume, nothing imported`,
+    };
   }
   const planned = await adopter.agent.plan(adopter.options, { taskId, rootDir: env.root });
   if (planned.length !== cp.plan.length) {
-    throw new OperationError('read-only', `task ${taskId} has ${cp.plan.length} steps, but agent ${adopter.agent.name} plans ${planned.length}; it cannot resume it. Nothing was imported.`);
+    throw new OperationError(
+      'read-only',
+      `task ${taskId} has ${cp.plan.length} steps, but agent ${adopter.agent.name} plans ${planned.length}; it cannot resume it. Nothing was imported.`,
+    );
   }
   let importedId: string;
   try {
@@ -88,11 +105,23 @@ export async function importLegacyForResume(env: OperationEnv, taskId: string, a
   return adopt(env, importedId, adopter, entry.location);
 }
 
-async function adopt(env: OperationEnv, taskId: string, adopter: { agent: AnyAgent; options: Record<string, unknown> }, from: string): Promise<LegacyResumePreparation> {
+async function adopt(
+  env: OperationEnv,
+  taskId: string,
+  adopter: { agent: AnyAgent; options: Record<string, unknown> },
+  from: string,
+): Promise<LegacyResumePreparation> {
   const { agent, options } = adopter;
   const planned = await agent.plan(options, { taskId, rootDir: env.root });
   return withTaskEngine(env, taskId, 'import', async (engine, cp) => {
-    if (cp.agent) return { taskId, agent: cp.agent.name, status: 'imported' as const, version: cp.version, message: `task ${taskId} was already imported from ${from}` };
+    if (cp.agent)
+      return {
+        taskId,
+        agent: cp.agent.name,
+        status: 'imported' as const,
+        version: cp.version,
+        message: `task ${taskId} was already imported from ${from}`,
+      };
     const saved = await engine.save(
       (d) => {
         d.plan = d.plan.map((s, i) => ({
@@ -100,7 +129,9 @@ async function adopt(env: OperationEnv, taskId: string, adopter: { agent: AnyAge
           id: planned[i].id,
           name: planned[i].name,
           ...(s.name !== planned[i].name ? { legacy_name: s.name } : {}),
-          output_schema: planned[i].output_schema ? (z.toJSONSchema(planned[i].output_schema!, { unrepresentable: 'any' }) as Record<string, unknown>) : (s.output_schema ?? null),
+          output_schema: planned[i].output_schema
+            ? (z.toJSONSchema(planned[i].output_schema!, { unrepresentable: 'any' }) as Record<string, unknown>)
+            : (s.output_schema ?? null),
         }));
         d.agent = { name: agent.name, options };
         // The article file says how far it got, not whether it failed: a human resuming it decides.

@@ -64,7 +64,10 @@ export function decideResume(input: ResumeDecisionInput): ResumeDecision {
     });
     if (producers.some((i) => i === undefined)) {
       blocking.push(
-        `drift on an artifact no step produced (${drifted.filter((_, i) => producers[i] === undefined).map((a) => a.path).join(', ')}): restore the file(s), then resume`,
+        `drift on an artifact no step produced (${drifted
+          .filter((_, i) => producers[i] === undefined)
+          .map((a) => a.path)
+          .join(', ')}): restore the file(s), then resume`,
       );
     } else if (!input.rerunDrifted) {
       blocking.push(
@@ -127,11 +130,14 @@ export function describePlan(plan: ResumePlan, cp: Checkpoint): string[] {
     return e ? `${id} ${e.type} key ${e.idempotency_key}` : id;
   };
   const lines = [`rerun from: ${name(plan.rerun_step)}`];
-  if (plan.probe_effects.length) lines.push(`probe, then mark done or retry with the same key: ${plan.probe_effects.map(effect).join(', ')}`);
+  if (plan.probe_effects.length)
+    lines.push(`probe, then mark done or retry with the same key: ${plan.probe_effects.map(effect).join(', ')}`);
   if (plan.retry_effects.length) lines.push(`retry with the same key: ${plan.retry_effects.map(effect).join(', ')}`);
   if (plan.drift.length) lines.push(`drifted (the steps that made them rerun): ${plan.drift.join('; ')}`);
   if (plan.module_changed) {
-    lines.push(`the agent module changed since the task recorded it (${cp.agent?.module ?? 'module'}): the remaining steps run with the new code`);
+    lines.push(
+      `the agent module changed since the task recorded it (${cp.agent?.module ?? 'module'}): the remaining steps run with the new code`,
+    );
   }
   return lines;
 }
@@ -145,7 +151,9 @@ export function buildResumeContext(cp: Checkpoint): ResumeContext {
   for (const s of cp.plan) {
     if (s.status === 'done') {
       const edited = (s as { edited?: { by?: string } }).edited;
-      decisions.push(edited ? `${s.id} (${s.name}): result set by a human edit${edited.by ? ` (${edited.by})` : ''}` : `${s.id} (${s.name}): done`);
+      decisions.push(
+        edited ? `${s.id} (${s.name}): result set by a human edit${edited.by ? ` (${edited.by})` : ''}` : `${s.id} (${s.name}): done`,
+      );
     } else if (s.status === 'skipped') {
       decisions.push(`${s.id} (${s.name}): skipped`);
     }
@@ -153,7 +161,8 @@ export function buildResumeContext(cp: Checkpoint): ResumeContext {
   for (const e of cp.errors) {
     if (e.fix) decisions.push(`recovered from "${e.what}": ${e.fix}${e.verification ? ` (verified: ${e.verification})` : ''}`);
   }
-  for (const d of cp.recovery.decisions) decisions.push(`resume plan ${d.approval_id} ${d.decision} by ${d.by} at ${d.at}${d.reason ? `: ${d.reason}` : ''}`);
+  for (const d of cp.recovery.decisions)
+    decisions.push(`resume plan ${d.approval_id} ${d.decision} by ${d.by} at ${d.at}${d.reason ? `: ${d.reason}` : ''}`);
   for (const e of cp.side_effects) if (e.status === 'done') decisions.push(`side effect ${e.type} (key ${e.idempotency_key}) is done`);
   const i = nextStepIndex(cp);
   return {

@@ -21,9 +21,24 @@ import { agentLoadTimeoutMs, isModuleSpecifier } from './agent-loader.js';
 import { describeAgentModule, killMarginMs, type DescribeOptions } from './agent-describer.js';
 import { AGENTS_CONFIG_FILE, describeConfigEntry, readAgentsConfig } from './agent-catalog.js';
 import { importLegacyForResume } from './legacy-resume.js';
-import { DEFAULT_MAX_AUTO_ATTEMPTS, editStepResult, generateTaskId, isUnfinishedCreate, OperationError, rejectTask, type ResumeRequest } from './task-operations.js';
+import {
+  DEFAULT_MAX_AUTO_ATTEMPTS,
+  editStepResult,
+  generateTaskId,
+  isUnfinishedCreate,
+  OperationError,
+  rejectTask,
+  type ResumeRequest,
+} from './task-operations.js';
 import { defaultWorkerLaunch } from './worker-launch.js';
-import { exitCodeForError, exitCodeForStatus, RunExit, type DescribedAgent, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
+import {
+  exitCodeForError,
+  exitCodeForStatus,
+  RunExit,
+  type DescribedAgent,
+  type WorkerJob,
+  type WorkerMessage,
+} from './worker-protocol.js';
 
 /** How one runner operation ended. */
 export interface RunOutcome {
@@ -132,19 +147,25 @@ export class Runner extends EventEmitter {
       [child.stderr, 'stderr'],
     ] as const) {
       // Agent code prints what it likes; a key it echoes stops here, before any log or UI sees it.
-      if (stream) createInterface({ input: stream }).on('line', (line) => this.emit('event', { type: 'line', taskId, line: redactSecrets(line, env), stream: name }));
+      if (stream)
+        createInterface({ input: stream }).on('line', (line) =>
+          this.emit('event', { type: 'line', taskId, line: redactSecrets(line, env), stream: name }),
+        );
     }
     let message: WorkerMessage | null = null;
     // An agent module stuck loading (a busy loop, an await that never settles) is stopped before it ever touches the task.
     const loadMs = agentLoadTimeoutMs(env);
-    const loadWatch = setTimeout(() => {
-      message = {
-        type: 'error',
-        code: 'agent-unavailable',
-        message: `the agent for ${job.taskId} did not finish loading within ${loadMs} ms (it hangs at start-up); the worker was stopped and the task was left untouched`,
-      };
-      child.kill('SIGKILL');
-    }, loadMs + killMarginMs(loadMs));
+    const loadWatch = setTimeout(
+      () => {
+        message = {
+          type: 'error',
+          code: 'agent-unavailable',
+          message: `the agent for ${job.taskId} did not finish loading within ${loadMs} ms (it hangs at start-up); the worker was stopped and the task was left untouched`,
+        };
+        child.kill('SIGKILL');
+      },
+      loadMs + killMarginMs(loadMs),
+    );
     child.on('message', (m) => {
       if ((m as WorkerMessage).type === 'loaded') clearTimeout(loadWatch);
       else message = m as WorkerMessage;
@@ -161,7 +182,15 @@ export class Runner extends EventEmitter {
         if (m?.type === 'outcome') {
           outcome = { ...m.outcome, exitCode: exitCodeForStatus(m.outcome.status) };
         } else if (m?.type === 'error') {
-          outcome = { task_id: taskId, status: null, version: null, message: m.message, next: null, exitCode: exitCodeForError(m.code), error: m.code };
+          outcome = {
+            task_id: taskId,
+            status: null,
+            version: null,
+            message: m.message,
+            next: null,
+            exitCode: exitCodeForError(m.code),
+            error: m.code,
+          };
         } else {
           const cp = await this.latest(taskId);
           outcome = {
@@ -238,7 +267,11 @@ export class Runner extends EventEmitter {
       if (mode !== 'auto' || !(interrupted || cp.status === 'failed')) return outcome;
       const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
       if (cp.recovery.auto_attempts >= max) {
-        return { ...outcome, message: `${outcome.message}\nautomatic recovery gave up after ${cp.recovery.auto_attempts} attempt(s)`, next: `resume by hand: waystation resume <DIR> ${taskId}` };
+        return {
+          ...outcome,
+          message: `${outcome.message}\nautomatic recovery gave up after ${cp.recovery.auto_attempts} attempt(s)`,
+          next: `resume by hand: waystation resume <DIR> ${taskId}`,
+        };
       }
       const delayMs = Math.min(this.opts.maxBackoffMs ?? 30_000, this.backoffMs() * 2 ** cp.recovery.auto_attempts);
       this.emit('event', { type: 'retrying', taskId, attempt: cp.recovery.auto_attempts + 1, delayMs });
@@ -264,7 +297,12 @@ export class Runner extends EventEmitter {
     const existing = req.taskId ? await this.store.getTask(taskId) : null;
     if (existing && !isUnfinishedCreate(existing)) {
       const name = existing.checkpoint?.agent?.name;
-      if (name && name !== agentRef.name) return refused(taskId, 'agent-mismatch', `task ${taskId} already exists and belongs to agent ${name}, not ${agentRef.name}; nothing was written`);
+      if (name && name !== agentRef.name)
+        return refused(
+          taskId,
+          'agent-mismatch',
+          `task ${taskId} already exists and belongs to agent ${name}, not ${agentRef.name}; nothing was written`,
+        );
       return this.resume(taskId);
     }
     const first = await this.spawnWorker({
@@ -291,7 +329,10 @@ export class Runner extends EventEmitter {
    */
   private async resolveAgent(req: StartRunRequest): Promise<Partial<AgentRef> & { name: string }> {
     if (isModuleSpecifier(req.agent)) {
-      const d = await describeAgentModule({ root: this.root, spec: req.agent, cwd: req.cwd ?? process.cwd(), exportName: req.exportName }, this.describeOptions());
+      const d = await describeAgentModule(
+        { root: this.root, spec: req.agent, cwd: req.cwd ?? process.cwd(), exportName: req.exportName },
+        this.describeOptions(),
+      );
       return refOf(d);
     }
     if (builtInAgents.has(req.agent)) return { name: req.agent };
@@ -314,7 +355,9 @@ export class Runner extends EventEmitter {
     throw new OperationError(
       named.length > 0 ? 'agent-unavailable' : 'invalid',
       `there is no agent "${req.agent}": the built-in agents are ${builtIns}` +
-        (config.present ? `, and ${AGENTS_CONFIG_FILE} registers ${config.entries.length ? config.entries.map((e) => e.name ?? e.module).join(', ') : 'none'}` : `; register others in ${AGENTS_CONFIG_FILE}`) +
+        (config.present
+          ? `, and ${AGENTS_CONFIG_FILE} registers ${config.entries.length ? config.entries.map((e) => e.name ?? e.module).join(', ') : 'none'}`
+          : `; register others in ${AGENTS_CONFIG_FILE}`) +
         (failures.length ? ` (${failures.join('; ')})` : '') +
         '. Nothing was written.',
     );
@@ -328,17 +371,30 @@ export class Runner extends EventEmitter {
    */
   async resume(taskId: string, req: ResumeRequest = {}): Promise<RunOutcome> {
     try {
-      const imported = await importLegacyForResume({ store: this.store, root: this.root, actor: this.opts.actor }, taskId, builtInAgents.values());
+      const imported = await importLegacyForResume(
+        { store: this.store, root: this.root, actor: this.opts.actor },
+        taskId,
+        builtInAgents.values(),
+      );
       if (imported) {
         this.emit('event', { type: 'line', taskId, line: imported.message, stream: 'stdout' });
-        if (imported.status === 'done') return { task_id: imported.taskId, status: 'done', version: imported.version, message: imported.message, next: null, exitCode: RunExit.done };
+        if (imported.status === 'done')
+          return {
+            task_id: imported.taskId,
+            status: 'done',
+            version: imported.version,
+            message: imported.message,
+            next: null,
+            exitCode: RunExit.done,
+          };
         taskId = imported.taskId;
       }
     } catch (err) {
       if (err instanceof OperationError) return refused(taskId, err.code, err.message);
       throw err;
     }
-    const first = await this.spawnWorker({ kind: 'resume', root: this.root, taskId, trigger: 'human', ...req, actor: this.opts.actor }).done;
+    const first = await this.spawnWorker({ kind: 'resume', root: this.root, taskId, trigger: 'human', ...req, actor: this.opts.actor })
+      .done;
     return this.supervise(taskId, first);
   }
 
@@ -360,11 +416,17 @@ export class Runner extends EventEmitter {
    */
   async edit(taskId: string, stepId: string, value: unknown, opts: { expectedVersion?: number } = {}): Promise<RunOutcome> {
     return this.inProcess(taskId, () =>
-      editStepResult({ store: this.store, root: this.root, actor: this.opts.actor }, taskId, stepId, value, { actor: this.opts.actor, expectedVersion: opts.expectedVersion }),
+      editStepResult({ store: this.store, root: this.root, actor: this.opts.actor }, taskId, stepId, value, {
+        actor: this.opts.actor,
+        expectedVersion: opts.expectedVersion,
+      }),
     );
   }
 
-  private async inProcess(taskId: string, fn: () => Promise<{ task_id: string; status: TaskStatus; version: number; message: string; next: string | null }>): Promise<RunOutcome> {
+  private async inProcess(
+    taskId: string,
+    fn: () => Promise<{ task_id: string; status: TaskStatus; version: number; message: string; next: string | null }>,
+  ): Promise<RunOutcome> {
     try {
       const o = await fn();
       // Edits and rejections succeed when they are written, whatever the task's status afterwards.
@@ -390,7 +452,13 @@ export class Runner extends EventEmitter {
       candidates ??
       (await this.store.listTasks())
         .filter(({ checkpoint: head, format, read_only }) =>
-          mayNeedRecovery({ status: head?.status ?? null, mode: head?.recovery.mode ?? null, format, read_only, agent_name: head?.agent?.name ?? null }),
+          mayNeedRecovery({
+            status: head?.status ?? null,
+            mode: head?.recovery.mode ?? null,
+            format,
+            read_only,
+            agent_name: head?.agent?.name ?? null,
+          }),
         )
         .map((listed) => listed.task_id);
     // Tasks are independent: each is driven by its own worker at once, so one
@@ -406,11 +474,23 @@ export class Runner extends EventEmitter {
       const interrupted = cp.status === 'running';
       const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
       if (cp.recovery.mode === 'auto' && (interrupted || cp.status === 'failed') && cp.recovery.auto_attempts < max) {
-        const first = await this.spawnWorker({ kind: 'resume', root: this.root, taskId: cp.task_id, trigger: 'auto', actor: this.opts.actor }).done;
+        const first = await this.spawnWorker({
+          kind: 'resume',
+          root: this.root,
+          taskId: cp.task_id,
+          trigger: 'auto',
+          actor: this.opts.actor,
+        }).done;
         return this.supervise(cp.task_id, first);
       }
       if (cp.recovery.mode === 'confirm' && interrupted) {
-        const first = await this.spawnWorker({ kind: 'resume', root: this.root, taskId: cp.task_id, trigger: 'auto', actor: this.opts.actor }).done;
+        const first = await this.spawnWorker({
+          kind: 'resume',
+          root: this.root,
+          taskId: cp.task_id,
+          trigger: 'auto',
+          actor: this.opts.actor,
+        }).done;
         return this.supervise(cp.task_id, first);
       }
       return null;

@@ -12,7 +12,15 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js';
-import type { Artifact, Checkpoint, HistoryMessage, PlanStep, SideEffect, TaskStatus, VersionSource } from '../../shared/checkpoint/schema.js';
+import type {
+  Artifact,
+  Checkpoint,
+  HistoryMessage,
+  PlanStep,
+  SideEffect,
+  TaskStatus,
+  VersionSource,
+} from '../../shared/checkpoint/schema.js';
 import { canonicalJson } from '../../shared/checkpoint/canonical-json.js';
 import { expectedCurrentStep } from '../../shared/checkpoint/invariants.js';
 import { StoreWriteError, type CheckpointStore, type TaskEvent } from '../store/store-types.js';
@@ -216,7 +224,13 @@ export class TaskEngine {
     if (!this.working.history?.count) return;
     const messages = await this.deps.store.readHistory(this.working.task_id);
     for (const m of messages) {
-      const meta = m as HistoryMessage & { call_key?: string; remember_key?: string; model?: string; tokens_in?: number; tokens_out?: number };
+      const meta = m as HistoryMessage & {
+        call_key?: string;
+        remember_key?: string;
+        model?: string;
+        tokens_in?: number;
+        tokens_out?: number;
+      };
       if (m.role === 'tool' && typeof meta.remember_key === 'string' && typeof meta.call_key === 'string') {
         this.rememberedResults.set(meta.call_key, m.content);
         continue;
@@ -281,7 +295,8 @@ export class TaskEngine {
   // ---- steps ---------------------------------------------------------------------------------
 
   private async runStep<T>(idOrName: string, fn: () => Promise<T> | T): Promise<T> {
-    if (typeof idOrName !== 'string' || idOrName.length === 0) throw new Error(`ctx.step needs a step id (a non-empty string), got ${JSON.stringify(idOrName)}`);
+    if (typeof idOrName !== 'string' || idOrName.length === 0)
+      throw new Error(`ctx.step needs a step id (a non-empty string), got ${JSON.stringify(idOrName)}`);
     if (this.currentStep !== null) {
       throw new Error(`step "${idOrName}" was started inside step "${this.currentStep}"; steps do not nest`);
     }
@@ -321,36 +336,51 @@ export class TaskEngine {
     } catch (err) {
       this.currentStep = null;
       if (err instanceof WaitForHumanSignal || err instanceof LeaseLostError || this.abort.signal.aborted) throw err;
-      const kind = err instanceof LlmCallError ? 'llm' : err instanceof StepOutputError ? 'output-schema' : isSchemaRefusal(err) ? 'invalid-checkpoint' : (err as Error)?.name || 'error';
+      const kind =
+        err instanceof LlmCallError
+          ? 'llm'
+          : err instanceof StepOutputError
+            ? 'output-schema'
+            : isSchemaRefusal(err)
+              ? 'invalid-checkpoint'
+              : (err as Error)?.name || 'error';
       return this.failStep(id, started, failuresBefore, this.redact(messageOf(err)), kind);
     }
 
     const result = scrubbedResult(value === undefined ? null : value, this.env);
-    const recovery = this.stepRecovery ?? (previousError
-      ? { what: previousError.message, fix: `reran the step on resume (attempt ${step.attempts})`, verification: `step ${id} completed` }
-      : null);
+    const recovery =
+      this.stepRecovery ??
+      (previousError
+        ? { what: previousError.message, fix: `reran the step on resume (attempt ${step.attempts})`, verification: `step ${id} completed` }
+        : null);
     try {
       await this.save(
-      (d) => {
-        const s = d.plan.find((x) => x.id === id)!;
-        Object.assign(s, {
-          status: 'done',
-          finished_at: new Date().toISOString(),
-          elapsed_ms: (s.elapsed_ms ?? 0) + (Date.now() - started),
-          error: null,
-        });
-        for (const a of this.pendingArtifacts.values()) upsertArtifact(d, a);
-        if (recovery) d.errors.push({ at: new Date().toISOString(), step_id: id, ...recovery });
-        d.resume_hint = this.nextHint();
-      },
-      { results: { [id]: result } },
+        (d) => {
+          const s = d.plan.find((x) => x.id === id)!;
+          Object.assign(s, {
+            status: 'done',
+            finished_at: new Date().toISOString(),
+            elapsed_ms: (s.elapsed_ms ?? 0) + (Date.now() - started),
+            error: null,
+          });
+          for (const a of this.pendingArtifacts.values()) upsertArtifact(d, a);
+          if (recovery) d.errors.push({ at: new Date().toISOString(), step_id: id, ...recovery });
+          d.resume_hint = this.nextHint();
+        },
+        { results: { [id]: result } },
       );
     } catch (err) {
       if (!isSchemaRefusal(err)) throw err;
       // The agent handed over something the checkpoint cannot hold: the step fails with the store's reason, the task stays valid.
       this.currentStep = null;
       this.pendingArtifacts.clear();
-      return this.failStep(id, started, failuresBefore, `the step's outcome cannot be saved as a valid checkpoint: ${this.redact(messageOf(err))}`, 'invalid-checkpoint');
+      return this.failStep(
+        id,
+        started,
+        failuresBefore,
+        `the step's outcome cannot be saved as a valid checkpoint: ${this.redact(messageOf(err))}`,
+        'invalid-checkpoint',
+      );
     }
     this.pendingArtifacts.clear();
     this.currentStep = null;
@@ -471,7 +501,12 @@ export class TaskEngine {
     }
     // After: the outcome.
     await this.save((d) => {
-      Object.assign(byId(d), { status: 'done', outcome: outcome === undefined ? null : outcome, error: undefined, updated_at: new Date().toISOString() });
+      Object.assign(byId(d), {
+        status: 'done',
+        outcome: outcome === undefined ? null : outcome,
+        error: undefined,
+        updated_at: new Date().toISOString(),
+      });
     });
     await this.event({ type: 'effect', step_id: stepId, data: { effect: effectId, status: 'done' } });
     this.report(`effect ${spec.type} (key ${spec.key}): done`);
@@ -487,7 +522,12 @@ export class TaskEngine {
     await this.save((d) => {
       const e = d.side_effects.find((x) => x.id === effect.id)!;
       if (result.happened) {
-        Object.assign(e, { status: 'done', outcome: result.outcome ?? null, reconciliation: 'probed-done', updated_at: new Date().toISOString() });
+        Object.assign(e, {
+          status: 'done',
+          outcome: result.outcome ?? null,
+          reconciliation: 'probed-done',
+          updated_at: new Date().toISOString(),
+        });
       } else {
         Object.assign(e, { status: 'not_started', reconciliation: 'probed-absent-retried', updated_at: new Date().toISOString() });
       }
@@ -495,9 +535,15 @@ export class TaskEngine {
     await this.event({
       type: 'effect',
       step_id: effect.step_id,
-      data: { effect: effect.id, status: result.happened ? 'done' : 'not_started', reconciliation: result.happened ? 'probed-done' : 'probed-absent-retried' },
+      data: {
+        effect: effect.id,
+        status: result.happened ? 'done' : 'not_started',
+        reconciliation: result.happened ? 'probed-done' : 'probed-absent-retried',
+      },
     });
-    this.report(`effect ${effect.type} (key ${effect.idempotency_key}): probed, ${result.happened ? 'it happened; marked done' : 'it did not happen; will retry with the same key'}`);
+    this.report(
+      `effect ${effect.type} (key ${effect.idempotency_key}): probed, ${result.happened ? 'it happened; marked done' : 'it did not happen; will retry with the same key'}`,
+    );
     return result;
   }
 
@@ -631,15 +677,25 @@ export class TaskEngine {
     let json: string;
     try {
       // Saved as JSON with secrets scrubbed; the first run returns what a rerun will, so a step never acts differently after a crash.
-      json = JSON.stringify(value === undefined ? null : value, (_k, v: unknown) => (typeof v === 'string' ? redactSecrets(v, this.env) : v));
+      json = JSON.stringify(value === undefined ? null : value, (_k, v: unknown) =>
+        typeof v === 'string' ? redactSecrets(v, this.env) : v,
+      );
     } catch (err) {
-      throw new Error(`ctx.remember("${key}"): the action's result cannot be saved as JSON (${messageOf(err)}); return plain data`, { cause: err });
+      throw new Error(`ctx.remember("${key}"): the action's result cannot be saved as JSON (${messageOf(err)}); return plain data`, {
+        cause: err,
+      });
     }
     await this.save(() => undefined, {
-      appendHistory: [{ role: 'tool', content: json, step_id: stepId, call_key: callKey, remember_key: key, elapsed_ms: Date.now() - started }],
+      appendHistory: [
+        { role: 'tool', content: json, step_id: stepId, call_key: callKey, remember_key: key, elapsed_ms: Date.now() - started },
+      ],
     });
     this.rememberedResults.set(callKey, json);
-    await this.event({ type: 'log', step_id: stepId ?? undefined, data: { message: `${key}: result saved`, remembered: key, elapsed_ms: Date.now() - started } });
+    await this.event({
+      type: 'log',
+      step_id: stepId ?? undefined,
+      data: { message: `${key}: result saved`, remembered: key, elapsed_ms: Date.now() - started },
+    });
     return JSON.parse(json) as T;
   }
 
@@ -696,7 +752,8 @@ export class TaskEngine {
       const open = this.working.plan.filter((s) => s.status !== 'done' && s.status !== 'skipped');
       await this.save((d) => {
         for (const s of d.plan) {
-          if (s.status !== 'done' && s.status !== 'skipped') Object.assign(s, { status: 'skipped', skip_reason: 'the agent finished without running it' });
+          if (s.status !== 'done' && s.status !== 'skipped')
+            Object.assign(s, { status: 'skipped', skip_reason: 'the agent finished without running it' });
         }
         d.status = 'done';
         d.phase = 'done';
@@ -712,7 +769,11 @@ export class TaskEngine {
       }
       if (err instanceof WaitForHumanSignal) {
         await this.event({ type: 'runner', data: { status: 'waiting_human', reason: err.reason } });
-        return this.outcome('waiting_human', `task ${this.working.task_id} is waiting for a human: ${err.reason}`, `when ready: ${commandHint(this.working, 'resume')}`);
+        return this.outcome(
+          'waiting_human',
+          `task ${this.working.task_id} is waiting for a human: ${err.reason}`,
+          `when ready: ${commandHint(this.working, 'resume')}`,
+        );
       }
       if (!(err instanceof StepFailedError)) {
         // An error outside any step (in the agent's own control flow): recorded so the failure has a reason.
@@ -726,7 +787,11 @@ export class TaskEngine {
       const replaced = onFailure ? await onFailure(this) : null;
       if (replaced) return replaced;
       await this.event({ type: 'runner', data: { status: 'failed' } });
-      return this.outcome('failed', `task ${this.working.task_id} failed: ${this.working.resume_hint}`, `fix the cause, then: ${commandHint(this.working, 'resume')}`);
+      return this.outcome(
+        'failed',
+        `task ${this.working.task_id} failed: ${this.working.resume_hint}`,
+        `fix the cause, then: ${commandHint(this.working, 'resume')}`,
+      );
     }
   }
 

@@ -65,8 +65,16 @@ const TASK_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** A readable, unique task id: agent name, UTC date and time, a short random suffix. */
 export function generateTaskId(agentName: string, now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
-  const slug = agentName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'task';
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, '')
+    .replace('T', '-');
+  const slug =
+    agentName
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'task';
   return `${slug}-${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
@@ -95,8 +103,17 @@ export async function loadForWrite(store: CheckpointStore, taskId: string): Prom
   // read (torn by a power cut, damaged), nothing can follow it. Refused here, before the lease, so nothing is written.
   const v = entry.checkpoint.version;
   const newer = unreadableNewerVersion(entry);
-  const why = newer ? `${newer.file}: ${newer.message}` : await store.readVersion(taskId, v).then(() => null, (err: unknown) => (err instanceof TaskReadError ? err.message : Promise.reject(err)));
-  if (why) throw new OperationError('unreadable', `task ${taskId} cannot be saved after its newest version file: ${why}. Nothing was written; move the damaged file aside to continue.`);
+  const why = newer
+    ? `${newer.file}: ${newer.message}`
+    : await store.readVersion(taskId, v).then(
+        () => null,
+        (err: unknown) => (err instanceof TaskReadError ? err.message : Promise.reject(err)),
+      );
+  if (why)
+    throw new OperationError(
+      'unreadable',
+      `task ${taskId} cannot be saved after its newest version file: ${why}. Nothing was written; move the damaged file aside to continue.`,
+    );
   return entry.checkpoint;
 }
 
@@ -115,7 +132,13 @@ async function takeLease(env: OperationEnv, taskId: string, owner: string, heart
   }
 }
 
-async function withLease<T>(env: OperationEnv, taskId: string, owner: string, heartbeat: boolean, fn: (lease: Lease) => Promise<T>): Promise<T> {
+async function withLease<T>(
+  env: OperationEnv,
+  taskId: string,
+  owner: string,
+  heartbeat: boolean,
+  fn: (lease: Lease) => Promise<T>,
+): Promise<T> {
   const lease = await takeLease(env, taskId, owner, heartbeat);
   try {
     return await fn(lease);
@@ -128,19 +151,19 @@ async function withLease<T>(env: OperationEnv, taskId: string, owner: string, he
 }
 
 function engineFor(env: OperationEnv, agent: AnyAgent | null, cp: Checkpoint, lease: Lease): TaskEngine {
-  return new TaskEngine(
-    { store: env.store, llm: env.llm ?? unavailableLlm, lease, env: env.env, report: env.report },
-    agent,
-    env.root,
-    cp,
-  );
+  return new TaskEngine({ store: env.store, llm: env.llm ?? unavailableLlm, lease, env: env.env, report: env.report }, agent, env.root, cp);
 }
 
 /**
  * Run `fn` with an engine over the task's latest version, under the task's
  * lease: for writes that run no agent code (imports, adoptions).
  */
-export async function withTaskEngine<T>(env: OperationEnv, taskId: string, owner: string, fn: (engine: TaskEngine, cp: Checkpoint) => Promise<T>): Promise<T> {
+export async function withTaskEngine<T>(
+  env: OperationEnv,
+  taskId: string,
+  owner: string,
+  fn: (engine: TaskEngine, cp: Checkpoint) => Promise<T>,
+): Promise<T> {
   return withLease(env, taskId, owner, false, async (lease) => {
     const cp = await loadForWrite(env.store, taskId);
     return fn(engineFor(env, null, cp, lease), cp);
@@ -170,11 +193,17 @@ function assertNoSecrets(options: unknown, env: NodeJS.ProcessEnv): void {
     if (!value || value.length < MIN_SECRET_LENGTH || !SECRET_ENV_NAME.test(name)) continue;
     // Compared as it appears inside a JSON string, so quotes and backslashes in the secret still match.
     if (text.includes(JSON.stringify(value).slice(1, -1))) {
-      throw new OperationError('invalid', `an agent option contains the value of ${name}; secrets are never stored in checkpoints. Nothing was written.`);
+      throw new OperationError(
+        'invalid',
+        `an agent option contains the value of ${name}; secrets are never stored in checkpoints. Nothing was written.`,
+      );
     }
   }
   if (redactSecrets(text, env) !== text) {
-    throw new OperationError('invalid', 'an agent option contains a secret (an API key or a bearer token); secrets are never stored in checkpoints. Nothing was written.');
+    throw new OperationError(
+      'invalid',
+      'an agent option contains a secret (an API key or a bearer token); secrets are never stored in checkpoints. Nothing was written.',
+    );
   }
 }
 
@@ -190,7 +219,12 @@ export function moduleChanged(cp: Checkpoint, currentSha256: string | null | und
 
 /** A folder left by a create that crashed before version 1 existed: starting again is safe (version 1 is linked exclusively). */
 export function isUnfinishedCreate(entry: TaskEntry): boolean {
-  return entry.checkpoint === null && entry.format === 'waystation' && entry.problems.length > 0 && entry.problems.every((p) => p.reason === 'missing-version');
+  return (
+    entry.checkpoint === null &&
+    entry.format === 'waystation' &&
+    entry.problems.length > 0 &&
+    entry.problems.every((p) => p.reason === 'missing-version')
+  );
 }
 
 // ---- start ----------------------------------------------------------------------------------
@@ -200,13 +234,21 @@ export function isUnfinishedCreate(entry: TaskEntry): boolean {
  * it throws is the agent's verdict on its options (a missing input folder, ...),
  * reported as bad input with the agent named, before anything is written.
  */
-async function fromAgent<T>(env: OperationEnv, agent: AnyAgent, what: 'plan' | 'goal' | 'resolveOptions', fn: () => T | Promise<T>): Promise<T> {
+async function fromAgent<T>(
+  env: OperationEnv,
+  agent: AnyAgent,
+  what: 'plan' | 'goal' | 'resolveOptions',
+  fn: () => T | Promise<T>,
+): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (err instanceof OperationError) throw err;
     const message = redactSecrets(err instanceof Error ? err.message : String(err), env.env ?? process.env);
-    throw new OperationError('invalid', `agent ${agent.name} could not start the task: its ${what}() threw: ${message}. Nothing was written.`);
+    throw new OperationError(
+      'invalid',
+      `agent ${agent.name} could not start the task: its ${what}() threw: ${message}. Nothing was written.`,
+    );
   }
 }
 
@@ -224,34 +266,51 @@ export interface StartRequest {
 export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRequest = {}): Promise<EngineOutcome> {
   const taskId = req.taskId ?? generateTaskId(agent.name);
   if (!TASK_ID_RE.test(taskId)) {
-    throw new OperationError('invalid', `"${taskId}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit`);
+    throw new OperationError(
+      'invalid',
+      `"${taskId}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit`,
+    );
   }
   const schema = agent.options as z.ZodType | undefined;
   if (!schema || typeof schema !== 'object' || typeof (schema as { safeParse?: unknown }).safeParse !== 'function') {
-    throw new OperationError('invalid', `agent ${agent.name} has no options schema: \`options\` must be a zod schema (z.object({...})). Nothing was written.`);
+    throw new OperationError(
+      'invalid',
+      `agent ${agent.name} has no options schema: \`options\` must be a zod schema (z.object({...})). Nothing was written.`,
+    );
   }
   const parsed = schema.safeParse(req.options ?? {});
   if (!parsed.success) {
     throw new OperationError('invalid', `invalid options for agent ${agent.name}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
   }
   const existing = await env.store.getTask(taskId);
-  if (existing && !isUnfinishedCreate(existing)) throw new OperationError('exists', `task ${taskId} already exists in ${env.root}; resume it instead`);
+  if (existing && !isUnfinishedCreate(existing))
+    throw new OperationError('exists', `task ${taskId} already exists in ${env.root}; resume it instead`);
   const planEnv = { taskId, rootDir: env.root };
-  const options = (agent.resolveOptions ? await fromAgent(env, agent, 'resolveOptions', () => agent.resolveOptions!(parsed.data, planEnv)) : parsed.data) as Record<string, unknown>;
+  const options = (
+    agent.resolveOptions ? await fromAgent(env, agent, 'resolveOptions', () => agent.resolveOptions!(parsed.data, planEnv)) : parsed.data
+  ) as Record<string, unknown>;
   assertNoSecrets(options, env.env ?? process.env);
   const steps = await fromAgent(env, agent, 'plan', () => agent.plan(options, planEnv));
-  if (!Array.isArray(steps)) throw new OperationError('invalid', `agent ${agent.name}: plan() returned ${typeof steps}, not a list of steps. Nothing was written.`);
+  if (!Array.isArray(steps))
+    throw new OperationError('invalid', `agent ${agent.name}: plan() returned ${typeof steps}, not a list of steps. Nothing was written.`);
   const goal = await fromAgent(env, agent, 'goal', () => agent.goal(options));
   const ids = new Set<string>();
   for (const [i, s] of (steps as unknown[]).entries()) {
     const step = s as { id?: unknown; name?: unknown; output_schema?: unknown } | null;
     if (!step || typeof step !== 'object' || typeof step.id !== 'string' || typeof step.name !== 'string') {
-      throw new OperationError('invalid', `agent ${agent.name}: plan() entry ${i} is ${JSON.stringify(s) ?? String(s)}, not a step with an id and a name. Nothing was written.`);
+      throw new OperationError(
+        'invalid',
+        `agent ${agent.name}: plan() entry ${i} is ${JSON.stringify(s) ?? String(s)}, not a step with an id and a name. Nothing was written.`,
+      );
     }
     if (step.output_schema != null && typeof (step.output_schema as { safeParse?: unknown }).safeParse !== 'function') {
-      throw new OperationError('invalid', `agent ${agent.name}: step "${step.id}" has an output_schema that is not a zod schema. Nothing was written.`);
+      throw new OperationError(
+        'invalid',
+        `agent ${agent.name}: step "${step.id}" has an output_schema that is not a zod schema. Nothing was written.`,
+      );
     }
-    if (ids.has(step.id)) throw new OperationError('invalid', `agent ${agent.name} planned step id "${step.id}" twice; step ids must be unique`);
+    if (ids.has(step.id))
+      throw new OperationError('invalid', `agent ${agent.name} planned step id "${step.id}" twice; step ids must be unique`);
     ids.add(step.id);
   }
   const now = new Date().toISOString();
@@ -284,7 +343,16 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
       max_auto_attempts: req.maxAutoAttempts ?? DEFAULT_MAX_AUTO_ATTEMPTS,
     },
     errors: [],
-    run: { created_at: now, updated_at: now, model: env.llm?.model ?? null, tokens_in: 0, tokens_out: 0, cost_usd: 0, elapsed_ms: 0, llm_calls: [] },
+    run: {
+      created_at: now,
+      updated_at: now,
+      model: env.llm?.model ?? null,
+      tokens_in: 0,
+      tokens_out: 0,
+      cost_usd: 0,
+      elapsed_ms: 0,
+      llm_calls: [],
+    },
     source: { kind: 'runtime', note: 'task created' },
     history: { count: 0, head: null },
     agent: { ...req.agentRef, name: agent.name, options },
@@ -301,9 +369,13 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
   try {
     created = (await env.store.create(checkpoint)).checkpoint;
   } catch (err) {
-    if (err instanceof ConflictError) throw new OperationError('exists', `task ${taskId} was created by another runner at the same moment; nothing was written`);
+    if (err instanceof ConflictError)
+      throw new OperationError('exists', `task ${taskId} was created by another runner at the same moment; nothing was written`);
     if (isSchemaRefusal(err)) {
-      throw new OperationError('invalid', `agent ${agent.name} describes a task that is not a valid checkpoint (check its goal, plan and options): ${err.message}`);
+      throw new OperationError(
+        'invalid',
+        `agent ${agent.name} describes a task that is not a valid checkpoint (check its goal, plan and options): ${err.message}`,
+      );
     }
     throw err;
   }
@@ -333,7 +405,13 @@ function canProbeBeforeRun(agent: AnyAgent | null) {
 
 async function decide(env: OperationEnv, agent: AnyAgent | null, cp: Checkpoint, rerunDrifted: boolean): Promise<ResumeDecision> {
   const report = await verifyTask(env.root, cp, { location: cp.task_id });
-  return decideResume({ cp, report, canProbe: canProbeBeforeRun(agent), rerunDrifted, moduleChanged: moduleChanged(cp, env.agentModuleSha256) });
+  return decideResume({
+    cp,
+    report,
+    canProbe: canProbeBeforeRun(agent),
+    rerunDrifted,
+    moduleChanged: moduleChanged(cp, env.agentModuleSha256),
+  });
 }
 
 /**
@@ -402,7 +480,10 @@ export async function resumeTask(env: OperationEnv, agent: AnyAgent, taskId: str
 
 function checkResumable(cp: Checkpoint, agent: AnyAgent): void {
   if (cp.agent?.name && cp.agent.name !== agent.name) {
-    throw new OperationError('agent-mismatch', `task ${cp.task_id} belongs to agent ${cp.agent.name}, not ${agent.name}; nothing was written`);
+    throw new OperationError(
+      'agent-mismatch',
+      `task ${cp.task_id} belongs to agent ${cp.agent.name}, not ${agent.name}; nothing was written`,
+    );
   }
   if (cp.status === 'halted') {
     const last = cp.recovery.decisions.at(-1);
@@ -464,7 +545,12 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
           for (const [key, happened] of settle) {
             const e = d.side_effects.find((x) => x.idempotency_key === key)!;
             if (e.status === 'done') continue;
-            Object.assign(e, happened ? { status: 'done', reconciliation: 'settled-by-human' } : { status: 'not_started', reconciliation: 'settled-by-human-retry' });
+            Object.assign(
+              e,
+              happened
+                ? { status: 'done', reconciliation: 'settled-by-human' }
+                : { status: 'not_started', reconciliation: 'settled-by-human-retry' },
+            );
             e.updated_at = new Date().toISOString();
           }
         },
@@ -499,7 +585,12 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
     await engine.save(
       (d) => {
         if (req.approval) {
-          d.recovery.decisions.push({ approval_id: req.approval.id, decision: 'approved', by: req.approval.actor, at: new Date().toISOString() });
+          d.recovery.decisions.push({
+            approval_id: req.approval.id,
+            decision: 'approved',
+            by: req.approval.actor,
+            at: new Date().toISOString(),
+          });
           d.recovery.pending_approval = null;
         }
         if (resetFrom !== null) {
@@ -513,7 +604,8 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
         else d.recovery.auto_attempts = 0;
         const waits = (d as { human_waits?: { resolved_at?: string; by?: string; note?: string | null }[] }).human_waits ?? [];
         if (req.trigger !== 'auto') {
-          for (const w of waits) if (!w.resolved_at) Object.assign(w, { resolved_at: new Date().toISOString(), by: actor, note: req.note ?? null });
+          for (const w of waits)
+            if (!w.resolved_at) Object.assign(w, { resolved_at: new Date().toISOString(), by: actor, note: req.note ?? null });
         }
         if (changed && d.agent) {
           // The new hash is recorded with the resume, so the history shows when the code changed and who resumed with it.
@@ -524,8 +616,20 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
         d.resume_hint = `resumed${req.trigger === 'auto' ? ' automatically' : ` by ${actor}`}: ${describePlan(decision.plan, d).join('; ')}`;
       },
       req.approval
-        ? { source: { kind: 'approval', actor: req.approval.actor, note: `resume plan ${req.approval.id} approved${changed ? ' (with the changed agent module)' : ''}` } }
-        : { source: { kind: 'runtime', actor: req.trigger === 'auto' ? undefined : actor, note: `resumed (${req.trigger ?? 'human'})${changed ? '; the agent module changed since the last run' : ''}` } },
+        ? {
+            source: {
+              kind: 'approval',
+              actor: req.approval.actor,
+              note: `resume plan ${req.approval.id} approved${changed ? ' (with the changed agent module)' : ''}`,
+            },
+          }
+        : {
+            source: {
+              kind: 'runtime',
+              actor: req.trigger === 'auto' ? undefined : actor,
+              note: `resumed (${req.trigger ?? 'human'})${changed ? '; the agent module changed since the last run' : ''}`,
+            },
+          },
     );
 
     // 4. Reconcile uncertain effects the agent can probe before running; the rest are probed where the step calls them.
@@ -539,10 +643,18 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
         const message = redactSecrets(err instanceof Error ? err.message : String(err), env.env ?? process.env);
         await engine.save((d) => {
           d.status = 'failed';
-          d.errors.push({ at: new Date().toISOString(), step_id: effect.step_id ?? null, what: `probing ${effect.type} (key ${effect.idempotency_key}) failed: ${message}` });
+          d.errors.push({
+            at: new Date().toISOString(),
+            step_id: effect.step_id ?? null,
+            what: `probing ${effect.type} (key ${effect.idempotency_key}) failed: ${message}`,
+          });
           d.resume_hint = `could not ask the outside world about ${effect.type} (key ${effect.idempotency_key}): ${message}. Resume when it answers: \`${hint(d, 'resume')}\``;
         });
-        return engine.outcome('failed', `probing side effect ${effect.id} failed: ${message}`, `when the service answers: ${hint(cp, 'resume')}`);
+        return engine.outcome(
+          'failed',
+          `probing side effect ${effect.id} failed: ${message}`,
+          `when the service answers: ${hint(cp, 'resume')}`,
+        );
       }
     }
 
@@ -550,8 +662,13 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
     const context = buildResumeContext(engine.checkpoint);
     engine.setResumeContext(context);
     await engine.loadLlmCache();
-    await engine.event({ type: 'runner', data: { status: 'resumed', trigger: req.trigger ?? 'human', context: { ...context, artifacts: context.artifacts.length } } });
-    env.report?.(`resuming ${taskId}: next ${context.next_step ? `${context.next_step.id} (${context.next_step.name})` : 'nothing (all steps finished)'}`);
+    await engine.event({
+      type: 'runner',
+      data: { status: 'resumed', trigger: req.trigger ?? 'human', context: { ...context, artifacts: context.artifacts.length } },
+    });
+    env.report?.(
+      `resuming ${taskId}: next ${context.next_step ? `${context.next_step.id} (${context.next_step.name})` : 'nothing (all steps finished)'}`,
+    );
 
     // 6. Continue, writing new versions.
     return engine.drive((e) => confirmAfterFailure(env, agent, e));
@@ -561,7 +678,12 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
 // ---- approve / reject -----------------------------------------------------------------------
 
 /** Approve the pending resume plan and resume exactly that plan. */
-export async function approveTask(env: OperationEnv, agent: AnyAgent, taskId: string, opts: { actor?: string } = {}): Promise<EngineOutcome> {
+export async function approveTask(
+  env: OperationEnv,
+  agent: AnyAgent,
+  taskId: string,
+  opts: { actor?: string } = {},
+): Promise<EngineOutcome> {
   const cp = await loadForWrite(env.store, taskId);
   const pending = cp.recovery.pending_approval;
   if (!pending) {
@@ -633,14 +755,23 @@ export async function editStepResult(
           'its steps cannot be edited, since an edit would resume it. Nothing was written.',
       );
     }
-    const index = cp.plan.findIndex((s) => s.id === stepRef) >= 0 ? cp.plan.findIndex((s) => s.id === stepRef) : cp.plan.findIndex((s) => s.name === stepRef);
+    const index =
+      cp.plan.findIndex((s) => s.id === stepRef) >= 0
+        ? cp.plan.findIndex((s) => s.id === stepRef)
+        : cp.plan.findIndex((s) => s.name === stepRef);
     if (index < 0) {
-      throw new OperationError('unknown-step', `task ${taskId} has no step "${stepRef}"; its steps are: ${cp.plan.map((s) => s.id).join(', ')}. Nothing was written.`);
+      throw new OperationError(
+        'unknown-step',
+        `task ${taskId} has no step "${stepRef}"; its steps are: ${cp.plan.map((s) => s.id).join(', ')}. Nothing was written.`,
+      );
     }
     const step = cp.plan[index];
     const problems = validateAgainstSchema(step.output_schema, value);
     if (problems.length > 0) {
-      throw new OperationError('invalid', `the value does not fit step ${step.id}'s output schema: ${problems.join('; ')}. Nothing was written.`);
+      throw new OperationError(
+        'invalid',
+        `the value does not fit step ${step.id}'s output schema: ${problems.join('; ')}. Nothing was written.`,
+      );
     }
     return index;
   };
@@ -663,7 +794,9 @@ export async function editStepResult(
             step_id: s.id,
             what: s.error.message,
             fix: `result replaced by a human edit (${actor})`,
-            verification: s.output_schema ? "the value satisfies the step's output schema" : 'no output schema is declared; the value was accepted as given',
+            verification: s.output_schema
+              ? "the value satisfies the step's output schema"
+              : 'no output schema is declared; the value was accepted as given',
           });
         }
         Object.assign(s, { status: 'done', error: null, finished_at: at, edited: { by: actor, at } });

@@ -27,7 +27,12 @@ function send(message: WorkerMessage): Promise<void> {
 }
 
 /** Load a task's agent; a module that is gone or broken refuses the job before anything is written. */
-async function loadFor(ref: Pick<AgentRef, 'name' | 'module' | 'export' | 'project_root'>, root: string, taskId: string, verb: string): Promise<LoadedAgent> {
+async function loadFor(
+  ref: Pick<AgentRef, 'name' | 'module' | 'export' | 'project_root'>,
+  root: string,
+  taskId: string,
+  verb: string,
+): Promise<LoadedAgent> {
   try {
     // A module agent runs in its project, wherever the host or CLI that started this worker stands.
     if (ref.module) {
@@ -60,8 +65,19 @@ function optionsSchemaOf(schema: unknown): Record<string, unknown> {
 async function run(job: WorkerJob): Promise<number> {
   if (job.kind === 'describe') {
     try {
-      const { agent, ...ref } = await describeModuleAgent(job.spec, { cwd: job.cwd, exportName: job.exportName, projectRoot: job.projectRoot });
-      await send({ type: 'agent', agent: { ...ref, description: typeof agent.description === 'string' ? agent.description : '', options_schema: optionsSchemaOf(agent.options) } });
+      const { agent, ...ref } = await describeModuleAgent(job.spec, {
+        cwd: job.cwd,
+        exportName: job.exportName,
+        projectRoot: job.projectRoot,
+      });
+      await send({
+        type: 'agent',
+        agent: {
+          ...ref,
+          description: typeof agent.description === 'string' ? agent.description : '',
+          options_schema: optionsSchemaOf(agent.options),
+        },
+      });
       return RunExit.done;
     } catch (err) {
       if (err instanceof AgentLoadError) throw new OperationError('agent-unavailable', err.message);
@@ -81,13 +97,22 @@ async function run(job: WorkerJob): Promise<number> {
     const { name: _name, ...ref } = job.agentRef;
     // The hash of the code that actually runs, should the file have changed since it was described.
     if (loaded.module_sha256) ref.module_sha256 = loaded.module_sha256;
-    const outcome = await startTask(env, loaded.agent, { taskId: job.taskId, options: job.options, mode: job.mode, maxAutoAttempts: job.maxAutoAttempts, agentRef: ref });
+    const outcome = await startTask(env, loaded.agent, {
+      taskId: job.taskId,
+      options: job.options,
+      mode: job.mode,
+      maxAutoAttempts: job.maxAutoAttempts,
+      agentRef: ref,
+    });
     await send({ type: 'outcome', outcome });
     return exitCodeForStatus(outcome.status);
   }
   const cp = await loadForWrite(store, job.taskId);
   if (!cp.agent) {
-    throw new OperationError('agent-unavailable', `task ${job.taskId} does not record which agent runs it, so it cannot be resumed (it can still be inspected). Nothing was written.`);
+    throw new OperationError(
+      'agent-unavailable',
+      `task ${job.taskId} does not record which agent runs it, so it cannot be resumed (it can still be inspected). Nothing was written.`,
+    );
   }
   const loaded = await loadFor(cp.agent, job.root, job.taskId, job.kind);
   env.agentModuleSha256 = loaded.module_sha256;
@@ -107,7 +132,8 @@ try {
 } catch (err) {
   const message = redactSecrets(err instanceof Error ? err.message : String(err));
   const errCode = err instanceof OperationError ? err.code : 'internal';
-  if (!(err instanceof OperationError)) process.stderr.write(`${redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
+  if (!(err instanceof OperationError))
+    process.stderr.write(`${redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
   await send({ type: 'error', code: errCode, message });
   code = exitCodeForError(errCode);
 }

@@ -59,10 +59,21 @@ export interface HistoryChunk {
  * it was written; a version file with no line hashing to the name carries no
  * such blob, or carries it damaged.
  */
-export async function readBlobValue(ctx: ReadContext, taskDir: string, ref: string): Promise<{ ok: true; value: unknown } | { ok: false; problem: Problem }> {
+export async function readBlobValue(
+  ctx: ReadContext,
+  taskDir: string,
+  ref: string,
+): Promise<{ ok: true; value: unknown } | { ok: false; problem: Problem }> {
   const at = parseBlobRef(ref);
   if (!at) {
-    return { ok: false, problem: problem(relPath(ctx, taskDir), 'schema', `not a blob reference: ${JSON.stringify(ref)} (expected sha256:<64 hex digits>, optionally @<version>)`) };
+    return {
+      ok: false,
+      problem: problem(
+        relPath(ctx, taskDir),
+        'schema',
+        `not a blob reference: ${JSON.stringify(ref)} (expected sha256:<64 hex digits>, optionally @<version>)`,
+      ),
+    };
   }
   if (at.version !== null) return readCarriedBlob(ctx, taskDir, ref, at.hex, at.version);
   const abs = blobPath(taskDir, at.hex);
@@ -70,15 +81,28 @@ export async function readBlobValue(ctx: ReadContext, taskDir: string, ref: stri
   const raw = await readBytes(ctx, abs);
   if (!raw.ok) return { ok: false, problem: raw.missing ? problem(file, 'unreadable', `blob ${ref} is missing`) : raw.problem };
   const actual = createHash('sha256').update(raw.bytes).digest('hex');
-  if (actual !== at.hex) return { ok: false, problem: problem(file, 'invariant', `the blob's bytes hash to ${actual}, not to its name: it was changed after it was written`) };
+  if (actual !== at.hex)
+    return {
+      ok: false,
+      problem: problem(file, 'invariant', `the blob's bytes hash to ${actual}, not to its name: it was changed after it was written`),
+    };
   return parsed(file, raw.bytes);
 }
 
-async function readCarriedBlob(ctx: ReadContext, taskDir: string, ref: string, hex: string, version: number): Promise<{ ok: true; value: unknown } | { ok: false; problem: Problem }> {
+async function readCarriedBlob(
+  ctx: ReadContext,
+  taskDir: string,
+  ref: string,
+  hex: string,
+  version: number,
+): Promise<{ ok: true; value: unknown } | { ok: false; problem: Problem }> {
   const located = await locateRecord(ctx, taskDir, version);
   if (!located.ok) {
     const p = located.problem;
-    return { ok: false, problem: located.missing ? problem(p.file, 'unreadable', `blob ${ref} is missing: version ${version} does not exist`) : p };
+    return {
+      ok: false,
+      problem: located.missing ? problem(p.file, 'unreadable', `blob ${ref} is missing: version ${version} does not exist`) : p,
+    };
   }
   const { abs, bytes, span } = located.value;
   const record = bytes.subarray(span.start, span.end);
@@ -88,7 +112,14 @@ async function readCarriedBlob(ctx: ReadContext, taskDir: string, ref: string, h
   const line = eol < 0 ? null : findCarriedBlob(record, eol, hex);
   const file = relPath(ctx, abs);
   if (!line) {
-    return { ok: false, problem: problem(file, 'invariant', `version ${version} carries no blob whose bytes hash to ${hex} (${ref}): it was never there, or its line was changed after it was written`) };
+    return {
+      ok: false,
+      problem: problem(
+        file,
+        'invariant',
+        `version ${version} carries no blob whose bytes hash to ${hex} (${ref}): it was never there, or its line was changed after it was written`,
+      ),
+    };
   }
   return parsed(file, line);
 }
@@ -137,14 +168,24 @@ export async function readHistoryChain(
     if (!read.ok) return read;
     const chunk = read.value as Partial<HistoryChunk> | null;
     if (!chunk || typeof chunk !== 'object' || !Array.isArray(chunk.messages) || !(chunk.prev === null || typeof chunk.prev === 'string')) {
-      return { ok: false, problem: problem(`${relPath(ctx, taskDir)} (${ref})`, 'schema', 'not a history chunk: expected {"prev": <ref or null>, "messages": [...]}') };
+      return {
+        ok: false,
+        problem: problem(
+          `${relPath(ctx, taskDir)} (${ref})`,
+          'schema',
+          'not a history chunk: expected {"prev": <ref or null>, "messages": [...]}',
+        ),
+      };
     }
     chunks.push(chunk.messages);
     total += chunk.messages.length;
     ref = chunk.prev;
   }
   if (from + total !== count) {
-    return { ok: false, problem: problem(relPath(ctx, taskDir), 'invariant', `the history chain holds ${total} messages but the checkpoint says ${count}`) };
+    return {
+      ok: false,
+      problem: problem(relPath(ctx, taskDir), 'invariant', `the history chain holds ${total} messages but the checkpoint says ${count}`),
+    };
   }
   const messages: unknown[] = [];
   for (let i = chunks.length - 1; i >= 0; i--) for (const m of chunks[i]) messages.push(m);

@@ -81,12 +81,19 @@ export type FolderLookup = 'list' | 'probe';
  * What is in the folder is found out as `lookup` says; both ways read the
  * same files and report the same problems.
  */
-export async function readFolder<C extends CheckpointHead>(ctx: ReadContext, name: string, depth: ReadDepth<C>, lookup: FolderLookup = 'list'): Promise<FoundTask<C> | null> {
+export async function readFolder<C extends CheckpointHead>(
+  ctx: ReadContext,
+  name: string,
+  depth: ReadDepth<C>,
+  lookup: FolderLookup = 'list',
+): Promise<FoundTask<C> | null> {
   const dir = path.join(ctx.root, name);
   if (lookup === 'probe') return probeFolder(ctx, name, dir, depth);
   const names = await folderNames(ctx, dir);
   const hot: FileRead<unknown> =
-    names && !names.has(HOT_FILE) ? { ok: false, missing: true, problem: problem(relPath(ctx, path.join(dir, HOT_FILE)), 'unreadable', 'the file does not exist') } : await readHot(ctx, dir);
+    names && !names.has(HOT_FILE)
+      ? { ok: false, missing: true, problem: problem(relPath(ctx, path.join(dir, HOT_FILE)), 'unreadable', 'the file does not exist') }
+      : await readHot(ctx, dir);
   if (hot.ok && isLegacyDoc(hot.value)) {
     const importId = `${name}${IMPORT_SUFFIX}`;
     return legacyFound(legacyEntry(ctx, name, path.join(dir, HOT_FILE), hot, 'article-checkpoint-json', importId), importId, depth);
@@ -98,7 +105,12 @@ export async function readFolder<C extends CheckpointHead>(ctx: ReadContext, nam
 }
 
 /** readFolder by probing (see FolderLookup): the hot snapshot first, `versions/` only when it is missing. */
-async function probeFolder<C extends CheckpointHead>(ctx: ReadContext, name: string, dir: string, depth: ReadDepth<C>): Promise<FoundTask<C> | null> {
+async function probeFolder<C extends CheckpointHead>(
+  ctx: ReadContext,
+  name: string,
+  dir: string,
+  depth: ReadDepth<C>,
+): Promise<FoundTask<C> | null> {
   const hot = await readHot(ctx, dir);
   if (hot.ok && isLegacyDoc(hot.value)) {
     const importId = `${name}${IMPORT_SUFFIX}`;
@@ -108,11 +120,19 @@ async function probeFolder<C extends CheckpointHead>(ctx: ReadContext, name: str
   const hasVersions = hot.ok || !hot.missing || (await exists(ctx, path.join(dir, VERSIONS_DIR)));
   if (!hot.ok && hot.missing && !hasVersions) return null;
   const entry = await readNativeTask(ctx, name, dir, hot, depth, hasVersions);
-  return { entry: depth.noteLease ? { ...entry, has_lease: await exists(ctx, path.join(dir, LEASE_DIR)) } : entry, legacy: null, importId: null };
+  return {
+    entry: depth.noteLease ? { ...entry, has_lease: await exists(ctx, path.join(dir, LEASE_DIR)) } : entry,
+    legacy: null,
+    importId: null,
+  };
 }
 
 /** Read a root-level JSON file as a legacy task; null when it is not one. */
-export async function readRootFile<C extends CheckpointHead>(ctx: ReadContext, name: string, depth: ReadDepth<C>): Promise<FoundTask<C> | null> {
+export async function readRootFile<C extends CheckpointHead>(
+  ctx: ReadContext,
+  name: string,
+  depth: ReadDepth<C>,
+): Promise<FoundTask<C> | null> {
   const abs = path.join(ctx.root, name);
   const read = await readJsonFile(ctx, abs);
   if (read.ok && !isLegacyDoc(read.value)) return null;
@@ -124,17 +144,37 @@ export async function readRootFile<C extends CheckpointHead>(ctx: ReadContext, n
   } else {
     id = name.slice(0, -'.json'.length);
   }
-  return legacyFound(legacyEntry(ctx, id, abs, read, name === ROOT_LEGACY_FILE ? 'article-checkpoint-json' : 'article-task-json', id), id, depth);
+  return legacyFound(
+    legacyEntry(ctx, id, abs, read, name === ROOT_LEGACY_FILE ? 'article-checkpoint-json' : 'article-task-json', id),
+    id,
+    depth,
+  );
 }
 
 /** A root entry that is a symlink: followed only when it stays inside the root. */
-async function readLinked<C extends CheckpointHead>(ctx: ReadContext, dirent: Dirent, depth: ReadDepth<C>, lookup: FolderLookup): Promise<FoundTask<C> | null> {
+async function readLinked<C extends CheckpointHead>(
+  ctx: ReadContext,
+  dirent: Dirent,
+  depth: ReadDepth<C>,
+  lookup: FolderLookup,
+): Promise<FoundTask<C> | null> {
   const abs = path.join(ctx.root, dirent.name);
   const link = await resolveLink(ctx, abs);
   if (!link.ok) {
     if (!dirent.name.endsWith('.json') && !isSafeTaskId(dirent.name)) return null;
     const id = dirent.name.endsWith('.json') ? dirent.name.slice(0, -5) : dirent.name;
-    return { entry: { task_id: id, location: relPath(ctx, abs), format: 'waystation', checkpoint: null, read_only: true, problems: [link.problem] }, legacy: null, importId: null };
+    return {
+      entry: {
+        task_id: id,
+        location: relPath(ctx, abs),
+        format: 'waystation',
+        checkpoint: null,
+        read_only: true,
+        problems: [link.problem],
+      },
+      legacy: null,
+      importId: null,
+    };
   }
   try {
     const stat = await ctx.fs.stat(link.real);
@@ -147,7 +187,12 @@ async function readLinked<C extends CheckpointHead>(ctx: ReadContext, dirent: Di
 }
 
 /** Read one root entry as a task, or null; a folder's contents are found out as `lookup` says. */
-export function readRootEntry<C extends CheckpointHead>(ctx: ReadContext, dirent: Dirent, depth: ReadDepth<C>, lookup: FolderLookup = 'list'): Promise<FoundTask<C> | null> {
+export function readRootEntry<C extends CheckpointHead>(
+  ctx: ReadContext,
+  dirent: Dirent,
+  depth: ReadDepth<C>,
+  lookup: FolderLookup = 'list',
+): Promise<FoundTask<C> | null> {
   const name = dirent.name;
   if (isTempName(name) || name === CONFIG_FILE) return Promise.resolve(null);
   if (dirent.isSymbolicLink()) return readLinked(ctx, dirent, depth, lookup);
@@ -200,7 +245,8 @@ export async function scanRoot<T>(ctx: ReadContext, concurrency: number, keep: K
   const natives = new Set(found.filter((t) => t.format === 'waystation').map((t) => t.task_id));
   const seen = new Set<string>();
   // Precedence for a shared id: the native folder, then a legacy folder, then <id>.json, then the root checkpoint.json.
-  const rank = (t: Kept<T>) => (t.format === 'waystation' ? 0 : t.location.endsWith('.json') ? (t.location === ROOT_LEGACY_FILE ? 3 : 2) : 1);
+  const rank = (t: Kept<T>) =>
+    t.format === 'waystation' ? 0 : t.location.endsWith('.json') ? (t.location === ROOT_LEGACY_FILE ? 3 : 2) : 1;
   const visible: Kept<T>[] = [];
   for (const t of found.sort((a, b) => rank(a) - rank(b))) {
     if (t.importId && natives.has(t.importId)) continue;
@@ -216,7 +262,13 @@ async function keptFrom<T>(read: readonly (FoundTask<CheckpointHead> | null)[], 
   const found = read.filter((t): t is FoundTask<CheckpointHead> => t !== null);
   const values = await keep(found.map((t) => t.entry));
   if (values.length !== found.length) throw new Error(`a listing kept ${values.length} values for ${found.length} tasks`);
-  return found.map((t, i) => ({ task_id: t.entry.task_id, location: t.entry.location, format: t.entry.format, importId: t.importId, value: values[i] }));
+  return found.map((t, i) => ({
+    task_id: t.entry.task_id,
+    location: t.entry.location,
+    format: t.entry.format,
+    importId: t.importId,
+    value: values[i],
+  }));
 }
 
 /**

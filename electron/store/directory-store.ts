@@ -148,7 +148,8 @@ class DirectoryStore implements CheckpointStore {
 
   private async requireTask(taskId: string): Promise<FoundTask<Checkpoint>> {
     const found = await this.find(taskId);
-    if (!found) throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `there is no task ${JSON.stringify(taskId)} in ${this.root}`)]);
+    if (!found)
+      throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `there is no task ${JSON.stringify(taskId)} in ${this.root}`)]);
     // A task folder that is a symlink out of the root: the paths below it would be read through the link.
     const outside = found.entry.problems.find((p) => p.reason === 'outside-root' && p.file === found.entry.location);
     if (outside) throw new TaskReadError(taskId, [outside]);
@@ -162,7 +163,12 @@ class DirectoryStore implements CheckpointStore {
     const { entry } = found;
     if (entry.format !== 'waystation') {
       if (entry.checkpoint && entry.checkpoint.version === version) return entry.checkpoint;
-      throw new TaskReadError(taskId, entry.checkpoint ? [problem(entry.location, 'missing-version', `a legacy task has only version ${entry.checkpoint.version}`)] : entry.problems);
+      throw new TaskReadError(
+        taskId,
+        entry.checkpoint
+          ? [problem(entry.location, 'missing-version', `a legacy task has only version ${entry.checkpoint.version}`)]
+          : entry.problems,
+      );
     }
     const ctx = await this.ctx();
     const loaded = await loadVersion(ctx, path.join(this.root, taskId), version);
@@ -172,7 +178,10 @@ class DirectoryStore implements CheckpointStore {
 
   async readVersions(taskId: string, versions: readonly number[]): Promise<Checkpoint[]> {
     const dir = path.join(this.root, taskId);
-    const own = isSafeTaskId(taskId) && versions.every((v) => Number.isSafeInteger(v) && v >= 1) && (await this.fs.lstat(dir).catch(() => null))?.isDirectory();
+    const own =
+      isSafeTaskId(taskId) &&
+      versions.every((v) => Number.isSafeInteger(v) && v >= 1) &&
+      (await this.fs.lstat(dir).catch(() => null))?.isDirectory();
     if (!own || versions.length < 2) return Promise.all(versions.map((v) => this.readVersion(taskId, v)));
     const loaded = await loadVersions(await this.ctx(), dir, versions);
     // A version missing here may still be found the long way (readVersion says precisely why not).
@@ -228,18 +237,31 @@ class DirectoryStore implements CheckpointStore {
       const before = after.version > 1 ? await rebuildVersion(ctx, dir, after.version - 1) : null;
       if (before === null || before.ok) {
         const start = before ? { version: after.version - 1, doc: before.value.doc } : null;
-        const [held, ...later] = await replayVersions(ctx, dir, numbers.filter((v) => v >= after.version), start);
-        if (held?.version === after.version && held.updated_at === after.updated_at && held.bytes === after.bytes) return { after: after.version, versions: later };
+        const [held, ...later] = await replayVersions(
+          ctx,
+          dir,
+          numbers.filter((v) => v >= after.version),
+          start,
+        );
+        if (held?.version === after.version && held.updated_at === after.updated_at && held.bytes === after.bytes)
+          return { after: after.version, versions: later };
       }
     }
     return { after: 0, versions: await replayVersions(ctx, dir, numbers, null) };
   }
 
-  async create(checkpoint: Parameters<CheckpointStore['create']>[0], opts: Parameters<CheckpointStore['create']>[1] = {}): Promise<SaveResult> {
+  async create(
+    checkpoint: Parameters<CheckpointStore['create']>[0],
+    opts: Parameters<CheckpointStore['create']>[1] = {},
+  ): Promise<SaveResult> {
     const taskId = (checkpoint as { task_id?: unknown }).task_id;
     if (typeof taskId !== 'string' || !isSafeTaskId(taskId)) {
       throw new StoreWriteError(String(taskId), [
-        problem(String(taskId), 'schema', `task_id ${JSON.stringify(taskId)} cannot name a task folder (one path segment, not starting with "." nor ending in ".tmp" or ".json"); nothing was written`),
+        problem(
+          String(taskId),
+          'schema',
+          `task_id ${JSON.stringify(taskId)} cannot name a task folder (one path segment, not starting with "." nor ending in ".tmp" or ".json"); nothing was written`,
+        ),
       ]);
     }
     const ctx = await this.ctx();
@@ -253,7 +275,8 @@ class DirectoryStore implements CheckpointStore {
   }
 
   async save(taskId: string, request: SaveRequest): Promise<SaveResult> {
-    if (!isSafeTaskId(taskId)) throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `${JSON.stringify(taskId)} is not a task id`)]);
+    if (!isSafeTaskId(taskId))
+      throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `${JSON.stringify(taskId)} is not a task id`)]);
     const ctx = await this.ctx();
     return this.withLock(taskId, async () => {
       const w = this.writer(ctx, taskId);
@@ -283,7 +306,11 @@ class DirectoryStore implements CheckpointStore {
     try {
       await this.appendEventLocked(taskId, { type: 'version', version: result.checkpoint.version });
     } catch (err) {
-      const warning = problem(`${taskId}/events.jsonl`, 'io', `version ${result.checkpoint.version} is saved but its event could not be appended (${errorCode(err) ?? String(err)})`);
+      const warning = problem(
+        `${taskId}/events.jsonl`,
+        'io',
+        `version ${result.checkpoint.version} is saved but its event could not be appended (${errorCode(err) ?? String(err)})`,
+      );
       return { ...result, warnings: [...(result.warnings ?? []), warning] };
     }
     return result;
@@ -292,7 +319,10 @@ class DirectoryStore implements CheckpointStore {
   async importTask(taskId: string): Promise<SaveResult> {
     const found = await this.requireTask(taskId);
     const { entry, legacy, importId } = found;
-    if (!legacy || !importId) throw new StoreWriteError(taskId, [problem(entry.location, 'conflict', `${taskId} is already a Waystation task; there is nothing to import`)]);
+    if (!legacy || !importId)
+      throw new StoreWriteError(taskId, [
+        problem(entry.location, 'conflict', `${taskId} is already a Waystation task; there is nothing to import`),
+      ]);
     if (!entry.checkpoint) throw new TaskReadError(taskId, entry.problems);
     const { version: _version, history: _history, ...rest } = entry.checkpoint;
     const results: Record<string, unknown> = {};
@@ -304,14 +334,22 @@ class DirectoryStore implements CheckpointStore {
       return withoutResult;
     });
     return this.create(
-      { ...rest, task_id: importId, plan, source: { kind: 'import', imported_from: { path: entry.location, format: entry.format }, note: `imported from ${entry.location}` } },
+      {
+        ...rest,
+        task_id: importId,
+        plan,
+        source: { kind: 'import', imported_from: { path: entry.location, format: entry.format }, note: `imported from ${entry.location}` },
+      },
       { results, appendHistory: legacy.messages },
     );
   }
 
   async readBlob(taskId: string, ref: string): Promise<unknown> {
     const found = await this.requireTask(taskId);
-    if (found.entry.format !== 'waystation') throw new TaskReadError(taskId, [problem(found.entry.location, 'unreadable', 'a legacy task keeps its results inline (plan[i].result); it has no blobs')]);
+    if (found.entry.format !== 'waystation')
+      throw new TaskReadError(taskId, [
+        problem(found.entry.location, 'unreadable', 'a legacy task keeps its results inline (plan[i].result); it has no blobs'),
+      ]);
     const ctx = await this.ctx();
     const read = await readBlobValue(ctx, path.join(this.root, taskId), ref);
     if (!read.ok) throw new TaskReadError(taskId, [read.problem]);
@@ -342,7 +380,8 @@ class DirectoryStore implements CheckpointStore {
   }
 
   async appendEvent(taskId: string, event: Omit<TaskEvent, 'id' | 'task_id' | 'at'> & { at?: string }): Promise<TaskEvent> {
-    if (!isSafeTaskId(taskId)) throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `${JSON.stringify(taskId)} is not a task id`)]);
+    if (!isSafeTaskId(taskId))
+      throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `${JSON.stringify(taskId)} is not a task id`)]);
     return this.withLock(taskId, () => this.appendEventLocked(taskId, event));
   }
 
@@ -353,7 +392,9 @@ class DirectoryStore implements CheckpointStore {
       try {
         await this.fs.stat(path.join(dir, 'versions'));
       } catch {
-        throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `there is no Waystation task ${JSON.stringify(taskId)} to log events for`)]);
+        throw new TaskReadError(taskId, [
+          problem(taskId, 'unreadable', `there is no Waystation task ${JSON.stringify(taskId)} to log events for`),
+        ]);
       }
     }
     // Another process (a worker, the CLI) may have appended since this store last
@@ -401,7 +442,12 @@ export type { Problem };
  * delta has no base, is left out, as is every version after it up to the next
  * full snapshot.
  */
-async function replayVersions(ctx: ReadContext, dir: string, numbers: readonly number[], start: { version: number; doc: unknown } | null): Promise<VersionInfo[]> {
+async function replayVersions(
+  ctx: ReadContext,
+  dir: string,
+  numbers: readonly number[],
+  start: { version: number; doc: unknown } | null,
+): Promise<VersionInfo[]> {
   const { ctx: reader, pace } = versionWalk(ctx);
   const out: VersionInfo[] = [];
   let prev = start;

@@ -39,7 +39,10 @@ export function sequentialReads(ctx: ReadContext): { ctx: ReadContext; pace: () 
   const sync = syncReadsOf(ctx.fs);
   if (!sync) return { ctx, pace: () => Promise.resolve() };
   let files = 0;
-  return { ctx: { ...ctx, fs: settledReads(ctx.fs, sync) }, pace: () => (++files % SEQUENTIAL_SLICE === 0 ? nextTurn() : Promise.resolve()) };
+  return {
+    ctx: { ...ctx, fs: settledReads(ctx.fs, sync) },
+    pace: () => (++files % SEQUENTIAL_SLICE === 0 ? nextTurn() : Promise.resolve()),
+  };
 }
 
 /**
@@ -59,8 +62,7 @@ export async function exists(ctx: ReadContext, abs: string): Promise<boolean> {
 }
 
 export type FileRead<T> =
-  | { ok: true; value: T; bytes: number; text: string; mtimeMs: number }
-  | { ok: false; missing: boolean; problem: Problem };
+  { ok: true; value: T; bytes: number; text: string; mtimeMs: number } | { ok: false; missing: boolean; problem: Problem };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -85,19 +87,32 @@ export function insideRoot(ctx: ReadContext, real: string): boolean {
  * Returns the resolved path, or a problem: `outside-root`, or `unreadable`
  * for a link cycle (realpath gives up with ELOOP, so cycles never hang).
  */
-export async function resolveLink(ctx: ReadContext, abs: string): Promise<{ ok: true; real: string } | { ok: false; missing: boolean; problem: Problem }> {
+export async function resolveLink(
+  ctx: ReadContext,
+  abs: string,
+): Promise<{ ok: true; real: string } | { ok: false; missing: boolean; problem: Problem }> {
   const file = relPath(ctx, abs);
   let real: string;
   try {
     real = await ctx.fs.realpath(abs);
   } catch (err) {
     const code = errorCode(err);
-    if (code === 'ELOOP') return { ok: false, missing: false, problem: problem(file, 'unreadable', 'a symlink cycle: the link never reaches a file; nothing was read') };
-    if (code === 'ENOENT') return { ok: false, missing: false, problem: problem(file, 'unreadable', 'a symlink to nothing (the target does not exist)') };
+    if (code === 'ELOOP')
+      return {
+        ok: false,
+        missing: false,
+        problem: problem(file, 'unreadable', 'a symlink cycle: the link never reaches a file; nothing was read'),
+      };
+    if (code === 'ENOENT')
+      return { ok: false, missing: false, problem: problem(file, 'unreadable', 'a symlink to nothing (the target does not exist)') };
     return { ok: false, missing: false, problem: problem(file, 'unreadable', `cannot resolve the symlink (${code ?? String(err)})`) };
   }
   if (!insideRoot(ctx, real)) {
-    return { ok: false, missing: false, problem: problem(file, 'outside-root', `a symlink to ${real}, outside the checkpoint directory; not followed`) };
+    return {
+      ok: false,
+      missing: false,
+      problem: problem(file, 'outside-root', `a symlink to ${real}, outside the checkpoint directory; not followed`),
+    };
   }
   return { ok: true, real };
 }
@@ -114,36 +129,59 @@ export async function readBytes(
     read = await ctx.fs.readWholeFile(abs, { maxBytes: ctx.maxFileBytes, followLinks: false });
   } catch (err) {
     const code = errorCode(err);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, missing: true, problem: problem(file, 'unreadable', 'the file does not exist') };
-    if (code !== 'ELOOP') return { ok: false, missing: false, problem: problem(file, 'unreadable', `cannot read the file (${code ?? String(err)}); nothing was changed`) };
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      return { ok: false, missing: true, problem: problem(file, 'unreadable', 'the file does not exist') };
+    if (code !== 'ELOOP')
+      return {
+        ok: false,
+        missing: false,
+        problem: problem(file, 'unreadable', `cannot read the file (${code ?? String(err)}); nothing was changed`),
+      };
     const link = await resolveLink(ctx, abs);
     if (!link.ok) return link;
     try {
       read = await ctx.fs.readWholeFile(link.real, { maxBytes: ctx.maxFileBytes, followLinks: true });
     } catch (err2) {
-      return { ok: false, missing: false, problem: problem(file, 'unreadable', `cannot read the file (${errorCode(err2) ?? String(err2)})`) };
+      return {
+        ok: false,
+        missing: false,
+        problem: problem(file, 'unreadable', `cannot read the file (${errorCode(err2) ?? String(err2)})`),
+      };
     }
   }
   if (read.ok) return { ok: true, bytes: read.bytes, mtimeMs: read.mtimeMs };
   if (read.reason === 'not-a-file') return { ok: false, missing: false, problem: problem(file, 'unreadable', 'not a regular file') };
-  return { ok: false, missing: false, problem: problem(file, 'too-large', `${read.size} bytes, over the ${ctx.maxFileBytes}-byte limit for one file; not loaded`) };
+  return {
+    ok: false,
+    missing: false,
+    problem: problem(file, 'too-large', `${read.size} bytes, over the ${ctx.maxFileBytes}-byte limit for one file; not loaded`),
+  };
 }
 
 /** Decode UTF-8 strictly and parse JSON, classifying failures. */
-export function parseJsonBytes(file: string, bytes: Uint8Array): { ok: true; value: unknown; text: string } | { ok: false; problem: Problem } {
+export function parseJsonBytes(
+  file: string,
+  bytes: Uint8Array,
+): { ok: true; value: unknown; text: string } | { ok: false; problem: Problem } {
   let text: string;
   try {
     text = utf8.decode(bytes);
   } catch {
     const at = firstBadUtf8(bytes);
-    return { ok: false, problem: problem(file, 'not-utf8', `bytes that are not valid UTF-8 (first at byte ${at}); the file was not loaded`) };
+    return {
+      ok: false,
+      problem: problem(file, 'not-utf8', `bytes that are not valid UTF-8 (first at byte ${at}); the file was not loaded`),
+    };
   }
   try {
     const value: unknown = JSON.parse(text);
     // JSON.parse is iterative, but serialising, cloning, validating and diffing a value recurse: a document
     // nested thousands deep would overflow the stack of whoever reads it next. It takes two bytes a level.
     if (text.length > 2 * MAX_JSON_DEPTH && opensMoreThan(text, MAX_JSON_DEPTH) && nestedDeeperThan(value, MAX_JSON_DEPTH)) {
-      return { ok: false, problem: problem(file, 'too-large', `nested more than ${MAX_JSON_DEPTH} levels deep, which no checkpoint file is; not loaded`) };
+      return {
+        ok: false,
+        problem: problem(file, 'too-large', `nested more than ${MAX_JSON_DEPTH} levels deep, which no checkpoint file is; not loaded`),
+      };
     }
     return { ok: true, value, text };
   } catch (err) {

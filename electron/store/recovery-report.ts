@@ -30,7 +30,11 @@ const VERSION_TEMP = /^\.(\d{8})\.json\.[0-9a-f]+\.tmp$/;
  * Reads only; never throws on a bad file (what cannot be read is left out
  * of the figures and said in the account).
  */
-export async function recoveryReport(root: string, taskId: string, opts: { fs?: StoreFs; maxFileBytes?: number } = {}): Promise<RecoveryReport> {
+export async function recoveryReport(
+  root: string,
+  taskId: string,
+  opts: { fs?: StoreFs; maxFileBytes?: number } = {},
+): Promise<RecoveryReport> {
   const fs = opts.fs ?? nodeFs;
   const absRoot = path.resolve(root);
   const realRoot = await fs.realpath(absRoot).catch(() => absRoot);
@@ -65,7 +69,10 @@ export async function recoveryReport(root: string, taskId: string, opts: { fs?: 
     for (const e of entries) {
       if (!e.isFile() || !isTempName(e.name)) continue;
       const abs = path.join(dir, e.name);
-      const bytes = await fs.stat(abs).then((s) => s.size, () => 0);
+      const bytes = await fs.stat(abs).then(
+        (s) => s.size,
+        () => 0,
+      );
       leftovers.push({ file: relPath(ctx, abs), bytes });
       const m = VERSION_TEMP.exec(e.name);
       if (m && dir.endsWith(VERSIONS_DIR) && !numbers.includes(Number(m[1]))) interrupted.add(Number(m[1]));
@@ -85,28 +92,44 @@ export async function recoveryReport(root: string, taskId: string, opts: { fs?: 
   }
 
   if (latest === 0) {
-    account.push(numbers.length === 0 ? `task ${taskId} has no version: it was never saved, or its creation was interrupted` : `task ${taskId} has no version that reads whole`);
+    account.push(
+      numbers.length === 0
+        ? `task ${taskId} has no version: it was never saved, or its creation was interrupted`
+        : `task ${taskId} has no version that reads whole`,
+    );
   } else {
     account.push(`task ${taskId} recovered to version ${latest}, the newest complete version in ${VERSIONS_DIR}/`);
   }
   if (newestFile > latest) account.push(`versions ${latest + 1} to ${newestFile} are on disk but do not read whole; they are not used`);
-  if (tail?.tail === 'damaged') account.push(`${tail.file}: version ${tail.tailVersion}: ${tail.tailReason}; it and what follows it in that file are not used`);
+  if (tail?.tail === 'damaged')
+    account.push(`${tail.file}: version ${tail.tailVersion}: ${tail.tailReason}; it and what follows it in that file are not used`);
   for (const v of [...interrupted].sort((a, b) => a - b)) {
-    if (v > latest) account.push(`the save of version ${v} was interrupted before its commit point: nothing of it is used, and the next save writes version ${latest + 1}`);
+    if (v > latest)
+      account.push(
+        `the save of version ${v} was interrupted before its commit point: nothing of it is used, and the next save writes version ${latest + 1}`,
+      );
   }
   if (hotVersion !== null && hotVersion < latest) {
     // Behind by design while its writer appends to a segment, and after that writer stopped without letting its
     // lease go: the versions after it are in versions/<hot + 1> and readers apply them. Nothing was lost then.
     if (!(await isSegment(ctx, taskDir, hotVersion + 1))) {
-      account.push(`checkpoint.json holds version ${hotVersion}, behind version ${latest}: the save stopped after its commit point; readers use ${VERSIONS_DIR}/ and the next save repairs it`);
+      account.push(
+        `checkpoint.json holds version ${hotVersion}, behind version ${latest}: the save stopped after its commit point; readers use ${VERSIONS_DIR}/ and the next save repairs it`,
+      );
     }
   } else if (hotVersion !== null && hotVersion > latest) {
-    account.push(`checkpoint.json holds version ${hotVersion}, which ${VERSIONS_DIR}/ does not: it is not used, and the next save replaces it`);
+    account.push(
+      `checkpoint.json holds version ${hotVersion}, which ${VERSIONS_DIR}/ does not: it is not used, and the next save replaces it`,
+    );
   } else if (!hot.ok && latest > 0) {
-    account.push(`checkpoint.json is ${hot.missing ? 'missing' : 'unreadable'}; readers use ${VERSIONS_DIR}/ and the next save rewrites it`);
+    account.push(
+      `checkpoint.json is ${hot.missing ? 'missing' : 'unreadable'}; readers use ${VERSIONS_DIR}/ and the next save rewrites it`,
+    );
   }
   if (eventsBehind > 0) {
-    account.push(`events.jsonl lacks the events of the last ${eventsBehind} version(s): the log is not fsynced; the versions are the record`);
+    account.push(
+      `events.jsonl lacks the events of the last ${eventsBehind} version(s): the log is not fsynced; the versions are the record`,
+    );
   }
   if (torn > 0) account.push(`events.jsonl ends in a torn line of ${torn} bytes, which readers ignore`);
   if (leftovers.length > 0) {

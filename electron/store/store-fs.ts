@@ -53,9 +53,7 @@ export interface StoreFileHandle {
 
 /** A whole file as `readWholeFile` found it. */
 export type WholeFile =
-  | { ok: true; bytes: Buffer; mtimeMs: number }
-  | { ok: false; reason: 'not-a-file' }
-  | { ok: false; reason: 'too-large'; size: number };
+  { ok: true; bytes: Buffer; mtimeMs: number } | { ok: false; reason: 'not-a-file' } | { ok: false; reason: 'too-large'; size: number };
 
 export interface StoreFs {
   open(path: string, flags: string | number, mode?: number): Promise<StoreFileHandle>;
@@ -253,7 +251,6 @@ class SyncFileHandle implements StoreFileHandle {
   }
 }
 
-
 /**
  * The flags every whole-file read opens with. O_NONBLOCK makes opening a named
  * pipe return at once instead of waiting for a writer, so the fstat after it
@@ -263,7 +260,10 @@ export const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 
 /** The error a handle's readFile throws for a pipe, socket or device: EFTYPE, with the path and what was left alone. */
 export function notRegularFile(path: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`${path} is not a regular file (a named pipe, socket or device); it was not read`), { code: 'EFTYPE', path });
+  return Object.assign(new Error(`${path} is not a regular file (a named pipe, socket or device); it was not read`), {
+    code: 'EFTYPE',
+    path,
+  });
 }
 
 /** The real file system (node:fs/promises), with synchronous reads for batched listing (see `syncReadsOf`). */
@@ -326,7 +326,8 @@ function readWholeFile(file: string, opts: { maxBytes: number; followLinks: bool
         // One buffer of the stat'ed size: writers replace files by rename and never grow one in place.
         const bytes = Buffer.allocUnsafe(stat.size);
         let filled = 0;
-        const done = () => finish(null, { ok: true, bytes: filled === stat.size ? bytes : bytes.subarray(0, filled), mtimeMs: stat.mtimeMs });
+        const done = () =>
+          finish(null, { ok: true, bytes: filled === stat.size ? bytes : bytes.subarray(0, filled), mtimeMs: stat.mtimeMs });
         const more = () =>
           read(fd, bytes, filled, stat.size - filled, filled, (readErr, n) => {
             if (readErr) return finish(readErr);

@@ -83,7 +83,11 @@ function checkRebuilt<C extends CheckpointHead>(
   const checked = check(rebuilt.value.doc, file);
   if (!checked.checkpoint) return { ok: false, problems: checked.problems, missing: false };
   if (checked.checkpoint.version !== version) {
-    return { ok: false, problems: [problem(file, 'invariant', `version file ${version} holds a checkpoint with version ${checked.checkpoint.version}`)], missing: false };
+    return {
+      ok: false,
+      problems: [problem(file, 'invariant', `version file ${version} holds a checkpoint with version ${checked.checkpoint.version}`)],
+      missing: false,
+    };
   }
   return {
     ok: true,
@@ -236,7 +240,13 @@ export function gapProblems(ctx: ReadContext, taskDir: string, numbers: number[]
   for (const n of numbers) {
     if (n > expected) {
       const range = n - 1 === expected ? `version ${expected} is` : `versions ${expected} to ${n - 1} are`;
-      out.push(problem(relPath(ctx, versionPath(taskDir, expected)), 'missing-version', `${range} missing from the history; later versions stay readable where they are full snapshots`));
+      out.push(
+        problem(
+          relPath(ctx, versionPath(taskDir, expected)),
+          'missing-version',
+          `${range} missing from the history; later versions stay readable where they are full snapshots`,
+        ),
+      );
     }
     expected = n + 1;
   }
@@ -323,7 +333,13 @@ export async function readNativeTask<C extends CheckpointHead>(
     const shown = checkpoint?.version;
     problems.unshift(
       ...hotProblems.map((p) =>
-        shown === undefined ? p : { ...p, severity: 'warning' as const, message: `${p.message}; showing version ${shown} from versions/ instead (checkpoint.json is a copy the next save rewrites)` },
+        shown === undefined
+          ? p
+          : {
+              ...p,
+              severity: 'warning' as const,
+              message: `${p.message}; showing version ${shown} from versions/ instead (checkpoint.json is a copy the next save rewrites)`,
+            },
       ),
     );
   }
@@ -333,9 +349,22 @@ export async function readNativeTask<C extends CheckpointHead>(
     problems.push(...gapProblems(ctx, taskDir, numbers));
   }
   if (checkpoint && checkpoint.task_id !== taskId) {
-    problems.push(problem(relPath(ctx, path.join(taskDir, HOT_FILE)), 'invariant', `the folder is ${taskId} but the checkpoint says task_id ${JSON.stringify(checkpoint.task_id)}`));
+    problems.push(
+      problem(
+        relPath(ctx, path.join(taskDir, HOT_FILE)),
+        'invariant',
+        `the folder is ${taskId} but the checkpoint says task_id ${JSON.stringify(checkpoint.task_id)}`,
+      ),
+    );
   }
-  return { task_id: taskId, location: relPath(ctx, taskDir), format: 'waystation', checkpoint, read_only: readOnly, problems: dedupe(problems) };
+  return {
+    task_id: taskId,
+    location: relPath(ctx, taskDir),
+    format: 'waystation',
+    checkpoint,
+    read_only: readOnly,
+    problems: dedupe(problems),
+  };
 }
 
 /**
@@ -375,11 +404,24 @@ export function legacyEntry(
 ): LegacyRead {
   const location = relPath(ctx, abs);
   if (!read.ok) {
-    return { entry: { task_id: taskId, location, format: fallbackFormat, checkpoint: null, read_only: true, problems: [read.problem] }, messages: [] };
+    return {
+      entry: { task_id: taskId, location, format: fallbackFormat, checkpoint: null, read_only: true, problems: [read.problem] },
+      messages: [],
+    };
   }
   const converted = convertLegacy(read.value, { taskId, location, fallbackTime: new Date(read.mtimeMs).toISOString() });
   if (!converted.ok) {
-    return { entry: { task_id: taskId, location, format: fallbackFormat, checkpoint: null, read_only: true, problems: [problem(location, 'schema', converted.message)] }, messages: [] };
+    return {
+      entry: {
+        task_id: taskId,
+        location,
+        format: fallbackFormat,
+        checkpoint: null,
+        read_only: true,
+        problems: [problem(location, 'schema', converted.message)],
+      },
+      messages: [],
+    };
   }
   const warning = problem(
     location,
@@ -389,11 +431,21 @@ export function legacyEntry(
   const parsed = CheckpointSchema.safeParse(converted.checkpoint, { reportInput: true });
   if (!parsed.success) {
     return {
-      entry: { task_id: taskId, location, format: converted.format, checkpoint: null, read_only: true, problems: [warning, problem(location, 'schema', formatIssues(parsed.error.issues, converted.checkpoint))] },
+      entry: {
+        task_id: taskId,
+        location,
+        format: converted.format,
+        checkpoint: null,
+        read_only: true,
+        problems: [warning, problem(location, 'schema', formatIssues(parsed.error.issues, converted.checkpoint))],
+      },
       messages: [],
     };
   }
-  return { entry: { task_id: taskId, location, format: converted.format, checkpoint: parsed.data, read_only: true, problems: [warning] }, messages: converted.messages };
+  return {
+    entry: { task_id: taskId, location, format: converted.format, checkpoint: parsed.data, read_only: true, problems: [warning] },
+    messages: converted.messages,
+  };
 }
 
 /** True when parsed JSON is in one of the article formats. */

@@ -35,7 +35,15 @@ import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from '
 import { encodeBlob, type EncodedBlob } from './blob-store.js';
 import { exists, insideRoot, relPath, type ReadContext } from './file-reader.js';
 import { heldPast, HOT_FILE, listVersionNumbers, loadVersion, newestVersion, readHot } from './task-reader.js';
-import { encodeDelta, encodeFull, fullEnvelopeBytes, locateRecord, VERSIONS_DIR, versionPath, type EncodedVersion } from './version-file.js';
+import {
+  encodeDelta,
+  encodeFull,
+  fullEnvelopeBytes,
+  locateRecord,
+  VERSIONS_DIR,
+  versionPath,
+  type EncodedVersion,
+} from './version-file.js';
 import { SEGMENT_VERSIONS } from './version-records.js';
 import { formatIssues } from './checkpoint-check.js';
 import { errorCode, type StoreFileHandle } from './store-fs.js';
@@ -133,11 +141,21 @@ export class TaskWriter {
       real = await this.ctx.fs.realpath(this.taskDir);
     } catch (err) {
       if (errorCode(err) === 'ENOENT') return; // a new task: mkdir creates a plain folder inside the root
-      throw new StoreWriteError(this.taskId, [problem(relPath(this.ctx, this.taskDir), 'io', `cannot resolve the task folder (${errorCode(err) ?? String(err)}); nothing was written`)]);
+      throw new StoreWriteError(this.taskId, [
+        problem(
+          relPath(this.ctx, this.taskDir),
+          'io',
+          `cannot resolve the task folder (${errorCode(err) ?? String(err)}); nothing was written`,
+        ),
+      ]);
     }
     if (!insideRoot(this.ctx, real)) {
       throw new StoreWriteError(this.taskId, [
-        problem(relPath(this.ctx, this.taskDir), 'outside-root', `the task folder is a symlink to ${real}, outside the checkpoint directory; nothing was written`),
+        problem(
+          relPath(this.ctx, this.taskDir),
+          'outside-root',
+          `the task folder is a symlink to ${real}, outside the checkpoint directory; nothing was written`,
+        ),
       ]);
     }
   }
@@ -163,12 +181,28 @@ export class TaskWriter {
     } else {
       newest = (await newestVersion(this.ctx, this.taskDir, newest)).newest;
     }
-    if (newest === 0) throw new TaskReadError(this.taskId, [problem(relPath(this.ctx, this.taskDir), 'missing-version', 'the task has no versions to save after')]);
+    if (newest === 0)
+      throw new TaskReadError(this.taskId, [
+        problem(relPath(this.ctx, this.taskDir), 'missing-version', 'the task has no versions to save after'),
+      ]);
     const loaded = await loadVersion(this.ctx, this.taskDir, newest);
     // The next version is built on the newest one; when it does not read, nothing can follow it.
-    if (!loaded.ok) throw new TaskReadError(this.taskId, loaded.problems.map((p) => ({ ...p, message: `${p.message}; a save must follow version ${newest}, so nothing was written` })));
-    const readOnly = loaded.readOnly ? (loaded.problems.find((p) => p.reason === 'future-schema')?.message ?? 'written by a newer Waystation') : null;
-    return { lastVersion: newest, base: loaded.doc as Json, fullBytes: loaded.fullBytes, deltaSince: loaded.deltaBytes, readOnly, trusted: false };
+    if (!loaded.ok)
+      throw new TaskReadError(
+        this.taskId,
+        loaded.problems.map((p) => ({ ...p, message: `${p.message}; a save must follow version ${newest}, so nothing was written` })),
+      );
+    const readOnly = loaded.readOnly
+      ? (loaded.problems.find((p) => p.reason === 'future-schema')?.message ?? 'written by a newer Waystation')
+      : null;
+    return {
+      lastVersion: newest,
+      base: loaded.doc as Json,
+      fullBytes: loaded.fullBytes,
+      deltaSince: loaded.deltaBytes,
+      readOnly,
+      trusted: false,
+    };
   }
 
   private async ensureState(): Promise<WriterState> {
@@ -187,7 +221,13 @@ export class TaskWriter {
       await syncDir(fs, this.taskDir);
       await syncDir(fs, path.dirname(this.taskDir));
     } catch (err) {
-      throw new StoreWriteError(this.taskId, [problem(relPath(this.ctx, this.taskDir), 'io', `cannot create the task folder (${errorCode(err) ?? String(err)}); nothing was written`)]);
+      throw new StoreWriteError(this.taskId, [
+        problem(
+          relPath(this.ctx, this.taskDir),
+          'io',
+          `cannot create the task folder (${errorCode(err) ?? String(err)}); nothing was written`,
+        ),
+      ]);
     }
     if (await exists(this.ctx, versionPath(this.taskDir, 1))) throw new ConflictError(this.taskId, 1);
     this.state = { lastVersion: 0, base: null, fullBytes: 0, deltaSince: 0, readOnly: null, trusted: false };
@@ -206,7 +246,11 @@ export class TaskWriter {
     if (request.expectedVersion < state.lastVersion) throw new ConflictError(this.taskId, request.expectedVersion + 1);
     if (request.expectedVersion > state.lastVersion) {
       throw new StoreWriteError(this.taskId, [
-        problem(relPath(this.ctx, this.taskDir), 'conflict', `the task is at version ${state.lastVersion}, so there is no version ${request.expectedVersion} to save after; nothing was written`),
+        problem(
+          relPath(this.ctx, this.taskDir),
+          'conflict',
+          `the task is at version ${state.lastVersion}, so there is no version ${request.expectedVersion} to save after; nothing was written`,
+        ),
       ]);
     }
     return this.write(request);
@@ -247,7 +291,11 @@ export class TaskWriter {
       readOnly: null,
       trusted: true,
     };
-    return { checkpoint: normalized as unknown as Checkpoint, bytesWritten: encoded.bytes.length, ...(warnings.length ? { warnings } : {}) };
+    return {
+      checkpoint: normalized as unknown as Checkpoint,
+      bytesWritten: encoded.bytes.length,
+      ...(warnings.length ? { warnings } : {}),
+    };
   }
 
   /**
@@ -269,10 +317,12 @@ export class TaskWriter {
       writeTemp(fs, versionFile, encoded.bytes),
       appendable ? Promise.resolve(null) : writeTemp(fs, hotFile, docBytes, { sync: false }),
     ]);
-    const removeHotTemp = () => (hotTemp.status === 'fulfilled' && hotTemp.value !== null ? removeQuietly(fs, hotTemp.value) : Promise.resolve());
+    const removeHotTemp = () =>
+      hotTemp.status === 'fulfilled' && hotTemp.value !== null ? removeQuietly(fs, hotTemp.value) : Promise.resolve();
     if (versionTemp.status === 'rejected' || hotTemp.status === 'rejected') {
       await Promise.all([versionTemp.status === 'fulfilled' ? removeQuietly(fs, versionTemp.value) : undefined, removeHotTemp()]);
-      const [file, reason] = versionTemp.status === 'rejected' ? [versionFile, versionTemp.reason] : [hotFile, (hotTemp as PromiseRejectedResult).reason];
+      const [file, reason] =
+        versionTemp.status === 'rejected' ? [versionFile, versionTemp.reason] : [hotFile, (hotTemp as PromiseRejectedResult).reason];
       throw this.ioError(file, reason, next);
     }
 
@@ -309,7 +359,13 @@ export class TaskWriter {
       else await this.openSegment(versionFile, next, encoded.bytes.length, warnings, docBytes);
     } catch (err) {
       await removeHotTemp();
-      warnings.push(problem(relPath(this.ctx, versionFile), 'io', `version ${next} is written but versions/ could not be fsynced (${errorCode(err) ?? String(err)}), so a power cut may still lose it; checkpoint.json was left at version ${next - 1}`));
+      warnings.push(
+        problem(
+          relPath(this.ctx, versionFile),
+          'io',
+          `version ${next} is written but versions/ could not be fsynced (${errorCode(err) ?? String(err)}), so a power cut may still lose it; checkpoint.json was left at version ${next - 1}`,
+        ),
+      );
     }
     return warnings;
   }
@@ -347,7 +403,11 @@ export class TaskWriter {
       if (undone) throw this.ioError(file, err, next);
       const code = errorCode(err) ?? String(err);
       throw new StoreWriteError(this.taskId, [
-        problem(relPath(this.ctx, file), 'io', `could not save version ${next} (${code}), and its bytes could not be taken back off the file: readers may show version ${next} until the next save, which writes it as a file of its own`),
+        problem(
+          relPath(this.ctx, file),
+          'io',
+          `could not save version ${next} (${code}), and its bytes could not be taken back off the file: readers may show version ${next} until the next save, which writes it as a file of its own`,
+        ),
       ]);
     }
     segment.size += encoded.bytes.length;
@@ -388,7 +448,11 @@ export class TaskWriter {
 
   private hotWarning(version: number, err: unknown): Problem {
     const hotFile = path.join(this.taskDir, HOT_FILE);
-    return problem(relPath(this.ctx, hotFile), 'io', `version ${version} is saved but checkpoint.json could not be updated (${errorCode(err) ?? String(err)}); readers use the version files and the next save rewrites it`);
+    return problem(
+      relPath(this.ctx, hotFile),
+      'io',
+      `version ${version} is saved but checkpoint.json could not be updated (${errorCode(err) ?? String(err)}); readers use the version files and the next save rewrites it`,
+    );
   }
 
   /**
@@ -399,10 +463,12 @@ export class TaskWriter {
    */
   private build(request: SaveRequest, next: number, state: WriterState): { normalized: Json; blobs: EncodedBlob[]; ops: DiffOp[] | null } {
     const file = relPath(this.ctx, versionPath(this.taskDir, next));
-    const refuse = (message: string) => new StoreWriteError(this.taskId, [problem(file, 'schema', `refusing to save version ${next}: ${message}; nothing was written`)]);
+    const refuse = (message: string) =>
+      new StoreWriteError(this.taskId, [problem(file, 'schema', `refusing to save version ${next}: ${message}; nothing was written`)]);
     const input: Json = { ...(request.checkpoint as Json), version: next };
     if (input.task_id !== this.taskId) throw refuse(`task_id is ${JSON.stringify(input.task_id)}, not ${JSON.stringify(this.taskId)}`);
-    if (input.schema_version !== CURRENT_SCHEMA_VERSION) throw refuse(`schema_version must be ${CURRENT_SCHEMA_VERSION}, got ${JSON.stringify(input.schema_version)}`);
+    if (input.schema_version !== CURRENT_SCHEMA_VERSION)
+      throw refuse(`schema_version must be ${CURRENT_SCHEMA_VERSION}, got ${JSON.stringify(input.schema_version)}`);
 
     const blobs: EncodedBlob[] = [];
     const results = request.results ? Object.entries(request.results) : [];
@@ -453,7 +519,11 @@ export class TaskWriter {
   private ioError(file: string, err: unknown, next: number): StoreWriteError {
     const code = errorCode(err) ?? (err instanceof Error ? err.message : String(err));
     return new StoreWriteError(this.taskId, [
-      problem(relPath(this.ctx, file), 'io', `could not save version ${next} (${code}); nothing was written and version ${next - 1} is intact`),
+      problem(
+        relPath(this.ctx, file),
+        'io',
+        `could not save version ${next} (${code}); nothing was written and version ${next - 1} is intact`,
+      ),
     ]);
   }
 }
@@ -462,4 +532,3 @@ function dedupeBlobs(blobs: EncodedBlob[]): EncodedBlob[] {
   const seen = new Set<string>();
   return blobs.filter((b) => (seen.has(b.hex) ? false : (seen.add(b.hex), true)));
 }
-

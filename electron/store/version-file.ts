@@ -14,7 +14,16 @@ import { createHash } from 'node:crypto';
 import { applyDiff, DiffApplyError, type DiffOp } from '../../shared/diff/json-diff.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { exists, parseJsonBytes, readBytes, relPath, sequentialReads, type ReadContext } from './file-reader.js';
-import { parseSegment, recordHead, SEAL_MISMATCH, sealMatches, SEGMENT_VERSIONS, sealRecord, type RecordSpan, type Segment } from './version-records.js';
+import {
+  parseSegment,
+  recordHead,
+  SEAL_MISMATCH,
+  sealMatches,
+  SEGMENT_VERSIONS,
+  sealRecord,
+  type RecordSpan,
+  type Segment,
+} from './version-records.js';
 
 export const VERSIONS_DIR = 'versions';
 const NAME = /^(\d{8})\.json$/;
@@ -59,8 +68,17 @@ export interface EncodedVersion {
  * with `kind` among the first bytes so a reader can tell full from delta by
  * the file's head.
  */
-export function encodeFull(version: number, checkpointJson: Uint8Array, blobs: readonly CarriedBlob[] = [], sealed = false): EncodedVersion {
-  return withCarried([Buffer.from(`${recordHead(version, 'full', sealed ? blobs.length : null)}"checkpoint":`), checkpointJson], blobs, sealed ? version : null);
+export function encodeFull(
+  version: number,
+  checkpointJson: Uint8Array,
+  blobs: readonly CarriedBlob[] = [],
+  sealed = false,
+): EncodedVersion {
+  return withCarried(
+    [Buffer.from(`${recordHead(version, 'full', sealed ? blobs.length : null)}"checkpoint":`), checkpointJson],
+    blobs,
+    sealed ? version : null,
+  );
 }
 
 /** Bytes of the full envelope line of `version` around a checkpoint of `checkpointBytes` bytes, without building it. */
@@ -105,13 +123,20 @@ const CLOSE = Buffer.from('}');
 const LINE_BREAK = Buffer.from('\n');
 
 /** Check that parsed JSON is the envelope of `version`. */
-export function decodeEnvelope(doc: unknown, version: number, file: string): { ok: true; envelope: Envelope } | { ok: false; problem: Problem } {
+export function decodeEnvelope(
+  doc: unknown,
+  version: number,
+  file: string,
+): { ok: true; envelope: Envelope } | { ok: false; problem: Problem } {
   const bad = (what: string) => ({ ok: false as const, problem: problem(file, 'schema', `not a version envelope: ${what}`) });
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return bad('expected a JSON object');
   const e = doc as Record<string, unknown>;
   if (e.format !== 'waystation-version') return bad(`format: expected "waystation-version", got ${JSON.stringify(e.format)}`);
   if (e.version !== version) {
-    return { ok: false, problem: problem(file, 'invariant', `the file is named for version ${version} but holds version ${JSON.stringify(e.version)}`) };
+    return {
+      ok: false,
+      problem: problem(file, 'invariant', `the file is named for version ${version} but holds version ${JSON.stringify(e.version)}`),
+    };
   }
   if (e.kind === 'full') {
     if (typeof e.checkpoint !== 'object' || e.checkpoint === null) return bad('checkpoint: expected an object');
@@ -140,7 +165,10 @@ export interface VersionFile {
  * on the lines after it), else at the end of the file (an envelope another
  * program wrote across several lines, which carries none).
  */
-export function parseVersionBytes(file: string, bytes: Buffer): { ok: true; value: unknown; envelopeBytes: number } | { ok: false; problem: Problem } {
+export function parseVersionBytes(
+  file: string,
+  bytes: Buffer,
+): { ok: true; value: unknown; envelopeBytes: number } | { ok: false; problem: Problem } {
   const eol = bytes.indexOf(NEWLINE);
   if (eol >= 0 && eol < bytes.length - 1) {
     const head = parseJsonBytes(file, bytes.subarray(0, eol));
@@ -226,7 +254,8 @@ export async function locateRecord(ctx: ReadContext, taskDir: string, version: n
     const segment = parseSegment(raw.bytes, version, false);
     memo?.keep(own, raw.bytes, segment, version);
     const first = segment.records[0];
-    if (!first) return { ok: false, missing: false, problem: problem(relPath(ctx, own), 'invariant', `version ${version}: ${segment.tailReason}`) };
+    if (!first)
+      return { ok: false, missing: false, problem: problem(relPath(ctx, own), 'invariant', `version ${version}: ${segment.tailReason}`) };
     return { ok: true, value: { abs: own, bytes: raw.bytes, span: first } };
   }
   if (!raw.missing) return { ok: false, problem: raw.problem, missing: false };
@@ -242,7 +271,11 @@ export async function locateRecord(ctx: ReadContext, taskDir: string, version: n
     if (span) return { ok: true, value: { abs, bytes: read.bytes, span } };
     // Not there: say why when the file that would hold it is torn or damaged before it.
     if (segment.tail !== 'clean' && segment.tailVersion !== undefined && segment.tailVersion <= version) {
-      return { ok: false, missing: false, problem: problem(relPath(ctx, abs), 'invariant', `version ${segment.tailVersion}: ${segment.tailReason}`) };
+      return {
+        ok: false,
+        missing: false,
+        problem: problem(relPath(ctx, abs), 'invariant', `version ${segment.tailVersion}: ${segment.tailReason}`),
+      };
     }
     if (!segment.sealed) {
       const own = parseVersionBytes(relPath(ctx, abs), read.bytes);
@@ -254,7 +287,11 @@ export async function locateRecord(ctx: ReadContext, taskDir: string, version: n
 }
 
 function missingVersion(ctx: ReadContext, taskDir: string, version: number): Located {
-  return { ok: false, missing: true, problem: problem(relPath(ctx, versionPath(taskDir, version)), 'missing-version', `version ${version} does not exist`) };
+  return {
+    ok: false,
+    missing: true,
+    problem: problem(relPath(ctx, versionPath(taskDir, version)), 'missing-version', `version ${version} does not exist`),
+  };
 }
 
 /** Read and decode version `version`. Never throws on a bad file. */
@@ -275,7 +312,8 @@ export async function readVersionFile(
     ({ value, envelopeBytes } = parsed);
   } else {
     // Seals are checked here, for the records whose envelope is used (see locateRecord).
-    if (!sealMatches(bytes, span)) return { ok: false, missing: false, problem: problem(file, 'invariant', `version ${version}: ${SEAL_MISMATCH}`) };
+    if (!sealMatches(bytes, span))
+      return { ok: false, missing: false, problem: problem(file, 'invariant', `version ${version}: ${SEAL_MISMATCH}`) };
     const parsed = parseJsonBytes(file, bytes.subarray(span.start, span.envelopeEnd));
     if (!parsed.ok) return { ok: false, problem: parsed.problem, missing: false };
     value = parsed.value;
@@ -348,7 +386,11 @@ export async function rebuildVersion(
     if (!read.ok) {
       if (read.missing) {
         const abs = versionPath(taskDir, v);
-        const p = problem(relPath(ctx, abs), 'missing-version', v === version ? `version ${v} does not exist` : `version ${v} is missing, so version ${version} cannot be rebuilt`);
+        const p = problem(
+          relPath(ctx, abs),
+          'missing-version',
+          v === version ? `version ${v} does not exist` : `version ${v} is missing, so version ${version} cannot be rebuilt`,
+        );
         return { ok: false, problems: [p], missing: v === version };
       }
       return { ok: false, problems: [read.problem], missing: false };
@@ -362,7 +404,11 @@ export async function rebuildVersion(
     deltas.push({ version: v, ops: envelope.ops });
     deltaBytes += read.value.envelopeBytes;
   }
-  return { ok: false, problems: [problem(relPath(ctx, versionPath(taskDir, 1)), 'invariant', 'version 1 is not a full snapshot')], missing: false };
+  return {
+    ok: false,
+    problems: [problem(relPath(ctx, versionPath(taskDir, 1)), 'invariant', 'version 1 is not a full snapshot')],
+    missing: false,
+  };
 }
 
 /** Apply deltas collected newest first onto `doc`, oldest first. */
@@ -379,7 +425,11 @@ function applyDeltas(
     } catch (err) {
       const file = relPath(ctx, versionPath(taskDir, deltas[i].version));
       const why = err instanceof DiffApplyError ? err.message : String(err);
-      return { ok: false, problems: [problem(file, 'invariant', `the delta does not fit version ${deltas[i].version - 1}: ${why}`)], missing: false };
+      return {
+        ok: false,
+        problems: [problem(file, 'invariant', `the delta does not fit version ${deltas[i].version - 1}: ${why}`)],
+        missing: false,
+      };
     }
   }
   return { ok: true, doc: out };

@@ -91,11 +91,21 @@ export function parseSegment(bytes: Buffer, first: number, verify = true): Segme
   }
   let pos = 0;
   for (let version = first; pos < bytes.length; version++) {
-    const bad = (tail: 'torn' | 'damaged', reason: string): Segment => ({ sealed: true, records, tail, tailVersion: version, tailReason: reason });
-    if (records.length === SEGMENT_VERSIONS) return bad('damaged', `${bytes.length - pos} bytes follow the ${SEGMENT_VERSIONS}th version, the most a file holds`);
+    const bad = (tail: 'torn' | 'damaged', reason: string): Segment => ({
+      sealed: true,
+      records,
+      tail,
+      tailVersion: version,
+      tailReason: reason,
+    });
+    if (records.length === SEGMENT_VERSIONS)
+      return bad('damaged', `${bytes.length - pos} bytes follow the ${SEGMENT_VERSIONS}th version, the most a file holds`);
     const head = SEALED_HEAD.exec(bytes.subarray(pos, pos + HEAD_BYTES).toString('latin1'));
     const eol = bytes.indexOf(NEWLINE, pos);
-    if (!head) return eol < 0 && isPrefixOfHead(bytes.subarray(pos), version) ? bad('torn', 'its record was cut short') : bad('damaged', `the bytes after version ${version - 1} are not the sealed record of version ${version}`);
+    if (!head)
+      return eol < 0 && isPrefixOfHead(bytes.subarray(pos), version)
+        ? bad('torn', 'its record was cut short')
+        : bad('damaged', `the bytes after version ${version - 1} are not the sealed record of version ${version}`);
     if (Number(head[1]) !== version) return bad('damaged', `the record after version ${version - 1} is named version ${head[1]}`);
     if (eol < 0) return bad('torn', 'its record was cut short');
     let end = eol + 1;

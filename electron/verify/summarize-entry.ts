@@ -69,7 +69,11 @@ export async function summarizeEntries(
   // turn of the event loop: 10,000 at once held the host for ~180 ms while the page's own files waited.
   for (let start = 0; start < entries.length; start += SYNC_SLICE) {
     if (start > 0) await nextTurn();
-    out.push(...(await mapLimit(entries.slice(start, start + SYNC_SLICE), opts.concurrency ?? LIST_CONCURRENCY, (entry) => summarizeEntry(root, entry, { lease: opts.lease }))));
+    out.push(
+      ...(await mapLimit(entries.slice(start, start + SYNC_SLICE), opts.concurrency ?? LIST_CONCURRENCY, (entry) =>
+        summarizeEntry(root, entry, { lease: opts.lease }),
+      )),
+    );
   }
   return out;
 }

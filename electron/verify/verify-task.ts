@@ -85,7 +85,12 @@ async function sha256File(file: string): Promise<{ sha256: string; size: number 
  */
 export async function checkArtifact(base: string, artifact: ArtifactHead, allowAbsolute = true, hash = true): Promise<ArtifactCheck> {
   const expected = { sha256: artifact.sha256, size: artifact.size };
-  const result = (status: ArtifactCheck['status'], message: string, resolved: string | null, actual: ArtifactCheck['actual'] = null): ArtifactCheck => ({
+  const result = (
+    status: ArtifactCheck['status'],
+    message: string,
+    resolved: string | null,
+    actual: ArtifactCheck['actual'] = null,
+  ): ArtifactCheck => ({
     path: artifact.path,
     type: artifact.type,
     resolved_path: resolved,
@@ -117,7 +122,11 @@ export async function checkArtifact(base: string, artifact: ArtifactHead, allowA
     // The base itself may sit behind a symlink (a temp dir, a mounted volume); compare real to real.
     const realBase = await fsp.realpath(base).catch(() => base);
     if (!isInside(realBase, real)) {
-      return result('outside-root', `${artifact.path} is a symlink (or inside one) that leads to ${real}, outside ${base}; it was not read`, null);
+      return result(
+        'outside-root',
+        `${artifact.path} is a symlink (or inside one) that leads to ${real}, outside ${base}; it was not read`,
+        null,
+      );
     }
   }
 
@@ -129,11 +138,17 @@ export async function checkArtifact(base: string, artifact: ArtifactHead, allowA
   }
   if (!stats.isFile()) return result('unreadable', `${artifact.path} is not a regular file`, resolved);
   if (deleted) {
-    return result('modified', `${artifact.path} is recorded as deleted but is on disk (${stats.size} bytes)`, resolved, { sha256: null, size: stats.size });
+    return result('modified', `${artifact.path} is recorded as deleted but is on disk (${stats.size} bytes)`, resolved, {
+      sha256: null,
+      size: stats.size,
+    });
   }
   // A different size already proves a change; hashing a large file to learn nothing more is skipped.
   if (stats.size !== artifact.size) {
-    return result('modified', `${artifact.path} is ${stats.size} bytes, ${artifact.size} were recorded`, resolved, { sha256: null, size: stats.size });
+    return result('modified', `${artifact.path} is ${stats.size} bytes, ${artifact.size} were recorded`, resolved, {
+      sha256: null,
+      size: stats.size,
+    });
   }
   // Without hashing (listings), a matching size is all a stat can tell; the full verify reads the content.
   if (!hash) return result('ok', 'matches the recorded size (content not hashed)', resolved, { sha256: null, size: stats.size });
@@ -144,7 +159,12 @@ export async function checkArtifact(base: string, artifact: ArtifactHead, allowA
     return result('unreadable', `${artifact.path} cannot be read: ${(err as Error).message}`, resolved);
   }
   if (actual.sha256 !== artifact.sha256) {
-    return result('modified', `${artifact.path} has changed: sha256 ${actual.sha256.slice(0, 12)}…, ${artifact.sha256.slice(0, 12)}… was recorded`, resolved, actual);
+    return result(
+      'modified',
+      `${artifact.path} has changed: sha256 ${actual.sha256.slice(0, 12)}…, ${artifact.sha256.slice(0, 12)}… was recorded`,
+      resolved,
+      actual,
+    );
   }
   return result('ok', 'matches the recorded size and sha256', resolved, actual);
 }

@@ -56,7 +56,9 @@ export function asServiceError(err: unknown): ApiError {
     const code = (err as { code?: unknown }).code;
     const problems = (err as { problems?: unknown }).problems;
     const issues = Array.isArray(problems)
-      ? problems.map((p) => (p && typeof p === 'object' ? `${(p as { file?: string }).file ?? ''}: ${(p as { message?: string }).message ?? ''}` : String(p)))
+      ? problems.map((p) =>
+          p && typeof p === 'object' ? `${(p as { file?: string }).file ?? ''}: ${(p as { message?: string }).message ?? ''}` : String(p),
+        )
       : [];
     if (typeof code === 'string' && errorCodes.has(code as ApiErrorBody['error']['code'])) {
       return new ApiError(code as ApiErrorBody['error']['code'], err.message, issues);

@@ -12,7 +12,15 @@
  * document it refuses fails zod too, and the store then reports zod's own
  * account of what is wrong.
  */
-import { BLOB_REF_PATTERN, CURRENT_SCHEMA_VERSION, EffectStatus, RecoveryMode, StepStatus, TaskStatus, VersionSourceKind } from './schema.js';
+import {
+  BLOB_REF_PATTERN,
+  CURRENT_SCHEMA_VERSION,
+  EffectStatus,
+  RecoveryMode,
+  StepStatus,
+  TaskStatus,
+  VersionSourceKind,
+} from './schema.js';
 
 export type PlanStepHead = {
   id: string;
@@ -123,7 +131,14 @@ function isArtifact(v: unknown): boolean {
 }
 
 function isEffect(v: unknown): boolean {
-  return isObj(v) && isNonEmpty(v.id) && isNonEmpty(v.type) && EFFECT_STATUSES.has(v.status) && isNonEmpty(v.idempotency_key) && absentOr(v.step_id, isStr);
+  return (
+    isObj(v) &&
+    isNonEmpty(v.id) &&
+    isNonEmpty(v.type) &&
+    EFFECT_STATUSES.has(v.status) &&
+    isNonEmpty(v.idempotency_key) &&
+    absentOr(v.step_id, isStr)
+  );
 }
 
 function isRecordedError(v: unknown): boolean {

@@ -87,14 +87,16 @@ export function checkInvariants(cp: CheckpointHead, file = 'checkpoint.json', op
     if (e.step_id !== undefined && !stepIds.has(e.step_id)) fail(`side effect ${e.id} names step "${e.step_id}", which is not in the plan`);
   }
   for (const err of cp.errors ?? []) {
-    if (err.step_id != null && !stepIds.has(err.step_id)) fail(`recorded error "${err.what}" names step "${err.step_id}", which is not in the plan`);
+    if (err.step_id != null && !stepIds.has(err.step_id))
+      fail(`recorded error "${err.what}" names step "${err.step_id}", which is not in the plan`);
   }
 
   const pending = cp.recovery?.pending_approval ?? null;
   switch (cp.status) {
     case 'done': {
       const open = plan.filter((s) => !FINISHED.has(s.status));
-      if (open.length > 0) fail(`status is done but ${open.length} plan step(s) are not done or skipped: ${open.map((s) => s.id).join(', ')}`);
+      if (open.length > 0)
+        fail(`status is done but ${open.length} plan step(s) are not done or skipped: ${open.map((s) => s.id).join(', ')}`);
       break;
     }
     case 'waiting_approval':
@@ -112,7 +114,8 @@ export function checkInvariants(cp: CheckpointHead, file = 'checkpoint.json', op
   if (pending !== null) {
     const effectIds = new Set(effects.map((e) => e.id));
     const rp = pending.plan;
-    if (rp.rerun_step != null && !stepIds.has(rp.rerun_step)) fail(`the pending resume plan reruns step "${rp.rerun_step}", which is not in the plan`);
+    if (rp.rerun_step != null && !stepIds.has(rp.rerun_step))
+      fail(`the pending resume plan reruns step "${rp.rerun_step}", which is not in the plan`);
     for (const id of [...(rp.probe_effects ?? []), ...(rp.retry_effects ?? [])]) {
       if (!effectIds.has(id)) fail(`the pending resume plan names side effect "${id}", which is not recorded`);
     }
@@ -142,7 +145,8 @@ export function checkInvariants(cp: CheckpointHead, file = 'checkpoint.json', op
 
   const history = cp.history;
   if (history && !opts.legacy) {
-    if (history.count > 0 && history.head === null) fail(`history.count is ${history.count} but history.head is null: the messages cannot be found`);
+    if (history.count > 0 && history.head === null)
+      fail(`history.count is ${history.count} but history.head is null: the messages cannot be found`);
     if (history.count === 0 && history.head !== null) fail('history.head points at a chunk but history.count is 0');
   }
   return out;

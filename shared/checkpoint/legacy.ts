@@ -28,8 +28,7 @@ export interface LegacyContext {
 }
 
 export type LegacyConversion =
-  | { ok: true; format: LegacyFormat; checkpoint: CheckpointInput; messages: HistoryMessage[] }
-  | { ok: false; message: string };
+  { ok: true; format: LegacyFormat; checkpoint: CheckpointInput; messages: HistoryMessage[] } | { ok: false; message: string };
 
 type Json = Record<string, unknown>;
 
@@ -91,7 +90,9 @@ export function convertArticleTaskJson(doc: unknown, ctx: LegacyContext): Legacy
     };
   });
   const messages: HistoryMessage[] = Array.isArray(doc.history)
-    ? doc.history.map((m) => (isObj(m) ? { ...m, role: str(m.role, 'unknown'), content: str(m.content) } : { role: 'unknown', content: str(m) }))
+    ? doc.history.map((m) =>
+        isObj(m) ? { ...m, role: str(m.role, 'unknown'), content: str(m.content) } : { role: 'unknown', content: str(m) },
+      )
     : [];
   const metrics = isObj(doc.metrics) ? doc.metrics : {};
   const created = nonEmpty(doc.created_at, ctx.fallbackTime);

@@ -45,9 +45,7 @@ function v2ToV3(doc: Json): Json {
 /** migrations[n] upgrades schema version n to n+1. */
 const migrations: Record<number, (doc: Json) => Json> = { 1: v1ToV2, 2: v2ToV3 };
 
-export type MigrationResult =
-  | { ok: true; doc: Json; from: number }
-  | { ok: false; reason: 'future-schema' | 'schema'; message: string };
+export type MigrationResult = { ok: true; doc: Json; from: number } | { ok: false; reason: 'future-schema' | 'schema'; message: string };
 
 /** Bring a parsed checkpoint object up to CURRENT_SCHEMA_VERSION. */
 export function migrateForward(doc: Json): MigrationResult {

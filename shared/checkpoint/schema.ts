@@ -43,7 +43,9 @@ const Timestamp = z.string().min(1);
 export const BLOB_REF_PATTERN = /^sha256:([0-9a-f]{64})(?:@([1-9][0-9]{0,14}))?$/;
 
 /** A reference to a content-addressed blob of the task (schema 3; schema 2 knew only `sha256:<hex>`). */
-export const BlobRef = z.string().regex(BLOB_REF_PATTERN, 'a blob reference looks like sha256:<64 hex digits>, optionally followed by @<version>');
+export const BlobRef = z
+  .string()
+  .regex(BLOB_REF_PATTERN, 'a blob reference looks like sha256:<64 hex digits>, optionally followed by @<version>');
 export type BlobRef = z.infer<typeof BlobRef>;
 
 export const StepError = z.looseObject({
@@ -170,9 +172,7 @@ export const VersionSource = z.looseObject({
   actor: z.string().optional(),
   note: z.string().optional(),
   /** For human edits: which step, and its result before and after. */
-  edit: z
-    .looseObject({ step_id: z.string(), before: z.unknown(), after: z.unknown() })
-    .optional(),
+  edit: z.looseObject({ step_id: z.string(), before: z.unknown(), after: z.unknown() }).optional(),
   /** For imports: the file and format the version came from. */
   imported_from: z.looseObject({ path: z.string(), format: z.string() }).optional(),
 });

@@ -39,9 +39,25 @@ export function parseTimestamp(value: string): number {
     const ms3 = value.charCodeAt(22) - 48;
     const year = century * 100 + yy;
     // Years below 100 are left to Date.parse: Date.UTC reads them as 19xx.
-    if (century >= 1 && yy >= 0 && month >= 1 && month <= 12 && day >= 1 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59 && ms2 >= 0 && ms3 >= 0 && ms3 <= 9) {
+    if (
+      century >= 1 &&
+      yy >= 0 &&
+      month >= 1 &&
+      month <= 12 &&
+      day >= 1 &&
+      hour >= 0 &&
+      hour <= 23 &&
+      minute >= 0 &&
+      minute <= 59 &&
+      second >= 0 &&
+      second <= 59 &&
+      ms2 >= 0 &&
+      ms3 >= 0 &&
+      ms3 <= 9
+    ) {
       const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-      if (day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month])) return Date.UTC(year, month - 1, day, hour, minute, second, ms2 * 10 + ms3);
+      if (day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month]))
+        return Date.UTC(year, month - 1, day, hour, minute, second, ms2 * 10 + ms3);
     }
   }
   return Date.parse(value);

@@ -6,14 +6,7 @@
  */
 import { z } from 'zod';
 import { computeDiff } from './json-diff.js';
-import {
-  EffectStatus,
-  RecordedError,
-  StepStatus,
-  TaskStatus,
-  VersionSource,
-  type Checkpoint,
-} from '../checkpoint/schema.js';
+import { EffectStatus, RecordedError, StepStatus, TaskStatus, VersionSource, type Checkpoint } from '../checkpoint/schema.js';
 
 const Move = <T extends z.ZodType>(t: T) => z.object({ from: t, to: t });
 
@@ -198,12 +191,24 @@ export function summarizeChange(a: Checkpoint, b: Checkpoint): ChangeSummary {
 /** True when the summary records no change a reader would care about (the structured diff may still hold bookkeeping changes). */
 export function isEmptySummary(s: ChangeSummary): boolean {
   const lists = [
-    s.step_transitions, s.steps_added, s.steps_removed, s.results_changed,
-    s.effects_added, s.effects_changed, s.effects_removed,
-    s.artifacts_added, s.artifacts_changed, s.artifacts_removed, s.errors_added,
+    s.step_transitions,
+    s.steps_added,
+    s.steps_removed,
+    s.results_changed,
+    s.effects_added,
+    s.effects_changed,
+    s.effects_removed,
+    s.artifacts_added,
+    s.artifacts_changed,
+    s.artifacts_removed,
+    s.errors_added,
   ];
   return (
-    s.phase === null && s.status === null && s.current_step === null && s.approval === null && s.resume_hint === null &&
+    s.phase === null &&
+    s.status === null &&
+    s.current_step === null &&
+    s.approval === null &&
+    s.resume_hint === null &&
     lists.every((l) => l.length === 0) &&
     Object.values(s.spend).every((v) => v === 0)
   );

@@ -15,7 +15,15 @@ afterEach(async () => {
 describe('the LangGraph comparison, end to end at a tiny N', () => {
   it('runs every side on the same workload and reports consistent figures', async () => {
     const warmUps: string[] = [];
-    const result = await runComparison({ steps: [5], seed: 11, workDir: dir, fullLangGraphUpTo: 1000, readRuns: 2, warmUpSteps: 3, log: (l) => (l.startsWith('warming up') ? warmUps.push(l) : undefined) });
+    const result = await runComparison({
+      steps: [5],
+      seed: 11,
+      workDir: dir,
+      fullLangGraphUpTo: 1000,
+      readRuns: 2,
+      warmUpSteps: 3,
+      log: (l) => (l.startsWith('warming up') ? warmUps.push(l) : undefined),
+    });
     const [run] = result.runs;
     expect(run.steps).toBe(5);
     expect(run.consistency).toEqual({ ok: true, problems: [] });
@@ -54,7 +62,8 @@ describe('the LangGraph comparison, end to end at a tiny N', () => {
       expect(ms).toHaveLength(result.diskFloor.iterations);
       expect(ms.every((m) => m > 0)).toBe(true);
     }
-    for (const protocol of ['commit', 'save', 'append', 'append-rotated', 'sqlite']) expect(report).toMatch(new RegExp(`\\| ${protocol} +\\| .* ms \\|`));
+    for (const protocol of ['commit', 'save', 'append', 'append-rotated', 'sqlite'])
+      expect(report).toMatch(new RegExp(`\\| ${protocol} +\\| .* ms \\|`));
   });
 
   it('checks targets only at the task lengths they are stated for', async () => {

@@ -53,7 +53,12 @@ describe('a task written in Python', () => {
     expect(names).toEqual(['00000001.json', '00000002.json', '00000003.json']);
     for (const [i, name] of names.entries()) {
       const lines = (await fs.readFile(path.join(task, 'versions', name), 'utf8')).split('\n');
-      const envelope = JSON.parse(lines[0]) as { format: string; version: number; kind: string; checkpoint: { version: number; schema_version: number } };
+      const envelope = JSON.parse(lines[0]) as {
+        format: string;
+        version: number;
+        kind: string;
+        checkpoint: { version: number; schema_version: number };
+      };
       expect(Object.keys(envelope).slice(0, 3)).toEqual(['format', 'version', 'kind']);
       expect(envelope).toMatchObject({ format: 'waystation-version', version: i + 1, kind: 'full' });
       expect(envelope.checkpoint.version).toBe(i + 1);

@@ -113,7 +113,9 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
   async function openTask(taskId: string) {
     const search = page.getByRole('searchbox', { name: 'Search tasks' });
     await search.fill(taskId);
-    await taskList().locator(`[id="${rowId(taskId)}"]`).click();
+    await taskList()
+      .locator(`[id="${rowId(taskId)}"]`)
+      .click();
     await page.locator('.task-meta').getByText(taskId, { exact: true }).waitFor();
   }
 
@@ -166,7 +168,14 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('pageerror', (err) => hostOutput.push(`[pageerror] ${err.message}\n`));
@@ -211,7 +220,9 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     expect(attention.length).toBeGreaterThan(0);
     expect(attention.length).toBeLessThan(tasks.length);
     await page.locator('.task-list-footer', { hasText: `${attention.length} of ${tasks.length} tasks` }).waitFor();
-    const shownIds = await taskList().getByRole('option').evaluateAll((rows) => rows.map((r) => (r as unknown as { id: string }).id));
+    const shownIds = await taskList()
+      .getByRole('option')
+      .evaluateAll((rows) => rows.map((r) => (r as unknown as { id: string }).id));
     expect(shownIds.sort()).toEqual(attention.map((t) => rowId(t.task_id)).sort());
     await page.getByRole('button', { name: /^All/ }).click();
 
@@ -244,7 +255,9 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
   });
 
   it('shows the conversation history of a task, one message per entry with its role', async () => {
-    const { from, messages } = await rpc<{ from: number; messages: { role: string; content: string }[] }>('getMessages', { taskId: 'notes-done' });
+    const { from, messages } = await rpc<{ from: number; messages: { role: string; content: string }[] }>('getMessages', {
+      taskId: 'notes-done',
+    });
     expect(from).toBe(0);
     expect(messages.length).toBeGreaterThan(0);
     await openTask('notes-done');
@@ -333,7 +346,11 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     await panel.getByRole('button', { name: 'Approve' }).click();
     // The decision is recorded, the runner continues, and its versions arrive live until the task is done.
     await page.getByRole('region', { name: 'Approval decisions' }).getByText('Approved').waitFor({ timeout: LONG });
-    await page.getByRole('log', { name: 'Live activity' }).getByText(/runner (started|exited)/).first().waitFor({ timeout: LONG });
+    await page
+      .getByRole('log', { name: 'Live activity' })
+      .getByText(/runner (started|exited)/)
+      .first()
+      .waitFor({ timeout: LONG });
     await waitForStatus('Done', 90_000);
     const after = await rpc<TaskDetail>('getTask', { taskId });
     expect(after.summary.display_status).toBe('done');
@@ -343,7 +360,10 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     expect(after.checkpoint!.plan.slice(rerunIndex).map((s) => [s.id, s.status])).toEqual(
       before.checkpoint!.plan.slice(rerunIndex).map((s) => [s.id, 'done']),
     );
-    await page.getByRole('progressbar', { name: 'Plan progress' }).and(page.locator(`[aria-valuenow="${after.checkpoint!.plan.length}"]`)).waitFor();
+    await page
+      .getByRole('progressbar', { name: 'Plan progress' })
+      .and(page.locator(`[aria-valuenow="${after.checkpoint!.plan.length}"]`))
+      .waitFor();
   }, 150_000);
 
   it('rejects a pending resume only with a reason, and shows it halted with that reason', async () => {
@@ -404,7 +424,9 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
 
   it('shows a version written by another process without a reload', async () => {
     const tasks = await rpc<TaskSummary[]>('listTasks');
-    const target = tasks.find((t) => t.format === 'waystation' && !t.read_only && t.display_status !== 'running' && t.display_status !== 'unreadable');
+    const target = tasks.find(
+      (t) => t.format === 'waystation' && !t.read_only && t.display_status !== 'running' && t.display_status !== 'unreadable',
+    );
     expect(target).toBeTruthy();
     await openTask(target!.task_id);
     const note = `checked by the night shift ${Date.now()}`;
@@ -440,7 +462,10 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
   it('lists a file that cannot be read, with its reason, and keeps the rest browsable', async () => {
     const dir = path.join(root, 'torn-task');
     await fs.mkdir(path.join(dir, 'versions'), { recursive: true });
-    await fs.writeFile(path.join(dir, 'versions', '00000001.json'), '{"format":"waystation-version","version":1,"kind":"full","checkpoint":{"task_id":"torn');
+    await fs.writeFile(
+      path.join(dir, 'versions', '00000001.json'),
+      '{"format":"waystation-version","version":1,"kind":"full","checkpoint":{"task_id":"torn',
+    );
     await fs.writeFile(path.join(dir, 'checkpoint.json'), '{"schema_version":2,"task_id":"torn');
     await page.getByRole('searchbox', { name: 'Search tasks' }).fill('torn-task');
     const row = taskList().getByRole('option', { name: /torn-task, Unreadable/ });
@@ -468,7 +493,10 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
       const failed = (await tasksWith('failed'))[0];
       expect(failed, 'the demo has a failed task').toBeDefined();
       await other.getByRole('searchbox', { name: 'Search tasks' }).fill(failed.task_id);
-      await other.getByRole('listbox', { name: 'Task list' }).locator(`[id="${rowId(failed.task_id)}"]`).click();
+      await other
+        .getByRole('listbox', { name: 'Task list' })
+        .locator(`[id="${rowId(failed.task_id)}"]`)
+        .click();
       const resume = other.getByRole('button', { name: /Resume/ });
       await resume.waitFor({ timeout: LONG });
       expect(await resume.isDisabled()).toBe(true);
@@ -482,7 +510,13 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
 });
 
 /** `waystation serve DIR ...args` from the bundled CLI, once it printed its URL; what it prints goes to `output`. */
-async function serve(cli: string, dir: string, args: string[], env: NodeJS.ProcessEnv, output: string[]): Promise<{ host: ChildProcess; url: string }> {
+async function serve(
+  cli: string,
+  dir: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  output: string[],
+): Promise<{ host: ChildProcess; url: string }> {
   const host = spawn(process.execPath, [cli, 'serve', dir, '--port', '0', ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`waystation serve printed no URL:\n${output.join('')}`)), 30_000);

@@ -26,7 +26,11 @@ it('builds the production bundle from inside a test runner, and leaves the runne
   expect(scripts.length).toBeGreaterThan(0);
   const code = (await Promise.all(scripts.map((f) => fs.readFile(path.join(assets, f), 'utf8')))).join('\n');
   // The bundle holds React (its root API) but none of its development build: the dev JSX runtime and owner stacks.
-  const build = { reactRoot: code.includes('createRoot'), devJsxRuntime: code.includes('jsxDEV'), ownerStacks: code.includes('react_stack_bottom_frame') };
+  const build = {
+    reactRoot: code.includes('createRoot'),
+    devJsxRuntime: code.includes('jsxDEV'),
+    ownerStacks: code.includes('react_stack_bottom_frame'),
+  };
   expect(build).toEqual({ reactRoot: true, devJsxRuntime: false, ownerStacks: false });
   expect(await fs.readFile(path.join(out, 'index.html'), 'utf8')).toContain('./assets/');
 });

@@ -25,7 +25,11 @@ beforeAll(async () => {
   pkg = path.join(stage, 'waystation');
   example = path.join(stage, 'hello-agent');
   await fs.mkdir(pkg);
-  await run(process.execPath, [path.join(repo, 'node_modules/typescript/bin/tsc'), '-p', path.join(repo, 'tsconfig.lib.json'), '--outDir', path.join(pkg, 'dist')], { cwd: repo });
+  await run(
+    process.execPath,
+    [path.join(repo, 'node_modules/typescript/bin/tsc'), '-p', path.join(repo, 'tsconfig.lib.json'), '--outDir', path.join(pkg, 'dist')],
+    { cwd: repo },
+  );
   await fs.copyFile(path.join(repo, 'package.json'), path.join(pkg, 'package.json'));
   // The package's own dependencies (zod, tsx, ...), as an installed package would have them.
   await fs.symlink(path.join(repo, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
@@ -43,15 +47,20 @@ afterAll(async () => {
 
 describe('examples/hello-agent', () => {
   it('imports the runtime from the package entry, with nothing of the desktop app', async () => {
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', "const w = await import('waystation'); console.log(JSON.stringify(Object.keys(w).sort()))"], { cwd: example });
+    const { stdout } = await run(
+      process.execPath,
+      ['--input-type=module', '-e', "const w = await import('waystation'); console.log(JSON.stringify(Object.keys(w).sort()))"],
+      { cwd: example },
+    );
     const names = JSON.parse(stdout) as string[];
-    for (const name of ['defineAgent', 'z', 'Runner', 'startTask', 'resumeTask', 'openStore', 'listAvailableAgents']) expect(names).toContain(name);
+    for (const name of ['defineAgent', 'z', 'Runner', 'startTask', 'resumeTask', 'openStore', 'listAvailableAgents'])
+      expect(names).toContain(name);
     const files = await fs.readdir(path.join(pkg, 'dist/electron'));
     expect(files.sort()).toEqual(['agents', 'llm', 'runtime', 'store', 'verify']);
     await expect(fs.access(path.join(pkg, 'dist/electron/runtime/index.d.ts'))).resolves.toBeUndefined();
   });
 
-  it("passes its own test: run, kill mid-run, resume", async () => {
+  it('passes its own test: run, kill mid-run, resume', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: '' };
     // Vitest's own variables would make node:test think it runs inside vitest.
     delete env.VITEST;

@@ -39,7 +39,11 @@ export const crashAgent = defineAgent({
           key: `${ctx.taskId}:${id}`,
           request: { url: ctx.options.publishUrl },
           perform: async (key) => {
-            const res = await fetch(ctx.options.publishUrl, { method: 'POST', headers: { 'idempotency-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ id }) });
+            const res = await fetch(ctx.options.publishUrl, {
+              method: 'POST',
+              headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+              body: JSON.stringify({ id }),
+            });
             if (!res.ok) throw new Error(`publish answered ${res.status}`);
             return (await res.json()) as { id: string };
           },

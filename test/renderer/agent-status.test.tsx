@@ -35,7 +35,14 @@ const changed: TaskAgentStatus = {
   current_sha256: CURRENT,
   problem: 'the agent module agents/word-counter.ts changed since the task recorded it; resuming runs the new code',
 };
-const unchanged: TaskAgentStatus = { name: 'word-counter', origin: 'module', available: true, module: 'agents/word-counter.ts', recorded_sha256: RECORDED, current_sha256: RECORDED };
+const unchanged: TaskAgentStatus = {
+  name: 'word-counter',
+  origin: 'module',
+  available: true,
+  module: 'agents/word-counter.ts',
+  recorded_sha256: RECORDED,
+  current_sha256: RECORDED,
+};
 
 afterEach(disposeStores);
 
@@ -84,7 +91,12 @@ describe('an agent that cannot be found', () => {
   });
 
   it('is not raised for a finished task, whose agent will not run again', async () => {
-    await show(missing, { status: 'done', plan: [{ id: 'read', name: 'read notes', status: 'done', attempts: 1 }], current_step: 1, total_steps: 1 });
+    await show(missing, {
+      status: 'done',
+      plan: [{ id: 'read', name: 'read notes', status: 'done', attempts: 1 }],
+      current_step: 1,
+      total_steps: 1,
+    });
     expect(screen.queryByRole('alert', { name: 'Agent unavailable' })).toBeNull();
     expect(screen.getByTestId('agent-tag').textContent).toContain('unavailable');
   });
@@ -95,7 +107,8 @@ describe('a task another program wrote', () => {
     name: 'python-word-count',
     origin: 'foreign',
     available: false,
-    problem: 'the task was written by another program (agent "python-word-count"): it can be inspected, diffed and verified here, not resumed from Waystation',
+    problem:
+      'the task was written by another program (agent "python-word-count"): it can be inspected, diffed and verified here, not resumed from Waystation',
   };
 
   it('says so instead of waiting for the agent to come back, and disables Resume', async () => {
@@ -113,7 +126,11 @@ describe('a task another program wrote', () => {
 
 describe('an agent module that did not load at the last resume', () => {
   it('shows what the load said and leaves Resume on, to try again once fixed', async () => {
-    const { fake } = await show({ ...unchanged, load_problem: 'cannot resume task t: the agent module /proj/agents/word-counter.ts fails to load: broken by an edit. The task was left untouched.' });
+    const { fake } = await show({
+      ...unchanged,
+      load_problem:
+        'cannot resume task t: the agent module /proj/agents/word-counter.ts fails to load: broken by an edit. The task was left untouched.',
+    });
     const notice = screen.getByRole('alert', { name: 'Agent module does not load' });
     expect(notice.textContent).toContain('fails to load: broken by an edit');
     const resume = screen.getByRole('button', { name: /Resume/, description: /fails to load/ });

@@ -4,7 +4,17 @@
  * pushes by hand. Every call is recorded so tests can assert what was (not) sent.
  */
 import { ApiError } from '../../shared/api/contract.js';
-import type { ApiInput, ApiMethod, DirectoryInfo, HostEvent, HostEventInput, HostEventListener, TaskAgentStatus, TaskDetail, WaystationApi } from '../../shared/api/contract.js';
+import type {
+  ApiInput,
+  ApiMethod,
+  DirectoryInfo,
+  HostEvent,
+  HostEventInput,
+  HostEventListener,
+  TaskAgentStatus,
+  TaskDetail,
+  WaystationApi,
+} from '../../shared/api/contract.js';
 import { Checkpoint, CURRENT_SCHEMA_VERSION, type CheckpointInput, type HistoryMessage } from '../../shared/checkpoint/schema.js';
 import { toTaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
@@ -102,7 +112,14 @@ export class FakeApi {
   }
 
   private summary(cp: Checkpoint) {
-    return toTaskSummary({ task_id: cp.task_id, location: cp.task_id, format: 'waystation', checkpoint: cp, read_only: false, problems: [] });
+    return toTaskSummary({
+      task_id: cp.task_id,
+      location: cp.task_id,
+      format: 'waystation',
+      checkpoint: cp,
+      read_only: false,
+      problems: [],
+    });
   }
 
   private async gate(key: string) {
@@ -143,15 +160,31 @@ export class FakeApi {
           origin: latest.agent ? 'builtin' : 'none',
           available: Boolean(latest.agent),
         };
-        return { summary: this.summary(latest), checkpoint: cp, version: cp.version, latest_version: latest.version, read_only: false, problems: [], lease: { held: false }, agent_status };
+        return {
+          summary: this.summary(latest),
+          checkpoint: cp,
+          version: cp.version,
+          latest_version: latest.version,
+          read_only: false,
+          problems: [],
+          lease: { held: false },
+          agent_status,
+        };
       },
       getHistory: async (i) => {
         record('getHistory', i);
-        const all = (this.tasks.get(i.taskId) ?? []).map((cp) => ({ version: cp.version, source: cp.source, updated_at: cp.run.updated_at, bytes: 100 }));
+        const all = (this.tasks.get(i.taskId) ?? []).map((cp) => ({
+          version: cp.version,
+          source: cp.source,
+          updated_at: cp.run.updated_at,
+          bytes: 100,
+        }));
         // Like the host: the versions after the caller's last entry when that entry is still the task's, else all.
         const held = i.after && all.find((v) => v.version === i.after!.version);
         const continues = held && held.updated_at === i.after!.updated_at && held.bytes === i.after!.bytes;
-        return continues ? { after: i.after!.version, versions: all.filter((v) => v.version > i.after!.version) } : { after: 0, versions: all };
+        return continues
+          ? { after: i.after!.version, versions: all.filter((v) => v.version > i.after!.version) }
+          : { after: 0, versions: all };
       },
       getStepResult: async (i) => {
         record('getStepResult', i);
@@ -177,11 +210,27 @@ export class FakeApi {
       verifyTask: async (i) => {
         record('verifyTask', i);
         const cp = this.latest(i.taskId);
-        return { task_id: cp.task_id, version: cp.version, base_dir: '/tmp/fake', ok: true, drift: false, artifacts: [], uncertain_effects: [], invariant_problems: [] };
+        return {
+          task_id: cp.task_id,
+          version: cp.version,
+          base_dir: '/tmp/fake',
+          ok: true,
+          drift: false,
+          artifacts: [],
+          uncertain_effects: [],
+          invariant_problems: [],
+        };
       },
       listAgents: async (i) => {
         record('listAgents', i);
-        return [{ name: 'md-summarizer', description: 'Summarizes markdown', options_schema: { type: 'object', properties: {} }, origin: 'builtin' }];
+        return [
+          {
+            name: 'md-summarizer',
+            description: 'Summarizes markdown',
+            options_schema: { type: 'object', properties: {} },
+            origin: 'builtin',
+          },
+        ];
       },
       startTask: async (i) => {
         record('startTask', i);
@@ -203,7 +252,10 @@ export class FakeApi {
         record('editStepResult', i);
         const cp = this.latest(i.taskId);
         if (i.expectedVersion !== undefined && i.expectedVersion !== cp.version) {
-          throw new ApiError('conflict', `task ${i.taskId} moved on to version ${cp.version} since version ${i.expectedVersion} was opened for editing`);
+          throw new ApiError(
+            'conflict',
+            `task ${i.taskId} moved on to version ${cp.version} since version ${i.expectedVersion} was opened for editing`,
+          );
         }
         const step = cp.plan.find((s) => s.id === i.stepId)!;
         const errors = validateAgainstSchema(step.output_schema, i.value);

@@ -50,7 +50,11 @@ describe('the HTTP API client', () => {
     const api = createHttpApi({ baseUrl: 'http://h', token: 't', fetch: fetchImpl });
     const err = await api.rejectResume({ taskId: 'a', reason: '' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ code: 'invalid-input', message: 'invalid input for rejectResume', issues: ['reason: a reason is required'] });
+    expect(err).toMatchObject({
+      code: 'invalid-input',
+      message: 'invalid input for rejectResume',
+      issues: ['reason: a reason is required'],
+    });
   });
 
   it('reports an unreachable host as a failure that says nothing was changed', async () => {

@@ -23,7 +23,9 @@ const setup = (fake: FakeApi): AppStore => newStore(fake.api);
 
 /** A task with two versions: failed at v1, done at v2. */
 function twoVersions(fake: FakeApi, taskId = 'a'): FakeApi {
-  return fake.add(makeCheckpoint(taskId)).add(makeCheckpoint(taskId, { version: 2, status: 'done', phase: 'published', source: { kind: 'runtime' } }));
+  return fake
+    .add(makeCheckpoint(taskId))
+    .add(makeCheckpoint(taskId, { version: 2, status: 'done', phase: 'published', source: { kind: 'runtime' } }));
 }
 
 describe('the open directory', () => {
@@ -58,21 +60,26 @@ describe('the open directory', () => {
     expect(fake.count('listTasks')).toBeGreaterThan(listed);
 
     const recent = screen.getByRole('combobox', { name: 'Recent folders' });
-    expect(within(recent).getAllByRole('option').map((o) => o.getAttribute('value'))).toEqual(['', '/work/one', '/work/two']);
+    expect(
+      within(recent)
+        .getAllByRole('option')
+        .map((o) => o.getAttribute('value')),
+    ).toEqual(['', '/work/one', '/work/two']);
     fireEvent.change(recent, { target: { value: '/work/two' } });
     await waitFor(() => expect(screen.getByTestId('directory').textContent).toBe('/work/two'));
     expect(fake.calls.filter((c) => c.method === 'openDirectory').map((c) => c.input)).toEqual([{ path: '/work/two' }]);
   });
 
   it('opens a folder read-only: says so, offers nothing that runs, and reopens it read-only from the recent folders', async () => {
-    const fake = new FakeApi()
-      .add(makeCheckpoint('failed-task'))
-      .add(
-        makeCheckpoint('waiting', {
-          status: 'waiting_approval',
-          recovery: { mode: 'confirm', pending_approval: { id: 'approval-1', requested_at: '2026-01-01T00:02:00Z', plan: { rerun_step: 'summarize' } } },
-        }),
-      );
+    const fake = new FakeApi().add(makeCheckpoint('failed-task')).add(
+      makeCheckpoint('waiting', {
+        status: 'waiting_approval',
+        recovery: {
+          mode: 'confirm',
+          pending_approval: { id: 'approval-1', requested_at: '2026-01-01T00:02:00Z', plan: { rerun_step: 'summarize' } },
+        },
+      }),
+    );
     fake.directory = { root: '/work/one', recent: ['/work/one'], host: 'desktop', read_only: false, recent_read_only: [] };
     const store = setup(fake);
     renderApp(store);
@@ -100,19 +107,31 @@ describe('the open directory', () => {
     const panel = await screen.findByRole('region', { name: 'Resume approval' });
     expect((within(panel).getByRole('button', { name: 'Approve' }) as HTMLButtonElement).disabled).toBe(true);
     expect((within(panel).getByRole('button', { name: 'Reject' }) as HTMLButtonElement).disabled).toBe(true);
-    for (const method of ['startTask', 'resumeTask', 'approveResume', 'rejectResume', 'editStepResult'] as const) expect(fake.count(method)).toBe(0);
+    for (const method of ['startTask', 'resumeTask', 'approveResume', 'rejectResume', 'editStepResult'] as const)
+      expect(fake.count(method)).toBe(0);
 
     // The recent folders say which one is read-only, and reopening it keeps it so (the host decides, from what it remembers).
     const recent = screen.getByRole('combobox', { name: 'Recent folders' });
-    expect(within(recent).getAllByRole('option').map((o) => o.textContent)).toEqual(['Recent…', 'one — /work/one']);
+    expect(
+      within(recent)
+        .getAllByRole('option')
+        .map((o) => o.textContent),
+    ).toEqual(['Recent…', 'one — /work/one']);
     fireEvent.change(recent, { target: { value: '/work/one' } });
     await waitFor(() => expect(screen.getByTestId('directory').textContent).toBe('/work/one'));
     expect(screen.queryByText('Read-only')).toBeNull();
     const again = screen.getByRole('combobox', { name: 'Recent folders' });
-    expect(within(again).getAllByRole('option').map((o) => o.textContent)).toEqual(['Recent…', 'untrusted — /work/untrusted (read-only)']);
+    expect(
+      within(again)
+        .getAllByRole('option')
+        .map((o) => o.textContent),
+    ).toEqual(['Recent…', 'untrusted — /work/untrusted (read-only)']);
     fireEvent.change(again, { target: { value: '/work/untrusted' } });
     await waitFor(() => expect(screen.getByText('Read-only')).toBeTruthy());
-    expect(fake.calls.filter((c) => c.method === 'openDirectory').map((c) => c.input)).toEqual([{ path: '/work/one' }, { path: '/work/untrusted' }]);
+    expect(fake.calls.filter((c) => c.method === 'openDirectory').map((c) => c.input)).toEqual([
+      { path: '/work/one' },
+      { path: '/work/untrusted' },
+    ]);
   });
 
   it('says what to do when no directory is open', async () => {
@@ -213,9 +232,11 @@ describe('the message history', () => {
     fake.add(makeCheckpoint('a', { version: 3, history: { count: 1, head: `sha256:${'3'.repeat(64)}@3` } }));
     act(() => fake.emit({ type: 'task-changed', taskId: 'a', version: 3 }));
     await waitFor(() => expect(screen.getByText(/1 message at version 3/)).toBeTruthy());
-    expect(within(screen.getByRole('list', { name: 'Messages' })).getAllByRole('listitem').map((li) => li.querySelector('.message-body')?.textContent)).toEqual([
-      'a fresh start',
-    ]);
+    expect(
+      within(screen.getByRole('list', { name: 'Messages' }))
+        .getAllByRole('listitem')
+        .map((li) => li.querySelector('.message-body')?.textContent),
+    ).toEqual(['a fresh start']);
   });
 });
 
@@ -227,7 +248,11 @@ describe('an older version as the whole task view', () => {
     renderApp(store);
     act(() => store.getState().selectTask('a'));
     const picker = await screen.findByRole('combobox', { name: 'Version shown' });
-    expect(within(picker).getAllByRole('option').map((o) => o.textContent)).toEqual([expect.stringMatching(/^v2 \(latest\)/), expect.stringMatching(/^v1 ·/)]);
+    expect(
+      within(picker)
+        .getAllByRole('option')
+        .map((o) => o.textContent),
+    ).toEqual([expect.stringMatching(/^v2 \(latest\)/), expect.stringMatching(/^v1 ·/)]);
     expect(screen.queryByRole('status', { name: 'Older version' })).toBeNull();
 
     fireEvent.change(picker, { target: { value: '1' } });

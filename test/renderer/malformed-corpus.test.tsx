@@ -22,7 +22,13 @@ interface CorpusHostModule {
   openCorpusHost(
     sample: number,
     seed: number,
-  ): Promise<{ api: WaystationApi; listed: TaskSummary[]; described: Map<string, string>; interruptSave(taskId: string, version: number): Promise<void>; close(): Promise<void> }>;
+  ): Promise<{
+    api: WaystationApi;
+    listed: TaskSummary[];
+    described: Map<string, string>;
+    interruptSave(taskId: string, version: number): Promise<void>;
+    close(): Promise<void>;
+  }>;
 }
 // Loaded by path: its Node imports stay out of the renderer's browser-only type check.
 const HOST_MODULE = '../support/malformed-corpus-host.js';
@@ -77,7 +83,10 @@ describe('the malformed corpus in the UI', () => {
     for (const [kind, reason] of LONE) {
       const t = listed.find((x) => x.task_id === `lone-${kind}`)!;
       expect(t.display_status, described.get(t.task_id)).toBe('unreadable');
-      expect(t.problems.map((p) => p.reason), described.get(t.task_id)).toContain(reason);
+      expect(
+        t.problems.map((p) => p.reason),
+        described.get(t.task_id),
+      ).toContain(reason);
     }
     for (const t of listed) {
       const row = within(list).getByRole('option', { name: new RegExp(`^${t.task_id}\\b|${t.task_id},`) });
@@ -102,7 +111,9 @@ describe('the malformed corpus in the UI', () => {
       await waitFor(() => expect(store.getState().detail?.summary.task_id).toBe(t.task_id));
       const detail = store.getState().detail!;
       if (detail.problems.length === 0) continue;
-      const section = await screen.findByRole(detail.problems.some((p) => p.severity === 'error') ? 'alert' : 'note', { name: "Problems with this task's files" });
+      const section = await screen.findByRole(detail.problems.some((p) => p.severity === 'error') ? 'alert' : 'note', {
+        name: "Problems with this task's files",
+      });
       if (!detail.checkpoint) expect(section.textContent).toContain('This task cannot be read');
       for (const p of detail.problems) expect(section.textContent, described.get(t.task_id)).toContain(`${p.file}: ${p.message}`);
     }

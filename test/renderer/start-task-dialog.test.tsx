@@ -17,7 +17,12 @@ import { FakeApi } from './fake-api.js';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-const builtin: AgentInfo = { name: 'md-summarizer', description: 'Summarizes markdown', options_schema: { type: 'object', properties: {} }, origin: 'builtin' };
+const builtin: AgentInfo = {
+  name: 'md-summarizer',
+  description: 'Summarizes markdown',
+  options_schema: { type: 'object', properties: {} },
+  origin: 'builtin',
+};
 const broken: AgentInfo = {
   name: 'my-agent',
   description: '',
@@ -25,7 +30,12 @@ const broken: AgentInfo = {
   origin: 'registered',
   problem: './agents/my-agent.ts threw while loading: SyntaxError: Unexpected token',
 };
-const fine: AgentInfo = { name: 'word-counter', description: 'Counts words', options_schema: { type: 'object', properties: {} }, origin: 'registered' };
+const fine: AgentInfo = {
+  name: 'word-counter',
+  description: 'Counts words',
+  options_schema: { type: 'object', properties: {} },
+  origin: 'registered',
+};
 
 /** The fake host, answering listAgents with whatever `agents` holds at the time of the call. */
 function hostWith(fake: FakeApi, agents: { current: AgentInfo[] }): WaystationApi {
@@ -88,11 +98,17 @@ describe('the New-task dialog', () => {
     // The module was edited while the dialog was closed: a new option, a new description.
     agents.current = [
       builtin,
-      { ...fine, description: 'Counts words, per section', options_schema: { type: 'object', properties: { per_section: { type: 'boolean', title: 'Per section' } } } },
+      {
+        ...fine,
+        description: 'Counts words, per section',
+        options_schema: { type: 'object', properties: { per_section: { type: 'boolean', title: 'Per section' } } },
+      },
     ];
     await act(async () => store.getState().setStartDialogOpen(true));
     await vi.waitFor(() => expect(asked()).toBe(2));
-    await vi.waitFor(() => expect(store.getState().agents.find((a) => a.name === 'word-counter')?.description).toBe('Counts words, per section'));
+    await vi.waitFor(() =>
+      expect(store.getState().agents.find((a) => a.name === 'word-counter')?.description).toBe('Counts words, per section'),
+    );
     const select = screen.getByRole('combobox', { name: /^Agent/, hidden: true });
     act(() => void fireEvent.change(select, { target: { value: 'word-counter' } }));
     expect(screen.getByRole('checkbox', { name: 'Per section', hidden: true })).toBeTruthy();

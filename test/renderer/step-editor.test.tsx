@@ -54,7 +54,7 @@ describe('the step editor', () => {
     expect((screen.getByRole('button', { name: 'Save as new version' }) as HTMLButtonElement).disabled).toBe(false);
   });
 
-  it('starts from a value of the schema\'s shape and refuses an empty string', () => {
+  it("starts from a value of the schema's shape and refuses an empty string", () => {
     render(<StepEditor step={failedStep()} {...props} />);
     expect(editorView().state.doc.toString()).toBe('""');
     expect(screen.getByRole('alert', { name: 'Validation errors' })).toBeTruthy();

@@ -84,7 +84,14 @@ describe('the renderer store', () => {
     const listCalls = fake.count('listTasks');
     fake.add(makeCheckpoint('new'));
     fake.emit({ type: 'task-changed', taskId: 'new', version: 1, summary: fake.summaryOf('new') });
-    await vi.waitFor(() => expect(store.getState().tasks.map((t) => t.task_id).sort()).toEqual(['a', 'new']));
+    await vi.waitFor(() =>
+      expect(
+        store
+          .getState()
+          .tasks.map((t) => t.task_id)
+          .sort(),
+      ).toEqual(['a', 'new']),
+    );
     expect(fake.count('listTasks')).toBe(listCalls);
 
     fake.add(makeCheckpoint('a', { version: 2, status: 'done', source: { kind: 'runtime' } }));
@@ -109,7 +116,12 @@ describe('the renderer store', () => {
     await loading;
     fake.api.listTasks = listTasks;
     expect(store.getState().tasks.find((t) => t.task_id === 'b')?.display_status).toBe('done');
-    expect(store.getState().tasks.map((t) => t.task_id).sort()).toEqual(['a', 'b']);
+    expect(
+      store
+        .getState()
+        .tasks.map((t) => t.task_id)
+        .sort(),
+    ).toEqual(['a', 'b']);
   });
 
   it('sends the version an edit was opened on, and shows the refusal when the task moved on', async () => {
@@ -125,7 +137,9 @@ describe('the renderer store', () => {
     expect(fake.tasks.get('a')).toHaveLength(2);
     const saved = await store.getState().editStep('a', 'summarize', { summary: 'by hand' }, 2);
     expect(saved).toMatchObject({ ok: true, version: 3 });
-    expect(fake.calls.filter((c) => c.method === 'editStepResult').map((c) => (c.input as { expectedVersion?: number }).expectedVersion)).toEqual([1, 2]);
+    expect(
+      fake.calls.filter((c) => c.method === 'editStepResult').map((c) => (c.input as { expectedVersion?: number }).expectedVersion),
+    ).toEqual([1, 2]);
   });
 
   it('drops a slow answer for a task the user already left', async () => {

@@ -38,7 +38,13 @@ function richTask() {
     plan: [
       { id: 'read', name: 'read notes', status: 'done', attempts: 1, result_ref: ref('a') },
       { id: 'write', name: 'write tests', status: 'done', attempts: 1, result_ref: ref('b') },
-      { id: 'summarize', name: 'summarize', status: 'failed', attempts: 2, error: { message: 'model returned invalid JSON', kind: 'schema' } },
+      {
+        id: 'summarize',
+        name: 'summarize',
+        status: 'failed',
+        attempts: 2,
+        error: { message: 'model returned invalid JSON', kind: 'schema' },
+      },
     ],
     total_steps: 3,
     current_step: 2,
@@ -66,7 +72,13 @@ function richTask() {
       },
     ],
     errors: [
-      { at: '2026-01-01T00:00:30Z', step_id: 'read', what: 'the notes folder was locked', fix: 'waited for the lock and read again', verification: 'all three notes read' },
+      {
+        at: '2026-01-01T00:00:30Z',
+        step_id: 'read',
+        what: 'the notes folder was locked',
+        fix: 'waited for the lock and read again',
+        verification: 'all three notes read',
+      },
       { at: '2026-01-01T00:01:30Z', step_id: 'summarize', what: 'model returned invalid JSON' },
     ],
   });
@@ -93,17 +105,17 @@ describe('the side-effect ledger', () => {
     await openRich(store);
     fireEvent.click(screen.getByRole('tab', { name: /Side effects/ }));
     const ledger = await screen.findByRole('table', { name: 'Side-effect ledger' });
-    expect(within(ledger).getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
-      'Type',
-      'Idempotency key',
-      'Status',
-      'Step',
-      'Request',
-      'Outcome',
-      'Reconciliation',
-    ]);
+    expect(
+      within(ledger)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['Type', 'Idempotency key', 'Status', 'Step', 'Request', 'Outcome', 'Reconciliation']);
     const rows = within(ledger).getAllByRole('row').slice(1);
-    const cells = rows.map((r) => within(r).getAllByRole('cell').map((c) => c.textContent));
+    const cells = rows.map((r) =>
+      within(r)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    );
     expect(cells[0][0]).toBe('send-email');
     expect(cells[0][1]).toBe('mail-7f3a');
     expect(cells[0][2]).toContain('Uncertain');
@@ -152,7 +164,9 @@ describe('step results', () => {
     await openRich(store);
     fireEvent.click(screen.getByRole('button', { name: 'Show result of step read notes' }));
     const tree = await screen.findByRole('tree', { name: 'Result of step read notes' });
-    expect(fake.calls.filter((c) => c.method === 'getStepResult').map((c) => c.input)).toEqual([{ taskId: 'rich', stepId: 'read', version: 1 }]);
+    expect(fake.calls.filter((c) => c.method === 'getStepResult').map((c) => c.input)).toEqual([
+      { taskId: 'rich', stepId: 'read', version: 1 },
+    ]);
     expect(screen.getByRole('button', { name: 'Hide result of step read notes' }).getAttribute('aria-expanded')).toBe('true');
 
     // Fifty items start folded: their rows are not rendered until expanded.
@@ -201,9 +215,21 @@ describe('the approval panel', () => {
       return dt.nextElementSibling as HTMLElement;
     };
     expect(value('Rerun step').textContent).toBe('summarize');
-    expect(within(value('Probe effects')).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['send-email · mail-7f3a (uncertain)']);
-    expect(within(value('Retry effects')).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['upload · upload-91c2 (done)']);
-    expect(within(value('Drift found')).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['out/summary.md: modified']);
+    expect(
+      within(value('Probe effects'))
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(['send-email · mail-7f3a (uncertain)']);
+    expect(
+      within(value('Retry effects'))
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(['upload · upload-91c2 (done)']);
+    expect(
+      within(value('Drift found'))
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(['out/summary.md: modified']);
   });
 });
 
@@ -242,7 +268,11 @@ describe('keyboard and theme', () => {
   function listSetup() {
     const fake = new FakeApi();
     // Newest first: t3, t2, t1.
-    for (const [id, at] of [['t1', '2026-01-01T00:01:00Z'], ['t2', '2026-01-01T00:02:00Z'], ['t3', '2026-01-01T00:03:00Z']]) {
+    for (const [id, at] of [
+      ['t1', '2026-01-01T00:01:00Z'],
+      ['t2', '2026-01-01T00:02:00Z'],
+      ['t3', '2026-01-01T00:03:00Z'],
+    ]) {
       fake.add(makeCheckpoint(id, { run: { created_at: at, updated_at: at } }));
     }
     const store = newStore(fake.api);

@@ -64,20 +64,36 @@ export async function openCorpusHost(sample: number, seed: number): Promise<Corp
     const id = `lone-${kind}`;
     await victimTask(root, id);
     await fs.rm(path.join(root, id, 'versions'), { recursive: true });
-    described.set(id, await mutate(path.join(root, id), outside, { target: 'checkpoint.json', kind, at: 0.5, value: null, depth: 5_000, bytes: new Uint8Array([0xff]) }));
+    described.set(
+      id,
+      await mutate(path.join(root, id), outside, {
+        target: 'checkpoint.json',
+        kind,
+        at: 0.5,
+        value: null,
+        depth: 5_000,
+        bytes: new Uint8Array([0xff]),
+      }),
+    );
   }
   const healthy = (await openStore(root).create(makeCheckpoint('healthy'))).checkpoint;
   await openStore(root).save('healthy', { expectedVersion: 1, checkpoint: { ...withoutVersion(healthy), phase: 'two' } });
 
   const service = new HostService({ host: 'web', runner: null });
   await service.open(root);
-  const api = Object.fromEntries(apiMethods.map((m: ApiMethod) => [m, (input: unknown) => dispatch(service, m, input)])) as unknown as WaystationApi;
+  const api = Object.fromEntries(
+    apiMethods.map((m: ApiMethod) => [m, (input: unknown) => dispatch(service, m, input)]),
+  ) as unknown as WaystationApi;
   api.subscribe = (listener, lastEventId) => service.subscribe(listener, lastEventId);
   return {
     api,
     listed: await service.listTasks(),
     described,
-    interruptSave: (taskId, version) => fs.writeFile(path.join(root, taskId, 'versions', `.${String(version).padStart(8, '0')}.json.ab12cd.tmp`), '{"format":"waystation-ver'),
+    interruptSave: (taskId, version) =>
+      fs.writeFile(
+        path.join(root, taskId, 'versions', `.${String(version).padStart(8, '0')}.json.ab12cd.tmp`),
+        '{"format":"waystation-ver',
+      ),
     close: async () => {
       await service.close();
       await fs.rm(base, { recursive: true, force: true });

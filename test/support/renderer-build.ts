@@ -11,7 +11,11 @@ export async function buildRenderer(opts: { outDir?: string } = {}): Promise<voi
   const { build } = await import('vite');
   const before = process.env.NODE_ENV;
   try {
-    await build({ configFile: path.join(REPO, 'vite.config.ts'), logLevel: 'warn', ...(opts.outDir ? { build: { outDir: opts.outDir, emptyOutDir: true } } : {}) });
+    await build({
+      configFile: path.join(REPO, 'vite.config.ts'),
+      logLevel: 'warn',
+      ...(opts.outDir ? { build: { outDir: opts.outDir, emptyOutDir: true } } : {}),
+    });
   } finally {
     if (before === undefined) delete process.env.NODE_ENV;
     else process.env.NODE_ENV = before;

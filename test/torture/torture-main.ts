@@ -66,11 +66,22 @@ for (const s of selected) {
   } catch (err) {
     // A scenario that cannot finish proves nothing: it counts as a violation, and the others still run.
     const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
-    report = { name: s.name, runs: 0, faultsInjected: 0, violations: [{ check: 'the scenario itself failed', count: 1 }], examples: [message], figures: {}, seed, elapsedMs: 0 };
+    report = {
+      name: s.name,
+      runs: 0,
+      faultsInjected: 0,
+      violations: [{ check: 'the scenario itself failed', count: 1 }],
+      examples: [message],
+      figures: {},
+      seed,
+      elapsedMs: 0,
+    };
   }
   reports.push(report);
   const violations = report.violations.reduce((n, v) => n + v.count, 0);
-  log(`${s.name}: ${report.runs} runs, ${report.faultsInjected} faults, ${violations} violations in ${(report.elapsedMs / 1000).toFixed(1)} s`);
+  log(
+    `${s.name}: ${report.runs} runs, ${report.faultsInjected} faults, ${violations} violations in ${(report.elapsedMs / 1000).toFixed(1)} s`,
+  );
   for (const e of report.examples) log(`  VIOLATION ${e}`);
 }
 
@@ -78,7 +89,13 @@ const total = (r: ScenarioReport) => r.violations.reduce((n, v) => n + v.count, 
 console.log('');
 console.log(
   formatTable(
-    [{ header: 'scenario' }, { header: 'runs', align: 'right' }, { header: 'faults injected', align: 'right' }, { header: 'violations', align: 'right' }, { header: 'time', align: 'right' }],
+    [
+      { header: 'scenario' },
+      { header: 'runs', align: 'right' },
+      { header: 'faults injected', align: 'right' },
+      { header: 'violations', align: 'right' },
+      { header: 'time', align: 'right' },
+    ],
     reports.map((r) => [r.name, String(r.runs), String(r.faultsInjected), String(total(r)), `${(r.elapsedMs / 1000).toFixed(0)} s`]),
   ),
 );
@@ -92,10 +109,17 @@ const elapsedMs = Date.now() - started;
 const file = await writeResultsFile('torture', {
   seed,
   command: `npm run torture -- --runs ${crashRuns} --scale ${scale} --seed ${seed}${values.only ? ` --only ${values.only}` : ''}`,
-  machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}` },
+  machine: {
+    cores: os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  },
   elapsed_ms: elapsedMs,
   reports,
 });
 const violations = reports.reduce((n, r) => n + total(r), 0);
-console.log(`\n${violations === 0 ? 'No violations' : `${violations} VIOLATIONS`} in ${(elapsedMs / 60_000).toFixed(1)} min; replay with --seed ${seed}. Results: ${file}`);
+console.log(
+  `\n${violations === 0 ? 'No violations' : `${violations} VIOLATIONS`} in ${(elapsedMs / 60_000).toFixed(1)} min; replay with --seed ${seed}. Results: ${file}`,
+);
 process.exitCode = violations === 0 ? 0 : 1;

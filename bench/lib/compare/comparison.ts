@@ -123,7 +123,8 @@ export async function runComparison(opts: ComparisonOptions): Promise<Comparison
       if (sampled && (calibration === null || calibration.steps < CALIBRATION_STEPS)) {
         log(`calibrating SQLite storage with a full ${CALIBRATION_STEPS}-step run`);
         const dir = await fresh(`calibration-${CALIBRATION_STEPS}`);
-        calibration = (await runLangGraph({ kind: 'sqlite', steps: CALIBRATION_STEPS, seed: opts.seed, dir, sampled: false, readRuns: 1 })).calibration;
+        calibration = (await runLangGraph({ kind: 'sqlite', steps: CALIBRATION_STEPS, seed: opts.seed, dir, sampled: false, readRuns: 1 }))
+          .calibration;
         ownCalibration = calibration;
       }
 
@@ -132,14 +133,29 @@ export async function runComparison(opts: ComparisonOptions): Promise<Comparison
       log(`  done in ${formatMs(waystation.wallMs)}; LangGraph SqliteSaver${sampled ? ' (sampled)' : ''}`);
 
       const sqDir = await fresh(`langgraph-sqlite-${steps}`);
-      const sqlite = await runLangGraph({ kind: 'sqlite', steps, seed: opts.seed, dir: sqDir, sampled, sqliteCalibration: calibration ?? undefined, readRuns: opts.readRuns });
+      const sqlite = await runLangGraph({
+        kind: 'sqlite',
+        steps,
+        seed: opts.seed,
+        dir: sqDir,
+        sampled,
+        sqliteCalibration: calibration ?? undefined,
+        readRuns: opts.readRuns,
+      });
       if (sqlite.calibration && (calibration === null || sqlite.calibration.steps >= calibration.steps)) calibration = sqlite.calibration;
       log(`  done in ${formatMs(sqlite.wallMs)}; LangGraph MemorySaver${sampled ? ' (sampled)' : ''}`);
 
       const memory = await runLangGraph({ kind: 'memory', steps, seed: opts.seed, dir: opts.workDir, sampled, readRuns: opts.readRuns });
       log(`  done in ${formatMs(memory.wallMs)}`);
 
-      runs.push({ steps, waystation, sqlite, memory, figures: figuresOf(waystation, sqlite, memory), consistency: checkConsistency(steps, opts.seed, [waystation, sqlite, memory]) });
+      runs.push({
+        steps,
+        waystation,
+        sqlite,
+        memory,
+        figures: figuresOf(waystation, sqlite, memory),
+        consistency: checkConsistency(steps, opts.seed, [waystation, sqlite, memory]),
+      });
     }
   } finally {
     for (const { dir, keep } of used) await removeDir(dir, keep);
@@ -163,7 +179,14 @@ export async function runComparison(opts: ComparisonOptions): Promise<Comparison
 async function warmUp(opts: ComparisonOptions, fresh: (name: string, measured: boolean) => Promise<string>): Promise<void> {
   const steps = opts.warmUpSteps;
   await runWaystation({ steps, seed: opts.seed + 1, dir: await fresh('warm-up-waystation', false), readRuns: 1 });
-  await runLangGraph({ kind: 'sqlite', steps, seed: opts.seed + 1, dir: await fresh('warm-up-langgraph-sqlite', false), sampled: false, readRuns: 1 });
+  await runLangGraph({
+    kind: 'sqlite',
+    steps,
+    seed: opts.seed + 1,
+    dir: await fresh('warm-up-langgraph-sqlite', false),
+    sampled: false,
+    readRuns: 1,
+  });
   await runLangGraph({ kind: 'memory', steps, seed: opts.seed + 1, dir: opts.workDir, sampled: false, readRuns: 1 });
 }
 
@@ -191,8 +214,22 @@ function figuresOf(ws: WaystationSideResult, sq: LangGraphSideResult, mem: LangG
     row(`save p99, early (${earlyName})`, 'ms', p(ws.saves.earlyMs, 99), p(sq.saves.earlyMs, 99), p(mem.saves.earlyMs, 99)),
     row(`save p50, late (${lateName})`, 'ms', p(ws.saves.lateMs, 50), p(sq.saves.lateMs, 50), p(mem.saves.lateMs, 50)),
     row(`save p99, late (${lateName})`, 'ms', p(ws.saves.lateMs, 99), p(sq.saves.lateMs, 99), p(mem.saves.lateMs, 99)),
-    row('save p50, all steps', 'ms', p(ws.saves.allMs, 50), p(sq.saves.allMs, 50), p(mem.saves.allMs, 50), sq.sampled ? 'LangGraph sampled: not every step ran' : undefined),
-    row('save p99, all steps', 'ms', p(ws.saves.allMs, 99), p(sq.saves.allMs, 99), p(mem.saves.allMs, 99), sq.sampled ? 'LangGraph sampled: not every step ran' : undefined),
+    row(
+      'save p50, all steps',
+      'ms',
+      p(ws.saves.allMs, 50),
+      p(sq.saves.allMs, 50),
+      p(mem.saves.allMs, 50),
+      sq.sampled ? 'LangGraph sampled: not every step ran' : undefined,
+    ),
+    row(
+      'save p99, all steps',
+      'ms',
+      p(ws.saves.allMs, 99),
+      p(sq.saves.allMs, 99),
+      p(mem.saves.allMs, 99),
+      sq.sampled ? 'LangGraph sampled: not every step ran' : undefined,
+    ),
     row(
       `bytes after ${formatCount(ws.steps)} steps`,
       'bytes',
@@ -202,9 +239,29 @@ function figuresOf(ws: WaystationSideResult, sq: LangGraphSideResult, mem: LangG
       [sq.storage.projected ? 'LangGraph projected' : '', 'MemorySaver: serialized bytes held in memory'].filter(Boolean).join('; '),
     ),
     row('read latest, with message list', 'ms', median(ws.reads.latest.ms), median(sq.reads.latest.ms), median(mem.reads.latest.ms)),
-    row(`read step ${middleStep(ws.steps)}, with message list`, 'ms', median(ws.reads.middle.ms), median(sq.reads.middle.ms), median(mem.reads.middle.ms)),
-    row('read latest, checkpoint only', 'ms', median(ws.reads.latestSnapshot.ms), median(sq.reads.latest.ms), median(mem.reads.latest.ms), 'Waystation: history by reference; LangGraph always returns the list'),
-    row(`read step ${middleStep(ws.steps)}, checkpoint only`, 'ms', median(ws.reads.middleVersion.ms), median(sq.reads.middle.ms), median(mem.reads.middle.ms), 'Waystation: history by reference; LangGraph always returns the list'),
+    row(
+      `read step ${middleStep(ws.steps)}, with message list`,
+      'ms',
+      median(ws.reads.middle.ms),
+      median(sq.reads.middle.ms),
+      median(mem.reads.middle.ms),
+    ),
+    row(
+      'read latest, checkpoint only',
+      'ms',
+      median(ws.reads.latestSnapshot.ms),
+      median(sq.reads.latest.ms),
+      median(mem.reads.latest.ms),
+      'Waystation: history by reference; LangGraph always returns the list',
+    ),
+    row(
+      `read step ${middleStep(ws.steps)}, checkpoint only`,
+      'ms',
+      median(ws.reads.middleVersion.ms),
+      median(sq.reads.middle.ms),
+      median(mem.reads.middle.ms),
+      'Waystation: history by reference; LangGraph always returns the list',
+    ),
   ];
 }
 
@@ -227,7 +284,8 @@ export function checkConsistency(steps: number, seed: number, sides: SideResult[
       }
     }
     const { saves } = side;
-    if (saves.earlyMs.length !== saves.early.to - saves.early.from + 1) problems.push(`${side.side}: ${saves.earlyMs.length} early saves timed`);
+    if (saves.earlyMs.length !== saves.early.to - saves.early.from + 1)
+      problems.push(`${side.side}: ${saves.earlyMs.length} early saves timed`);
     if (saves.lateMs.length !== saves.late.to - saves.late.from + 1) problems.push(`${side.side}: ${saves.lateMs.length} late saves timed`);
     if (saves.allMs && saves.allMs.length !== steps) problems.push(`${side.side}: ${saves.allMs.length} saves timed for ${steps} steps`);
   }
@@ -256,7 +314,11 @@ export function checkTargets(runs: RunComparison[]): TargetCheck[] {
 function durabilityLines(runs: RunComparison[]): string[] {
   const first = runs[0];
   if (!first) return [];
-  return [`Waystation: ${first.waystation.durability}.`, `LangGraph SqliteSaver: ${first.sqlite.durability}.`, `LangGraph MemorySaver: ${first.memory.durability}.`];
+  return [
+    `Waystation: ${first.waystation.durability}.`,
+    `LangGraph SqliteSaver: ${first.sqlite.durability}.`,
+    `LangGraph MemorySaver: ${first.memory.durability}.`,
+  ];
 }
 
 /**
@@ -265,8 +327,19 @@ function durabilityLines(runs: RunComparison[]): string[] {
  */
 export function formatComparison(result: ComparisonResult, command: string): string {
   const out: string[] = [];
-  out.push(`Command: \`${command}\``, '', 'Machine:', ...formatMachine(result.machine).map((l) => `- ${l}`), '', 'Durability:', ...result.durability.map((l) => `- ${l}`));
-  out.push('', 'Workload: per step, one 1,024-byte message appended to the history and one step result (~250 bytes) stored; seeded, identical bytes on every side.');
+  out.push(
+    `Command: \`${command}\``,
+    '',
+    'Machine:',
+    ...formatMachine(result.machine).map((l) => `- ${l}`),
+    '',
+    'Durability:',
+    ...result.durability.map((l) => `- ${l}`),
+  );
+  out.push(
+    '',
+    'Workload: per step, one 1,024-byte message appended to the history and one step result (~250 bytes) stored; seeded, identical bytes on every side.',
+  );
   out.push(
     '',
     result.options.warmUpSteps > 0
@@ -286,7 +359,14 @@ export function formatComparison(result: ComparisonResult, command: string): str
           { header: 'LangGraph memory (no durability)', align: 'right' },
           { header: 'note' },
         ],
-        run.figures.map((f) => [f.name, cell(f.waystation, f.unit), cell(f.sqlite, f.unit), f.ratio === null ? 'n/a' : formatRatio(f.ratio), cell(f.memory, f.unit), f.note ?? '']),
+        run.figures.map((f) => [
+          f.name,
+          cell(f.waystation, f.unit),
+          cell(f.sqlite, f.unit),
+          f.ratio === null ? 'n/a' : formatRatio(f.ratio),
+          cell(f.memory, f.unit),
+          f.note ?? '',
+        ]),
       ),
     );
     for (const side of [run.sqlite, run.memory]) {
@@ -294,15 +374,32 @@ export function formatComparison(result: ComparisonResult, command: string): str
     }
     if (run.sqlite.sqlite) {
       const s = run.sqlite.sqlite;
-      out.push('', `SQLite files: db ${formatBytes(s.dbBytes)}, -wal ${formatBytes(s.walBytes)}, -shm ${formatBytes(s.shmBytes)}. Waystation: ${run.waystation.storage.method}, ${formatBytes(run.waystation.storage.allocatedBytes ?? 0)} allocated in blocks; letting the lease go after the last step (checkpoint.json written, once a run) took ${formatMs(run.waystation.settleMs)}.`);
+      out.push(
+        '',
+        `SQLite files: db ${formatBytes(s.dbBytes)}, -wal ${formatBytes(s.walBytes)}, -shm ${formatBytes(s.shmBytes)}. Waystation: ${run.waystation.storage.method}, ${formatBytes(run.waystation.storage.allocatedBytes ?? 0)} allocated in blocks; letting the lease go after the last step (checkpoint.json written, once a run) took ${formatMs(run.waystation.settleMs)}.`,
+      );
     }
     if (!run.consistency.ok) out.push('', `**Inconsistent reads:** ${run.consistency.problems.join('; ')}`);
   }
   out.push('', '#### Targets', '');
   out.push(
     formatTable(
-      [{ header: 'target' }, { header: 'steps', align: 'right' }, { header: 'figure' }, { header: 'reached', align: 'right' }, { header: 'required', align: 'right' }, { header: 'met' }],
-      result.targets.map((t) => [t.target, formatCount(t.steps), t.figure, formatRatio(t.ratio), `≥ ${formatRatio(t.required)}`, t.met ? 'yes' : '**no**']),
+      [
+        { header: 'target' },
+        { header: 'steps', align: 'right' },
+        { header: 'figure' },
+        { header: 'reached', align: 'right' },
+        { header: 'required', align: 'right' },
+        { header: 'met' },
+      ],
+      result.targets.map((t) => [
+        t.target,
+        formatCount(t.steps),
+        t.figure,
+        formatRatio(t.ratio),
+        `≥ ${formatRatio(t.required)}`,
+        t.met ? 'yes' : '**no**',
+      ]),
     ),
   );
   return out.join('\n');
@@ -340,7 +437,13 @@ export function formatDiskFloor(floor: DiskFloor): string[] {
       `${formatBytes(floor.hotBytes)} hot snapshot). What a save costs beyond its design's floor is its own code; the floor moves from run to run with what the disk did before.`,
     '',
     formatTable(
-      [{ header: 'protocol' }, { header: 'file operations of one step' }, { header: 'p50', align: 'right' }, { header: 'p99', align: 'right' }, { header: 'SQLite ÷ this (p50)', align: 'right' }],
+      [
+        { header: 'protocol' },
+        { header: 'file operations of one step' },
+        { header: 'p50', align: 'right' },
+        { header: 'p99', align: 'right' },
+        { header: 'SQLite ÷ this (p50)', align: 'right' },
+      ],
       rows,
     ),
   ];

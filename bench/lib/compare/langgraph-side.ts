@@ -23,7 +23,15 @@
  * plain form is the smaller of the two, so the comparison favours LangGraph.
  */
 import path from 'node:path';
-import { MemorySaver, uuid5, uuid6, type BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata, type PendingWrite } from '@langchain/langgraph-checkpoint';
+import {
+  MemorySaver,
+  uuid5,
+  uuid6,
+  type BaseCheckpointSaver,
+  type Checkpoint,
+  type CheckpointMetadata,
+  type PendingWrite,
+} from '@langchain/langgraph-checkpoint';
 import { JsonPlusSerializer } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import type { HistoryMessage } from '../../../shared/checkpoint/schema.js';
@@ -120,7 +128,8 @@ export async function runLangGraph(opts: LangGraphRunOptions): Promise<LangGraph
     const usage = await filesSize([dbFile, `${dbFile}-wal`, `${dbFile}-shm`]);
     sqlite = { ...sqliteMode, dbBytes: db.apparentBytes, walBytes: wal.apparentBytes, shmBytes: shm.apparentBytes };
     if (opts.sampled) {
-      if (!opts.sqliteCalibration) throw new Error(`a sampled SQLite run of ${opts.steps} steps needs a calibration from a full run of fewer steps`);
+      if (!opts.sqliteCalibration)
+        throw new Error(`a sampled SQLite run of ${opts.steps} steps needs a calibration from a full run of fewer steps`);
       const dbBytes = Math.round(serializedBytes * opts.sqliteCalibration.dbBytesPerSerializedByte);
       storage = {
         bytes: dbBytes + wal.apparentBytes + shm.apparentBytes,
@@ -133,7 +142,13 @@ export async function runLangGraph(opts: LangGraphRunOptions): Promise<LangGraph
         usage: null,
       };
     } else {
-      storage = { bytes: usage.apparentBytes, allocatedBytes: usage.allocatedBytes, projected: false, method: 'measured: db + -wal + -shm file sizes', usage };
+      storage = {
+        bytes: usage.apparentBytes,
+        allocatedBytes: usage.allocatedBytes,
+        projected: false,
+        method: 'measured: db + -wal + -shm file sizes',
+        usage,
+      };
       calibration = { steps: opts.steps, dbBytesPerSerializedByte: db.apparentBytes / serializedBytes };
     }
   } else {
@@ -149,8 +164,10 @@ export async function runLangGraph(opts: LangGraphRunOptions): Promise<LangGraph
   const latest = await timeRead(opts.readRuns, 'getTuple (latest): checkpoint with the whole message list', () =>
     saver.getTuple({ configurable: { thread_id: THREAD_ID } }),
   );
-  const middleRead = await timeRead(opts.readRuns, `getTuple (checkpoint_id of step ${middle}): checkpoint with the whole message list`, () =>
-    saver.getTuple({ configurable: { thread_id: THREAD_ID, checkpoint_ns: '', checkpoint_id: middleId } }),
+  const middleRead = await timeRead(
+    opts.readRuns,
+    `getTuple (checkpoint_id of step ${middle}): checkpoint with the whole message list`,
+    () => saver.getTuple({ configurable: { thread_id: THREAD_ID, checkpoint_ns: '', checkpoint_id: middleId } }),
   );
   if (saver instanceof SqliteSaver) (saver.db as unknown as { close(): void }).close();
 
@@ -240,7 +257,12 @@ class LangGraphThread {
     };
     const metadata: CheckpointMetadata = { source: 'input', step: -1, parents: {} };
     await this.count(checkpoint, metadata, null);
-    const config = await this.saver.put({ configurable: { thread_id: THREAD_ID, checkpoint_ns: '' } }, checkpoint, metadata, checkpoint.channel_versions);
+    const config = await this.saver.put(
+      { configurable: { thread_id: THREAD_ID, checkpoint_ns: '' } },
+      checkpoint,
+      metadata,
+      checkpoint.channel_versions,
+    );
     this.latestId = config.configurable!.checkpoint_id as string;
   }
 
@@ -305,7 +327,12 @@ class LangGraphThread {
   }
 }
 
-async function serializedSize(serde: JsonPlusSerializer, checkpoint: Checkpoint, metadata: CheckpointMetadata, writes: PendingWrite[] | null): Promise<number> {
+async function serializedSize(
+  serde: JsonPlusSerializer,
+  checkpoint: Checkpoint,
+  metadata: CheckpointMetadata,
+  writes: PendingWrite[] | null,
+): Promise<number> {
   let total = (await serde.dumpsTyped(checkpoint))[1].byteLength + (await serde.dumpsTyped(metadata))[1].byteLength;
   for (const [, value] of writes ?? []) total += (await serde.dumpsTyped(value))[1].byteLength;
   return total;

@@ -92,19 +92,27 @@ export async function runWaystation(opts: WaystationRunOptions): Promise<Waystat
       if (!entry?.checkpoint) throw new Error(`getTask(${TASK_ID}) found no readable checkpoint in ${opts.dir}`);
       return { checkpoint: entry.checkpoint, history: await store.readHistory(TASK_ID) };
     }),
-    middle: await timeRead(opts.readRuns, `readVersion(${version(middle)}) + readHistory(${version(middle)}): step ${middle}'s checkpoint and its message list`, async () => ({
-      checkpoint: await store.readVersion(TASK_ID, version(middle)),
-      history: await store.readHistory(TASK_ID, version(middle)),
-    })),
+    middle: await timeRead(
+      opts.readRuns,
+      `readVersion(${version(middle)}) + readHistory(${version(middle)}): step ${middle}'s checkpoint and its message list`,
+      async () => ({
+        checkpoint: await store.readVersion(TASK_ID, version(middle)),
+        history: await store.readHistory(TASK_ID, version(middle)),
+      }),
+    ),
     latestSnapshot: await timeRead(opts.readRuns, 'getTask: latest checkpoint (hot snapshot), history by reference only', async () => {
       const entry = await store.getTask(TASK_ID);
       if (!entry?.checkpoint) throw new Error(`getTask(${TASK_ID}) found no readable checkpoint in ${opts.dir}`);
       return { checkpoint: entry.checkpoint, history: null };
     }),
-    middleVersion: await timeRead(opts.readRuns, `readVersion(${version(middle)}): step ${middle}'s checkpoint, history by reference only`, async () => ({
-      checkpoint: await store.readVersion(TASK_ID, version(middle)),
-      history: null,
-    })),
+    middleVersion: await timeRead(
+      opts.readRuns,
+      `readVersion(${version(middle)}): step ${middle}'s checkpoint, history by reference only`,
+      async () => ({
+        checkpoint: await store.readVersion(TASK_ID, version(middle)),
+        history: null,
+      }),
+    ),
   };
 
   return {
@@ -113,7 +121,8 @@ export async function runWaystation(opts: WaystationRunOptions): Promise<Waystat
     steps: opts.steps,
     sampled: false,
     sampling: null,
-    durability: 'every save is durable before it returns: saved under the task\'s lease as the runtime saves, a version (with the blobs it carries) is appended to the open segment and fdatasynced, and every 16th starts a new file (fsynced, linked, versions/ fsynced); checkpoint.json, a copy of a version, is written without fsync when a segment is full and when the lease is let go',
+    durability:
+      "every save is durable before it returns: saved under the task's lease as the runtime saves, a version (with the blobs it carries) is appended to the open segment and fdatasynced, and every 16th starts a new file (fsynced, linked, versions/ fsynced); checkpoint.json, a copy of a version, is written without fsync when a segment is full and when the lease is let go",
     saves: {
       early,
       late,

@@ -4,7 +4,13 @@
  */
 import type { Command } from 'commander';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
-import { isEmptySummary, structuredDiff, summarizeChange, type ChangeSummary, type StructuredDiffEntry } from '../../../shared/diff/semantic-summary.js';
+import {
+  isEmptySummary,
+  structuredDiff,
+  summarizeChange,
+  type ChangeSummary,
+  type StructuredDiffEntry,
+} from '../../../shared/diff/semantic-summary.js';
 import { TaskReadError } from '../../store/store-types.js';
 import { ExitCode, parseVersion, requireTask, type CliContext } from '../cli-context.js';
 import { colorStatus, formatCost, formatDuration, formatJson, formatProblem, inlineJson, shortSha, signed, type Style } from '../output.js';
@@ -14,7 +20,9 @@ export function renderSummary(s: Style, c: ChangeSummary): string {
   const out: string[] = [];
   const arrow = s.dim('→');
   const src = c.source;
-  out.push(`${s.bold(c.task_id)} version ${c.from_version} ${arrow} ${c.to_version} ${s.dim(`(written by ${[src.kind, src.actor, src.note].filter(Boolean).join(', ')})`)}`);
+  out.push(
+    `${s.bold(c.task_id)} version ${c.from_version} ${arrow} ${c.to_version} ${s.dim(`(written by ${[src.kind, src.actor, src.note].filter(Boolean).join(', ')})`)}`,
+  );
   if (isEmptySummary(c)) {
     out.push(s.dim('  no change to status, plan, ledger, artifacts or spend'));
     return out.join('\n') + '\n';
@@ -22,11 +30,13 @@ export function renderSummary(s: Style, c: ChangeSummary): string {
   if (c.status) out.push(`  status   ${colorStatus(s, c.status.from)} ${arrow} ${colorStatus(s, c.status.to)}`);
   if (c.phase) out.push(`  phase    ${c.phase.from || '(none)'} ${arrow} ${c.phase.to || '(none)'}`);
   if (c.current_step) out.push(`  step     ${c.current_step.from} ${arrow} ${c.current_step.to}`);
-  for (const t of c.step_transitions) out.push(`  step ${t.id} ${s.dim(t.name)}: ${colorStatus(s, t.from)} ${arrow} ${colorStatus(s, t.to)}`);
+  for (const t of c.step_transitions)
+    out.push(`  step ${t.id} ${s.dim(t.name)}: ${colorStatus(s, t.from)} ${arrow} ${colorStatus(s, t.to)}`);
   for (const t of c.steps_added) out.push(`  ${s.green('+')} step ${t.id} ${s.dim(t.name)} (${t.status})`);
   for (const t of c.steps_removed) out.push(`  ${s.red('-')} step ${t.id} ${s.dim(t.name)} (${t.status})`);
   for (const r of c.results_changed) out.push(`  result of step ${r.id} ${s.dim(r.name)} changed`);
-  for (const e of c.effects_added) out.push(`  ${s.green('+')} effect ${e.id} ${e.type} ${s.dim(`key ${e.key}`)} (${colorStatus(s, e.status)})`);
+  for (const e of c.effects_added)
+    out.push(`  ${s.green('+')} effect ${e.id} ${e.type} ${s.dim(`key ${e.key}`)} (${colorStatus(s, e.status)})`);
   for (const e of c.effects_changed) {
     const what = e.from === e.to ? s.dim(`(${e.fields.join(', ')})`) : `${colorStatus(s, e.from)} ${arrow} ${colorStatus(s, e.to)}`;
     out.push(`  effect ${e.id} ${e.type} ${s.dim(`key ${e.key}`)}: ${what}`);
@@ -43,11 +53,14 @@ export function renderSummary(s: Style, c: ChangeSummary): string {
   }
   for (const a of c.artifacts_removed) out.push(`  ${s.red('-')} artifact ${a.path}`);
   if (c.approval) out.push(`  approval ${c.approval.change}: ${c.approval.from ?? '-'} ${arrow} ${c.approval.to ?? '-'}`);
-  for (const e of c.errors_added) out.push(`  ${s.red('+ error')} ${e.step_id ? `[${e.step_id}] ` : ''}${e.what}${e.fix ? s.dim(` (fix: ${e.fix})`) : ''}`);
+  for (const e of c.errors_added)
+    out.push(`  ${s.red('+ error')} ${e.step_id ? `[${e.step_id}] ` : ''}${e.what}${e.fix ? s.dim(` (fix: ${e.fix})`) : ''}`);
   if (c.resume_hint) out.push(`  resume hint: ${c.resume_hint.to ? inlineJson(c.resume_hint.to, 100) : s.dim('(cleared)')}`);
   const sp = c.spend;
   if (Object.values(sp).some((v) => v !== 0)) {
-    out.push(`  spend    ${signed(sp.tokens_in)} tokens in, ${signed(sp.tokens_out)} out, ${signed(sp.cost_usd, formatCost)}, ${signed(sp.elapsed_ms, formatDuration)}`);
+    out.push(
+      `  spend    ${signed(sp.tokens_in)} tokens in, ${signed(sp.tokens_out)} out, ${signed(sp.cost_usd, formatCost)}, ${signed(sp.elapsed_ms, formatDuration)}`,
+    );
   }
   return out.join('\n') + '\n';
 }

@@ -13,7 +13,9 @@ function parseJson(text: string, where: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`${where} is not JSON (${(err as Error).message}); a string value needs quotes: --value '"text"'. Nothing was written.`);
+    throw new UsageError(
+      `${where} is not JSON (${(err as Error).message}); a string value needs quotes: --value '"text"'. Nothing was written.`,
+    );
   }
 }
 

@@ -40,11 +40,18 @@ export function register(program: Command, ctx: CliContext): void {
         String(v.version),
         v.updated_at,
         v.source.kind,
-        [v.source.actor, v.source.note, v.source.imported_from ? `from ${v.source.imported_from.path}` : '', v.source.edit ? `edited step ${v.source.edit.step_id}` : '']
+        [
+          v.source.actor,
+          v.source.note,
+          v.source.imported_from ? `from ${v.source.imported_from.path}` : '',
+          v.source.edit ? `edited step ${v.source.edit.step_id}` : '',
+        ]
           .filter(Boolean)
           .join('; '),
         s.dim(formatBytes(v.bytes)),
       ]);
-      ctx.io.out(versions.length ? table(rows, ['VERSION', 'UPDATED', 'SOURCE', 'DETAIL', 'SIZE'], s) : `${taskId} has no readable versions\n`);
+      ctx.io.out(
+        versions.length ? table(rows, ['VERSION', 'UPDATED', 'SOURCE', 'DETAIL', 'SIZE'], s) : `${taskId} has no readable versions\n`,
+      );
     });
 }

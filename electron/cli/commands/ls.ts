@@ -18,7 +18,15 @@ function renderHuman(ctx: CliContext, dir: string, tasks: TaskSummary[]): string
     const step = t.current_step === null ? '-' : `${t.current_step}/${t.total_steps ?? '?'}`;
     const tags = [t.format === 'waystation' ? '' : t.format, t.read_only ? 'read-only' : ''].filter(Boolean);
     const name = [t.task_name ?? '', tags.length ? s.dim(`[${tags.join(', ')}]`) : ''].filter(Boolean).join(' ');
-    rows.push([s.bold(t.task_id), colorStatus(s, t.display_status), step, t.phase ?? '-', t.version === null ? '-' : String(t.version), t.updated_at ?? '-', name]);
+    rows.push([
+      s.bold(t.task_id),
+      colorStatus(s, t.display_status),
+      step,
+      t.phase ?? '-',
+      t.version === null ? '-' : String(t.version),
+      t.updated_at ?? '-',
+      name,
+    ]);
   }
   lines.push(table(rows, header, s).trimEnd());
   const troubled = tasks.filter((t) => t.problems.length > 0);
@@ -36,7 +44,7 @@ export function register(program: Command, ctx: CliContext): void {
     .command('ls')
     .description('list the tasks in a checkpoint directory, readable or not')
     .argument('<DIR>', 'the checkpoint directory')
-    .option('--json', 'print an array of task summaries (the shape of GET /api/tasks), each with its plan\'s steps (id, name, status)')
+    .option('--json', "print an array of task summaries (the shape of GET /api/tasks), each with its plan's steps (id, name, status)")
     .addHelpText(
       'after',
       '\nA task whose recorded artifacts are missing or changed size shows as drifted (a stat, no hashing);' +

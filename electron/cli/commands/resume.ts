@@ -18,7 +18,11 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<TASK>', 'the task id')
     .option('--rerun-drifted', 'regenerate drifted artifacts by rerunning the steps that made them')
     .option('--effect-happened <KEY>', 'an uncertain side effect without a probe did happen (repeatable)', collect)
-    .option('--effect-not-happened <KEY>', 'an uncertain side effect without a probe did not happen: retry it with the same key (repeatable)', collect)
+    .option(
+      '--effect-not-happened <KEY>',
+      'an uncertain side effect without a probe did not happen: retry it with the same key (repeatable)',
+      collect,
+    )
     .option('--note <TEXT>', 'passed to a step that waits for a human')
     .option('--by <NAME>', 'who is resuming')
     .option('--json', 'print the outcome as JSON')
@@ -27,7 +31,14 @@ export function register(program: Command, ctx: CliContext): void {
       async (
         dir: string,
         taskId: string,
-        opts: { rerunDrifted?: boolean; effectHappened?: string[]; effectNotHappened?: string[]; note?: string; by?: string; json?: boolean },
+        opts: {
+          rerunDrifted?: boolean;
+          effectHappened?: string[];
+          effectNotHappened?: string[];
+          note?: string;
+          by?: string;
+          json?: boolean;
+        },
       ) => {
         const { root } = await requireTask(ctx, dir, taskId);
         const settle: Record<string, boolean> = {};

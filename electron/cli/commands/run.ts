@@ -50,7 +50,8 @@ export function streamRunner(ctx: CliContext, runner: Runner, json: boolean): vo
   runner.onEvent((e) => {
     if (json) return;
     if (e.type === 'line') (e.stream === 'stdout' ? ctx.io.out : ctx.io.err)(`  ${e.line}\n`);
-    else if (e.type === 'retrying') ctx.io.out(ctx.style.dim(`  auto mode: resuming ${e.taskId} in ${e.delayMs} ms (attempt ${e.attempt})\n`));
+    else if (e.type === 'retrying')
+      ctx.io.out(ctx.style.dim(`  auto mode: resuming ${e.taskId} in ${e.delayMs} ms (attempt ${e.attempt})\n`));
   });
 }
 
@@ -63,7 +64,9 @@ export function reportOutcome(ctx: CliContext, dir: string, outcome: RunOutcome,
     ctx.io.err(ctx.errStyle.red(`waystation: ${fill(outcome.message)}`) + '\n');
   } else {
     const status = outcome.crashed ? 'interrupted' : (outcome.status ?? 'unknown');
-    ctx.io.out(`${ctx.style.bold(outcome.task_id)} ${colorStatus(ctx.style, status)}${outcome.version ? ctx.style.dim(` (version ${outcome.version})`) : ''}\n`);
+    ctx.io.out(
+      `${ctx.style.bold(outcome.task_id)} ${colorStatus(ctx.style, status)}${outcome.version ? ctx.style.dim(` (version ${outcome.version})`) : ''}\n`,
+    );
     ctx.io.out(`${fill(outcome.message)}\n`);
     if (outcome.next) ctx.io.out(`next: ${fill(outcome.next)}\n`);
   }
@@ -80,8 +83,11 @@ export function register(program: Command, ctx: CliContext): void {
     .command('run')
     .description('start a task of an agent in its own process (unknown --options go to the agent)')
     .argument('<DIR>', 'the checkpoint directory (created if missing)')
-    .argument('<AGENT>', 'a built-in agent (checkpoint-demo, md-summarizer), an agent registered in DIR/waystation.config.json, or a module path (./agent.ts)')
-    .argument('[agent-options...]', 'the agent\'s own options, e.g. --input FOLDER --publish-url URL')
+    .argument(
+      '<AGENT>',
+      'a built-in agent (checkpoint-demo, md-summarizer), an agent registered in DIR/waystation.config.json, or a module path (./agent.ts)',
+    )
+    .argument('[agent-options...]', "the agent's own options, e.g. --input FOLDER --publish-url URL")
     .option('--task <ID>', 'the task id (default: agent name, date and a short random suffix); an existing task is resumed')
     .option('--mode <MODE>', 'recovery mode: manual, auto or confirm', 'manual')
     .option('--max-attempts <N>', 'auto mode: how many times to resume by itself', '3')
@@ -90,24 +96,32 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'print the outcome as JSON')
     .allowUnknownOption()
     .addHelpText('after', RUN_EXIT_HELP)
-    .action(async (dir: string, agent: string, agentArgs: string[], opts: { task?: string; mode: string; maxAttempts: string; export?: string; by?: string; json?: boolean }) => {
-      const mode = RecoveryMode.safeParse(opts.mode);
-      if (!mode.success) throw new UsageError(`--mode must be manual, auto or confirm, not "${opts.mode}"`);
-      const max = Number(opts.maxAttempts);
-      if (!Number.isInteger(max) || max < 0) throw new UsageError(`--max-attempts must be a whole number, not "${opts.maxAttempts}"`);
-      const root = path.resolve(dir);
-      await fs.mkdir(root, { recursive: true });
-      const runner = cliRunner(ctx, root, opts.by);
-      streamRunner(ctx, runner, Boolean(opts.json));
-      const outcome = await runner.startRun({
-        agent,
-        options: parseAgentOptions(agentArgs),
-        taskId: opts.task,
-        mode: mode.data,
-        maxAutoAttempts: max,
-        exportName: opts.export,
-      });
-      reportOutcome(ctx, dir, outcome, Boolean(opts.json));
-      if (outcome.exitCode === RunExit.done && !opts.json) ctx.io.out(ctx.style.dim(`inspect: waystation show ${dir} ${outcome.task_id}\n`));
-    });
+    .action(
+      async (
+        dir: string,
+        agent: string,
+        agentArgs: string[],
+        opts: { task?: string; mode: string; maxAttempts: string; export?: string; by?: string; json?: boolean },
+      ) => {
+        const mode = RecoveryMode.safeParse(opts.mode);
+        if (!mode.success) throw new UsageError(`--mode must be manual, auto or confirm, not "${opts.mode}"`);
+        const max = Number(opts.maxAttempts);
+        if (!Number.isInteger(max) || max < 0) throw new UsageError(`--max-attempts must be a whole number, not "${opts.maxAttempts}"`);
+        const root = path.resolve(dir);
+        await fs.mkdir(root, { recursive: true });
+        const runner = cliRunner(ctx, root, opts.by);
+        streamRunner(ctx, runner, Boolean(opts.json));
+        const outcome = await runner.startRun({
+          agent,
+          options: parseAgentOptions(agentArgs),
+          taskId: opts.task,
+          mode: mode.data,
+          maxAutoAttempts: max,
+          exportName: opts.export,
+        });
+        reportOutcome(ctx, dir, outcome, Boolean(opts.json));
+        if (outcome.exitCode === RunExit.done && !opts.json)
+          ctx.io.out(ctx.style.dim(`inspect: waystation show ${dir} ${outcome.task_id}\n`));
+      },
+    );
 }

@@ -12,7 +12,11 @@ import { UsageError, requireDirectory, type CliContext } from '../cli-context.js
 /** Ask the desktop to open the URL; silently does nothing where there is no desktop. */
 function openInBrowser(url: string): void {
   const [cmd, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '', url]]
+        : ['xdg-open', [url]];
   try {
     const child = spawn(cmd, args as string[], { stdio: 'ignore', detached: true });
     child.on('error', () => {});
@@ -66,14 +70,16 @@ export function register(program: Command, ctx: CliContext): void {
       const root = await requireDirectory(dir);
       let port = 0;
       if (opts.port !== undefined) {
-        if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535) throw new UsageError(`--port ${opts.port}: a port is a number from 0 to 65535`);
+        if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535)
+          throw new UsageError(`--port ${opts.port}: a port is a number from 0 to 65535`);
         port = Number(opts.port);
       }
       const server = await startWebServer(root, { port, readOnly: opts.readOnly });
       const stopLog = opts.quiet ? () => {} : logActivity(ctx, server);
       const s = ctx.style;
       ctx.io.out(`Waystation is serving ${root}\n`);
-      if (!server.rendererBuilt) ctx.io.out(s.yellow('The renderer is not built: run `npm run build:renderer` first; the API works without it.\n'));
+      if (!server.rendererBuilt)
+        ctx.io.out(s.yellow('The renderer is not built: run `npm run build:renderer` first; the API works without it.\n'));
       ctx.io.out(`Open ${s.bold(server.http.url)}\n`);
       ctx.io.out(s.dim('Only this URL (its token) opens the app; it changes at every start. Press Ctrl+C to stop.\n'));
       if (opts.openUrl) openInBrowser(server.http.url);

@@ -20,7 +20,10 @@ export function renderCheckpoint(s: Style, cp: Checkpoint, shownAs?: string): st
   const field = (label: string, value: string) => out.push(`${s.dim(label.padEnd(12))} ${value}`);
   out.push(`${s.bold(cp.task_id)}  ${cp.task_name}`);
   field('goal', cp.goal || s.dim('(none)'));
-  field('status', shownAs && shownAs !== cp.status ? `${colorStatus(s, shownAs)} ${s.dim(`(checkpoint says ${cp.status})`)}` : colorStatus(s, cp.status));
+  field(
+    'status',
+    shownAs && shownAs !== cp.status ? `${colorStatus(s, shownAs)} ${s.dim(`(checkpoint says ${cp.status})`)}` : colorStatus(s, cp.status),
+  );
   field('phase', cp.phase || s.dim('(none)'));
   field('step', `${cp.current_step} of ${cp.total_steps} done`);
   const src = cp.source;
@@ -53,7 +56,14 @@ export function renderCheckpoint(s: Style, cp: Checkpoint, shownAs?: string): st
   out.push('', s.bold('Side effects'));
   if (cp.side_effects.length === 0) out.push(s.dim('  (none)'));
   else {
-    const rows = cp.side_effects.map((e) => [e.id, e.type, colorStatus(s, e.status), e.idempotency_key, e.step_id ?? '', e.reconciliation ?? '']);
+    const rows = cp.side_effects.map((e) => [
+      e.id,
+      e.type,
+      colorStatus(s, e.status),
+      e.idempotency_key,
+      e.step_id ?? '',
+      e.reconciliation ?? '',
+    ]);
     out.push(table(rows, ['ID', 'TYPE', 'STATUS', 'IDEMPOTENCY KEY', 'STEP', 'RECONCILED'], s).trimEnd().replace(/^/gm, '  '));
   }
 
@@ -132,7 +142,10 @@ export function register(program: Command, ctx: CliContext): void {
       }
       const shownAs = cp === entry.checkpoint ? await displayStatusOf(root, entry, cp) : undefined;
       ctx.io.out(renderCheckpoint(ctx.style, cp, shownAs));
-      const problems = [...entry.problems, ...checkInvariants(cp, checkpointFileOf(entry.location), { legacy: entry.format !== 'waystation' })];
+      const problems = [
+        ...entry.problems,
+        ...checkInvariants(cp, checkpointFileOf(entry.location), { legacy: entry.format !== 'waystation' }),
+      ];
       if (problems.length > 0) {
         ctx.io.out(`\n${ctx.style.bold('Problems')}\n`);
         for (const p of problems) ctx.io.out(`  ${formatProblem(ctx.style, p)}\n`);

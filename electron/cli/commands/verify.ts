@@ -18,7 +18,8 @@ export function renderReport(s: Style, r: VerifyResult): string {
   out.push(s.dim(`relative artifact paths resolved against ${r.base_dir}`));
   out.push('', s.bold('Artifacts'));
   if (r.artifacts.length === 0) out.push(s.dim('  (none recorded)'));
-  for (const a of r.artifacts) out.push(`  ${colorStatus(s, a.status.padEnd(12))} ${a.path}${a.status === 'ok' ? '' : s.dim(`  ${a.message}`)}`);
+  for (const a of r.artifacts)
+    out.push(`  ${colorStatus(s, a.status.padEnd(12))} ${a.path}${a.status === 'ok' ? '' : s.dim(`  ${a.message}`)}`);
   out.push('', s.bold('Side effects with an unknown outcome'));
   if (r.uncertain_effects.length === 0) out.push(s.dim('  (none)'));
   for (const e of r.uncertain_effects) out.push(`  ${colorStatus(s, e.status.padEnd(12))} ${e.id} ${s.dim(e.message)}`);
@@ -44,7 +45,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--confine', 'refuse absolute artifact paths outside the base directory instead of checking them')
     .addHelpText(
       'after',
-      '\nRelative artifact paths resolve against the agent\'s project_root when recorded, else DIR.\n' +
+      "\nRelative artifact paths resolve against the agent's project_root when recorded, else DIR.\n" +
         'A relative path that leaves that base (.. or a symlink) is reported, never read.\n\n' +
         'Exit status: 0 when all is in order, 1 when an artifact drifted, a side effect is uncertain,\n' +
         'an invariant is broken or the checkpoint cannot be read; 2 for an unknown task.',
@@ -60,7 +61,11 @@ export function register(program: Command, ctx: CliContext): void {
         if (news) ctx.io.err(`${renderRecovery(news).join('\n')}\n`);
         return ctx.fail(ExitCode.problems);
       }
-      const verified = await verifyTask(root, entry.checkpoint, { location: entry.location, format: entry.format, allowAbsolute: !opts.confine });
+      const verified = await verifyTask(root, entry.checkpoint, {
+        location: entry.location,
+        format: entry.format,
+        allowAbsolute: !opts.confine,
+      });
       const report: VerifyResult = news ? { ...verified, recovery: news } : verified;
       ctx.io.out(opts.json ? formatJson(report) : renderReport(ctx.style, report));
       if (!report.ok) ctx.fail(ExitCode.problems);

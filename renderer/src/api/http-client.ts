@@ -7,7 +7,15 @@
  * EventSource cannot send headers.
  */
 import { ApiError, HostEventSchema, apiMethods } from '../../../shared/api/contract.js';
-import type { ApiErrorBody, ApiInput, ApiMethod, ApiOutputs, HostEvent, HostEventListener, WaystationApi } from '../../../shared/api/contract.js';
+import type {
+  ApiErrorBody,
+  ApiInput,
+  ApiMethod,
+  ApiOutputs,
+  HostEvent,
+  HostEventListener,
+  WaystationApi,
+} from '../../../shared/api/contract.js';
 
 export interface HttpApiOptions {
   /** Origin and path prefix of the host, e.g. `http://127.0.0.1:4123`. */

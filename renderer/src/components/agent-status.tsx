@@ -19,7 +19,8 @@ export function shortSha(sha: string | undefined): string {
  */
 export function agentBlockReason(status: TaskAgentStatus | null | undefined): string | null {
   if (!status || status.origin === 'none' || status.available) return null;
-  if (status.origin === 'foreign') return `${capitalise(status.problem ?? `another program wrote this task under the agent ${status.name ?? ''}`)}.`;
+  if (status.origin === 'foreign')
+    return `${capitalise(status.problem ?? `another program wrote this task under the agent ${status.name ?? ''}`)}.`;
   return `${capitalise(status.problem ?? `the agent ${status.name ?? ''} cannot be found`)}. Nothing runs and the task is untouched until the agent is back.`;
 }
 
@@ -42,8 +43,22 @@ export function AgentTag({ status, fallbackName }: { status: TaskAgentStatus | n
   if (!name) return status?.origin === 'none' ? <span className="tag">agent: not recorded</span> : null;
   const trouble = status ? !status.available || status.module_changed || status.load_problem : false;
   const where =
-    status?.origin === 'module' ? (status.module ?? 'module') : status?.origin === 'builtin' ? 'built-in' : status?.origin === 'foreign' ? 'another program' : null;
-  const state = !status ? '' : !status.available ? ' · unavailable' : status.load_problem ? ' · does not load' : status.module_changed ? ' · changed' : '';
+    status?.origin === 'module'
+      ? (status.module ?? 'module')
+      : status?.origin === 'builtin'
+        ? 'built-in'
+        : status?.origin === 'foreign'
+          ? 'another program'
+          : null;
+  const state = !status
+    ? ''
+    : !status.available
+      ? ' · unavailable'
+      : status.load_problem
+        ? ' · does not load'
+        : status.module_changed
+          ? ' · changed'
+          : '';
   return (
     <span className={`tag${trouble ? ' warn' : ''}`} data-testid="agent-tag" title={status?.problem ?? status?.load_problem}>
       agent: {name}

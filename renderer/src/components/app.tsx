@@ -98,11 +98,18 @@ function Toolbar() {
         type="button"
         onClick={() => setStartDialogOpen(true)}
         disabled={agents.length === 0 || !hasDirectory || readOnly !== null}
-        title={!hasDirectory ? 'Open a checkpoint directory first' : (readOnly ?? (agents.length === 0 ? 'No agents available' : undefined))}
+        title={
+          !hasDirectory ? 'Open a checkpoint directory first' : (readOnly ?? (agents.length === 0 ? 'No agents available' : undefined))
+        }
       >
         + New task
       </button>
-      <button type="button" className="icon-button" aria-label={`Theme: ${theme}. Switch to ${nextTheme[theme]}`} onClick={() => setTheme(nextTheme[theme])}>
+      <button
+        type="button"
+        className="icon-button"
+        aria-label={`Theme: ${theme}. Switch to ${nextTheme[theme]}`}
+        onClick={() => setTheme(nextTheme[theme])}
+      >
         {theme === 'dark' ? '☾' : theme === 'light' ? '☀' : '◐'}
       </button>
     </header>

@@ -20,14 +20,18 @@ import { formatTime } from './format.js';
  */
 function moduleLine(plan: ResumePlan, status: TaskAgentStatus | null | undefined): string | null {
   const changedNow = Boolean(status?.available && status.module_changed);
-  const hashes = status?.recorded_sha256 && status.current_sha256 ? ` (sha256 ${shortSha(status.recorded_sha256)} → ${shortSha(status.current_sha256)})` : '';
+  const hashes =
+    status?.recorded_sha256 && status.current_sha256
+      ? ` (sha256 ${shortSha(status.recorded_sha256)} → ${shortSha(status.current_sha256)})`
+      : '';
   if (plan.module_changed) {
     if (status?.origin === 'module' && status.available && !changedNow) {
       return 'changed when the plan was made, but now back to the code the task last ran: approving prepares a new plan instead';
     }
     return `changed since the last run${hashes}: the remaining steps run with the new code`;
   }
-  if (changedNow) return `changed since the plan was made${hashes}: approving prepares a new plan that includes the change instead of running this one`;
+  if (changedNow)
+    return `changed since the plan was made${hashes}: approving prepares a new plan that includes the change instead of running this one`;
   return null;
 }
 
@@ -82,11 +86,41 @@ export function ApprovalPanel({
             <dt>Rerun step</dt>
             <dd>{stepName(plan.rerun_step) ?? <span className="muted">none</span>}</dd>
             <dt>Probe effects</dt>
-            <dd>{plan.probe_effects.length ? <ul className="plain">{plan.probe_effects.map((id) => <li key={id}>{effect(id)}</li>)}</ul> : <span className="muted">none</span>}</dd>
+            <dd>
+              {plan.probe_effects.length ? (
+                <ul className="plain">
+                  {plan.probe_effects.map((id) => (
+                    <li key={id}>{effect(id)}</li>
+                  ))}
+                </ul>
+              ) : (
+                <span className="muted">none</span>
+              )}
+            </dd>
             <dt>Retry effects</dt>
-            <dd>{plan.retry_effects.length ? <ul className="plain">{plan.retry_effects.map((id) => <li key={id}>{effect(id)}</li>)}</ul> : <span className="muted">none</span>}</dd>
+            <dd>
+              {plan.retry_effects.length ? (
+                <ul className="plain">
+                  {plan.retry_effects.map((id) => (
+                    <li key={id}>{effect(id)}</li>
+                  ))}
+                </ul>
+              ) : (
+                <span className="muted">none</span>
+              )}
+            </dd>
             <dt>Drift found</dt>
-            <dd>{plan.drift.length ? <ul className="plain">{plan.drift.map((d) => <li key={d}>{d}</li>)}</ul> : <span className="muted">none</span>}</dd>
+            <dd>
+              {plan.drift.length ? (
+                <ul className="plain">
+                  {plan.drift.map((d) => (
+                    <li key={d}>{d}</li>
+                  ))}
+                </ul>
+              ) : (
+                <span className="muted">none</span>
+              )}
+            </dd>
             {module && (
               <>
                 <dt>Agent module</dt>

@@ -89,7 +89,8 @@ export function ArtifactsTab({ checkpoint }: { checkpoint: Checkpoint }) {
       )}
       {report && report.uncertain_effects.length > 0 && (
         <p className="warn-text">
-          {report.uncertain_effects.length} side effect{report.uncertain_effects.length === 1 ? ' is' : 's are'} uncertain: see Side effects.
+          {report.uncertain_effects.length} side effect{report.uncertain_effects.length === 1 ? ' is' : 's are'} uncertain: see Side
+          effects.
         </p>
       )}
     </div>

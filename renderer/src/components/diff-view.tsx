@@ -66,7 +66,8 @@ function SemanticSummary({ diff }: { diff: DiffResult }) {
     )),
     ...s.effects_changed.map((e) => (
       <li key={`c-${e.id}`}>
-        {e.type} <span className="mono small">{e.key}</span> <Move from={<StatusBadge status={e.from} />} to={<StatusBadge status={e.to} />} />
+        {e.type} <span className="mono small">{e.key}</span>{' '}
+        <Move from={<StatusBadge status={e.from} />} to={<StatusBadge status={e.to} />} />
         {e.fields.length > 0 && <span className="muted small"> ({e.fields.join(', ')})</span>}
       </li>
     )),
@@ -78,13 +79,21 @@ function SemanticSummary({ diff }: { diff: DiffResult }) {
   ];
   if (ledger.length) items.push({ label: 'Side effects', body: <ul className="plain">{ledger}</ul> });
   const artifacts = [
-    ...s.artifacts_added.map((a) => <li key={`a-${a.path}`}><span className="diff-add-text">added</span> <span className="mono">{a.path}</span></li>),
+    ...s.artifacts_added.map((a) => (
+      <li key={`a-${a.path}`}>
+        <span className="diff-add-text">added</span> <span className="mono">{a.path}</span>
+      </li>
+    )),
     ...s.artifacts_changed.map((a) => (
       <li key={`c-${a.path}`}>
         <span className="mono">{a.path}</span> rewritten ({a.size.from} → {a.size.to} bytes)
       </li>
     )),
-    ...s.artifacts_removed.map((a) => <li key={`r-${a.path}`}><span className="diff-remove-text">removed</span> <span className="mono">{a.path}</span></li>),
+    ...s.artifacts_removed.map((a) => (
+      <li key={`r-${a.path}`}>
+        <span className="diff-remove-text">removed</span> <span className="mono">{a.path}</span>
+      </li>
+    )),
   ];
   if (artifacts.length) items.push({ label: 'Artifacts', body: <ul className="plain">{artifacts}</ul> });
   const sp = s.spend;
@@ -96,7 +105,16 @@ function SemanticSummary({ diff }: { diff: DiffResult }) {
   }
   if (s.approval) items.push({ label: 'Approval', body: `${s.approval.change}${s.approval.to ? ` (${s.approval.to})` : ''}` });
   if (s.errors_added.length) {
-    items.push({ label: 'Errors recorded', body: <ul className="plain">{s.errors_added.map((e, i) => <li key={i}>{e.what}</li>)}</ul> });
+    items.push({
+      label: 'Errors recorded',
+      body: (
+        <ul className="plain">
+          {s.errors_added.map((e, i) => (
+            <li key={i}>{e.what}</li>
+          ))}
+        </ul>
+      ),
+    });
   }
   if (s.resume_hint) items.push({ label: 'Resume hint', body: <Move from={s.resume_hint.from || '—'} to={s.resume_hint.to || '—'} /> });
 
@@ -142,7 +160,13 @@ function SideBySide({ entries, a, b }: { entries: StructuredDiffEntry[]; a: numb
       <div className="panel-toolbar">
         <h3 className="section-title">Field changes ({entries.length})</h3>
         <span className="spacer" />
-        <input type="search" aria-label="Filter changed paths" placeholder="Filter paths" value={query} onChange={(e) => setQuery(e.target.value)} />
+        <input
+          type="search"
+          aria-label="Filter changed paths"
+          placeholder="Filter paths"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+        />
         <label className="check">
           <input type="checkbox" checked={showNoise} onChange={(e) => setShowNoise(e.target.checked)} /> Show timestamps
         </label>
@@ -175,7 +199,8 @@ function SideBySide({ entries, a, b }: { entries: StructuredDiffEntry[]; a: numb
 
 function Cell({ value }: { value: unknown }) {
   // Scalars are shown as JSON, quotes included, so "1" and 1 read differently.
-  if (value === null || typeof value !== 'object') return <span className="mono small">{value === undefined ? '—' : previewValue(JSON.stringify(value), 120)}</span>;
+  if (value === null || typeof value !== 'object')
+    return <span className="mono small">{value === undefined ? '—' : previewValue(JSON.stringify(value), 120)}</span>;
   return (
     <details className="cell-details">
       <summary>

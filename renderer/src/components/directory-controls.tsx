@@ -17,7 +17,9 @@ export function folderName(root: string): string {
 }
 
 export function DirectoryControls() {
-  const { directory, choosing } = useAppStore(useShallow((s) => ({ directory: s.directory, choosing: Boolean(s.busy['choose-directory']) })));
+  const { directory, choosing } = useAppStore(
+    useShallow((s) => ({ directory: s.directory, choosing: Boolean(s.busy['choose-directory']) })),
+  );
   const chooseDirectory = useAppStore((s) => s.chooseDirectory);
   const openDirectory = useAppStore((s) => s.openDirectory);
   if (!directory) return null;

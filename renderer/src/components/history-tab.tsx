@@ -5,7 +5,9 @@ import { DiffView } from './diff-view.js';
 import { formatBytes, formatTime } from './format.js';
 
 export function HistoryTab() {
-  const { history, historyState, diff } = useAppStore(useShallow((s) => ({ history: s.history, historyState: s.historyState, diff: s.diff })));
+  const { history, historyState, diff } = useAppStore(
+    useShallow((s) => ({ history: s.history, historyState: s.historyState, diff: s.diff })),
+  );
   const setDiffPair = useAppStore((s) => s.setDiffPair);
 
   if (historyState === 'loading' || (historyState === 'idle' && history.length === 0)) {
@@ -44,10 +46,22 @@ export function HistoryTab() {
               {newestFirst.map((v) => (
                 <tr key={v.version} className={v.version === diff.a || v.version === diff.b ? 'picked' : undefined}>
                   <td>
-                    <input type="radio" name="diff-a" aria-label={`Diff from version ${v.version}`} checked={diff.a === v.version} onChange={() => setDiffPair(v.version, diff.b)} />
+                    <input
+                      type="radio"
+                      name="diff-a"
+                      aria-label={`Diff from version ${v.version}`}
+                      checked={diff.a === v.version}
+                      onChange={() => setDiffPair(v.version, diff.b)}
+                    />
                   </td>
                   <td>
-                    <input type="radio" name="diff-b" aria-label={`Diff to version ${v.version}`} checked={diff.b === v.version} onChange={() => setDiffPair(diff.a, v.version)} />
+                    <input
+                      type="radio"
+                      name="diff-b"
+                      aria-label={`Diff to version ${v.version}`}
+                      checked={diff.b === v.version}
+                      onChange={() => setDiffPair(diff.a, v.version)}
+                    />
                   </td>
                   <td className="mono">v{v.version}</td>
                   <td>

@@ -46,7 +46,11 @@ export function MessagesTab() {
     );
   }
   if (messages.items.length === 0) {
-    return <p className="empty-inline">No messages at version {messages.version}: the agent has not talked to a model yet, or keeps no history.</p>;
+    return (
+      <p className="empty-inline">
+        No messages at version {messages.version}: the agent has not talked to a model yet, or keeps no history.
+      </p>
+    );
   }
   return (
     <div className="messages">

@@ -101,7 +101,13 @@ function StepRow({ step, index, current, version, editable, editingVersion, setE
         )}
         <div className="row-actions">
           {hasResult && (
-            <button type="button" className="link" aria-expanded={open} aria-label={`${open ? 'Hide' : 'Show'} result of step ${stepLabel}`} onClick={toggle}>
+            <button
+              type="button"
+              className="link"
+              aria-expanded={open}
+              aria-label={`${open ? 'Hide' : 'Show'} result of step ${stepLabel}`}
+              onClick={toggle}
+            >
               {open ? 'Hide result' : 'Show result'}
             </button>
           )}

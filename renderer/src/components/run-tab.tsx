@@ -135,7 +135,9 @@ function BarChart({ title, steps, series, format }: { title: string; steps: Step
               {series.map((s) => {
                 const v = s.get(m);
                 const top = y(base + v);
-                const rect = <rect key={s.key} x={x} y={top} width={bar} height={Math.max(0, y(base) - top)} className={s.className} rx={2} />;
+                const rect = (
+                  <rect key={s.key} x={x} y={top} width={bar} height={Math.max(0, y(base) - top)} className={s.className} rx={2} />
+                );
                 base += v;
                 return rect;
               })}

@@ -10,11 +10,17 @@ type Props = Record<string, { type?: string; description?: string; default?: unk
 
 function defaults(agent: AgentInfo | undefined): Record<string, unknown> {
   const props = (agent?.options_schema?.properties ?? {}) as Props;
-  return Object.fromEntries(Object.entries(props).filter(([, p]) => p.default !== undefined).map(([k, p]) => [k, p.default]));
+  return Object.fromEntries(
+    Object.entries(props)
+      .filter(([, p]) => p.default !== undefined)
+      .map(([k, p]) => [k, p.default]),
+  );
 }
 
 export function StartTaskDialog() {
-  const { open, agents, busy } = useAppStore(useShallow((s) => ({ open: s.startDialogOpen, agents: s.agents, busy: Boolean(s.busy.start) })));
+  const { open, agents, busy } = useAppStore(
+    useShallow((s) => ({ open: s.startDialogOpen, agents: s.agents, busy: Boolean(s.busy.start) })),
+  );
   const setOpen = useAppStore((s) => s.setStartDialogOpen);
   const refreshAgents = useAppStore((s) => s.refreshAgents);
   const startTask = useAppStore((s) => s.startTask);
@@ -101,7 +107,14 @@ export function StartTaskDialog() {
               <legend>Options</legend>
               {Object.keys(props).length === 0 && <p className="muted small">This agent takes no options.</p>}
               {Object.entries(props).map(([key, p]) => (
-                <OptionField key={key} name={key} prop={p} required={required.has(key)} value={values[key]} onChange={(v) => setValue(key, v)} />
+                <OptionField
+                  key={key}
+                  name={key}
+                  prop={p}
+                  required={required.has(key)}
+                  value={values[key]}
+                  onChange={(v) => setValue(key, v)}
+                />
               ))}
             </fieldset>
             <label className="field">
@@ -147,13 +160,28 @@ export function StartTaskDialog() {
   );
 }
 
-function OptionField({ name, prop, required, value, onChange }: { name: string; prop: Props[string]; required: boolean; value: unknown; onChange(v: unknown): void }) {
+function OptionField({
+  name,
+  prop,
+  required,
+  value,
+  onChange,
+}: {
+  name: string;
+  prop: Props[string];
+  required: boolean;
+  value: unknown;
+  onChange(v: unknown): void;
+}) {
   const label = `${prop.title ?? name}${required ? ' *' : ''}`;
   if (Array.isArray(prop.enum)) {
     return (
       <label className="field">
         <span>{label}</span>
-        <select value={value === undefined ? '' : String(value)} onChange={(e) => onChange(prop.enum!.find((x) => String(x) === e.target.value))}>
+        <select
+          value={value === undefined ? '' : String(value)}
+          onChange={(e) => onChange(prop.enum!.find((x) => String(x) === e.target.value))}
+        >
           <option value="">—</option>
           {prop.enum.map((x) => (
             <option key={String(x)} value={String(x)}>
@@ -177,7 +205,11 @@ function OptionField({ name, prop, required, value, onChange }: { name: string; 
     return (
       <label className="field">
         <span>{label}</span>
-        <input type="number" value={typeof value === 'number' ? value : ''} onChange={(e) => onChange(e.target.value === '' ? undefined : Number(e.target.value))} />
+        <input
+          type="number"
+          value={typeof value === 'number' ? value : ''}
+          onChange={(e) => onChange(e.target.value === '' ? undefined : Number(e.target.value))}
+        />
         {prop.description && <small className="muted">{prop.description}</small>}
       </label>
     );
@@ -186,7 +218,10 @@ function OptionField({ name, prop, required, value, onChange }: { name: string; 
     return (
       <label className="field">
         <span>{label}</span>
-        <input value={typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value)} onChange={(e) => onChange(e.target.value)} />
+        <input
+          value={typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value)}
+          onChange={(e) => onChange(e.target.value)}
+        />
         {prop.description && <small className="muted">{prop.description}</small>}
       </label>
     );

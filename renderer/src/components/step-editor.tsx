@@ -66,7 +66,10 @@ export function StepEditor({ step, initial, busy, onSave, onCancel }: Props) {
   // The task view refreshes on every live event and hands down new (equal) objects;
   // an edit session takes the step as it was when editing began and builds the editor
   // once, so what the user typed survives them. The host validates again on save.
-  const [{ schema, label }] = useState(() => ({ schema: step.output_schema ?? null, label: `New result for step ${step.name || step.id}` }));
+  const [{ schema, label }] = useState(() => ({
+    schema: step.output_schema ?? null,
+    label: `New result for step ${step.name || step.id}`,
+  }));
   const [initialText] = useState(() => JSON.stringify(initial === undefined ? exampleFor(schema) : initial, null, 2));
   const [text, setText] = useState(initialText);
   const [serverErrors, setServerErrors] = useState<string[]>([]);
@@ -112,7 +115,11 @@ export function StepEditor({ step, initial, busy, onSave, onCancel }: Props) {
     <div className="step-editor">
       <div className="step-editor-head">
         <strong>Edit result of “{step.name || step.id}”</strong>
-        {schema ? <span className="muted">validated against the step’s output schema</span> : <span className="muted">no output schema: any JSON is accepted</span>}
+        {schema ? (
+          <span className="muted">validated against the step’s output schema</span>
+        ) : (
+          <span className="muted">no output schema: any JSON is accepted</span>
+        )}
       </div>
       <div ref={host} className="cm-host" />
       <div className="validation" aria-live="polite">

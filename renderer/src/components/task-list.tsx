@@ -15,7 +15,17 @@ import { formatRelative, formatTime, taskLabel } from './format.js';
 import { NoDirectory } from './directory-controls.js';
 
 const ROW_HEIGHT = 56;
-const STATUS_FILTERS: DisplayStatus[] = ['running', 'failed', 'waiting_approval', 'waiting_human', 'interrupted', 'halted', 'done', 'drifted', 'unreadable'];
+const STATUS_FILTERS: DisplayStatus[] = [
+  'running',
+  'failed',
+  'waiting_approval',
+  'waiting_human',
+  'interrupted',
+  'halted',
+  'done',
+  'drifted',
+  'unreadable',
+];
 
 /** DOM id of a task's row, for aria-activedescendant. */
 const rowId = (taskId: string) => `task-row-${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
@@ -70,13 +80,7 @@ export function TaskList() {
   };
 
   const chip = (value: StatusFilter, label: string) => (
-    <button
-      key={value}
-      type="button"
-      className="chip"
-      aria-pressed={filter.status === value}
-      onClick={() => setFilter({ status: value })}
-    >
+    <button key={value} type="button" className="chip" aria-pressed={filter.status === value} onClick={() => setFilter({ status: value })}>
       {label}
       <span className="chip-count" aria-label={`${counts[value] ?? 0} tasks`}>
         {counts[value] ?? 0}
@@ -142,7 +146,9 @@ export function TaskList() {
             <p>{NOTHING_TO_START}</p>
           ) : (
             <>
-              <p>Start one with an agent, or run <code>waystation demo DIR</code> and open that folder.</p>
+              <p>
+                Start one with an agent, or run <code>waystation demo DIR</code> and open that folder.
+              </p>
               <button type="button" className="primary" onClick={() => setStartDialogOpen(true)}>
                 New task
               </button>

@@ -76,7 +76,11 @@ function NoSelection() {
 
 function TaskDetailView({ detail }: { detail: TaskDetail }) {
   const { tab, resuming, loadingVersion } = useAppStore(
-    useShallow((s) => ({ tab: s.tab, resuming: Boolean(s.busy[`resume:${detail.summary.task_id}`]), loadingVersion: s.detailState === 'loading' })),
+    useShallow((s) => ({
+      tab: s.tab,
+      resuming: Boolean(s.busy[`resume:${detail.summary.task_id}`]),
+      loadingVersion: s.detailState === 'loading',
+    })),
   );
   const setTab = useAppStore((s) => s.setTab);
   const resume = useAppStore((s) => s.resume);
@@ -103,7 +107,12 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
     ? [
         { id: 'plan', label: 'Plan', count: cp.plan.length, alert: cp.plan.some((s) => s.status === 'failed') },
         { id: 'artifacts', label: 'Artifacts', count: cp.artifacts.length, alert: status === 'drifted' },
-        { id: 'effects', label: 'Side effects', count: cp.side_effects.length, alert: cp.side_effects.some((e) => e.status === 'uncertain') },
+        {
+          id: 'effects',
+          label: 'Side effects',
+          count: cp.side_effects.length,
+          alert: cp.side_effects.some((e) => e.status === 'uncertain'),
+        },
         { id: 'errors', label: 'Errors', count: cp.errors.length, alert: cp.errors.length > 0 },
         { id: 'run', label: 'Run' },
         { id: 'messages', label: 'Messages', count: cp.history.count || undefined },
@@ -291,7 +300,11 @@ function Decisions({ checkpoint }: { checkpoint: NonNullable<TaskDetail['checkpo
 function Problems({ detail }: { detail: TaskDetail }) {
   const errors = detail.problems.some((p) => p.severity === 'error');
   return (
-    <section className={`problems ${errors ? 'problems-error' : 'problems-warn'}`} role={errors ? 'alert' : 'note'} aria-label="Problems with this task's files">
+    <section
+      className={`problems ${errors ? 'problems-error' : 'problems-warn'}`}
+      role={errors ? 'alert' : 'note'}
+      aria-label="Problems with this task's files"
+    >
       <h2 className="section-title">{detail.checkpoint ? 'Problems found' : 'This task cannot be read'}</h2>
       <ul className="plain">
         {detail.problems.map((p, i) => (
@@ -306,7 +319,9 @@ function Problems({ detail }: { detail: TaskDetail }) {
           </li>
         ))}
       </ul>
-      {!detail.checkpoint && <p className="muted small">Nothing was changed on disk. Fix or remove the file; the list updates by itself.</p>}
+      {!detail.checkpoint && (
+        <p className="muted small">Nothing was changed on disk. Fix or remove the file; the list updates by itself.</p>
+      )}
     </section>
   );
 }

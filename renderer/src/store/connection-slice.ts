@@ -99,11 +99,17 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
             if (event.root !== (get().directory?.root ?? null)) get().selectTask(null);
             // The same folder is announced again when its waystation.config.json changes: its agents may differ either way.
             void get().refreshAgents();
-            void api.getDirectory({}).then((directory) => set({ directory }), () => undefined);
+            void api.getDirectory({}).then(
+              (directory) => set({ directory }),
+              () => undefined,
+            );
             schedule(true, true);
             break;
           case 'resync':
-            void api.getDirectory({}).then((directory) => set({ directory }), () => undefined);
+            void api.getDirectory({}).then(
+              (directory) => set({ directory }),
+              () => undefined,
+            );
             schedule(true, true);
             break;
           case 'runner':
@@ -162,4 +168,3 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
     } satisfies ConnectionSlice;
   };
 }
-

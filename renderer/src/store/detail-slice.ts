@@ -86,13 +86,19 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
       if (continues) set({ messages: { ...current, following: version } });
       else set({ messages: { state: 'loading', taskId, version, head, items: [], error: null, following: null } });
       try {
-        const answer = await get().api.getMessages(continues ? { taskId, version, after: { head: current.head, count: current.items.length } } : { taskId, version });
+        const answer = await get().api.getMessages(
+          continues ? { taskId, version, after: { head: current.head, count: current.items.length } } : { taskId, version },
+        );
         if (mine !== messagesSeq) return;
         // The host answers from the caller's count when the new history continues the one shown, else from 0.
-        const items = answer.from > 0 && answer.from <= current.items.length ? [...current.items.slice(0, answer.from), ...answer.messages] : answer.messages;
+        const items =
+          answer.from > 0 && answer.from <= current.items.length
+            ? [...current.items.slice(0, answer.from), ...answer.messages]
+            : answer.messages;
         set({ messages: { state: 'ready', taskId, version, head, items, error: null, following: null } });
       } catch (err) {
-        if (mine === messagesSeq) set({ messages: { state: 'error', taskId, version, head, items: [], error: errorText(err), following: null } });
+        if (mine === messagesSeq)
+          set({ messages: { state: 'error', taskId, version, head, items: [], error: errorText(err), following: null } });
       }
     },
 

@@ -60,7 +60,12 @@ export const createOperationsSlice: Slice<OperationsSlice> = (set, get) => {
       const key = `edit:${taskId}`;
       set({ busy: { ...get().busy, [key]: 'Saving…' } });
       try {
-        const result = await get().api.editStepResult({ taskId, stepId, value, ...(expectedVersion !== undefined ? { expectedVersion } : {}) });
+        const result = await get().api.editStepResult({
+          taskId,
+          stepId,
+          value,
+          ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+        });
         await afterAction(get(), result.message || `Saved version ${result.version}`);
         return { ok: true, errors: [], version: result.version };
       } catch (err) {

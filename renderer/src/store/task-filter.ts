@@ -57,7 +57,8 @@ export function filterTasks(tasks: readonly TaskSummary[], filter: TaskFilter): 
     const hay = `${t.task_id} ${t.task_name ?? ''} ${t.phase ?? ''} ${t.agent_name ?? ''} ${t.location} ${t.display_status}`.toLowerCase();
     return words.every((w) => hay.includes(w));
   });
-  const byTime = (a: TaskSummary, b: TaskSummary) => (b.updated_at ?? '').localeCompare(a.updated_at ?? '') || a.task_id.localeCompare(b.task_id);
+  const byTime = (a: TaskSummary, b: TaskSummary) =>
+    (b.updated_at ?? '').localeCompare(a.updated_at ?? '') || a.task_id.localeCompare(b.task_id);
   return out.sort(filter.status === 'attention' ? (a, b) => URGENCY[a.display_status] - URGENCY[b.display_status] || byTime(a, b) : byTime);
 }
 

@@ -14,7 +14,7 @@ afterEach(async () => {
 
 describe('directorySize', () => {
   it('sums the lengths of every file in nested folders', async () => {
-    const files: Record<string, number> = { 'a.json': 10, 'versions/00000001.json': 4097, 'blobs/x/y': 1, 'empty': 0 };
+    const files: Record<string, number> = { 'a.json': 10, 'versions/00000001.json': 4097, 'blobs/x/y': 1, empty: 0 };
     for (const [name, bytes] of Object.entries(files)) {
       await fs.mkdir(path.dirname(path.join(dir, name)), { recursive: true });
       await fs.writeFile(path.join(dir, name), Buffer.alloc(bytes, 120));

@@ -5,14 +5,18 @@ import { percentile, summarize } from '../../../bench/lib/percentile.js';
 describe('percentile (nearest rank)', () => {
   it('returns a measured sample with at least p% of samples at or below it and fewer than p% below it', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ noNaN: true, min: -1e6, max: 1e6 }), { minLength: 1, maxLength: 300 }), fc.integer({ min: 1, max: 100 }), (samples, p) => {
-        const value = percentile(samples, p);
-        expect(samples).toContain(value);
-        const atOrBelow = samples.filter((s) => s <= value).length;
-        const below = samples.filter((s) => s < value).length;
-        expect(atOrBelow / samples.length).toBeGreaterThanOrEqual(p / 100);
-        expect(below / samples.length).toBeLessThan(p / 100);
-      }),
+      fc.property(
+        fc.array(fc.double({ noNaN: true, min: -1e6, max: 1e6 }), { minLength: 1, maxLength: 300 }),
+        fc.integer({ min: 1, max: 100 }),
+        (samples, p) => {
+          const value = percentile(samples, p);
+          expect(samples).toContain(value);
+          const atOrBelow = samples.filter((s) => s <= value).length;
+          const below = samples.filter((s) => s < value).length;
+          expect(atOrBelow / samples.length).toBeGreaterThanOrEqual(p / 100);
+          expect(below / samples.length).toBeLessThan(p / 100);
+        },
+      ),
     );
   });
 

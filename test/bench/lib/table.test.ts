@@ -6,11 +6,7 @@ describe('formatTable', () => {
   it('prints a Markdown table whose lines all have the same width and column count', () => {
     const table = formatTable(
       [{ header: 'figure' }, { header: 'value', align: 'right' }],
-      [
-        ['save p50', '0.41 ms'],
-        ['a|b', '12,345 ms'],
-        ['short'],
-      ],
+      [['save p50', '0.41 ms'], ['a|b', '12,345 ms'], ['short']],
     );
     const lines = table.split('\n');
     expect(lines).toHaveLength(5);

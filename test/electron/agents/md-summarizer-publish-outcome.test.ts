@@ -51,7 +51,12 @@ describe('the publish-index result', () => {
     const probed = await publishedResult(probedRoot, 'probed-task');
 
     // The service numbers publications and the key names the task: the rest must match exactly.
-    const shape = (v: unknown, task: string) => JSON.parse(JSON.stringify(v).replaceAll(task, '<task>').replace(/"pub-\d+"/g, '"pub-N"')) as unknown;
+    const shape = (v: unknown, task: string) =>
+      JSON.parse(
+        JSON.stringify(v)
+          .replaceAll(task, '<task>')
+          .replace(/"pub-\d+"/g, '"pub-N"'),
+      ) as unknown;
     expect(shape(probed, 'probed-task')).toEqual(shape(plain, 'plain-task'));
   });
 });

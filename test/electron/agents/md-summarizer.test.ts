@@ -58,7 +58,13 @@ describe('md-summarizer', () => {
     });
     expect(out.status).toBe('done');
     const cp = (await store.getTask('sum'))!.checkpoint!;
-    expect(cp.plan.map((s) => s.id)).toEqual(['summarize:a.md', 'summarize:b.md', 'summarize:d.md', 'summarize:notes/c.md', 'publish-index']);
+    expect(cp.plan.map((s) => s.id)).toEqual([
+      'summarize:a.md',
+      'summarize:b.md',
+      'summarize:d.md',
+      'summarize:notes/c.md',
+      'publish-index',
+    ]);
     expect(cp.artifacts.map((a) => a.path)).toEqual([
       'outputs/sum/a.summary.md',
       'outputs/sum/b.summary.md',

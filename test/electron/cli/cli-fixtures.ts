@@ -25,7 +25,12 @@ export async function writeNativeTask(root: string, versions: CheckpointInput[])
   const taskDir = path.join(root, versions[0].task_id);
   for (const cp of versions) {
     const name = String(cp.version).padStart(8, '0') + '.json';
-    await writeJson(path.join(taskDir, 'versions', name), { format: 'waystation-version', version: cp.version, kind: 'full', checkpoint: cp });
+    await writeJson(path.join(taskDir, 'versions', name), {
+      format: 'waystation-version',
+      version: cp.version,
+      kind: 'full',
+      checkpoint: cp,
+    });
   }
   await writeJson(path.join(taskDir, 'checkpoint.json'), versions[versions.length - 1]);
 }
@@ -56,8 +61,10 @@ export function reportVersion(n: 1 | 2 | 3): CheckpointInput {
   };
   const [s1, s2] = statuses[n];
   const artifacts: CheckpointInput['artifacts'] = [];
-  if (n >= 2) artifacts.push({ type: 'file', path: 'out/outline.md', sha256: sha256(OUTLINE_TEXT), size: OUTLINE_TEXT.length, step_id: 'outline' });
-  if (n >= 3) artifacts.push({ type: 'file', path: 'out/report.md', sha256: sha256(REPORT_TEXT), size: REPORT_TEXT.length, step_id: 'write' });
+  if (n >= 2)
+    artifacts.push({ type: 'file', path: 'out/outline.md', sha256: sha256(OUTLINE_TEXT), size: OUTLINE_TEXT.length, step_id: 'outline' });
+  if (n >= 3)
+    artifacts.push({ type: 'file', path: 'out/report.md', sha256: sha256(REPORT_TEXT), size: REPORT_TEXT.length, step_id: 'write' });
   return {
     schema_version: CURRENT_SCHEMA_VERSION,
     task_id: 'report',
@@ -114,7 +121,11 @@ export async function writeMixedDirectory(root: string): Promise<void> {
   await fsp.writeFile(path.join(root, 'out', 'report.md'), REPORT_TEXT);
   await writeNativeTask(root, [reportVersion(1), reportVersion(2), reportVersion(3)]);
 
-  const drifted = { ...reportVersion(3), task_id: 'drifted', artifacts: [{ type: 'file', path: 'out/drifted.md', sha256: sha256('as recorded'), size: 11 }] };
+  const drifted = {
+    ...reportVersion(3),
+    task_id: 'drifted',
+    artifacts: [{ type: 'file', path: 'out/drifted.md', sha256: sha256('as recorded'), size: 11 }],
+  };
   await fsp.writeFile(path.join(root, 'out', 'drifted.md'), 'AS MODIFIED');
   await writeNativeTask(root, [{ ...drifted, version: 1 }]);
 
@@ -125,7 +136,12 @@ export async function writeMixedDirectory(root: string): Promise<void> {
   await writeJson(path.join(root, 'legacy-001.json'), { ...FIRST_ARTICLE_TASK_JSON, task_id: 'legacy-001' });
   await writeJson(path.join(root, 'article-two', 'checkpoint.json'), SECOND_ARTICLE_CHECKPOINT_JSON);
 
-  const torn = JSON.stringify({ format: 'waystation-version', version: 1, kind: 'full', checkpoint: { ...reportVersion(1), task_id: 'torn' } });
+  const torn = JSON.stringify({
+    format: 'waystation-version',
+    version: 1,
+    kind: 'full',
+    checkpoint: { ...reportVersion(1), task_id: 'torn' },
+  });
   await fsp.mkdir(path.join(root, 'torn', 'versions'), { recursive: true });
   await fsp.writeFile(path.join(root, 'torn', 'versions', '00000001.json'), torn.slice(0, torn.length / 2));
   await fsp.writeFile(path.join(root, 'torn', 'checkpoint.json'), torn.slice(0, 40));

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { createStyle, displayWidth, formatDuration, inlineJson, shouldColor, signed, stripAnsi, table } from '../../../electron/cli/output.js';
+import {
+  createStyle,
+  displayWidth,
+  formatDuration,
+  inlineJson,
+  shouldColor,
+  signed,
+  stripAnsi,
+  table,
+} from '../../../electron/cli/output.js';
 
 describe('shouldColor', () => {
   it('colours a terminal and nothing else', () => {
@@ -31,7 +40,15 @@ describe('table', () => {
     const s = createStyle(true);
     expect(displayWidth('分析需求')).toBe(8);
     expect(displayWidth(s.green('done'))).toBe(4);
-    const text = stripAnsi(table([[s.green('done'), 'a'], ['分析', 'b']], ['STATUS', 'X']));
+    const text = stripAnsi(
+      table(
+        [
+          [s.green('done'), 'a'],
+          ['分析', 'b'],
+        ],
+        ['STATUS', 'X'],
+      ),
+    );
     expect(text.split('\n')).toEqual(['STATUS  X', 'done    a', '分析    b', '']);
   });
 });

@@ -47,7 +47,14 @@ describe('waystation ls', () => {
     const byId = new Map(tasks.map((t) => [t.task_id, t]));
     expect([...byId.keys()].sort()).toEqual(expect.arrayContaining(['drifted', 'legacy-001', 'live', 'report', 'stale', 'torn']));
 
-    expect(byId.get('report')).toMatchObject({ format: 'waystation', version: 3, status: 'done', display_status: 'done', read_only: false, problems: [] });
+    expect(byId.get('report')).toMatchObject({
+      format: 'waystation',
+      version: 3,
+      status: 'done',
+      display_status: 'done',
+      read_only: false,
+      problems: [],
+    });
     expect(byId.get('report')?.plan).toEqual([
       { id: 'outline', name: 'Outline', status: 'done' },
       { id: 'write', name: 'Write', status: 'done' },
@@ -64,14 +71,22 @@ describe('waystation ls', () => {
     expect(articleTwo).toMatchObject({ read_only: true, location: 'article-two/checkpoint.json', phase: 'validate_tool_result' });
 
     const torn = byId.get('torn');
-    expect(torn).toMatchObject({ display_status: 'unreadable', status: null, version: null, plan: [], step_counts: { pending: 0, running: 0, done: 0, failed: 0, skipped: 0 } });
+    expect(torn).toMatchObject({
+      display_status: 'unreadable',
+      status: null,
+      version: null,
+      plan: [],
+      step_counts: { pending: 0, running: 0, done: 0, failed: 0, skipped: 0 },
+    });
     expect(torn?.problems.some((p) => p.severity === 'error')).toBe(true);
   });
 
   it('exits 0 for a directory whose tasks are all healthy', async () => {
     const { code, stdout } = await run(['ls', healthy, '--json']);
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toEqual([expect.objectContaining({ task_id: 'report', version: 2, display_status: 'interrupted', problems: [] })]);
+    expect(JSON.parse(stdout)).toEqual([
+      expect.objectContaining({ task_id: 'report', version: 2, display_status: 'interrupted', problems: [] }),
+    ]);
   });
 
   it('prints a table without colour codes unless colour is on', async () => {
@@ -194,7 +209,11 @@ describe('waystation verify', () => {
   it('reports drift with exit code 1', async () => {
     const { code, stdout } = await run(['verify', mixed, 'drifted', '--json']);
     expect(code).toBe(1);
-    expect(VerifyReport.parse(JSON.parse(stdout))).toMatchObject({ ok: false, drift: true, artifacts: [expect.objectContaining({ status: 'modified' })] });
+    expect(VerifyReport.parse(JSON.parse(stdout))).toMatchObject({
+      ok: false,
+      drift: true,
+      artifacts: [expect.objectContaining({ status: 'modified' })],
+    });
     expect((await run(['verify', mixed, 'drifted'])).stdout).toMatch(/modified\s+out\/drifted\.md/);
   });
 });

@@ -30,7 +30,13 @@ describe('waystation demo', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('generated');
     const { stdout } = await cli(['ls', dir, '--json']);
-    const tasks = JSON.parse(stdout) as Array<{ task_id: string; display_status: string; mode: string | null; format: string; agent_name: string | null }>;
+    const tasks = JSON.parse(stdout) as Array<{
+      task_id: string;
+      display_status: string;
+      mode: string | null;
+      format: string;
+      agent_name: string | null;
+    }>;
     const byId = new Map(tasks.map((t) => [t.task_id, t]));
     expect(byId.get('demo-done')?.display_status).toBe('done');
     expect(byId.get('demo-failed')?.display_status).toBe('failed');
@@ -55,9 +61,9 @@ describe('waystation demo', () => {
   it('slows the offline model in a demo directory only, and only when no latency is set', async () => {
     const dir = path.join(tmp, 'demo-pace');
     await cli(['demo', dir]);
-    expect((demoRunEnv(dir, { PATH: '/bin' })).WAYSTATION_OFFLINE_LATENCY_MS).toBe(String(DEMO_MODEL_LATENCY_MS));
-    expect((demoRunEnv(dir, { WAYSTATION_OFFLINE_LATENCY_MS: '0' })).WAYSTATION_OFFLINE_LATENCY_MS).toBe('0');
-    expect((demoRunEnv(tmp, { PATH: '/bin' })).WAYSTATION_OFFLINE_LATENCY_MS).toBeUndefined();
+    expect(demoRunEnv(dir, { PATH: '/bin' }).WAYSTATION_OFFLINE_LATENCY_MS).toBe(String(DEMO_MODEL_LATENCY_MS));
+    expect(demoRunEnv(dir, { WAYSTATION_OFFLINE_LATENCY_MS: '0' }).WAYSTATION_OFFLINE_LATENCY_MS).toBe('0');
+    expect(demoRunEnv(tmp, { PATH: '/bin' }).WAYSTATION_OFFLINE_LATENCY_MS).toBeUndefined();
   });
 
   it('leaves an existing folder that is not a demo untouched', async () => {
@@ -115,7 +121,9 @@ function servedList(url: string, output: () => string) {
   const { origin, searchParams } = new URL(url);
   const token = searchParams.get('token')!;
   const list = async () =>
-    (await (await fetch(`${origin}/api/tasks`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(WAIT_MS) })).json()) as Listed[];
+    (await (
+      await fetch(`${origin}/api/tasks`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(WAIT_MS) })
+    ).json()) as Listed[];
   /** Poll the served list until `predicate` holds, and return that list. */
   const listUntil = async (predicate: (status: Record<string, string>) => boolean, what: string) => {
     let last: Record<string, string> = {};
@@ -124,78 +132,95 @@ function servedList(url: string, output: () => string) {
       last = statusOf(tasks);
       if (predicate(last)) return tasks;
     }
-    throw new Error(`the served demo showed no ${what} within ${WAIT_MS} ms; last list: ${JSON.stringify(last)}; server output:\n${output()}`);
+    throw new Error(
+      `the served demo showed no ${what} within ${WAIT_MS} ms; last list: ${JSON.stringify(last)}; server output:\n${output()}`,
+    );
   };
   return { origin, token, list, listUntil };
 }
 
 describe('waystation serve', () => {
-  it('prints a tokenised URL, runs the demo\'s interrupted task to done, serves GET /api/tasks as ls --json prints it, and stops cleanly on SIGTERM', async () => {
-    const dir = path.join(tmp, 'served-demo');
-    await cli(['demo', dir]);
-    const { child, url, exited, state } = await serve(dir);
-    const output = () => state.output;
-    try {
-      const { origin, token, listUntil, list } = servedList(url, output);
-      const unauthorised = await fetch(`${origin}/api/tasks`);
-      expect(unauthorised.status).toBe(401);
-      // The host resumes the auto-mode task it finds interrupted: a task in each state at once.
-      const running = statusOf(await listUntil((s) => s['notes-running'] === 'running', 'notes-running as running'));
-      expect(running).toMatchObject({
-        'notes-running': 'running',
-        'demo-done': 'done',
-        'demo-failed': 'failed',
-        'demo-waiting-approval': 'waiting_approval',
-        'notes-drifted': 'drifted',
-      });
-      await listUntil((s) => s['notes-running'] === 'done', 'notes-running finished');
-      const served = await list();
-      expect(served).toEqual(JSON.parse((await cli(['ls', dir, '--json'])).stdout));
-      const one = (await (await fetch(`${origin}/api/tasks/demo-done?token=${token}`)).json()) as { summary: { task_id: string } };
-      expect(one.summary.task_id).toBe('demo-done');
-      // The console says what the host ran, in order: the process, the agent's own lines, how it ended.
-      expect(output()).toMatch(/notes-running started: resume in process \d+\n(.*\n)*.*notes-running publish-index: done\n(.*\n)*.*notes-running exited: task notes-running finished/);
-    } finally {
-      child.kill('SIGTERM');
-    }
-    expect(await within(exited, 'the server did not exit on SIGTERM', output)).toBe(0);
-  }, TEST_TIMEOUT_MS);
+  it(
+    "prints a tokenised URL, runs the demo's interrupted task to done, serves GET /api/tasks as ls --json prints it, and stops cleanly on SIGTERM",
+    async () => {
+      const dir = path.join(tmp, 'served-demo');
+      await cli(['demo', dir]);
+      const { child, url, exited, state } = await serve(dir);
+      const output = () => state.output;
+      try {
+        const { origin, token, listUntil, list } = servedList(url, output);
+        const unauthorised = await fetch(`${origin}/api/tasks`);
+        expect(unauthorised.status).toBe(401);
+        // The host resumes the auto-mode task it finds interrupted: a task in each state at once.
+        const running = statusOf(await listUntil((s) => s['notes-running'] === 'running', 'notes-running as running'));
+        expect(running).toMatchObject({
+          'notes-running': 'running',
+          'demo-done': 'done',
+          'demo-failed': 'failed',
+          'demo-waiting-approval': 'waiting_approval',
+          'notes-drifted': 'drifted',
+        });
+        await listUntil((s) => s['notes-running'] === 'done', 'notes-running finished');
+        const served = await list();
+        expect(served).toEqual(JSON.parse((await cli(['ls', dir, '--json'])).stdout));
+        const one = (await (await fetch(`${origin}/api/tasks/demo-done?token=${token}`)).json()) as { summary: { task_id: string } };
+        expect(one.summary.task_id).toBe('demo-done');
+        // The console says what the host ran, in order: the process, the agent's own lines, how it ended.
+        expect(output()).toMatch(
+          /notes-running started: resume in process \d+\n(.*\n)*.*notes-running publish-index: done\n(.*\n)*.*notes-running exited: task notes-running finished/,
+        );
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await within(exited, 'the server did not exit on SIGTERM', output)).toBe(0);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('--read-only resumes nothing, says it is read-only, and refuses every action with the reason', async () => {
-    const dir = path.join(tmp, 'read-only-demo');
-    await cli(['demo', dir]);
-    const before = (await cli(['ls', dir, '--json'])).stdout;
-    const { child, url, exited, state } = await serve(dir, ['--read-only']);
-    try {
-      const { origin, searchParams } = new URL(url);
-      const headers = { Authorization: `Bearer ${searchParams.get('token')!}`, 'content-type': 'application/json' };
-      const rpc = (method: string, body: unknown) => fetch(`${origin}/api/rpc/${method}`, { method: 'POST', headers, body: JSON.stringify(body) });
-      expect(await (await rpc('getDirectory', {})).json()).toMatchObject({ root: await fs.realpath(dir), host: 'web', read_only: true });
-      const refused = await rpc('resumeTask', { taskId: 'notes-running' });
-      expect(refused.status).toBe(403);
-      expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('started read-only');
-      // The interrupted auto-mode task was not resumed: a second later the directory is as it was.
-      await new Promise((r) => setTimeout(r, 1000));
-      expect((await cli(['ls', dir, '--json'])).stdout).toBe(before);
-    } finally {
-      child.kill('SIGTERM');
-    }
-    expect(await within(exited, 'the server did not exit on SIGTERM', () => state.output)).toBe(0);
-  }, TEST_TIMEOUT_MS);
+  it(
+    '--read-only resumes nothing, says it is read-only, and refuses every action with the reason',
+    async () => {
+      const dir = path.join(tmp, 'read-only-demo');
+      await cli(['demo', dir]);
+      const before = (await cli(['ls', dir, '--json'])).stdout;
+      const { child, url, exited, state } = await serve(dir, ['--read-only']);
+      try {
+        const { origin, searchParams } = new URL(url);
+        const headers = { Authorization: `Bearer ${searchParams.get('token')!}`, 'content-type': 'application/json' };
+        const rpc = (method: string, body: unknown) =>
+          fetch(`${origin}/api/rpc/${method}`, { method: 'POST', headers, body: JSON.stringify(body) });
+        expect(await (await rpc('getDirectory', {})).json()).toMatchObject({ root: await fs.realpath(dir), host: 'web', read_only: true });
+        const refused = await rpc('resumeTask', { taskId: 'notes-running' });
+        expect(refused.status).toBe(403);
+        expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('started read-only');
+        // The interrupted auto-mode task was not resumed: a second later the directory is as it was.
+        await new Promise((r) => setTimeout(r, 1000));
+        expect((await cli(['ls', dir, '--json'])).stdout).toBe(before);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await within(exited, 'the server did not exit on SIGTERM', () => state.output)).toBe(0);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('--quiet prints the URL and nothing of what the host runs', async () => {
-    const dir = path.join(tmp, 'quiet-demo');
-    await cli(['demo', dir]);
-    const { child, url, exited, state } = await serve(dir, ['--quiet']);
-    const output = () => state.output;
-    try {
-      await servedList(url, output).listUntil((s) => s['notes-running'] === 'done', 'notes-running finished');
-      expect(output()).toMatch(/Press Ctrl\+C to stop\.\n$/);
-    } finally {
-      child.kill('SIGTERM');
-    }
-    expect(await within(exited, 'the server did not exit on SIGTERM', output)).toBe(0);
-  }, TEST_TIMEOUT_MS);
+  it(
+    '--quiet prints the URL and nothing of what the host runs',
+    async () => {
+      const dir = path.join(tmp, 'quiet-demo');
+      await cli(['demo', dir]);
+      const { child, url, exited, state } = await serve(dir, ['--quiet']);
+      const output = () => state.output;
+      try {
+        await servedList(url, output).listUntil((s) => s['notes-running'] === 'done', 'notes-running finished');
+        expect(output()).toMatch(/Press Ctrl\+C to stop\.\n$/);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await within(exited, 'the server did not exit on SIGTERM', output)).toBe(0);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
   it('refuses a bad port', async () => {
     await cli(['demo', path.join(tmp, 'demo')]);

@@ -4,7 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isIgnoredRelative, watchDirectory, type DirectoryChange, type DirectoryWatcher } from '../../../electron/host/directory-watcher.js';
+import {
+  isIgnoredRelative,
+  watchDirectory,
+  type DirectoryChange,
+  type DirectoryWatcher,
+} from '../../../electron/host/directory-watcher.js';
 import { watchDirectoryInThread } from '../../../electron/host/directory-watcher-thread.js';
 
 const run = promisify(execFile);
@@ -23,7 +28,10 @@ function changesFor(location: string): DirectoryChange[] {
 /** Resolves once `predicate` holds for the batches seen so far. */
 function until(predicate: () => boolean, what: string, limitMs = 20_000): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}; batches: ${JSON.stringify(batches).slice(0, 2000)}`)), limitMs);
+    const timer = setTimeout(
+      () => reject(new Error(`gave up waiting for ${what}; batches: ${JSON.stringify(batches).slice(0, 2000)}`)),
+      limitMs,
+    );
     const check = () => {
       if (predicate()) {
         clearTimeout(timer);
@@ -120,7 +128,10 @@ describe.each([
     const writtenAt = Date.now();
     // Files written while chokidar starts watching a new folder may go unreported;
     // a batch naming the folder after the last write lets a reader see them all.
-    await until(() => flushedAt.some((f) => f.at >= writtenAt && f.locations.includes('fresh')), 'a report of the new folder after its files were written');
+    await until(
+      () => flushedAt.some((f) => f.at >= writtenAt && f.locations.includes('fresh')),
+      'a report of the new folder after its files were written',
+    );
     await until(() => changesFor('legacy-task.json').length > 0, 'the new root file');
     expect(changesFor('fresh').every((c) => c.kind === 'changed')).toBe(true);
   });

@@ -33,7 +33,11 @@ beforeEach(async () => {
   tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'ws-host-agent-')));
   ({ root, moduleFile, gate } = await writeAgentProject(tmp, 'gated.ts', GATED));
   let err = '';
-  const code = await runCli(['run', root, moduleFile, '--task', 'g', '--gate', gate], { out: () => {}, err: (s) => void (err += s), color: false });
+  const code = await runCli(['run', root, moduleFile, '--task', 'g', '--gate', gate], {
+    out: () => {},
+    err: (s) => void (err += s),
+    color: false,
+  });
   expect(code, err).toBe(RunExit.failed);
 });
 afterEach(async () => {
@@ -62,7 +66,12 @@ describe("getTask's agent status", () => {
     const edited = `${GATED}\n// a later edit\n`;
     await fs.writeFile(moduleFile, edited);
     const changed = (await service.getTask({ taskId: 'g' })).agent_status;
-    expect(changed).toMatchObject({ available: true, module_changed: true, recorded_sha256: sha256(GATED), current_sha256: sha256(edited) });
+    expect(changed).toMatchObject({
+      available: true,
+      module_changed: true,
+      recorded_sha256: sha256(GATED),
+      current_sha256: sha256(edited),
+    });
     expect(changed?.problem).toContain('agents/gated.ts changed since the task recorded it');
 
     await fs.rm(moduleFile);
@@ -110,7 +119,8 @@ describe("the host's agent list", () => {
     await service.open(root);
     // The watcher starts with the first listing.
     await service.listTasks();
-    const registered = async () => (await service!.listAgents()).filter((a) => a.origin === 'registered').map((a) => [a.name, a.problem ?? null]);
+    const registered = async () =>
+      (await service!.listAgents()).filter((a) => a.origin === 'registered').map((a) => [a.name, a.problem ?? null]);
     expect(await registered()).toEqual([['gated', null]]);
 
     // Opening announced the directory once already; what counts is an announcement after the rewrite.
@@ -118,7 +128,13 @@ describe("the host's agent list", () => {
     let seen = events.length;
     await fs.writeFile(
       config,
-      JSON.stringify({ agents: [{ module: '../agents/gated.ts' }, { module: '../agents/other.ts', name: 'other' }, { module: '../agents/gone.ts', name: 'md-summarizer' }] }),
+      JSON.stringify({
+        agents: [
+          { module: '../agents/gated.ts' },
+          { module: '../agents/other.ts', name: 'other' },
+          { module: '../agents/gone.ts', name: 'md-summarizer' },
+        ],
+      }),
     );
     await expect.poll(() => announced(seen), { timeout: 15_000 }).toBe(true);
     const listed = await registered();

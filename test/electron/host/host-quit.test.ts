@@ -39,7 +39,11 @@ afterEach(async () => {
 function newService(latencyMs: number): { service: HostService; events: HostEvent[] } {
   const env: NodeJS.ProcessEnv = { ...process.env, WAYSTATION_OFFLINE_LATENCY_MS: String(latencyMs), SKIP_FAILURE: '1' };
   delete env.OPENAI_API_KEY;
-  const service = new HostService({ host: 'web', runner: createHostRunner({ env, workerLaunch: bundle.workerLaunch }), recoverOnOpen: false });
+  const service = new HostService({
+    host: 'web',
+    runner: createHostRunner({ env, workerLaunch: bundle.workerLaunch }),
+    recoverOnOpen: false,
+  });
   services.push(service);
   const events: HostEvent[] = [];
   service.subscribe((e) => void events.push(e));
@@ -51,7 +55,10 @@ function eventWhere(service: HostService, events: HostEvent[], predicate: (e: Ho
   const seen = events.find(predicate);
   if (seen) return Promise.resolve(seen);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}; last events: ${JSON.stringify(events.slice(-5))}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`gave up waiting for ${what}; last events: ${JSON.stringify(events.slice(-5))}`)),
+      30_000,
+    );
     const stop = service.subscribe((e) => {
       if (!predicate(e)) return;
       clearTimeout(timer);
@@ -78,7 +85,12 @@ describe('quitting while a task runs', () => {
     await first.service.open(root);
     await first.service.startTask({ taskId: 'long', agent: 'checkpoint-demo', options: {}, mode: 'manual' });
     // Caught mid-run: the first step is saved and the worker is on the next.
-    await eventWhere(first.service, first.events, (e) => e.type === 'task-event' && e.taskId === 'long' && e.event.type === 'step-finish', 'the first step to finish');
+    await eventWhere(
+      first.service,
+      first.events,
+      (e) => e.type === 'task-event' && e.taskId === 'long' && e.event.type === 'step-finish',
+      'the first step to finish',
+    );
     await first.service.close();
     await untilReleased('long');
 
@@ -96,7 +108,12 @@ describe('quitting while a task runs', () => {
     }
     expect(left.status).toBe('running');
     expect(listed?.display_status).toBe('interrupted');
-    const exited = eventWhere(second.service, second.events, (e) => e.type === 'runner' && e.taskId === 'long' && e.state === 'exited', 'the resumed worker to exit');
+    const exited = eventWhere(
+      second.service,
+      second.events,
+      (e) => e.type === 'runner' && e.taskId === 'long' && e.state === 'exited',
+      'the resumed worker to exit',
+    );
     await second.service.resumeTask({ taskId: 'long' });
     await exited;
     const done = await latest('long');
@@ -121,7 +138,10 @@ describe('reloading the renderer while a task runs', () => {
       on: (_event, listener) => void navigationListeners.push(listener),
     };
     const dispose = registerIpcHandlers(
-      { handle: (channel, listener) => void handlers.set(channel, listener as never), removeHandler: (channel) => void handlers.delete(channel) },
+      {
+        handle: (channel, listener) => void handlers.set(channel, listener as never),
+        removeHandler: (channel) => void handlers.delete(channel),
+      },
       service,
       { isOwnWebContents: (s) => s.id === page.id },
     );
@@ -144,11 +164,16 @@ describe('reloading the renderer while a task runs', () => {
       expect((await latest('kept')).status).toBe('done');
 
       // The reloaded page subscribes again from the last event it saw and misses nothing.
-      expect(await invoke(ipcChannel('subscribe'), { subscriptionId: 'after-reload', lastEventId: lastSeen })).toEqual({ ok: true, value: null });
+      expect(await invoke(ipcChannel('subscribe'), { subscriptionId: 'after-reload', lastEventId: lastSeen })).toEqual({
+        ok: true,
+        value: null,
+      });
       const replayed = received.slice(countBefore).map((r) => r.event.id);
       const missed = events.filter((e) => e.id > lastSeen).map((e) => e.id);
       expect(replayed).toEqual(missed);
-      expect(received.slice(countBefore).some((r) => r.event.type === 'runner' && r.event.taskId === 'kept' && r.event.state === 'exited')).toBe(true);
+      expect(
+        received.slice(countBefore).some((r) => r.event.type === 'runner' && r.event.taskId === 'kept' && r.event.state === 'exited'),
+      ).toBe(true);
     } finally {
       dispose();
     }

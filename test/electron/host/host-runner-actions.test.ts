@@ -45,7 +45,12 @@ afterEach(async () => {
 
 /** Workers: offline model without latency, step 3 of checkpoint-demo passing, quick auto backoff. */
 const workerEnv = (): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, WAYSTATION_OFFLINE_LATENCY_MS: '0', WAYSTATION_AUTO_BACKOFF_MS: '10', SKIP_FAILURE: '1' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    WAYSTATION_OFFLINE_LATENCY_MS: '0',
+    WAYSTATION_AUTO_BACKOFF_MS: '10',
+    SKIP_FAILURE: '1',
+  };
   delete env.OPENAI_API_KEY;
   return env;
 };
@@ -65,7 +70,11 @@ async function runInProcess(agentName: string, taskId: string, mode: RecoveryMod
   // checkpoint-demo fails its third step unless SKIP_FAILURE is set.
   delete process.env.SKIP_FAILURE;
   try {
-    await startTask({ store, root, llm: new OfflineProvider(0), actor: 'earlier-session', report: () => {} }, agent, { taskId, options, mode });
+    await startTask({ store, root, llm: new OfflineProvider(0), actor: 'earlier-session', report: () => {} }, agent, {
+      taskId,
+      options,
+      mode,
+    });
   } finally {
     if (before !== undefined) process.env.SKIP_FAILURE = before;
   }
@@ -210,7 +219,9 @@ describe("the app's Resume of a module agent", () => {
     expect(after.status).toBe('done');
     expect(after.version).toBeGreaterThan(before.version);
     expect(after.agent).toEqual(before.agent);
-    expect(events.some((e) => e.type === 'runner' && e.taskId === 'g' && e.state === 'exited' && !/refused|cannot/i.test(e.detail))).toBe(true);
+    expect(events.some((e) => e.type === 'runner' && e.taskId === 'g' && e.state === 'exited' && !/refused|cannot/i.test(e.detail))).toBe(
+      true,
+    );
     expect((await service.getTask({ taskId: 'g' })).agent_status).toMatchObject({ origin: 'module', available: true });
   }, 60_000);
 });

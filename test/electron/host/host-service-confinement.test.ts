@@ -24,7 +24,15 @@ beforeEach(async () => {
     calls.push(`${what} ${String(taskId)}`);
     return { taskId: String(taskId), version: null, message: 'recorded' };
   };
-  const runner: HostRunner = { start: record('start'), resume: record('resume'), approve: record('approve'), reject: record('reject'), edit: record('edit'), onEvent: () => () => {}, shutdown: async () => {} };
+  const runner: HostRunner = {
+    start: record('start'),
+    resume: record('resume'),
+    approve: record('approve'),
+    reject: record('reject'),
+    edit: record('edit'),
+    onEvent: () => () => {},
+    shutdown: async () => {},
+  };
   service = new HostService({ host: 'web', runner });
   await service.open(path.join(base, 'root'));
   calls.length = 0;

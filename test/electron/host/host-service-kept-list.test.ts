@@ -179,7 +179,10 @@ describe('the kept task list', () => {
     // The runner's last save, then its lease released, as a run that finishes does.
     const { version: _v, ...last } = created.checkpoint;
     const plan = last.plan.map((s) => ({ ...s, status: 'done' as const, attempts: 1 }));
-    await writer.save('driven', { expectedVersion: created.checkpoint.version, checkpoint: { ...last, status: 'done', plan, current_step: plan.length } });
+    await writer.save('driven', {
+      expectedVersion: created.checkpoint.version,
+      checkpoint: { ...last, status: 'done', plan, current_step: plan.length },
+    });
     await lease.release();
     reads = { listings: 0, tasks: [] };
     expect(await statusOf()).toBe('done');

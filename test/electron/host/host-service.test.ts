@@ -91,7 +91,7 @@ afterEach(async () => {
 });
 
 describe('reading through the host service', () => {
-  it('serves the listing exactly as `waystation ls --json` prints it, and the app\'s list as that listing less the plans', async () => {
+  it("serves the listing exactly as `waystation ls --json` prints it, and the app's list as that listing less the plans", async () => {
     await writeMixedDirectory(root);
     await startService();
     let stdout = '';
@@ -108,7 +108,11 @@ describe('reading through the host service', () => {
   it('returns a task at a version, its history, a diff and a step result', async () => {
     const store = openStore(root);
     await store.create(task('t1'));
-    await store.save('t1', { expectedVersion: 1, checkpoint: { ...task('t1', 'second'), status: 'done' }, results: { s1: { answer: 42 } } });
+    await store.save('t1', {
+      expectedVersion: 1,
+      checkpoint: { ...task('t1', 'second'), status: 'done' },
+      results: { s1: { answer: 42 } },
+    });
     await startService();
     const latest = await service.getTask({ taskId: 't1' });
     expect(latest.version).toBe(2);
@@ -135,7 +139,10 @@ describe('reading through the host service', () => {
     const store = openStore(root);
     await store.create(task('t1'));
     await store.save('t1', { expectedVersion: 1, checkpoint: task('t1', 'second') });
-    await fs.writeFile(path.join(root, 'legacy.json'), JSON.stringify({ task_id: 'legacy', current_step: 1, total_steps: 2, results: { a: 1 } }));
+    await fs.writeFile(
+      path.join(root, 'legacy.json'),
+      JSON.stringify({ task_id: 'legacy', current_step: 1, total_steps: 2, results: { a: 1 } }),
+    );
     await startService();
     const diff = await service.diffVersions({ taskId: 't1', a: 1, b: 2 });
     expect(diff.summary).toEqual((await service.diffVersions({ taskId: 't1', a: 1, b: 2 })).summary);
@@ -143,7 +150,10 @@ describe('reading through the host service', () => {
     const legacy = (await service.getTask({ taskId: 'legacy' })).latest_version!;
     expect((await service.diffVersions({ taskId: 'legacy', a: legacy, b: legacy })).entries).toEqual([]);
     const past = await service.diffVersions({ taskId: 't1', a: 1, b: 3 }).catch((e: unknown) => e);
-    expect([past instanceof ApiError && past.code, String(past)]).toEqual(['not-found', expect.stringContaining('has versions 1 to 2; there is no version 3')]);
+    expect([past instanceof ApiError && past.code, String(past)]).toEqual([
+      'not-found',
+      expect.stringContaining('has versions 1 to 2; there is no version 3'),
+    ]);
     const ghost = await service.diffVersions({ taskId: 'ghost', a: 1, b: 2 }).catch((e: unknown) => e);
     expect(ghost instanceof ApiError && ghost.code).toBe('not-found');
   });
@@ -155,7 +165,11 @@ describe('reading through the host service', () => {
       const file = path.join(outside, 'report.md');
       await fs.writeFile(file, 'as recorded');
       const sha256 = createHash('sha256').update('as recorded').digest('hex');
-      await openStore(root).create({ ...task('v1'), status: 'done', artifacts: [{ type: 'file', path: file, sha256, size: 11, status: 'written' }] });
+      await openStore(root).create({
+        ...task('v1'),
+        status: 'done',
+        artifacts: [{ type: 'file', path: file, sha256, size: 11, status: 'written' }],
+      });
       await startService();
       expect((await service.listTasks())[0].display_status).toBe('done');
 
@@ -181,7 +195,11 @@ describe('reading through the host service', () => {
   it('answers not-found for a missing task, version or step', async () => {
     await openStore(root).create(task('t1'));
     await startService();
-    const code = (p: Promise<unknown>) => p.then(() => 'resolved', (e: ApiError) => e.code);
+    const code = (p: Promise<unknown>) =>
+      p.then(
+        () => 'resolved',
+        (e: ApiError) => e.code,
+      );
     expect(await code(service.getTask({ taskId: 'nope' }))).toBe('not-found');
     expect(await code(service.getTask({ taskId: 't1', version: 9 }))).toBe('not-found');
     expect(await code(service.getStepResult({ taskId: 't1', stepId: 'zz' }))).toBe('not-found');
@@ -212,7 +230,10 @@ describe('opening directories', () => {
     const other = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-other-')));
     const recent: string[] = [];
     try {
-      await startService({ host: 'desktop', recent: { list: () => [...recent], readOnly: () => [], remember: async (r) => void recent.unshift(r) } });
+      await startService({
+        host: 'desktop',
+        recent: { list: () => [...recent], readOnly: () => [], remember: async (r) => void recent.unshift(r) },
+      });
       expect(recent).toEqual([root]);
       await expect(service.openDirectory({ path: other })).rejects.toMatchObject({ code: 'forbidden' });
       recent.push(other);
@@ -256,7 +277,8 @@ describe('a directory opened read-only', () => {
         () => service.rejectResume({ taskId: 't1', reason: 'no' }),
         () => service.editStepResult({ taskId: 't1', stepId: 's1', value: 1 }),
       ];
-      for (const act of actions) await expect(act()).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining('is open read-only') });
+      for (const act of actions)
+        await expect(act()).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining('is open read-only') });
       await new Promise((r) => setTimeout(r, 50));
       expect(calls()).toEqual([]);
 
@@ -294,7 +316,9 @@ describe('remembering the folder opened', () => {
     const failing = { list: () => [], readOnly: () => [], remember: async () => Promise.reject(new Error('EROFS: read-only file system')) };
     await startService({ host: 'desktop', recent: failing });
     expect(service.root).toBe(root);
-    expect(events).toContainEqual(expect.objectContaining({ type: 'runner', state: 'output', detail: expect.stringContaining('EROFS: read-only file system') }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'runner', state: 'output', detail: expect.stringContaining('EROFS: read-only file system') }),
+    );
     expect((await service.listTasks()).map((t) => t.task_id)).toEqual(['t1']);
     // The watcher started: a task written afterwards reaches subscribers.
     await openStore(root).create(task('after'));
@@ -311,7 +335,10 @@ describe('live events from the directory', () => {
     for (; version < 1000; version++) {
       await writer.save('burst', { expectedVersion: version, checkpoint: task('burst', `phase ${version + 1}`) });
     }
-    const versionEvents = () => events.filter((e) => e.type === 'task-event' && e.event.type === 'version').map((e) => (e as { event: { version?: number } }).event.version);
+    const versionEvents = () =>
+      events
+        .filter((e) => e.type === 'task-event' && e.event.type === 'version')
+        .map((e) => (e as { event: { version?: number } }).event.version);
     await until(() => versionEvents().includes(1000), 'the version event of version 1000');
     expect(versionEvents()).toEqual(Array.from({ length: 999 }, (_, i) => i + 2));
     const lastChange = () => events.filter((e) => e.type === 'task-changed').at(-1) as { version: number } | undefined;

@@ -25,7 +25,10 @@ beforeAll(async () => {
   outside = path.join(base, 'elsewhere');
   const root = path.join(base, 'root');
   await openStore(outside).create(makeCheckpoint('escape'));
-  await fs.writeFile(path.join(outside, 'secret.json'), JSON.stringify({ task_id: 'leak', task_name: 'secret plans', current_step: 1, total_steps: 2, results: {} }));
+  await fs.writeFile(
+    path.join(outside, 'secret.json'),
+    JSON.stringify({ task_id: 'leak', task_name: 'secret plans', current_step: 1, total_steps: 2, results: {} }),
+  );
   await openStore(root).create(makeCheckpoint('inside'));
   await fs.symlink(path.join(outside, 'escape'), path.join(root, 'escape'));
   await fs.symlink(path.join(outside, 'secret.json'), path.join(root, 'leak.json'));
@@ -56,7 +59,13 @@ async function rpc(method: string, input: unknown): Promise<{ status: number; te
 
 describe('tasks symlinked out of the root, over HTTP', () => {
   it('are listed as links out of the root, with nothing read from behind them', async () => {
-    const listed = JSON.parse((await get('/api/tasks')).text) as Array<{ task_id: string; location: string; display_status: string; task_name: string | null; problems: { reason: string }[] }>;
+    const listed = JSON.parse((await get('/api/tasks')).text) as Array<{
+      task_id: string;
+      location: string;
+      display_status: string;
+      task_name: string | null;
+      problems: { reason: string }[];
+    }>;
     const byLocation = new Map(listed.map((t) => [t.location, t]));
     for (const location of ['escape', 'leak.json']) {
       expect(byLocation.get(location)).toMatchObject({ display_status: 'unreadable', task_name: null });

@@ -163,7 +163,12 @@ describe('the token', () => {
       expect(reply.status, p).toBe(401);
       expect(JSON.parse(reply.body).error.code).toBe('forbidden');
     }
-    const post = await request(host, { method: 'POST', path: '/api/rpc/listTasks', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const post = await request(host, {
+      method: 'POST',
+      path: '/api/rpc/listTasks',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(post.status).toBe(401);
     expect(calls).toEqual([]);
   });
@@ -198,7 +203,9 @@ describe('origins and hosts', () => {
 
   it("accepts the host's own origin", async () => {
     expect((await request(host, { path: '/api/tasks', headers: { ...auth(host), Origin: host.origin } })).status).toBe(200);
-    expect((await request(host, { path: '/api/tasks', headers: { ...auth(host), Origin: `http://localhost:${host.port}` } })).status).toBe(200);
+    expect((await request(host, { path: '/api/tasks', headers: { ...auth(host), Origin: `http://localhost:${host.port}` } })).status).toBe(
+      200,
+    );
   });
 
   it('refuses a Host header that is not this loopback host (DNS rebinding)', async () => {
@@ -295,7 +302,15 @@ describe('path confinement', () => {
   });
 
   it('refuses static paths that leave the renderer folder: ../, encoded ../, absolute, a symlink out', async () => {
-    for (const p of ['/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/assets/..%2F..%2F' + path.basename(outside) + '%2Fsecret.txt', '//etc/passwd', '/%2Fetc%2Fpasswd', '/escape/secret.txt', '/C:%5Cwindows']) {
+    for (const p of [
+      '/../../etc/passwd',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/assets/..%2F..%2F' + path.basename(outside) + '%2Fsecret.txt',
+      '//etc/passwd',
+      '/%2Fetc%2Fpasswd',
+      '/escape/secret.txt',
+      '/C:%5Cwindows',
+    ]) {
       const reply = await request(host, { path: p });
       expect(reply.status, p).toBe(403);
       expect(reply.body).not.toContain('outside the root');

@@ -27,10 +27,14 @@ afterEach(async () => {
 });
 
 it('keeps answering when an event log and the configuration become named pipes', async () => {
-  const { stdout } = await execFileAsync(process.execPath, [path.join(here, '../../../bin/waystation-tsx.mjs'), path.join(here, 'pipe-after-open.ts'), root], {
-    timeout: 30_000,
-    killSignal: 'SIGKILL',
-  });
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    [path.join(here, '../../../bin/waystation-tsx.mjs'), path.join(here, 'pipe-after-open.ts'), root],
+    {
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
+    },
+  );
   const answer = JSON.parse(stdout.trim().split('\n').at(-1)!) as { changed: boolean; listed: string[]; configProblem: string | null };
   expect(answer.changed).toBe(true);
   expect(answer.listed).toEqual(['t1', 't2']);

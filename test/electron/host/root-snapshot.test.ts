@@ -81,7 +81,12 @@ it('reports every task removed when the root itself was deleted or moved away', 
   await fs.rename(root, moved);
   try {
     const changes = await changesSince(root, snap);
-    expect(changes.map((c) => `${c.kind} ${c.location}`).sort()).toEqual(['removed busy', 'removed doomed', 'removed legacy.json', 'removed quiet']);
+    expect(changes.map((c) => `${c.kind} ${c.location}`).sort()).toEqual([
+      'removed busy',
+      'removed doomed',
+      'removed legacy.json',
+      'removed quiet',
+    ]);
   } finally {
     await fs.rename(moved, root);
   }

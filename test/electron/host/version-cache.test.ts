@@ -22,7 +22,8 @@ afterEach(async () => {
 /** A task with versions 1..n, phase `p<n>` at version n. */
 async function writeTask(taskId: string, n: number, phase = (v: number) => `p${v}`): Promise<void> {
   let cp = (await store.create(makeCheckpoint(taskId, 3, { phase: phase(1) }))).checkpoint;
-  for (let v = 2; v <= n; v++) cp = (await store.save(taskId, { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase: phase(v) } })).checkpoint;
+  for (let v = 2; v <= n; v++)
+    cp = (await store.save(taskId, { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase: phase(v) } })).checkpoint;
 }
 
 /** A loader that counts its calls. */
@@ -71,7 +72,10 @@ describe('VersionCache', () => {
   });
 
   it('never keeps what has no version file of its own, nor a failed load', async () => {
-    await fs.writeFile(path.join(root, 'legacy.json'), JSON.stringify({ task_id: 'legacy', current_step: 1, total_steps: 2, results: { a: 1 } }));
+    await fs.writeFile(
+      path.join(root, 'legacy.json'),
+      JSON.stringify({ task_id: 'legacy', current_step: 1, total_steps: 2, results: { a: 1 } }),
+    );
     const cache = new VersionCache(root);
     const { calls, load } = counted('legacy', 1);
     await cache.get('legacy', 1, load).catch(() => undefined);

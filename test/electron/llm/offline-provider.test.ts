@@ -59,7 +59,17 @@ describe('scrubbing structured data', () => {
     const shared = { token: 'sk-abcdef123456' };
     const loop: Record<string, unknown> = { name: 'loop' };
     loop.self = loop;
-    const out = redactSecretsIn({ a: shared, b: shared, list: [1, true, null, 'Bearer abcdefghijkl'], 'sk-abcdef123456': 'k', when: new Date('2026-01-01T00:00:00Z'), loop }, env);
+    const out = redactSecretsIn(
+      {
+        a: shared,
+        b: shared,
+        list: [1, true, null, 'Bearer abcdefghijkl'],
+        'sk-abcdef123456': 'k',
+        when: new Date('2026-01-01T00:00:00Z'),
+        loop,
+      },
+      env,
+    );
     expect(out).toEqual({
       a: { token: '[redacted]' },
       b: { token: '[redacted]' },

@@ -9,7 +9,15 @@ const KEY = 'sk-test-secret-key-0123456789';
 describe('the OpenAI-compatible provider against a fake server', () => {
   let server: FakeOpenAiServer;
   const provider = () =>
-    new OpenAiProvider({ apiKey: KEY, baseURL: server.baseURL, model: 'fake-model', timeoutMs: 400, maxRetries: 3, backoffMs: 5, maxBackoffMs: 50 });
+    new OpenAiProvider({
+      apiKey: KEY,
+      baseURL: server.baseURL,
+      model: 'fake-model',
+      timeoutMs: 400,
+      maxRetries: 3,
+      backoffMs: 5,
+      maxBackoffMs: 50,
+    });
 
   beforeAll(async () => {
     server = await startFakeOpenAiServer();
@@ -30,7 +38,12 @@ describe('the OpenAI-compatible provider against a fake server', () => {
   });
 
   it('retries 429, 500, a dropped connection and a malformed reply, recording each reason', async () => {
-    server.script({ kind: 'status', status: 429, retryAfterMs: 10 }, { kind: 'status', status: 500 }, { kind: 'drop' }, { kind: 'ok', content: 'finally' });
+    server.script(
+      { kind: 'status', status: 429, retryAfterMs: 10 },
+      { kind: 'status', status: 500 },
+      { kind: 'drop' },
+      { kind: 'ok', content: 'finally' },
+    );
     const c = await provider().complete([{ role: 'user', content: 'x' }]);
     expect(c.text).toBe('finally');
     expect(c.retries).toBe(3);

@@ -30,7 +30,11 @@ describe.skipIf(!hasElectron)(title, () => {
 
   beforeAll(async () => {
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-electron-'));
-    await promisify(execFile)(process.execPath, [path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(repo, 'tsconfig.electron.json')]);
+    await promisify(execFile)(process.execPath, [
+      path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      path.join(repo, 'tsconfig.electron.json'),
+    ]);
     const demo = (await generateDemoDirectory(path.join(tmp, 'demo'))).root;
     const executablePath = (await import('electron')).default as unknown as string;
     app = await _electron.launch({
@@ -70,7 +74,9 @@ describe.skipIf(!hasElectron)(title, () => {
       return (await api.listTasks({})).map((t) => t.task_id);
     });
     expect(ids).toEqual(expect.arrayContaining(['demo-done', 'demo-failed', 'demo-waiting-approval', 'notes-running']));
-    expect(await page.evaluate(() => (globalThis as unknown as { open(url: string): unknown }).open('https://example.com') === null)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as { open(url: string): unknown }).open('https://example.com') === null)).toBe(
+      true,
+    );
     expect(app.windows()).toHaveLength(1);
   });
 
@@ -80,14 +86,18 @@ describe.skipIf(!hasElectron)(title, () => {
     // Listen in the main process, after the app's own guard, for the navigation the page is about to try.
     await app.evaluate(({ BrowserWindow }) => {
       const contents = BrowserWindow.getAllWindows()[0].webContents;
-      (globalThis as unknown as { navigationSeen: Promise<{ url: string; prevented: boolean }> }).navigationSeen = new Promise((resolve) => {
-        contents.once('will-navigate', (event, url) => resolve({ url, prevented: event.defaultPrevented }));
-      });
+      (globalThis as unknown as { navigationSeen: Promise<{ url: string; prevented: boolean }> }).navigationSeen = new Promise(
+        (resolve) => {
+          contents.once('will-navigate', (event, url) => resolve({ url, prevented: event.defaultPrevented }));
+        },
+      );
     });
     await page.evaluate(() => {
       (globalThis as unknown as { location: { href: string } }).location.href = 'https://example.com/';
     });
-    const seen = await app.evaluate(() => (globalThis as unknown as { navigationSeen: Promise<{ url: string; prevented: boolean }> }).navigationSeen);
+    const seen = await app.evaluate(
+      () => (globalThis as unknown as { navigationSeen: Promise<{ url: string; prevented: boolean }> }).navigationSeen,
+    );
     expect(seen).toEqual({ url: 'https://example.com/', prevented: true });
     expect(page.url()).toBe(before);
   });

@@ -1,7 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, apiMethods, ipcChannel, type ApiInput, type ApiMethod, type HostEvent, type IpcResult, type WaystationService } from '../../../shared/api/contract.js';
+import {
+  ApiError,
+  apiMethods,
+  ipcChannel,
+  type ApiInput,
+  type ApiMethod,
+  type HostEvent,
+  type IpcResult,
+  type WaystationService,
+} from '../../../shared/api/contract.js';
 import { EventHub } from '../../../electron/host/event-hub.js';
-import { registerIpcHandlers, type FrameLike, type InvokeEventLike, type IpcMainLike, type WebContentsLike } from '../../../electron/main/ipc-handlers.js';
+import {
+  registerIpcHandlers,
+  type FrameLike,
+  type InvokeEventLike,
+  type IpcMainLike,
+  type WebContentsLike,
+} from '../../../electron/main/ipc-handlers.js';
 
 /** ipcMain replaced by a map of handlers, invoked the way Electron would. */
 function fakeIpcMain() {
@@ -79,7 +94,8 @@ function setup(ready?: Promise<unknown>) {
       m,
       async (input: unknown) => {
         calls.push({ method: m, input });
-        if (m === 'resumeTask' && (input as { taskId: string }).taskId === 'held') throw Object.assign(new Error('another runner holds task held'), { code: 'busy' });
+        if (m === 'resumeTask' && (input as { taskId: string }).taskId === 'held')
+          throw Object.assign(new Error('another runner holds task held'), { code: 'busy' });
         return answerOf(m);
       },
     ]),
@@ -89,14 +105,19 @@ function setup(ready?: Promise<unknown>) {
   const own = fakeContents(1);
   const stranger = fakeContents(2);
   const dispose = registerIpcHandlers(ipc.ipcMain, service, { isOwnWebContents: (s) => s.id === own.contents.id, ready });
-  const from = (contents: WebContentsLike, frame: FrameLike | null = appFrame): InvokeEventLike => ({ sender: contents, senderFrame: frame });
+  const from = (contents: WebContentsLike, frame: FrameLike | null = appFrame): InvokeEventLike => ({
+    sender: contents,
+    senderFrame: frame,
+  });
   return { hub, calls, ipc, own, stranger, dispose, from };
 }
 
 describe('IPC handlers', () => {
   it('register one channel per contract method, plus subscribe and unsubscribe', () => {
     const { ipc } = setup();
-    expect([...ipc.handlers.keys()].sort()).toEqual([...apiMethods.map((m) => ipcChannel(m)), ipcChannel('subscribe'), ipcChannel('unsubscribe')].sort());
+    expect([...ipc.handlers.keys()].sort()).toEqual(
+      [...apiMethods.map((m) => ipcChannel(m)), ipcChannel('subscribe'), ipcChannel('unsubscribe')].sort(),
+    );
   });
 
   it('fill the defaults of a validated input before the service sees it', async () => {
@@ -199,11 +220,16 @@ describe('IPC handlers', () => {
     const { ipc, own, from, hub } = setup();
     hub.publish({ type: 'task-changed', taskId: 'a', version: 1 });
     hub.publish({ type: 'task-changed', taskId: 'b', version: 1 });
-    expect(await ipc.invoke(from(own.contents), ipcChannel('subscribe'), { subscriptionId: 's1', lastEventId: 1 })).toEqual({ ok: true, value: null });
+    expect(await ipc.invoke(from(own.contents), ipcChannel('subscribe'), { subscriptionId: 's1', lastEventId: 1 })).toEqual({
+      ok: true,
+      value: null,
+    });
     hub.publish({ type: 'task-removed', taskId: 'a' });
     const ids = () => own.sent.map((s) => (s.payload as { event: HostEvent }).event.id);
     expect(ids()).toEqual([2, 3]);
-    expect(own.sent.every((s) => s.channel === ipcChannel('event') && (s.payload as { subscriptionId: string }).subscriptionId === 's1')).toBe(true);
+    expect(
+      own.sent.every((s) => s.channel === ipcChannel('event') && (s.payload as { subscriptionId: string }).subscriptionId === 's1'),
+    ).toBe(true);
     await ipc.invoke(from(own.contents), ipcChannel('unsubscribe'), { subscriptionId: 's1' });
     hub.publish({ type: 'task-removed', taskId: 'b' });
     expect(ids()).toEqual([2, 3]);

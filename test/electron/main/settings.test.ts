@@ -70,7 +70,10 @@ describe('desktop settings', () => {
 
   it('reads a read-only entry only for a folder among the recent ones', async () => {
     const a = path.join(dir, 'a');
-    await fs.writeFile(path.join(dir, 'settings.json'), JSON.stringify({ recent: [a], read_only: [a, path.join(dir, 'not-recent'), 'relative'] }));
+    await fs.writeFile(
+      path.join(dir, 'settings.json'),
+      JSON.stringify({ recent: [a], read_only: [a, path.join(dir, 'not-recent'), 'relative'] }),
+    );
     expect((await loadSettings(dir)).readOnly()).toEqual([a]);
   });
 

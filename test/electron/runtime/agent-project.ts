@@ -7,7 +7,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The runtime's entry (`defineAgent`, `z`), as an import specifier an agent module outside the repository can use. */
-export const RUNTIME_INDEX_URL = pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../electron/runtime/index.ts')).href;
+export const RUNTIME_INDEX_URL = pathToFileURL(
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../electron/runtime/index.ts'),
+).href;
 
 /** A module agent with one step that fails until the file its `gate` option names exists, so the task stops resumable. */
 export const GATED_AGENT = `

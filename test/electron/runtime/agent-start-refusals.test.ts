@@ -43,11 +43,43 @@ const base = {
 
 describe('an agent that cannot describe its task', () => {
   const cases: [string, Partial<AnyAgent>, RegExp][] = [
-    ['plan', { plan: () => { throw new Error('the input folder is gone'); } }, /agent fragile could not start the task: its plan\(\) threw: the input folder is gone\. Nothing was written\./],
-    ['goal', { goal: () => { throw new Error('no goal today'); } }, /agent fragile .*its goal\(\) threw: no goal today/],
-    ['resolveOptions', { resolveOptions: async () => { throw new Error('cannot resolve'); } }, /agent fragile .*its resolveOptions\(\) threw: cannot resolve/],
-    ['options', { options: { parse: () => ({}) } as unknown as z.ZodType }, /agent fragile has no options schema: `options` must be a zod schema.*Nothing was written/],
-    ['plan has an entry that is not a step', { plan: () => [null] as never }, /agent fragile: plan\(\) entry 0 is null, not a step with an id and a name\. Nothing was written\./],
+    [
+      'plan',
+      {
+        plan: () => {
+          throw new Error('the input folder is gone');
+        },
+      },
+      /agent fragile could not start the task: its plan\(\) threw: the input folder is gone\. Nothing was written\./,
+    ],
+    [
+      'goal',
+      {
+        goal: () => {
+          throw new Error('no goal today');
+        },
+      },
+      /agent fragile .*its goal\(\) threw: no goal today/,
+    ],
+    [
+      'resolveOptions',
+      {
+        resolveOptions: async () => {
+          throw new Error('cannot resolve');
+        },
+      },
+      /agent fragile .*its resolveOptions\(\) threw: cannot resolve/,
+    ],
+    [
+      'options',
+      { options: { parse: () => ({}) } as unknown as z.ZodType },
+      /agent fragile has no options schema: `options` must be a zod schema.*Nothing was written/,
+    ],
+    [
+      'plan has an entry that is not a step',
+      { plan: () => [null] as never },
+      /agent fragile: plan\(\) entry 0 is null, not a step with an id and a name\. Nothing was written\./,
+    ],
     [
       'plan has a step whose output schema is not zod',
       { plan: () => [{ id: 'a', name: 'a', output_schema: { type: 'string' } }] as never },
@@ -66,13 +98,18 @@ describe('an agent that cannot describe its task', () => {
 
   it('keeps the API key out of the refusal', async () => {
     const key = 'sk-never-show-me-987654';
-    const agent = defineAgent({ ...base, plan: () => { throw new Error(`401 for key ${key}`); } });
+    const agent = defineAgent({
+      ...base,
+      plan: () => {
+        throw new Error(`401 for key ${key}`);
+      },
+    });
     const err = (await startTask({ ...env, env: { OPENAI_API_KEY: key } }, agent, { taskId: 't' }).catch((e: unknown) => e)) as Error;
     expect(err.message).toContain('401 for key [redacted]');
     expect(err.message).not.toContain(key);
   });
 
-  it('exits 2 from the CLI with one clear line when md-summarizer\'s input folder does not exist', async () => {
+  it("exits 2 from the CLI with one clear line when md-summarizer's input folder does not exist", async () => {
     await fs.mkdir(root);
     const missing = path.join(tmp, 'no-such-folder');
     const r = await cli('run', root, 'md-summarizer', '--task', 'sum', '--input', missing);
@@ -100,7 +137,13 @@ describe('secrets in what agents log and print', () => {
     expect((await startTask({ ...env, env: { OPENAI_API_KEY: key } }, agent, { taskId: 'lg' })).status).toBe('done');
     const events = await env.store.readEvents('lg');
     const log = events.find((e) => e.type === 'log')!;
-    expect(log.data).toEqual({ message: 'calling the service', auth: 'Bearer [redacted]', nested: { list: ['[redacted]', 'plain'] }, '[redacted]': 1, count: 3 });
+    expect(log.data).toEqual({
+      message: 'calling the service',
+      auth: 'Bearer [redacted]',
+      nested: { list: ['[redacted]', 'plain'] },
+      '[redacted]': 1,
+      count: 3,
+    });
     expect(JSON.stringify(events)).not.toContain(key);
   });
 

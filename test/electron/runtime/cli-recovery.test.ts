@@ -63,7 +63,14 @@ describe('auto mode', () => {
     process.env.WAYSTATION_OFFLINE_LATENCY_MS = '150';
     try {
       const first = new Runner({ root: dir });
-      const { child, done } = first.spawnWorker({ kind: 'start', root: dir, taskId: 'crashy', agentRef: { name: 'checkpoint-demo' }, options: {}, mode: 'auto' });
+      const { child, done } = first.spawnWorker({
+        kind: 'start',
+        root: dir,
+        taskId: 'crashy',
+        agentRef: { name: 'checkpoint-demo' },
+        options: {},
+        mode: 'auto',
+      });
       // Killed once the second step is under way.
       let lines = 0;
       first.onEvent((e) => {
@@ -136,7 +143,7 @@ describe('confirm mode', () => {
 });
 
 describe('edit', () => {
-  it('replaces a failed step\'s result and resume continues with the next step', async () => {
+  it("replaces a failed step's result and resume continues with the next step", async () => {
     await cli('run', dir, 'checkpoint-demo', '--task', 'ed');
     const edited = await cli('edit', dir, 'ed', 'check-errors', '--value', '"no bugs found (checked by hand)"', '--by', 'carol');
     expect(edited.code).toBe(0);
@@ -149,7 +156,7 @@ describe('edit', () => {
     expect(history.some((h) => h.source.kind === 'human-edit' && h.source.edit?.after === 'no bugs found (checked by hand)')).toBe(true);
   });
 
-  it('keeps event ids unique and increasing when one runner edits around a worker\'s resume', async () => {
+  it("keeps event ids unique and increasing when one runner edits around a worker's resume", async () => {
     await cli('run', dir, 'checkpoint-demo', '--task', 'ids');
     const runner = new Runner({ root: dir });
     expect((await runner.edit('ids', 'check-errors', 'checked by hand')).exitCode).toBe(0);
@@ -219,7 +226,10 @@ describe('refusals through the CLI', () => {
     const names = await fs.readdir(path.join(taskDir, 'versions'));
     const width = names[0].replace('.json', '').length;
     const next = { ...cp, schema_version: 99, version: cp.version + 1 };
-    await fs.writeFile(path.join(taskDir, 'versions', `${String(next.version).padStart(width, '0')}.json`), JSON.stringify({ format: 'waystation-version', version: next.version, kind: 'full', checkpoint: next }));
+    await fs.writeFile(
+      path.join(taskDir, 'versions', `${String(next.version).padStart(width, '0')}.json`),
+      JSON.stringify({ format: 'waystation-version', version: next.version, kind: 'full', checkpoint: next }),
+    );
     await fs.writeFile(path.join(taskDir, 'checkpoint.json'), JSON.stringify(next));
     const before = await snapshot(taskDir);
     for (const args of [
@@ -239,7 +249,10 @@ describe('tail', () => {
   it('prints events after an id, like Last-Event-ID', async () => {
     await cli('run', dir, 'checkpoint-demo', '--task', 'tl');
     const all = await cli('tail', dir, 'tl', '--json');
-    const ids = all.out.trim().split('\n').map((l) => (JSON.parse(l) as { id: number }).id);
+    const ids = all.out
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: number }).id);
     expect(ids).toEqual(ids.map((_, i) => i + 1));
     const rest = await cli('tail', dir, 'tl', '--from', '4', '--json');
     expect((JSON.parse(rest.out.split('\n')[0]) as { id: number }).id).toBe(5);

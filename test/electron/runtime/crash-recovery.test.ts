@@ -39,7 +39,11 @@ describe('SIGKILL at random points, then resume', () => {
     service = await startFakePublishService();
     bundle = await bundleWorker(['test/fakes/crash-agent.ts']);
     agentModule = bundle.modules['test/fakes/crash-agent.ts'];
-    runner = new Runner({ root, workerLaunch: bundle.workerLaunch, env: { ...process.env, OPENAI_API_KEY: '', WAYSTATION_OFFLINE_LATENCY_MS: '15', SKIP_FAILURE: '' } });
+    runner = new Runner({
+      root,
+      workerLaunch: bundle.workerLaunch,
+      env: { ...process.env, OPENAI_API_KEY: '', WAYSTATION_OFFLINE_LATENCY_MS: '15', SKIP_FAILURE: '' },
+    });
   });
   afterAll(async () => {
     runner?.killAll('SIGKILL');
@@ -82,7 +86,10 @@ describe('SIGKILL at random points, then resume', () => {
     return {
       artifacts: state.artifacts,
       results: Object.fromEntries(
-        Object.entries(state.results).map(([id, r]) => [id, { text: r.text, publishedKey: r.published?.key?.replace(`${taskId}:`, '') ?? null }]),
+        Object.entries(state.results).map(([id, r]) => [
+          id,
+          { text: r.text, publishedKey: r.published?.key?.replace(`${taskId}:`, '') ?? null },
+        ]),
       ),
     };
   }
@@ -128,7 +135,13 @@ describe('SIGKILL at random points, then resume', () => {
         }
       }
       const ledger = await fs.readFile(path.join(root, `${taskId}.ledger`), 'utf8').catch(() => '');
-      if (ledger.includes('VIOLATION')) failures.push(`${taskId}: ${ledger.split('\n').filter((l) => l.startsWith('VIOLATION')).join('; ')}`);
+      if (ledger.includes('VIOLATION'))
+        failures.push(
+          `${taskId}: ${ledger
+            .split('\n')
+            .filter((l) => l.startsWith('VIOLATION'))
+            .join('; ')}`,
+        );
       for (const step of ['publish-draft', 'publish-final']) {
         const key = `${taskId}:${step}`;
         if (service.applied.get(key) !== 1) failures.push(`${taskId}: ${key} applied ${service.applied.get(key) ?? 0} times`);
@@ -136,7 +149,10 @@ describe('SIGKILL at random points, then resume', () => {
       }
       const cp = (await openStore(root).getTask(taskId))!.checkpoint!;
       const report = await verifyTask(root, cp);
-      if (!report.ok) failures.push(`${taskId}: verification failed: ${JSON.stringify({ artifacts: report.artifacts.filter((a) => a.status !== 'ok'), uncertain: report.uncertain_effects, invariants: report.invariant_problems })}`);
+      if (!report.ok)
+        failures.push(
+          `${taskId}: verification failed: ${JSON.stringify({ artifacts: report.artifacts.filter((a) => a.status !== 'ok'), uncertain: report.uncertain_effects, invariants: report.invariant_problems })}`,
+        );
       const actual = comparable(await finalState(taskId), taskId);
       try {
         expect(actual).toEqual(expected);

@@ -3,7 +3,16 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { acquireLease, DEFAULT_LEASE_TTL_MS, LEASE_TTL_ENV, leaseIsLive, LeaseHeldError, leaseTtlMs, processStartToken, readLease } from '../../../electron/runtime/lease.js';
+import {
+  acquireLease,
+  DEFAULT_LEASE_TTL_MS,
+  LEASE_TTL_ENV,
+  leaseIsLive,
+  LeaseHeldError,
+  leaseTtlMs,
+  processStartToken,
+  readLease,
+} from '../../../electron/runtime/lease.js';
 import { readLeaseState } from '../../../electron/verify/lease-state.js';
 
 let dir: string;
@@ -61,16 +70,27 @@ describe('the task lease', () => {
   it('notices on heartbeat that it was taken over, and refuses further writes', async () => {
     const lease = await acquireLease(dir, 't', { owner: 'a', heartbeatMs: 0 });
     const now = new Date().toISOString();
-    await writeEntry(lease.n + 1, { owner: 'thief', pid: process.pid, hostname: os.hostname(), acquired_at: now, heartbeat_at: now, released: false });
+    await writeEntry(lease.n + 1, {
+      owner: 'thief',
+      pid: process.pid,
+      hostname: os.hostname(),
+      acquired_at: now,
+      heartbeat_at: now,
+      released: false,
+    });
     await lease.heartbeat();
     expect(lease.lost).not.toBeNull();
     expect(() => lease.assertHeld()).toThrow(/taken over/);
   });
 
   it('lets exactly one of many concurrent acquirers win', async () => {
-    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => acquireLease(dir, 't', { owner: `r${i}`, heartbeatMs: 0 })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => acquireLease(dir, 't', { owner: `r${i}`, heartbeatMs: 0 })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof LeaseHeldError)).toBe(true);
+    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof LeaseHeldError)).toBe(
+      true,
+    );
   });
 });
 
@@ -106,7 +126,15 @@ describe('a holder on this host', () => {
 
   it('is stale when its pid now names a process that started at another time', async () => {
     const now = new Date().toISOString();
-    await writeEntry(1, { owner: 'reused', pid: process.pid, hostname: os.hostname(), acquired_at: now, heartbeat_at: now, released: false, process_start: 'another-boot:1' });
+    await writeEntry(1, {
+      owner: 'reused',
+      pid: process.pid,
+      hostname: os.hostname(),
+      acquired_at: now,
+      heartbeat_at: now,
+      released: false,
+      process_start: 'another-boot:1',
+    });
     const current = processStartToken(process.pid);
     // Where the platform cannot tell start times apart, the fresh heartbeat decides instead.
     expect(leaseIsLive(await readLease(dir), 30_000)).toBe(current === null);

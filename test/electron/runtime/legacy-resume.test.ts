@@ -76,7 +76,10 @@ describe('resuming a legacy task', () => {
     await fs.writeFile(file, text);
     const folder = path.join(root, 'plan-task');
     await fs.mkdir(folder);
-    await fs.writeFile(path.join(folder, 'checkpoint.json'), JSON.stringify({ task_id: 'plan-task', phase: 'writing', plan: [{ step: 'draft', status: 'done' }], resume_hint: 'go on' }));
+    await fs.writeFile(
+      path.join(folder, 'checkpoint.json'),
+      JSON.stringify({ task_id: 'plan-task', phase: 'writing', plan: [{ step: 'draft', status: 'done' }], resume_hint: 'go on' }),
+    );
 
     for (const id of ['other', 'plan-task']) {
       const r = await cli('resume', root, id);

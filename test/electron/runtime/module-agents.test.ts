@@ -146,7 +146,10 @@ describe('an agent module given by path', () => {
     await fs.writeFile(gate, 'open');
     const run = await cli('run', beside, moduleFile, '--task', 'wc', '--gate', gate);
     expect(run.code, run.err).toBe(RunExit.done);
-    expect((await openStore(beside).getTask('wc'))!.checkpoint!.agent).toMatchObject({ module: 'agents/word-counter.ts', project_root: project });
+    expect((await openStore(beside).getTask('wc'))!.checkpoint!.agent).toMatchObject({
+      module: 'agents/word-counter.ts',
+      project_root: project,
+    });
   });
 
   it('still resumes a task that recorded its project root as an absolute path', async () => {
@@ -254,9 +257,22 @@ describe('a module agent that crashes', () => {
   it('left interrupted in auto mode, is resumed by the start-up recovery with its recorded module', async () => {
     const { file, marker } = await writeCrasher();
     const described = await describeAgentModule({ root, spec: file, cwd: project });
-    const agentRef = { name: described.name, module: described.module, export: described.export, project_root: described.project_root, module_sha256: described.module_sha256 };
+    const agentRef = {
+      name: described.name,
+      module: described.module,
+      export: described.export,
+      project_root: described.project_root,
+      module_sha256: described.module_sha256,
+    };
     // One worker with no supervisor: the crash leaves the task running, as a host killed with its worker would.
-    const crashed = await new Runner({ root }).spawnWorker({ kind: 'start', root, taskId: 'boot', agentRef, options: { marker }, mode: 'auto' }).done;
+    const crashed = await new Runner({ root }).spawnWorker({
+      kind: 'start',
+      root,
+      taskId: 'boot',
+      agentRef,
+      options: { marker },
+      mode: 'auto',
+    }).done;
     expect(crashed.crashed).toBe(true);
     expect((await latest('boot')).status).toBe('running');
 
@@ -287,10 +303,18 @@ describe('options that would record a secret', () => {
     },
   });
   const start = (note: string, env: NodeJS.ProcessEnv) =>
-    startTask({ store: openStore(root), root, env, llm: new OfflineProvider(0), report: () => {} }, echo, { taskId: 'echo', options: { note } });
+    startTask({ store: openStore(root), root, env, llm: new OfflineProvider(0), report: () => {} }, echo, {
+      taskId: 'echo',
+      options: { note },
+    });
 
   it('are refused, naming the variable and not its value, and nothing is written', async () => {
-    const env = { OPENAI_API_KEY: 'sk-test-0123456789abcdef', GITHUB_TOKEN: 'ghp_abcdefgh12345678', DB_PASSWORD: 'correct horse battery', SESSION_SECRET: 's3cr3t-"quoted"' };
+    const env = {
+      OPENAI_API_KEY: 'sk-test-0123456789abcdef',
+      GITHUB_TOKEN: 'ghp_abcdefgh12345678',
+      DB_PASSWORD: 'correct horse battery',
+      SESSION_SECRET: 's3cr3t-"quoted"',
+    };
     for (const [name, value, note] of [
       ['OPENAI_API_KEY', env.OPENAI_API_KEY, env.OPENAI_API_KEY],
       ['GITHUB_TOKEN', env.GITHUB_TOKEN, `https://x:${env.GITHUB_TOKEN}@example.test/repo`],

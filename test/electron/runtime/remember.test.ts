@@ -62,27 +62,31 @@ afterEach(async () => {
 const timesRun = async () => (await fs.readFile(runs, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
 
 describe('ctx.remember', () => {
-  it('saves the result right after the action, and a rerun after a kill reuses it without running the action again', { timeout: 60_000 }, async () => {
-    const { project, root, moduleFile } = await writeAgentProject(tmp, 'builder.mjs', BUILDER(runs, mode));
-    await fs.writeFile(mode, 'kill');
-    const runner = new Runner({ root });
-    const killed = await runner.startRun({ agent: moduleFile, cwd: project, taskId: 'b' });
-    expect(killed.crashed).toBe(true);
-    expect(await timesRun()).toBe(1);
-    const store = openStore(root);
-    const saved = (await store.readHistory('b')).filter((m) => (m as { remember_key?: string }).remember_key === 'compile');
-    expect(saved).toHaveLength(1);
-    expect(JSON.parse(saved[0].content)).toEqual({ artifact: 'app.bin', run: 1 });
-    expect((await store.getTask('b'))!.checkpoint!.plan[0].status).toBe('running');
+  it(
+    'saves the result right after the action, and a rerun after a kill reuses it without running the action again',
+    { timeout: 60_000 },
+    async () => {
+      const { project, root, moduleFile } = await writeAgentProject(tmp, 'builder.mjs', BUILDER(runs, mode));
+      await fs.writeFile(mode, 'kill');
+      const runner = new Runner({ root });
+      const killed = await runner.startRun({ agent: moduleFile, cwd: project, taskId: 'b' });
+      expect(killed.crashed).toBe(true);
+      expect(await timesRun()).toBe(1);
+      const store = openStore(root);
+      const saved = (await store.readHistory('b')).filter((m) => (m as { remember_key?: string }).remember_key === 'compile');
+      expect(saved).toHaveLength(1);
+      expect(JSON.parse(saved[0].content)).toEqual({ artifact: 'app.bin', run: 1 });
+      expect((await store.getTask('b'))!.checkpoint!.plan[0].status).toBe('running');
 
-    await fs.writeFile(mode, '');
-    const resumed = await runner.resume('b');
-    expect(resumed.status).toBe('done');
-    expect(await timesRun()).toBe(1);
-    const cp = (await store.getTask('b'))!.checkpoint!;
-    expect(cp.plan[0].attempts).toBe(2);
-    expect(await store.readBlob('b', cp.plan[1].result_ref!)).toBe('shipped app.bin from run 1');
-  });
+      await fs.writeFile(mode, '');
+      const resumed = await runner.resume('b');
+      expect(resumed.status).toBe('done');
+      expect(await timesRun()).toBe(1);
+      const cp = (await store.getTask('b'))!.checkpoint!;
+      expect(cp.plan[0].attempts).toBe(2);
+      expect(await store.readBlob('b', cp.plan[1].result_ref!)).toBe('shipped app.bin from run 1');
+    },
+  );
 
   it('runs the action afresh when the step failed, as model calls do', { timeout: 60_000 }, async () => {
     const { project, root, moduleFile } = await writeAgentProject(tmp, 'builder.mjs', BUILDER(runs, mode));

@@ -58,7 +58,15 @@ function asker(prompts: string[]) {
 
 describe('run metadata', () => {
   it('estimates cost_usd from the list price of a priced model', async () => {
-    const llm = new OpenAiProvider({ apiKey: 'sk-test-0000000000', baseURL: server.baseURL, model: 'gpt-4o-mini', timeoutMs: 2000, maxRetries: 0, backoffMs: 5, maxBackoffMs: 20 });
+    const llm = new OpenAiProvider({
+      apiKey: 'sk-test-0000000000',
+      baseURL: server.baseURL,
+      model: 'gpt-4o-mini',
+      timeoutMs: 2000,
+      maxRetries: 0,
+      backoffMs: 5,
+      maxBackoffMs: 20,
+    });
     server.script({ kind: 'ok', content: 'first answer here' }, { kind: 'ok', content: 'second' });
     const env: OperationEnv = { store, root, llm, env: {} };
     expect((await startTask(env, asker(['what is one plus one?', 'and two?']), { taskId: 'cost' })).status).toBe('done');
@@ -75,7 +83,15 @@ describe('run metadata', () => {
   });
 
   it('records a timed-out attempt and its retry (a slow reply from the server)', async () => {
-    const llm = new OpenAiProvider({ apiKey: 'sk-test-0000000000', baseURL: server.baseURL, model: 'fake-model', timeoutMs: 100, maxRetries: 2, backoffMs: 5, maxBackoffMs: 20 });
+    const llm = new OpenAiProvider({
+      apiKey: 'sk-test-0000000000',
+      baseURL: server.baseURL,
+      model: 'fake-model',
+      timeoutMs: 100,
+      maxRetries: 2,
+      backoffMs: 5,
+      maxBackoffMs: 20,
+    });
     server.script({ kind: 'ok', delayMs: 400, content: 'too late' }, { kind: 'ok', content: 'in time' });
     const env: OperationEnv = { store, root, llm, env: {} };
     expect((await startTask(env, asker(['hurry']), { taskId: 'slow' })).status).toBe('done');

@@ -200,7 +200,7 @@ describe('side effects', () => {
     expect(service.applied.get('fx2:publish')).toBe(1);
   });
 
-  it('stops for a human when an uncertain effect has no probe, and takes the human\'s word', async () => {
+  it("stops for a human when an uncertain effect has no probe, and takes the human's word", async () => {
     const agent = publisher({ agentProbe: false, callProbe: false });
     service.failNext('drop-after-apply');
     await startTask(env, agent, { taskId: 'fx3' });
@@ -321,7 +321,11 @@ describe('human edits', () => {
     const edited = await editStepResult(env, 'e1', 'two', { n: 40 }, { actor: 'carol' });
     expect(edited.status).toBe('waiting_human');
     const history = await store.history('e1');
-    expect(history.at(-1)?.source).toMatchObject({ kind: 'human-edit', actor: 'carol', edit: { step_id: 'two', before: null, after: { n: 40 } } });
+    expect(history.at(-1)?.source).toMatchObject({
+      kind: 'human-edit',
+      actor: 'carol',
+      edit: { step_id: 'two', before: null, after: { n: 40 } },
+    });
 
     const resumed = await resumeTask(env, agent, 'e1');
     expect(resumed.status).toBe('done');
@@ -372,7 +376,15 @@ describe('refusals that write nothing', () => {
     const names = await fs.readdir(path.join(dir, 'versions'));
     const width = names[0].replace('.json', '').length;
     const file = path.join(dir, 'versions', `${String(cp.version + 1).padStart(width, '0')}.json`);
-    await fs.writeFile(file, JSON.stringify({ format: 'waystation-version', version: cp.version + 1, kind: 'full', checkpoint: { ...future, version: cp.version + 1 } }));
+    await fs.writeFile(
+      file,
+      JSON.stringify({
+        format: 'waystation-version',
+        version: cp.version + 1,
+        kind: 'full',
+        checkpoint: { ...future, version: cp.version + 1 },
+      }),
+    );
     await fs.writeFile(path.join(dir, 'checkpoint.json'), JSON.stringify({ ...future, version: cp.version + 1 }));
     const before = (await fs.readdir(path.join(dir, 'versions'))).length;
     const err = await resumeTask(env, agent, 'fut').catch((e: OperationError) => e);
@@ -390,7 +402,9 @@ describe('refusals that write nothing', () => {
       plan: () => [],
       async run() {},
     });
-    await expect(startTask({ ...env, env: { OPENAI_API_KEY: 'sk-live-abcdefgh' } }, agent, { taskId: 'leak', options: { token: 'sk-live-abcdefgh' } })).rejects.toMatchObject({
+    await expect(
+      startTask({ ...env, env: { OPENAI_API_KEY: 'sk-live-abcdefgh' } }, agent, { taskId: 'leak', options: { token: 'sk-live-abcdefgh' } }),
+    ).rejects.toMatchObject({
       code: 'invalid',
     });
     expect(await store.getTask('leak')).toBeNull();
@@ -398,7 +412,7 @@ describe('refusals that write nothing', () => {
 });
 
 describe('waiting for a human', () => {
-  it('saves, stops, and returns the human\'s note once resumed', async () => {
+  it("saves, stops, and returns the human's note once resumed", async () => {
     const agent = defineAgent({
       name: 'asker',
       description: '',
@@ -429,7 +443,15 @@ describe('an online model behind a flaky server', () => {
 
   it('records retries in the checkpoint and keeps the key out of every file', async () => {
     const key = 'sk-never-store-me-123456';
-    const llm = new OpenAiProvider({ apiKey: key, baseURL: server.baseURL, model: 'fake-model', timeoutMs: 2000, maxRetries: 3, backoffMs: 5, maxBackoffMs: 20 });
+    const llm = new OpenAiProvider({
+      apiKey: key,
+      baseURL: server.baseURL,
+      model: 'fake-model',
+      timeoutMs: 2000,
+      maxRetries: 3,
+      backoffMs: 5,
+      maxBackoffMs: 20,
+    });
     server.script({ kind: 'status', status: 429 }, { kind: 'status', status: 502 }, { kind: 'ok', content: 'answer' });
     const agent = defineAgent({
       name: 'online',

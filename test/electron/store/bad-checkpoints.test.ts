@@ -8,7 +8,13 @@ import { openStore } from '../../../electron/store/directory-store.js';
 import { CURRENT_SCHEMA_VERSION } from '../../../shared/checkpoint/schema.js';
 import type { TaskDetail } from '../../../shared/api/contract.js';
 import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
-import { ReadOnlyError, TaskReadError, type CheckpointStore, type ListedTask, type TaskEntry } from '../../../electron/store/store-types.js';
+import {
+  ReadOnlyError,
+  TaskReadError,
+  type CheckpointStore,
+  type ListedTask,
+  type TaskEntry,
+} from '../../../electron/store/store-types.js';
 import { cleanup, hashTree, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
 
 const execFileAsync = promisify(execFile);
@@ -74,7 +80,9 @@ describe('the bad-checkpoint corpus', () => {
     expect(t.checkpoint?.schema_version).toBe(99);
     expect((t.checkpoint as Record<string, unknown>).hologram).toEqual({ new_in_99: true });
     const { version: _v, ...cp } = t.checkpoint!;
-    const err = await store.save('future-schema', { expectedVersion: 1, checkpoint: { ...cp, schema_version: CURRENT_SCHEMA_VERSION } }).catch((e: unknown) => e);
+    const err = await store
+      .save('future-schema', { expectedVersion: 1, checkpoint: { ...cp, schema_version: CURRENT_SCHEMA_VERSION } })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReadOnlyError);
     expect(String(err)).toMatch(/schema 99/);
   });
@@ -116,7 +124,9 @@ describe('the bad-checkpoint corpus', () => {
   });
 
   it('refuses to save over a legacy task', async () => {
-    await expect(store.save('demo-task-001', { expectedVersion: 1, checkpoint: listed.get('demo-task-001')!.checkpoint! })).rejects.toBeInstanceOf(ReadOnlyError);
+    await expect(
+      store.save('demo-task-001', { expectedVersion: 1, checkpoint: listed.get('demo-task-001')!.checkpoint! }),
+    ).rejects.toBeInstanceOf(ReadOnlyError);
   });
 
   it('keeps every other task browsable: each getTask answers without throwing', async () => {
@@ -142,7 +152,14 @@ describe('named pipes and special files', () => {
   const ids = ['pipe-hot', 'pipe-version', 'pipe-events', 'pipe-lease', 'pipe-link', 'zero-link'];
   let dir: string;
   let before: Record<string, string>;
-  let lines: Array<{ reader: string; code?: number; out?: string; err?: string; list?: TaskSummary[]; detail?: TaskDetail | { error: string } }>;
+  let lines: Array<{
+    reader: string;
+    code?: number;
+    out?: string;
+    err?: string;
+    list?: TaskSummary[];
+    detail?: TaskDetail | { error: string };
+  }>;
 
   beforeAll(async () => {
     dir = await tempRoot('waystation-fifo-');
@@ -168,7 +185,11 @@ describe('named pipes and special files', () => {
     await fs.rm(path.join(dir, 'zero-link/checkpoint.json'));
     await fs.symlink('/dev/zero', path.join(dir, 'zero-link/checkpoint.json'));
     before = await hashTree(dir);
-    const { stdout } = await execFileAsync(process.execPath, [tsx, readers, dir, ...ids], { timeout: 30_000, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await execFileAsync(process.execPath, [tsx, readers, dir, ...ids], {
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     lines = stdout
       .trim()
       .split('\n')
@@ -195,9 +216,18 @@ describe('named pipes and special files', () => {
     expect([...byId.keys()].sort()).toEqual([...ids, 'healthy'].sort());
     expect(byId.get('healthy')!.problems).toEqual([]);
     const pipe = (id: string, file: string) => byId.get(id)!.problems.find((p) => p.file === file);
-    expect(pipe('pipe-hot', 'pipe-hot/checkpoint.json')).toMatchObject({ reason: 'unreadable', message: expect.stringContaining('not a regular file') });
-    expect(pipe('pipe-version', 'pipe-version/versions/00000002.json')).toMatchObject({ reason: 'unreadable', message: expect.stringContaining('not a regular file') });
-    expect(pipe('pipe-link', 'pipe-link/checkpoint.json')).toMatchObject({ reason: 'unreadable', message: expect.stringContaining('not a regular file') });
+    expect(pipe('pipe-hot', 'pipe-hot/checkpoint.json')).toMatchObject({
+      reason: 'unreadable',
+      message: expect.stringContaining('not a regular file'),
+    });
+    expect(pipe('pipe-version', 'pipe-version/versions/00000002.json')).toMatchObject({
+      reason: 'unreadable',
+      message: expect.stringContaining('not a regular file'),
+    });
+    expect(pipe('pipe-link', 'pipe-link/checkpoint.json')).toMatchObject({
+      reason: 'unreadable',
+      message: expect.stringContaining('not a regular file'),
+    });
     expect(pipe('zero-link', 'zero-link/checkpoint.json')).toMatchObject({ reason: 'outside-root' });
     // The versions stand in for a hot snapshot that cannot be read.
     expect(byId.get('pipe-hot')!.version).toBe(2);

@@ -36,7 +36,13 @@ describe('the version file', () => {
     expect(lines).toHaveLength(4);
     expect(lines[3]).toBe('');
     expect(Buffer.byteLength(lines[0])).toBe(envelopeBytes);
-    expect(JSON.parse(lines[0])).toEqual({ format: 'waystation-version', version: 5, kind: 'delta', base: 4, ops: [{ op: 'replace', path: ['phase'], value: 'p' }] });
+    expect(JSON.parse(lines[0])).toEqual({
+      format: 'waystation-version',
+      version: 5,
+      kind: 'delta',
+      base: 4,
+      ops: [{ op: 'replace', path: ['phase'], value: 'p' }],
+    });
     const parsed = parseVersionBytes('v', bytes);
     expect(parsed.ok && parsed.envelopeBytes).toBe(envelopeBytes);
     expect(findCarriedBlob(bytes, envelopeBytes, b.hex)?.toString()).toBe('["x",2]');
@@ -48,7 +54,9 @@ describe('the version file', () => {
     const doc = Buffer.from('{"task_id":"t"}');
     const full = encodeFull(1, doc);
     expect(full.bytes.toString()).toBe('{"format":"waystation-version","version":1,"kind":"full","checkpoint":{"task_id":"t"}}');
-    const pretty = Buffer.from(JSON.stringify({ format: 'waystation-version', version: 1, kind: 'full', checkpoint: { task_id: 't' } }, null, 2));
+    const pretty = Buffer.from(
+      JSON.stringify({ format: 'waystation-version', version: 1, kind: 'full', checkpoint: { task_id: 't' } }, null, 2),
+    );
     const parsed = parseVersionBytes('v', pretty);
     expect(parsed.ok && parsed.value).toEqual({ format: 'waystation-version', version: 1, kind: 'full', checkpoint: { task_id: 't' } });
     expect(parsed.ok && parsed.envelopeBytes).toBe(pretty.length);
@@ -68,7 +76,14 @@ describe('a save', () => {
     const store = openStore(root);
     let cp = (await store.create(makeCheckpoint('t', 3), { appendHistory: [{ role: 'user', content: 'go' }] })).checkpoint;
     for (let k = 0; k < 3; k++) {
-      cp = (await store.save('t', { expectedVersion: cp.version, checkpoint: withoutVersion(cp), results: { [cp.plan[k].id]: { k } }, appendHistory: [{ role: 'assistant', content: `m${k}` }] })).checkpoint;
+      cp = (
+        await store.save('t', {
+          expectedVersion: cp.version,
+          checkpoint: withoutVersion(cp),
+          results: { [cp.plan[k].id]: { k } },
+          appendHistory: [{ role: 'assistant', content: `m${k}` }],
+        })
+      ).checkpoint;
     }
     const files = (await listFiles(path.join(root, 't'))).filter((f) => !f.startsWith('lease'));
     expect(files).toEqual(['checkpoint.json', 'events.jsonl', ...[1, 2, 3, 4].map((v) => path.join('versions', `0000000${v}.json`))]);
@@ -101,7 +116,10 @@ describe('a task of schema 2', () => {
       current_step: 1,
       history: { count: 1, head: `sha256:${chunk.hex}` },
     };
-    await fs.writeFile(path.join(taskDir, 'versions', '00000001.json'), JSON.stringify({ format: 'waystation-version', version: 1, kind: 'full', checkpoint: v1 }));
+    await fs.writeFile(
+      path.join(taskDir, 'versions', '00000001.json'),
+      JSON.stringify({ format: 'waystation-version', version: 1, kind: 'full', checkpoint: v1 }),
+    );
     await fs.writeFile(path.join(taskDir, 'checkpoint.json'), JSON.stringify(v1));
 
     const store = openStore(root);
@@ -111,7 +129,11 @@ describe('a task of schema 2', () => {
     const saved = (
       await store.save('old', {
         expectedVersion: 1,
-        checkpoint: { ...withoutVersion(loaded), plan: loaded.plan.map((s, i) => (i === 1 ? { ...s, status: 'done' as const } : s)), current_step: 2 },
+        checkpoint: {
+          ...withoutVersion(loaded),
+          plan: loaded.plan.map((s, i) => (i === 1 ? { ...s, status: 'done' as const } : s)),
+          current_step: 2,
+        },
         results: { [loaded.plan[1].id]: { answer: 42 } },
         appendHistory: [{ role: 'assistant', content: 'from schema 3' }],
       })
@@ -132,7 +154,13 @@ describe('a long history', () => {
     const store = openStore(root);
     let cp = (await store.create(makeCheckpoint('long', 1), { appendHistory: [{ role: 'user', content: 'm0' }] })).checkpoint;
     for (let k = 1; k < 600; k++) {
-      cp = (await store.save('long', { expectedVersion: cp.version, checkpoint: withoutVersion(cp), appendHistory: [{ role: 'assistant', content: `m${k}` }] })).checkpoint;
+      cp = (
+        await store.save('long', {
+          expectedVersion: cp.version,
+          checkpoint: withoutVersion(cp),
+          appendHistory: [{ role: 'assistant', content: `m${k}` }],
+        })
+      ).checkpoint;
     }
     const expected = Array.from({ length: 600 }, (_, k) => `m${k}`);
     expect((await openStore(root).readHistory('long')).map((m) => m.content)).toEqual(expected);

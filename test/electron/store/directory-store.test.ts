@@ -76,7 +76,11 @@ describe('save', () => {
 
   it('stores results as blobs and sets result_ref', async () => {
     const cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
-    const res = await store.save('t1', { expectedVersion: 1, checkpoint: withoutVersion(cp), results: { s2: { answer: 42, text: 'done' } } });
+    const res = await store.save('t1', {
+      expectedVersion: 1,
+      checkpoint: withoutVersion(cp),
+      results: { s2: { answer: 42, text: 'done' } },
+    });
     const ref = res.checkpoint.plan[1].result_ref!;
     // Carried by the version that introduced it: version 2's file, on the line after its envelope.
     expect(ref).toMatch(/^sha256:[0-9a-f]{64}@2$/);
@@ -85,13 +89,24 @@ describe('save', () => {
     expect(JSON.parse(lines[0]).kind).toBe('delta');
     expect(createHash('sha256').update(lines[1]).digest('hex')).toBe(ref.slice(7, 71));
     expect(JSON.parse(lines[1])).toEqual({ answer: 42, text: 'done' });
-    await expect(store.save('t1', { expectedVersion: 2, checkpoint: withoutVersion(res.checkpoint), results: { nope: 1 } })).rejects.toThrow(/not in the plan/);
+    await expect(
+      store.save('t1', { expectedVersion: 2, checkpoint: withoutVersion(res.checkpoint), results: { nope: 1 } }),
+    ).rejects.toThrow(/not in the plan/);
   });
 
   it('appends history as a chain of chunks and reads it back as of any version', async () => {
     let cp = (await store.create(makeCheckpoint('t1'), { appendHistory: [{ role: 'user', content: 'hello' }] })).checkpoint;
     expect(cp.history.count).toBe(1);
-    cp = (await store.save('t1', { expectedVersion: 1, checkpoint: withoutVersion(cp), appendHistory: [{ role: 'assistant', content: 'hi' }, { role: 'user', content: 'go' }] })).checkpoint;
+    cp = (
+      await store.save('t1', {
+        expectedVersion: 1,
+        checkpoint: withoutVersion(cp),
+        appendHistory: [
+          { role: 'assistant', content: 'hi' },
+          { role: 'user', content: 'go' },
+        ],
+      })
+    ).checkpoint;
     cp = (await store.save('t1', { expectedVersion: 2, checkpoint: withoutVersion(cp) })).checkpoint;
     expect(cp.history.count).toBe(3);
     expect((await store.readHistory('t1')).map((m) => m.content)).toEqual(['hello', 'hi', 'go']);
@@ -116,12 +131,18 @@ describe('save', () => {
     let cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
     cp = (await store.save('t1', { expectedVersion: 1, checkpoint: withoutVersion(cp) })).checkpoint;
     const badPlan = cp.plan.map((s, i) => (i === 1 ? { ...s, status: 'finished' } : s));
-    const err = await store.save('t1', { expectedVersion: 2, checkpoint: { ...withoutVersion(cp), plan: badPlan } as never }).catch((e: unknown) => e);
+    const err = await store
+      .save('t1', { expectedVersion: 2, checkpoint: { ...withoutVersion(cp), plan: badPlan } as never })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreWriteError);
     expect(String(err)).toContain('plan[1].status: expected one of');
     const badRun = { ...cp.run, tokens_in: -1 };
-    await expect(store.save('t1', { expectedVersion: 2, checkpoint: { ...withoutVersion(cp), run: badRun } })).rejects.toThrow(/run\.tokens_in/);
-    await expect(store.save('t1', { expectedVersion: 2, checkpoint: { ...withoutVersion(cp), extra_field: { any: ['thing'] } } })).resolves.toBeDefined();
+    await expect(store.save('t1', { expectedVersion: 2, checkpoint: { ...withoutVersion(cp), run: badRun } })).rejects.toThrow(
+      /run\.tokens_in/,
+    );
+    await expect(
+      store.save('t1', { expectedVersion: 2, checkpoint: { ...withoutVersion(cp), extra_field: { any: ['thing'] } } }),
+    ).resolves.toBeDefined();
     expect((await store.history('t1')).map((h) => h.version)).toEqual([1, 2, 3]);
   });
 
@@ -129,7 +150,10 @@ describe('save', () => {
     let cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
     cp = (await store.save('t1', { expectedVersion: 1, checkpoint: withoutVersion(cp) })).checkpoint;
     const { artifacts: _a, ...noArtifacts } = withoutVersion(cp);
-    const res = await store.save('t1', { expectedVersion: 2, checkpoint: { ...noArtifacts, plan: [...cp.plan, { id: 's4', name: 'four', status: 'pending' }] } });
+    const res = await store.save('t1', {
+      expectedVersion: 2,
+      checkpoint: { ...noArtifacts, plan: [...cp.plan, { id: 's4', name: 'four', status: 'pending' }] },
+    });
     expect(res.checkpoint.plan[3].attempts).toBe(0);
     expect(res.checkpoint.artifacts).toEqual([]);
     expect(await openStore(root).readVersion('t1', 3)).toEqual(JSON.parse(JSON.stringify(res.checkpoint)));
@@ -144,12 +168,22 @@ describe('save', () => {
     // The next state is built by replacing what changes and sharing the rest.
     const extra = { nested: [1] };
     const v2 = (
-      await store.save('t1', { expectedVersion: 1, checkpoint: { ...withoutVersion(cp), plan: cp.plan.map((s, i) => (i === 0 ? { ...s, status: 'done' as const } : s)), extra } })
+      await store.save('t1', {
+        expectedVersion: 1,
+        checkpoint: { ...withoutVersion(cp), plan: cp.plan.map((s, i) => (i === 0 ? { ...s, status: 'done' as const } : s)), extra },
+      })
     ).checkpoint;
     expect(v2.plan[1]).toBe(cp.plan[1]);
     // What was handed to save now belongs to the saved version: changing it later throws instead of rewriting history.
     expect(() => extra.nested.push(2)).toThrow(TypeError);
-    await store.save('t1', { expectedVersion: 2, checkpoint: { ...withoutVersion(v2), plan: v2.plan.map((s, i) => (i === 1 ? { ...s, status: 'running' as const } : s)), extra: { nested: [1, 2] } } });
+    await store.save('t1', {
+      expectedVersion: 2,
+      checkpoint: {
+        ...withoutVersion(v2),
+        plan: v2.plan.map((s, i) => (i === 1 ? { ...s, status: 'running' as const } : s)),
+        extra: { nested: [1, 2] },
+      },
+    });
     const read2 = await openStore(root).readVersion('t1', 2);
     const read3 = await openStore(root).readVersion('t1', 3);
     expect(read2.plan.map((s) => s.status)).toEqual(['done', 'pending', 'pending']);
@@ -173,7 +207,9 @@ describe('save', () => {
   it('stores values that are not plain JSON the way JSON writes them', async () => {
     const cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
     const when = new Date('2026-02-03T04:05:06.000Z');
-    const saved = (await store.save('t1', { expectedVersion: 1, checkpoint: { ...withoutVersion(cp), extra: { when, list: [1, undefined, 3] } } })).checkpoint;
+    const saved = (
+      await store.save('t1', { expectedVersion: 1, checkpoint: { ...withoutVersion(cp), extra: { when, list: [1, undefined, 3] } } })
+    ).checkpoint;
     expect((saved as Record<string, unknown>).extra).toEqual({ when: '2026-02-03T04:05:06.000Z', list: [1, null, 3] });
     expect(await openStore(root).readVersion('t1', 2)).toEqual(JSON.parse(JSON.stringify(saved)));
   });
@@ -194,7 +230,8 @@ describe('save', () => {
     // What a full snapshot of each version would take: the envelope's head, the document (the hot snapshot), '}'.
     const fullSize: number[] = [0, 0];
     for (let v = 1; v <= 30; v++) {
-      cp = (await store.save('t1', { expectedVersion: v, checkpoint: { ...withoutVersion(cp), goal: `goal number ${v} `.repeat(8) } })).checkpoint;
+      cp = (await store.save('t1', { expectedVersion: v, checkpoint: { ...withoutVersion(cp), goal: `goal number ${v} `.repeat(8) } }))
+        .checkpoint;
       kinds.push((await envelope('t1', v + 1)).kind);
       const head = `{"format":"waystation-version","version":${v + 1},"kind":"full","checkpoint":`.length;
       fullSize.push(head + (await fs.stat(path.join(root, 't1', 'checkpoint.json'))).size + 1);
@@ -202,7 +239,11 @@ describe('save', () => {
     expect(kinds).toContain('full');
     expect(kinds).toContain('delta');
     // Between two full snapshots the deltas stay under two snapshots (none of these versions carries blobs).
-    const sizes = await Promise.all(Array.from({ length: 31 }, (_, i) => fs.stat(path.join(root, 't1', 'versions', `${String(i + 1).padStart(8, '0')}.json`)).then((s) => s.size)));
+    const sizes = await Promise.all(
+      Array.from({ length: 31 }, (_, i) =>
+        fs.stat(path.join(root, 't1', 'versions', `${String(i + 1).padStart(8, '0')}.json`)).then((s) => s.size),
+      ),
+    );
     let since = 0;
     for (let v = 2; v <= 31; v++) {
       if (kinds[v - 2] === 'full') {
@@ -217,13 +258,23 @@ describe('save', () => {
   });
 
   it('refuses to save a legacy task and points at importTask', async () => {
-    await fs.writeFile(path.join(root, 'old.json'), JSON.stringify({ task_id: 'old', current_step: 0, total_steps: 1, history: [], results: {} }));
+    await fs.writeFile(
+      path.join(root, 'old.json'),
+      JSON.stringify({ task_id: 'old', current_step: 0, total_steps: 1, history: [], results: {} }),
+    );
     await expect(store.save('old', { expectedVersion: 1, checkpoint: makeCheckpoint('old') })).rejects.toBeInstanceOf(ReadOnlyError);
   });
 
   it('leaves no temp files behind', async () => {
     let cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
-    cp = (await store.save('t1', { expectedVersion: 1, checkpoint: withoutVersion(cp), results: { s1: 'r' }, appendHistory: [{ role: 'u', content: 'c' }] })).checkpoint;
+    cp = (
+      await store.save('t1', {
+        expectedVersion: 1,
+        checkpoint: withoutVersion(cp),
+        results: { s1: 'r' },
+        appendHistory: [{ role: 'u', content: 'c' }],
+      })
+    ).checkpoint;
     await store.save('t1', { expectedVersion: 1, checkpoint: withoutVersion(cp) }).catch(() => {});
     expect((await listFiles(root)).filter((f) => path.basename(f).startsWith('.') || f.endsWith('.tmp'))).toEqual([]);
   });
@@ -246,7 +297,11 @@ describe('reads', () => {
     const cp = (await store.create(makeCheckpoint('t1'))).checkpoint;
     await store.save('t1', {
       expectedVersion: 1,
-      checkpoint: { ...withoutVersion(cp), source: { kind: 'human-edit', actor: 'ana' }, run: { ...cp.run, updated_at: '2026-02-02T00:00:00Z' } },
+      checkpoint: {
+        ...withoutVersion(cp),
+        source: { kind: 'human-edit', actor: 'ana' },
+        run: { ...cp.run, updated_at: '2026-02-02T00:00:00Z' },
+      },
     });
     const h = await store.history('t1');
     expect(h.map((x) => [x.version, x.source.kind, x.updated_at])).toEqual([

@@ -32,7 +32,10 @@ function failingProbe(code: string): StoreFs {
 describe('the freshness check of the next version', () => {
   it.each(['EIO', 'EACCES'])('turns %s into an unreadable problem naming the code, and still shows the hot snapshot', async (code) => {
     const before = await hashTree(root);
-    for (const read of [(s: ReturnType<typeof openStore>) => s.getTask('t'), async (s: ReturnType<typeof openStore>) => (await s.listTasks())[0]]) {
+    for (const read of [
+      (s: ReturnType<typeof openStore>) => s.getTask('t'),
+      async (s: ReturnType<typeof openStore>) => (await s.listTasks())[0],
+    ]) {
       const entry = await read(openStore(root, { fs: failingProbe(code) }));
       expect(entry?.checkpoint?.version).toBe(2);
       const found = entry!.problems.find((p) => p.file === 't/versions/00000003.json');

@@ -6,7 +6,16 @@ import { applyDiff, type DiffOp } from '../../../shared/diff/json-diff.js';
 /** JSON values as JSON.parse gives them (fast-check's may hold -0, which JSON writes as 0 anyway). */
 const json = fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown);
 /** Values JSON writes, but not as they are: undefined members, Dates, NaN, holes. */
-const loose = fc.anything({ withDate: true, withNullPrototype: true, withSparseArray: true, withBoxedValues: false, withBigInt: false, withMap: false, withSet: false, withTypedArray: false });
+const loose = fc.anything({
+  withDate: true,
+  withNullPrototype: true,
+  withSparseArray: true,
+  withBoxedValues: false,
+  withBigInt: false,
+  withMap: false,
+  withSet: false,
+  withTypedArray: false,
+});
 
 /** A document shaped like a checkpoint: a few fields and a long plan. */
 function document(steps: number): Record<string, unknown> {
@@ -94,7 +103,10 @@ describe('encodeJson', () => {
     const arena = new EncodeArena();
     const doc = sealJson(document(10_000));
     encodeJson(doc, arena);
-    const next = sealJson(applyDiff(doc, [{ op: 'replace', path: ['plan', 5000, 'status'], value: 'done' }]) as Record<string, unknown>, doc);
+    const next = sealJson(
+      applyDiff(doc, [{ op: 'replace', path: ['plan', 5000, 'status'], value: 'done' }]) as Record<string, unknown>,
+      doc,
+    );
     expect(encodeJson(next, arena).equals(Buffer.from(JSON.stringify(next)))).toBe(true);
   });
 });

@@ -25,7 +25,13 @@ async function sixVersions(store: CheckpointStore): Promise<{ cp: Checkpoint; ma
   let cp = (await store.create(makeCheckpoint('t', 2), { appendHistory: [{ role: 'user', content: 'm0' }] })).checkpoint;
   const marks = new Map<number, HistoryMark>([[cp.version, { ...cp.history }]]);
   for (let k = 1; k <= 5; k++) {
-    cp = (await store.save('t', { expectedVersion: cp.version, checkpoint: withoutVersion(cp), appendHistory: [{ role: 'assistant', content: `m${k}` }] })).checkpoint;
+    cp = (
+      await store.save('t', {
+        expectedVersion: cp.version,
+        checkpoint: withoutVersion(cp),
+        appendHistory: [{ role: 'assistant', content: `m${k}` }],
+      })
+    ).checkpoint;
     marks.set(cp.version, { ...cp.history });
   }
   return { cp, marks };
@@ -70,7 +76,10 @@ describe('readHistoryAfter', () => {
     expect(older.from).toBe(0);
     expect(contents(older)).toEqual(['m0', 'm1']);
     // A history the writer replaced (emptied, then a message appended): what the reader holds is not its start.
-    const emptied = await store.save('t', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), history: { count: 0, head: null } } });
+    const emptied = await store.save('t', {
+      expectedVersion: cp.version,
+      checkpoint: { ...withoutVersion(cp), history: { count: 0, head: null } },
+    });
     const replaced = await store.save('t', {
       expectedVersion: emptied.checkpoint.version,
       checkpoint: withoutVersion(emptied.checkpoint),
@@ -84,7 +93,11 @@ describe('readHistoryAfter', () => {
 });
 
 describe('historyAfter', () => {
-  const markOf = (v: { version: number; updated_at: string; bytes: number }) => ({ version: v.version, updated_at: v.updated_at, bytes: v.bytes });
+  const markOf = (v: { version: number; updated_at: string; bytes: number }) => ({
+    version: v.version,
+    updated_at: v.updated_at,
+    bytes: v.bytes,
+  });
 
   it('lists only the versions after the entry held, as the whole list has them, on either reader', async () => {
     const store = openStore(root);
@@ -99,7 +112,7 @@ describe('historyAfter', () => {
     expect(await openStore(root, { fs: wrapped }).historyAfter('t', markOf(all[2]))).toEqual({ after: 3, versions: all.slice(3) });
   });
 
-  it('lists every version when the entry held is not the task\'s any more', async () => {
+  it("lists every version when the entry held is not the task's any more", async () => {
     const store = openStore(root);
     await sixVersions(store);
     const all = await store.history('t');
@@ -110,7 +123,8 @@ describe('historyAfter', () => {
     // The task folder removed and written anew under the same id, with other contents.
     await fs.rm(path.join(root, 't'), { recursive: true });
     const again = openStore(root);
-    let cp = (await again.create(makeCheckpoint('t', 2), { appendHistory: [{ role: 'user', content: 'another start, longer than m0' }] })).checkpoint;
+    let cp = (await again.create(makeCheckpoint('t', 2), { appendHistory: [{ role: 'user', content: 'another start, longer than m0' }] }))
+      .checkpoint;
     for (let k = 1; k <= 3; k++) cp = (await again.save('t', { expectedVersion: cp.version, checkpoint: withoutVersion(cp) })).checkpoint;
     const anew = await again.history('t');
     expect(await again.historyAfter('t', mark)).toEqual({ after: 0, versions: anew });

@@ -22,7 +22,13 @@ beforeEach(async () => {
   let cp = (await store.create(makeCheckpoint('t'), { appendHistory: [{ role: 'user', content: 'one' }] })).checkpoint;
   v1Text = await fs.readFile(hotFile, 'utf8');
   for (const phase of ['two', 'three']) {
-    cp = (await store.save('t', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase }, appendHistory: [{ role: 'assistant', content: phase }] })).checkpoint;
+    cp = (
+      await store.save('t', {
+        expectedVersion: cp.version,
+        checkpoint: { ...withoutVersion(cp), phase },
+        appendHistory: [{ role: 'assistant', content: phase }],
+      })
+    ).checkpoint;
   }
 });
 afterEach(async () => {

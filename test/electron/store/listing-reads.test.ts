@@ -109,7 +109,7 @@ describe('listing', () => {
     expect(Object.keys((await seed.getTask('leased'))!)).not.toContain('has_lease');
   });
 
-  it('lists a checkpoint that fails the summary check with zod\'s account of it, as opening the task does', async () => {
+  it("lists a checkpoint that fails the summary check with zod's account of it, as opening the task does", async () => {
     const seed = openStore(root);
     const cp = (await seed.create(makeCheckpoint('t'))).checkpoint;
     await writeHot('t', { ...cp, plan: [{ ...cp.plan[0], status: 'finished' }, ...cp.plan.slice(1)] });
@@ -215,11 +215,17 @@ describe('listing through synchronous reads', () => {
     await seed.create(makeCheckpoint('bad'));
     const faulty: StoreFs = {
       ...nodeFs,
-      readWholeFile: (p, o) => (p.includes(`${path.sep}bad${path.sep}`) ? Promise.reject(Object.assign(new Error('EIO: injected'), { code: 'EIO' })) : nodeFs.readWholeFile(p, o)),
+      readWholeFile: (p, o) =>
+        p.includes(`${path.sep}bad${path.sep}`)
+          ? Promise.reject(Object.assign(new Error('EIO: injected'), { code: 'EIO' }))
+          : nodeFs.readWholeFile(p, o),
     };
     const tasks = await openStore(root, { fs: faulty }).listTasks();
     expect(tasks.find((t) => t.task_id === 'ok')?.problems).toEqual([]);
-    expect(tasks.find((t) => t.task_id === 'bad')?.problems.map((p) => [p.file, p.reason])).toContainEqual(['bad/checkpoint.json', 'unreadable']);
+    expect(tasks.find((t) => t.task_id === 'bad')?.problems.map((p) => [p.file, p.reason])).toContainEqual([
+      'bad/checkpoint.json',
+      'unreadable',
+    ]);
   });
 
   it('lets the event loop run between slices of a long listing', async () => {
@@ -283,13 +289,17 @@ describe('readVersion', () => {
   it('rebuilds a version from the version files alone, never reading the hot snapshot', async () => {
     const seed = openStore(root);
     let cp = (await seed.create(makeCheckpoint('t'))).checkpoint;
-    for (const phase of ['two', 'three']) cp = (await seed.save('t', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase } })).checkpoint;
+    for (const phase of ['two', 'three'])
+      cp = (await seed.save('t', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase } })).checkpoint;
     // A torn hot snapshot does not matter to a version that is on disk whole.
     await fs.writeFile(path.join(root, 't', 'checkpoint.json'), '{"torn');
     const rec = recordingFs();
     const v2 = await openStore(root, { fs: rec.fs }).readVersion('t', 2);
     expect(v2.phase).toBe('two');
-    expect(rec.calls.filter((c) => c.startsWith('read ')).sort()).toEqual(['read t/versions/00000001.json', 'read t/versions/00000002.json']);
+    expect(rec.calls.filter((c) => c.startsWith('read ')).sort()).toEqual([
+      'read t/versions/00000001.json',
+      'read t/versions/00000002.json',
+    ]);
   });
 
   it('still answers for a version it cannot find the way opening the task would', async () => {

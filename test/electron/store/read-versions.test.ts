@@ -36,15 +36,27 @@ async function writeTask(n: number): Promise<void> {
   const store = openStore(root);
   let cp = (await store.create(makeCheckpoint('t', 2))).checkpoint;
   for (let v = 2; v <= n; v++) {
-    cp = (await store.save('t', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase: `p${v}`, goal: `goal ${v} `.repeat(20) }, results: { s1: { v } } })).checkpoint;
+    cp = (
+      await store.save('t', {
+        expectedVersion: cp.version,
+        checkpoint: { ...withoutVersion(cp), phase: `p${v}`, goal: `goal ${v} `.repeat(20) },
+        results: { s1: { v } },
+      })
+    ).checkpoint;
   }
 }
 
 describe('readVersions', () => {
   it('gives what readVersion gives for each, in the order asked, across full snapshots', async () => {
     await writeTask(40);
-    const heads = await Promise.all(Array.from({ length: 40 }, (_, i) => fsp.readFile(path.join(root, 't', 'versions', `${String(i + 1).padStart(8, '0')}.json`), 'utf8')));
-    const fulls = heads.flatMap((text, i) => (text.startsWith('{"format":"waystation-version","version":' + (i + 1) + ',"kind":"full"') ? [i + 1] : []));
+    const heads = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        fsp.readFile(path.join(root, 't', 'versions', `${String(i + 1).padStart(8, '0')}.json`), 'utf8'),
+      ),
+    );
+    const fulls = heads.flatMap((text, i) =>
+      text.startsWith('{"format":"waystation-version","version":' + (i + 1) + ',"kind":"full"') ? [i + 1] : [],
+    );
     expect(fulls.length, 'full snapshots after version 1').toBeGreaterThan(1);
     const store = openStore(root);
     const asked = [40, 3, 17, 3, 1, 39];
@@ -65,7 +77,9 @@ describe('readVersions', () => {
 
   it('says which version cannot be read', async () => {
     await writeTask(3);
-    const err = await openStore(root).readVersions('t', [2, 9]).catch((e: unknown) => e);
+    const err = await openStore(root)
+      .readVersions('t', [2, 9])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TaskReadError);
     expect((err as TaskReadError).problems[0].reason).toBe('missing-version');
   });

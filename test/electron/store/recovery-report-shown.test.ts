@@ -48,7 +48,11 @@ describe('the recovery account in verify', () => {
 
     const json = await verify('t', '--json');
     const report = VerifyResult.parse(JSON.parse(json.out));
-    expect(report.recovery).toMatchObject({ latest_version: 2, interrupted_versions: [3], leftover_temp_files: [{ file: 't/versions/.00000003.json.ab12cd.tmp', bytes: 25 }] });
+    expect(report.recovery).toMatchObject({
+      latest_version: 2,
+      interrupted_versions: [3],
+      leftover_temp_files: [{ file: 't/versions/.00000003.json.ab12cd.tmp', bytes: 25 }],
+    });
     // The account does not change whether the task verifies: that is about drift and effects.
     expect(json.code).toBe(text.code);
     expect(await hashTree(root)).toEqual(before);

@@ -21,7 +21,14 @@ describe('recoveryReport', () => {
   it('says only where a task stands when nothing was lost', async () => {
     await openStore(root).create(makeCheckpoint('t'));
     const report = await recoveryReport(root, 't');
-    expect(report).toMatchObject({ latest_version: 1, hot_version: 1, interrupted_versions: [], leftover_temp_files: [], events_behind: 0, torn_event_bytes: 0 });
+    expect(report).toMatchObject({
+      latest_version: 1,
+      hot_version: 1,
+      interrupted_versions: [],
+      leftover_temp_files: [],
+      events_behind: 0,
+      torn_event_bytes: 0,
+    });
     expect(report.account).toEqual(['task t recovered to version 1, the newest complete version in versions/']);
   });
 

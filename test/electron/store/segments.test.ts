@@ -87,7 +87,10 @@ describe('sealed records', () => {
     for (let cut = ends[0]; cut < bytes.length; cut++) {
       const segment = parseSegment(bytes.subarray(0, cut), 4);
       const whole = ends.filter((e) => e <= cut).length;
-      expect(segment.records.map((r) => r.version), `cut at ${cut}`).toEqual([4, 5, 6].slice(0, whole));
+      expect(
+        segment.records.map((r) => r.version),
+        `cut at ${cut}`,
+      ).toEqual([4, 5, 6].slice(0, whole));
       expect(segment.tail, `cut at ${cut}`).toBe(ends.includes(cut) ? 'clean' : 'torn');
       if (segment.tail === 'torn') expect(segment.tailVersion).toBe(4 + whole);
     }
@@ -107,7 +110,11 @@ describe('sealed records', () => {
 
   it('a file without a sealed head is one version, as every file was before segments; a 17th record is damage', () => {
     const plain = encodeFull(3, Buffer.from('{"a":1}'), [blob(1)]).bytes;
-    expect(parseSegment(plain, 3)).toEqual({ sealed: false, records: [{ version: 3, start: 0, envelopeEnd: null, end: plain.length, seal: null }], tail: 'clean' });
+    expect(parseSegment(plain, 3)).toEqual({
+      sealed: false,
+      records: [{ version: 3, start: 0, envelopeEnd: null, end: plain.length, seal: null }],
+      tail: 'clean',
+    });
     const many = Buffer.concat(Array.from({ length: SEGMENT_VERSIONS + 1 }, (_, i) => encodeDelta(i + 1, [], [], true).bytes));
     expect(parseSegment(many, 1)).toMatchObject({ tail: 'damaged', tailVersion: SEGMENT_VERSIONS + 1 });
     expect(parseSegment(many, 1).records).toHaveLength(SEGMENT_VERSIONS);
@@ -199,7 +206,7 @@ describe('saves under the lease', () => {
     // Another process ignoring the lease writes version 6 as a file of its own.
     const intruder = (await openStore(dir).save(TASK, loopedSave(saved.get(5)!, 6, PLAN, 7))).checkpoint;
     await expect(store.save(TASK, { ...loopedSave(saved.get(5)!, 6, PLAN, 46), lease: held })).rejects.toBeInstanceOf(ConflictError);
-    expect((await openStore(dir).readVersion(TASK, 6))).toEqual(intruder);
+    expect(await openStore(dir).readVersion(TASK, 6)).toEqual(intruder);
     // The holder saves on after the version it lost.
     const seven = (await store.save(TASK, { ...loopedSave(intruder, 7, PLAN, 47), lease: held })).checkpoint;
     expect(await files()).toEqual([1, 2, 6, 7].map(versionFileName));
@@ -251,9 +258,15 @@ describe('saves under the lease', () => {
     const entry = await openStore(dir).getTask(TASK);
     expect(entry?.checkpoint?.version).toBe(5);
     const errors = entry!.problems.filter((p) => p.severity === 'error');
-    expect(errors.map((p) => `${p.file}: ${p.message}`)).toContain(`${TASK}/versions/${versionFileName(2)}: version 6: its bytes do not hash to its seal: they were changed after they were written`);
-    await expect(loadForWrite(openStore(dir), TASK)).rejects.toThrow(/cannot be saved after its newest version file: .*version 6: its bytes do not hash/);
-    await expect(openStore(dir).save(TASK, { ...loopedSave(entry!.checkpoint!, 6, PLAN, 1), lease: held })).rejects.toThrow(/version 6: its bytes do not hash/);
+    expect(errors.map((p) => `${p.file}: ${p.message}`)).toContain(
+      `${TASK}/versions/${versionFileName(2)}: version 6: its bytes do not hash to its seal: they were changed after they were written`,
+    );
+    await expect(loadForWrite(openStore(dir), TASK)).rejects.toThrow(
+      /cannot be saved after its newest version file: .*version 6: its bytes do not hash/,
+    );
+    await expect(openStore(dir).save(TASK, { ...loopedSave(entry!.checkpoint!, 6, PLAN, 1), lease: held })).rejects.toThrow(
+      /version 6: its bytes do not hash/,
+    );
     expect(await hashTree(dir)).toEqual(before);
   });
 

@@ -50,7 +50,15 @@ beforeAll(async () => {
   try {
     const { build } = await import('esbuild');
     bundled = path.join(root, '.crash-writer.mjs');
-    await build({ entryPoints: [writer], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: bundled, logLevel: 'silent' });
+    await build({
+      entryPoints: [writer],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outfile: bundled,
+      logLevel: 'silent',
+    });
   } catch {
     bundled = null;
   }

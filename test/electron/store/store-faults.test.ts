@@ -52,7 +52,15 @@ describe('writeFileAtomic', () => {
       ...nodeFs,
       open: async (p, flags, mode) => {
         const h = await nodeFs.open(p, flags, mode);
-        return { ...h, writeFile: async () => Promise.reject(fail('ENOSPC')), sync: () => h.sync(), close: () => h.close(), readFile: () => h.readFile(), read: h.read.bind(h), stat: () => h.stat() };
+        return {
+          ...h,
+          writeFile: async () => Promise.reject(fail('ENOSPC')),
+          sync: () => h.sync(),
+          close: () => h.close(),
+          readFile: () => h.readFile(),
+          read: h.read.bind(h),
+          stat: () => h.stat(),
+        };
       },
     };
     await expect(writeFileAtomic(broken, file, 'new')).rejects.toMatchObject({ code: 'ENOSPC' });
@@ -74,7 +82,12 @@ describe('a save that hits a disk error', () => {
     const before = await hashTree(root);
     const bad = openStore(root, { fs: faulty(method, code, when) });
     const err = await bad
-      .save('t', { expectedVersion: 1, checkpoint: { ...withoutVersion(cp), phase: 'x' }, results: { s1: 'r' }, appendHistory: [{ role: 'u', content: 'c' }] })
+      .save('t', {
+        expectedVersion: 1,
+        checkpoint: { ...withoutVersion(cp), phase: 'x' },
+        results: { s1: 'r' },
+        appendHistory: [{ role: 'u', content: 'c' }],
+      })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreWriteError);
     expect((err as StoreWriteError).problems[0].reason).toBe('io');

@@ -68,14 +68,17 @@ describe('settledReads', () => {
     expect(await outcome(() => settled().readWholeFile(file, opts))).toEqual(expected);
   });
 
-  it.each(['small.json', 'folder', 'nothing.json', 'small.json/x'])('answers exists, readdir and stat for %s as the asynchronous calls do', async (name) => {
-    const file = path.join(root, name);
-    for (const call of ['exists', 'readdirNames', 'realpath'] as const) {
-      expect([call, await outcome(() => settled()[call](file))]).toEqual([call, await outcome(() => nodeFs[call](file))]);
-    }
-    const size = async (fsys: StoreFs) => outcome(async () => (await fsys.stat(file)).size);
-    expect(await size(settled())).toEqual(await size(nodeFs));
-  });
+  it.each(['small.json', 'folder', 'nothing.json', 'small.json/x'])(
+    'answers exists, readdir and stat for %s as the asynchronous calls do',
+    async (name) => {
+      const file = path.join(root, name);
+      for (const call of ['exists', 'readdirNames', 'realpath'] as const) {
+        expect([call, await outcome(() => settled()[call](file))]).toEqual([call, await outcome(() => nodeFs[call](file))]);
+      }
+      const size = async (fsys: StoreFs) => outcome(async () => (await fsys.stat(file)).size);
+      expect(await size(settled())).toEqual(await size(nodeFs));
+    },
+  );
 
   it('leaves the write calls as they were', () => {
     const s = settled();

@@ -37,7 +37,10 @@ describe('legacy tasks', () => {
     const res = await store.importTask('demo-task-001');
     expect(res.checkpoint.version).toBe(1);
     expect(res.checkpoint.task_id).toBe('demo-task-001');
-    expect(res.checkpoint.source).toMatchObject({ kind: 'import', imported_from: { path: 'demo-task-001.json', format: 'article-task-json' } });
+    expect(res.checkpoint.source).toMatchObject({
+      kind: 'import',
+      imported_from: { path: 'demo-task-001.json', format: 'article-task-json' },
+    });
     expect(res.checkpoint.plan[0].result).toBeUndefined();
     expect(await store.readBlob('demo-task-001', res.checkpoint.plan[1].result_ref!)).toEqual({ code: 'def f(): pass' });
     expect(await store.readHistory('demo-task-001')).toEqual(firstArticle.history);
@@ -45,7 +48,10 @@ describe('legacy tasks', () => {
     // The listing shows the native task only, and it can be saved.
     const tasks = await store.listTasks();
     expect(tasks.map((t) => [t.task_id, t.format])).toEqual([['demo-task-001', 'waystation']]);
-    const next = await store.save('demo-task-001', { expectedVersion: 1, checkpoint: { ...withoutVersion(res.checkpoint), status: 'running', source: { kind: 'runtime' } } });
+    const next = await store.save('demo-task-001', {
+      expectedVersion: 1,
+      checkpoint: { ...withoutVersion(res.checkpoint), status: 'running', source: { kind: 'runtime' } },
+    });
     expect(next.checkpoint.version).toBe(2);
     await expect(store.importTask('demo-task-001')).rejects.toThrow(/already a Waystation task/);
   });
@@ -75,7 +81,9 @@ describe('legacy tasks', () => {
 
   it('refuses to save over a legacy file', async () => {
     await fs.writeFile(path.join(root, 'checkpoint.json'), JSON.stringify(secondArticle));
-    await expect(store.save('agent-demo', { expectedVersion: 3, checkpoint: makeCheckpoint('agent-demo') })).rejects.toBeInstanceOf(ReadOnlyError);
+    await expect(store.save('agent-demo', { expectedVersion: 3, checkpoint: makeCheckpoint('agent-demo') })).rejects.toBeInstanceOf(
+      ReadOnlyError,
+    );
     expect(await fs.readdir(root)).toEqual(['checkpoint.json']);
   });
 });
@@ -84,7 +92,10 @@ describe('schema versions', () => {
   it('refuses to save over a task whose newest version has a future schema, writing nothing', async () => {
     const cp = (await store.create(makeCheckpoint('f'))).checkpoint;
     const future = { ...JSON.parse(JSON.stringify(cp)), version: 2, schema_version: CURRENT_SCHEMA_VERSION + 1, new_field: 1 };
-    await fs.writeFile(path.join(root, 'f', 'versions', '00000002.json'), JSON.stringify({ format: 'waystation-version', version: 2, kind: 'full', checkpoint: future }));
+    await fs.writeFile(
+      path.join(root, 'f', 'versions', '00000002.json'),
+      JSON.stringify({ format: 'waystation-version', version: 2, kind: 'full', checkpoint: future }),
+    );
     await fs.writeFile(path.join(root, 'f', 'checkpoint.json'), JSON.stringify(future));
     const before = await hashTree(root);
     const fresh = openStore(root);
@@ -98,7 +109,10 @@ describe('schema versions', () => {
     const cp = (await store.create(makeCheckpoint('old'))).checkpoint;
     const { recovery: _r, status: _s, ...v1 } = JSON.parse(JSON.stringify(cp));
     const legacy = { ...v1, schema_version: 1, mode: 'auto' };
-    await fs.writeFile(path.join(root, 'old', 'versions', '00000001.json'), JSON.stringify({ format: 'waystation-version', version: 1, kind: 'full', checkpoint: legacy }));
+    await fs.writeFile(
+      path.join(root, 'old', 'versions', '00000001.json'),
+      JSON.stringify({ format: 'waystation-version', version: 1, kind: 'full', checkpoint: legacy }),
+    );
     await fs.writeFile(path.join(root, 'old', 'checkpoint.json'), JSON.stringify(legacy));
     const fresh = openStore(root);
     const migrated = (await fresh.getTask('old'))!.checkpoint!;

@@ -52,13 +52,19 @@ describe('a power cut', () => {
       const live = path.join(base, `create-${k}`);
       await fs.mkdir(live);
       const pfs = new PowerCutFs(live, k);
-      await openStore(live, { fs: pfs }).create(makeCheckpoint('t')).catch(() => null);
+      await openStore(live, { fs: pfs })
+        .create(makeCheckpoint('t'))
+        .catch(() => null);
       pfs.cutNow();
       for (const [c, choose] of choosers().entries()) {
         const image = await durableImage(pfs, `create-image-${k}-${c}`, choose);
         const cp = (await openStore(image).getTask('t'))?.checkpoint;
         if (!cp) continue;
-        const next = await openStore(image).save('t', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase: 'after' }, results: { s1: 'r' } });
+        const next = await openStore(image).save('t', {
+          expectedVersion: cp.version,
+          checkpoint: { ...withoutVersion(cp), phase: 'after' },
+          results: { s1: 'r' },
+        });
         expect(next.checkpoint.version, `cut at write ${k} of create, disk ordering ${c}`).toBe(2);
       }
     }
@@ -88,8 +94,14 @@ describe('a power cut', () => {
         const entry = await openStore(image).getTask('t');
         const history = await openStore(image).history('t');
         const where = `cut at write ${k} of the save, disk ordering ${c}`;
-        expect(history.map((h) => h.version), where).toEqual(Array.from({ length: entry!.checkpoint!.version }, (_, i) => i + 1));
-        const next = await openStore(image).save('t', { expectedVersion: entry!.checkpoint!.version, checkpoint: { ...withoutVersion(entry!.checkpoint!), phase: 'after' } });
+        expect(
+          history.map((h) => h.version),
+          where,
+        ).toEqual(Array.from({ length: entry!.checkpoint!.version }, (_, i) => i + 1));
+        const next = await openStore(image).save('t', {
+          expectedVersion: entry!.checkpoint!.version,
+          checkpoint: { ...withoutVersion(entry!.checkpoint!), phase: 'after' },
+        });
         expect(next.checkpoint.version, where).toBe(entry!.checkpoint!.version + 1);
       }
     }

@@ -30,7 +30,8 @@ function applyStep(cp: Checkpoint, s: SaveStep, n: number): { next: Record<strin
   for (let i = 0; i < s.dropSteps && next.plan.length > 1; i++) next.plan.pop();
   for (const [i, status] of s.statuses) if (next.plan.length) next.plan[i % next.plan.length].status = status;
   if (s.topExtra) next[s.topExtra[0]] = s.topExtra[1];
-  if (s.stepExtra && next.plan.length) (next.plan[s.stepExtra[0] % next.plan.length] as Record<string, unknown>)[s.stepExtra[1]] = s.stepExtra[2];
+  if (s.stepExtra && next.plan.length)
+    (next.plan[s.stepExtra[0] % next.plan.length] as Record<string, unknown>)[s.stepExtra[1]] = s.stepExtra[2];
   if (s.runExtra) (next.run as Record<string, unknown>)[s.runExtra[0]] = s.runExtra[1];
   if (s.goal !== undefined) next.goal = s.goal;
   next.total_steps = next.plan.length;
@@ -53,7 +54,12 @@ describe('store invariants under random save sequences', () => {
           const versionBytes = new Map<string, string>();
           for (const [n, s] of steps.entries()) {
             const { next, results } = applyStep(cp, s, n);
-            const res = await store.save('p', { expectedVersion: cp.version, checkpoint: next as never, results, appendHistory: s.messages });
+            const res = await store.save('p', {
+              expectedVersion: cp.version,
+              checkpoint: next as never,
+              results,
+              appendHistory: s.messages,
+            });
             cp = res.checkpoint;
             saved.push(cp);
             messages.push([...messages[messages.length - 1], ...s.messages]);
@@ -93,7 +99,8 @@ describe('store invariants under random save sequences', () => {
         try {
           const store = openStore(root);
           let cp = (await store.create(makeCheckpoint('k', 2))).checkpoint;
-          for (const goal of goals) cp = (await store.save('k', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), goal } })).checkpoint;
+          for (const goal of goals)
+            cp = (await store.save('k', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), goal } })).checkpoint;
           const dir = path.join(root, 'k', 'versions');
           const versions = Array.from({ length: cp.version }, (_, i) => i + 1);
           // All of them in one pass: each rebuilt from the one before it, or from its own full snapshot.
@@ -110,7 +117,9 @@ describe('store invariants under random save sequences', () => {
             }
             since += bytes.length;
             // What a full snapshot of this version would take: the writer writes one before the deltas reach two.
-            const full = Buffer.byteLength(`{"format":"waystation-version","version":${v},"kind":"full","checkpoint":${JSON.stringify(read[v - 1])}}`);
+            const full = Buffer.byteLength(
+              `{"format":"waystation-version","version":${v},"kind":"full","checkpoint":${JSON.stringify(read[v - 1])}}`,
+            );
             expect(since).toBeLessThan(2 * full);
           }
         } finally {

@@ -26,8 +26,18 @@ describe('two writers racing for the same version', () => {
       const expected = latest.version;
       const before = await hashTree(root);
       const outcomes = await Promise.allSettled([
-        a.save('t1', { expectedVersion: expected, checkpoint: { ...withoutVersion(latest), phase: `a${round}` }, results: { s1: `a-result-${round}` }, appendHistory: [{ role: 'a', content: `a${round}` }] }),
-        b.save('t1', { expectedVersion: expected, checkpoint: { ...withoutVersion(latest), phase: `b${round}` }, results: { s2: `b-result-${round}` }, appendHistory: [{ role: 'b', content: `b${round}` }] }),
+        a.save('t1', {
+          expectedVersion: expected,
+          checkpoint: { ...withoutVersion(latest), phase: `a${round}` },
+          results: { s1: `a-result-${round}` },
+          appendHistory: [{ role: 'a', content: `a${round}` }],
+        }),
+        b.save('t1', {
+          expectedVersion: expected,
+          checkpoint: { ...withoutVersion(latest), phase: `b${round}` },
+          results: { s2: `b-result-${round}` },
+          appendHistory: [{ role: 'b', content: `b${round}` }],
+        }),
       ]);
       const won = outcomes.filter((o) => o.status === 'fulfilled');
       const lost = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[];
@@ -57,7 +67,10 @@ describe('two writers racing for the same version', () => {
   });
 
   it('two creates of the same task: one wins, the other gets ConflictError', async () => {
-    const outcomes = await Promise.allSettled([openStore(root).create(makeCheckpoint('t2', 2, { goal: 'a' })), openStore(root).create(makeCheckpoint('t2', 2, { goal: 'b' }))]);
+    const outcomes = await Promise.allSettled([
+      openStore(root).create(makeCheckpoint('t2', 2, { goal: 'a' })),
+      openStore(root).create(makeCheckpoint('t2', 2, { goal: 'b' })),
+    ]);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     const lost = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
     expect(lost.reason).toBeInstanceOf(ConflictError);

@@ -26,7 +26,14 @@ export async function cleanup(dir: string): Promise<void> {
 
 /** A small valid checkpoint with `steps` pending steps. */
 export function makeCheckpoint(taskId: string, steps = 3, extra: Partial<NewCheckpoint> = {}): NewCheckpoint {
-  const fresh = freshCheckpoint({ taskId, taskName: `task ${taskId}`, goal: 'test the store', steps, at: '2026-01-01T00:00:00Z', phase: 'start' });
+  const fresh = freshCheckpoint({
+    taskId,
+    taskName: `task ${taskId}`,
+    goal: 'test the store',
+    steps,
+    at: '2026-01-01T00:00:00Z',
+    phase: 'start',
+  });
   return { ...withoutVersion(fresh), ...extra };
 }
 
@@ -69,7 +76,10 @@ export async function hashTree(dir: string): Promise<Record<string, string>> {
       else if (e.isDirectory()) await walk(r);
       // Reading a named pipe would wait for a writer; that it is still a pipe is what matters.
       else if (e.isFIFO()) out[r] = 'fifo';
-      else out[r] = createHash('sha256').update(await fs.readFile(abs)).digest('hex');
+      else
+        out[r] = createHash('sha256')
+          .update(await fs.readFile(abs))
+          .digest('hex');
     }
   };
   await walk('');

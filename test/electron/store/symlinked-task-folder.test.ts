@@ -20,7 +20,11 @@ afterEach(async () => {
 
 describe('a task folder symlinked out of the root', () => {
   it('is refused by every read that would follow it', async () => {
-    const outside = (await openStore(path.join(base, 'outside')).create(makeCheckpoint('escape', 2, { goal: 'SECRET' }), { results: { s1: 'SECRET RESULT' } })).checkpoint;
+    const outside = (
+      await openStore(path.join(base, 'outside')).create(makeCheckpoint('escape', 2, { goal: 'SECRET' }), {
+        results: { s1: 'SECRET RESULT' },
+      })
+    ).checkpoint;
     await fs.mkdir(path.join(base, 'root'));
     await fs.symlink(path.join(base, 'outside', 'escape'), path.join(base, 'root', 'escape'));
     const store = openStore(path.join(base, 'root'));
@@ -28,7 +32,12 @@ describe('a task folder symlinked out of the root', () => {
     const entry = await store.getTask('escape');
     expect(entry?.checkpoint).toBeNull();
     expect(entry?.problems.map((p) => p.reason)).toEqual(['outside-root']);
-    for (const read of [() => store.readVersion('escape', 1), () => store.history('escape'), () => store.readBlob('escape', outside.plan[0].result_ref!), () => store.readHistory('escape', 1)]) {
+    for (const read of [
+      () => store.readVersion('escape', 1),
+      () => store.history('escape'),
+      () => store.readBlob('escape', outside.plan[0].result_ref!),
+      () => store.readHistory('escape', 1),
+    ]) {
       const err = await read().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(TaskReadError);
       expect(String(err)).toMatch(/outside the checkpoint directory/);

@@ -23,9 +23,13 @@ it('refuses to create a task whose folder is a link out of the root', async () =
   await fs.symlink(path.join(base, 'outside', 'target'), path.join(base, 'root', 'escape'));
   const before = await hashTree(path.join(base, 'outside'));
 
-  const err = await openStore(path.join(base, 'root')).create(makeCheckpoint('escape')).catch((e: unknown) => e);
+  const err = await openStore(path.join(base, 'root'))
+    .create(makeCheckpoint('escape'))
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(StoreWriteError);
-  expect(String((err as StoreWriteError).message + JSON.stringify((err as StoreWriteError).problems))).toMatch(/outside the checkpoint directory/);
+  expect(String((err as StoreWriteError).message + JSON.stringify((err as StoreWriteError).problems))).toMatch(
+    /outside the checkpoint directory/,
+  );
   expect(await hashTree(path.join(base, 'outside'))).toEqual(before);
 });
 

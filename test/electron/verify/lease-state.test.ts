@@ -20,7 +20,14 @@ async function lease(n: number, entry: Record<string, unknown>) {
   await fsp.writeFile(path.join(dir, 'lease', `${n}.json`), JSON.stringify(entry));
 }
 
-const base = { owner: 'runner-a', pid: 4242, hostname: 'elsewhere', acquired_at: '2026-01-10T10:00:00Z', heartbeat_at: '2026-01-10T10:00:20Z', released: false };
+const base = {
+  owner: 'runner-a',
+  pid: 4242,
+  hostname: 'elsewhere',
+  acquired_at: '2026-01-10T10:00:00Z',
+  heartbeat_at: '2026-01-10T10:00:20Z',
+  released: false,
+};
 
 describe('readLeaseState', () => {
   it('is not held without a lease folder', async () => {

@@ -23,7 +23,13 @@ async function written(rel: string, content: string): Promise<Artifact> {
   const file = path.join(root, rel);
   await fsp.mkdir(path.dirname(file), { recursive: true });
   await fsp.writeFile(file, content);
-  return { type: 'file', path: rel, sha256: createHash('sha256').update(content).digest('hex'), size: Buffer.byteLength(content), status: 'written' };
+  return {
+    type: 'file',
+    path: rel,
+    sha256: createHash('sha256').update(content).digest('hex'),
+    size: Buffer.byteLength(content),
+    status: 'written',
+  };
 }
 
 const done = (artifacts: Artifact[]) => sampleCheckpoint({ status: 'done', artifacts });

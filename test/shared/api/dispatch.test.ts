@@ -11,7 +11,11 @@ function service(impl: (method: string, input: unknown) => unknown): WaystationS
 describe('dispatch', () => {
   it('calls the named method with the validated input and returns its result', async () => {
     const seen: unknown[] = [];
-    const result = await dispatch(service((m, input) => (seen.push([m, input]), 'ok')), 'getTask', { taskId: 't1', version: 2 });
+    const result = await dispatch(
+      service((m, input) => (seen.push([m, input]), 'ok')),
+      'getTask',
+      { taskId: 't1', version: 2 },
+    );
     expect(result).toBe('ok');
     expect(seen).toEqual([['getTask', { taskId: 't1', version: 2 }]]);
   });
@@ -25,7 +29,11 @@ describe('dispatch', () => {
   });
 
   it('refuses invalid input with readable issues', async () => {
-    const err = (await dispatch(service(() => 'never'), 'diffVersions', { taskId: 't1', a: 0, b: 'x' }).catch((e: unknown) => e)) as ApiError;
+    const err = (await dispatch(
+      service(() => 'never'),
+      'diffVersions',
+      { taskId: 't1', a: 0, b: 'x' },
+    ).catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
     expect(err.code).toBe('invalid-input');
     expect(err.issues.some((i) => i.startsWith('a:'))).toBe(true);
@@ -52,7 +60,9 @@ describe('dispatch', () => {
   });
 
   it('turns store problems into issues', () => {
-    const err = asServiceError(Object.assign(new Error('cannot read'), { code: 'read', problems: [{ file: 't1/checkpoint.json', message: 'truncated' }] }));
+    const err = asServiceError(
+      Object.assign(new Error('cannot read'), { code: 'read', problems: [{ file: 't1/checkpoint.json', message: 'truncated' }] }),
+    );
     expect(err.code).toBe('failed');
     expect(err.issues).toEqual(['t1/checkpoint.json: truncated']);
   });
@@ -69,7 +79,11 @@ describe('dispatch', () => {
 
 describe('toApiError', () => {
   it('rebuilds an ApiError from a bridged plain object, an HTTP error body, or anything else', () => {
-    expect(toApiError({ name: 'ApiError', code: 'conflict', message: 'busy', issues: ['x'] })).toMatchObject({ code: 'conflict', message: 'busy', issues: ['x'] });
+    expect(toApiError({ name: 'ApiError', code: 'conflict', message: 'busy', issues: ['x'] })).toMatchObject({
+      code: 'conflict',
+      message: 'busy',
+      issues: ['x'],
+    });
     expect(toApiError({ error: { code: 'not-found', message: 'gone' } })).toMatchObject({ code: 'not-found', message: 'gone' });
     expect(toApiError(new Error('plain'))).toMatchObject({ code: 'failed', message: 'plain' });
     expect(toApiError({ code: 'weird', message: 'm' }).code).toBe('failed');

@@ -70,7 +70,9 @@ describe('checkInvariants', () => {
   });
 
   it('requires a done task to have every step done or skipped', () => {
-    expect(messages(sampleCheckpoint({ status: 'done' }))).toContainEqual(expect.stringMatching(/status is done but 2 plan step\(s\).*s2, s3/));
+    expect(messages(sampleCheckpoint({ status: 'done' }))).toContainEqual(
+      expect.stringMatching(/status is done but 2 plan step\(s\).*s2, s3/),
+    );
     const finished = sampleCheckpoint({
       status: 'done',
       plan: [
@@ -88,7 +90,9 @@ describe('checkInvariants', () => {
   it('ties waiting_approval to a pending approval, both ways', () => {
     expect(messages(sampleCheckpoint({ status: 'waiting_approval' }))).toContainEqual(expect.stringMatching(/nothing to approve/));
     const pending = { id: 'ap1', requested_at: '2026-01-10T10:02:00Z', plan: { rerun_step: 's2', probe_effects: ['e1'] } };
-    expect(checkInvariants(sampleCheckpoint({ status: 'waiting_approval', recovery: { mode: 'confirm', pending_approval: pending } }))).toEqual([]);
+    expect(
+      checkInvariants(sampleCheckpoint({ status: 'waiting_approval', recovery: { mode: 'confirm', pending_approval: pending } })),
+    ).toEqual([]);
     expect(messages(sampleCheckpoint({ status: 'running', recovery: { mode: 'confirm', pending_approval: pending } }))).toContainEqual(
       expect.stringMatching(/pending_approval ap1 is set but status is running/),
     );
@@ -102,8 +106,12 @@ describe('checkInvariants', () => {
   });
 
   it('requires a failed task to show a failed step or a recorded error', () => {
-    expect(messages(sampleCheckpoint({ status: 'failed' }))).toContainEqual(expect.stringMatching(/status is failed but no plan step failed/));
-    expect(checkInvariants(sampleCheckpoint({ status: 'failed', errors: [{ at: '2026-01-10T10:02:00Z', what: 'budget exhausted' }] }))).toEqual([]);
+    expect(messages(sampleCheckpoint({ status: 'failed' }))).toContainEqual(
+      expect.stringMatching(/status is failed but no plan step failed/),
+    );
+    expect(
+      checkInvariants(sampleCheckpoint({ status: 'failed', errors: [{ at: '2026-01-10T10:02:00Z', what: 'budget exhausted' }] })),
+    ).toEqual([]);
   });
 
   it('rejects timestamps that do not parse or run backwards', () => {
@@ -130,11 +138,20 @@ describe('checkInvariants', () => {
 
   it('accepts any plan whose counters are derived from it', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('pending', 'done', 'skipped', 'running') as fc.Arbitrary<StepStatus>, { maxLength: 8 }), (statuses) => {
-        const plan = statuses.map((status, i) => ({ id: `s${i}`, name: `step ${i}`, status }));
-        const cp = sampleCheckpoint({ plan, total_steps: plan.length, current_step: expectedCurrentStep(plan), artifacts: [], side_effects: [] });
-        expect(checkInvariants(cp)).toEqual([]);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom('pending', 'done', 'skipped', 'running') as fc.Arbitrary<StepStatus>, { maxLength: 8 }),
+        (statuses) => {
+          const plan = statuses.map((status, i) => ({ id: `s${i}`, name: `step ${i}`, status }));
+          const cp = sampleCheckpoint({
+            plan,
+            total_steps: plan.length,
+            current_step: expectedCurrentStep(plan),
+            artifacts: [],
+            side_effects: [],
+          });
+          expect(checkInvariants(cp)).toEqual([]);
+        },
+      ),
     );
   });
 });

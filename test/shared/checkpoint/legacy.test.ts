@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { Checkpoint } from '../../../shared/checkpoint/schema.js';
-import { FIRST_ARTICLE_TASK_JSON as firstArticle, SECOND_ARTICLE_CHECKPOINT_JSON as secondArticle } from '../../../shared/checkpoint/article-samples.js';
-import { convertArticleCheckpointJson, convertArticleTaskJson, convertLegacy, detectLegacyFormat } from '../../../shared/checkpoint/legacy.js';
+import {
+  FIRST_ARTICLE_TASK_JSON as firstArticle,
+  SECOND_ARTICLE_CHECKPOINT_JSON as secondArticle,
+} from '../../../shared/checkpoint/article-samples.js';
+import {
+  convertArticleCheckpointJson,
+  convertArticleTaskJson,
+  convertLegacy,
+  detectLegacyFormat,
+} from '../../../shared/checkpoint/legacy.js';
 
 const ctx = (taskId: string, location: string) => ({ taskId, location, fallbackTime: '2026-01-01T00:00:00.000Z' });
 
@@ -30,7 +38,12 @@ describe("the first article's <task_id>.json", () => {
     expect(cp.plan[1].result).toBe(firstArticle.results.编写代码);
     expect([cp.current_step, cp.total_steps, cp.status]).toEqual([2, 4, 'halted']);
     expect(cp.goal).toBe('把下面的需求拆成子任务：写一个天气查询函数');
-    expect(cp.run).toMatchObject({ created_at: '2026-01-10 10:00:00', updated_at: '2026-01-10 10:01:30', elapsed_ms: 90_000, total_tokens: 1234 });
+    expect(cp.run).toMatchObject({
+      created_at: '2026-01-10 10:00:00',
+      updated_at: '2026-01-10 10:01:30',
+      elapsed_ms: 90_000,
+      total_tokens: 1234,
+    });
     expect(cp.source).toEqual({ kind: 'import', imported_from: { path: 'demo-task-001.json', format: 'article-task-json' } });
     expect(cp.history).toEqual({ count: 4, head: null });
     expect(r.messages).toEqual(firstArticle.history);
@@ -53,8 +66,18 @@ describe("the second article's checkpoint.json", () => {
     const cp = Checkpoint.parse(r.checkpoint);
     expect(cp.plan.map((s) => s.status)).toEqual(['done', 'done', 'running', 'pending']);
     expect([cp.current_step, cp.total_steps, cp.phase, cp.version]).toEqual([2, 4, 'validate_tool_result', 3]);
-    expect(cp.artifacts[0]).toMatchObject({ sha256: '0'.repeat(64), sha256_unknown: true, legacy_sha256: '...', size: 0, size_unknown: true });
-    expect(cp.side_effects[0]).toMatchObject({ id: 'effect:publish-agent-checkpoint-2026-05-08', status: 'not_started', type: 'git_commit' });
+    expect(cp.artifacts[0]).toMatchObject({
+      sha256: '0'.repeat(64),
+      sha256_unknown: true,
+      legacy_sha256: '...',
+      size: 0,
+      size_unknown: true,
+    });
+    expect(cp.side_effects[0]).toMatchObject({
+      id: 'effect:publish-agent-checkpoint-2026-05-08',
+      status: 'not_started',
+      type: 'git_commit',
+    });
     expect(cp.resume_hint).toBe(secondArticle.resume_hint);
     expect(cp.run.updated_at).toBe(secondArticle.updated_at);
   });
@@ -82,7 +105,10 @@ describe("the second article's checkpoint.json", () => {
 
   it('keeps a real sha256 and size as given', () => {
     const hash = 'ab'.repeat(32);
-    const r = convertArticleCheckpointJson({ ...secondArticle, artifacts: [{ type: 'file', path: 'a.md', sha256: hash, size: 12 }] }, ctx('a', 'a'));
+    const r = convertArticleCheckpointJson(
+      { ...secondArticle, artifacts: [{ type: 'file', path: 'a.md', sha256: hash, size: 12 }] },
+      ctx('a', 'a'),
+    );
     if (!r.ok) throw new Error(r.message);
     expect(r.checkpoint.artifacts![0]).toEqual({ type: 'file', path: 'a.md', sha256: hash, size: 12, status: 'written' });
   });

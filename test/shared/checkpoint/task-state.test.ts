@@ -33,12 +33,18 @@ describe('deriveDisplayStatus', () => {
 
   it('never says running without a lease, and always returns a known display status', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...TaskStatus.options), fc.boolean(), fc.boolean(), fc.boolean(), (status, leaseHeld, drift, unreadable) => {
-        const shown = deriveDisplayStatus(sampleCheckpoint({ status }), { leaseHeld, drift, unreadable });
-        expect(DisplayStatus.options).toContain(shown);
-        if (shown === 'running') expect(leaseHeld && status === 'running').toBe(true);
-        if (unreadable) expect(shown).toBe('unreadable');
-      }),
+      fc.property(
+        fc.constantFrom(...TaskStatus.options),
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+        (status, leaseHeld, drift, unreadable) => {
+          const shown = deriveDisplayStatus(sampleCheckpoint({ status }), { leaseHeld, drift, unreadable });
+          expect(DisplayStatus.options).toContain(shown);
+          if (shown === 'running') expect(leaseHeld && status === 'running').toBe(true);
+          if (unreadable) expect(shown).toBe('unreadable');
+        },
+      ),
     );
   });
 });

@@ -41,7 +41,14 @@ describe('toTaskSummary', () => {
     const torn = problem('torn/checkpoint.json', 'truncated', 'the JSON ends early');
     const s = toTaskSummary(entry({ task_id: 'torn', location: 'torn', checkpoint: null, problems: [torn] }));
     expect(TaskSummary.parse(s)).toEqual(s);
-    expect(s).toMatchObject({ display_status: 'unreadable', status: null, version: null, step_counts: { pending: 0, running: 0, done: 0, failed: 0, skipped: 0 }, current_step: null, problems: [torn] });
+    expect(s).toMatchObject({
+      display_status: 'unreadable',
+      status: null,
+      version: null,
+      step_counts: { pending: 0, running: 0, done: 0, failed: 0, skipped: 0 },
+      current_step: null,
+      problems: [torn],
+    });
   });
 
   it('merges extra problems without repeating ones the entry already has', () => {

@@ -15,7 +15,9 @@ describe('parseTimestamp', () => {
 
   it('answers what Date.parse answers for text of the same shape with any digits, in range or not', () => {
     const digits = (n: number) => fc.array(fc.constantFrom(...'0123456789'), { minLength: n, maxLength: n }).map((d) => d.join(''));
-    const shaped = fc.tuple(digits(4), digits(2), digits(2), digits(2), digits(2), digits(2), digits(3)).map(([y, mo, d, h, mi, s, ms]) => `${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}Z`);
+    const shaped = fc
+      .tuple(digits(4), digits(2), digits(2), digits(2), digits(2), digits(2), digits(3))
+      .map(([y, mo, d, h, mi, s, ms]) => `${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}Z`);
     fc.assert(fc.property(shaped, same), { numRuns: 5000 });
   });
 

@@ -30,9 +30,7 @@ describe('computeDiff / applyDiff', () => {
   });
 
   it('diffs of related values (one edited from the other) round-trip', () => {
-    const edited = json.chain((a) =>
-      fc.tuple(fc.constant(a), fc.oneof(fc.constant(a), json, fc.constant(mutateSome(a)))),
-    );
+    const edited = json.chain((a) => fc.tuple(fc.constant(a), fc.oneof(fc.constant(a), json, fc.constant(mutateSome(a)))));
     fc.assert(
       fc.property(edited, ([a, b]) => {
         expect(applyDiff(a, computeDiff(a, b))).toStrictEqual(b);
@@ -43,10 +41,22 @@ describe('computeDiff / applyDiff', () => {
 
   it('treats an identical sub-value as unchanged without looking inside it', () => {
     // A subtree that throws when read: the diff must never open it, only compare it by identity.
-    const untouchable = new Proxy({}, { get: () => { throw new Error('read'); }, ownKeys: () => { throw new Error('listed'); } });
+    const untouchable = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('read');
+        },
+        ownKeys: () => {
+          throw new Error('listed');
+        },
+      },
+    );
     const plan = Array.from({ length: 1000 }, (_, i) => (i === 500 ? { status: 'pending' } : untouchable));
     const next = plan.map((s, i) => (i === 500 ? { status: 'done' } : s));
-    expect(computeDiff({ plan, shared: untouchable }, { plan: next, shared: untouchable })).toEqual([{ op: 'replace', path: ['plan', 500, 'status'], value: 'done', old: 'pending' }]);
+    expect(computeDiff({ plan, shared: untouchable }, { plan: next, shared: untouchable })).toEqual([
+      { op: 'replace', path: ['plan', 500, 'status'], value: 'done', old: 'pending' },
+    ]);
   });
 
   it('removes shrunk array tails from the highest index down', () => {

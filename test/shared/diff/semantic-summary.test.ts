@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  isEmptySummary,
-  structuredDiff,
-  summarizeChange,
-  toJsonPointer,
-  ChangeSummary,
-} from '../../../shared/diff/semantic-summary.js';
+import { isEmptySummary, structuredDiff, summarizeChange, toJsonPointer, ChangeSummary } from '../../../shared/diff/semantic-summary.js';
 import { applyDiff } from '../../../shared/diff/json-diff.js';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { sampleCheckpoint, HEX_A, HEX_B } from '../checkpoint/sample-checkpoint.js';
@@ -47,7 +41,12 @@ describe('summarizeChange', () => {
     expect(s.effects_changed).toEqual([{ id: 'e1', type: 'http_post', key: 'task-1-e1', from: 'done', to: 'done', fields: ['attempts'] }]);
     expect(s.artifacts_added.map((x) => x.path)).toEqual(['out/draft.md']);
     expect(s.artifacts_changed).toEqual([
-      { path: 'out/outline.md', sha256: { from: HEX_A, to: HEX_B }, size: { from: 12, to: 40 }, status: { from: 'written', to: 'written' } },
+      {
+        path: 'out/outline.md',
+        sha256: { from: HEX_A, to: HEX_B },
+        size: { from: 12, to: 40 },
+        status: { from: 'written', to: 'written' },
+      },
     ]);
     expect(s.spend).toEqual({ tokens_in: 200, tokens_out: 30, cost_usd: 0.02, elapsed_ms: 120_000 });
     expect(s.source).toEqual({ kind: 'runtime', actor: 'runner-1' });
@@ -76,7 +75,10 @@ describe('summarizeChange', () => {
   it('sees a pending approval appear, get replaced and clear', () => {
     const plain = sampleCheckpoint();
     const asking = (id: string) =>
-      sampleCheckpoint({ status: 'waiting_approval', recovery: { mode: 'confirm', pending_approval: { id, requested_at: '2026-01-10T10:05:00Z', plan: { rerun_step: 's2' } } } });
+      sampleCheckpoint({
+        status: 'waiting_approval',
+        recovery: { mode: 'confirm', pending_approval: { id, requested_at: '2026-01-10T10:05:00Z', plan: { rerun_step: 's2' } } },
+      });
     expect(summarizeChange(plain, asking('ap1')).approval).toEqual({ change: 'appeared', from: null, to: 'ap1' });
     expect(summarizeChange(asking('ap1'), asking('ap2')).approval).toEqual({ change: 'replaced', from: 'ap1', to: 'ap2' });
     expect(summarizeChange(asking('ap1'), plain).approval).toEqual({ change: 'cleared', from: 'ap1', to: null });
@@ -113,7 +115,12 @@ describe('toJsonPointer', () => {
 
 /** Read a JSON Pointer back into segments, for checking that rendering loses nothing. */
 function fromPointer(p: string): string[] {
-  return p === '' ? [] : p.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return p === ''
+    ? []
+    : p
+        .slice(1)
+        .split('/')
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 describe('structuredDiff', () => {
@@ -122,7 +129,9 @@ describe('structuredDiff', () => {
     const entries = structuredDiff(a, nextVersion(a));
     expect(entries).toContainEqual({ op: 'replace', path: '/phase', before: 'drafting', after: 'publishing' });
     expect(entries).toContainEqual({ op: 'replace', path: '/plan/1/status', before: 'running', after: 'done' });
-    expect(entries).toContainEqual(expect.objectContaining({ op: 'add', path: '/side_effects/1', after: expect.objectContaining({ id: 'e2' }) }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({ op: 'add', path: '/side_effects/1', after: expect.objectContaining({ id: 'e2' }) }),
+    );
     expect(entries.find((e) => e.op === 'add')).not.toHaveProperty('before');
     expect(structuredDiff(a, structuredClone(a))).toEqual([]);
   });
@@ -155,7 +164,9 @@ describe('structuredDiff', () => {
 
 describe('summarizeChange over random plan moves', () => {
   it('reports exactly the steps whose status differs', () => {
-    const statuses = fc.constantFrom('pending', 'running', 'done', 'failed', 'skipped') as fc.Arbitrary<Checkpoint['plan'][number]['status']>;
+    const statuses = fc.constantFrom('pending', 'running', 'done', 'failed', 'skipped') as fc.Arbitrary<
+      Checkpoint['plan'][number]['status']
+    >;
     fc.assert(
       fc.property(fc.array(fc.tuple(statuses, statuses), { minLength: 1, maxLength: 8 }), (pairs) => {
         const a = sampleCheckpoint({ plan: pairs.map(([s], i) => ({ id: `s${i}`, name: `n${i}`, status: s })) });

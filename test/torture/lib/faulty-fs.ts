@@ -88,7 +88,10 @@ export class FaultyFs implements StoreFs {
     };
   }
 
-  readWholeFile = async (p: string, o: { maxBytes: number; followLinks: boolean }) => (this.check('read', `read ${p}`), nodeFs.readWholeFile(p, o));
+  readWholeFile = async (p: string, o: { maxBytes: number; followLinks: boolean }) => (
+    this.check('read', `read ${p}`),
+    nodeFs.readWholeFile(p, o)
+  );
   stat = async (p: string) => (this.check('read', `stat ${p}`), nodeFs.stat(p));
   exists = async (p: string) => (this.check('read', `stat ${p}`), nodeFs.exists(p));
   lstat = async (p: string) => (this.check('read', `lstat ${p}`), nodeFs.lstat(p));

@@ -21,7 +21,14 @@ for (;;) {
   // A consistent checkpoint whatever the version: the plan stays pending, the phase and the history move on.
   const next = withoutVersion(cp);
   next.phase = `phase ${cp.version + 1}`;
-  cp = (await store.save('steady', { expectedVersion: cp.version, checkpoint: next, appendHistory: [{ role: 'assistant', content: `m${cp.version + 1}` }], lease })).checkpoint;
+  cp = (
+    await store.save('steady', {
+      expectedVersion: cp.version,
+      checkpoint: next,
+      appendHistory: [{ role: 'assistant', content: `m${cp.version + 1}` }],
+      lease,
+    })
+  ).checkpoint;
   // A short pause keeps the history (which every getHistory replays) from outgrowing the test.
   await new Promise((resolve) => setTimeout(resolve, 5));
 }

@@ -24,7 +24,8 @@ export async function corruptionOf(root: string, taskId: string): Promise<string
   const history = await store.history(taskId);
   const numbers = history.map((h) => h.version);
   const contiguous = numbers.every((n, i) => n === i + 1);
-  if (!contiguous || numbers.length < entry.checkpoint.version) return `versions ${numbers.join(',')} for a task at version ${entry.checkpoint.version}`;
+  if (!contiguous || numbers.length < entry.checkpoint.version)
+    return `versions ${numbers.join(',')} for a task at version ${entry.checkpoint.version}`;
   return null;
 }
 
@@ -61,7 +62,8 @@ export async function doneStepsRunAgain(root: string, taskId: string): Promise<s
   for (const e of await store.readEvents(taskId)) {
     if (!e.step_id) continue;
     if (e.type === 'step-finish' && (e.data as { status?: string } | undefined)?.status === 'done') finished.add(e.step_id);
-    else if (e.type === 'step-start' && finished.has(e.step_id)) out.push(`event ${e.id}: step ${e.step_id} started again after it was done`);
+    else if (e.type === 'step-start' && finished.has(e.step_id))
+      out.push(`event ${e.id}: step ${e.step_id} started again after it was done`);
   }
   return out;
 }

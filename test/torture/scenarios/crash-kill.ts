@@ -152,7 +152,13 @@ export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> 
   const bundle = await bundleCli();
   try {
     service = await startFakePublishService();
-    const env: NodeJS.ProcessEnv = { ...process.env, SKIP_FAILURE: '1', WAYSTATION_OFFLINE_LATENCY_MS: '10', WAYSTATION_AUTO_BACKOFF_MS: '20', NO_COLOR: '1' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      SKIP_FAILURE: '1',
+      WAYSTATION_OFFLINE_LATENCY_MS: '10',
+      WAYSTATION_AUTO_BACKOFF_MS: '20',
+      NO_COLOR: '1',
+    };
     delete env.OPENAI_API_KEY;
     const agentArgs = (agent: Agent) => (agent === 'md-summarizer' ? ['--input', input, '--publish-url', service!.url] : []);
 
@@ -168,13 +174,19 @@ export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> 
         onFirstLine: () => (firstLine = Date.now()),
       });
       if (r.code !== RunExit.done) throw new Error(`the uncrashed ${agent} run ended with ${r.code}: ${r.stderr || r.stdout}`);
-      reference.set(agent, { result: await finalResults(root, `reference-${agent}`), startMs: firstLine - started, driveMs: Date.now() - firstLine });
+      reference.set(agent, {
+        result: await finalResults(root, `reference-${agent}`),
+        startMs: firstLine - started,
+        driveMs: Date.now() - firstLine,
+      });
       tally.figures[`uncrashed ${agent}: start-up, drive (ms)`] = `${firstLine - started}, ${Date.now() - firstLine}`;
     }
     // One kill in eight lands in start-up (before or while version 1 is written), the rest in the drive.
     const killAt = (agent: Agent, fraction: number, target: Target, startUp: boolean): Kill => {
       const ref = reference.get(agent)!;
-      return startUp ? { afterMs: Math.floor(fraction * ref.startMs * 1.5), target, from: 'spawn' } : { afterMs: Math.floor(fraction * ref.driveMs), target, from: 'first-line' };
+      return startUp
+        ? { afterMs: Math.floor(fraction * ref.startMs * 1.5), target, from: 'spawn' }
+        : { afterMs: Math.floor(fraction * ref.driveMs), target, from: 'first-line' };
     };
 
     // Choices are drawn up front, so the sequence depends on the seed alone, not on which run finishes first.
@@ -184,7 +196,12 @@ export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> 
       target: TARGETS[pick(random, 3)],
       fraction: random(),
       startUp: random() < 0.125,
-      again: Array.from({ length: MAX_COMMANDS }, () => ({ kill: random() < 0.25, target: TARGETS[pick(random, 3)], fraction: random(), startUp: random() < 0.125 })),
+      again: Array.from({ length: MAX_COMMANDS }, () => ({
+        kill: random() < 0.25,
+        target: TARGETS[pick(random, 3)],
+        fraction: random(),
+        startUp: random() < 0.125,
+      })),
     }));
 
     await forEachLimit(opts.runs, parallel, async (i) => {
@@ -205,18 +222,28 @@ export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> 
         for (let n = 0; ; n++) {
           if (cmd.killed) {
             const status = (await openStore(root).getTask(taskId))?.checkpoint?.status;
-            tally.bump(status === undefined ? 'kills before version 1 existed' : status === 'done' ? 'kills after the task was done' : 'kills that left the task unfinished');
+            tally.bump(
+              status === undefined
+                ? 'kills before version 1 existed'
+                : status === 'done'
+                  ? 'kills after the task was done'
+                  : 'kills that left the task unfinished',
+            );
             const corrupt = await corruptionOf(root, taskId);
             if (corrupt) tally.violation('corrupt or unreadable checkpoint', `${where}: after a kill: ${corrupt}`);
           }
           const cp = (await openStore(root).getTask(taskId))?.checkpoint ?? null;
           if (cp?.status === 'done') break;
           if (n >= MAX_COMMANDS) {
-            tally.violation('task never finished', `${where}: still ${cp?.status ?? 'not created'} after ${n} commands; last: ${cmd.stderr || cmd.stdout}`);
+            tally.violation(
+              'task never finished',
+              `${where}: still ${cp?.status ?? 'not created'} after ${n} commands; last: ${cmd.stderr || cmd.stdout}`,
+            );
             return;
           }
           if (cmd.code === RunExit.busy) {
-            if (!/another runner/.test(cmd.stderr + cmd.stdout)) tally.violation('unclear refusal', `${where}: exit 6 without saying who holds the task: ${cmd.stderr}`);
+            if (!/another runner/.test(cmd.stderr + cmd.stdout))
+              tally.violation('unclear refusal', `${where}: exit 6 without saying who holds the task: ${cmd.stderr}`);
             tally.bump('commands refused while an orphaned worker held the lease');
             await waitForHolder(root, taskId);
           }
@@ -226,7 +253,12 @@ export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> 
               ? ['approve', root, taskId, '--by', 'torture']
               : ['resume', root, taskId];
           const again = plan.again[n];
-          cmd = await runCommand(bundle.cli, args, env, again.kill ? killAt(plan.agent, again.fraction, again.target, again.startUp) : null);
+          cmd = await runCommand(
+            bundle.cli,
+            args,
+            env,
+            again.kill ? killAt(plan.agent, again.fraction, again.target, again.startUp) : null,
+          );
           tally.bump(`${args[0]} commands`);
           if (cmd.killed) {
             tally.faults++;
@@ -244,11 +276,15 @@ export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> 
           const key = `${taskId}:publish-index`;
           const performed = (service!.applied.get(key) ?? 0) + (service!.duplicates.get(key) ?? 0);
           if (performed > 1) tally.violation('side effect performed more than once', `${where}: ${key} was POSTed ${performed} times`);
-          if ((service!.applied.get(key) ?? 0) === 0) tally.violation('side effect never performed', `${where}: ${key} was never published`);
+          if ((service!.applied.get(key) ?? 0) === 0)
+            tally.violation('side effect never performed', `${where}: ${key} was never published`);
         }
         const result = await finalResults(root, taskId);
         if (result !== reference.get(plan.agent)!.result) {
-          tally.violation('final result differs from an uncrashed run', `${where}: ${firstDifference(result, reference.get(plan.agent)!.result)}`);
+          tally.violation(
+            'final result differs from an uncrashed run',
+            `${where}: ${firstDifference(result, reference.get(plan.agent)!.result)}`,
+          );
         }
       } catch (err) {
         tally.violation('task never finished', `${where}: the harness failed: ${messageOf(err)}`);

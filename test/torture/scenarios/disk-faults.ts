@@ -52,7 +52,10 @@ async function hashTree(dir: string): Promise<Record<string, string>> {
     for (const e of await fs.readdir(path.join(dir, rel), { withFileTypes: true })) {
       const r = path.join(rel, e.name);
       if (e.isDirectory()) await walk(r);
-      else out[r] = createHash('sha256').update(await fs.readFile(path.join(dir, r))).digest('hex');
+      else
+        out[r] = createHash('sha256')
+          .update(await fs.readFile(path.join(dir, r)))
+          .digest('hex');
     }
   };
   await walk('');
@@ -62,7 +65,8 @@ async function hashTree(dir: string): Promise<Record<string, string>> {
 const same = (a: Record<string, string>, b: Record<string, string>) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The tree without temp files of interrupted writes, which readers never read. */
-const withoutTemps = (tree: Record<string, string>) => Object.fromEntries(Object.entries(tree).filter(([f]) => !isTempName(path.basename(f))));
+const withoutTemps = (tree: Record<string, string>) =>
+  Object.fromEntries(Object.entries(tree).filter(([f]) => !isTempName(path.basename(f))));
 
 /** Temp files in `after` that were not in `before`, relative to the root with forward slashes. */
 const newTemps = (before: Record<string, string>, after: Record<string, string>) =>
@@ -94,7 +98,15 @@ export async function diskFaults(opts: ScenarioOptions): Promise<ScenarioReport>
         else {
           const underLease = random() < 0.5;
           // An append is a handful of write calls, a save of its own file two dozen.
-          await storeFault(root, code, random() < 0.7 ? 'write' : 'read', pick(random, underLease ? 8 : 24), tally, `${where}, ${code}`, underLease);
+          await storeFault(
+            root,
+            code,
+            random() < 0.7 ? 'write' : 'read',
+            pick(random, underLease ? 8 : 24),
+            tally,
+            `${where}, ${code}`,
+            underLease,
+          );
         }
       } catch (err) {
         tally.violation('reader crashed', `${where}: the harness failed: ${messageOf(err)}`);
@@ -115,7 +127,15 @@ function envFor(root: string, store: ReturnType<typeof openStore>): OperationEnv
   return { store, root, llm: new OfflineProvider(0), env: { ...process.env, SKIP_FAILURE: '1' }, report: () => {} };
 }
 
-async function storeFault(root: string, code: FaultCode, group: FaultGroup, nth: number, tally: Tally, where: string, underLease: boolean): Promise<void> {
+async function storeFault(
+  root: string,
+  code: FaultCode,
+  group: FaultGroup,
+  nth: number,
+  tally: Tally,
+  where: string,
+  underLease: boolean,
+): Promise<void> {
   const good = openStore(root);
   let cp = (await good.create(makeCheckpoint('t', 4))).checkpoint;
   const faulty = new FaultyFs({ group, nth, code, persistent: false }, !underLease);
@@ -123,7 +143,15 @@ async function storeFault(root: string, code: FaultCode, group: FaultGroup, nth:
   const lease = underLease ? { taskId: 't', held: true } : undefined;
   // Under the lease, version 2 starts the segment that version 3 is appended to, in the store that meets the fault.
   const writer = underLease ? bad : good;
-  cp = (await writer.save('t', { expectedVersion: 1, checkpoint: { ...withoutVersion(cp), phase: 'two' }, results: { s1: { n: 1 } }, appendHistory: [{ role: 'user', content: 'one' }], lease })).checkpoint;
+  cp = (
+    await writer.save('t', {
+      expectedVersion: 1,
+      checkpoint: { ...withoutVersion(cp), phase: 'two' },
+      results: { s1: { n: 1 } },
+      appendHistory: [{ role: 'user', content: 'one' }],
+      lease,
+    })
+  ).checkpoint;
   const before = await hashTree(root);
   faulty.arm();
   where = `${where}, ${group} call ${nth}${underLease ? ', under the lease' : ''}`;
@@ -160,40 +188,68 @@ async function storeFault(root: string, code: FaultCode, group: FaultGroup, nth:
 
   let saved: Awaited<ReturnType<typeof bad.save>> | null = null;
   try {
-    saved = await bad.save('t', { expectedVersion: 2, checkpoint: { ...withoutVersion(cp), phase: 'three' }, results: { s2: { n: 2 } }, appendHistory: [{ role: 'user', content: 'two' }], lease });
+    saved = await bad.save('t', {
+      expectedVersion: 2,
+      checkpoint: { ...withoutVersion(cp), phase: 'three' },
+      results: { s2: { n: 2 } },
+      appendHistory: [{ role: 'user', content: 'two' }],
+      lease,
+    });
   } catch (err) {
     if (faulty.injected === 0) throw err;
-    const ok = err instanceof StoreWriteError && err.message.includes(code) && /version 2 is intact/.test(err.message) && err.problems.every((p) => p.file.length > 0);
+    const ok =
+      err instanceof StoreWriteError &&
+      err.message.includes(code) &&
+      /version 2 is intact/.test(err.message) &&
+      err.problems.every((p) => p.file.length > 0);
     if (!ok) tally.violation('unclear error', `${where} (${faulty.firstFault}): ${messageOf(err)}`);
     const after = await hashTree(root);
-    if (!same(withoutTemps(before), withoutTemps(after))) tally.violation('failed save left something on disk', `${where} (${faulty.firstFault}): the files on disk changed`);
+    if (!same(withoutTemps(before), withoutTemps(after)))
+      tally.violation('failed save left something on disk', `${where} (${faulty.firstFault}): the files on disk changed`);
     // A temp file the failed save could not remove (its unlink failed too) is harmless, but must be accounted for.
     const left = newTemps(before, after);
     if (left.length > 0) {
       tally.bump('temp files a failed save could not remove');
       const listed = (await recoveryReport(root, 't')).leftover_temp_files.map((l) => l.file);
       const unlisted = left.filter((f) => !listed.includes(f));
-      if (unlisted.length > 0) tally.violation('temp file left and not accounted for', `${where} (${faulty.firstFault}): ${unlisted.join(', ')} not in the recovery report`);
+      if (unlisted.length > 0)
+        tally.violation(
+          'temp file left and not accounted for',
+          `${where} (${faulty.firstFault}): ${unlisted.join(', ')} not in the recovery report`,
+        );
     }
   }
   if (faulty.injected > 0) tally.faults += faulty.injected;
   if (faulty.injected > 0 && underLease) tally.bump('write faults met by a save appended under the lease');
   const entry = await openStore(root).getTask('t');
   if (saved) {
-    if (faulty.injected > 0) tally.bump(saved.warnings?.length ? 'faults after the commit point, reported as warnings' : 'faults absorbed without effect');
+    if (faulty.injected > 0)
+      tally.bump(saved.warnings?.length ? 'faults after the commit point, reported as warnings' : 'faults absorbed without effect');
     if (entry?.checkpoint?.version !== 3 || entry.checkpoint.phase !== 'three') {
-      tally.violation('saved version unreadable', `${where} (${faulty.firstFault}): the save returned version 3, the disk shows ${entry?.checkpoint?.version}`);
+      tally.violation(
+        'saved version unreadable',
+        `${where} (${faulty.firstFault}): the save returned version 3, the disk shows ${entry?.checkpoint?.version}`,
+      );
     }
   } else if (entry?.checkpoint?.version !== 2 || entry.problems.length > 0) {
-    tally.violation('previous version damaged', `${where} (${faulty.firstFault}): after the failed save the task shows ${entry?.checkpoint?.version} with ${entry?.problems.length} problems`);
+    tally.violation(
+      'previous version damaged',
+      `${where} (${faulty.firstFault}): after the failed save the task shows ${entry?.checkpoint?.version} with ${entry?.problems.length} problems`,
+    );
   }
   // The fault is gone: the same store instance carries on.
   faulty.clear();
   const at = entry?.checkpoint;
   if (!at) return;
   try {
-    const next = await bad.save('t', { expectedVersion: at.version, checkpoint: { ...withoutVersion(at), phase: 'after' }, results: { s3: { n: 3 } }, lease });
-    if (next.checkpoint.version !== at.version + 1) tally.violation('save failed after the fault was gone', `${where}: saved as ${next.checkpoint.version}`);
+    const next = await bad.save('t', {
+      expectedVersion: at.version,
+      checkpoint: { ...withoutVersion(at), phase: 'after' },
+      results: { s3: { n: 3 } },
+      lease,
+    });
+    if (next.checkpoint.version !== at.version + 1)
+      tally.violation('save failed after the fault was gone', `${where}: saved as ${next.checkpoint.version}`);
   } catch (err) {
     tally.violation('save failed after the fault was gone', `${where} (${faulty.firstFault}): ${messageOf(err)}`);
   }
@@ -227,5 +283,6 @@ async function runtimeFault(root: string, code: FaultCode, nth: number, tally: T
     return;
   }
   for (const v of await doneStepsRunAgain(root, TASK)) tally.violation('done step executed again', `${where} (${faulty.firstFault}): ${v}`);
-  if ((await finalResults(root, TASK)) !== expected) tally.violation('final result differs from an undisturbed run', `${where} (${faulty.firstFault})`);
+  if ((await finalResults(root, TASK)) !== expected)
+    tally.violation('final result differs from an undisturbed run', `${where} (${faulty.firstFault})`);
 }

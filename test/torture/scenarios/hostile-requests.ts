@@ -14,7 +14,13 @@ import path from 'node:path';
 import { HostService } from '../../../electron/host/host-service.js';
 import { recordingRunner, type RecordedAction } from '../../support/recording-runner.js';
 import { startHttpHost, type HttpHost } from '../../../electron/host/http-host.js';
-import { registerIpcHandlers, type FrameLike, type InvokeEventLike, type IpcMainLike, type WebContentsLike } from '../../../electron/main/ipc-handlers.js';
+import {
+  registerIpcHandlers,
+  type FrameLike,
+  type InvokeEventLike,
+  type IpcMainLike,
+  type WebContentsLike,
+} from '../../../electron/main/ipc-handlers.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { apiMethods, ipcChannel, type ApiMethod, type IpcResult } from '../../../shared/api/contract.js';
 import { makeCheckpoint } from '../../electron/store/store-test-helpers.js';
@@ -24,7 +30,13 @@ import { messageOf, pick, Tally, withTimeout, type ScenarioOptions, type Scenari
 const INSIDE = 'INSIDE-SECRET-ONLY-FOR-THE-TOKEN';
 const OUTSIDE = 'OUTSIDE-SECRET-NEVER-SERVED';
 
-const CHECKS = ['hostile request answered with data', 'secret outside the root served', 'write reached the runner or the disk', 'host stopped serving', 'host crashed'] as const;
+const CHECKS = [
+  'hostile request answered with data',
+  'secret outside the root served',
+  'write reached the runner or the disk',
+  'host stopped serving',
+  'host crashed',
+] as const;
 
 interface Reply {
   status: number;
@@ -34,21 +46,27 @@ interface Reply {
 /** How long an event stream that was opened is read before the client hangs up: it never ends by itself. */
 const STREAM_READ_MS = 150;
 
-function request(port: number, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<Reply> {
+function request(
+  port: number,
+  opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<Reply> {
   return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers ?? {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      // An opened event stream: what it sends at once (a replay) is what it gave away.
-      if (String(res.headers['content-type']).startsWith('text/event-stream')) {
-        setTimeout(() => {
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-          req.destroy();
-        }, STREAM_READ_MS);
-      }
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers ?? {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        // An opened event stream: what it sends at once (a replay) is what it gave away.
+        if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+          setTimeout(() => {
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+            req.destroy();
+          }, STREAM_READ_MS);
+        }
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     // A host that cuts an oversized upload short answers nothing more: that is a refusal too.
     req.on('error', () => resolve({ status: 0, body: '' }));
     if (opts.body !== undefined) req.write(opts.body);
@@ -71,7 +89,23 @@ async function hashTree(dir: string): Promise<string> {
   return h.digest('hex');
 }
 
-const TRAVERSALS = ['..', '../..', '../outside', '..\\..\\outside', '/etc/passwd', 'escape', 'escape/../..', 'victim/../../outside', 'a\u0000b', '.', '.hidden', 'x.tmp', 'outside.json', '%2e%2e', '....//....//'];
+const TRAVERSALS = [
+  '..',
+  '../..',
+  '../outside',
+  '..\\..\\outside',
+  '/etc/passwd',
+  'escape',
+  'escape/../..',
+  'victim/../../outside',
+  'a\u0000b',
+  '.',
+  '.hidden',
+  'x.tmp',
+  'outside.json',
+  '%2e%2e',
+  '....//....//',
+];
 
 /** Inputs for every method, with a given task id and string parameter. */
 function inputsFor(method: ApiMethod, id: string, str: string): unknown {
@@ -123,8 +157,23 @@ export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioRe
     const h = host;
     const before = await hashTree(base);
     const good = { Authorization: `Bearer ${h.token}` };
-    const wrongTokens = ['', 'Bearer', `Bearer ${'0'.repeat(64)}`, `Bearer ${h.token.slice(0, -1)}`, `Bearer ${h.token.toUpperCase()}`, `Basic ${h.token}`, `Bearer ${h.token}x`];
-    const origins = ['http://evil.example', 'null', `http://127.0.0.1:${h.port}.evil.example`, `https://127.0.0.1:${h.port}`, `http://127.0.0.1:${h.port + 1}`, 'file://'];
+    const wrongTokens = [
+      '',
+      'Bearer',
+      `Bearer ${'0'.repeat(64)}`,
+      `Bearer ${h.token.slice(0, -1)}`,
+      `Bearer ${h.token.toUpperCase()}`,
+      `Basic ${h.token}`,
+      `Bearer ${h.token}x`,
+    ];
+    const origins = [
+      'http://evil.example',
+      'null',
+      `http://127.0.0.1:${h.port}.evil.example`,
+      `https://127.0.0.1:${h.port}`,
+      `http://127.0.0.1:${h.port + 1}`,
+      'file://',
+    ];
     const hosts = ['evil.example', `127.0.0.1:${h.port + 1}`, `localhost.evil.example:${h.port}`, `127.0.0.1.nip.io:${h.port}`];
     const routes: { method: string; path: string; body?: string }[] = [
       { method: 'GET', path: '/api/tasks' },
@@ -142,11 +191,24 @@ export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioRe
       tally.runs++;
       tally.faults++;
       if (r.body.includes(OUTSIDE)) tally.violation('secret outside the root served', `${what}: ${r.status}`);
-      if ((r.status >= 200 && r.status < 300) || r.body.includes(INSIDE)) tally.violation('hostile request answered with data', `${what}: ${r.status} ${r.body.slice(0, 200)}`);
+      if ((r.status >= 200 && r.status < 300) || r.body.includes(INSIDE))
+        tally.violation('hostile request answered with data', `${what}: ${r.status} ${r.body.slice(0, 200)}`);
     };
     const json = { 'Content-Type': 'application/json' };
 
-    const kinds = ['token', 'origin', 'host', 'traversal-path', 'traversal-rpc', 'traversal-query', 'static', 'oversized', 'slow', 'ipc-foreign', 'traversal-ipc'] as const;
+    const kinds = [
+      'token',
+      'origin',
+      'host',
+      'traversal-path',
+      'traversal-rpc',
+      'traversal-query',
+      'static',
+      'oversized',
+      'slow',
+      'ipc-foreign',
+      'traversal-ipc',
+    ] as const;
     const ipc = ipcHarness(service);
     let rpcCombos = 0;
     for (let i = 0; i < opts.runs; i++) {
@@ -157,18 +219,28 @@ export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioRe
       try {
         if (kind === 'token') {
           const auth = wrongTokens[pick(random, wrongTokens.length)];
-          refused(`${where} ${route.method} ${route.path} with ${JSON.stringify(auth.slice(0, 12))}`, await request(h.port, { ...route, headers: { ...json, ...(auth ? { Authorization: auth } : {}) } }));
+          refused(
+            `${where} ${route.method} ${route.path} with ${JSON.stringify(auth.slice(0, 12))}`,
+            await request(h.port, { ...route, headers: { ...json, ...(auth ? { Authorization: auth } : {}) } }),
+          );
         } else if (kind === 'origin') {
-          refused(`${where} Origin ${origins[i % origins.length]}`, await request(h.port, { ...route, headers: { ...json, ...good, Origin: origins[pick(random, origins.length)] } }));
+          refused(
+            `${where} Origin ${origins[i % origins.length]}`,
+            await request(h.port, { ...route, headers: { ...json, ...good, Origin: origins[pick(random, origins.length)] } }),
+          );
         } else if (kind === 'host') {
-          refused(`${where} Host ${hosts[i % hosts.length]}`, await request(h.port, { ...route, headers: { ...json, ...good, Host: hosts[pick(random, hosts.length)] } }));
+          refused(
+            `${where} Host ${hosts[i % hosts.length]}`,
+            await request(h.port, { ...route, headers: { ...json, ...good, Host: hosts[pick(random, hosts.length)] } }),
+          );
         } else if (kind === 'traversal-path') {
           const id = TRAVERSALS[pick(random, TRAVERSALS.length)];
           const encoded = random() < 0.5 ? encodeURIComponent(id) : id.replaceAll('\u0000', '%00');
           const suffix = random() < 0.5 ? '' : '/history';
           const r = await request(h.port, { path: `/api/tasks/${encoded}${suffix}?token=${h.token}` });
           // The symlinked task is listed as a problem (outside-root), never with what it points to.
-          if (id === 'escape' && r.status === 200 && !r.body.includes('outside-root') && !suffix) tally.violation('secret outside the root served', `${where}: the link out was followed`);
+          if (id === 'escape' && r.status === 200 && !r.body.includes('outside-root') && !suffix)
+            tally.violation('secret outside the root served', `${where}: the link out was followed`);
           tally.runs++;
           tally.faults++;
           if (r.body.includes(OUTSIDE)) tally.violation('secret outside the root served', `${where} ${encoded}${suffix}`);
@@ -192,22 +264,39 @@ export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioRe
           if (r.body.includes(OUTSIDE)) tally.violation('secret outside the root served', `${where} ${q.path}`);
           // A parameter that must be a number and holds a path is refused, not read as something else.
           const value = q.numeric ? new URLSearchParams(q.path.slice(q.path.indexOf('?') + 1)).get(q.numeric) : null;
-          if (value !== null && !/^\d+$/.test(value) && r.status >= 200 && r.status < 300) tally.violation('hostile request answered with data', `${where} ${q.path}: ${r.status}`);
-          if (q.tokenOnly && (r.status < 400 || r.body.includes(INSIDE))) tally.violation('hostile request answered with data', `${where} ${q.path}: ${r.status}`);
-          if (q.path.includes('root=') && !r.body.includes('victim')) tally.violation('host stopped serving', `${where} ${q.path}: stray parameters changed the answer (${r.status})`);
+          if (value !== null && !/^\d+$/.test(value) && r.status >= 200 && r.status < 300)
+            tally.violation('hostile request answered with data', `${where} ${q.path}: ${r.status}`);
+          if (q.tokenOnly && (r.status < 400 || r.body.includes(INSIDE)))
+            tally.violation('hostile request answered with data', `${where} ${q.path}: ${r.status}`);
+          if (q.path.includes('root=') && !r.body.includes('victim'))
+            tally.violation('host stopped serving', `${where} ${q.path}: stray parameters changed the answer (${r.status})`);
         } else if (kind === 'traversal-rpc') {
           // Every method with every traversal in turn, so even a short run tries each pair once in a while.
           const combo = rpcCombos++;
           const method = apiMethods[combo % apiMethods.length];
           const id = TRAVERSALS[Math.floor(combo / apiMethods.length) % TRAVERSALS.length];
           const str = random() < 0.5 ? TRAVERSALS[pick(random, TRAVERSALS.length)] : path.join(base, 'outside.txt');
-          const r = await request(h.port, { method: 'POST', path: `/api/rpc/${method}`, headers: { ...json, ...good }, body: JSON.stringify(inputsFor(method, id, str)) });
+          const r = await request(h.port, {
+            method: 'POST',
+            path: `/api/rpc/${method}`,
+            headers: { ...json, ...good },
+            body: JSON.stringify(inputsFor(method, id, str)),
+          });
           tally.runs++;
           tally.faults++;
           if (r.body.includes(OUTSIDE)) tally.violation('secret outside the root served', `${where} ${method} ${JSON.stringify(id)}`);
-          if (method === 'openDirectory' && r.status === 200 && !r.body.includes(root)) tally.violation('hostile request answered with data', `${where}: openDirectory moved the host to ${str}`);
+          if (method === 'openDirectory' && r.status === 200 && !r.body.includes(root))
+            tally.violation('hostile request answered with data', `${where}: openDirectory moved the host to ${str}`);
         } else if (kind === 'static') {
-          const paths = ['/../../outside.txt', '/%2e%2e/%2e%2e/outside.txt', '/leak.txt', `/${path.join(base, 'outside.txt')}`, '/..%5c..%5coutside.txt', '/%2e%2e%2foutside.txt', '/static/../../outside.txt'];
+          const paths = [
+            '/../../outside.txt',
+            '/%2e%2e/%2e%2e/outside.txt',
+            '/leak.txt',
+            `/${path.join(base, 'outside.txt')}`,
+            '/..%5c..%5coutside.txt',
+            '/%2e%2e%2foutside.txt',
+            '/static/../../outside.txt',
+          ];
           const r = await request(h.port, { path: paths[pick(random, paths.length)] });
           tally.runs++;
           tally.faults++;
@@ -216,10 +305,16 @@ export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioRe
           const big = Buffer.alloc(2 * 1024 * 1024 + pick(random, 1024), 0x20);
           const headers: Record<string, string> = { ...json, ...good };
           if (random() < 0.5) headers['Transfer-Encoding'] = 'chunked';
-          const r = await request(h.port, { method: 'POST', path: `/api/rpc/${route.path.startsWith('/api/rpc/') ? route.path.slice(9) : 'resumeTask'}`, headers, body: Buffer.concat([Buffer.from('{"taskId":"victim","pad":"'), big, Buffer.from('"}')]) });
+          const r = await request(h.port, {
+            method: 'POST',
+            path: `/api/rpc/${route.path.startsWith('/api/rpc/') ? route.path.slice(9) : 'resumeTask'}`,
+            headers,
+            body: Buffer.concat([Buffer.from('{"taskId":"victim","pad":"'), big, Buffer.from('"}')]),
+          });
           tally.runs++;
           tally.faults++;
-          if (r.status !== 413 && r.status !== 0) tally.violation('hostile request answered with data', `${where}: an oversized body got ${r.status}`);
+          if (r.status !== 413 && r.status !== 0)
+            tally.violation('hostile request answered with data', `${where}: an oversized body got ${r.status}`);
         } else if (kind === 'slow') {
           await slowClients(h, random, tally, where);
         } else {
@@ -231,12 +326,20 @@ export async function hostileRequests(opts: ScenarioOptions): Promise<ScenarioRe
       // Only a legitimate client may act, and never on a task that names a path or leads out of the root.
       for (const call of runnerCalls.splice(0)) {
         const pathLike = /[/\\\0]|^\.\.?$/.test(call.taskId) || call.taskId === 'escape';
-        if (!kind.startsWith('traversal') || pathLike) tally.violation('write reached the runner or the disk', `${where}: the runner was asked to ${call.what} ${JSON.stringify(call.taskId)}`);
+        if (!kind.startsWith('traversal') || pathLike)
+          tally.violation(
+            'write reached the runner or the disk',
+            `${where}: the runner was asked to ${call.what} ${JSON.stringify(call.taskId)}`,
+          );
       }
       // After every hostile request, the legitimate client is still served.
       if (i % 25 === 24 || kind === 'slow' || kind === 'oversized') {
-        const ok = await withTimeout(request(h.port, { path: '/api/tasks', headers: good }), 10_000, 'a legitimate request').catch(() => ({ status: 0, body: '' }));
-        if (ok.status !== 200 || !ok.body.includes('victim')) tally.violation('host stopped serving', `${where}: the legitimate client got ${ok.status}`);
+        const ok = await withTimeout(request(h.port, { path: '/api/tasks', headers: good }), 10_000, 'a legitimate request').catch(() => ({
+          status: 0,
+          body: '',
+        }));
+        if (ok.status !== 200 || !ok.body.includes('victim'))
+          tally.violation('host stopped serving', `${where}: the legitimate client got ${ok.status}`);
       }
       if ((i + 1) % 500 === 0) opts.log(`hostile requests: ${i + 1}/${opts.runs}, ${tally.total} violations`);
     }
@@ -271,20 +374,31 @@ async function slowClients(h: HttpHost, random: () => number, tally: Tally, wher
     for (const s of sockets) s.write(head.slice(i, i + 16));
     await new Promise((r) => setTimeout(r, 2));
   }
-  const ok = await withTimeout(request(h.port, { path: '/api/tasks', headers: { Authorization: `Bearer ${h.token}` } }), 10_000, 'a request beside slow clients').catch(() => ({ status: 0, body: '' }));
+  const ok = await withTimeout(
+    request(h.port, { path: '/api/tasks', headers: { Authorization: `Bearer ${h.token}` } }),
+    10_000,
+    'a request beside slow clients',
+  ).catch(() => ({ status: 0, body: '' }));
   if (ok.status !== 200) tally.violation('host stopped serving', `${where}: beside slow clients the legitimate client got ${ok.status}`);
   for (const s of sockets) s.destroy();
   tally.runs++;
   tally.faults += sockets.length;
   const got = received.join('');
-  if (got.includes(INSIDE) || got.includes(OUTSIDE) || /HTTP\/1\.1 2\d\d/.test(got)) tally.violation('hostile request answered with data', `${where}: a slow client got ${got.slice(0, 200)}`);
+  if (got.includes(INSIDE) || got.includes(OUTSIDE) || /HTTP\/1\.1 2\d\d/.test(got))
+    tally.violation('hostile request answered with data', `${where}: a slow client got ${got.slice(0, 200)}`);
 }
 
 /** The IPC handlers over the real service, invoked the way Electron would, from senders that are not the app. */
 function ipcHarness(service: HostService) {
   const handlers = new Map<string, (event: InvokeEventLike, ...args: unknown[]) => unknown>();
   const ipcMain: IpcMainLike = { handle: (c, l) => void handlers.set(c, l), removeHandler: (c) => void handlers.delete(c) };
-  const contents = (id: number): WebContentsLike => ({ id, send: () => {}, isDestroyed: () => false, once: () => undefined, on: () => undefined });
+  const contents = (id: number): WebContentsLike => ({
+    id,
+    send: () => {},
+    isDestroyed: () => false,
+    once: () => undefined,
+    on: () => undefined,
+  });
   const own = contents(1);
   const dispose = registerIpcHandlers(ipcMain, service, { isOwnWebContents: (s) => s.id === own.id });
   const appFrame: FrameLike = { url: 'waystation://app/index.html', parent: null };
@@ -305,15 +419,20 @@ function ipcHarness(service: HostService) {
       if (foreign) {
         const s = senders[pick(random, senders.length)];
         const r = (await handlers.get(ipcChannel(method))!(s.event, inputsFor(method, 'victim', 'x'))) as IpcResult;
-        if (r.ok || r.error.code !== 'forbidden') tally.violation('hostile request answered with data', `${where}: IPC ${method} from ${s.what} was not refused`);
+        if (r.ok || r.error.code !== 'forbidden')
+          tally.violation('hostile request answered with data', `${where}: IPC ${method} from ${s.what} was not refused`);
         return;
       }
       // The app's own frame, but every parameter a path out: each method with each traversal in turn.
       const combo = ipcCombos++;
       const ownMethod = apiMethods[combo % apiMethods.length];
       const id = TRAVERSALS[Math.floor(combo / apiMethods.length) % TRAVERSALS.length];
-      const r = (await handlers.get(ipcChannel(ownMethod))!({ sender: own, senderFrame: appFrame }, inputsFor(ownMethod, id, TRAVERSALS[pick(random, TRAVERSALS.length)]))) as IpcResult;
-      if (JSON.stringify(r).includes(OUTSIDE)) tally.violation('secret outside the root served', `${where}: IPC ${ownMethod} ${JSON.stringify(id)}`);
+      const r = (await handlers.get(ipcChannel(ownMethod))!(
+        { sender: own, senderFrame: appFrame },
+        inputsFor(ownMethod, id, TRAVERSALS[pick(random, TRAVERSALS.length)]),
+      )) as IpcResult;
+      if (JSON.stringify(r).includes(OUTSIDE))
+        tally.violation('secret outside the root served', `${where}: IPC ${ownMethod} ${JSON.stringify(id)}`);
     },
   };
 }

@@ -36,11 +36,35 @@ const CHECKS = [
 ] as const;
 
 /** What a JavaScript failure, rather than a reader's own message, looks like. */
-const CRASH = /Maximum call stack|RangeError|TypeError|ReferenceError|Cannot read propert|is not a function|is not iterable|undefined is not/;
+const CRASH =
+  /Maximum call stack|RangeError|TypeError|ReferenceError|Cannot read propert|is not a function|is not iterable|undefined is not/;
 const SECRET = 'TOP-SECRET-OUTSIDE-THE-ROOT';
 /** `versions/00000005.json` is a segment (versions 5 to 8, sealed records); `seal` is its first record's seal line. */
-const TARGETS = ['checkpoint.json', 'versions/00000001.json', 'versions/00000003.json', 'versions/00000005.json', 'seal', 'blob', 'events.jsonl', 'lease'] as const;
-const KINDS = ['truncate', 'wrong-type', 'huge-string', 'deep-nesting', 'duplicate-keys', 'invalid-utf8', 'future-schema', 'symlink-cycle', 'symlink-outside', 'fifo', 'device-link', 'random-bytes', 'empty'] as const;
+const TARGETS = [
+  'checkpoint.json',
+  'versions/00000001.json',
+  'versions/00000003.json',
+  'versions/00000005.json',
+  'seal',
+  'blob',
+  'events.jsonl',
+  'lease',
+] as const;
+const KINDS = [
+  'truncate',
+  'wrong-type',
+  'huge-string',
+  'deep-nesting',
+  'duplicate-keys',
+  'invalid-utf8',
+  'future-schema',
+  'symlink-cycle',
+  'symlink-outside',
+  'fifo',
+  'device-link',
+  'random-bytes',
+  'empty',
+] as const;
 
 /** One mutation of one file of the victim task. */
 export const Mutation = fc.record({
@@ -74,7 +98,13 @@ function setAt(doc: unknown, p: (string | number)[], value: unknown): void {
 }
 
 /** Mutations that change a JSON document's content rather than its bytes. */
-const DOCUMENT_KINDS: ReadonlySet<Mutation['kind']> = new Set(['wrong-type', 'huge-string', 'deep-nesting', 'duplicate-keys', 'future-schema']);
+const DOCUMENT_KINDS: ReadonlySet<Mutation['kind']> = new Set([
+  'wrong-type',
+  'huge-string',
+  'deep-nesting',
+  'duplicate-keys',
+  'future-schema',
+]);
 
 /**
  * Mutate one file of the task; returns what was done, in words. A version file is an envelope line followed by
@@ -89,7 +119,9 @@ export async function mutate(taskDir: string, outside: string, m: Mutation): Pro
   if (m.target === 'lease') rel = 'lease/1.json';
   const file = path.join(taskDir, rel);
   if (m.target === 'lease') await fs.mkdir(path.dirname(file), { recursive: true });
-  const whole = await fs.readFile(file).catch(() => Buffer.from('{"owner":"w","pid":1,"hostname":"h","acquired_at":"x","heartbeat_at":"x","released":false}'));
+  const whole = await fs
+    .readFile(file)
+    .catch(() => Buffer.from('{"owner":"w","pid":1,"hostname":"h","acquired_at":"x","heartbeat_at":"x","released":false}'));
   // The bytes the mutation applies to: [from, to) of the file.
   let [from, to] = [0, whole.length];
   const lineBreak = whole.indexOf(0x0a);
@@ -237,7 +269,12 @@ export async function victimTask(root: string, taskId: string): Promise<void> {
     const next = withoutVersion(cp);
     next.plan = next.plan.map((s, i) => (i === v - 2 ? { ...s, status: 'done' as const, attempts: 1 } : s));
     next.current_step = v - 1;
-    const request = { expectedVersion: cp.version, checkpoint: next, results: { [next.plan[v - 2].id]: { v } }, appendHistory: [{ role: 'user' as const, content: `m${v}` }] };
+    const request = {
+      expectedVersion: cp.version,
+      checkpoint: next,
+      results: { [next.plan[v - 2].id]: { v } },
+      appendHistory: [{ role: 'user' as const, content: `m${v}` }],
+    };
     cp = (await store.save(taskId, v >= 5 ? { ...request, lease } : request)).checkpoint;
   }
 }
@@ -288,7 +325,8 @@ async function guarded(name: string, where: string, tally: Tally, fn: () => Prom
     return value;
   } catch (err) {
     if (err instanceof HangError) tally.violation('reader hung', `${where}: ${name}`);
-    else if (!(err instanceof ApiError) || CRASH.test(err.message)) tally.violation('reader crashed', `${where}: ${name}: ${messageOf(err)}`);
+    else if (!(err instanceof ApiError) || CRASH.test(err.message))
+      tally.violation('reader crashed', `${where}: ${name}: ${messageOf(err)}`);
     else if (err.message.includes(SECRET)) tally.violation('secret outside the root was read', `${where}: ${name}`);
     return undefined;
   }
@@ -296,15 +334,26 @@ async function guarded(name: string, where: string, tally: Tally, fn: () => Prom
 
 async function throughReaders(root: string, where: string, tally: Tally): Promise<void> {
   // The CLI, in this process: the same code as the binary minus the spawn.
-  for (const args of [['ls', root, '--json'], ['show', root, 'victim', '--json'], ['history', root, 'victim', '--json'], ['diff', root, 'victim', '1', '3', '--json'], ['verify', root, 'victim', '--json']]) {
+  for (const args of [
+    ['ls', root, '--json'],
+    ['show', root, 'victim', '--json'],
+    ['history', root, 'victim', '--json'],
+    ['diff', root, 'victim', '1', '3', '--json'],
+    ['verify', root, 'victim', '--json'],
+  ]) {
     let out = '';
     let err = '';
-    const code = await withTimeout(runCli(args, { out: (s) => void (out += s), err: (s) => void (err += s), color: false }), 20_000, `waystation ${args[0]}`).catch((e: unknown) => {
+    const code = await withTimeout(
+      runCli(args, { out: (s) => void (out += s), err: (s) => void (err += s), color: false }),
+      20_000,
+      `waystation ${args[0]}`,
+    ).catch((e: unknown) => {
       tally.violation(e instanceof HangError ? 'reader hung' : 'reader crashed', `${where}: waystation ${args[0]}: ${messageOf(e)}`);
       return null;
     });
     if (code === null) continue;
-    if (![0, 1, 2].includes(code) || CRASH.test(err)) tally.violation('reader crashed', `${where}: waystation ${args[0]} exited ${code}: ${err.trim().slice(0, 300)}`);
+    if (![0, 1, 2].includes(code) || CRASH.test(err))
+      tally.violation('reader crashed', `${where}: waystation ${args[0]} exited ${code}: ${err.trim().slice(0, 300)}`);
     if ((out + err).includes(SECRET)) tally.violation('secret outside the root was read', `${where}: waystation ${args[0]}`);
   }
 
@@ -316,15 +365,18 @@ async function throughReaders(root: string, where: string, tally: Tally): Promis
     const call = (method: ApiMethod, input: unknown) => guarded(method, where, tally, () => dispatch(service, method, input));
     const list = (await call('listTasks', {})) as Awaited<ReturnType<HostService['listTasks']>> | undefined;
     const healthy = list?.find((t) => t.task_id === 'healthy');
-    if (list && (!healthy || healthy.problems.some((p) => p.severity === 'error'))) tally.violation('another task became unreadable', `${where}: ${JSON.stringify(healthy?.problems ?? 'missing')}`);
+    if (list && (!healthy || healthy.problems.some((p) => p.severity === 'error')))
+      tally.violation('another task became unreadable', `${where}: ${JSON.stringify(healthy?.problems ?? 'missing')}`);
     const detail = (await call('getTask', { taskId: 'victim' })) as Awaited<ReturnType<HostService['getTask']>> | undefined;
     if (detail) {
       if (!detail.checkpoint && detail.problems.length === 0) tally.violation('unreadable without a typed problem', `${where}: getTask`);
-      if (detail.problems.some((p) => !ProblemReason.safeParse(p.reason).success)) tally.violation('unreadable without a typed problem', `${where}: a problem with reason outside the list`);
+      if (detail.problems.some((p) => !ProblemReason.safeParse(p.reason).success))
+        tally.violation('unreadable without a typed problem', `${where}: a problem with reason outside the list`);
       tally.bump(detail.problems.length > 0 ? 'entries shown with a typed problem' : 'entries still read whole');
     }
     const summary = list?.find((t) => t.task_id === 'victim');
-    if (summary && summary.display_status === 'unreadable' && summary.problems.length === 0) tally.violation('unreadable without a typed problem', `${where}: listTasks`);
+    if (summary && summary.display_status === 'unreadable' && summary.problems.length === 0)
+      tally.violation('unreadable without a typed problem', `${where}: listTasks`);
     await call('getTask', { taskId: 'victim', version: 1 });
     await call('getHistory', { taskId: 'victim' });
     await call('diffVersions', { taskId: 'victim', a: 1, b: 3 });

@@ -62,7 +62,14 @@ export async function races(opts: ScenarioOptions): Promise<ScenarioReport> {
 }
 
 /** A failed task, then 2 to 5 `waystation resume` processes at once. */
-async function concurrentRunners(cli: string, base: string, rounds: number, random: () => number, tally: Tally, opts: ScenarioOptions): Promise<void> {
+async function concurrentRunners(
+  cli: string,
+  base: string,
+  rounds: number,
+  random: () => number,
+  tally: Tally,
+  opts: ScenarioOptions,
+): Promise<void> {
   const root = path.join(base, 'runners');
   await fs.mkdir(root);
   const env: NodeJS.ProcessEnv = { ...process.env, WAYSTATION_OFFLINE_LATENCY_MS: '20', NO_COLOR: '1' };
@@ -78,11 +85,16 @@ async function concurrentRunners(cli: string, base: string, rounds: number, rand
     const history = await openStore(root).history(taskId);
     const drives = history.filter((h) => /^resumed/.test(h.source.note ?? '')).length;
     if (drives > 1) tally.violation('two runners drove the same task', `round ${r}: ${drives} resumes recorded by ${n} runners`);
-    if (drives === 0) tally.violation('no runner drove the task', `round ${r}: ${results.map((x) => `${x.code}: ${x.out.trim().split('\n').at(-1)}`).join(' | ')}`);
+    if (drives === 0)
+      tally.violation(
+        'no runner drove the task',
+        `round ${r}: ${results.map((x) => `${x.code}: ${x.out.trim().split('\n').at(-1)}`).join(' | ')}`,
+      );
     for (const x of results) {
       if (x.code === RunExit.busy) {
         tally.bump('runners refused (busy)');
-        if (!/being driven by another runner \(pid \d+/.test(x.out) || !/nothing was written/.test(x.out)) tally.violation('unclear refusal', `round ${r}: ${x.out.trim()}`);
+        if (!/being driven by another runner \(pid \d+/.test(x.out) || !/nothing was written/.test(x.out))
+          tally.violation('unclear refusal', `round ${r}: ${x.out.trim()}`);
       } else if (x.code === RunExit.done) {
         tally.bump(/already done/.test(x.out) ? 'runners that found it already done' : 'runners that drove it');
       } else {
@@ -90,7 +102,8 @@ async function concurrentRunners(cli: string, base: string, rounds: number, rand
       }
     }
     for (const v of await doneStepsRunAgain(root, taskId)) tally.violation('done step executed again', `round ${r}: ${v}`);
-    if ((await openStore(root).getTask(taskId))?.checkpoint?.status !== 'done') tally.violation('no runner drove the task', `round ${r}: the task is not done`);
+    if ((await openStore(root).getTask(taskId))?.checkpoint?.status !== 'done')
+      tally.violation('no runner drove the task', `round ${r}: the task is not done`);
     if ((r + 1) % 20 === 0) opts.log(`races: ${r + 1}/${rounds} rounds of concurrent runners`);
   }
 }
@@ -100,7 +113,16 @@ async function writerWhileReading(base: string, reads: number, tally: Tally): Pr
   const root = path.join(base, 'writer');
   await fs.mkdir(root);
   const bundled = path.join(REPO, '.waystation-tmp', `race-writer-${process.pid}.mjs`);
-  await build({ entryPoints: [path.join(REPO, 'test/torture/lib/steady-writer.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: bundled, packages: 'external', logLevel: 'error' });
+  await build({
+    entryPoints: [path.join(REPO, 'test/torture/lib/steady-writer.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: bundled,
+    packages: 'external',
+    logLevel: 'error',
+  });
   const writer = spawn(process.execPath, [bundled, root], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   const service = new HostService({ host: 'web', runner: null });
   try {
@@ -123,7 +145,8 @@ async function writerWhileReading(base: string, reads: number, tally: Tally): Pr
         if (which === 0) {
           const detail = await service.getTask({ taskId: 'steady' });
           const errors = detail.problems.filter((p) => p.severity === 'error');
-          if (!detail.checkpoint || errors.length > 0) tally.violation('torn or failed read during a write', `read ${i}: ${errors.map((p) => `${p.file}: ${p.message}`).join('; ')}`);
+          if (!detail.checkpoint || errors.length > 0)
+            tally.violation('torn or failed read during a write', `read ${i}: ${errors.map((p) => `${p.file}: ${p.message}`).join('; ')}`);
           const v = detail.checkpoint?.version ?? 0;
           if (v < last) tally.violation('version went backwards', `read ${i}: version ${v} after ${last}`);
           last = Math.max(last, v);
@@ -132,16 +155,23 @@ async function writerWhileReading(base: string, reads: number, tally: Tally): Pr
           // As the app asks: after the last entry it holds, keeping its own up to the version answered.
           const lastHeld = held.at(-1);
           const answer = await service.getHistory(
-            lastHeld ? { taskId: 'steady', after: { version: lastHeld.version, updated_at: lastHeld.updated_at, bytes: lastHeld.bytes } } : { taskId: 'steady' },
+            lastHeld
+              ? { taskId: 'steady', after: { version: lastHeld.version, updated_at: lastHeld.updated_at, bytes: lastHeld.bytes } }
+              : { taskId: 'steady' },
           );
           held = answer.after > 0 ? [...held.filter((h) => h.version <= answer.after), ...answer.versions] : answer.versions;
           const numbers = held.map((h) => h.version);
-          if (numbers.some((n, k) => n !== k + 1)) tally.violation('torn or failed read during a write', `read ${i}: history ${numbers.slice(0, 5).join(',')}...`);
+          if (numbers.some((n, k) => n !== k + 1))
+            tally.violation('torn or failed read during a write', `read ${i}: history ${numbers.slice(0, 5).join(',')}...`);
         } else {
           const list = await service.listTasks();
           const t = list.find((s) => s.task_id === 'steady');
           const errors = t?.problems.filter((p) => p.severity === 'error') ?? [];
-          if (!t || errors.length > 0) tally.violation('torn or failed read during a write', `read ${i}: listTasks: ${t ? errors.map((p) => `${p.file}: ${p.message}`).join('; ') : 'the task is missing'}`);
+          if (!t || errors.length > 0)
+            tally.violation(
+              'torn or failed read during a write',
+              `read ${i}: listTasks: ${t ? errors.map((p) => `${p.file}: ${p.message}`).join('; ') : 'the task is missing'}`,
+            );
         }
       } catch (err) {
         tally.violation('torn or failed read during a write', `read ${i}: ${messageOf(err)}`);
@@ -199,18 +229,28 @@ async function directoryUnderWatcher(base: string, rounds: number, random: () =>
         const listed = await withTimeout(listedIds(service), 10_000, 'listTasks');
         const stillListed = gone.filter((id) => listed.includes(id));
         const unannounced = gone.filter((id) => !removed.has(id));
-        return stillListed.length === 0 && unannounced.length === 0 ? null : `still listed: [${stillListed.join(', ')}]; no task-removed event for: [${unannounced.join(', ')}]`;
+        return stillListed.length === 0 && unannounced.length === 0
+          ? null
+          : `still listed: [${stillListed.join(', ')}]; no task-removed event for: [${unannounced.join(', ')}]`;
       });
-      if (followed !== null) tally.violation('host view did not follow the directory', `round ${r} (${what}): after ${DIRECTORY_FOLLOW_MS} ms, ${followed}`);
+      if (followed !== null)
+        tally.violation('host view did not follow the directory', `round ${r} (${what}): after ${DIRECTORY_FOLLOW_MS} ms, ${followed}`);
       if (what === 'task folder deleted') {
         const kept = await listedIds(service);
-        if (!kept.includes('a') || !kept.includes('c')) tally.violation('host view did not follow the directory', `round ${r}: the tasks left in place are not all listed: [${kept.join(', ')}]`);
+        if (!kept.includes('a') || !kept.includes('c'))
+          tally.violation(
+            'host view did not follow the directory',
+            `round ${r}: the tasks left in place are not all listed: [${kept.join(', ')}]`,
+          );
       }
       unsubscribe();
       await withTimeout(service.close(), 10_000, 'closing the host');
       tally.bump(`rounds: ${what}`);
     } catch (err) {
-      tally.violation('host crashed or hung when the directory changed under it', `round ${r} (${what}): ${err instanceof HangError ? '' : 'threw '}${messageOf(err)}`);
+      tally.violation(
+        'host crashed or hung when the directory changed under it',
+        `round ${r} (${what}): ${err instanceof HangError ? '' : 'threw '}${messageOf(err)}`,
+      );
       await service.close().catch(() => undefined);
     }
     await removeTree(root);

@@ -55,7 +55,8 @@ async function differsFromWritten(store: ReturnType<typeof openStore>, v: number
   if (cp.phase !== phase) return `version ${v} has phase ${JSON.stringify(cp.phase)}, written as ${JSON.stringify(phase)}`;
   const history = await store.readHistory(TASK, v);
   const expected = Array.from({ length: v - 1 }, (_, i) => `m${i + 2}`);
-  if (JSON.stringify(history.map((m) => m.content)) !== JSON.stringify(expected)) return `version ${v}'s history is ${history.length} messages, not the ${expected.length} written`;
+  if (JSON.stringify(history.map((m) => m.content)) !== JSON.stringify(expected))
+    return `version ${v}'s history is ${history.length} messages, not the ${expected.length} written`;
   if (v > 1) {
     const ref = cp.plan[v % PLAN].result_ref;
     const result = ref ? ((await store.readBlob(TASK, ref)) as { version?: number }) : null;
@@ -105,7 +106,14 @@ export async function tornWrites(opts: ScenarioOptions): Promise<ScenarioReport>
         await fs.mkdir(image);
         await pfs.materialize(image, random);
         const mode = lease ? ', under the lease' : '';
-        await checkImage(image, lastDurable, lastAttempted, lease, tally, `cut ${c} image ${k} (writes ${pfs.writes}, durable ${lastDurable}, attempted ${lastAttempted}${mode})`);
+        await checkImage(
+          image,
+          lastDurable,
+          lastAttempted,
+          lease,
+          tally,
+          `cut ${c} image ${k} (writes ${pfs.writes}, durable ${lastDurable}, attempted ${lastAttempted}${mode})`,
+        );
         await fs.rm(image, { recursive: true, force: true });
       }
       tally.figures['entries undone or kept at random'] = pfs.undone + Number(tally.figures['entries undone or kept at random'] ?? 0);
@@ -118,7 +126,14 @@ export async function tornWrites(opts: ScenarioOptions): Promise<ScenarioReport>
   return tally.report();
 }
 
-async function checkImage(image: string, lastDurable: number, lastAttempted: number, lease: SaveLease | undefined, tally: Tally, where: string): Promise<void> {
+async function checkImage(
+  image: string,
+  lastDurable: number,
+  lastAttempted: number,
+  lease: SaveLease | undefined,
+  tally: Tally,
+  where: string,
+): Promise<void> {
   const store = openStore(image);
   const entry = await store.getTask(TASK);
   const report = await recoveryReport(image, TASK);
@@ -126,10 +141,16 @@ async function checkImage(image: string, lastDurable: number, lastAttempted: num
   if (latest < lastDurable) tally.violation('durable version lost', `${where}: recovered to version ${latest}`);
   if (latest > lastAttempted) tally.violation('state that was never written', `${where}: version ${latest} was never saved`);
   if (entry && entry.problems.some((p) => p.severity === 'error') && lastDurable > 0) {
-    tally.violation('unexpected problem on the recovered task', `${where}: ${entry.problems.map((p) => `${p.file}: ${p.message}`).join('; ')}`);
+    tally.violation(
+      'unexpected problem on the recovered task',
+      `${where}: ${entry.problems.map((p) => `${p.file}: ${p.message}`).join('; ')}`,
+    );
   }
   if (report.latest_version !== latest) {
-    tally.violation('loss not accounted for', `${where}: the recovery report says version ${report.latest_version}, the task shows ${latest}`);
+    tally.violation(
+      'loss not accounted for',
+      `${where}: the recovery report says version ${report.latest_version}, the task shows ${latest}`,
+    );
   }
   // A save interrupted before its commit point may leave a temp file naming its version: the report must say so.
   const leftover = (await fs.readdir(path.join(image, TASK, 'versions')).catch(() => [] as string[]))
@@ -143,18 +164,35 @@ async function checkImage(image: string, lastDurable: number, lastAttempted: num
     }
   }
   // A record cut short at the end of a segment is a save interrupted before its commit point too.
-  const files = (await fs.readdir(path.join(image, TASK, 'versions')).catch(() => [] as string[])).filter((n) => /^\d{8}\.json$/.test(n)).sort();
+  const files = (await fs.readdir(path.join(image, TASK, 'versions')).catch(() => [] as string[]))
+    .filter((n) => /^\d{8}\.json$/.test(n))
+    .sort();
   const newestFile = files.at(-1);
-  const segment = newestFile ? parseSegment(await fs.readFile(path.join(image, TASK, 'versions', newestFile)), Number(newestFile.slice(0, 8))) : null;
+  const segment = newestFile
+    ? parseSegment(await fs.readFile(path.join(image, TASK, 'versions', newestFile)), Number(newestFile.slice(0, 8)))
+    : null;
   if (segment?.tail === 'torn' && segment.tailVersion! > latest && !report.interrupted_versions.includes(segment.tailVersion!)) {
-    tally.violation('loss not accounted for', `${where}: version ${segment.tailVersion} was cut short at the end of ${newestFile} and the recovery report does not name it`);
+    tally.violation(
+      'loss not accounted for',
+      `${where}: version ${segment.tailVersion} was cut short at the end of ${newestFile} and the recovery report does not name it`,
+    );
   }
   if (segment?.tail === 'torn') tally.bump('images with a record cut short');
   // Behind while a segment fills is the design (the versions after it are in versions/<hot + 1>), not a loss.
-  const lagsBySegment = report.hot_version !== null && files.includes(versionFileName(report.hot_version + 1)) && (await isSealed(image, report.hot_version + 1));
+  const lagsBySegment =
+    report.hot_version !== null &&
+    files.includes(versionFileName(report.hot_version + 1)) &&
+    (await isSealed(image, report.hot_version + 1));
   if (lagsBySegment) tally.bump('images with checkpoint.json behind a segment');
-  else if (report.hot_version !== null && report.hot_version !== latest && !report.account.some((line) => line.startsWith('checkpoint.json'))) {
-    tally.violation('loss not accounted for', `${where}: checkpoint.json holds version ${report.hot_version}, the task ${latest}, and the report is silent`);
+  else if (
+    report.hot_version !== null &&
+    report.hot_version !== latest &&
+    !report.account.some((line) => line.startsWith('checkpoint.json'))
+  ) {
+    tally.violation(
+      'loss not accounted for',
+      `${where}: checkpoint.json holds version ${report.hot_version}, the task ${latest}, and the report is silent`,
+    );
   }
   bumpAccount(tally, report);
   // A cut before the task folder held anything leaves no task for verify to name.
@@ -181,7 +219,8 @@ async function checkImage(image: string, lastDurable: number, lastAttempted: num
   try {
     const next = await openStore(image).save(TASK, { ...requestFor(entry.checkpoint, latest + 1), lease });
     const diff = await differsFromWritten(openStore(image), latest + 1);
-    if (next.checkpoint.version !== latest + 1 || diff) tally.violation('next save failed', `${where}: ${diff ?? `saved as version ${next.checkpoint.version}`}`);
+    if (next.checkpoint.version !== latest + 1 || diff)
+      tally.violation('next save failed', `${where}: ${diff ?? `saved as version ${next.checkpoint.version}`}`);
   } catch (err) {
     tally.violation('next save failed', `${where}: ${messageOf(err)}`);
   }
@@ -193,21 +232,31 @@ async function isSealed(image: string, first: number): Promise<boolean> {
 }
 
 /** `waystation verify` prints the account when there is one (in its JSON, or after its refusal), and only then. */
-async function checkVerifyShows(image: string, report: Awaited<ReturnType<typeof recoveryReport>>, tally: Tally, where: string): Promise<void> {
+async function checkVerifyShows(
+  image: string,
+  report: Awaited<ReturnType<typeof recoveryReport>>,
+  tally: Tally,
+  where: string,
+): Promise<void> {
   let out = '';
   let err = '';
   await runCli(['verify', image, TASK, '--json'], { out: (s) => void (out += s), err: (s) => void (err += s), color: false });
   const news = hasRecoveryNews(report);
   if (out === '') {
     // Refused: nothing reads whole, and the account follows the problems.
-    if (news && !report.account.every((line) => err.includes(line))) tally.violation('loss not shown by waystation verify', `${where}: the refusal omits the account: ${err.trim()}`);
+    if (news && !report.account.every((line) => err.includes(line)))
+      tally.violation('loss not shown by waystation verify', `${where}: the refusal omits the account: ${err.trim()}`);
     return;
   }
   const shown = (JSON.parse(out) as { recovery?: { account: string[] } }).recovery?.account;
   if (news && JSON.stringify(shown) !== JSON.stringify(report.account)) {
-    tally.violation('loss not shown by waystation verify', `${where}: verify --json says ${JSON.stringify(shown)}, the report ${JSON.stringify(report.account)}`);
+    tally.violation(
+      'loss not shown by waystation verify',
+      `${where}: verify --json says ${JSON.stringify(shown)}, the report ${JSON.stringify(report.account)}`,
+    );
   }
-  if (!news && shown) tally.violation('loss not shown by waystation verify', `${where}: verify reports a loss where none is: ${JSON.stringify(shown)}`);
+  if (!news && shown)
+    tally.violation('loss not shown by waystation verify', `${where}: verify reports a loss where none is: ${JSON.stringify(shown)}`);
   if (news) tally.bump('images whose loss verify printed');
 }
 
