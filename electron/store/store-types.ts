@@ -187,19 +187,23 @@ export interface HistoryTail {
 export type KeepListed<T> = (entries: ListedTask[]) => T[] | Promise<T[]>;
 
 /**
- * The store over one checkpoint directory root.
+ * What the inspector and the CLI read: any place tasks can be browsed from,
+ * writable or not (a checkpoint directory, a database, another framework's
+ * checkpoints). A source is opened read-only unless it is also a
+ * CheckpointStore.
  *
- * Reads never throw on bad files (they report problems) and never modify the
- * disk. Writes are atomic and durable; see docs/FORMAT.md for the protocol.
+ * Reads never throw on bad data (they report problems) and never modify what
+ * they read.
  */
-export interface CheckpointStore {
+export interface CheckpointSource {
+  /** Where the tasks are: a directory's path, or a locator with no secret in it. */
   readonly root: string;
   /**
-   * Every task in the directory, including legacy-format files and unreadable
-   * ones, each checked for what its summary shows (see ListedTask), in task id
-   * order. With `keep`, what it makes of each entry instead: it is called on
-   * the entries as they are read, a slice at a time, so a caller that keeps
-   * less than the parsed checkpoint never holds them all at once.
+   * Every task, including legacy-format files and unreadable ones, each
+   * checked for what its summary shows (see ListedTask), in task id order.
+   * With `keep`, what it makes of each entry instead: it is called on the
+   * entries as they are read, a slice at a time, so a caller that keeps less
+   * than the parsed checkpoint never holds them all at once.
    */
   listTasks(): Promise<ListedTask[]>;
   listTasks<T>(keep: KeepListed<T>): Promise<T[]>;
@@ -225,6 +229,29 @@ export interface CheckpointStore {
    * otherwise (or without `after`) the whole list, with `after: 0`.
    */
   historyAfter(taskId: string, after?: VersionMark): Promise<VersionsAfter>;
+  /** A stored step result or any blob, by reference. */
+  readBlob(taskId: string, ref: string): Promise<unknown>;
+  /** The message history as of a version (default: latest). */
+  readHistory(taskId: string, version?: number): Promise<HistoryMessage[]>;
+  /**
+   * The messages of a version (default: latest) after those a reader already
+   * holds (`after`: the head and count of the version it read). Only the
+   * chunks written since are read when that history is the start of this
+   * one, as when a task ran on; otherwise (or without `after`) every message,
+   * from 0.
+   */
+  readHistoryAfter(taskId: string, version?: number, after?: HistoryMark): Promise<HistoryTail>;
+  /** Events with id > afterId (default 0), oldest first. */
+  readEvents(taskId: string, afterId?: number): Promise<TaskEvent[]>;
+}
+
+/**
+ * The store over one checkpoint directory root: a source that can also be
+ * written.
+ *
+ * Writes are atomic and durable; see docs/FORMAT.md for the protocol.
+ */
+export interface CheckpointStore extends CheckpointSource {
   /** Create a task: writes version 1. Fails with ConflictError if the task already exists. */
   create(checkpoint: Omit<CheckpointInput, 'version'>, opts?: Omit<SaveRequest, 'expectedVersion' | 'checkpoint'>): Promise<SaveResult>;
   /** Write the next version. */
@@ -242,20 +269,6 @@ export interface CheckpointStore {
    * then shows the native task instead of the legacy one. Returns version 1.
    */
   importTask(taskId: string): Promise<SaveResult>;
-  /** A stored step result or any blob, by reference. */
-  readBlob(taskId: string, ref: string): Promise<unknown>;
-  /** The message history as of a version (default: latest). */
-  readHistory(taskId: string, version?: number): Promise<HistoryMessage[]>;
-  /**
-   * The messages of a version (default: latest) after those a reader already
-   * holds (`after`: the head and count of the version it read). Only the
-   * chunks written since are read when that history is the start of this
-   * one, as when a task ran on; otherwise (or without `after`) every message,
-   * from 0.
-   */
-  readHistoryAfter(taskId: string, version?: number, after?: HistoryMark): Promise<HistoryTail>;
   /** Append an event; returns it with its id. */
   appendEvent(taskId: string, event: Omit<TaskEvent, 'id' | 'task_id' | 'at'> & { at?: string }): Promise<TaskEvent>;
-  /** Events with id > afterId (default 0), oldest first. */
-  readEvents(taskId: string, afterId?: number): Promise<TaskEvent[]>;
 }
