@@ -9,7 +9,7 @@ import type { ActionResult } from '../../shared/api/contract.js';
 import { listAvailableAgents } from '../runtime/agent-catalog.js';
 import { Runner, type RunOutcome, type RunnerOptions } from '../runtime/runner.js';
 import { generateTaskId } from '../runtime/task-operations.js';
-import type { HostRunner, RunnerEvent } from './host-service.js';
+import type { HostRunner, RunnerEvent } from './host-ports.js';
 import { demoRunEnv } from './demo-directory.js';
 
 export interface HostRunnerOptions {

@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { RecentFolders } from '../host/host-service.js';
+import type { RecentFolders } from '../host/host-ports.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
 

@@ -12,10 +12,10 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { builtInAgents } from '../agents/registry.js';
-import type { AnyAgent } from './define-agent.js';
 import { describeAgentModule, type DescribeOptions } from './agent-describer.js';
 import type { DescribedAgent } from './worker-protocol.js';
 import { nodeFs } from '../store/store-fs.js';
+import { optionsJsonSchema } from '../../shared/api/options-json-schema.js';
 
 /** The configuration file's name, in the checkpoint directory root. */
 export const AGENTS_CONFIG_FILE = 'waystation.config.json';
@@ -114,15 +114,6 @@ export interface AgentCatalog {
   config_problem: string | null;
 }
 
-/** An agent's options schema as JSON Schema; `{}` when zod cannot express it. */
-export function optionsSchemaOf(agent: AnyAgent): Record<string, unknown> {
-  try {
-    return z.toJSONSchema(agent.options as z.ZodType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
 /** Load one registered entry in a worker, for recording or listing. */
 export function describeConfigEntry(root: string, entry: AgentConfigEntry, opts: DescribeOptions = {}): Promise<DescribedAgent> {
   return describeAgentModule({ root, spec: entry.module, cwd: root, exportName: entry.export, projectRoot: root }, opts).then((d) => ({
@@ -143,7 +134,7 @@ export async function listAvailableAgents(root: string, opts: DescribeOptions = 
   const agents: AvailableAgent[] = [...builtInAgents.values()].map((agent) => ({
     name: agent.name,
     description: agent.description,
-    options_schema: optionsSchemaOf(agent),
+    options_schema: optionsJsonSchema(agent.options),
     origin: 'builtin',
   }));
   const config = await readAgentsConfig(path.resolve(root));

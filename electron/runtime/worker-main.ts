@@ -7,7 +7,6 @@
  * The job arrives in the WAYSTATION_JOB environment variable as JSON.
  */
 import path from 'node:path';
-import { z } from 'zod';
 import { openStore } from '../store/directory-store.js';
 import { providerFromEnv, redactSecrets } from '../llm/provider-from-env.js';
 import { builtInAgent } from '../agents/registry.js';
@@ -15,6 +14,7 @@ import { AgentLoadError, describeModuleAgent, loadAgent, type LoadedAgent } from
 import { approveTask, loadForWrite, OperationError, resumeTask, startTask, type OperationEnv } from './task-operations.js';
 import { exitCodeForError, exitCodeForStatus, RunExit, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
+import { optionsJsonSchema } from '../../shared/api/options-json-schema.js';
 
 function send(message: WorkerMessage): Promise<void> {
   return new Promise((resolve) => {
@@ -54,14 +54,6 @@ async function loadFor(
   }
 }
 
-function optionsSchemaOf(schema: unknown): Record<string, unknown> {
-  try {
-    return z.toJSONSchema(schema as z.ZodType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
 async function run(job: WorkerJob): Promise<number> {
   if (job.kind === 'describe') {
     try {
@@ -75,7 +67,7 @@ async function run(job: WorkerJob): Promise<number> {
         agent: {
           ...ref,
           description: typeof agent.description === 'string' ? agent.description : '',
-          options_schema: optionsSchemaOf(agent.options),
+          options_schema: optionsJsonSchema(agent.options),
         },
       });
       return RunExit.done;

@@ -229,6 +229,12 @@ export const HostEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ id: z.number().int(), type: z.literal('task-removed'), taskId: z.string() }),
   z.object({ id: z.number().int(), type: z.literal('directory-changed'), root: z.string().nullable() }),
+  /**
+   * A message about the open directory itself rather than one task: its
+   * watcher stopped, the start-up recovery stopped, it could not be added to
+   * the recent folders. No task's feed would show it.
+   */
+  z.object({ id: z.number().int(), type: z.literal('directory-notice'), root: z.string(), detail: z.string() }),
   z.object({
     id: z.number().int(),
     type: z.literal('runner'),

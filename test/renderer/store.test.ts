@@ -191,7 +191,7 @@ describe('the renderer store', () => {
     const store = setup(fake);
     await store.getState().init();
     const listed = fake.count('listTasks');
-    fake.emit({ type: 'runner', taskId: '', state: 'output', detail: 'watching /tmp/x: the directory watcher stopped' });
+    fake.emit({ type: 'directory-notice', root: '/tmp/x', detail: 'watching /tmp/x: the directory watcher stopped' });
     expect(store.getState().notices.at(-1)).toMatchObject({ kind: 'error', text: 'watching /tmp/x: the directory watcher stopped' });
     expect(store.getState().activity['']).toBeUndefined();
     expect(fake.count('listTasks')).toBe(listed);

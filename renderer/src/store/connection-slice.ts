@@ -112,12 +112,11 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
             );
             schedule(true, true);
             break;
-          case 'runner':
+          case 'directory-notice':
             // A message about the directory rather than a task (its watcher failed, recovery stopped): no task's feed would show it.
-            if (event.taskId === '') {
-              get().notify('error', event.detail ?? `runner ${event.state}`);
-              break;
-            }
+            get().notify('error', event.detail);
+            break;
+          case 'runner':
             appendActivity(event.taskId, {
               id: event.id,
               at,

@@ -317,7 +317,7 @@ describe('remembering the folder opened', () => {
     await startService({ host: 'desktop', recent: failing });
     expect(service.root).toBe(root);
     expect(events).toContainEqual(
-      expect.objectContaining({ type: 'runner', state: 'output', detail: expect.stringContaining('EROFS: read-only file system') }),
+      expect.objectContaining({ type: 'directory-notice', root, detail: expect.stringContaining('EROFS: read-only file system') }),
     );
     expect((await service.listTasks()).map((t) => t.task_id)).toEqual(['t1']);
     // The watcher started: a task written afterwards reaches subscribers.

@@ -1,0 +1,180 @@
+/**
+ * The change feed of one open directory: what the watcher reports on disk,
+ * turned into the API's events.
+ *
+ * Changes become `task-changed` / `task-removed` / `task-event` events, found
+ * per changed task, never by rescanning the whole directory, and the kept
+ * task list is patched by the same batches, so a listing and the events
+ * never disagree. A watcher that fails is announced as a `directory-notice`.
+ */
+import path from 'node:path';
+import type { CheckpointStore } from '../store/store-types.js';
+import type { DirectoryChange, DirectoryWatcher } from './directory-watcher.js';
+import { watchDirectoryInThread } from './directory-watcher-thread.js';
+import type { EventHub } from './event-hub.js';
+import type { KeptTaskList } from './kept-task-list.js';
+import { changesSince, EVENTS_FILE, lastEventIdWithin, type RootSnapshot } from './root-snapshot.js';
+import type { SerialQueue } from './serial-queue.js';
+
+export interface ChangeFeedOptions {
+  root: string;
+  store: CheckpointStore;
+  list: KeptTaskList;
+  queue: SerialQueue;
+  hub: EventHub;
+  /** False once the directory was closed: nothing more is published for it. */
+  isOpen: () => boolean;
+  /** waystation.config.json changed: the registered agents must be loaded again. */
+  onConfigChanged: () => void;
+  /** Watcher batching, for tests. */
+  watch?: { quietMs?: number; maxDelayMs?: number };
+}
+
+/** The change feed of one open directory; see the module comment. */
+export class ChangeFeed {
+  /** Task id -> id of the last event of its events.jsonl already published (or, once looked up, there when the directory was opened). */
+  private readonly lastEvent = new Map<string, number>();
+  /**
+   * Task folder -> size of its events.jsonl when the directory was opened, for
+   * tasks whose last event id has not been needed yet: it is read from there
+   * (`lastEventIdWithin`) when the task first changes, not for every task at open.
+   */
+  private readonly eventSeed = new Map<string, number>();
+  /** Started once the first task list is built (see start); null until then. */
+  private watcher: DirectoryWatcher | null = null;
+
+  constructor(private readonly options: ChangeFeedOptions) {}
+
+  /** Take the sizes of the event logs as they were when the directory was opened: events are published from there on. */
+  seed(snapshot: RootSnapshot): void {
+    for (const [name, log] of snapshot.events) this.eventSeed.set(name, log.size);
+  }
+
+  /**
+   * Start watching, and catch up at ready on what changed since `seeded` was
+   * taken. Resolves once that catch-up is applied.
+   */
+  start(seeded: Promise<RootSnapshot>): Promise<void> {
+    const { root, queue, hub, isOpen } = this.options;
+    if (!isOpen()) return Promise.resolve();
+    const watcher = watchDirectoryInThread(
+      root,
+      (changes) => {
+        queue.run(() => this.apply(changes)).catch(() => {});
+      },
+      {
+        ...this.options.watch,
+        // A watcher that stops (its thread died, the OS limit on watches) leaves the view silently stale; say so.
+        onError: (err) => {
+          if (!isOpen()) return;
+          hub.publish({ type: 'directory-notice', root, detail: `watching ${root}: ${err.message}` });
+        },
+      },
+    );
+    this.watcher = watcher;
+    return watcher.ready.then(() =>
+      queue
+        .run(async () => {
+          const before = await seeded.catch(() => null);
+          if (!before || !isOpen()) return;
+          const changes = await changesSince(root, before);
+          // Folders that appeared during chokidar's walk are not watched by it; they are handed back to it.
+          watcher.watchAgain(changes.filter((c) => c.kind === 'changed' && !before.entries.has(c.location)).map((c) => c.location));
+          if (changes.length > 0) await this.apply(changes);
+        })
+        .catch(() => {}),
+    );
+  }
+
+  /** Stop watching; batches already queued still run (and publish nothing once the directory is closed). */
+  async close(): Promise<void> {
+    await this.watcher?.close();
+  }
+
+  /** The task id a changed location most likely holds, without reading the directory. */
+  private candidateId(location: string): string | null {
+    const known = this.options.list.locations.get(location);
+    if (known) return known;
+    if (location === 'waystation.config.json') return null;
+    if (location === 'checkpoint.json') return null;
+    return location.endsWith('.json') ? location.slice(0, -'.json'.length) : location;
+  }
+
+  /** Turn one watcher batch into events, patching the kept list on the way. */
+  async apply(changes: DirectoryChange[]): Promise<void> {
+    const { root, store, list, hub, isOpen } = this.options;
+    for (const change of changes) {
+      if (!isOpen()) return;
+      if (change.location === 'waystation.config.json') {
+        // Registered agents changed: the renderer reloads its lists.
+        this.options.onConfigChanged();
+        hub.publish({ type: 'directory-changed', root });
+        continue;
+      }
+      let taskId = this.candidateId(change.location);
+      let entry = taskId ? await store.getTask(taskId).catch(() => null) : null;
+      if (!entry && change.location === 'checkpoint.json' && change.kind === 'changed') {
+        // The root's own legacy checkpoint names its task inside; one listing finds it.
+        taskId = (await store.listTasks()).find((e) => e.location === 'checkpoint.json')?.task_id ?? null;
+        entry = taskId ? await store.getTask(taskId).catch(() => null) : null;
+      }
+      if (entry && entry.location !== change.location && change.kind === 'changed') {
+        // The id resolved to another location (a root file named like a removed folder): not this change.
+        entry = null;
+      }
+      // A row changed in place can be sent with the event; a task appearing or going away may change other rows too.
+      const inPlace = entry !== null && list.has(change.location);
+      await list.apply(change.location, entry);
+      if (!entry) {
+        const known = list.locations.get(change.location);
+        if (known) {
+          list.locations.delete(change.location);
+          this.lastEvent.delete(known);
+          this.eventSeed.delete(known);
+          hub.publish({ type: 'task-removed', taskId: known });
+        } else if (change.kind === 'removed' && taskId) {
+          hub.publish({ type: 'task-removed', taskId });
+        }
+        continue;
+      }
+      list.locations.set(change.location, entry.task_id);
+      if (entry.format === 'waystation' && (change.paths.length === 0 || change.paths.some((p) => p.endsWith('/events.jsonl')))) {
+        await this.publishTaskEvents(entry.task_id);
+      }
+      // The row just rebuilt travels with the event, so a client replaces it instead of listing every task again.
+      const summary = inPlace ? list.summaryAt(change.location) : undefined;
+      hub.publish({
+        type: 'task-changed',
+        taskId: entry.task_id,
+        version: entry.checkpoint?.version ?? null,
+        ...(summary ? { summary } : {}),
+      });
+    }
+  }
+
+  /** Publish the lines appended to a task's events.jsonl since the last ones published. */
+  private async publishTaskEvents(taskId: string): Promise<void> {
+    const { root, store, hub } = this.options;
+    let after = this.lastEvent.get(taskId);
+    const seed = this.eventSeed.get(taskId);
+    if (after === undefined && seed !== undefined) after = lastEventIdWithin(path.join(root, taskId, EVENTS_FILE), seed);
+    this.eventSeed.delete(taskId);
+    const events = await store.readEvents(taskId, after ?? 0).catch(() => []);
+    for (const e of events) {
+      hub.publish({
+        type: 'task-event',
+        taskId,
+        event: {
+          id: e.id,
+          type: e.type,
+          at: e.at,
+          ...(e.step_id ? { step_id: e.step_id } : {}),
+          ...(e.version !== undefined ? { version: e.version } : {}),
+        },
+      });
+    }
+    const last = events.length ? events[events.length - 1].id : after;
+    if (last !== undefined) this.lastEvent.set(taskId, last);
+    else this.lastEvent.set(taskId, 0);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The operations of the API that change tasks: start, resume, approve,
+ * reject, edit. Each is checked here (the task exists and is inside the
+ * root, the host runs tasks, the directory is not open read-only), then
+ * handed to the runner port, which drives the long ones in child processes.
+ */
+import { ApiError, type ActionResult, type ApiParsedInput } from '../../shared/api/contract.js';
+import type { HostRunner } from './host-ports.js';
+import type { OpenDirectory } from './open-directory.js';
+import { resolveInsideRoot } from './path-confinement.js';
+
+/** The operations over a host's runner; see the module comment. */
+export class HostOperations {
+  constructor(private readonly runnerPort: HostRunner | null | undefined) {}
+
+  /** The runner, when this host may run the tasks of `dir`; otherwise a refusal that says why. */
+  private runner(dir: OpenDirectory): HostRunner {
+    if (!this.runnerPort) throw new ApiError('forbidden', 'this host runs no tasks (it was started read-only); nothing was done');
+    if (dir.readOnly) {
+      throw new ApiError(
+        'forbidden',
+        `${dir.root} is open read-only: no task is started, resumed, approved, rejected or edited there; nothing was done. Open it with Open folder… to run its tasks`,
+      );
+    }
+    return this.runnerPort;
+  }
+
+  async start(dir: OpenDirectory, input: ApiParsedInput<'startTask'>): Promise<ActionResult> {
+    // A start that names an existing task resumes it, so it gets the same check as a resume.
+    if (input.taskId && (await dir.store.getTask(input.taskId))) await dir.reads.entry(input.taskId);
+    if (input.taskId) {
+      // A new task's folder must be a plain folder inside the root, never a link planted to lead out of it.
+      await resolveInsideRoot(dir.root, input.taskId).catch((err: unknown) => {
+        throw new ApiError(
+          'forbidden',
+          `task id ${JSON.stringify(input.taskId)} cannot be used: ${err instanceof Error ? err.message : String(err)}; nothing was written`,
+        );
+      });
+    }
+    return this.runner(dir).start(dir.root, { taskId: input.taskId, agent: input.agent, options: input.options, mode: input.mode });
+  }
+
+  async resume(dir: OpenDirectory, input: ApiParsedInput<'resumeTask'>): Promise<ActionResult> {
+    const entry = await dir.reads.entry(input.taskId);
+    return this.runner(dir).resume(dir.root, entry.task_id);
+  }
+
+  async approve(dir: OpenDirectory, input: ApiParsedInput<'approveResume'>): Promise<ActionResult> {
+    const entry = await dir.reads.entry(input.taskId);
+    return this.runner(dir).approve(dir.root, entry.task_id, input.by);
+  }
+
+  async reject(dir: OpenDirectory, input: ApiParsedInput<'rejectResume'>): Promise<ActionResult> {
+    const entry = await dir.reads.entry(input.taskId);
+    return this.runner(dir).reject(dir.root, entry.task_id, input.reason, input.by);
+  }
+
+  async edit(dir: OpenDirectory, input: ApiParsedInput<'editStepResult'>): Promise<ActionResult> {
+    const entry = await dir.reads.entry(input.taskId);
+    // The runner refuses it (`moved`) when the task is no longer at `expectedVersion`, checked under the task's lock.
+    return this.runner(dir).edit(dir.root, entry.task_id, input.stepId, input.value, input.expectedVersion);
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * What the host service needs from outside it, as small interfaces: the
+ * runner that drives tasks in child processes, and the place recent folders
+ * are remembered. The desktop app and the web host pass their own; tests
+ * pass fakes.
+ */
+import type { ActionResult, AgentInfo } from '../../shared/api/contract.js';
+import type { RecoveryMode } from '../../shared/checkpoint/schema.js';
+
+/** What the runner reports about the processes it drives. */
+export interface RunnerEvent {
+  taskId: string;
+  state: 'started' | 'exited' | 'output';
+  detail: string;
+  /** For an exit that refused the operation: the runtime's code (`agent-unavailable`, `busy`, ...). */
+  error?: string;
+}
+
+/**
+ * The runner as the host needs it: operations on tasks of a directory, the
+ * long ones (start, resume, approve) in child processes that outlive any
+ * renderer, and a feed of what those processes do.
+ */
+export interface HostRunner {
+  /** Start a new task in a child process; resolves once the process is launched. */
+  start(root: string, req: { taskId?: string; agent: string; options: Record<string, unknown>; mode: RecoveryMode }): Promise<ActionResult>;
+  resume(root: string, taskId: string): Promise<ActionResult>;
+  approve(root: string, taskId: string, by?: string): Promise<ActionResult>;
+  reject(root: string, taskId: string, reason: string, by?: string): Promise<ActionResult>;
+  /** With `expectedVersion`, refused when the task has moved past the version the value was chosen on (checked under the task's lock). */
+  edit(root: string, taskId: string, stepId: string, value: unknown, expectedVersion?: number): Promise<ActionResult>;
+  /** Agents registered for a directory (waystation.config.json), beyond the built-in ones. */
+  registeredAgents?(root: string): Promise<AgentInfo[]>;
+  /**
+   * Resume the directory's interrupted auto-mode tasks (and prepare plans for
+   * interrupted confirm-mode ones). Resolves when that recovery has run its
+   * course; the host starts it when it opens a directory and does not wait.
+   */
+  recoverInterrupted?(root: string, candidates?: readonly string[]): Promise<void>;
+  onEvent(listener: (event: RunnerEvent) => void): () => void;
+  /** On quit: stop the child processes so that their tasks stay resumable. */
+  shutdown(): Promise<void>;
+}
+
+/** Where recent folders are remembered (the desktop app's settings file). */
+export interface RecentFolders {
+  list(): string[];
+  /** Those of `list()` last opened read-only. */
+  readOnly(): string[];
+  remember(root: string, opts: { readOnly: boolean }): Promise<void>;
+}

@@ -1,0 +1,104 @@
+/**
+ * One open checkpoint directory: its store and the host's parts that belong
+ * to it (the kept task list, the change feed, the registered agents, the
+ * reads, the load failures), created together when the directory is opened
+ * and dropped together when another one is.
+ */
+import type { CheckpointStore } from '../store/store-types.js';
+import { RegisteredAgentsCache } from './agent-catalog-cache.js';
+import { ChangeFeed } from './change-feed.js';
+import type { EventHub } from './event-hub.js';
+import type { HostRunner } from './host-ports.js';
+import { KeptTaskList } from './kept-task-list.js';
+import { LoadFailures } from './load-failures.js';
+import type { RootSnapshot } from './root-snapshot.js';
+import { SerialQueue } from './serial-queue.js';
+import type { ModuleHashCache } from './task-agent-status.js';
+import { TaskReads } from './task-reads.js';
+
+export interface OpenDirectoryOptions {
+  root: string;
+  /** Browsed only: nothing is run, no agent module is loaded (see DirectoryInfo.read_only). */
+  readOnly: boolean;
+  store: CheckpointStore;
+  hub: EventHub;
+  hashes: ModuleHashCache;
+  /** Describes the directory's registered agents; absent when the host has no runner able to. */
+  describeRegistered?: HostRunner['registeredAgents'];
+  watch?: { quietMs?: number; maxDelayMs?: number };
+}
+
+/** One open directory and its parts; see the module comment. */
+export class OpenDirectory {
+  readonly root: string;
+  readonly readOnly: boolean;
+  readonly store: CheckpointStore;
+  /** Batches are handled one after the other, so events keep their order. */
+  readonly queue = new SerialQueue();
+  readonly list: KeptTaskList;
+  readonly feed: ChangeFeed;
+  readonly reads: TaskReads;
+  readonly loadFailures: LoadFailures;
+  /** Null when the registered agents are not listed here (read-only, or no runner to describe them). */
+  readonly registered: RegisteredAgentsCache | null;
+  /** The start-up recovery of interrupted auto-mode tasks, while it runs. */
+  recovery: Promise<void> | null = null;
+  /** Settles once the watcher is ready and what changed before it was has been applied. */
+  watching: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(options: OpenDirectoryOptions) {
+    const { root, store, hub } = options;
+    this.root = root;
+    this.readOnly = options.readOnly;
+    this.store = store;
+    this.list = new KeptTaskList(root, store, this.queue);
+    this.loadFailures = new LoadFailures(root, store, options.hashes);
+    this.reads = new TaskReads({
+      root,
+      store,
+      hub,
+      locations: this.list.locations,
+      hashes: options.hashes,
+      loadFailures: this.loadFailures,
+    });
+    const describe = options.describeRegistered;
+    this.registered = !options.readOnly && describe ? new RegisteredAgentsCache(root, (r) => describe(r)) : null;
+    this.feed = new ChangeFeed({
+      root,
+      store,
+      list: this.list,
+      queue: this.queue,
+      hub,
+      isOpen: () => !this.closed,
+      onConfigChanged: () => this.registered?.invalidate(),
+      watch: options.watch,
+    });
+  }
+
+  /** Whether the directory is still the open one. */
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  /**
+   * Take the sizes of the event logs as they were when the directory was
+   * opened, queued first: changes reported from here on queue behind it, so
+   * each task's event log is published from where it stood.
+   */
+  seed(seeded: Promise<RootSnapshot>): Promise<void> {
+    return this.queue.run(() =>
+      seeded.then(
+        (snap) => this.feed.seed(snap),
+        () => undefined,
+      ),
+    );
+  }
+
+  /** Stop watching; resolves once the batches already queued have run. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.feed.close();
+    await this.queue.idle();
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * What the API reads of one task of the open directory: its detail at a
+ * version, its history, a step's result, its messages, a diff of two
+ * versions, a full verify.
+ *
+ * Every read goes through `entry`, which refuses a task that is a symbolic
+ * link out of the root. Versions rebuilt for a diff or a look at the past are
+ * kept in a small cache, and what a full verify found drifted is remembered,
+ * so the task view shows it even when a stat cannot (a same-size rewrite).
+ */
+import path from 'node:path';
+import { ApiError, type ApiOutputs, type ApiParsedInput, type TaskDetail } from '../../shared/api/contract.js';
+import type { Checkpoint } from '../../shared/checkpoint/schema.js';
+import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
+import { hasRecoveryNews, recoveryReport } from '../store/recovery-report.js';
+import { TaskReadError, type CheckpointStore, type TaskEntry } from '../store/store-types.js';
+import { readLeaseState } from '../verify/lease-state.js';
+import { summarizeEntry } from '../verify/summarize-entry.js';
+import { verifyTask } from '../verify/verify-task.js';
+import type { EventHub } from './event-hub.js';
+import type { LoadFailures } from './load-failures.js';
+import { taskAgentStatus, type ModuleHashCache } from './task-agent-status.js';
+import { VersionCache } from './version-cache.js';
+
+export interface TaskReadsOptions {
+  root: string;
+  store: CheckpointStore;
+  hub: EventHub;
+  /** Task location -> task id, as last seen: a task read is remembered there (see KeptTaskList.locations). */
+  locations: Map<string, string>;
+  hashes: ModuleHashCache;
+  loadFailures: LoadFailures;
+}
+
+/** The reads of one open directory's tasks; see the module comment. */
+export class TaskReads {
+  /** The last few versions rebuilt for a diff or a look at a past version. */
+  private readonly versions: VersionCache;
+  /**
+   * Task id -> what the last full verify found drifted, at which version. The
+   * task view shows it even when a stat cannot (a same-size rewrite), and a new
+   * finding is announced once, not at every verify.
+   */
+  private readonly verifiedDrift = new Map<string, { version: number; signature: string }>();
+
+  constructor(private readonly options: TaskReadsOptions) {
+    this.versions = new VersionCache(options.root);
+  }
+
+  /**
+   * The task a request names. A task that is a symbolic link out of the root
+   * is refused, for reads as for actions (a worker would write there): it is
+   * listed, with the problem, but nothing behind it is read, and the refusal
+   * names the link, never where it leads.
+   */
+  async entry(taskId: string): Promise<TaskEntry> {
+    const { root, store } = this.options;
+    const entry = await store.getTask(taskId);
+    if (!entry) throw new ApiError('not-found', `there is no task "${taskId}" in ${root}`);
+    if (entry.problems.some((p) => p.reason === 'outside-root')) {
+      throw new ApiError(
+        'forbidden',
+        `task "${entry.task_id}" (${entry.location}) is a symbolic link leading outside the checkpoint directory ${root}; it is not read, and nothing was done`,
+      );
+    }
+    this.options.locations.set(entry.location, entry.task_id);
+    return entry;
+  }
+
+  async getTask(input: ApiParsedInput<'getTask'>): Promise<TaskDetail> {
+    const { root, hashes, loadFailures } = this.options;
+    const entry = await this.entry(input.taskId);
+    const checkpoint = input.version === undefined && !entry.checkpoint ? null : await this.checkpointAt(entry, input.version);
+    const lease = entry.format === 'waystation' ? await readLeaseState(path.join(root, entry.location)) : { held: false };
+    // A full verify of this very version may know of drift a stat cannot see (a same-size rewrite).
+    const verified = this.verifiedDrift.get(entry.task_id);
+    const knownDrift = verified !== undefined && verified.version === entry.checkpoint?.version;
+    // Of the latest version, whichever is shown: that is what a resume would run.
+    const agent_status = entry.checkpoint
+      ? await taskAgentStatus(root, entry.checkpoint, hashes, await loadFailures.of(entry.task_id))
+      : null;
+    return {
+      summary: await summarizeEntry(root, entry, knownDrift ? { drift: true } : {}),
+      checkpoint,
+      version: checkpoint?.version ?? null,
+      latest_version: entry.checkpoint?.version ?? null,
+      read_only: entry.read_only,
+      problems: entry.problems,
+      lease,
+      agent_status,
+    };
+  }
+
+  async getHistory(input: ApiParsedInput<'getHistory'>): Promise<ApiOutputs['getHistory']> {
+    const entry = await this.entry(input.taskId);
+    const { after, versions } = await this.options.store.historyAfter(entry.task_id, input.after);
+    return { after, versions: versions.map((v) => ({ version: v.version, source: v.source, updated_at: v.updated_at, bytes: v.bytes })) };
+  }
+
+  async getStepResult(input: ApiParsedInput<'getStepResult'>): Promise<ApiOutputs['getStepResult']> {
+    const entry = await this.entry(input.taskId);
+    const cp = await this.checkpointAt(entry, input.version);
+    const step = cp.plan.find((s) => s.id === input.stepId);
+    if (!step) throw new ApiError('not-found', `task ${entry.task_id} has no step "${input.stepId}" at version ${cp.version}`);
+    if (step.result_ref) return { value: await this.options.store.readBlob(entry.task_id, step.result_ref), found: true };
+    if (step.result !== undefined) return { value: step.result, found: true };
+    return { value: null, found: false };
+  }
+
+  async getMessages(input: ApiParsedInput<'getMessages'>): Promise<ApiOutputs['getMessages']> {
+    const entry = await this.entry(input.taskId);
+    if (entry.format !== 'waystation') {
+      // Legacy files keep their history inline; the store converted it when it read them.
+      const cp = await this.checkpointAt(entry, input.version);
+      const inline = (cp as Record<string, unknown>).messages;
+      return { from: 0, messages: Array.isArray(inline) ? (inline as ApiOutputs['getMessages']['messages']) : [] };
+    }
+    return this.options.store.readHistoryAfter(entry.task_id, input.version, input.after);
+  }
+
+  async diffVersions(input: ApiParsedInput<'diffVersions'>): Promise<ApiOutputs['diffVersions']> {
+    const [a, b] = await this.versionsOf(input.taskId, [input.a, input.b]);
+    return { a: input.a, b: input.b, summary: summarizeChange(a, b), entries: structuredDiff(a, b) };
+  }
+
+  async verifyTask(input: ApiParsedInput<'verifyTask'>): Promise<ApiOutputs['verifyTask']> {
+    const { root } = this.options;
+    const entry = await this.entry(input.taskId);
+    const cp = await this.checkpointAt(entry, undefined);
+    const report = await verifyTask(root, cp, { location: entry.location, format: entry.format });
+    this.noteVerifiedDrift(report);
+    // Only a native task folder has versions a power cut can tear; a legacy file is read as it is.
+    const recovery = entry.format === 'waystation' ? await recoveryReport(root, entry.location) : null;
+    return recovery && hasRecoveryNews(recovery) ? { ...report, recovery } : report;
+  }
+
+  /**
+   * Remember what a full verify found, and announce new drift as a change of
+   * the task: the list and every open window then show it as drifted, even
+   * when the files changed outside the watched directory.
+   */
+  private noteVerifiedDrift(report: ApiOutputs['verifyTask']): void {
+    const { hub } = this.options;
+    const before = this.verifiedDrift.get(report.task_id);
+    if (!report.drift) {
+      if (before) {
+        this.verifiedDrift.delete(report.task_id);
+        hub.publish({ type: 'task-changed', taskId: report.task_id, version: null });
+      }
+      return;
+    }
+    const signature = report.artifacts
+      .filter((a) => a.status !== 'ok')
+      .map((a) => `${a.path}\u0000${a.status}\u0000${a.actual?.size ?? ''}\u0000${a.actual?.sha256 ?? ''}`)
+      .join('\n');
+    if (before?.version === report.version && before.signature === signature) return;
+    this.verifiedDrift.set(report.task_id, { version: report.version, signature });
+    // `version: null`: no version was written; the task's standing changed.
+    hub.publish({ type: 'task-changed', taskId: report.task_id, version: null });
+  }
+
+  private async checkpointAt(entry: TaskEntry, version: number | undefined): Promise<Checkpoint> {
+    const latest = entry.checkpoint?.version ?? null;
+    if (version === undefined || version === latest) {
+      if (!entry.checkpoint)
+        throw new ApiError(
+          'failed',
+          `task ${entry.task_id} cannot be read`,
+          entry.problems.map((p) => `${p.file}: ${p.message}`),
+        );
+      return entry.checkpoint;
+    }
+    if (latest !== null && version > latest) {
+      throw new ApiError('not-found', `task ${entry.task_id} has versions 1 to ${latest}; there is no version ${version}`);
+    }
+    const { store } = this.options;
+    return this.versions.get(entry.task_id, version, () => store.readVersion(entry.task_id, version));
+  }
+
+  /**
+   * A version of a task for a diff: kept, or rebuilt from its version files
+   * alone, without reading the task's latest state. Anything that is not a
+   * version file of a native task (a legacy task, a hot snapshot alone, a
+   * version past the latest, no such task) is answered the long way, as
+   * opening the task would answer it.
+   */
+  private async versionOf(taskId: string, version: number): Promise<Checkpoint> {
+    const { store } = this.options;
+    try {
+      return await this.versions.get(taskId, version, () => store.readVersion(taskId, version));
+    } catch (err) {
+      if (!(err instanceof TaskReadError)) throw err;
+      const entry = await this.entry(taskId);
+      return this.checkpointAt(entry, version);
+    }
+  }
+
+  /** Several versions of a task, rebuilt together (see CheckpointStore.readVersions), or one by one the long way. */
+  private async versionsOf(taskId: string, versions: number[]): Promise<Checkpoint[]> {
+    const { store } = this.options;
+    try {
+      return await this.versions.getMany(taskId, versions, (missing) => store.readVersions(taskId, missing));
+    } catch (err) {
+      if (!(err instanceof TaskReadError)) throw err;
+      return Promise.all(versions.map((v) => this.versionOf(taskId, v)));
+    }
+  }
+}
