@@ -13,6 +13,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { DirectoryChange, DirectoryWatcher, DirectoryWatcherOptions } from './directory-watcher.js';
+import { messageOf } from '../../shared/api/error-codes.js';
 
 /** What the watcher thread is started with. */
 export interface WatcherThreadData {
@@ -93,7 +94,7 @@ export function watchDirectoryInThread(
   worker.on('error', (err) =>
     reportError(
       new Error(
-        `the directory watcher of ${root} stopped: ${err instanceof Error ? err.message : String(err)}; changes made on disk are no longer shown until the directory is opened again`,
+        `the directory watcher of ${root} stopped: ${messageOf(err)}; changes made on disk are no longer shown until the directory is opened again`,
       ),
     ),
   );

@@ -8,6 +8,7 @@ import { ApiError, type ActionResult, type ApiParsedInput } from '../../shared/a
 import type { HostRunner } from './host-ports.js';
 import type { OpenDirectory } from './open-directory.js';
 import { resolveInsideRoot } from './path-confinement.js';
+import { messageOf } from '../../shared/api/error-codes.js';
 
 /** The operations over a host's runner; see the module comment. */
 export class HostOperations {
@@ -31,10 +32,7 @@ export class HostOperations {
     if (input.taskId) {
       // A new task's folder must be a plain folder inside the root, never a link planted to lead out of it.
       await resolveInsideRoot(dir.root, input.taskId).catch((err: unknown) => {
-        throw new ApiError(
-          'forbidden',
-          `task id ${JSON.stringify(input.taskId)} cannot be used: ${err instanceof Error ? err.message : String(err)}; nothing was written`,
-        );
+        throw new ApiError('forbidden', `task id ${JSON.stringify(input.taskId)} cannot be used: ${messageOf(err)}; nothing was written`);
       });
     }
     return this.runner(dir).start(dir.root, { taskId: input.taskId, agent: input.agent, options: input.options, mode: input.mode });

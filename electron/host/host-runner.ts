@@ -11,6 +11,7 @@ import { Runner, type RunOutcome, type RunnerOptions } from '../runtime/runner.j
 import { generateTaskId } from '../runtime/task-operations.js';
 import type { HostRunner, RunnerEvent } from './host-ports.js';
 import { demoRunEnv } from './demo-directory.js';
+import { isServiceErrorCode, ServiceError, type ServiceErrorCode } from '../../shared/api/error-codes.js';
 
 export interface HostRunnerOptions {
   /** Environment for the worker processes; this process's by default. */
@@ -20,13 +21,16 @@ export interface HostRunnerOptions {
   workerLaunch?: RunnerOptions['workerLaunch'];
 }
 
-/** A refused operation, with the runtime's code (busy, no-approval, ...) for the API's error mapping. */
-class RefusedError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
+/**
+ * A refused operation, with the runtime's code (busy, no-approval,
+ * agent-unavailable, ...) for the API's error mapping. The code arrives from
+ * a worker process as a string: one the list does not know is `internal`.
+ */
+export class RefusedError extends ServiceError {
+  readonly code: ServiceErrorCode;
+  constructor(code: string, message: string) {
     super(message);
+    this.code = isServiceErrorCode(code) ? code : 'internal';
   }
 }
 

@@ -38,6 +38,7 @@ import { OpenDirectory } from './open-directory.js';
 import { snapshotRoot } from './root-snapshot.js';
 import { startRecovery } from './start-up-recovery.js';
 import { ModuleHashCache } from './task-agent-status.js';
+import { messageOf } from '../../shared/api/error-codes.js';
 
 export type { HostRunner, RecentFolders, RunnerEvent } from './host-ports.js';
 
@@ -142,7 +143,7 @@ export class HostService implements WaystationService {
       this.hub.publish({
         type: 'directory-notice',
         root,
-        detail: `${root} is open, but it could not be added to the recent folders: ${err instanceof Error ? err.message : String(err)}`,
+        detail: `${root} is open, but it could not be added to the recent folders: ${messageOf(err)}`,
       });
     }
   }

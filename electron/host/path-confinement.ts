@@ -8,9 +8,10 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { ServiceError } from '../../shared/api/error-codes.js';
 
 /** A path that would leave its root; nothing was read or written. */
-export class PathOutsideRootError extends Error {
+export class PathOutsideRootError extends ServiceError {
   readonly code = 'forbidden';
   constructor(
     readonly requested: string,

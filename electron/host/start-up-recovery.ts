@@ -5,6 +5,7 @@
  */
 import type { EventHub } from './event-hub.js';
 import type { OpenDirectory } from './open-directory.js';
+import { messageOf } from '../../shared/api/error-codes.js';
 
 /**
  * Start the recovery of `dir`'s interrupted tasks in the background, once the
@@ -35,7 +36,7 @@ export function startRecovery(
         hub.publish({
           type: 'directory-notice',
           root: dir.root,
-          detail: `automatic recovery in ${dir.root} stopped: ${err instanceof Error ? err.message : String(err)}; interrupted tasks can be resumed by hand`,
+          detail: `automatic recovery in ${dir.root} stopped: ${messageOf(err)}; interrupted tasks can be resumed by hand`,
         });
       },
     );

@@ -10,6 +10,7 @@ import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatMessage, Completion, CompletionOptions, LlmProvider } from './provider.js';
 import { LlmCallError } from './provider.js';
+import { messageOf } from '../../shared/api/error-codes.js';
 
 export interface OpenAiProviderConfig {
   apiKey: string;
@@ -56,7 +57,7 @@ function classify(err: unknown): AttemptFailure {
   if (err instanceof MalformedReplyError || err instanceof SyntaxError) {
     return { retryable: true, reason: 'malformed reply', retryAfterMs: null, message: err.message };
   }
-  return { retryable: false, reason: 'error', retryAfterMs: null, message: err instanceof Error ? err.message : String(err) };
+  return { retryable: false, reason: 'error', retryAfterMs: null, message: messageOf(err) };
 }
 
 class MalformedReplyError extends Error {}

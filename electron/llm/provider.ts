@@ -4,6 +4,7 @@
  * The runtime records what each call cost (tokens, latency, retries) in the
  * checkpoint, so a provider reports those facts instead of hiding them.
  */
+import { ServiceError } from '../../shared/api/error-codes.js';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -42,7 +43,7 @@ export interface LlmProvider {
  *
  * Carries the retries so the failed attempt is still recorded in the checkpoint.
  */
-export class LlmCallError extends Error {
+export class LlmCallError extends ServiceError {
   readonly code = 'llm';
   constructor(
     message: string,

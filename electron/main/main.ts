@@ -22,6 +22,7 @@ import { PAGE_CSP } from '../../shared/api/page-csp.js';
 import { registerIpcHandlers } from './ipc-handlers.js';
 import { loadSettings } from './settings.js';
 import { denyPermissions, guardWebContents, secureWebPreferences } from './window-security.js';
+import { messageOf } from '../../shared/api/error-codes.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const rendererDir = defaultRendererDir();
@@ -162,6 +163,6 @@ app
   .whenReady()
   .then(start)
   .catch((err: unknown) => {
-    dialog.showErrorBox('Waystation could not start', err instanceof Error ? err.message : String(err));
+    dialog.showErrorBox('Waystation could not start', messageOf(err));
     app.exit(1);
   });

@@ -10,9 +10,12 @@ import path from 'node:path';
 import { agentLoadTimeoutMs } from './agent-loader.js';
 import { defaultWorkerLaunch, type WorkerLaunch } from './worker-launch.js';
 import type { DescribedAgent, WorkerMessage } from './worker-protocol.js';
+import { ServiceError } from '../../shared/api/error-codes.js';
 
 /** A module that could not be described: `message` says which file and why. */
-export class AgentDescribeError extends Error {}
+export class AgentDescribeError extends ServiceError {
+  readonly code = 'agent-unavailable';
+}
 
 export interface DescribeRequest {
   /** The checkpoint directory (the worker's store root; nothing is written to it). */

@@ -12,13 +12,15 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
 import type { AnyAgent } from './define-agent.js';
+import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
 
 export type AgentLookup = (name: string) => AnyAgent | null;
 
 /** Why an agent could not be loaded; the task it was meant for was not touched. */
 export type AgentLoadProblem = 'module-missing' | 'module-throws' | 'no-agent-export' | 'load-timeout' | 'name-mismatch' | 'unknown-agent';
 
-export class AgentLoadError extends Error {
+export class AgentLoadError extends ServiceError {
+  readonly code = 'agent-unavailable';
   constructor(
     readonly problem: AgentLoadProblem,
     message: string,
@@ -166,7 +168,7 @@ export async function importAgentModule(file: string, exportName?: string, opts:
     );
   } catch (err) {
     if (err instanceof AgentLoadError) throw err;
-    const why = err instanceof Error ? err.message : String(err);
+    const why = messageOf(err);
     throw new AgentLoadError('module-throws', `the agent module ${file} fails to load: ${why}`);
   }
   const wanted = exportName && exportName !== 'default' ? exportName : undefined;

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { commitCreate, commitReplace, syncDir, writeTemp } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
+import { ServiceError } from '../../shared/api/error-codes.js';
 
 /** The time-to-live of a heartbeat when `WAYSTATION_LEASE_TTL_MS` does not set one; writers and readers (electron/verify/lease-state.ts) both use `leaseTtlMs`, so they agree on staleness. */
 export const DEFAULT_LEASE_TTL_MS = 30_000;
@@ -47,7 +48,7 @@ export interface LeaseEntry {
 }
 
 /** The task is driven by someone else; nothing was written. */
-export class LeaseHeldError extends Error {
+export class LeaseHeldError extends ServiceError {
   readonly code = 'lease-held';
   constructor(
     readonly taskId: string,
@@ -61,7 +62,7 @@ export class LeaseHeldError extends Error {
 }
 
 /** The lease was taken over while we held it (our heartbeat went stale); the holder must stop writing. */
-export class LeaseLostError extends Error {
+export class LeaseLostError extends ServiceError {
   readonly code = 'lease-lost';
   constructor(readonly taskId: string) {
     super(`the lease on task ${taskId} was taken over by another runner; this runner stopped writing`);

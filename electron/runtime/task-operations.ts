@@ -18,9 +18,10 @@ import type { AnyAgent } from './define-agent.js';
 import { acquireLease, LeaseHeldError, type Lease } from './lease.js';
 import { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
 import { isSchemaRefusal, TaskEngine, type EngineOutcome } from './task-engine.js';
+import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
 
 /** Bad input or a refused operation: nothing was written. `code` says which. */
-export class OperationError extends Error {
+export class OperationError extends ServiceError {
   constructor(
     readonly code:
       | 'not-found'
@@ -244,7 +245,7 @@ async function fromAgent<T>(
     return await fn();
   } catch (err) {
     if (err instanceof OperationError) throw err;
-    const message = redactSecrets(err instanceof Error ? err.message : String(err), env.env ?? process.env);
+    const message = redactSecrets(messageOf(err), env.env ?? process.env);
     throw new OperationError(
       'invalid',
       `agent ${agent.name} could not start the task: its ${what}() threw: ${message}. Nothing was written.`,
@@ -640,7 +641,7 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
       try {
         await engine.settleByProbe(effect, (e) => probe(e, engine.checkpoint.agent?.options ?? {}));
       } catch (err) {
-        const message = redactSecrets(err instanceof Error ? err.message : String(err), env.env ?? process.env);
+        const message = redactSecrets(messageOf(err), env.env ?? process.env);
         await engine.save((d) => {
           d.status = 'failed';
           d.errors.push({

@@ -15,6 +15,7 @@ import { approveTask, loadForWrite, OperationError, resumeTask, startTask, type 
 import { exitCodeForError, exitCodeForStatus, RunExit, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
 import { optionsJsonSchema } from '../../shared/api/options-json-schema.js';
+import { messageOf } from '../../shared/api/error-codes.js';
 
 function send(message: WorkerMessage): Promise<void> {
   return new Promise((resolve) => {
@@ -122,7 +123,7 @@ try {
   if (!raw) throw new OperationError('invalid', 'the worker was started without a job (WAYSTATION_JOB)');
   code = await run(JSON.parse(raw) as WorkerJob);
 } catch (err) {
-  const message = redactSecrets(err instanceof Error ? err.message : String(err));
+  const message = redactSecrets(messageOf(err));
   const errCode = err instanceof OperationError ? err.code : 'internal';
   if (!(err instanceof OperationError))
     process.stderr.write(`${redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);

@@ -5,6 +5,7 @@
 import type { Checkpoint, CheckpointInput, HistoryMessage, VersionSource } from '../../shared/checkpoint/schema.js';
 import type { Problem } from '../../shared/checkpoint/problem.js';
 import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
+import { ServiceError } from '../../shared/api/error-codes.js';
 
 /** Where a task's checkpoints came from on disk. */
 export type TaskFormat = 'waystation' | 'article-task-json' | 'article-checkpoint-json';
@@ -121,7 +122,7 @@ export interface TaskEvent {
 }
 
 /** Raised when a save lost the race for its version number; nothing was written. */
-export class ConflictError extends Error {
+export class ConflictError extends ServiceError {
   readonly code = 'conflict';
   constructor(
     readonly taskId: string,
@@ -132,7 +133,7 @@ export class ConflictError extends Error {
 }
 
 /** Raised when a save is refused because the task may only be read: a future schema or a legacy file. */
-export class ReadOnlyError extends Error {
+export class ReadOnlyError extends ServiceError {
   readonly code = 'read-only';
   constructor(
     readonly taskId: string,
@@ -143,7 +144,7 @@ export class ReadOnlyError extends Error {
 }
 
 /** Raised when a save failed before its version was committed: nothing was written and the previous version is intact. */
-export class StoreWriteError extends Error {
+export class StoreWriteError extends ServiceError {
   readonly code = 'io';
   constructor(
     readonly taskId: string,
@@ -154,7 +155,7 @@ export class StoreWriteError extends Error {
 }
 
 /** Raised by reads of a task or version that cannot be loaded; carries the problems found. */
-export class TaskReadError extends Error {
+export class TaskReadError extends ServiceError {
   readonly code = 'read';
   constructor(
     readonly taskId: string,

@@ -14,6 +14,7 @@ import { TaskSummary } from '../checkpoint/task-summary.js';
 import { RecoveryReport } from '../checkpoint/recovery-report.js';
 import { VerifyReport } from '../checkpoint/verify-report.js';
 import type { ChangeSummary, StructuredDiffEntry } from '../diff/semantic-summary.js';
+import { isApiErrorCode, ServiceError, type ApiErrorCode } from './error-codes.js';
 
 /**
  * A task id as it may cross the API. Ids name folders and files under the
@@ -264,12 +265,14 @@ export type HostEventListener = (event: HostEvent) => void;
 
 /** A failure the renderer can show as is: what went wrong and what was left untouched. */
 export interface ApiErrorBody {
-  error: { code: 'invalid-input' | 'not-found' | 'conflict' | 'read-only' | 'forbidden' | 'failed'; message: string; issues?: string[] };
+  /** `code` is one of apiErrorCodes (shared/api/error-codes.ts), which also gives its HTTP status. */
+  error: { code: ApiErrorCode; message: string; issues?: string[] };
 }
 
-export class ApiError extends Error {
+/** An error as the API sends it: a code of apiErrorCodes, a sentence, and the issues behind it, if any. */
+export class ApiError extends ServiceError {
   constructor(
-    readonly code: ApiErrorBody['error']['code'],
+    readonly code: ApiErrorCode,
     message: string,
     readonly issues: string[] = [],
   ) {
@@ -289,12 +292,11 @@ export class ApiError extends Error {
  */
 export function toApiError(reason: unknown): ApiError {
   if (reason instanceof ApiError) return reason;
-  const codes: ApiErrorBody['error']['code'][] = ['invalid-input', 'not-found', 'conflict', 'read-only', 'forbidden', 'failed'];
   if (reason !== null && typeof reason === 'object') {
     const r = reason as { code?: unknown; message?: unknown; issues?: unknown; error?: unknown };
     // An ApiErrorBody as the HTTP host sends it.
     if (r.error && typeof r.error === 'object' && !(reason instanceof Error)) return toApiError(r.error);
-    const code = codes.includes(r.code as ApiErrorBody['error']['code']) ? (r.code as ApiErrorBody['error']['code']) : 'failed';
+    const code = isApiErrorCode(r.code) ? r.code : 'failed';
     const message = typeof r.message === 'string' && r.message ? r.message : 'the request failed';
     const issues = Array.isArray(r.issues) ? r.issues.filter((i): i is string => typeof i === 'string') : [];
     return new ApiError(code, message, issues);

@@ -7,47 +7,20 @@
  * ApiError with a code the transport can map to its own status.
  */
 import { ApiError, apiInputs, parseApiInput } from './contract.js';
-import type { ApiErrorBody, ApiMethod, ApiOutputs, WaystationService } from './contract.js';
+import type { ApiMethod, ApiOutputs, WaystationService } from './contract.js';
+import { apiCodeOf, apiErrorStatus, type ApiErrorCode } from './error-codes.js';
 
 /** True for the names of the contract's methods, and nothing inherited (`constructor`, `__proto__`). */
 export function isApiMethod(name: unknown): name is ApiMethod {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(apiInputs, name);
 }
 
-const errorCodes = new Set<ApiErrorBody['error']['code']>(['invalid-input', 'not-found', 'conflict', 'read-only', 'forbidden', 'failed']);
-
-/**
- * The `code` of store and runtime errors, mapped to the contract's codes.
- * Matched by string so this module stays free of Node-side imports.
- */
-const serviceCodes: Record<string, ApiErrorBody['error']['code']> = {
-  // The runtime's OperationError.
-  exists: 'conflict',
-  busy: 'conflict',
-  'no-approval': 'conflict',
-  halted: 'conflict',
-  moved: 'conflict',
-  'agent-mismatch': 'conflict',
-  'future-schema': 'read-only',
-  invalid: 'invalid-input',
-  'unknown-step': 'not-found',
-  unreadable: 'failed',
-  // The lease.
-  'lease-held': 'conflict',
-  'lease-lost': 'conflict',
-  // The store: TaskReadError, StoreWriteError.
-  read: 'failed',
-  io: 'failed',
-  // Node.
-  ENOENT: 'not-found',
-};
-
 /**
  * Turn anything a service threw into an ApiError.
  *
- * Store and runtime errors carry a `code` (`conflict`, `read-only`, `busy`,
- * ...): codes the contract knows pass through, the others are mapped (a
- * store's `problems` become issues), and anything else is `failed` with the
+ * Service errors carry a `code` (`conflict`, `read-only`, `busy`,
+ * `agent-unavailable`, ...), mapped to the API's codes by serviceErrorCodes
+ * (a store's `problems` become issues); anything else is `failed` with the
  * original message, so the renderer always has a sentence to show.
  */
 export function asServiceError(err: unknown): ApiError {
@@ -60,30 +33,14 @@ export function asServiceError(err: unknown): ApiError {
           p && typeof p === 'object' ? `${(p as { file?: string }).file ?? ''}: ${(p as { message?: string }).message ?? ''}` : String(p),
         )
       : [];
-    if (typeof code === 'string' && errorCodes.has(code as ApiErrorBody['error']['code'])) {
-      return new ApiError(code as ApiErrorBody['error']['code'], err.message, issues);
-    }
-    const mapped = typeof code === 'string' && Object.prototype.hasOwnProperty.call(serviceCodes, code) ? serviceCodes[code] : 'failed';
-    return new ApiError(mapped, err.message || 'the request failed', issues);
+    return new ApiError(apiCodeOf(code), err.message || 'the request failed', issues);
   }
   return new ApiError('failed', typeof err === 'string' && err ? err : 'the request failed');
 }
 
-/** The HTTP status that goes with an error code. */
-export function httpStatusOf(code: ApiErrorBody['error']['code']): number {
-  switch (code) {
-    case 'invalid-input':
-      return 400;
-    case 'forbidden':
-      return 403;
-    case 'not-found':
-      return 404;
-    case 'conflict':
-    case 'read-only':
-      return 409;
-    default:
-      return 500;
-  }
+/** The HTTP status that goes with an error code (see apiErrorStatus). */
+export function httpStatusOf(code: ApiErrorCode): number {
+  return apiErrorStatus[code] ?? 500;
 }
 
 /**

@@ -8,6 +8,7 @@
  *
  * Pure: no Node, no DOM.
  */
+import { ServiceError } from '../api/error-codes.js';
 
 /** A path into a JSON value: object keys and array indices. */
 export type DiffPath = (string | number)[];
@@ -99,7 +100,9 @@ function diffInto(a: unknown, b: unknown, path: DiffPath, ops: DiffOp[]): void {
 }
 
 /** Raised when ops do not fit the value they are applied to (a wrong base version). */
-export class DiffApplyError extends Error {
+export class DiffApplyError extends ServiceError {
+  /** The version the ops were meant for cannot be rebuilt: a read failure. */
+  readonly code = 'read';
   constructor(
     readonly op: DiffOp,
     reason: string,

@@ -7,6 +7,7 @@
  * EventSource cannot send headers.
  */
 import { ApiError, HostEventSchema, apiMethods } from '../../../shared/api/contract.js';
+import { isApiErrorCode } from '../../../shared/api/error-codes.js';
 import type {
   ApiErrorBody,
   ApiInput,
@@ -25,8 +26,6 @@ export interface HttpApiOptions {
   /** Injected in tests; defaults to the global EventSource. */
   EventSource?: typeof EventSource;
 }
-
-const ERROR_CODES: ApiErrorBody['error']['code'][] = ['invalid-input', 'not-found', 'conflict', 'read-only', 'forbidden', 'failed'];
 
 /**
  * Build the HTTP + SSE implementation of the API.
@@ -59,7 +58,7 @@ export function createHttpApi(options: HttpApiOptions): WaystationApi {
     }
     if (!response.ok) {
       const err = (body as Partial<ApiErrorBody> | null)?.error;
-      const code = err && ERROR_CODES.includes(err.code) ? err.code : response.status === 401 ? 'forbidden' : 'failed';
+      const code = err && isApiErrorCode(err.code) ? err.code : response.status === 401 ? 'forbidden' : 'failed';
       throw new ApiError(code, err?.message ?? `${method} failed with HTTP ${response.status}`, err?.issues ?? []);
     }
     return body as ApiOutputs[M];
