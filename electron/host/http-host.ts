@@ -61,6 +61,8 @@ export interface HttpHostOptions {
   heartbeatMs?: number;
   /** An SSE client that lets this much output pile up unread is dropped (it resumes with Last-Event-ID). */
   maxBufferedBytes?: number;
+  /** Check every answer against the contract's output schemas (default: in development and tests, see outputChecksEnabled). */
+  checkOutputs?: boolean;
 }
 
 export interface HttpHost {
@@ -193,7 +195,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     });
 
   const call = async (res: http.ServerResponse, method: ApiMethod, input: unknown) => {
-    const value = await dispatch(options.service, method, input);
+    const value = await dispatch(options.service, method, input, options.checkOutputs);
     sendJson(res, 200, value ?? null);
   };
 

@@ -46,6 +46,8 @@ export interface IpcOptions {
    * first calls must find that directory open, not an empty host.
    */
   ready?: Promise<unknown>;
+  /** Check every answer against the contract's output schemas (default: in development and tests, see outputChecksEnabled). */
+  checkOutputs?: boolean;
 }
 
 const SubscribeInput = z.object({
@@ -112,7 +114,7 @@ export function registerIpcHandlers(ipcMain: IpcMainLike, service: WaystationSer
   for (const method of apiMethods) {
     ipcMain.handle(
       ipcChannel(method),
-      guarded((_event, raw) => dispatch(service, method, raw)),
+      guarded((_event, raw) => dispatch(service, method, raw, opts.checkOutputs)),
     );
   }
 

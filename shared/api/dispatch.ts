@@ -8,6 +8,7 @@
  */
 import { ApiError, apiInputs, parseApiInput } from './contract.js';
 import type { ApiMethod, ApiOutputs, WaystationService } from './contract.js';
+import { apiOutputIssues, outputChecksEnabled } from './api-outputs.js';
 import { apiCodeOf, apiErrorStatus, type ApiErrorCode } from './error-codes.js';
 
 /** True for the names of the contract's methods, and nothing inherited (`constructor`, `__proto__`). */
@@ -49,17 +50,35 @@ export function httpStatusOf(code: ApiErrorCode): number {
  * @param service the serving side (the host service, or a fake in tests)
  * @param method  the method name as received; unknown names are refused
  * @param rawInput the input as received; validated with the method's schema
+ * @param checkOutputs check the answer against apiOutputs (default: outputChecksEnabled())
  * @returns what the service returned; throws ApiError on any failure
  */
-export async function dispatch<M extends ApiMethod>(service: WaystationService, method: M, rawInput: unknown): Promise<ApiOutputs[M]>;
-export async function dispatch(service: WaystationService, method: string, rawInput: unknown): Promise<unknown>;
-export async function dispatch(service: WaystationService, method: string, rawInput: unknown): Promise<unknown> {
+export async function dispatch<M extends ApiMethod>(
+  service: WaystationService,
+  method: M,
+  rawInput: unknown,
+  checkOutputs?: boolean,
+): Promise<ApiOutputs[M]>;
+export async function dispatch(service: WaystationService, method: string, rawInput: unknown, checkOutputs?: boolean): Promise<unknown>;
+export async function dispatch(service: WaystationService, method: string, rawInput: unknown, checkOutputs?: boolean): Promise<unknown> {
   if (!isApiMethod(method)) throw new ApiError('not-found', `there is no API method named ${JSON.stringify(method).slice(0, 80)}`);
   const input = parseApiInput(method, rawInput);
+  let output: unknown;
   try {
     const handler = service[method] as (input: unknown) => Promise<unknown>;
-    return await handler.call(service, input);
+    output = await handler.call(service, input);
   } catch (err) {
     throw asServiceError(err);
   }
+  if (checkOutputs ?? outputChecksEnabled()) {
+    const issues = apiOutputIssues(method, output);
+    // The host's own mistake, not the caller's: said as such, with what does not fit.
+    if (issues.length > 0)
+      throw new ApiError(
+        'failed',
+        `the host answered ${method} with a value the API contract does not allow: ${issues.slice(0, 5).join('; ')}`,
+        issues,
+      );
+  }
+  return output;
 }

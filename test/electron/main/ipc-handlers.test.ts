@@ -104,7 +104,11 @@ function setup(ready?: Promise<unknown>) {
   const ipc = fakeIpcMain();
   const own = fakeContents(1);
   const stranger = fakeContents(2);
-  const dispose = registerIpcHandlers(ipc.ipcMain, service, { isOwnWebContents: (s) => s.id === own.contents.id, ready });
+  const dispose = registerIpcHandlers(ipc.ipcMain, service, {
+    isOwnWebContents: (s) => s.id === own.contents.id,
+    ready,
+    checkOutputs: false,
+  });
   const from = (contents: WebContentsLike, frame: FrameLike | null = appFrame): InvokeEventLike => ({
     sender: contents,
     senderFrame: frame,

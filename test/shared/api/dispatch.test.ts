@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, apiMethods, toApiError, type WaystationService } from '../../../shared/api/contract.js';
 import { asServiceError, dispatch, httpStatusOf, isApiMethod } from '../../../shared/api/dispatch.js';
+import { outputChecksEnabled } from '../../../shared/api/api-outputs.js';
 
 function service(impl: (method: string, input: unknown) => unknown): WaystationService {
   const s = Object.fromEntries(apiMethods.map((m) => [m, async (input: unknown) => impl(m, input)])) as unknown as WaystationService;
@@ -15,9 +16,32 @@ describe('dispatch', () => {
       service((m, input) => (seen.push([m, input]), 'ok')),
       'getTask',
       { taskId: 't1', version: 2 },
+      false,
     );
     expect(result).toBe('ok');
     expect(seen).toEqual([['getTask', { taskId: 't1', version: 2 }]]);
+  });
+
+  it('refuses an answer the contract does not allow, when outputs are checked, as the host failing', async () => {
+    const wrong = service(() => ({ taskId: 't1', version: 'two', message: 'started' }));
+    const err = (await dispatch(wrong, 'resumeTask', { taskId: 't1' }, true).catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('failed');
+    expect(err.message).toContain('the host answered resumeTask with a value the API contract does not allow');
+    expect(err.issues.some((i) => i.startsWith('version:'))).toBe(true);
+    // Unchecked (a packaged app), the answer passes as it is.
+    expect(await dispatch(wrong, 'resumeTask', { taskId: 't1' }, false)).toMatchObject({ version: 'two' });
+    // A fitting answer passes checked.
+    const right = service(() => ({ taskId: 't1', version: null, message: 'resume of t1 is running in process 42' }));
+    expect(await dispatch(right, 'resumeTask', { taskId: 't1' }, true)).toEqual({
+      taskId: 't1',
+      version: null,
+      message: 'resume of t1 is running in process 42',
+    });
+  });
+
+  it('checks outputs in tests by default', () => {
+    expect(outputChecksEnabled()).toBe(true);
   });
 
   it('refuses unknown and inherited method names', async () => {

@@ -1,0 +1,108 @@
+/**
+ * What each API method answers, as zod schemas: the other half of the
+ * contract's `apiInputs`.
+ *
+ * Inputs are validated always (a renderer is never trusted); outputs are the
+ * host's own values, so they are checked where a mistake is cheap to find:
+ * in development and in tests (see outputChecksEnabled), where an answer the
+ * contract does not allow fails loudly instead of confusing a renderer.
+ * The checkpoint of a task detail is checked for its identity and plan only:
+ * the store validated it in full when it read it.
+ */
+import { z } from 'zod';
+import { Problem } from '../checkpoint/problem.js';
+import { HistoryMessage, StepStatus, VersionSource } from '../checkpoint/schema.js';
+import { TaskSummary } from '../checkpoint/task-summary.js';
+import { ChangeSummary, StructuredDiffEntry } from '../diff/semantic-summary.js';
+import type { ApiMethod } from './contract.js';
+import { VerifyResult } from './contract.js';
+
+const DirectoryInfo = z.object({
+  root: z.string().nullable(),
+  recent: z.array(z.string()),
+  host: z.enum(['desktop', 'web']),
+  read_only: z.boolean(),
+  recent_read_only: z.array(z.string()),
+});
+
+const LeaseInfo = z.object({ held: z.boolean(), owner: z.string().optional(), pid: z.number().optional(), since: z.string().optional() });
+
+const TaskAgentStatus = z.object({
+  name: z.string().nullable(),
+  origin: z.enum(['builtin', 'module', 'none', 'foreign']),
+  available: z.boolean(),
+  module: z.string().optional(),
+  problem: z.string().optional(),
+  module_changed: z.boolean().optional(),
+  recorded_sha256: z.string().optional(),
+  current_sha256: z.string().optional(),
+  load_problem: z.string().optional(),
+});
+
+/** A checkpoint as a task detail carries it: its identity and plan (the store checked the rest when it read it). */
+const CheckpointShape = z.looseObject({
+  task_id: z.string(),
+  version: z.number().int().positive(),
+  plan: z.array(z.looseObject({ id: z.string(), name: z.string(), status: StepStatus })),
+});
+
+const TaskDetail = z.object({
+  summary: TaskSummary,
+  checkpoint: CheckpointShape.nullable(),
+  version: z.number().int().nullable(),
+  latest_version: z.number().int().nullable(),
+  read_only: z.boolean(),
+  problems: z.array(Problem),
+  lease: LeaseInfo,
+  agent_status: TaskAgentStatus.nullable(),
+});
+
+const VersionEntry = z.object({ version: z.number().int().positive(), source: VersionSource, updated_at: z.string(), bytes: z.number() });
+
+const AgentInfo = z.object({
+  name: z.string(),
+  description: z.string(),
+  options_schema: z.record(z.string(), z.unknown()),
+  origin: z.enum(['builtin', 'registered']),
+  problem: z.string().optional(),
+});
+
+const ActionResult = z.object({ taskId: z.string(), version: z.number().int().nullable(), message: z.string() });
+
+/** The output schema of each method, by method name. */
+export const apiOutputs = {
+  getDirectory: DirectoryInfo,
+  openDirectory: DirectoryInfo,
+  chooseDirectory: DirectoryInfo.nullable(),
+  listTasks: z.array(TaskSummary),
+  getTask: TaskDetail,
+  getHistory: z.object({ after: z.number().int().nonnegative(), versions: z.array(VersionEntry) }),
+  getStepResult: z.object({ value: z.unknown(), found: z.boolean() }),
+  getMessages: z.object({ from: z.number().int().nonnegative(), messages: z.array(HistoryMessage) }),
+  diffVersions: z.object({ a: z.number().int(), b: z.number().int(), summary: ChangeSummary, entries: z.array(StructuredDiffEntry) }),
+  verifyTask: VerifyResult,
+  listAgents: z.array(AgentInfo),
+  startTask: ActionResult,
+  resumeTask: ActionResult,
+  approveResume: ActionResult,
+  rejectResume: ActionResult,
+  editStepResult: ActionResult,
+} as const satisfies Record<ApiMethod, z.ZodType>;
+
+/**
+ * Whether answers are checked against apiOutputs: in development and tests
+ * (NODE_ENV `development` or `test`, or WAYSTATION_CHECK_OUTPUTS=1), never in
+ * a packaged app or a plain `waystation serve`, where they cost a walk of
+ * every answer.
+ */
+export function outputChecksEnabled(): boolean {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+  if (env.WAYSTATION_CHECK_OUTPUTS !== undefined) return env.WAYSTATION_CHECK_OUTPUTS === '1';
+  return env.NODE_ENV === 'development' || env.NODE_ENV === 'test';
+}
+
+/** The issues of an answer the contract does not allow for `method`; empty when it fits. */
+export function apiOutputIssues(method: ApiMethod, value: unknown): string[] {
+  const result = apiOutputs[method].safeParse(value);
+  return result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || '(output)'}: ${i.message}`);
+}
