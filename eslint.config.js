@@ -1,7 +1,9 @@
-// Lint rules that hold the layers apart: shared/ runs anywhere, renderer/ only in the browser.
+// Lint rules that hold the layers apart: shared/ runs anywhere, renderer/ only in the browser, and the folders of
+// electron/ import only from their own floor and those below it (lint/layer-order.js states the order).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
+import { layerOrder } from './lint/layer-order.js';
 
 const nodeModules = ['node:*', 'fs', 'path', 'os', 'child_process', 'http', 'crypto', 'electron', 'chokidar'];
 
@@ -31,6 +33,11 @@ export default tseslint.config(
     // Plain Node entry points (the CLI launcher, config files) run outside TypeScript's view of globals.
     files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' } },
+  },
+  {
+    files: ['electron/**/*.ts', 'electron/**/*.cts'],
+    plugins: { local: { rules: { 'layer-order': layerOrder } } },
+    rules: { 'local/layer-order': 'error' },
   },
   {
     files: ['shared/**/*.ts'],

@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { builtInAgents } from '../agents/registry.js';
+import { builtInAgents } from './built-in-agents.js';
 import { describeAgentModule, type DescribeOptions } from './agent-describer.js';
 import type { DescribedAgent } from './worker-protocol.js';
 import { nodeFs } from '../store/store-fs.js';
@@ -131,7 +131,7 @@ export function describeConfigEntry(root: string, entry: AgentConfigEntry, opts:
  * (and `config_problem`).
  */
 export async function listAvailableAgents(root: string, opts: DescribeOptions = {}): Promise<AgentCatalog> {
-  const agents: AvailableAgent[] = [...builtInAgents.values()].map((agent) => ({
+  const agents: AvailableAgent[] = [...builtInAgents().values()].map((agent) => ({
     name: agent.name,
     description: agent.description,
     options_schema: optionsJsonSchema(agent.options),
@@ -163,7 +163,7 @@ export async function listAvailableAgents(root: string, opts: DescribeOptions = 
             problem: `${entry.module} exports agent "${d.name}", but ${AGENTS_CONFIG_FILE} calls it "${entry.name}"`,
           };
         }
-        if (builtInAgents.has(d.name)) {
+        if (builtInAgents().has(d.name)) {
           return {
             ...where,
             name: d.name,

@@ -6,7 +6,7 @@
  * learnt by loading it (in a worker, at resume).
  */
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
-import { builtInAgents } from '../agents/registry.js';
+import { builtInAgents } from './built-in-agents.js';
 import { foreignAgentProblem, hashModule, moduleFileOf } from './agent-loader.js';
 
 export interface AgentStatus {
@@ -45,7 +45,7 @@ export async function agentStatus(root: string, cp: Checkpoint, opts: AgentStatu
     return { kind: 'none', available: false, problem: 'the task does not record which agent runs it: it can be inspected, not resumed' };
   const file = moduleFileOf(ref, root);
   if (!file) {
-    return builtInAgents.has(ref.name)
+    return builtInAgents().has(ref.name)
       ? { kind: 'builtin', available: true }
       : { kind: 'foreign', available: false, problem: foreignAgentProblem(ref.name) };
   }

@@ -11,41 +11,26 @@
  * are created with `link`, which fails if another runner got there first, so
  * two runners never both win.
  */
-import { promises as fs, readFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { commitCreate, commitReplace, syncDir, writeTemp } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
+import { entryName, ENTRY_RE, highestEntry, leaseIsLive, leaseTtlMs, processStartToken, type LeaseEntry } from '../store/lease-record.js';
 import { ServiceError } from '../../shared/api/error-codes.js';
 
-/** The time-to-live of a heartbeat when `WAYSTATION_LEASE_TTL_MS` does not set one; writers and readers (electron/verify/lease-state.ts) both use `leaseTtlMs`, so they agree on staleness. */
-export const DEFAULT_LEASE_TTL_MS = 30_000;
-
-/** The environment variable that overrides the lease time-to-live, in milliseconds. */
-export const LEASE_TTL_ENV = 'WAYSTATION_LEASE_TTL_MS';
-
-/**
- * The lease time-to-live: `WAYSTATION_LEASE_TTL_MS` when it is a positive number, else 30 s.
- *
- * It decides only for holders whose process cannot be checked from here.
- */
-export function leaseTtlMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env[LEASE_TTL_ENV];
-  const n = Number(raw);
-  return raw !== undefined && raw.trim() !== '' && Number.isFinite(n) && n > 0 ? n : DEFAULT_LEASE_TTL_MS;
-}
-
-export interface LeaseEntry {
-  owner: string;
-  pid: number;
-  hostname: string;
-  acquired_at: string;
-  heartbeat_at: string;
-  released: boolean;
-  /** When the holder's process started (Linux: boot id and start time from /proc), to tell a reused pid from the holder. */
-  process_start?: string;
-}
+// Reading a lease is the store's (readers need it too); taking and renewing one is the runtime's.
+export {
+  DEFAULT_LEASE_TTL_MS,
+  LEASE_TTL_ENV,
+  leaseIsLive,
+  leaseTtlMs,
+  pidAlive,
+  processStartToken,
+  readLease,
+  type LeaseEntry,
+} from '../store/lease-record.js';
 
 /** The task is driven by someone else; nothing was written. */
 export class LeaseHeldError extends ServiceError {
@@ -67,109 +52,6 @@ export class LeaseLostError extends ServiceError {
   constructor(readonly taskId: string) {
     super(`the lease on task ${taskId} was taken over by another runner; this runner stopped writing`);
   }
-}
-
-const ENTRY_RE = /^(\d+)\.json$/;
-
-/** Unpadded, as docs/FORMAT.md writes it and readers look it up. */
-function entryName(n: number): string {
-  return `${n}.json`;
-}
-
-/** Whether a process with this pid exists on this host. EPERM means it exists but is not ours. */
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * When the process `pid` started, as a token that differs between two
- * processes that had the same pid; null where the platform does not say
- * (no /proc), or when the process does not exist.
- */
-export function processStartToken(pid: number): string | null {
-  if (!Number.isInteger(pid) || pid <= 0) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const startTicks = fields[19];
-    if (!startTicks || !/^\d+$/.test(startTicks)) return null;
-    return `${bootId()}:${startTicks}`;
-  } catch {
-    return null;
-  }
-}
-
-let cachedBootId: string | null = null;
-/** Start times count from boot: the boot id keeps a token from one boot matching a process of the next. */
-function bootId(): string {
-  if (cachedBootId === null) {
-    try {
-      cachedBootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    } catch {
-      cachedBootId = '';
-    }
-  }
-  return cachedBootId;
-}
-
-async function highestEntry(leaseDir: string): Promise<{ n: number; entry: LeaseEntry | null } | null> {
-  let names: string[];
-  try {
-    names = await fs.readdir(leaseDir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
-  let best = -1;
-  for (const name of names) {
-    const m = ENTRY_RE.exec(name);
-    if (m) best = Math.max(best, Number(m[1]));
-  }
-  if (best < 0) return null;
-  try {
-    // Through the store's reader: a named pipe or a device in place of an entry is refused, not waited on.
-    const read = await nodeFs.readWholeFile(path.join(leaseDir, entryName(best)), { maxBytes: 64 * 1024, followLinks: true });
-    if (!read.ok) return { n: best, entry: null };
-    const entry = JSON.parse(read.bytes.toString('utf8')) as LeaseEntry;
-    return { n: best, entry };
-  } catch {
-    // Entries are linked into place whole, so an unreadable one is damage, not a write in progress: treat it as stale.
-    return { n: best, entry: null };
-  }
-}
-
-/**
- * Whether an entry still stands for a live holder.
- *
- * On this host the process decides: a dead pid, or one that now names a
- * process started at another time, is stale at once; the holder's own process
- * holds the lease however old its heartbeat (a blocked event loop cannot
- * heartbeat). Where that cannot be checked (another host, an entry without a
- * start time, no /proc), the heartbeat must be younger than `ttlMs`.
- */
-export function leaseIsLive(entry: LeaseEntry | null, ttlMs = leaseTtlMs(), now = Date.now()): boolean {
-  if (!entry || entry.released) return false;
-  if (entry.hostname === os.hostname()) {
-    if (!pidAlive(entry.pid)) return false;
-    if (typeof entry.process_start === 'string') {
-      const current = processStartToken(entry.pid);
-      if (current !== null) return current === entry.process_start;
-    }
-  }
-  const beat = Date.parse(entry.heartbeat_at);
-  return Number.isFinite(beat) && now - beat <= ttlMs;
-}
-
-/** The current lease entry of a task folder, or null when it has never been leased. */
-export async function readLease(taskDir: string): Promise<LeaseEntry | null> {
-  return (await highestEntry(path.join(taskDir, 'lease')))?.entry ?? null;
 }
 
 /** Create lease entry `n`, durably, unless it exists: false when another process created it first. */

@@ -15,7 +15,7 @@ import { mayNeedRecovery } from '../../shared/checkpoint/task-summary.js';
 import type { CheckpointStore, TaskEvent } from '../store/store-types.js';
 import { openStore } from '../store/directory-store.js';
 import { redactSecrets } from '../llm/provider-from-env.js';
-import { builtInAgents } from '../agents/registry.js';
+import { builtInAgents } from './built-in-agents.js';
 import { readLease, leaseIsLive } from './lease.js';
 import { agentLoadTimeoutMs, isModuleSpecifier } from './agent-loader.js';
 import { describeAgentModule, killMarginMs, type DescribeOptions } from './agent-describer.js';
@@ -335,9 +335,9 @@ export class Runner extends EventEmitter {
       );
       return refOf(d);
     }
-    if (builtInAgents.has(req.agent)) return { name: req.agent };
+    if (builtInAgents().has(req.agent)) return { name: req.agent };
     const config = await readAgentsConfig(this.root);
-    const builtIns = [...builtInAgents.keys()].join(', ');
+    const builtIns = [...builtInAgents().keys()].join(', ');
     if (config.problem) throw new OperationError('invalid', `"${req.agent}" is not a built-in agent (${builtIns}), and ${config.problem}`);
     // Entries that name their agent are tried first; the others must be loaded to learn their names.
     const named = config.entries.filter((e) => e.name === req.agent);
@@ -374,7 +374,7 @@ export class Runner extends EventEmitter {
       const imported = await importLegacyForResume(
         { store: this.store, root: this.root, actor: this.opts.actor },
         taskId,
-        builtInAgents.values(),
+        builtInAgents().values(),
       );
       if (imported) {
         this.emit('event', { type: 'line', taskId, line: imported.message, stream: 'stdout' });

@@ -9,6 +9,7 @@
 import path from 'node:path';
 import { openStore } from '../store/directory-store.js';
 import { providerFromEnv, redactSecrets } from '../llm/provider-from-env.js';
+// The worker process's entry point: it provides the built-in agents to the runtime it runs.
 import { builtInAgent } from '../agents/registry.js';
 import { AgentLoadError, describeModuleAgent, loadAgent, type LoadedAgent } from './agent-loader.js';
 import { approveTask, loadForWrite, OperationError, resumeTask, startTask, type OperationEnv } from './task-operations.js';

@@ -6,7 +6,7 @@
  * crashed with the checkpoint still saying `running`.
  */
 import type { LeaseInfo } from '../../shared/api/contract.js';
-import { leaseIsLive, leaseTtlMs, readLease, type LeaseEntry } from '../runtime/lease.js';
+import { leaseIsLive, leaseTtlMs, readLease, type LeaseEntry } from '../store/lease-record.js';
 
 export interface LeaseReadOptions {
   /** Default: the runtime's (`WAYSTATION_LEASE_TTL_MS`, else 30 s), so readers and writers agree. */

@@ -8,6 +8,8 @@ import type { Command } from 'commander';
 import { listAvailableAgents } from '../../runtime/agent-catalog.js';
 import { ExitCode, requireDirectory, type CliContext } from '../cli-context.js';
 import { formatJson, table } from '../output.js';
+// Provides the built-in agents to the runtime this command drives (see runtime/built-in-agents.ts).
+import '../../agents/registry.js';
 
 export function register(program: Command, ctx: CliContext): void {
   program

@@ -14,6 +14,8 @@ import { Runner, type RunOutcome } from '../../runtime/runner.js';
 import { RunExit } from '../../runtime/worker-protocol.js';
 import { UsageError, type CliContext } from '../cli-context.js';
 import { colorStatus, formatJson } from '../output.js';
+// Provides the built-in agents to the runtime this command drives (see runtime/built-in-agents.ts).
+import '../../agents/registry.js';
 
 export const RUN_EXIT_HELP = `
 Exit status:
