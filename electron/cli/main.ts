@@ -28,6 +28,9 @@ import * as tail from './commands/tail.js';
 import * as serve from './commands/serve.js';
 import * as demo from './commands/demo.js';
 import * as agents from './commands/agents.js';
+import * as stop from './commands/stop.js';
+import * as fork from './commands/fork.js';
+import * as rewind from './commands/rewind.js';
 
 /** Every command, in the order `--help` lists them. */
 const commands: { register(program: Command, ctx: CliContext): void }[] = [
@@ -42,6 +45,9 @@ const commands: { register(program: Command, ctx: CliContext): void }[] = [
   approve,
   reject,
   edit,
+  stop,
+  fork,
+  rewind,
   tail,
   serve,
   demo,

@@ -19,6 +19,7 @@ import { commitCreate, commitReplace, syncDir, writeTemp } from '../store/atomic
 import { nodeFs } from '../store/store-fs.js';
 import { entryName, ENTRY_RE, highestEntry, leaseIsLive, leaseTtlMs, processStartToken, type LeaseEntry } from '../store/lease-record.js';
 import { ServiceError } from '../../shared/api/error-codes.js';
+import { readStopRequest, type StopRequest } from './stop-request.js';
 
 // Reading a lease is the store's (readers need it too); taking and renewing one is the runtime's.
 export {
@@ -52,6 +53,13 @@ export class LeaseLostError extends ServiceError {
   constructor(readonly taskId: string) {
     super(`the lease on task ${taskId} was taken over by another runner; this runner stopped writing`);
   }
+}
+
+const STOP_RE = /^(\d+)\.stop\.json$/;
+
+/** The current lease entry of a task folder with its number, or null when it has never been leased. */
+export async function readLeaseEntry(taskDir: string): Promise<{ n: number; entry: LeaseEntry | null } | null> {
+  return highestEntry(path.join(taskDir, 'lease'));
 }
 
 /** Create lease entry `n`, durably, unless it exists: false when another process created it first. */
@@ -97,6 +105,11 @@ export class Lease {
   /** Throw if the lease is gone; called before every write. */
   assertHeld(): void {
     if (this.lostError) throw this.lostError;
+  }
+
+  /** A person's request that this holder stop (electron/runtime/stop-request.ts), or null: checked at each safe boundary. */
+  stopRequest(): StopRequest | null {
+    return readStopRequest(this.leaseDir, this.n);
   }
 
   startHeartbeat(): void {
@@ -189,7 +202,8 @@ async function pruneOldEntries(leaseDir: string, current: number): Promise<void>
   const names = await fs.readdir(leaseDir).catch(() => [] as string[]);
   await Promise.all(
     names.map(async (name) => {
-      const m = ENTRY_RE.exec(name);
+      // Stop requests (`<n>.stop.json`) of runs long gone go with their entries.
+      const m = ENTRY_RE.exec(name) ?? STOP_RE.exec(name);
       if (m && Number(m[1]) < current - keep) await fs.rm(path.join(leaseDir, name), { force: true });
     }),
   );

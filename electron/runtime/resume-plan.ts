@@ -81,8 +81,13 @@ export function decideResume(input: ResumeDecisionInput): ResumeDecision {
 
   const probe_effects: string[] = [];
   const retry_effects: string[] = [];
+  const redo_effects: string[] = [];
+  const repeats = new Set(cp.side_effects.map((e) => e.superseded_by).filter((id) => id !== undefined));
   for (const e of cp.side_effects) {
-    if (isUncertain(e)) {
+    if (e.superseded_by) continue;
+    if (repeats.has(e.id) && e.status === 'not_started' && e.attempts === 0) {
+      redo_effects.push(e.id);
+    } else if (isUncertain(e)) {
       if (e.has_probe === false && !input.canProbe(e)) {
         blocking.push(
           `side effect ${e.id} (${e.type}, key ${e.idempotency_key}) may or may not have happened and has no probe: ` +
@@ -104,6 +109,7 @@ export function decideResume(input: ResumeDecisionInput): ResumeDecision {
       retry_effects,
       drift,
       ...(input.moduleChanged ? { module_changed: true } : {}),
+      ...(redo_effects.length ? { redo_effects } : {}),
     },
     blocking,
     reset_from: resetFrom,
@@ -118,6 +124,7 @@ export function samePlan(a: ResumePlan, b: ResumePlan): boolean {
     eq(a.probe_effects, b.probe_effects) &&
     eq(a.retry_effects, b.retry_effects) &&
     eq(a.drift, b.drift) &&
+    eq(a.redo_effects, b.redo_effects) &&
     Boolean(a.module_changed) === Boolean(b.module_changed)
   );
 }
@@ -133,6 +140,8 @@ export function describePlan(plan: ResumePlan, cp: Checkpoint): string[] {
   if (plan.probe_effects.length)
     lines.push(`probe, then mark done or retry with the same key: ${plan.probe_effects.map(effect).join(', ')}`);
   if (plan.retry_effects.length) lines.push(`retry with the same key: ${plan.retry_effects.map(effect).join(', ')}`);
+  if (plan.redo_effects?.length)
+    lines.push(`perform again, under a new key (a person chose it): ${plan.redo_effects.map(effect).join(', ')}`);
   if (plan.drift.length) lines.push(`drifted (the steps that made them rerun): ${plan.drift.join('; ')}`);
   if (plan.module_changed) {
     lines.push(

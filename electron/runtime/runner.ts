@@ -16,7 +16,11 @@ import type { CheckpointStore, TaskEvent } from '../store/store-types.js';
 import { openStore } from '../store/directory-store.js';
 import { redactSecrets } from '../llm/provider-from-env.js';
 import { builtInAgents } from './built-in-agents.js';
-import { readLease, leaseIsLive } from './lease.js';
+import { readLease, readLeaseEntry, leaseIsLive } from './lease.js';
+import { readStopRequest } from './stop-request.js';
+import { forkTask, type ForkRequest } from './fork-task.js';
+import { rewindTask, type RewindRequest } from './rewind-task.js';
+import { stopTask, type StopRequestOptions } from './stop-task.js';
 import { agentLoadTimeoutMs, isModuleSpecifier } from './agent-loader.js';
 import { describeAgentModule, killMarginMs, type DescribeOptions } from './agent-describer.js';
 import { AGENTS_CONFIG_FILE, describeConfigEntry, readAgentsConfig } from './agent-catalog.js';
@@ -24,6 +28,7 @@ import { importLegacyForResume } from './legacy-resume.js';
 import {
   DEFAULT_MAX_AUTO_ATTEMPTS,
   editStepResult,
+  type OperationEnv,
   generateTaskId,
   isUnfinishedCreate,
   OperationError,
@@ -33,7 +38,7 @@ import {
 import { defaultWorkerLaunch } from './worker-launch.js';
 import {
   exitCodeForError,
-  exitCodeForStatus,
+  exitCodeForOutcome,
   RunExit,
   type DescribedAgent,
   type WorkerJob,
@@ -54,6 +59,8 @@ export interface RunOutcome {
   /** The worker died without answering (a crash or a kill); `signal` says which signal, if any. */
   crashed?: boolean;
   signal?: NodeJS.Signals | null;
+  /** The run ended because a person stopped it. */
+  stopped?: boolean;
 }
 
 export type RunnerEvent =
@@ -180,7 +187,7 @@ export class Runner extends EventEmitter {
         let outcome: RunOutcome;
         const m = message as WorkerMessage | null;
         if (m?.type === 'outcome') {
-          outcome = { ...m.outcome, exitCode: exitCodeForStatus(m.outcome.status) };
+          outcome = { ...m.outcome, exitCode: exitCodeForOutcome(m.outcome) };
         } else if (m?.type === 'error') {
           outcome = {
             task_id: taskId,
@@ -218,6 +225,13 @@ export class Runner extends EventEmitter {
     return Number.isFinite(n) && n >= 0 && (this.opts.env ?? process.env).WAYSTATION_AUTO_BACKOFF_MS !== '' ? n : 1000;
   }
 
+  /** Whether a person asked the task's current run to stop (a run whose process was ended by a second stop leaves only that). */
+  private async stopWasAsked(taskId: string): Promise<boolean> {
+    const location = (await this.store.getTask(taskId).catch(() => null))?.location ?? taskId;
+    const current = await readLeaseEntry(path.join(this.root, location)).catch(() => null);
+    return current !== null && readStopRequest(path.join(this.root, location, 'lease'), current.n) !== null;
+  }
+
   private async latest(taskId: string): Promise<Checkpoint | null> {
     try {
       return (await this.store.getTask(taskId))?.checkpoint ?? null;
@@ -242,6 +256,8 @@ export class Runner extends EventEmitter {
       if (outcome.error || this.shuttingDown) return outcome;
       const cp = await this.latest(taskId);
       if (!cp) return outcome;
+      // A run a person stopped is never retried, also when a second stop ended its process.
+      if (outcome.stopped || cp.recovery.stopped || (await this.stopWasAsked(taskId))) return outcome;
       const interrupted = outcome.crashed === true;
       const mode = cp.recovery.mode;
       if (mode === 'confirm' && interrupted) {
@@ -414,13 +430,38 @@ export class Runner extends EventEmitter {
    * Replace a step's result with a human's value (validated against the step's output schema).
    * With `expectedVersion`, refused (`moved`) when the task is no longer at the version the value was chosen on.
    */
-  async edit(taskId: string, stepId: string, value: unknown, opts: { expectedVersion?: number } = {}): Promise<RunOutcome> {
+  async edit(
+    taskId: string,
+    stepId: string,
+    value: unknown,
+    opts: { expectedVersion?: number; later?: 'rerun' | 'keep' } = {},
+  ): Promise<RunOutcome> {
     return this.inProcess(taskId, () =>
       editStepResult({ store: this.store, root: this.root, actor: this.opts.actor }, taskId, stepId, value, {
         actor: this.opts.actor,
         expectedVersion: opts.expectedVersion,
+        later: opts.later,
       }),
     );
+  }
+
+  /** Fork a task at a version into a new task; the parent is only read. Runs in this process: no agent code is needed. */
+  async fork(parentId: string, version: number, opts: Omit<ForkRequest, 'actor'> = {}): Promise<RunOutcome> {
+    return this.inProcess(opts.taskId ?? parentId, () => forkTask(this.env(), parentId, version, { ...opts, actor: this.opts.actor }));
+  }
+
+  /** Set a step and every later one back to pending (effects kept unless chosen in `redo`). Runs in this process. */
+  async rewind(taskId: string, stepId: string, opts: Omit<RewindRequest, 'actor'> = {}): Promise<RunOutcome> {
+    return this.inProcess(taskId, () => rewindTask(this.env(), taskId, stepId, { ...opts, actor: this.opts.actor }));
+  }
+
+  /** Ask the task's runner to stop at its next safe boundary; a second stop, `force` or the wait running out ends its process. */
+  async stop(taskId: string, opts: Omit<StopRequestOptions, 'actor'> = {}): Promise<RunOutcome> {
+    return this.inProcess(taskId, () => stopTask(this.env(), taskId, { ...opts, actor: this.opts.actor }));
+  }
+
+  private env(): OperationEnv {
+    return { store: this.store, root: this.root, actor: this.opts.actor };
   }
 
   private async inProcess(
@@ -470,7 +511,7 @@ export class Runner extends EventEmitter {
       const cp = entry?.checkpoint;
       if (!entry || !cp || entry.read_only || entry.format !== 'waystation' || !cp.agent || this.shuttingDown) return null;
       const live = leaseIsLive(await readLease(path.join(this.root, entry.location)));
-      if (live || this.shuttingDown) return null;
+      if (live || this.shuttingDown || cp.recovery.stopped || (await this.stopWasAsked(taskId))) return null;
       const interrupted = cp.status === 'running';
       const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
       if (cp.recovery.mode === 'auto' && (interrupted || cp.status === 'failed') && cp.recovery.auto_attempts < max) {

@@ -33,6 +33,7 @@ import { estimateCostUsd } from '../llm/cost.js';
 import { redactSecrets, redactSecretsIn } from '../llm/provider-from-env.js';
 import type { AnyAgent, CostlyAction, EffectSpec, ProbeResult, ResumeContext, TaskContext } from './define-agent.js';
 import { LeaseLostError, type Lease } from './lease.js';
+import type { StopRequest } from './stop-request.js';
 
 /** How a drive of a task ended. */
 export interface EngineOutcome {
@@ -43,12 +44,21 @@ export interface EngineOutcome {
   message: string;
   /** What a human can do next, when anything; a command line where possible. */
   next: string | null;
+  /** The run ended because a person stopped it (the task is left interrupted, and is not retried automatically). */
+  stopped?: boolean;
 }
 
 /** Thrown by `waitForHuman` to unwind the agent once the wait is saved. */
 export class WaitForHumanSignal extends Error {
   constructor(readonly reason: string) {
     super(`waiting for a human: ${reason}`);
+  }
+}
+
+/** Thrown at a safe boundary when a person asked the run to stop; unwinds the agent before anything more is done. */
+export class StopSignal extends Error {
+  constructor(readonly request: StopRequest) {
+    super(`stopped by ${request.by}`);
   }
 }
 
@@ -150,6 +160,12 @@ export class TaskEngine {
 
   private redact(text: string): string {
     return redactSecrets(text, this.env);
+  }
+
+  /** A safe boundary: unwind the agent when a person asked this run to stop (checked before a step starts and before an effect). */
+  private checkStop(): void {
+    const request = this.deps.lease?.stopRequest() ?? null;
+    if (request) throw new StopSignal(request);
   }
 
   private report(line: string): void {
@@ -312,6 +328,7 @@ export class TaskEngine {
       return (await this.storedResult(step)) as T;
     }
 
+    this.checkStop();
     const id = step.id;
     const failuresBefore = Number((step as { failures?: number }).failures ?? 0);
     const previousError = step.error ?? null;
@@ -335,7 +352,8 @@ export class TaskEngine {
       if (problems.length > 0) throw new StepOutputError(`the result does not match the step's output schema: ${problems.join('; ')}`);
     } catch (err) {
       this.currentStep = null;
-      if (err instanceof WaitForHumanSignal || err instanceof LeaseLostError || this.abort.signal.aborted) throw err;
+      if (err instanceof WaitForHumanSignal || err instanceof LeaseLostError || err instanceof StopSignal || this.abort.signal.aborted)
+        throw err;
       const kind =
         err instanceof LlmCallError
           ? 'llm'
@@ -423,8 +441,13 @@ export class TaskEngine {
 
   // ---- side effects ---------------------------------------------------------------------------
 
+  /**
+   * The ledger entry that answers for the key an agent asks with: the entry
+   * with that key, or the one that records it as its `asked_key` (a repeat a
+   * person chose, an effect carried into a fork); a superseded entry never.
+   */
   private effectIndex(key: string): number {
-    return this.working.side_effects.findIndex((e) => e.idempotency_key === key);
+    return this.working.side_effects.findIndex((e) => !e.superseded_by && (e.asked_key ?? e.idempotency_key) === key);
   }
 
   private probeFor<T>(spec: EffectSpec<T>): ((e: SideEffect) => Promise<ProbeResult>) | null {
@@ -459,6 +482,7 @@ export class TaskEngine {
         }
       }
     }
+    this.checkStop();
     i = this.effectIndex(spec.key);
     if (i < 0) {
       this.working.side_effects.push({
@@ -472,6 +496,8 @@ export class TaskEngine {
       i = this.working.side_effects.length - 1;
     }
     const effectId = this.working.side_effects[i].id;
+    // A repeat chosen by a person runs under its own, new key.
+    const key = this.working.side_effects[i].idempotency_key;
     const byId = (d: Checkpoint) => d.side_effects.find((e) => e.id === effectId)!;
 
     // Before: the intent, with the key, is durable before anything leaves the process.
@@ -486,10 +512,10 @@ export class TaskEngine {
         updated_at: new Date().toISOString(),
       });
     });
-    await this.event({ type: 'effect', step_id: stepId, data: { effect: effectId, type: spec.type, key: spec.key, status: 'intent' } });
+    await this.event({ type: 'effect', step_id: stepId, data: { effect: effectId, type: spec.type, key, status: 'intent' } });
     let outcome: T;
     try {
-      outcome = await spec.perform(spec.key);
+      outcome = await spec.perform(key);
     } catch (err) {
       const message = this.redact(messageOf(err));
       // A failed call may still have reached the service (a reply lost on the way back): only a probe can tell.
@@ -509,7 +535,7 @@ export class TaskEngine {
       });
     });
     await this.event({ type: 'effect', step_id: stepId, data: { effect: effectId, status: 'done' } });
-    this.report(`effect ${spec.type} (key ${spec.key}): done`);
+    this.report(`effect ${spec.type} (key ${key}): done`);
     return outcome;
   }
 
@@ -582,9 +608,8 @@ export class TaskEngine {
   private async complete(messages: ChatMessage[], opts: CompletionOptions = {}): Promise<Completion> {
     const stepId = this.currentStep;
     const step = stepId ? this.working.plan.find((s) => s.id === stepId) : undefined;
-    const failures = Number((step as { failures?: number } | undefined)?.failures ?? 0);
     // A failed attempt's replies are not reused (they may be why it failed); an interrupted attempt's are.
-    const callKey = `${stepId ?? '-'}#${failures}#${this.callIndex++}:${sha256(canonicalJson(messages)).slice(0, 16)}`;
+    const callKey = `${stepId ?? '-'}#${attemptTag(step)}#${this.callIndex++}:${sha256(canonicalJson(messages)).slice(0, 16)}`;
     const cached = this.llmCache.get(callKey);
     if (cached) {
       this.report(`${stepId ?? 'task'}: model reply reused from the checkpoint (no new call)`);
@@ -664,9 +689,8 @@ export class TaskEngine {
     }
     this.rememberKeys.add(`${stepId ?? '-'}:${key}`);
     const step = stepId ? this.working.plan.find((s) => s.id === stepId) : undefined;
-    const failures = Number((step as { failures?: number } | undefined)?.failures ?? 0);
     // The same rule as LLM replies: an interrupted attempt's results are reused, a failed attempt's are not.
-    const callKey = `remember:${stepId ?? '-'}#${failures}:${key}`;
+    const callKey = `remember:${stepId ?? '-'}#${attemptTag(step)}:${key}`;
     const saved = this.rememberedResults.get(callKey);
     if (saved !== undefined) {
       this.report(`${stepId ?? 'task'}: ${key}: result reused from the checkpoint (not run again)`);
@@ -767,6 +791,7 @@ export class TaskEngine {
       if (err instanceof LeaseLostError) {
         return this.outcome(this.working.status, err.message, 'another runner took the task over; check it with `waystation tail`');
       }
+      if (err instanceof StopSignal) return this.recordStop(err.request);
       if (err instanceof WaitForHumanSignal) {
         await this.event({ type: 'runner', data: { status: 'waiting_human', reason: err.reason } });
         return this.outcome(
@@ -795,9 +820,47 @@ export class TaskEngine {
     }
   }
 
+  /**
+   * Save that a person stopped the run: the task stays `running` with no
+   * holder (shown interrupted), and `recovery.stopped` keeps automatic
+   * recovery away from it until a person resumes it.
+   */
+  async recordStop(request: { by: string; at?: string; reason?: string }): Promise<EngineOutcome> {
+    const at = request.at ?? new Date().toISOString();
+    const reason = request.reason ? this.redact(request.reason) : undefined;
+    await this.save(
+      (d) => {
+        d.status = 'running';
+        d.recovery.stopped = { by: this.redact(request.by), at, ...(reason ? { reason } : {}) };
+        d.resume_hint = `stopped by ${this.redact(request.by)} at ${at}${reason ? ` (${reason})` : ''}; continue with \`${commandHint(d, 'resume')}\``;
+      },
+      { source: { kind: 'stop', actor: this.redact(request.by), note: reason ? `stopped: ${reason}` : 'stopped by a person' } },
+    );
+    await this.event({ type: 'runner', data: { status: 'stopped', by: request.by, ...(reason ? { reason } : {}) } });
+    return {
+      ...this.outcome(
+        'running',
+        `task ${this.working.task_id} stopped by ${request.by}`,
+        `continue: ${commandHint(this.working, 'resume')}`,
+      ),
+      stopped: true,
+    };
+  }
+
   outcome(status: TaskStatus, message: string, next: string | null): EngineOutcome {
     return { task_id: this.working.task_id, status, version: this.working.version, message: this.redact(message), next };
   }
+}
+
+/**
+ * What tells one attempt of a step from the next in the keys of its recorded
+ * model replies and remembered results: its failures, and the reruns a person
+ * asked for (a rewind), so neither replays what an earlier attempt recorded.
+ */
+function attemptTag(step: PlanStep | undefined): string {
+  const failures = Number(step?.failures ?? 0);
+  const reruns = Number(step?.reruns ?? 0);
+  return reruns > 0 ? `${failures}r${reruns}` : String(failures);
 }
 
 function upsertArtifact(d: Checkpoint, a: Artifact): void {

@@ -62,7 +62,8 @@ export interface OperationEnv {
 }
 
 export const DEFAULT_MAX_AUTO_ATTEMPTS = 3;
-const TASK_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** What a new task's id may be: it names a folder, so nothing that could leave the root or collide with the store's own names. */
+export const TASK_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** A readable, unique task id: agent name, UTC date and time, a short random suffix. */
 export function generateTaskId(agentName: string, now = new Date()): string {
@@ -79,7 +80,8 @@ export function generateTaskId(agentName: string, now = new Date()): string {
   return `${slug}-${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
-function defaultActor(env: OperationEnv): string {
+/** Who acts: the operation's actor, else the user running it. */
+export function defaultActor(env: OperationEnv): string {
   return env.actor ?? process.env.USER ?? process.env.USERNAME ?? 'human';
 }
 
@@ -603,6 +605,8 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
         }
         if (req.trigger === 'auto') d.recovery.auto_attempts += 1;
         else d.recovery.auto_attempts = 0;
+        // A person's resume ends a stop; the runner's own never does.
+        if (req.trigger !== 'auto' && d.recovery.stopped) d.recovery.stopped = null;
         const waits = (d as { human_waits?: { resolved_at?: string; by?: string; note?: string | null }[] }).human_waits ?? [];
         if (req.trigger !== 'auto') {
           for (const w of waits)
@@ -729,15 +733,17 @@ export async function rejectTask(env: OperationEnv, taskId: string, opts: { reas
  *
  * A halted task (its resume plan rejected) is refused: the rejection stands.
  * The value must satisfy the step's output schema. The step becomes done with
- * that result, later steps go back to pending (they were computed from the old
- * value), and the next resume continues right after the edited step.
+ * that result. With `later: 'rerun'` (the default) the later steps go back to
+ * pending, since they were computed from the old value, and the next resume
+ * continues right after the edited step; with `later: 'keep'` a person says
+ * they still stand, and they stay as they are.
  */
 export async function editStepResult(
   env: OperationEnv,
   taskId: string,
   stepRef: string,
   value: unknown,
-  opts: { actor?: string; expectedVersion?: number } = {},
+  opts: { actor?: string; expectedVersion?: number; later?: 'rerun' | 'keep' } = {},
 ): Promise<EngineOutcome> {
   const check = (cp: Checkpoint) => {
     // The value was chosen looking at `expectedVersion`; written over a later version it would silently undo what that version did.
@@ -802,7 +808,7 @@ export async function editStepResult(
         }
         Object.assign(s, { status: 'done', error: null, finished_at: at, edited: { by: actor, at } });
         delete (s as { result?: unknown }).result;
-        const later = d.plan.slice(index + 1);
+        const later = opts.later === 'keep' ? [] : d.plan.slice(index + 1);
         const reset = new Set(later.filter((x) => x.status === 'done' || x.status === 'failed' || x.status === 'running').map((x) => x.id));
         for (const x of later) {
           if (reset.has(x.id)) Object.assign(x, { status: 'pending', result_ref: null, error: null, finished_at: null });

@@ -13,7 +13,7 @@ import { providerFromEnv, redactSecrets } from '../llm/provider-from-env.js';
 import { builtInAgent } from '../agents/registry.js';
 import { AgentLoadError, describeModuleAgent, loadAgent, type LoadedAgent } from './agent-loader.js';
 import { approveTask, loadForWrite, OperationError, resumeTask, startTask, type OperationEnv } from './task-operations.js';
-import { exitCodeForError, exitCodeForStatus, RunExit, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
+import { exitCodeForError, exitCodeForOutcome, RunExit, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
 import { optionsJsonSchema } from '../../shared/api/options-json-schema.js';
 import { messageOf } from '../../shared/api/error-codes.js';
@@ -99,7 +99,7 @@ async function run(job: WorkerJob): Promise<number> {
       agentRef: ref,
     });
     await send({ type: 'outcome', outcome });
-    return exitCodeForStatus(outcome.status);
+    return exitCodeForOutcome(outcome);
   }
   const cp = await loadForWrite(store, job.taskId);
   if (!cp.agent) {
@@ -115,7 +115,7 @@ async function run(job: WorkerJob): Promise<number> {
       ? await approveTask(env, loaded.agent, job.taskId, { actor: job.actor })
       : await resumeTask(env, loaded.agent, job.taskId, job);
   await send({ type: 'outcome', outcome });
-  return exitCodeForStatus(outcome.status);
+  return exitCodeForOutcome(outcome);
 }
 
 const raw = process.env.WAYSTATION_JOB;

@@ -47,7 +47,10 @@ export type WorkerMessage =
   /** The agent is loaded: from here on a silent worker is running the agent, not stuck importing it. */
   | { type: 'loaded' }
   | { type: 'agent'; agent: DescribedAgent }
-  | { type: 'outcome'; outcome: { task_id: string; status: TaskStatus; version: number; message: string; next: string | null } }
+  | {
+      type: 'outcome';
+      outcome: { task_id: string; status: TaskStatus; version: number; message: string; next: string | null; stopped?: boolean };
+    }
   | { type: 'error'; code: string; message: string };
 
 /** Process exit codes of a worker and of the CLI's run-like commands (listed in `waystation run --help`). */
@@ -60,6 +63,7 @@ export const RunExit = {
   halted: 5,
   busy: 6,
   crashed: 7,
+  stopped: 8,
 } as const;
 
 /** The exit code for a task status. */
@@ -79,6 +83,11 @@ export function exitCodeForStatus(status: TaskStatus): number {
     default:
       return RunExit.failed;
   }
+}
+
+/** The exit code of a run's outcome: a run a person stopped says so, whatever the task's status. */
+export function exitCodeForOutcome(outcome: { status: TaskStatus; stopped?: boolean }): number {
+  return outcome.stopped ? RunExit.stopped : exitCodeForStatus(outcome.status);
 }
 
 /** The exit code for a refused operation (OperationError code). */

@@ -20,7 +20,7 @@ export type EffectStatus = z.infer<typeof EffectStatus>;
 export const RecoveryMode = z.enum(['manual', 'auto', 'confirm']);
 export type RecoveryMode = z.infer<typeof RecoveryMode>;
 
-export const VersionSourceKind = z.enum(['runtime', 'human-edit', 'approval', 'import']);
+export const VersionSourceKind = z.enum(['runtime', 'human-edit', 'approval', 'import', 'fork', 'rewind', 'stop']);
 export type VersionSourceKind = z.infer<typeof VersionSourceKind>;
 
 /**
@@ -72,6 +72,8 @@ export const PlanStep = z.looseObject({
   elapsed_ms: z.number().nonnegative().optional(),
   tokens_in: z.number().int().nonnegative().optional(),
   tokens_out: z.number().int().nonnegative().optional(),
+  /** How many times a person set the step back to pending to run it again (a rewind). */
+  reruns: z.number().int().nonnegative().optional(),
 });
 export type PlanStep = z.infer<typeof PlanStep>;
 
@@ -98,6 +100,16 @@ export const SideEffect = z.looseObject({
   /** How an uncertain effect was settled on resume: probed-done, probed-absent-retried, awaiting-human. */
   reconciliation: z.string().nullable().optional(),
   updated_at: Timestamp.optional(),
+  /**
+   * The key this task's agent asks for the effect with, where it is not
+   * `idempotency_key` (docs/RUNTIME.md, "Time travel"): a repeat a person chose
+   * when rewinding runs under a new key of its own; an effect carried into a
+   * fork keeps the parent's key, while the fork's agent derives its keys from
+   * the fork's task id.
+   */
+  asked_key: z.string().min(1).optional(),
+  /** The id of the repeat that replaced this entry; a superseded entry stays in the ledger as it was. */
+  superseded_by: z.string().min(1).optional(),
 });
 export type SideEffect = z.infer<typeof SideEffect>;
 
@@ -108,6 +120,8 @@ export const ResumePlan = z.looseObject({
   retry_effects: z.array(z.string()).default([]),
   drift: z.array(z.string()).default([]),
   module_changed: z.boolean().optional(),
+  /** Effects a human chose to perform again, each under a new idempotency key. */
+  redo_effects: z.array(z.string()).optional(),
 });
 export type ResumePlan = z.infer<typeof ResumePlan>;
 
@@ -132,6 +146,12 @@ export const Recovery = z.looseObject({
   pending_approval: PendingApproval.nullable().optional(),
   decisions: z.array(ApprovalDecision).default([]),
   auto_attempts: z.number().int().nonnegative().default(0),
+  /**
+   * Set when a person stopped the task: who, when and why. A stopped task is
+   * shown interrupted but is never resumed automatically; a person's resume
+   * clears it.
+   */
+  stopped: z.looseObject({ by: z.string(), at: Timestamp, reason: z.string().optional() }).nullable().optional(),
 });
 export type Recovery = z.infer<typeof Recovery>;
 
@@ -175,6 +195,10 @@ export const VersionSource = z.looseObject({
   edit: z.looseObject({ step_id: z.string(), before: z.unknown(), after: z.unknown() }).optional(),
   /** For imports: the file and format the version came from. */
   imported_from: z.looseObject({ path: z.string(), format: z.string() }).optional(),
+  /** For forks: the task and version the new task started from. */
+  forked_from: z.looseObject({ task_id: z.string(), version: z.number().int().positive() }).optional(),
+  /** For rewinds: the step the plan was set back to, and the effects a human chose to perform again. */
+  rewind: z.looseObject({ step_id: z.string(), redo: z.array(z.string()).default([]) }).optional(),
 });
 export type VersionSource = z.infer<typeof VersionSource>;
 
@@ -217,6 +241,8 @@ export const Checkpoint = z.looseObject({
   source: VersionSource,
   history: HistoryRef.default({ count: 0, head: null }),
   agent: AgentRef.nullable().optional(),
+  /** A fork's parent, kept in every version of the fork so the inspector links the two both ways. */
+  forked_from: z.looseObject({ task_id: z.string(), version: z.number().int().positive() }).nullable().optional(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
 /** A checkpoint as a writer supplies it, before defaults are filled. */

@@ -27,7 +27,8 @@ Exit status:
   4  the task waits for approval of a resume plan (confirm mode)
   5  the task is halted (its resume plan was rejected)
   6  another runner holds the task's lease; nothing was written
-  7  the agent process crashed or was killed; the task is interrupted and can be resumed`;
+  7  the agent process crashed or was killed; the task is interrupted and can be resumed
+  8  a person stopped the run (waystation stop); the task is interrupted and can be resumed`;
 
 /** Parse `--name value`, `--name=value` and bare `--flag` into agent options. */
 export function parseAgentOptions(args: readonly string[]): Record<string, unknown> {

@@ -1,0 +1,124 @@
+/**
+ * Forking a task: a new task whose first version is the state of another
+ * task at a chosen version. The parent is only read; the fork has its own
+ * lease, ledger and history from there on.
+ *
+ * The ledger is carried as it stands at that version, idempotency keys
+ * included, so an effect the parent had done is done for the fork too and is
+ * not performed again by it. Agents usually derive their keys from the task
+ * id (`<task_id>:publish`): each carried entry records, as its `asked_key`,
+ * the key the fork's agent will ask with, the parent's id replaced by the
+ * fork's, and keeps the parent's key as the one the outside world knows.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Checkpoint, HistoryMessage } from '../../shared/checkpoint/schema.js';
+import { ConflictError, TaskReadError } from '../store/store-types.js';
+import { defaultActor, OperationError, TASK_ID_RE, type OperationEnv } from './task-operations.js';
+import type { EngineOutcome } from './task-engine.js';
+
+export interface ForkRequest {
+  /** The fork's id; default `<parent>-fork-v<version>-<4 hex>`. */
+  taskId?: string;
+  actor?: string;
+  reason?: string;
+}
+
+function forkId(parentId: string, version: number): string {
+  const suffix = `-fork-v${version}-${randomBytes(2).toString('hex')}`;
+  return `${parentId.slice(0, 128 - suffix.length)}${suffix}`;
+}
+
+/** Read the version a fork starts from, refusing what cannot be forked with a sentence that says why. */
+async function readParent(env: OperationEnv, parentId: string, version: number): Promise<Checkpoint> {
+  const entry = await env.store.getTask(parentId);
+  if (!entry) throw new OperationError('not-found', `there is no task "${parentId}" in ${env.root}; nothing was written`);
+  if (entry.format !== 'waystation') {
+    throw new OperationError(
+      'read-only',
+      `task ${parentId} is in the ${entry.format} format; resume it once to import it, then fork the imported task. Nothing was written.`,
+    );
+  }
+  const latest = entry.checkpoint?.version ?? 0;
+  if (!Number.isInteger(version) || version < 1 || (latest > 0 && version > latest)) {
+    throw new OperationError(
+      'invalid',
+      `task ${parentId} has no version ${version}${latest ? ` (its versions are 1 to ${latest})` : ''}; nothing was written`,
+    );
+  }
+  try {
+    return await env.store.readVersion(parentId, version);
+  } catch (err) {
+    if (err instanceof TaskReadError) {
+      throw new OperationError('unreadable', `version ${version} of task ${parentId} cannot be read (${err.message}); nothing was written`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Fork task `parentId` at `version` into a new task.
+ *
+ * A fork of a version that was running starts out interrupted and stopped, so
+ * nothing resumes it but a person; any other status is carried as it was.
+ */
+export async function forkTask(env: OperationEnv, parentId: string, version: number, req: ForkRequest = {}): Promise<EngineOutcome> {
+  const taskId = req.taskId ?? forkId(parentId, version);
+  if (!TASK_ID_RE.test(taskId)) {
+    throw new OperationError(
+      'invalid',
+      `"${taskId}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit. Nothing was written.`,
+    );
+  }
+  if (await env.store.getTask(taskId))
+    throw new OperationError('exists', `task ${taskId} already exists in ${env.root}; nothing was written`);
+  const cp = await readParent(env, parentId, version);
+  const actor = req.actor ?? defaultActor(env);
+  const at = new Date().toISOString();
+
+  // Step results and messages are content-addressed blobs of the parent: the fork stores its own copies.
+  const results: Record<string, unknown> = {};
+  for (const s of cp.plan) if (s.result_ref) results[s.id] = await env.store.readBlob(parentId, s.result_ref);
+  const messages: HistoryMessage[] = cp.history.count > 0 ? await env.store.readHistory(parentId, version) : [];
+
+  const origin = { task_id: parentId, version };
+  const note = `forked from ${parentId} at version ${version}${req.reason ? `: ${req.reason}` : ''}`;
+  const { version: _v, ...state } = cp;
+  const first: Omit<Checkpoint, 'version'> = {
+    ...state,
+    task_id: taskId,
+    plan: cp.plan.map(({ result_ref: _ref, ...s }) => s),
+    side_effects: cp.side_effects.map((e) => {
+      const asked = (e.asked_key ?? e.idempotency_key).replaceAll(parentId, taskId);
+      return asked === e.idempotency_key ? e : { ...e, asked_key: asked };
+    }),
+    history: { count: 0, head: null },
+    recovery: {
+      ...cp.recovery,
+      auto_attempts: 0,
+      stopped: cp.status === 'running' ? { by: actor, at, reason: note } : null,
+    },
+    run: { ...cp.run, created_at: at, updated_at: at },
+    resume_hint: cp.status === 'running' ? `${note}; continue with \`waystation resume <DIR> ${taskId}\`` : cp.resume_hint,
+    source: { kind: 'fork', actor, note, forked_from: origin },
+    forked_from: origin,
+  };
+  let created: Checkpoint;
+  try {
+    created = (await env.store.create(first, { results, appendHistory: messages })).checkpoint;
+  } catch (err) {
+    if (err instanceof ConflictError)
+      throw new OperationError('exists', `task ${taskId} was created by another writer at the same moment; nothing was written`);
+    throw err;
+  }
+  await env.store
+    .appendEvent(taskId, { type: 'runner', data: { status: 'forked', from: origin, by: actor } })
+    .catch((err: unknown) => env.report?.(`could not append the fork's event: ${err instanceof Error ? err.message : String(err)}`));
+  return {
+    task_id: taskId,
+    status: created.status,
+    version: created.version,
+    message: `task ${taskId} forked from ${parentId} at version ${version} (${created.status})`,
+    next:
+      created.status === 'done' ? `rerun a step: waystation rewind <DIR> ${taskId} STEP` : `continue: waystation resume <DIR> ${taskId}`,
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * Stopping a task a runner drives, from any process on any machine that sees
+ * the directory: a stop request beside the run's lease entry
+ * (stop-request.ts), which the runner honours at its next safe boundary by
+ * saving a `stop` version and letting the lease go.
+ *
+ * A second stop, or a run that does not stop within the wait, ends the
+ * runner's process (on this host): an effect it had in flight is left as an
+ * intent, which the next resume probes as uncertain. Either way the stop is
+ * recorded, and automatic recovery leaves the task alone until a person
+ * resumes it.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { leaseIsLive, pidAlive, readLeaseEntry } from './lease.js';
+import { writeStopRequest } from './stop-request.js';
+import { defaultActor, OperationError, withTaskEngine, type OperationEnv } from './task-operations.js';
+import type { EngineOutcome } from './task-engine.js';
+
+export interface StopRequestOptions {
+  actor?: string;
+  reason?: string;
+  /** How long to wait for the runner to stop by itself before ending its process. 0: ask and return at once. Default 30 s. */
+  waitMs?: number;
+  /** End the runner's process now (as a second stop does). */
+  force?: boolean;
+}
+
+/** How a stop ended: the run stopped by itself, its process was ended, or the request is left for the runner (waitMs 0). */
+export type StopOutcome = EngineOutcome & { stopped: true; how: 'stopped' | 'ended' | 'requested' | 'recorded' };
+
+const POLL_MS = 50;
+const TERM_GRACE_MS = 2_000;
+
+async function until(test: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await test()) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(POLL_MS);
+  }
+}
+
+/** Stop the run that drives `taskId`, or record a stop on an interrupted task so nothing resumes it automatically. */
+export async function stopTask(env: OperationEnv, taskId: string, opts: StopRequestOptions = {}): Promise<StopOutcome> {
+  const by = opts.actor ?? defaultActor(env);
+  const entry = await env.store.getTask(taskId);
+  if (!entry) throw new OperationError('not-found', `there is no task "${taskId}" in ${env.root}; nothing was written`);
+  const cp = entry.checkpoint;
+  if (!cp || entry.format !== 'waystation') {
+    throw new OperationError('read-only', `task ${taskId} (${entry.location}) is not a task a runner drives; nothing was written`);
+  }
+  const taskDir = path.join(env.root, entry.location);
+  const holder = async () => {
+    const current = await readLeaseEntry(taskDir);
+    return current && leaseIsLive(current.entry) ? { n: current.n, entry: current.entry! } : null;
+  };
+  const held = await holder();
+  if (!held) {
+    if (cp.status !== 'running') {
+      throw new OperationError('invalid', `task ${taskId} is not running (it is ${cp.status}); there is nothing to stop`);
+    }
+    return record(env, taskId, { by, reason: opts.reason }, 'recorded');
+  }
+
+  const request = await writeStopRequest(taskDir, held.n, { by, reason: opts.reason });
+  const released = async () => (await holder())?.n !== held.n;
+  const waitMs = opts.force || request.count > 1 ? 0 : (opts.waitMs ?? 30_000);
+  if (!opts.force && request.count === 1) {
+    if (waitMs === 0 || (await until(released, waitMs))) {
+      const latest = (await env.store.getTask(taskId))?.checkpoint ?? cp;
+      return {
+        task_id: taskId,
+        status: latest.status,
+        version: latest.version,
+        message:
+          waitMs === 0
+            ? `asked the runner of task ${taskId} (pid ${held.entry.pid}) to stop at its next step or effect`
+            : latest.recovery.stopped
+              ? `task ${taskId} stopped by ${latest.recovery.stopped.by}`
+              : `task ${taskId} ended before it reached a point to stop at (it is ${latest.status})`,
+        next: waitMs === 0 ? `stop it now: waystation stop <DIR> ${taskId} --force` : `continue: waystation resume <DIR> ${taskId}`,
+        stopped: true,
+        how: waitMs === 0 ? 'requested' : 'stopped',
+      };
+    }
+  }
+
+  // A second stop, --force, or the wait ran out: end the process, where this host can.
+  const { pid, hostname } = held.entry;
+  if (hostname !== os.hostname()) {
+    throw new OperationError(
+      'busy',
+      `task ${taskId} is driven by pid ${pid} on ${hostname}, another machine: it was asked to stop at its next step or effect, but its process can only be ended there`,
+    );
+  }
+  signal(pid, 'SIGTERM');
+  if (!(await until(async () => !pidAlive(pid) || (await released()), TERM_GRACE_MS))) signal(pid, 'SIGKILL');
+  await until(async () => !pidAlive(pid) || (await released()), TERM_GRACE_MS);
+  const after = (await env.store.getTask(taskId))?.checkpoint;
+  if (after?.recovery.stopped) {
+    return { ...outcomeOf(after, `task ${taskId} stopped by ${after.recovery.stopped.by}`), stopped: true, how: 'stopped' };
+  }
+  return record(env, taskId, { by, reason: opts.reason }, 'ended');
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // Already gone: what matters is that it no longer holds the lease.
+  }
+}
+
+function outcomeOf(cp: { task_id: string; status: EngineOutcome['status']; version: number }, message: string): EngineOutcome {
+  return { task_id: cp.task_id, status: cp.status, version: cp.version, message, next: `continue: waystation resume <DIR> ${cp.task_id}` };
+}
+
+/** Save the stop under the task's own lease, the runner being gone. */
+async function record(
+  env: OperationEnv,
+  taskId: string,
+  request: { by: string; reason?: string },
+  how: 'recorded' | 'ended',
+): Promise<StopOutcome> {
+  const outcome = await withTaskEngine(env, taskId, 'stop', (engine, cp) =>
+    // A run that ended between the request and now (done, failed, waiting) is left as it ended.
+    cp.status === 'running'
+      ? engine.recordStop(request)
+      : Promise.resolve(engine.outcome(cp.status, `task ${taskId} ended before it was stopped (it is ${cp.status})`, null)),
+  );
+  const message = how === 'ended' ? `${outcome.message}; its runner's process was ended` : outcome.message;
+  return { ...outcome, message, stopped: true, how };
+}
