@@ -20,6 +20,7 @@ import { checkpointDemo } from '../../../electron/agents/checkpoint-demo.js';
 import { slowAgent } from '../../fakes/slow-agent.js';
 import { OfflineProvider } from '../../../electron/llm/offline-provider.js';
 import { startFakePublishService, type FakePublishService } from '../../fakes/fake-publish-service.js';
+import { captureCli } from '../cli/capture-cli.js';
 
 let root: string;
 let input: string;
@@ -262,5 +263,37 @@ describe('editing a done step', () => {
     expect((await store.getTask('sum'))!.checkpoint!.plan.map((s) => s.status)).toEqual(['done', 'pending', 'pending']);
     expect((await resumeTask(env, mdSummarizer, 'sum')).status).toBe('done');
     expect(total(service.applied)).toBe(1);
+  });
+});
+
+describe('the CLI', () => {
+  it('rewind shows the plan and writes nothing without --yes; with it, writes the rewind', async () => {
+    await summarized('sum');
+    const versions = (await store.history('sum')).length;
+    const preview = await captureCli('rewind', root, 'sum', 'publish-index', '--redo', 'effect-1');
+    expect(preview.code).toBe(0);
+    expect(preview.out).toContain('rerun from publish-index');
+    expect(preview.out).toContain('redo effect-1 http-publish: performed again under a new key (was sum:publish-index)');
+    expect(preview.out).toContain(`nothing was written; to rewind: waystation rewind ${root} sum publish-index --redo effect-1 --yes`);
+    expect((await store.history('sum')).length).toBe(versions);
+
+    const written = await captureCli('rewind', root, 'sum', 'publish-index', '--yes', '--json');
+    expect(written.code).toBe(0);
+    expect(JSON.parse(written.out)).toMatchObject({ task_id: 'sum', status: 'waiting_human', version: versions + 1 });
+    const bad = await captureCli('rewind', root, 'sum', 'nope');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('has no step "nope"');
+  });
+
+  it('fork names the new task and how to continue it; edit --later keep keeps the steps after the edited one', async () => {
+    const done = await summarized('sum');
+    const fork = await captureCli('fork', root, 'sum', 'latest', '--task', 'sum-2');
+    expect(fork.code).toBe(0);
+    expect(fork.out).toContain(`task sum-2 forked from sum at version ${done.version}`);
+    const value = JSON.stringify(await store.readBlob('sum', done.plan[0].result_ref!));
+    const edit = await captureCli('edit', root, 'sum-2', done.plan[0].id, '--value', value, '--later', 'keep');
+    expect(edit.code).toBe(0);
+    expect((await store.getTask('sum-2'))!.checkpoint!.plan.every((s) => s.status === 'done')).toBe(true);
+    expect((await captureCli('edit', root, 'sum-2', done.plan[0].id, '--value', value, '--later', 'maybe')).code).toBe(2);
   });
 });
