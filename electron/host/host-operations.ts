@@ -1,6 +1,6 @@
 /**
  * The operations of the API that change tasks: start, resume, approve,
- * reject, edit. Each is checked here (the task exists and is inside the
+ * reject, edit, and going back (stop, fork, rewind, with the rewind's preview). Each is checked here (the task exists and is inside the
  * root, the host runs tasks, the directory is not open read-only), then
  * handed to the runner port, which drives the long ones in child processes.
  */
@@ -9,6 +9,8 @@ import type { HostRunner } from './host-ports.js';
 import type { OpenDirectory } from './open-directory.js';
 import { resolveInsideRoot } from './path-confinement.js';
 import { messageOf } from '../../shared/api/error-codes.js';
+import type { RewindPlan } from '../../shared/checkpoint/rewind-plan.js';
+import { planRewind } from '../runtime/rewind-task.js';
 
 /** The operations over a host's runner; see the module comment. */
 export class HostOperations {
@@ -56,6 +58,48 @@ export class HostOperations {
   async edit(dir: OpenDirectory, input: ApiParsedInput<'editStepResult'>): Promise<ActionResult> {
     const entry = await dir.reads.entry(input.taskId);
     // The runner refuses it (`moved`) when the task is no longer at `expectedVersion`, checked under the task's lock.
-    return this.runner(dir).edit(dir.root, entry.task_id, input.stepId, input.value, input.expectedVersion);
+    return this.runner(dir).edit(dir.root, entry.task_id, input.stepId, input.value, {
+      expectedVersion: input.expectedVersion,
+      later: input.later,
+    });
+  }
+
+  async stop(dir: OpenDirectory, input: ApiParsedInput<'stopTask'>): Promise<ActionResult> {
+    const entry = await dir.reads.entry(input.taskId);
+    return this.runner(dir).stop(dir.root, entry.task_id, { reason: input.reason, force: input.force, by: input.by });
+  }
+
+  async fork(dir: OpenDirectory, input: ApiParsedInput<'forkTask'>): Promise<ActionResult> {
+    const entry = await dir.reads.entry(input.taskId);
+    if (input.newTaskId) {
+      await resolveInsideRoot(dir.root, input.newTaskId).catch((err: unknown) => {
+        throw new ApiError(
+          'forbidden',
+          `task id ${JSON.stringify(input.newTaskId)} cannot be used: ${messageOf(err)}; nothing was written`,
+        );
+      });
+    }
+    return this.runner(dir).fork(dir.root, entry.task_id, input.version, {
+      newTaskId: input.newTaskId,
+      reason: input.reason,
+      by: input.by,
+    });
+  }
+
+  /** What a rewind would do: a read, so it is answered in a read-only directory too. */
+  async previewRewind(dir: OpenDirectory, input: ApiParsedInput<'previewRewind'>): Promise<RewindPlan> {
+    const entry = await dir.reads.entry(input.taskId);
+    if (!entry.checkpoint) throw new ApiError('failed', `task ${input.taskId} cannot be read; nothing can be rerun`);
+    return planRewind(entry.checkpoint, input.stepId, input.redo);
+  }
+
+  async rewind(dir: OpenDirectory, input: ApiParsedInput<'rewindTask'>): Promise<ActionResult> {
+    const entry = await dir.reads.entry(input.taskId);
+    return this.runner(dir).rewind(dir.root, entry.task_id, input.stepId, {
+      redo: input.redo,
+      expectedVersion: input.expectedVersion,
+      reason: input.reason,
+      by: input.by,
+    });
   }
 }

@@ -28,7 +28,24 @@ export interface HostRunner {
   approve(root: string, taskId: string, by?: string): Promise<ActionResult>;
   reject(root: string, taskId: string, reason: string, by?: string): Promise<ActionResult>;
   /** With `expectedVersion`, refused when the task has moved past the version the value was chosen on (checked under the task's lock). */
-  edit(root: string, taskId: string, stepId: string, value: unknown, expectedVersion?: number): Promise<ActionResult>;
+  edit(
+    root: string,
+    taskId: string,
+    stepId: string,
+    value: unknown,
+    opts?: { expectedVersion?: number; later?: 'rerun' | 'keep' },
+  ): Promise<ActionResult>;
+  /** Ask the task's runner to stop at its next safe boundary, and answer at once; `force` ends its process. */
+  stop(root: string, taskId: string, opts: { reason?: string; force?: boolean; by?: string }): Promise<ActionResult>;
+  /** Fork a task at a version into a new task (the answer's `taskId`). */
+  fork(root: string, taskId: string, version: number, opts: { newTaskId?: string; reason?: string; by?: string }): Promise<ActionResult>;
+  /** Set a step and every later one back to pending; `redo` names the effects to perform again under new keys. */
+  rewind(
+    root: string,
+    taskId: string,
+    stepId: string,
+    opts: { redo: string[]; expectedVersion?: number; reason?: string; by?: string },
+  ): Promise<ActionResult>;
   /** Agents registered for a directory (waystation.config.json), beyond the built-in ones. */
   registeredAgents?(root: string): Promise<AgentInfo[]>;
   /**

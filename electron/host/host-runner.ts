@@ -114,8 +114,18 @@ export function createHostRunner(options: HostRunnerOptions = {}): HostRunner {
     async reject(root, taskId, reason, by) {
       return resultOf(await runnerFor(root).reject(taskId, reason, { actor: by ?? options.actor }));
     },
-    async edit(root, taskId, stepId, value, expectedVersion) {
-      return resultOf(await runnerFor(root).edit(taskId, stepId, value, { expectedVersion }));
+    async edit(root, taskId, stepId, value, opts = {}) {
+      return resultOf(await runnerFor(root).edit(taskId, stepId, value, opts));
+    },
+    async stop(root, taskId, { reason, force, by }) {
+      // The page does not wait for the run to reach a boundary: the task's feed shows when it has stopped.
+      return resultOf(await runnerFor(root).stop(taskId, { reason, force, waitMs: 0, actor: by ?? options.actor }));
+    },
+    async fork(root, taskId, version, { newTaskId, reason, by }) {
+      return resultOf(await runnerFor(root).fork(taskId, version, { taskId: newTaskId, reason, actor: by ?? options.actor }));
+    },
+    async rewind(root, taskId, stepId, { redo, expectedVersion, reason, by }) {
+      return resultOf(await runnerFor(root).rewind(taskId, stepId, { redo, expectedVersion, reason, actor: by ?? options.actor }));
     },
     async registeredAgents(root) {
       const catalog = await listAvailableAgents(root, { env: options.env, workerLaunch: options.workerLaunch });

@@ -303,4 +303,20 @@ export class HostService implements WaystationService {
   async editStepResult(input: ApiParsedInput<'editStepResult'>): Promise<ActionResult> {
     return this.operations.edit(this.dir(), input);
   }
+
+  async stopTask(input: ApiParsedInput<'stopTask'>): Promise<ActionResult> {
+    return this.operations.stop(this.dir(), input);
+  }
+
+  async forkTask(input: ApiParsedInput<'forkTask'>): Promise<ActionResult> {
+    return this.operations.fork(this.dir(), input);
+  }
+
+  async previewRewind(input: ApiParsedInput<'previewRewind'>): Promise<ApiOutputs['previewRewind']> {
+    return this.operations.previewRewind(this.dir(), input);
+  }
+
+  async rewindTask(input: ApiParsedInput<'rewindTask'>): Promise<ActionResult> {
+    return this.operations.rewind(this.dir(), input);
+  }
 }

@@ -29,6 +29,10 @@ export const PRELOAD_METHODS = [
   'approveResume',
   'rejectResume',
   'editStepResult',
+  'stopTask',
+  'forkTask',
+  'previewRewind',
+  'rewindTask',
 ] as const;
 
 interface IpcRendererLike {

@@ -11,31 +11,11 @@
  * the old entry stays as it was, marked superseded.
  */
 import type { Checkpoint, SideEffect } from '../../shared/checkpoint/schema.js';
+import type { RewindEffect, RewindPlan } from '../../shared/checkpoint/rewind-plan.js';
 import { defaultActor, loadForWrite, OperationError, withTaskEngine, type OperationEnv } from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
 
-/** One ledger entry a rewind touches, and what becomes of it. */
-export interface RewindEffect {
-  id: string;
-  type: string;
-  idempotency_key: string;
-  step_id: string;
-  status: SideEffect['status'];
-  /** keep: not performed again, its key still held; redo: performed again under a new key. */
-  choice: 'keep' | 'redo';
-}
-
-/** What a rewind would do, shown to a person before anything is written. */
-export interface RewindPlan {
-  task_id: string;
-  version: number;
-  step_id: string;
-  /** The steps set back to pending, in plan order. */
-  rerun: { id: string; name: string; status: string }[];
-  /** Paths of the artifacts those steps recorded: the rerun writes them again. */
-  artifacts: string[];
-  effects: RewindEffect[];
-}
+export type { RewindEffect, RewindPlan };
 
 function stepIndexOf(cp: Checkpoint, ref: string): number {
   const byId = cp.plan.findIndex((s) => s.id === ref);
@@ -145,16 +125,20 @@ export interface RewindRequest {
  */
 export async function rewindTask(env: OperationEnv, taskId: string, stepRef: string, req: RewindRequest = {}): Promise<EngineOutcome> {
   const actor = req.actor ?? defaultActor(env);
-  // Refused before the lease is taken, so bad input leaves not even a lease entry behind; checked again under it.
-  planRewind(await loadForWrite(env.store, taskId), stepRef, req.redo ?? []);
-  return withTaskEngine(env, taskId, 'rewind', async (engine, cp) => {
+  const check = (cp: Checkpoint): RewindPlan => {
+    // A plan shown for an older version may not be what the rewind would do now: the person looks again.
     if (req.expectedVersion !== undefined && cp.version !== req.expectedVersion) {
       throw new OperationError(
         'moved',
         `task ${taskId} moved on to version ${cp.version} since version ${req.expectedVersion} was shown; look at the new plan and rewind again. Nothing was written.`,
       );
     }
-    const plan = planRewind(cp, stepRef, req.redo ?? []);
+    return planRewind(cp, stepRef, req.redo ?? []);
+  };
+  // Refused before the lease is taken, so bad input leaves not even a lease entry behind; checked again under it.
+  check(await loadForWrite(env.store, taskId));
+  return withTaskEngine(env, taskId, 'rewind', async (engine, cp) => {
+    const plan = check(cp);
     const redo = plan.effects.filter((e) => e.choice === 'redo').map((e) => e.id);
     const rerun = new Set(plan.rerun.map((s) => s.id));
     const at = new Date().toISOString();

@@ -446,18 +446,20 @@ export class Runner extends EventEmitter {
   }
 
   /** Fork a task at a version into a new task; the parent is only read. Runs in this process: no agent code is needed. */
-  async fork(parentId: string, version: number, opts: Omit<ForkRequest, 'actor'> = {}): Promise<RunOutcome> {
-    return this.inProcess(opts.taskId ?? parentId, () => forkTask(this.env(), parentId, version, { ...opts, actor: this.opts.actor }));
+  async fork(parentId: string, version: number, opts: ForkRequest = {}): Promise<RunOutcome> {
+    return this.inProcess(opts.taskId ?? parentId, () =>
+      forkTask(this.env(), parentId, version, { ...opts, actor: opts.actor ?? this.opts.actor }),
+    );
   }
 
   /** Set a step and every later one back to pending (effects kept unless chosen in `redo`). Runs in this process. */
-  async rewind(taskId: string, stepId: string, opts: Omit<RewindRequest, 'actor'> = {}): Promise<RunOutcome> {
-    return this.inProcess(taskId, () => rewindTask(this.env(), taskId, stepId, { ...opts, actor: this.opts.actor }));
+  async rewind(taskId: string, stepId: string, opts: RewindRequest = {}): Promise<RunOutcome> {
+    return this.inProcess(taskId, () => rewindTask(this.env(), taskId, stepId, { ...opts, actor: opts.actor ?? this.opts.actor }));
   }
 
   /** Ask the task's runner to stop at its next safe boundary; a second stop, `force` or the wait running out ends its process. */
-  async stop(taskId: string, opts: Omit<StopRequestOptions, 'actor'> = {}): Promise<RunOutcome> {
-    return this.inProcess(taskId, () => stopTask(this.env(), taskId, { ...opts, actor: this.opts.actor }));
+  async stop(taskId: string, opts: StopRequestOptions = {}): Promise<RunOutcome> {
+    return this.inProcess(taskId, () => stopTask(this.env(), taskId, { ...opts, actor: opts.actor ?? this.opts.actor }));
   }
 
   private env(): OperationEnv {

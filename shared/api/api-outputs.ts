@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { Problem } from '../checkpoint/problem.js';
 import { HistoryMessage, StepStatus, VersionSource } from '../checkpoint/schema.js';
 import { TaskSummary } from '../checkpoint/task-summary.js';
+import { RewindPlan } from '../checkpoint/rewind-plan.js';
 import { ChangeSummary, StructuredDiffEntry } from '../diff/semantic-summary.js';
 import type { ApiMethod } from './contract.js';
 import { VerifyResult } from './contract.js';
@@ -87,6 +88,10 @@ export const apiOutputs = {
   approveResume: ActionResult,
   rejectResume: ActionResult,
   editStepResult: ActionResult,
+  stopTask: ActionResult,
+  forkTask: ActionResult,
+  previewRewind: RewindPlan,
+  rewindTask: ActionResult,
 } as const satisfies Record<ApiMethod, z.ZodType>;
 
 /**

@@ -13,6 +13,7 @@ import type { Problem } from '../checkpoint/problem.js';
 import { TaskSummary } from '../checkpoint/task-summary.js';
 import { RecoveryReport } from '../checkpoint/recovery-report.js';
 import { VerifyReport } from '../checkpoint/verify-report.js';
+import type { RewindPlan } from '../checkpoint/rewind-plan.js';
 import type { ChangeSummary, StructuredDiffEntry } from '../diff/semantic-summary.js';
 import { isApiErrorCode, ServiceError, type ApiErrorCode } from './error-codes.js';
 
@@ -71,6 +72,38 @@ export const apiInputs = {
     value: z.unknown(),
     /** The version the editor opened: the edit is refused when the task has moved on since. */
     expectedVersion: Version.optional(),
+    /** The steps after the edited one: rerun (the default: they were computed from the old value), or keep them as they are. */
+    later: z.enum(['rerun', 'keep']).optional(),
+  }),
+  /** Ask the task's runner to stop at its next step or effect; `force` ends its process now (as a second stop does). */
+  stopTask: z.object({
+    taskId: TaskId,
+    reason: z.string().trim().max(10_000).optional(),
+    force: z.boolean().optional(),
+    by: z.string().min(1).max(200).optional(),
+  }),
+  /** A new task from the task's state at `version`; the task itself is only read. */
+  forkTask: z.object({
+    taskId: TaskId,
+    version: Version,
+    newTaskId: TaskId.optional(),
+    reason: z.string().trim().max(10_000).optional(),
+    by: z.string().min(1).max(200).optional(),
+  }),
+  /** What a rerun from `stepId` would do, with `redo` the effects to perform again: nothing is written. */
+  previewRewind: z.object({
+    taskId: TaskId,
+    stepId: z.string().min(1).max(200),
+    redo: z.array(z.string().min(1).max(200)).max(1000).default([]),
+  }),
+  /** Rerun from `stepId`: refused when the task moved past `expectedVersion`, the version the plan was shown for. */
+  rewindTask: z.object({
+    taskId: TaskId,
+    stepId: z.string().min(1).max(200),
+    redo: z.array(z.string().min(1).max(200)).max(1000).default([]),
+    expectedVersion: Version.optional(),
+    reason: z.string().trim().max(10_000).optional(),
+    by: z.string().min(1).max(200).optional(),
   }),
 } as const;
 
@@ -207,6 +240,11 @@ export interface ApiOutputs {
   approveResume: ActionResult;
   rejectResume: ActionResult;
   editStepResult: ActionResult;
+  stopTask: ActionResult;
+  /** `taskId` is the new task's. */
+  forkTask: ActionResult;
+  previewRewind: RewindPlan;
+  rewindTask: ActionResult;
 }
 
 /**

@@ -270,6 +270,42 @@ export class FakeApi {
         this.add(next);
         return { taskId: i.taskId, version: next.version, message: `saved version ${next.version}` };
       },
+      stopTask: async (i) => {
+        record('stopTask', i);
+        return { taskId: i.taskId, version: null, message: 'asked to stop' };
+      },
+      forkTask: async (i) => {
+        record('forkTask', i);
+        return { taskId: i.newTaskId ?? `${i.taskId}-fork`, version: 1, message: 'forked' };
+      },
+      previewRewind: async (i) => {
+        record('previewRewind', i);
+        const cp = this.latest(i.taskId);
+        const from = cp.plan.findIndex((s) => s.id === i.stepId);
+        const rerun = cp.plan.slice(from);
+        const ids = new Set(rerun.map((s) => s.id));
+        return {
+          task_id: cp.task_id,
+          version: cp.version,
+          step_id: i.stepId,
+          rerun: rerun.map((s) => ({ id: s.id, name: s.name, status: s.status })),
+          artifacts: cp.artifacts.filter((a) => a.step_id && ids.has(a.step_id)).map((a) => a.path),
+          effects: cp.side_effects
+            .filter((e) => e.step_id && ids.has(e.step_id))
+            .map((e) => ({
+              id: e.id,
+              type: e.type,
+              idempotency_key: e.idempotency_key,
+              step_id: e.step_id!,
+              status: e.status,
+              choice: (i.redo ?? []).includes(e.id) ? ('redo' as const) : ('keep' as const),
+            })),
+        };
+      },
+      rewindTask: async (i) => {
+        record('rewindTask', i);
+        return { taskId: i.taskId, version: null, message: 'rewound' };
+      },
       subscribe: (listener, lastEventId) => {
         this.calls.push({ method: 'subscribe', input: { lastEventId } });
         this.listeners.add(listener);

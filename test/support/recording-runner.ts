@@ -7,7 +7,7 @@ import type { ActionResult } from '../../shared/api/contract.js';
 import type { HostRunner } from '../../electron/host/host-service.js';
 
 export interface RecordedAction {
-  what: 'start' | 'resume' | 'approve' | 'reject' | 'edit' | 'registeredAgents' | 'recoverInterrupted';
+  what: 'start' | 'resume' | 'approve' | 'reject' | 'edit' | 'stop' | 'fork' | 'rewind' | 'registeredAgents' | 'recoverInterrupted';
   /** The task id the action named (a start's requested id; '' when none). */
   taskId: string;
 }
@@ -30,6 +30,9 @@ export function recordingRunner(calls: RecordedAction[], opts: { agentCode?: boo
     approve: record('approve'),
     reject: record('reject'),
     edit: record('edit'),
+    stop: record('stop'),
+    fork: record('fork'),
+    rewind: record('rewind'),
     ...(opts.agentCode
       ? {
           registeredAgents: async () => (calls.push({ what: 'registeredAgents', taskId: '' }), []),

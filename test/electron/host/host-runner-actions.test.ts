@@ -177,13 +177,13 @@ describe('an edit chosen on an older version', () => {
     const runner = createHostRunner({ env: workerEnv(), workerLaunch: bundle.workerLaunch });
     try {
       const stepId = failed.plan.find((s) => s.status === 'failed')!.id;
-      await expect(runner.edit(root, 'edited', stepId, 'no errors found', failed.version - 1)).rejects.toMatchObject({
+      await expect(runner.edit(root, 'edited', stepId, 'no errors found', { expectedVersion: failed.version - 1 })).rejects.toMatchObject({
         code: 'moved',
         message: expect.stringContaining('Nothing was written'),
       });
       expect((await latest('edited')).version).toBe(failed.version);
       // At the version it was chosen on, the same edit goes through.
-      const written = await runner.edit(root, 'edited', stepId, 'no errors found', failed.version);
+      const written = await runner.edit(root, 'edited', stepId, 'no errors found', { expectedVersion: failed.version });
       expect(written.version).toBe(failed.version + 1);
     } finally {
       await runner.shutdown();

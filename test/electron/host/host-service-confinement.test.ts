@@ -30,6 +30,9 @@ beforeEach(async () => {
     approve: record('approve'),
     reject: record('reject'),
     edit: record('edit'),
+    stop: record('stop'),
+    fork: record('fork'),
+    rewind: record('rewind'),
     onEvent: () => () => {},
     shutdown: async () => {},
   };

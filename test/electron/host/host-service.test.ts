@@ -44,6 +44,9 @@ function fakeRunner() {
     approve: async (root, id, by) => (calls.push(['approve', root, id, by]), result(id)),
     reject: async (root, id, reason, by) => (calls.push(['reject', root, id, reason, by]), result(id)),
     edit: async (root, id, step, value) => (calls.push(['edit', root, id, step, value]), result(id)),
+    stop: async (root, id, opts) => (calls.push(['stop', root, id, opts]), result(id)),
+    fork: async (root, id, version, opts) => (calls.push(['fork', root, id, version, opts]), result(opts.newTaskId ?? `${id}-fork`)),
+    rewind: async (root, id, step, opts) => (calls.push(['rewind', root, id, step, opts]), result(id)),
     onEvent: (l) => ((listener = l), () => (listener = null)),
     shutdown: async () => void calls.push(['shutdown']),
   };

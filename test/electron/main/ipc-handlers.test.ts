@@ -74,6 +74,10 @@ const validInputs: { [M in ApiMethod]: ApiInput<M> } = {
   approveResume: { taskId: 't1', by: 'fay' },
   rejectResume: { taskId: 't1', reason: 'wrong plan' },
   editStepResult: { taskId: 't1', stepId: 's1', value: { fixed: true } },
+  stopTask: { taskId: 't1' },
+  forkTask: { taskId: 't1', version: 2 },
+  previewRewind: { taskId: 't1', stepId: 's1' },
+  rewindTask: { taskId: 't1', stepId: 's1', redo: ['effect-1'] },
 };
 
 /** Every channel the main process answers, with a valid input for each. */
