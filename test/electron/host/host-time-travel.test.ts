@@ -49,7 +49,7 @@ const codeOf = (p: Promise<unknown>) =>
 
 describe('the host, going back', () => {
   it('forks a version into a new task, previews a rerun and writes it at the version it showed', async () => {
-    const s = await open();
+    await open();
     const demo = await call('getTask', { taskId: 'demo' });
     const fork = await call('forkTask', { taskId: 'demo', version: demo.checkpoint!.version, newTaskId: 'demo-b', by: 'ada' });
     expect(fork).toMatchObject({ taskId: 'demo-b', version: 1 });
@@ -75,7 +75,7 @@ describe('the host, going back', () => {
   });
 
   it('refuses with typed errors what cannot be done, and an edit can keep the steps after it', async () => {
-    const s = await open();
+    await open();
     expect(await codeOf(call('stopTask', { taskId: 'demo' }))).toBe('invalid-input');
     expect(await codeOf(call('previewRewind', { taskId: 'demo', stepId: 'no-such-step' }))).toBe('not-found');
     expect(await codeOf(call('forkTask', { taskId: 'demo', version: 99 }))).toBe('invalid-input');
@@ -89,7 +89,7 @@ describe('the host, going back', () => {
   });
 
   it('previews in a directory open read-only, and refuses every write there', async () => {
-    const s = await open(true);
+    await open(true);
     const demo = await call('getTask', { taskId: 'demo' });
     const plan = await call('previewRewind', { taskId: 'demo', stepId: demo.checkpoint!.plan[0].id });
     expect(plan.rerun.length).toBe(demo.checkpoint!.plan.length);
