@@ -3,6 +3,7 @@
  * piped or asked (NO_COLOR), aligned tables, and short renderings of sizes,
  * durations, hashes and problems.
  */
+import stringWidth from 'string-width';
 import type { Problem } from '../../shared/checkpoint/problem.js';
 
 export interface Style {
@@ -55,24 +56,49 @@ export function stripAnsi(s: string): string {
   return s.replace(ANSI, '');
 }
 
-/** Columns a string takes in a terminal: East Asian wide characters (task names in Chinese) take two. */
+/**
+ * Columns a string takes in a terminal.
+ *
+ * Colour codes take none, East Asian wide characters (the articles' Chinese
+ * step names) and emoji two, combining marks and zero-width joiners none:
+ * string-width follows Unicode's East Asian Width and emoji data, which a
+ * hand-kept list of ranges does not keep up with.
+ */
 export function displayWidth(s: string): number {
+  return stringWidth(s);
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * Cut plain text (no colour codes) to at most `max` columns, ending in `…` when cut.
+ *
+ * Cuts between grapheme clusters, so a wide character, an emoji sequence or a
+ * letter with its combining marks is kept whole or left out whole.
+ */
+export function truncateToWidth(text: string, max: number): string {
+  if (displayWidth(text) <= max) return text;
+  if (max < 1) return '';
+  let out = '';
   let width = 0;
-  for (const ch of stripAnsi(s)) {
-    const cp = ch.codePointAt(0) ?? 0;
-    const wide =
-      (cp >= 0x1100 && cp <= 0x115f) ||
-      (cp >= 0x2e80 && cp <= 0xa4cf) ||
-      (cp >= 0xac00 && cp <= 0xd7a3) ||
-      (cp >= 0xf900 && cp <= 0xfaff) ||
-      (cp >= 0xfe30 && cp <= 0xfe4f) ||
-      (cp >= 0xff00 && cp <= 0xff60) ||
-      (cp >= 0xffe0 && cp <= 0xffe6) ||
-      (cp >= 0x1f300 && cp <= 0x1faff) ||
-      (cp >= 0x20000 && cp <= 0x3fffd);
-    width += wide ? 2 : 1;
+  for (const { segment } of graphemes.segment(text)) {
+    const w = displayWidth(segment);
+    if (width + w > max - 1) break;
+    out += segment;
+    width += w;
   }
-  return width;
+  return `${out}…`;
+}
+
+/**
+ * A value on one line of at most `max` columns: a string as its text (runs
+ * of white space, line breaks included, read as one space), anything else as
+ * compact JSON; cut with an ellipsis when longer.
+ */
+export function previewValue(value: unknown, max: number): string {
+  if (typeof value === 'string')
+    return value.trim() === '' ? JSON.stringify(value) : truncateToWidth(value.replace(/\s+/g, ' ').trim(), max);
+  return truncateToWidth(value === undefined ? 'undefined' : JSON.stringify(value), max);
 }
 
 function padEnd(s: string, width: number): string {
@@ -167,6 +193,5 @@ export function formatProblem(style: Style, p: Problem): string {
 
 /** A JSON value on one line, cut to `max` columns with an ellipsis. */
 export function inlineJson(value: unknown, max = 80): string {
-  const text = value === undefined ? 'undefined' : JSON.stringify(value);
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return truncateToWidth(value === undefined ? 'undefined' : JSON.stringify(value), max);
 }
