@@ -39,11 +39,18 @@ function resultCell(s: Style, error: string | undefined, result: StepResult | un
   return previewValue(result.value, RESULT_PREVIEW_WIDTH);
 }
 
-/**
- * Render a checkpoint for a person. `shownAs` is the derived display status,
- * when known; `results` the steps' results by step id, previewed in the plan.
- */
-export function renderCheckpoint(s: Style, cp: Checkpoint, shownAs?: string, results?: ReadonlyMap<string, StepResult>): string {
+/** What renderCheckpoint may be told beyond the checkpoint. */
+export interface RenderContext {
+  /** The derived display status, when known. */
+  shownAs?: string;
+  /** The steps' results by step id, previewed in the plan. */
+  results?: ReadonlyMap<string, StepResult>;
+  /** The directory as the user wrote it, for the command that prints a whole result. */
+  dir?: string;
+}
+
+/** Render a checkpoint for a person. */
+export function renderCheckpoint(s: Style, cp: Checkpoint, { shownAs, results, dir }: RenderContext = {}): string {
   const out: string[] = [];
   const field = (label: string, value: string) => out.push(`${s.dim(label.padEnd(12))} ${value}`);
   out.push(`${s.bold(cp.task_id)}  ${cp.task_name}`);
@@ -73,6 +80,8 @@ export function renderCheckpoint(s: Style, cp: Checkpoint, shownAs?: string, res
     ]);
     out.push(table(rows, ['  #', 'ID', 'NAME', 'STATUS', 'TRIES', 'TIME', 'RESULT / ERROR'], s).trimEnd().replace(/^/gm, '  '));
     for (const [id, r] of results ?? []) if (r.state === 'unreadable') out.push(`  ${s.red('✗')} result of ${id}: ${r.message}`);
+    if ([...(results?.values() ?? [])].some((r) => r.state === 'value'))
+      out.push(s.dim(`  a whole result: waystation result ${dir ?? 'DIR'} ${cp.task_id} STEP`));
   }
 
   out.push('', s.bold('Artifacts'));
@@ -169,7 +178,7 @@ export function register(program: Command, ctx: CliContext): void {
       const shownAs = cp === entry.checkpoint ? await displayStatusOf(root, entry, cp) : undefined;
       const results = await readPlanResults(store, cp);
       if ([...results.values()].some((r) => r.state === 'unreadable')) ctx.fail(ExitCode.problems);
-      ctx.io.out(renderCheckpoint(ctx.style, cp, shownAs, results));
+      ctx.io.out(renderCheckpoint(ctx.style, cp, { shownAs, results, dir }));
       const problems = [
         ...entry.problems,
         ...checkInvariants(cp, checkpointFileOf(entry.location), { legacy: entry.format !== 'waystation' }),

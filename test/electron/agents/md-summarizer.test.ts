@@ -73,7 +73,8 @@ describe('md-summarizer', () => {
       'outputs/sum/index.json',
     ]);
     const summary = await fs.readFile(path.join(root, 'outputs/sum/b.summary.md'), 'utf8');
-    expect(summary).toContain('Sections: Beta; Details.');
+    // The file's own title and sentence, not the prompt around it.
+    expect(summary).toBe('# Summary of b.md\n\nBeta\n\nBeta follows.\n\nSections: Details.\n');
     expect(service.applied.get('sum:publish-index')).toBe(1);
     const published = service.records.get('sum:publish-index')!.body as { files: { file: string }[] };
     expect(published.files.map((f) => f.file)).toEqual(['a.md', 'b.md', 'd.md', 'notes/c.md']);
