@@ -12,7 +12,7 @@ import { Command, CommanderError } from 'commander';
 import type { CheckpointStore } from '../store/store-types.js';
 import { createContext, ExitCode, UsageError, type CliIo } from './cli-context.js';
 import { commandsToLoad } from './command-list.js';
-import { shouldColor } from './output.js';
+import { shouldColor } from './style.js';
 
 const EXIT_HELP = `
 Exit status:
