@@ -18,10 +18,12 @@ const EXIT_HELP = `
 Exit status:
   0  done, nothing wrong found
   1  problems found: unreadable tasks (ls), drift or uncertain effects (verify),
-     missing versions (history), unreadable versions (show, diff)
-  2  usage error: unknown command or option, missing DIR, unknown task, bad version
+     missing versions (history), unreadable versions (show, diff), a step
+     result not there yet or unreadable (show, result)
+  2  usage error: unknown command or option, missing DIR, unknown task or step,
+     bad version
 
-ls, show, history, diff and verify take --json for machine-readable output.
+ls, show, result, history, diff and verify take --json for machine-readable output.
 Colour is used on a terminal only; set NO_COLOR to turn it off.`;
 
 /** This package's version: its package.json is two folders up from the sources, three from the compiled dist/. */
