@@ -54,6 +54,20 @@ afterAll(() => {
   fs.rmSync(pkg, { recursive: true, force: true });
 });
 
+describe('the library build', () => {
+  it('compiles every entry a process or thread starts from, and the stamp check the launcher imports', () => {
+    const config = JSON.parse(fs.readFileSync(path.join(repo, 'tsconfig.lib.json'), 'utf8')) as { files: string[] };
+    // Started by path, not imported, so the compiler finds them only when listed.
+    for (const entry of [
+      'electron/cli/main.ts',
+      'electron/runtime/worker-main.ts',
+      'electron/host/directory-watcher-worker.ts',
+      'electron/runtime/build-stamp.ts',
+    ])
+      expect(config.files).toContain(entry);
+  });
+});
+
 describe('bin/waystation.mjs', () => {
   it('runs the compiled CLI when the build matches the sources, passing the arguments on', () => {
     build();
