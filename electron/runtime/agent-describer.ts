@@ -46,7 +46,7 @@ export function killMarginMs(loadMs: number): number {
  */
 export function describeAgentModule(req: DescribeRequest, opts: DescribeOptions = {}): Promise<DescribedAgent> {
   const env = opts.env ?? process.env;
-  const { entry, execArgv = [] } = opts.workerLaunch ?? defaultWorkerLaunch(env);
+  const { entry, execArgv = [] } = opts.workerLaunch ?? defaultWorkerLaunch();
   const loadMs = agentLoadTimeoutMs(env);
   return new Promise((resolve, reject) => {
     const child = fork(entry, [], {

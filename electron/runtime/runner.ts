@@ -136,8 +136,8 @@ export class Runner extends EventEmitter {
 
   /** Spawn one worker for a job and wait for its answer. */
   spawnWorker(job: WorkerJob): { child: ChildProcess; done: Promise<RunOutcome> } {
+    const { entry, execArgv = [] } = this.opts.workerLaunch ?? defaultWorkerLaunch();
     const env = this.opts.env ?? process.env;
-    const { entry, execArgv = [] } = this.opts.workerLaunch ?? defaultWorkerLaunch(env);
     const projectRoot = job.kind === 'start' ? job.agentRef.project_root : undefined;
     const child = fork(entry, [], {
       execArgv,
