@@ -4,6 +4,7 @@
  *
  *   --quick              a small, fast run (1,000-step store, 500 tasks)
  *   --skip-store         only the inspector at scale
+ *   --skip-startup       no start-up figures (CLI, demo, eight tasks at once)
  *   --tasks N            tasks in the scale fixture (default 10,000)
  *   --versions N         versions per task (default 10)
  *   --writes N           versions written for the event latency (default 100)
@@ -18,6 +19,7 @@ import { describeMachine, formatMachine } from './lib/machine.js';
 import { runInspectorScale } from './lib/inspector-scale.js';
 import { formatInspectorScale } from './lib/inspector-scale-report.js';
 import { writeResultsFile } from './lib/results-file.js';
+import { formatStartup, runStartupBench } from './lib/startup.js';
 import os from 'node:os';
 
 // Importing the store bench must not start its standalone run.
@@ -28,6 +30,7 @@ const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     'skip-store': { type: 'boolean', default: false },
+    'skip-startup': { type: 'boolean', default: false },
     tasks: { type: 'string' },
     versions: { type: 'string' },
     writes: { type: 'string' },
@@ -55,6 +58,12 @@ console.log(
     .join('\n')}\n`,
 );
 
+// First, while the machine holds no fixture in memory: start-up is what a user meets first.
+const startup = values['skip-startup']
+  ? null
+  : await runStartupBench({ runs: quick ? 5 : 15, demoRuns: quick ? 2 : 5, log: (line) => console.error(line) });
+if (startup) console.log(`## Start-up\n\n${formatStartup(startup)}\n`);
+
 const scale = await runInspectorScale({
   tasks: num('tasks', values.tasks, quick ? 500 : 10_000, 1),
   versionsPerTask: num('versions', values.versions, 10, 2),
@@ -70,5 +79,5 @@ console.log(`## Inspector at scale\n\n${formatInspectorScale(scale)}\n`);
 const store = values['skip-store'] ? null : await runStoreBench({ steps: quick ? 1000 : 10_000, print: true });
 
 if (!values['no-json']) {
-  console.error(`\nresults: ${await writeResultsFile('bench', { command, machine, scale, store })}`);
+  console.error(`\nresults: ${await writeResultsFile('bench', { command, machine, startup, scale, store })}`);
 }

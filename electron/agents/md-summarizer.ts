@@ -13,6 +13,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { SideEffect } from '../../shared/checkpoint/schema.js';
 import { defineAgent, type ProbeResult } from '../runtime/define-agent.js';
+import { documentBlock } from '../llm/document-block.js';
 
 const Options = z.object({
   input: z.string().min(1, 'an --input folder is required'),
@@ -35,6 +36,14 @@ async function markdownFiles(dir: string, prefix = ''): Promise<string[]> {
     else if (e.isFile() && /\.(md|markdown)$/i.test(e.name)) out.push(rel);
   }
   return out;
+}
+
+export const SUMMARY_INSTRUCTIONS =
+  'You summarise Markdown documents: the title, then the key points in a few sentences taken from the text, then its sections.';
+
+/** The request for one file: the file whole, delimited, so the model (the offline one too) summarises its content and nothing else. */
+export function summaryRequest(rel: string, text: string): string {
+  return `Summarise the Markdown file ${rel}.\n\n${documentBlock(rel, text)}`;
 }
 
 const summaryName = (rel: string) => rel.replace(/\.(md|markdown)$/i, '') + '.summary.md';
@@ -94,8 +103,8 @@ export const mdSummarizer = defineAgent({
       const result = await ctx.step(id, async () => {
         const text = await fs.readFile(path.join(o.input, rel), 'utf8');
         const reply = await ctx.llm.complete([
-          { role: 'system', content: 'You summarise Markdown documents in a few sentences.' },
-          { role: 'user', content: `Summarise the Markdown file ${rel}:\n${text}` },
+          { role: 'system', content: SUMMARY_INSTRUCTIONS },
+          { role: 'user', content: summaryRequest(rel, text) },
         ]);
         const summaryPath = path.join(outDir, summaryName(rel));
         await ctx.writeArtifact(summaryPath, `# Summary of ${rel}\n\n${reply.text}\n`, { type: 'summary' });

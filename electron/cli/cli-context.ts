@@ -8,7 +8,7 @@
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { CheckpointStore, TaskEntry } from '../store/store-types.js';
-import { createStyle, type Style } from './output.js';
+import { createStyle, type Style } from './style.js';
 
 /** Exit codes, the same for every command (listed in `waystation --help`). */
 export const ExitCode = {

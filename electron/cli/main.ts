@@ -2,73 +2,47 @@
  * The `waystation` command line.
  *
  * Each command lives in `commands/<name>.ts` and exports `register(program, ctx)`;
- * this file lists them, so adding a command is one import and one line in
- * `commands` below. `runCli` runs in-process (tests, other tools); the process
+ * `command-list.ts` lists them, so adding a command is one line there. `runCli` runs in-process (tests, other tools); the process
  * entry at the bottom runs only when this file is the program being started.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { openStore } from '../store/directory-store.js';
 import type { CheckpointStore } from '../store/store-types.js';
-import { createContext, ExitCode, UsageError, type CliContext, type CliIo } from './cli-context.js';
-import { shouldColor } from './output.js';
-import * as ls from './commands/ls.js';
-import * as show from './commands/show.js';
-import * as history from './commands/history.js';
-import * as diff from './commands/diff.js';
-import * as verify from './commands/verify.js';
-import * as run from './commands/run.js';
-import * as resume from './commands/resume.js';
-import * as approve from './commands/approve.js';
-import * as reject from './commands/reject.js';
-import * as edit from './commands/edit.js';
-import * as tail from './commands/tail.js';
-import * as serve from './commands/serve.js';
-import * as demo from './commands/demo.js';
-import * as agents from './commands/agents.js';
-import * as stop from './commands/stop.js';
-import * as fork from './commands/fork.js';
-import * as rewind from './commands/rewind.js';
-
-/** Every command, in the order `--help` lists them. */
-const commands: { register(program: Command, ctx: CliContext): void }[] = [
-  ls,
-  show,
-  history,
-  diff,
-  verify,
-  agents,
-  run,
-  resume,
-  approve,
-  reject,
-  edit,
-  stop,
-  fork,
-  rewind,
-  tail,
-  serve,
-  demo,
-];
+import { createContext, ExitCode, UsageError, type CliIo } from './cli-context.js';
+import { commandsToLoad } from './command-list.js';
+import { shouldColor } from './style.js';
 
 const EXIT_HELP = `
 Exit status:
   0  done, nothing wrong found
   1  problems found: unreadable tasks (ls), drift or uncertain effects (verify),
-     missing versions (history), unreadable versions (show, diff)
-  2  usage error: unknown command or option, missing DIR, unknown task, bad version
+     missing versions (history), unreadable versions (show, diff), a step
+     result not there yet or unreadable (show, result)
+  2  usage error: unknown command or option, missing DIR, unknown task or step,
+     bad version
 
-ls, show, history, diff and verify take --json for machine-readable output.
+ls, show, result, history, diff and verify take --json for machine-readable output.
 Colour is used on a terminal only; set NO_COLOR to turn it off.`;
 
+/** This package's version: its package.json is two folders up from the sources, three from the compiled dist/. */
 function packageVersion(): string {
-  try {
-    return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
-  } catch {
-    return 'unknown';
+  const require = createRequire(import.meta.url);
+  for (const candidate of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = require(candidate) as { name?: string; version?: string };
+      if (pkg.name === 'waystation' && pkg.version) return pkg.version;
+    } catch {
+      // Not this one; try the next folder up.
+    }
   }
+  return 'unknown';
+}
+
+/** The store opener of a run that registered no command: nothing can call it. */
+function refuseStore(): never {
+  throw new Error('no command was run, so no store can be opened');
 }
 
 export interface RunOptions {
@@ -84,7 +58,10 @@ export interface RunOptions {
  * the commands into 2, and unexpected failures into 1 with a message.
  */
 export async function runCli(argv: readonly string[], io: CliIo, opts: RunOptions = {}): Promise<number> {
-  const ctx = createContext(io, opts.openStore ?? openStore);
+  // Only the commands this command line can run are imported: `--version` loads none, `ls` only its own.
+  const commands = await Promise.all(commandsToLoad(argv).map((c) => c.load()));
+  const storeOpener = opts.openStore ?? (commands.length > 0 ? (await import('../store/directory-store.js')).openStore : refuseStore);
+  const ctx = createContext(io, storeOpener);
   const program = new Command('waystation')
     .description('Inspect and resume AI-agent checkpoints.')
     .version(packageVersion(), '-V, --version', 'print the Waystation version')

@@ -3,50 +3,12 @@
  * piped or asked (NO_COLOR), aligned tables, and short renderings of sizes,
  * durations, hashes and problems.
  */
+import stringWidth from 'string-width';
 import type { Problem } from '../../shared/checkpoint/problem.js';
 
-export interface Style {
-  readonly enabled: boolean;
-  bold(s: string): string;
-  dim(s: string): string;
-  red(s: string): string;
-  green(s: string): string;
-  yellow(s: string): string;
-  blue(s: string): string;
-  magenta(s: string): string;
-  cyan(s: string): string;
-}
-
-const sgr = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
-
-/** Styling functions; all of them return their input untouched when `enabled` is false. */
-export function createStyle(enabled: boolean): Style {
-  const wrap = (open: number, close: number) => (enabled ? sgr(open, close) : (s: string) => s);
-  return {
-    enabled,
-    bold: wrap(1, 22),
-    dim: wrap(2, 22),
-    red: wrap(31, 39),
-    green: wrap(32, 39),
-    yellow: wrap(33, 39),
-    blue: wrap(34, 39),
-    magenta: wrap(35, 39),
-    cyan: wrap(36, 39),
-  };
-}
-
-/**
- * Whether to colour a stream.
- *
- * Follows no-color.org (a non-empty NO_COLOR turns colour off) and the common
- * FORCE_COLOR override (non-empty and not "0" turns it on, for CI logs);
- * otherwise colour only a TTY whose TERM is not `dumb`.
- */
-export function shouldColor(stream: { isTTY?: boolean }, env: Record<string, string | undefined>): boolean {
-  if (env.NO_COLOR) return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') return true;
-  return stream.isTTY === true && env.TERM !== 'dumb';
-}
+// Styling is its own module, so `waystation --version` styles its errors without loading the width tables.
+export { createStyle, shouldColor, type Style } from './style.js';
+import type { Style } from './style.js';
 
 // Built from a string: a literal ESC in a regex literal reads as a mistake to linters and people alike.
 const ANSI = new RegExp(String.fromCharCode(27) + '\\[[0-9;]*m', 'g');
@@ -55,24 +17,49 @@ export function stripAnsi(s: string): string {
   return s.replace(ANSI, '');
 }
 
-/** Columns a string takes in a terminal: East Asian wide characters (task names in Chinese) take two. */
+/**
+ * Columns a string takes in a terminal.
+ *
+ * Colour codes take none, East Asian wide characters (the articles' Chinese
+ * step names) and emoji two, combining marks and zero-width joiners none:
+ * string-width follows Unicode's East Asian Width and emoji data, which a
+ * hand-kept list of ranges does not keep up with.
+ */
 export function displayWidth(s: string): number {
+  return stringWidth(s);
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * Cut plain text (no colour codes) to at most `max` columns, ending in `…` when cut.
+ *
+ * Cuts between grapheme clusters, so a wide character, an emoji sequence or a
+ * letter with its combining marks is kept whole or left out whole.
+ */
+export function truncateToWidth(text: string, max: number): string {
+  if (displayWidth(text) <= max) return text;
+  if (max < 1) return '';
+  let out = '';
   let width = 0;
-  for (const ch of stripAnsi(s)) {
-    const cp = ch.codePointAt(0) ?? 0;
-    const wide =
-      (cp >= 0x1100 && cp <= 0x115f) ||
-      (cp >= 0x2e80 && cp <= 0xa4cf) ||
-      (cp >= 0xac00 && cp <= 0xd7a3) ||
-      (cp >= 0xf900 && cp <= 0xfaff) ||
-      (cp >= 0xfe30 && cp <= 0xfe4f) ||
-      (cp >= 0xff00 && cp <= 0xff60) ||
-      (cp >= 0xffe0 && cp <= 0xffe6) ||
-      (cp >= 0x1f300 && cp <= 0x1faff) ||
-      (cp >= 0x20000 && cp <= 0x3fffd);
-    width += wide ? 2 : 1;
+  for (const { segment } of graphemes.segment(text)) {
+    const w = displayWidth(segment);
+    if (width + w > max - 1) break;
+    out += segment;
+    width += w;
   }
-  return width;
+  return `${out}…`;
+}
+
+/**
+ * A value on one line of at most `max` columns: a string as its text (runs
+ * of white space, line breaks included, read as one space), anything else as
+ * compact JSON; cut with an ellipsis when longer.
+ */
+export function previewValue(value: unknown, max: number): string {
+  if (typeof value === 'string')
+    return value.trim() === '' ? JSON.stringify(value) : truncateToWidth(value.replace(/\s+/g, ' ').trim(), max);
+  return truncateToWidth(value === undefined ? 'undefined' : JSON.stringify(value), max);
 }
 
 function padEnd(s: string, width: number): string {
@@ -167,6 +154,5 @@ export function formatProblem(style: Style, p: Problem): string {
 
 /** A JSON value on one line, cut to `max` columns with an ellipsis. */
 export function inlineJson(value: unknown, max = 80): string {
-  const text = value === undefined ? 'undefined' : JSON.stringify(value);
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return truncateToWidth(value === undefined ? 'undefined' : JSON.stringify(value), max);
 }

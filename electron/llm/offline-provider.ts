@@ -3,12 +3,16 @@
  *
  * The same messages always give the same reply, so a task resumed after a
  * crash produces exactly what an uninterrupted run would have, and the demos
- * run anywhere. The reply is built from the prompt itself (its first line,
- * the Markdown headings and opening sentence of any document in it), which
- * keeps summaries recognisable without pretending to be clever.
+ * run anywhere. A request that carries a document (the Markdown summariser
+ * sends the file between `<document name="...">` and `</document>`) gets a
+ * real extractive summary of it: its title and key sentences, chosen by the
+ * rule in extractive-summary.ts. Anything else gets a short reply built from
+ * the prompt, which is all a stand-in can honestly do.
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { carriedDocument } from './document-block.js';
+import { formatSummary, summarizeMarkdown } from './extractive-summary.js';
 import type { ChatMessage, Completion, CompletionOptions, LlmProvider } from './provider.js';
 
 export const OFFLINE_MODEL = 'waystation-offline';
@@ -43,10 +47,17 @@ function firstSentence(text: string): string {
 
 /** The deterministic reply to a conversation. Exported for tests that need the expected text. */
 export function offlineReply(messages: ChatMessage[]): string {
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const doc = carriedDocument(lastUser);
+  if (doc) return formatSummary(summarizeMarkdown(doc.text, doc.name ?? 'Untitled'));
+  return promptReply(messages, lastUser);
+}
+
+/** The reply to a conversation without a document: its request, the shape of any text after it, and a seeded remark. */
+function promptReply(messages: ChatMessage[], lastUser: string): string {
   const digest = createHash('sha256')
     .update(JSON.stringify(messages.map((m) => [m.role, m.content])))
     .digest();
-  const lastUser = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const [head, ...rest] = lastUser.split('\n');
   const body = rest.join('\n');
   const headings = [...body.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => m[1].trim()).slice(0, 5);

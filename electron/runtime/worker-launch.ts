@@ -1,7 +1,14 @@
 /**
  * How a worker process is started: this build's own worker entry, through
  * tsx when the runtime runs from its TypeScript sources, as plain JavaScript
- * when it runs compiled (the library in dist/, the packaged app).
+ * when it runs compiled (the library in dist/, the CLI as bin/waystation.mjs
+ * starts it, the packaged app).
+ *
+ * A worker runs the build of the process that starts it, never the other:
+ * agents written against the sources (tests, a checkout being edited) import
+ * the runtime's sources, and a compiled worker beside them would hold a
+ * second copy of the runtime. The start-up a TypeScript loader costs is saved
+ * where users meet it, by the CLI starting compiled (bin/waystation.mjs).
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';

@@ -1,6 +1,7 @@
 /**
  * `waystation show DIR TASK [--version N]`: one checkpoint, whole: what the
- * task is for, where it stands, what it produced and did, and how to resume it.
+ * task is for, where it stands, what each step produced (a one-line preview;
+ * `waystation result` prints one whole), what it did, and how to resume it.
  */
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -8,14 +9,48 @@ import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import type { Problem } from '../../../shared/checkpoint/problem.js';
 import { checkInvariants } from '../../../shared/checkpoint/invariants.js';
 import { deriveDisplayStatus } from '../../../shared/checkpoint/task-state.js';
-import { TaskReadError, type TaskEntry } from '../../store/store-types.js';
+import type { TaskEntry } from '../../store/store-types.js';
 import { readLeaseState } from '../../verify/lease-state.js';
 import { checkpointFileOf } from '../../verify/verify-task.js';
-import { ExitCode, parseVersion, requireTask, type CliContext } from '../cli-context.js';
-import { colorStatus, formatBytes, formatCost, formatDuration, formatJson, formatProblem, shortSha, table, type Style } from '../output.js';
+import { checkpointAt } from '../checkpoint-at.js';
+import { ExitCode, requireTask, type CliContext } from '../cli-context.js';
+import {
+  colorStatus,
+  formatBytes,
+  formatCost,
+  formatDuration,
+  formatJson,
+  formatProblem,
+  previewValue,
+  shortSha,
+  table,
+  type Style,
+} from '../output.js';
+import { readPlanResults, type StepResult } from '../step-result.js';
 
-/** Render a checkpoint for a person. `shownAs` is the derived display status, when known. */
-export function renderCheckpoint(s: Style, cp: Checkpoint, shownAs?: string): string {
+/** Columns a step's result preview may take in the plan table. */
+export const RESULT_PREVIEW_WIDTH = 48;
+
+/** A step's cell in the RESULT / ERROR column: its error, else a preview of its result. */
+function resultCell(s: Style, error: string | undefined, result: StepResult | undefined): string {
+  if (error) return s.red(previewValue(error, RESULT_PREVIEW_WIDTH));
+  if (!result || result.state === 'none') return '';
+  if (result.state === 'unreadable') return s.red('(unreadable result)');
+  return previewValue(result.value, RESULT_PREVIEW_WIDTH);
+}
+
+/** What renderCheckpoint may be told beyond the checkpoint. */
+export interface RenderContext {
+  /** The derived display status, when known. */
+  shownAs?: string;
+  /** The steps' results by step id, previewed in the plan. */
+  results?: ReadonlyMap<string, StepResult>;
+  /** The directory as the user wrote it, for the command that prints a whole result. */
+  dir?: string;
+}
+
+/** Render a checkpoint for a person. */
+export function renderCheckpoint(s: Style, cp: Checkpoint, { shownAs, results, dir }: RenderContext = {}): string {
   const out: string[] = [];
   const field = (label: string, value: string) => out.push(`${s.dim(label.padEnd(12))} ${value}`);
   out.push(`${s.bold(cp.task_id)}  ${cp.task_name}`);
@@ -41,9 +76,12 @@ export function renderCheckpoint(s: Style, cp: Checkpoint, shownAs?: string): st
       colorStatus(s, step.status),
       step.attempts ? String(step.attempts) : '',
       step.elapsed_ms !== undefined ? formatDuration(step.elapsed_ms) : '',
-      step.error ? s.red(step.error.message) : step.result_ref ? s.dim(shortSha(step.result_ref.slice('sha256:'.length))) : '',
+      resultCell(s, step.error?.message, results?.get(step.id)),
     ]);
     out.push(table(rows, ['  #', 'ID', 'NAME', 'STATUS', 'TRIES', 'TIME', 'RESULT / ERROR'], s).trimEnd().replace(/^/gm, '  '));
+    for (const [id, r] of results ?? []) if (r.state === 'unreadable') out.push(`  ${s.red('✗')} result of ${id}: ${r.message}`);
+    if ([...(results?.values() ?? [])].some((r) => r.state === 'value'))
+      out.push(s.dim(`  a whole result: waystation result ${dir ?? 'DIR'} ${cp.task_id} STEP`));
   }
 
   out.push('', s.bold('Artifacts'));
@@ -115,33 +153,32 @@ function reportUnreadable(ctx: CliContext, taskId: string, problems: readonly Pr
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('show')
-    .description('print one checkpoint: goal, status, plan, artifacts, side effects, resume hint, run metadata')
+    .description(
+      "print one checkpoint: goal, status, plan with each step's result in brief, artifacts, side effects, resume hint, run metadata",
+    )
     .argument('<DIR>', 'the checkpoint directory')
     .argument('<TASK>', 'the task id')
     .option('--version <N>', 'show version N instead of the latest ("latest" also works)')
     .option('--json', 'print the whole canonical checkpoint')
-    .addHelpText('after', '\nExit status: 0 when the checkpoint was shown, 1 when it cannot be read, 2 for an unknown task or version.')
+    .addHelpText(
+      'after',
+      "\nEach step's result is previewed on one line (text as text, anything else as compact JSON);" +
+        ' `waystation result DIR TASK STEP` prints one whole.' +
+        "\nExit status: 0 when the checkpoint was shown, 1 when it or a step's result cannot be read, 2 for an unknown task or version.",
+    )
     .action(async (dir: string, taskId: string, opts: { version?: string; json?: boolean }) => {
       const { root, store, entry } = await requireTask(ctx, dir, taskId);
-      let cp = entry.checkpoint;
-      if (opts.version !== undefined) {
-        const version = parseVersion(opts.version, entry.checkpoint?.version ?? null);
-        if (version !== cp?.version) {
-          try {
-            cp = await store.readVersion(entry.task_id, version);
-          } catch (err) {
-            if (err instanceof TaskReadError) return reportUnreadable(ctx, taskId, err.problems);
-            throw err;
-          }
-        }
-      }
-      if (!cp) return reportUnreadable(ctx, taskId, entry.problems);
+      const read = await checkpointAt(store, entry, opts.version);
+      if (!read.ok) return reportUnreadable(ctx, taskId, read.problems);
+      const cp = read.checkpoint;
       if (opts.json) {
         ctx.io.out(formatJson(cp));
         return;
       }
       const shownAs = cp === entry.checkpoint ? await displayStatusOf(root, entry, cp) : undefined;
-      ctx.io.out(renderCheckpoint(ctx.style, cp, shownAs));
+      const results = await readPlanResults(store, cp);
+      if ([...results.values()].some((r) => r.state === 'unreadable')) ctx.fail(ExitCode.problems);
+      ctx.io.out(renderCheckpoint(ctx.style, cp, { shownAs, results, dir }));
       const problems = [
         ...entry.problems,
         ...checkInvariants(cp, checkpointFileOf(entry.location), { legacy: entry.format !== 'waystation' }),

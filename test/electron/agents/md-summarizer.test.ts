@@ -6,7 +6,7 @@ import { openStore } from '../../../electron/store/directory-store.js';
 import { verifyTask } from '../../../electron/verify/verify-task.js';
 import { Runner } from '../../../electron/runtime/runner.js';
 import { startTask, resumeTask } from '../../../electron/runtime/task-operations.js';
-import { mdSummarizer } from '../../../electron/agents/md-summarizer.js';
+import { mdSummarizer, SUMMARY_INSTRUCTIONS, summaryRequest } from '../../../electron/agents/md-summarizer.js';
 import { checkpointDemo } from '../../../electron/agents/checkpoint-demo.js';
 import { builtInAgent } from '../../../electron/agents/registry.js';
 import { OfflineProvider, offlineReply } from '../../../electron/llm/offline-provider.js';
@@ -73,7 +73,8 @@ describe('md-summarizer', () => {
       'outputs/sum/index.json',
     ]);
     const summary = await fs.readFile(path.join(root, 'outputs/sum/b.summary.md'), 'utf8');
-    expect(summary).toContain('Sections: Beta; Details.');
+    // The file's own title and sentence, not the prompt around it.
+    expect(summary).toBe('# Summary of b.md\n\nBeta\n\nBeta follows.\n\nSections: Details.\n');
     expect(service.applied.get('sum:publish-index')).toBe(1);
     const published = service.records.get('sum:publish-index')!.body as { files: { file: string }[] };
     expect(published.files.map((f) => f.file)).toEqual(['a.md', 'b.md', 'd.md', 'notes/c.md']);
@@ -122,8 +123,8 @@ describe('md-summarizer', () => {
     expect(service.duplicates.has('killed:publish-index')).toBe(false);
     // The summary equals what an uninterrupted run writes: the offline model is deterministic.
     const expected = offlineReply([
-      { role: 'system', content: 'You summarise Markdown documents in a few sentences.' },
-      { role: 'user', content: `Summarise the Markdown file d.md:\n${await fs.readFile(path.join(input, 'd.md'), 'utf8')}` },
+      { role: 'system', content: SUMMARY_INSTRUCTIONS },
+      { role: 'user', content: summaryRequest('d.md', await fs.readFile(path.join(input, 'd.md'), 'utf8')) },
     ]);
     expect(await fs.readFile(path.join(root, 'outputs/killed/d.summary.md'), 'utf8')).toBe(`# Summary of d.md\n\n${expected}\n`);
   });

@@ -4,10 +4,12 @@ import {
   displayWidth,
   formatDuration,
   inlineJson,
+  previewValue,
   shouldColor,
   signed,
   stripAnsi,
   table,
+  truncateToWidth,
 } from '../../../electron/cli/output.js';
 
 describe('shouldColor', () => {
@@ -61,5 +63,52 @@ describe('small renderings', () => {
     expect(signed(3)).toBe('+3');
     expect(signed(-3)).toBe('-3');
     expect(inlineJson('x'.repeat(100), 10)).toHaveLength(10);
+  });
+});
+
+describe('displayWidth', () => {
+  it('counts East Asian wide characters twice, combining marks and joiners not at all, emoji twice', () => {
+    expect(displayWidth('分析需求')).toBe(8);
+    expect(displayWidth('编写代码 v2')).toBe(11);
+    expect(displayWidth('ｆｕｌｌ')).toBe(8);
+    // e followed by a combining acute accent: one column, as é is.
+    expect(displayWidth('cafe\u0301')).toBe(4);
+    expect(displayWidth('🚀')).toBe(2);
+    // A family joined by zero-width joiners, and a flag: one glyph of two columns each.
+    expect(displayWidth('👨\u200d👩\u200d👧')).toBe(2);
+    expect(displayWidth('🇨🇳')).toBe(2);
+    expect(displayWidth(createStyle(true).red('分析'))).toBe(4);
+  });
+
+  it('aligns a table whose cells mix Chinese, emoji and combining marks', () => {
+    const rows = [
+      ['分析需求', 'done'],
+      ['deploy 🚀', 'done'],
+      ['cafe\u0301', 'done'],
+      ['👨\u200d👩\u200d👧 team', 'done'],
+    ];
+    const lines = table(rows, ['NAME', 'STATUS']).trimEnd().split('\n');
+    const statusAt = lines.map((l) => displayWidth(l.slice(0, l.lastIndexOf(l.endsWith('STATUS') ? 'STATUS' : 'done'))));
+    expect(new Set(statusAt)).toEqual(new Set([displayWidth('deploy 🚀') + 2]));
+  });
+});
+
+describe('truncateToWidth and previewValue', () => {
+  it('cuts to the width with an ellipsis, never inside a wide character or a cluster', () => {
+    expect(truncateToWidth('short', 10)).toBe('short');
+    expect(truncateToWidth('abcdefghij', 5)).toBe('abcd…');
+    expect(truncateToWidth('分析需求分析需求', 6)).toBe('分析…');
+    expect(displayWidth(truncateToWidth('分析需求分析需求', 6))).toBe(5);
+    expect(truncateToWidth('cafe\u0301 au lait', 5)).toBe('cafe\u0301…');
+    expect(truncateToWidth('a👨\u200d👩\u200d👧b', 3)).toBe('a…');
+  });
+
+  it('previews text as text on one line, and anything else as compact JSON', () => {
+    expect(previewValue('line one\n\nline   two', 40)).toBe('line one line two');
+    expect(previewValue({ a: [1, 2], b: 'x' }, 40)).toBe('{"a":[1,2],"b":"x"}');
+    expect(previewValue(null, 40)).toBe('null');
+    expect(previewValue('', 40)).toBe('""');
+    expect(previewValue({ text: 'x'.repeat(100) }, 20)).toBe('{"text":"xxxxxxxxxx…');
+    expect(inlineJson('分析需求分析需求', 9)).toBe('"分析需…');
   });
 });

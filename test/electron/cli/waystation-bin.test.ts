@@ -1,6 +1,7 @@
 /**
  * The real binary, spawned as a user would run it. Kept to a few cases: each
- * spawn starts tsx (about half a second); the rest is covered in-process.
+ * spawn starts a process (through tsx when dist/ is not current); the rest is
+ * covered in-process, and the launcher's choice in test/bin/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// `npm run build:lib` (and `prepare`, so `npm ci` runs it): compiles the library, the
+// CLI and the worker into dist/, then stamps the build with the sources it read and
+// when it started (electron/runtime/build-stamp.ts), so bin/waystation.mjs runs dist/
+// only while it matches the sources. The stamp is removed first: a failed or
+// interrupted build leaves none, and the launcher falls back to the sources.
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+rmSync(path.join(root, 'dist', 'build-stamp.json'), { force: true });
+
+// Taken before the compiler reads anything: a source saved during the build is newer, so the build counts as stale.
+const startedAtMs = Date.now();
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.lib.json', '--listFiles', ...process.argv.slice(2)], {
+  cwd: root,
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'inherit'],
+  maxBuffer: 64 * 1024 * 1024,
+});
+const lines = (r.stdout ?? '').split('\n');
+const inside = (line) => path.isAbsolute(line) && !path.relative(root, line).startsWith('..');
+const own = lines.filter((l) => inside(l) && !l.split(/[\\/]/).includes('node_modules'));
+// Everything else tsc printed (diagnostics) goes through; the list of the library's own .d.ts files does not.
+const rest = lines.filter((l) => l && !inside(l));
+if (rest.length) process.stdout.write(rest.join('\n') + '\n');
+if (r.status !== 0) {
+  console.error(`build:lib failed (tsc exited ${r.status ?? r.signal}); dist/ is not stamped, so \`waystation\` runs from the sources.`);
+  process.exit(r.status ?? 1);
+}
+
+const { writeBuildStamp } = await import(pathToFileURL(path.join(root, 'dist', 'electron', 'runtime', 'build-stamp.js')).href);
+writeBuildStamp(root, startedAtMs, [...own, 'tsconfig.json', 'tsconfig.lib.json']);
