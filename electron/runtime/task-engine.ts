@@ -26,6 +26,7 @@ import { expectedCurrentStep } from '../../shared/checkpoint/invariants.js';
 import { StoreWriteError, type CheckpointStore, type TaskEvent } from '../store/store-types.js';
 import { writeFileAtomic as writeFileDurably } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
+import { isSealed } from '../store/frozen-json.js';
 import { artifactBaseDir } from '../verify/verify-task.js';
 import type { ChatMessage, Completion, CompletionOptions, LlmProvider } from '../llm/provider.js';
 import { LlmCallError } from '../llm/provider.js';
@@ -130,8 +131,9 @@ export class TaskEngine {
     private resumed: ResumeContext | null = null,
   ) {
     this.root = root;
-    // The engine's own copy, read-only like every saved version after it (checkpoint-draft.ts).
-    this.working = freezeDraft(structuredClone(checkpoint));
+    // A version the store just saved is sealed and shared as it is (the store diffs the next save against it by
+    // identity); any other is copied once, and frozen like every saved version after it (checkpoint-draft.ts).
+    this.working = isSealed(checkpoint) ? checkpoint : freezeDraft(structuredClone(checkpoint));
     this.env = deps.env ?? process.env;
     this.elapsedBefore = checkpoint.run.elapsed_ms ?? 0;
   }
