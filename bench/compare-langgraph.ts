@@ -15,6 +15,8 @@
  *   --warm-up 100            steps of a throwaway task each side saves first (0: none)
  *   --seed 1                 payload seed
  *   --no-json                do not write bench/results/
+ *   --skip-runtime           skip the last section: an agent through the runtime against a real LangGraph
+ *                            StateGraph (every graph step up to 1,000 steps; --full-langgraph: every one)
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -22,6 +24,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatComparison, runComparison } from './lib/compare/comparison.js';
 import { writeResultsFile } from './lib/results-file.js';
+import { runRuntimeBench } from './lib/runtime/runtime-bench.js';
+import { formatGraphComparison, formatRuntimeBench } from './lib/runtime/runtime-report.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +37,7 @@ const { values } = parseArgs({
     'warm-up': { type: 'string', default: '100' },
     seed: { type: 'string', default: '1' },
     'no-json': { type: 'boolean', default: false },
+    'skip-runtime': { type: 'boolean', default: false },
   },
 });
 
@@ -72,7 +77,20 @@ try {
     log: (line) => console.error(line),
   });
   console.log(formatComparison(result, command));
-  if (!values['no-json']) console.error(`\nresults: ${await writeResultsFile('compare', { command, ...result })}`);
+  const runtime = values['skip-runtime']
+    ? null
+    : await runRuntimeBench({
+        steps,
+        readRuns,
+        dir: path.join(workDir, 'runtime'),
+        langgraph: { fullUpTo: values['full-langgraph'] ? Number.POSITIVE_INFINITY : 1000 },
+        log: (line) => console.error(line),
+      });
+  if (runtime) {
+    console.log(`\n## Through the runtime, against a real LangGraph graph\n\n${formatGraphComparison(runtime.cases, runtime.graphs)}\n`);
+    console.log(`### The runtime's own figures\n\n${formatRuntimeBench(runtime.cases)}\n`);
+  }
+  if (!values['no-json']) console.error(`\nresults: ${await writeResultsFile('compare', { command, ...result, runtime })}`);
   const inconsistent = result.runs.filter((r) => !r.consistency.ok);
   if (inconsistent.length > 0) {
     console.error(

@@ -3,8 +3,11 @@
  * at scale (listing, first rows, diff, live events, memory), in one run.
  *
  *   --quick              a small, fast run (1,000-step store, 500 tasks)
- *   --skip-store         only the inspector at scale
+ *   --skip-store         skip the store bench
  *   --skip-startup       no start-up figures (CLI, demo, eight tasks at once)
+ *   --skip-runtime       skip the runtime bench (an agent through the runtime, beside a real LangGraph graph)
+ *   --skip-scale         skip the inspector at scale
+ *   --runtime-steps L    the runtime bench's step counts (default 100,1000,10000; --quick: 100,1000)
  *   --tasks N            tasks in the scale fixture (default 10,000)
  *   --versions N         versions per task (default 10)
  *   --writes N           versions written for the event latency (default 100)
@@ -21,6 +24,8 @@ import { formatInspectorScale } from './lib/inspector-scale-report.js';
 import { writeResultsFile } from './lib/results-file.js';
 import { formatStartup, runStartupBench } from './lib/startup.js';
 import os from 'node:os';
+import { runRuntimeBench } from './lib/runtime/runtime-bench.js';
+import { formatGraphComparison, formatRuntimeBench } from './lib/runtime/runtime-report.js';
 
 // Importing the store bench must not start its standalone run.
 (globalThis as { WAYSTATION_BENCH_LIBRARY?: boolean }).WAYSTATION_BENCH_LIBRARY = true;
@@ -31,6 +36,9 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     'skip-store': { type: 'boolean', default: false },
     'skip-startup': { type: 'boolean', default: false },
+    'skip-runtime': { type: 'boolean', default: false },
+    'skip-scale': { type: 'boolean', default: false },
+    'runtime-steps': { type: 'string' },
     tasks: { type: 'string' },
     versions: { type: 'string' },
     writes: { type: 'string' },
@@ -64,20 +72,40 @@ const startup = values['skip-startup']
   : await runStartupBench({ runs: quick ? 5 : 15, demoRuns: quick ? 2 : 5, log: (line) => console.error(line) });
 if (startup) console.log(`## Start-up\n\n${formatStartup(startup)}\n`);
 
-const scale = await runInspectorScale({
-  tasks: num('tasks', values.tasks, quick ? 500 : 10_000, 1),
-  versionsPerTask: num('versions', values.versions, 10, 2),
-  diffBytes: 5 * 1024 * 1024,
-  writes: num('writes', values.writes, quick ? 20 : 100, 1),
-  writeSpacingMs: 300,
-  runs: quick ? 3 : 5,
-  browser: !values['no-browser'],
-  log: (line) => console.error(line),
-});
-console.log(`## Inspector at scale\n\n${formatInspectorScale(scale)}\n`);
+const scale = values['skip-scale']
+  ? null
+  : await runInspectorScale({
+      tasks: num('tasks', values.tasks, quick ? 500 : 10_000, 1),
+      versionsPerTask: num('versions', values.versions, 10, 2),
+      diffBytes: 5 * 1024 * 1024,
+      writes: num('writes', values.writes, quick ? 20 : 100, 1),
+      writeSpacingMs: 300,
+      runs: quick ? 3 : 5,
+      browser: !values['no-browser'],
+      log: (line) => console.error(line),
+    });
+if (scale) console.log(`## Inspector at scale\n\n${formatInspectorScale(scale)}\n`);
+
+const runtimeSteps = (values['runtime-steps'] ?? (quick ? '100,1000' : '100,1000,10000')).split(',').map((s) => Number(s.trim()));
+if (runtimeSteps.some((n) => !Number.isInteger(n) || n < 2)) {
+  console.error(`--runtime-steps takes whole numbers of at least 2, separated by commas; got "${values['runtime-steps']}"`);
+  process.exit(2);
+}
+const runtime = values['skip-runtime']
+  ? null
+  : await runRuntimeBench({
+      steps: runtimeSteps,
+      largePlans: [10_000],
+      langgraph: { fullUpTo: 1000 },
+      log: (line) => console.error(line),
+    });
+if (runtime) {
+  console.log(`## Through the runtime\n\n${formatRuntimeBench(runtime.cases)}\n`);
+  console.log(`## Through the runtime, against a real LangGraph graph\n\n${formatGraphComparison(runtime.cases, runtime.graphs)}\n`);
+}
 
 const store = values['skip-store'] ? null : await runStoreBench({ steps: quick ? 1000 : 10_000, print: true });
 
 if (!values['no-json']) {
-  console.error(`\nresults: ${await writeResultsFile('bench', { command, machine, startup, scale, store })}`);
+  console.error(`\nresults: ${await writeResultsFile('bench', { command, machine, startup, scale, runtime, store })}`);
 }

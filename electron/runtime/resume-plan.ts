@@ -177,7 +177,8 @@ export function buildResumeContext(cp: Checkpoint): ResumeContext {
   return {
     goal: cp.goal,
     decisions,
-    artifacts: cp.artifacts,
+    // The agent's own copy: the checkpoint's list is the saved version's, and frozen.
+    artifacts: structuredClone(cp.artifacts),
     next_step: i === -1 ? null : { id: cp.plan[i].id, name: cp.plan[i].name },
     resume_hint: cp.resume_hint,
   };

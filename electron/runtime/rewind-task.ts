@@ -14,6 +14,7 @@ import type { Checkpoint, SideEffect } from '../../shared/checkpoint/schema.js';
 import type { RewindEffect, RewindPlan } from '../../shared/checkpoint/rewind-plan.js';
 import { defaultActor, loadForWrite, OperationError, withTaskEngine, type OperationEnv } from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
+import { own, ownWhere } from './checkpoint-draft.js';
 
 export type { RewindEffect, RewindPlan };
 
@@ -144,8 +145,9 @@ export async function rewindTask(env: OperationEnv, taskId: string, stepRef: str
     const at = new Date().toISOString();
     await engine.save(
       (d) => {
-        for (const s of d.plan) {
-          if (!rerun.has(s.id) || s.status === 'pending') continue;
+        for (const [i, step] of d.plan.entries()) {
+          if (!rerun.has(step.id) || step.status === 'pending') continue;
+          const s = own(d.plan, i);
           Object.assign(s, {
             status: 'pending',
             result_ref: null,
@@ -157,7 +159,7 @@ export async function rewindTask(env: OperationEnv, taskId: string, stepRef: str
           delete (s as { result?: unknown }).result;
         }
         for (const id of redo) {
-          const old = d.side_effects.find((e) => e.id === id)!;
+          const old = ownWhere(d.side_effects, (e) => e.id === id)!;
           const repeat: SideEffect = {
             id: `effect-${d.side_effects.length + 1}`,
             type: old.type,

@@ -26,6 +26,7 @@ import { expectedCurrentStep } from '../../shared/checkpoint/invariants.js';
 import { StoreWriteError, type CheckpointStore, type TaskEvent } from '../store/store-types.js';
 import { writeFileAtomic as writeFileDurably } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
+import { isSealed } from '../store/frozen-json.js';
 import { artifactBaseDir } from '../verify/verify-task.js';
 import type { ChatMessage, Completion, CompletionOptions, LlmProvider } from '../llm/provider.js';
 import { LlmCallError } from '../llm/provider.js';
@@ -34,6 +35,7 @@ import { redactSecrets, redactSecretsIn } from '../llm/provider-from-env.js';
 import type { AnyAgent, CostlyAction, EffectSpec, ProbeResult, ResumeContext, TaskContext } from './define-agent.js';
 import { LeaseLostError, type Lease } from './lease.js';
 import type { StopRequest } from './stop-request.js';
+import { copyForAgent, detached, draftOf, freezeDraft, own, ownWhere } from './checkpoint-draft.js';
 
 /** How a drive of a task ended. */
 export interface EngineOutcome {
@@ -139,13 +141,23 @@ export class TaskEngine {
     private resumed: ResumeContext | null = null,
   ) {
     this.root = root;
-    this.working = structuredClone(checkpoint);
+    // A version the store just saved is sealed and shared as it is (the store diffs the next save against it by
+    // identity); any other is copied once, and frozen like every saved version after it (checkpoint-draft.ts).
+    this.working = isSealed(checkpoint) ? checkpoint : freezeDraft(structuredClone(checkpoint));
     this.env = deps.env ?? process.env;
     this.elapsedBefore = checkpoint.run.elapsed_ms ?? 0;
   }
 
+  /** The state as of the last save, with the changes the next save will carry; deeply frozen. */
   get checkpoint(): Checkpoint {
     return this.working;
+  }
+
+  /** Change the working state without saving it (saved with the next save), by the same rules as a save's `mutate`. */
+  private edit(mutate: (d: Checkpoint) => void): void {
+    const d = draftOf(this.working);
+    mutate(d);
+    this.working = freezeDraft(d);
   }
 
   /** Set the context a resumed agent starts from (built after effects are reconciled). */
@@ -182,8 +194,16 @@ export class TaskEngine {
   }
 
   /**
-   * Save the next version: apply `mutate` to the working state, derive the
-   * counters, and write it after the last saved version. Saves are serialised.
+   * Save the next version: apply `mutate` to a draft of the working state,
+   * derive the counters, and write it after the last saved version. Saves are
+   * serialised.
+   *
+   * The draft (checkpoint-draft.ts) copies the top level and its lists, not
+   * their elements: `mutate` assigns fields and pushes to lists, and changes
+   * an element only through `own`, so every part it does not touch is still
+   * the saved version's object and the store diffs, validates and serialises
+   * only the change. The saved version the store returns is frozen and becomes
+   * the working state as it is: a save never copies the whole checkpoint.
    */
   save(
     mutate: (d: Checkpoint) => void,
@@ -191,9 +211,9 @@ export class TaskEngine {
   ): Promise<Checkpoint> {
     const run = async () => {
       this.deps.lease?.assertHeld();
-      // Mutate a copy: a save the store refuses (an agent handed it something that is not a valid
+      // Mutate a draft: a save the store refuses (an agent handed it something that is not a valid
       // checkpoint) must not leave its changes in the working state for the next save to repeat.
-      const d = structuredClone(this.working);
+      const d = draftOf(this.working);
       mutate(d);
       d.total_steps = d.plan.length;
       d.current_step = expectedCurrentStep(d.plan);
@@ -208,7 +228,7 @@ export class TaskEngine {
         appendHistory: extra.appendHistory,
         lease: this.deps.lease ?? undefined,
       });
-      this.working = structuredClone(res.checkpoint);
+      this.working = res.checkpoint;
       return this.working;
     };
     const next = this.saveChain.then(run, run);
@@ -222,8 +242,8 @@ export class TaskEngine {
   }
 
   private async storedResult(step: PlanStep): Promise<unknown> {
-    if (step.result_ref) return this.deps.store.readBlob(this.working.task_id, step.result_ref);
-    return step.result ?? null;
+    if (step.result_ref) return copyForAgent(await this.deps.store.readBlob(this.working.task_id, step.result_ref));
+    return copyForAgent(step.result ?? null);
   }
 
   private nextHint(): string {
@@ -273,7 +293,7 @@ export class TaskEngine {
     return {
       taskId: cp.task_id,
       rootDir: this.root,
-      options: cp.agent?.options ?? {},
+      options: copyForAgent(cp.agent?.options ?? {}),
       goal: cp.goal,
       get plan() {
         return currentPlan();
@@ -297,7 +317,10 @@ export class TaskEngine {
       waitForHuman: (reason) => this.waitForHuman(reason),
       recordRecovery: (entry) => this.recordRecovery(entry),
       hint: (text) => {
-        this.working.resume_hint = this.redact(text);
+        const clean = this.redact(text);
+        this.edit((d) => {
+          d.resume_hint = clean;
+        });
       },
       log: (message, data) => {
         const clean = this.redact(message);
@@ -319,19 +342,21 @@ export class TaskEngine {
     let index = this.stepIndex(idOrName);
     if (index < 0) {
       // A step the plan did not list: appended, so it is tracked and skipped on resume like any other.
-      this.working.plan.push({ id: idOrName, name: idOrName, status: 'pending', attempts: 0 });
+      this.edit((d) => {
+        d.plan.push({ id: idOrName, name: idOrName, status: 'pending', attempts: 0 });
+      });
       index = this.working.plan.length - 1;
     }
-    const step = this.working.plan[index];
-    if (step.status === 'done' || step.status === 'skipped') {
-      this.report(`${step.id} (${step.name}): already ${step.status}, stored result reused`);
-      return (await this.storedResult(step)) as T;
+    const listed = this.working.plan[index];
+    if (listed.status === 'done' || listed.status === 'skipped') {
+      this.report(`${listed.id} (${listed.name}): already ${listed.status}, stored result reused`);
+      return (await this.storedResult(listed)) as T;
     }
 
     this.checkStop();
-    const id = step.id;
-    const failuresBefore = Number((step as { failures?: number }).failures ?? 0);
-    const previousError = step.error ?? null;
+    const id = listed.id;
+    const failuresBefore = Number((listed as { failures?: number }).failures ?? 0);
+    const previousError = listed.error ?? null;
     this.currentStep = id;
     this.callIndex = 0;
     this.waitIndex = 0;
@@ -339,8 +364,16 @@ export class TaskEngine {
     this.pendingArtifacts.clear();
     this.stepRecovery = null;
     const started = Date.now();
-    Object.assign(step, { status: 'running', started_at: new Date().toISOString(), finished_at: null, attempts: (step.attempts ?? 0) + 1 });
-    this.working.status = 'running';
+    this.edit((d) => {
+      Object.assign(own(d.plan, index), {
+        status: 'running',
+        started_at: new Date().toISOString(),
+        finished_at: null,
+        attempts: (listed.attempts ?? 0) + 1,
+      });
+      d.status = 'running';
+    });
+    const step = this.working.plan[index];
     this.report(`${id} (${step.name}): started (attempt ${step.attempts})`);
     await this.event({ type: 'step-start', step_id: id, data: { name: step.name, attempt: step.attempts } });
 
@@ -374,7 +407,7 @@ export class TaskEngine {
     try {
       await this.save(
         (d) => {
-          const s = d.plan.find((x) => x.id === id)!;
+          const s = ownWhere(d.plan, (x) => x.id === id)!;
           Object.assign(s, {
             status: 'done',
             finished_at: new Date().toISOString(),
@@ -410,7 +443,7 @@ export class TaskEngine {
   /** Save a step's failure, report it, and unwind the agent. */
   private async failStep(id: string, started: number, failuresBefore: number, message: string, kind: string): Promise<never> {
     await this.save((d) => {
-      const s = d.plan.find((x) => x.id === id)!;
+      const s = ownWhere(d.plan, (x) => x.id === id)!;
       Object.assign(s, {
         status: 'failed',
         finished_at: new Date().toISOString(),
@@ -432,7 +465,7 @@ export class TaskEngine {
     const step = this.working.plan[index];
     if (step.status === 'done' || step.status === 'skipped') return;
     await this.save((d) => {
-      const s = d.plan[index];
+      const s = own(d.plan, index);
       Object.assign(s, { status: 'skipped', finished_at: new Date().toISOString(), error: null, skip_reason: this.redact(reason) });
       d.resume_hint = this.nextHint();
     });
@@ -453,7 +486,7 @@ export class TaskEngine {
   private probeFor<T>(spec: EffectSpec<T>): ((e: SideEffect) => Promise<ProbeResult>) | null {
     if (spec.probe) return spec.probe;
     const agentProbe = this.agent?.probes?.[spec.type];
-    return agentProbe ? (e) => agentProbe(e, this.working.agent?.options ?? {}) : null;
+    return agentProbe ? (e) => agentProbe(e, copyForAgent(this.working.agent?.options ?? {})) : null;
   }
 
   private async runEffect<T>(spec: EffectSpec<T>): Promise<T> {
@@ -467,7 +500,7 @@ export class TaskEngine {
       const e = this.working.side_effects[i];
       if (e.status === 'done') {
         this.report(`effect ${e.type} (key ${e.idempotency_key}): already done, not performed again`);
-        return e.outcome as T;
+        return copyForAgent(e.outcome) as T;
       }
       if (e.status === 'intent' || e.status === 'uncertain') {
         // Not settled while resuming (no agent-level probe): ask the outside world now, before acting.
@@ -478,27 +511,31 @@ export class TaskEngine {
           );
         } else {
           const settled = await this.settleByProbe(e, probe);
-          if (settled.happened) return settled.outcome as T;
+          if (settled.happened) return copyForAgent(settled.outcome) as T;
         }
       }
     }
     this.checkStop();
     i = this.effectIndex(spec.key);
     if (i < 0) {
-      this.working.side_effects.push({
-        id: `effect-${this.working.side_effects.length + 1}`,
-        type: spec.type,
-        status: 'not_started',
-        idempotency_key: spec.key,
-        step_id: stepId,
-        attempts: 0,
+      this.edit((d) => {
+        d.side_effects.push({
+          id: `effect-${d.side_effects.length + 1}`,
+          type: spec.type,
+          status: 'not_started',
+          idempotency_key: spec.key,
+          step_id: stepId,
+          attempts: 0,
+        });
       });
       i = this.working.side_effects.length - 1;
     }
     const effectId = this.working.side_effects[i].id;
     // A repeat chosen by a person runs under its own, new key.
     const key = this.working.side_effects[i].idempotency_key;
-    const byId = (d: Checkpoint) => d.side_effects.find((e) => e.id === effectId)!;
+    const byId = (d: Checkpoint) => ownWhere(d.side_effects, (e) => e.id === effectId)!;
+    // The request is recorded as JSON: the state never holds the agent's own object.
+    const request = detached(spec.request);
 
     // Before: the intent, with the key, is durable before anything leaves the process.
     await this.save((d) => {
@@ -506,7 +543,7 @@ export class TaskEngine {
       Object.assign(e, {
         status: 'intent',
         attempts: (e.attempts ?? 0) + 1,
-        request: spec.request,
+        request,
         has_probe: probe !== null,
         step_id: e.step_id ?? stepId,
         updated_at: new Date().toISOString(),
@@ -525,11 +562,12 @@ export class TaskEngine {
       await this.event({ type: 'effect', step_id: stepId, data: { effect: effectId, status: 'uncertain', error: message } });
       throw err;
     }
-    // After: the outcome.
+    // After: the outcome, recorded as JSON so that the agent's value and the saved one are never the same object.
+    const recorded = outcome === undefined ? null : detached(outcome);
     await this.save((d) => {
       Object.assign(byId(d), {
         status: 'done',
-        outcome: outcome === undefined ? null : outcome,
+        outcome: recorded,
         error: undefined,
         updated_at: new Date().toISOString(),
       });
@@ -544,13 +582,14 @@ export class TaskEngine {
    * done with the probed outcome, or cleared for a retry with the same key.
    */
   async settleByProbe(effect: SideEffect, probe: (e: SideEffect) => Promise<ProbeResult>): Promise<ProbeResult> {
-    const result = await probe(effect);
+    const result = await probe(copyForAgent(effect));
+    const outcome = result.happened ? detached(result.outcome ?? null) : null;
     await this.save((d) => {
-      const e = d.side_effects.find((x) => x.id === effect.id)!;
+      const e = ownWhere(d.side_effects, (x) => x.id === effect.id)!;
       if (result.happened) {
         Object.assign(e, {
           status: 'done',
-          outcome: result.outcome ?? null,
+          outcome,
           reconciliation: 'probed-done',
           updated_at: new Date().toISOString(),
         });
@@ -600,7 +639,8 @@ export class TaskEngine {
     } else {
       await this.save((d) => upsertArtifact(d, artifact));
     }
-    return artifact;
+    // The agent's copy: what it changes is not what the next save records.
+    return { ...artifact };
   }
 
   // ---- the model ------------------------------------------------------------------------------
@@ -621,15 +661,18 @@ export class TaskEngine {
     } catch (err) {
       if (err instanceof LlmCallError) {
         // Recorded with the step's failure save: the retries happened and cost time even though the call failed.
-        this.working.run.llm_calls.push({
+        const failed = {
           step_id: stepId ?? undefined,
           model: err.model,
           tokens_in: 0,
           tokens_out: 0,
           latency_ms: err.latency_ms,
           retries: err.retries,
-          retry_reasons: err.retry_reasons,
+          retry_reasons: [...err.retry_reasons],
           error: this.redact(err.message),
+        };
+        this.edit((d) => {
+          d.run.llm_calls.push(failed);
         });
       }
       throw err;
@@ -649,10 +692,10 @@ export class TaskEngine {
           tokens_out: c.tokens_out,
           latency_ms: c.latency_ms,
           retries: c.retries,
-          retry_reasons: c.retry_reasons,
+          retry_reasons: [...c.retry_reasons],
           cost_usd: cost,
         });
-        const s = stepId ? d.plan.find((x) => x.id === stepId) : undefined;
+        const s = stepId ? ownWhere(d.plan, (x) => x.id === stepId) : undefined;
         if (s) {
           s.tokens_in = (s.tokens_in ?? 0) + c.tokens_in;
           s.tokens_out = (s.tokens_out ?? 0) + c.tokens_out;
@@ -742,6 +785,7 @@ export class TaskEngine {
     const clean = this.redact(reason);
     const stepId = this.currentStep;
     await this.save((d) => {
+      // A top-level list, so the draft's own (checkpoint-draft.ts).
       const list = ((d as { human_waits?: HumanWait[] }).human_waits ??= []);
       if (!list.some((w) => w.key === key)) list.push({ key, reason: clean, requested_at: new Date().toISOString() });
       d.status = 'waiting_human';
@@ -775,10 +819,10 @@ export class TaskEngine {
       await this.agent.run(ctx);
       const open = this.working.plan.filter((s) => s.status !== 'done' && s.status !== 'skipped');
       await this.save((d) => {
-        for (const s of d.plan) {
+        d.plan.forEach((s, i) => {
           if (s.status !== 'done' && s.status !== 'skipped')
-            Object.assign(s, { status: 'skipped', skip_reason: 'the agent finished without running it' });
-        }
+            Object.assign(own(d.plan, i), { status: 'skipped', skip_reason: 'the agent finished without running it' });
+        });
         d.status = 'done';
         d.phase = 'done';
         d.resume_hint = 'finished: nothing left to resume';

@@ -19,6 +19,7 @@ import { acquireLease, LeaseHeldError, type Lease } from './lease.js';
 import { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
 import { isSchemaRefusal, TaskEngine, type EngineOutcome } from './task-engine.js';
 import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
+import { copyForAgent, own } from './checkpoint-draft.js';
 
 /** Bad input or a refused operation: nothing was written. `code` says which. */
 export class OperationError extends ServiceError {
@@ -546,8 +547,9 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
       await engine.save(
         (d) => {
           for (const [key, happened] of settle) {
-            const e = d.side_effects.find((x) => x.idempotency_key === key)!;
-            if (e.status === 'done') continue;
+            const i = d.side_effects.findIndex((x) => x.idempotency_key === key);
+            if (d.side_effects[i].status === 'done') continue;
+            const e = own(d.side_effects, i);
             Object.assign(
               e,
               happened
@@ -598,8 +600,10 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
         }
         if (resetFrom !== null) {
           const reset = new Set(d.plan.slice(resetFrom).map((s) => s.id));
-          for (const s of d.plan.slice(resetFrom)) {
-            if (s.status === 'done' || s.status === 'skipped') Object.assign(s, { status: 'pending', result_ref: null, finished_at: null });
+          for (let i = resetFrom; i < d.plan.length; i++) {
+            const s = d.plan[i];
+            if (s.status === 'done' || s.status === 'skipped')
+              Object.assign(own(d.plan, i), { status: 'pending', result_ref: null, finished_at: null });
           }
           d.artifacts = d.artifacts.filter((a) => !(a.step_id && reset.has(a.step_id)));
         }
@@ -609,8 +613,9 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
         if (req.trigger !== 'auto' && d.recovery.stopped) d.recovery.stopped = null;
         const waits = (d as { human_waits?: { resolved_at?: string; by?: string; note?: string | null }[] }).human_waits ?? [];
         if (req.trigger !== 'auto') {
-          for (const w of waits)
-            if (!w.resolved_at) Object.assign(w, { resolved_at: new Date().toISOString(), by: actor, note: req.note ?? null });
+          waits.forEach((w, i) => {
+            if (!w.resolved_at) Object.assign(own(waits, i), { resolved_at: new Date().toISOString(), by: actor, note: req.note ?? null });
+          });
         }
         if (changed && d.agent) {
           // The new hash is recorded with the resume, so the history shows when the code changed and who resumed with it.
@@ -643,7 +648,7 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
       const probe = effect ? agent.probes?.[effect.type] : undefined;
       if (!effect || !probe) continue;
       try {
-        await engine.settleByProbe(effect, (e) => probe(e, engine.checkpoint.agent?.options ?? {}));
+        await engine.settleByProbe(effect, (e) => probe(e, copyForAgent(engine.checkpoint.agent?.options ?? {})));
       } catch (err) {
         const message = redactSecrets(messageOf(err), env.env ?? process.env);
         await engine.save((d) => {
@@ -794,7 +799,7 @@ export async function editStepResult(
     const hadPending = cp.recovery.pending_approval !== null && cp.recovery.pending_approval !== undefined;
     await engine.save(
       (d) => {
-        const s = d.plan[index];
+        const s = own(d.plan, index);
         if (s.status === 'failed' && s.error) {
           d.errors.push({
             at,
@@ -810,8 +815,9 @@ export async function editStepResult(
         delete (s as { result?: unknown }).result;
         const later = opts.later === 'keep' ? [] : d.plan.slice(index + 1);
         const reset = new Set(later.filter((x) => x.status === 'done' || x.status === 'failed' || x.status === 'running').map((x) => x.id));
-        for (const x of later) {
-          if (reset.has(x.id)) Object.assign(x, { status: 'pending', result_ref: null, error: null, finished_at: null });
+        for (let i = index + 1; i < d.plan.length; i++) {
+          if (reset.has(d.plan[i].id))
+            Object.assign(own(d.plan, i), { status: 'pending', result_ref: null, error: null, finished_at: null });
         }
         d.artifacts = d.artifacts.filter((a) => !(a.step_id && reset.has(a.step_id)));
         d.recovery.pending_approval = null;

@@ -192,15 +192,24 @@ export class EncodeArena {
   /** Documents smaller than this get a buffer of their own: for them an arena would only hold memory. */
   static readonly MIN_BYTES = 64 * 1024;
 
-  /** A buffer of at least `size` bytes, or null below MIN_BYTES; `owners` collects whose encodings point into it. */
-  take(size: number): { buf: Buffer; owners: object[] } | null {
+  /**
+   * A buffer of at least `size` bytes, or null below MIN_BYTES; `owners` collects whose encodings point into it.
+   *
+   * `sources` are the bytes the document is about to be copied from. One of them may lie in the buffer this
+   * turn would reuse: an object that the document before last held, the last one did not, and this one holds
+   * again still has its encoding there. Writing over it would copy the buffer onto itself, so the turn then
+   * gets a fresh buffer, and the old one lives on as long as something still points into it.
+   */
+  take(size: number, sources: readonly Buffer[] = []): { buf: Buffer; owners: object[] } | null {
     if (size < EncodeArena.MIN_BYTES) return null;
     const slot = this.slots[this.turn];
     this.turn ^= 1;
     for (const o of slot.owners) encodings.delete(o);
     slot.owners = [];
+    const reused = slot.buf?.buffer;
+    const readFrom = reused !== undefined && sources.some((b) => b.buffer === reused);
     // Headroom, so a growing document does not reallocate on every save.
-    if (!slot.buf || slot.buf.length < size) slot.buf = Buffer.allocUnsafe(Math.ceil(size * 1.25));
+    if (!slot.buf || slot.buf.length < size || readFrom) slot.buf = Buffer.allocUnsafe(Math.ceil(size * 1.25));
     return slot as { buf: Buffer; owners: object[] };
   }
 }
@@ -240,7 +249,7 @@ class Emitter {
 
   finish(arena?: EncodeArena): Buffer {
     this.flush();
-    const slot = arena?.take(this.at) ?? null;
+    const slot = arena?.take(this.at, this.pieces) ?? null;
     const buf = slot ? slot.buf.subarray(0, this.at) : Buffer.allocUnsafe(this.at);
     let at = 0;
     for (const p of this.pieces) {

@@ -150,3 +150,18 @@ describe('isPlainJson', () => {
     expect(() => toPlainJson(cyclic)).toThrow(TypeError);
   });
 });
+
+describe('EncodeArena', () => {
+  it('encodes a part that the document before last held, and the last did not, from bytes it does not overwrite', () => {
+    const arena = new EncodeArena();
+    const big = (tag: string) => Array.from({ length: 2000 }, (_, i) => ({ i, tag, text: 'x'.repeat(40) }));
+    const kept = sealJson({ list: big('kept') });
+    const docs = [
+      sealJson({ a: kept, b: big('one') }),
+      sealJson({ b: big('two'), c: big('three') }),
+      // No larger than the first, so the arena reuses its buffer: the new list is written over where `kept` was.
+      sealJson({ c: big('four').slice(0, 1500), a: kept }),
+    ];
+    for (const doc of docs) expect(encodeJson(doc, arena).toString('utf8')).toBe(JSON.stringify(doc));
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * The runtime bench alone: `node bin/waystation-tsx.mjs bench/runtime-bench.ts`
+ * (also part of `npm run bench`).
+ *
+ *   --steps 100,1000,10000   steps run, a case each with a plan of as many steps
+ *   --large-plans 10000      plans run for their first 100 steps (none: "")
+ *   --read-runs 3            repetitions of the latest-state read (median reported)
+ *   --no-langgraph           skip the real LangGraph graph beside each case
+ *   --full-langgraph-up-to 1000  run every graph step up to this N, sample above
+ *   --no-json                do not write bench/results/
+ */
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { describeMachine, formatMachine } from './lib/machine.js';
+import { runRuntimeBench } from './lib/runtime/runtime-bench.js';
+import { formatGraphComparison, formatRuntimeBench } from './lib/runtime/runtime-report.js';
+import { writeResultsFile } from './lib/results-file.js';
+
+const { values } = parseArgs({
+  options: {
+    steps: { type: 'string', default: '100,1000,10000' },
+    'large-plans': { type: 'string', default: '10000' },
+    'read-runs': { type: 'string', default: '3' },
+    'no-langgraph': { type: 'boolean', default: false },
+    'full-langgraph-up-to': { type: 'string', default: '1000' },
+    'no-json': { type: 'boolean', default: false },
+  },
+});
+
+const list = (name: string, raw: string): number[] => {
+  const numbers = raw.trim() === '' ? [] : raw.split(',').map((s) => Number(s.trim()));
+  if (numbers.some((n) => !Number.isInteger(n) || n < 2)) {
+    console.error(`--${name} takes whole numbers of at least 2, separated by commas; got "${raw}"`);
+    process.exit(2);
+  }
+  return numbers;
+};
+const steps = list('steps', values.steps);
+const largePlans = list('large-plans', values['large-plans']);
+const readRuns = Number(values['read-runs']);
+if (!Number.isInteger(readRuns) || readRuns < 1) {
+  console.error(`--read-runs takes a whole number of at least 1; got "${values['read-runs']}"`);
+  process.exit(2);
+}
+
+const command = ['node bin/waystation-tsx.mjs bench/runtime-bench.ts', ...process.argv.slice(2)].join(' ');
+const machine = await describeMachine(os.tmpdir());
+const fullUpTo = Number(values['full-langgraph-up-to']);
+const results = await runRuntimeBench({
+  steps,
+  largePlans,
+  readRuns,
+  langgraph: values['no-langgraph'] ? undefined : { fullUpTo },
+  log: (line) => console.error(line),
+});
+console.log(
+  `# ${command}\n\n${formatMachine(machine)
+    .map((l) => `- ${l}`)
+    .join('\n')}\n\n## Through the runtime\n\n${formatRuntimeBench(results.cases)}\n${
+    results.graphs.length
+      ? `\n## Through the runtime, against a real LangGraph graph\n\n${formatGraphComparison(results.cases, results.graphs)}\n`
+      : ''
+  }`,
+);
+if (!values['no-json']) console.error(`results: ${await writeResultsFile('runtime', { command, machine, results })}`);
