@@ -749,6 +749,8 @@ class Run:
     """
 
     def __init__(self, root: str, task_id: str, agent: Agent, *, model: Optional[Model] = None, report: Optional[Callable[[str], None]] = None, actor: Optional[str] = None, env: Optional[dict[str, str]] = None) -> None:
+        if not is_task_id(task_id):
+            raise OperationError("invalid", f'"{task_id}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit')
         self.root = os.path.abspath(root)
         self.store = Store(self.root)
         self.task_id = task_id
@@ -1072,9 +1074,9 @@ def run_agent(
     """
     env = os.environ if env is None else env
     task_id = task_id or generate_task_id(agent.name)
-    store = Store(root)
-    exists = store.exists(task_id) and store.newest_version(task_id) > 0
     run = Run(root, task_id, agent, model=model, report=report, actor=actor, env=env)
+    store = run.store
+    exists = store.exists(task_id) and store.newest_version(task_id) > 0
     try:
         if not exists:
             run.start(options, mode, max_auto_attempts, agent_ref)
