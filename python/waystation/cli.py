@@ -36,6 +36,7 @@ from .runtime import Agent, MODES, Outcome, Run, load_for_write, run_agent
 from .store import Store
 
 EXIT_BAD_INPUT = 2
+EXIT_HALTED = 5
 EXIT_BUSY = 6
 EXIT_CRASHED = 7
 
@@ -123,6 +124,19 @@ def main(agent: Agent, argv: Optional[list[str]] = None) -> int:
     settle.update({k: False for k in args.effect_not_happened})
     settle.update({k: bool(v) for k, v in (resume.get("settle") or {}).items()})
     actor = env.get("WAYSTATION_ACTOR") or None
+    registered = env.get("WAYSTATION_AGENT_NAME")
+    if registered and registered != agent.name:
+        print(
+            f"error: this program is registered as agent {registered!r} but its agent is named {agent.name!r}; "
+            "use the same name in waystation.config.json. Nothing was written.",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    try:
+        agent_ref = json.loads(env.get("WAYSTATION_AGENT_REF") or "{}")
+    except ValueError:
+        agent_ref = {}
+    agent_ref = {k: v for k, v in agent_ref.items() if k in ("command", "project_root")} if isinstance(agent_ref, dict) else {}
     try:
         if action == "start" and task_id and Store(root).exists(task_id) and Store(root).newest_version(task_id) > 0:
             raise OperationError("exists", f"task {task_id} already exists in {root}; resume it instead")
@@ -145,11 +159,13 @@ def main(agent: Agent, argv: Optional[list[str]] = None) -> int:
                 note=resume.get("note") or args.note,
                 approve=action == "approve",
                 actor=actor,
-                agent_ref={"command": True},
+                agent_ref=agent_ref,
+                # Started by the app, the runner supervises automatic resumes; run by hand, this process does.
+                supervise=not env.get("WAYSTATION_ACTION"),
             )
     except OperationError as err:
         print(f"error: {err}", file=sys.stderr)
-        return EXIT_BUSY if err.code == "busy" else EXIT_BAD_INPUT
+        return EXIT_BUSY if err.code == "busy" else EXIT_HALTED if err.code == "halted" else EXIT_BAD_INPUT
     except WaystationError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_CRASHED

@@ -1066,8 +1066,11 @@ def run_agent(
     actor: Optional[str] = None,
     agent_ref: Optional[dict[str, Any]] = None,
     env: Optional[dict[str, str]] = None,
+    supervise: bool = True,
 ) -> Outcome:
     """Start the task, or resume it when it exists, and drive it; in auto mode, failures are resumed with backoff.
+
+    With `supervise=False` no automatic resume happens here: the caller supervises (the app's runner does).
 
     `approve=True` approves the pending resume plan (confirm mode) and runs exactly it.
     Raises OperationError (nothing written) for bad input, a busy task, the wrong agent, a halted task.
@@ -1095,7 +1098,7 @@ def run_agent(
         run.release()
     # Auto mode: failures are resumed by the runner itself, with exponential backoff, up to the attempt limit.
     delay = _auto_backoff_ms(env)
-    while outcome.status == "failed":
+    while supervise and outcome.status == "failed":
         cp = store.load(task_id)
         rec = cp["recovery"]
         if rec["mode"] != "auto" or rec["auto_attempts"] >= int(rec.get("max_auto_attempts", DEFAULT_MAX_AUTO_ATTEMPTS)):
