@@ -42,6 +42,8 @@ interface Command {
   stdout: string;
   stderr: string;
   killed: boolean;
+  /** From the first output line to the exit: how long the drive took. */
+  driveMs: number;
 }
 
 /** Run one Python example; with `killAfterMs`, SIGKILL it that long after its first output line (the drive has begun). */
@@ -52,17 +54,21 @@ function runPython(args: string[], env: NodeJS.ProcessEnv, killAfterMs: number |
     let stderr = '';
     let killed = false;
     let timer: NodeJS.Timeout | null = null;
+    let firstLine = 0;
     child.stdout.on('data', (d: Buffer) => {
-      if (stdout === '' && killAfterMs !== null)
-        timer = setTimeout(() => {
-          killed = child.kill('SIGKILL');
-        }, killAfterMs);
+      if (stdout === '') {
+        firstLine = Date.now();
+        if (killAfterMs !== null)
+          timer = setTimeout(() => {
+            killed = child.kill('SIGKILL');
+          }, killAfterMs);
+      }
       stdout += d.toString();
     });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => {
       if (timer) clearTimeout(timer);
-      resolve({ code, stdout, stderr, killed: killed && code === null });
+      resolve({ code, stdout, stderr, killed: killed && code === null, driveMs: firstLine ? Date.now() - firstLine : 0 });
     });
   });
 }
@@ -91,7 +97,7 @@ export async function pythonKill(opts: ScenarioOptions): Promise<ScenarioReport>
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       SKIP_FAILURE: '1',
-      WAYSTATION_OFFLINE_LATENCY_MS: '15',
+      WAYSTATION_OFFLINE_LATENCY_MS: '40',
       WAYSTATION_AUTO_BACKOFF_MS: '10',
     };
     const url = service.url;
@@ -100,17 +106,16 @@ export async function pythonKill(opts: ScenarioOptions): Promise<ScenarioReport>
     // Uncrashed reference runs: what every crashed run must end with, and how long a drive takes.
     const reference = new Map<Agent, { result: string; driveMs: number }>();
     for (const agent of AGENTS) {
-      const started = Date.now();
       const r = await runPython([script(agent), root, '--task', `reference-${agent}`, ...agentArgs(agent)], env, null);
       if (r.code !== 0) throw new Error(`the uncrashed ${agent} run failed (exit ${r.code}): ${r.stderr || r.stdout}`);
-      reference.set(agent, { result: await finalResults(root, `reference-${agent}`), driveMs: Date.now() - started });
+      reference.set(agent, { result: await finalResults(root, `reference-${agent}`), driveMs: r.driveMs });
     }
 
     const plans = Array.from({ length: opts.runs }, (_, i) => ({
       i,
       agent: AGENTS[pick(random, AGENTS.length)],
       mode: MODES[pick(random, MODES.length)],
-      // Kill moments spread over the whole drive (its length measured above), plus a margin past it.
+      // Kill moments spread over the whole drive (its length measured above); the first run is always killed.
       kills: Array.from({ length: 1 + pick(random, 3) }, () => random()),
     }));
 
@@ -123,8 +128,10 @@ export async function pythonKill(opts: ScenarioOptions): Promise<ScenarioReport>
         tally.runs++;
         let approve = false;
         let finished = false;
+        let kill = 0;
         for (let c = 0; c < MAX_COMMANDS && !finished; c++) {
-          const fraction = plan.kills[c];
+          // A kill is spent only when it lands: one that comes after the run ended is tried again on the next run.
+          const fraction = plan.kills[kill];
           const args = [
             script(plan.agent),
             root,
@@ -135,9 +142,10 @@ export async function pythonKill(opts: ScenarioOptions): Promise<ScenarioReport>
             ...agentArgs(plan.agent),
             ...(approve ? ['--approve'] : []),
           ];
-          const r = await runPython(args, env, fraction === undefined ? null : Math.floor(fraction * driveMs * 1.1));
+          const r = await runPython(args, env, fraction === undefined ? null : Math.floor(fraction * driveMs));
           approve = false;
           if (r.killed) {
+            kill++;
             tally.faults++;
             tally.bump('kills');
             const corrupt = await corruptionOf(root, taskId);
