@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
 
 import waystation
-from waystation import Agent, OperationError, PlannedStep, StepFailed, Store, TaskNotRunnable, WaitingForHuman, edit_step_result, reject_task, run_agent
+from waystation import Agent, OperationError, PlannedStep, StepFailed, Store, TaskNotRunnable, edit_step_result, reject_task, run_agent
 
 
 class Calls:

@@ -78,7 +78,7 @@ def process_start_token(pid: int) -> Optional[str]:
     return f"{_boot()}:{fields[19]}"
 
 
-def _iso(ms_epoch: Optional[float] = None) -> str:
+def _iso() -> str:
     from .store import now_iso
 
     return now_iso()
