@@ -6,6 +6,11 @@ import os
 import sys
 
 import pytest
+from hypothesis import settings
+
+# No example database in the checkout: every run draws afresh (a failure prints its example to replay).
+settings.register_profile("waystation", database=None)
+settings.load_profile("waystation")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON_DIR = os.path.dirname(HERE)
