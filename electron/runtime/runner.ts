@@ -227,11 +227,14 @@ export class Runner extends EventEmitter {
    */
   async spawnJob(job: CommandJob): Promise<RunOutcome> {
     const command = await this.commandFor(job);
+    if (typeof command === 'string') return refused(job.taskId, 'agent-unavailable', command);
     return command ? this.spawnCommand(command, job) : this.spawnWorker(job).done;
   }
 
-  private async commandFor(job: CommandJob): Promise<CommandAgentEntry | null> {
-    let name: string | undefined;
+  /** The command agent a job runs, null for a module or built-in agent, or why a task's command agent cannot be found. */
+  private async commandFor(job: CommandJob): Promise<CommandAgentEntry | string | null> {
+    let name: string;
+    let recorded = false;
     if (job.kind === 'start') {
       if (!job.agentRef.command) return null;
       name = job.agentRef.name;
@@ -239,9 +242,15 @@ export class Runner extends EventEmitter {
       const agent = (await this.latest(job.taskId))?.agent;
       if (!agent || agent.module || builtInAgents().has(agent.name)) return null;
       name = agent.name;
+      recorded = (agent as { command?: unknown }).command !== undefined;
     }
     const config = await readAgentsConfig(this.root);
-    return config.commands.find((c) => c.name === name) ?? null;
+    const entry = config.commands.find((c) => c.name === name);
+    if (entry) return entry;
+    // A task a command agent ran is not handed to a worker, which would call it another program's.
+    return recorded
+      ? `task ${job.taskId} was run by the command agent "${name}", which ${AGENTS_CONFIG_FILE} no longer registers${config.problem ? ` (${config.problem})` : ''}; register it again to resume the task. Nothing was written.`
+      : null;
   }
 
   /** Start a command agent and wait for it: its lines go out as events, its exit code and checkpoint say how the task ended. */

@@ -181,4 +181,20 @@ describe('a command agent', () => {
     expect(cp.recovery.auto_attempts).toBe(0);
     await fs.rm(path.join(root, 'ok'));
   }, 60_000);
+
+  it('whose registration is gone, is refused a resume with the reason, its task untouched', async () => {
+    const config = path.join(root, 'waystation.config.json');
+    const saved = await fs.readFile(config, 'utf8');
+    await fs.writeFile(config, JSON.stringify({ agents: [] }));
+    try {
+      const cp = await task('e1');
+      expect(await agentStatus(root, cp)).toMatchObject({ kind: 'command', available: false });
+      const refusal = await runner().resume('e1');
+      expect(refusal).toMatchObject({ error: 'agent-unavailable', exitCode: 2 });
+      expect(refusal.message).toContain('no longer registers');
+      expect((await task('e1')).version).toBe(cp.version);
+    } finally {
+      await fs.writeFile(config, saved);
+    }
+  });
 });
