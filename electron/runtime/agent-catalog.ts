@@ -16,6 +16,7 @@ import { describeAgentModule, type DescribeOptions } from './agent-describer.js'
 import type { DescribedAgent } from './worker-protocol.js';
 import { nodeFs } from '../store/store-fs.js';
 import { optionsJsonSchema } from '../../shared/api/options-json-schema.js';
+import { CommandAgentEntry } from './command-agent.js';
 
 /** The configuration file's name, in the checkpoint directory root. */
 export const AGENTS_CONFIG_FILE = 'waystation.config.json';
@@ -34,7 +35,8 @@ export type AgentConfigEntry = z.infer<typeof AgentConfigEntry>;
 
 export const AgentsConfig = z.looseObject({
   $schema: z.string().optional(),
-  agents: z.array(AgentConfigEntry).default([]),
+  /** Module agents and command agents (command-agent.ts), told apart by `module` or `command`. */
+  agents: z.array(z.union([AgentConfigEntry, CommandAgentEntry])).default([]),
 });
 export type AgentsConfig = z.infer<typeof AgentsConfig>;
 
@@ -44,7 +46,9 @@ export interface AgentsConfigRead {
   /** Whether the file exists. */
   present: boolean;
   entries: AgentConfigEntry[];
-  /** What is wrong with the file; null when it is absent or valid. With a problem, `entries` is empty. */
+  /** The command agents it registers: programs in any language, started as processes of their own. */
+  commands: CommandAgentEntry[];
+  /** What is wrong with the file; null when it is absent or valid. With a problem, `entries` and `commands` are empty. */
   problem: string | null;
 }
 
@@ -57,16 +61,23 @@ export async function readAgentsConfig(root: string): Promise<AgentsConfigRead> 
     const read = await nodeFs.readWholeFile(file, { maxBytes: CONFIG_MAX_BYTES, followLinks: true });
     if (!read.ok) {
       const why = read.reason === 'too-large' ? `it is ${read.size} bytes, over ${CONFIG_MAX_BYTES}` : 'it is not a regular file';
-      return { file, present: true, entries: [], problem: `${file} cannot be read (${why}); no registered agent is available` };
+      return {
+        file,
+        present: true,
+        entries: [],
+        commands: [],
+        problem: `${file} cannot be read (${why}); no registered agent is available`,
+      };
     }
     text = read.bytes.toString('utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { file, present: false, entries: [], problem: null };
+    if (code === 'ENOENT') return { file, present: false, entries: [], commands: [], problem: null };
     return {
       file,
       present: true,
       entries: [],
+      commands: [],
       problem: `${file} cannot be read (${code ?? String(err)}); no registered agent is available`,
     };
   }
@@ -78,6 +89,7 @@ export async function readAgentsConfig(root: string): Promise<AgentsConfigRead> 
       file,
       present: true,
       entries: [],
+      commands: [],
       problem: `${file} is not valid JSON (${(err as Error).message}); no registered agent is available`,
     };
   }
@@ -88,10 +100,18 @@ export async function readAgentsConfig(root: string): Promise<AgentsConfigRead> 
       file,
       present: true,
       entries: [],
-      problem: `${file} does not fit the expected shape {"agents": [{"module": "./agent.ts", "export": "default"}]}: ${issues}; no registered agent is available`,
+      commands: [],
+      problem: `${file} does not fit the expected shape {"agents": [{"module": "./agent.ts", "export": "default"} or {"name": "my-agent", "command": ["python3", "agent.py"]}]}: ${issues}; no registered agent is available`,
     };
   }
-  return { file, present: true, entries: parsed.data.agents, problem: null };
+  const agents = parsed.data.agents;
+  return {
+    file,
+    present: true,
+    entries: agents.filter((a): a is AgentConfigEntry => 'module' in a),
+    commands: agents.filter((a): a is CommandAgentEntry => 'command' in a),
+    problem: null,
+  };
 }
 
 /** One agent the directory can start, as the app lists it. */
@@ -103,6 +123,8 @@ export interface AvailableAgent {
   origin: 'builtin' | 'registered';
   /** Registered agents: the module as written in the configuration, and its export. */
   module?: string;
+  /** Command agents: the command as registered. */
+  command?: string[];
   export?: string;
   /** Set when the agent cannot be started (a module that is missing or does not load, a bad configuration). */
   problem?: string;
@@ -186,5 +208,16 @@ export async function listAvailableAgents(root: string, opts: DescribeOptions = 
       }
     }),
   );
-  return { agents: [...agents, ...described], config_problem: null };
+  // Command agents are listed from the configuration alone: nothing of theirs runs until a task is started.
+  const commands = config.commands.map((entry): AvailableAgent => ({
+    name: entry.name,
+    description: entry.description ?? `runs ${entry.command.join(' ')}`,
+    options_schema: entry.options ?? {},
+    origin: 'registered',
+    command: entry.command,
+    ...(builtInAgents().has(entry.name)
+      ? { problem: `"${entry.name}" is the name of a built-in agent; the built-in one is started by that name` }
+      : {}),
+  }));
+  return { agents: [...agents, ...described, ...commands], config_problem: null };
 }

@@ -8,14 +8,16 @@
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import { builtInAgents } from './built-in-agents.js';
 import { foreignAgentProblem, hashModule, moduleFileOf } from './agent-loader.js';
+import { readAgentsConfig } from './agent-catalog.js';
 
 export interface AgentStatus {
   /**
    * `foreign`: the task names an agent that is neither built in nor a module
    * (another program wrote it, following docs/FORMAT.md); it is inspected,
-   * never resumed from Waystation.
+   * never resumed from Waystation. `command`: a program registered in the
+   * directory's waystation.config.json under the task's agent name.
    */
-  kind: 'builtin' | 'module' | 'foreign' | 'none';
+  kind: 'builtin' | 'module' | 'command' | 'foreign' | 'none';
   /** Whether a resume can find the agent. */
   available: boolean;
   /** The module file, for module agents. */
@@ -45,9 +47,17 @@ export async function agentStatus(root: string, cp: Checkpoint, opts: AgentStatu
     return { kind: 'none', available: false, problem: 'the task does not record which agent runs it: it can be inspected, not resumed' };
   const file = moduleFileOf(ref, root);
   if (!file) {
-    return builtInAgents().has(ref.name)
-      ? { kind: 'builtin', available: true }
-      : { kind: 'foreign', available: false, problem: foreignAgentProblem(ref.name) };
+    if (builtInAgents().has(ref.name)) return { kind: 'builtin', available: true };
+    // A command agent is found by its name in the directory's configuration, which is read, never run.
+    const config = await readAgentsConfig(root);
+    if (config.commands.some((c) => c.name === ref.name)) return { kind: 'command', available: true };
+    if ((ref as { command?: unknown }).command !== undefined)
+      return {
+        kind: 'command',
+        available: false,
+        problem: `the task was run by the command agent "${ref.name}", which ${config.file} no longer registers${config.problem ? ` (${config.problem})` : ''}; register it again to resume the task`,
+      };
+    return { kind: 'foreign', available: false, problem: foreignAgentProblem(ref.name) };
   }
   const sha = await (opts.hashModule ?? hashModule)(file);
   const recorded = ref.module_sha256 ? { recorded_sha256: ref.module_sha256 } : {};

@@ -36,9 +36,11 @@ import {
   type ResumeRequest,
 } from './task-operations.js';
 import { defaultWorkerLaunch } from './worker-launch.js';
+import { commandAgentRef, refusalOfExit, spawnCommandAgent, type CommandAgentEntry, type CommandJob } from './command-agent.js';
 import {
   exitCodeForError,
   exitCodeForOutcome,
+  exitCodeForStatus,
   RunExit,
   type DescribedAgent,
   type WorkerJob,
@@ -218,6 +220,108 @@ export class Runner extends EventEmitter {
     return { child, done };
   }
 
+  /**
+   * Run a job in a process of its own: a command agent's program when the
+   * job's agent is one (the agent a start names, or the agent a resumed task
+   * records, registered as a command in waystation.config.json), else a worker.
+   */
+  async spawnJob(job: CommandJob): Promise<RunOutcome> {
+    const command = await this.commandFor(job);
+    if (typeof command === 'string') return refused(job.taskId, 'agent-unavailable', command);
+    return command ? this.spawnCommand(command, job) : this.spawnWorker(job).done;
+  }
+
+  /** The command agent a job runs, null for a module or built-in agent, or why a task's command agent cannot be found. */
+  private async commandFor(job: CommandJob): Promise<CommandAgentEntry | string | null> {
+    let name: string;
+    let recorded = false;
+    if (job.kind === 'start') {
+      if (!job.agentRef.command) return null;
+      name = job.agentRef.name;
+    } else {
+      const agent = (await this.latest(job.taskId))?.agent;
+      if (!agent || agent.module || builtInAgents().has(agent.name)) return null;
+      name = agent.name;
+      recorded = (agent as { command?: unknown }).command !== undefined;
+    }
+    const config = await readAgentsConfig(this.root);
+    const entry = config.commands.find((c) => c.name === name);
+    if (entry) return entry;
+    // A task a command agent ran is not handed to a worker, which would call it another program's.
+    return recorded
+      ? `task ${job.taskId} was run by the command agent "${name}", which ${AGENTS_CONFIG_FILE} no longer registers${config.problem ? ` (${config.problem})` : ''}; register it again to resume the task. Nothing was written.`
+      : null;
+  }
+
+  /** Start a command agent and wait for it: its lines go out as events, its exit code and checkpoint say how the task ended. */
+  private spawnCommand(entry: CommandAgentEntry, job: CommandJob): Promise<RunOutcome> {
+    const env = this.opts.env ?? process.env;
+    const taskId = job.taskId;
+    const child = spawnCommandAgent(entry, job, env);
+    this.children.add(child);
+    this.emit('event', { type: 'spawned', taskId, pid: child.pid ?? -1, job: job.kind });
+    let lastOut = '';
+    let lastError = '';
+    for (const [stream, name] of [
+      [child.stdout, 'stdout'],
+      [child.stderr, 'stderr'],
+    ] as const) {
+      if (stream)
+        createInterface({ input: stream }).on('line', (raw) => {
+          const line = redactSecrets(raw, env);
+          // The agent's last status line says how it ended (python/waystation/cli.py prints a `next:` line after it).
+          if (line.trim() && !line.startsWith('next: ')) {
+            if (name === 'stdout') lastOut = line;
+            else lastError = line;
+          }
+          this.emit('event', { type: 'line', taskId, line, stream: name });
+        });
+    }
+    return new Promise<RunOutcome>((resolve) => {
+      let spawnError: Error | null = null;
+      child.on('error', (err) => {
+        spawnError = err;
+      });
+      child.on('close', async (code, signal) => {
+        this.children.delete(child);
+        const cp = await this.latest(taskId);
+        const refusal = refusalOfExit(code);
+        let outcome: RunOutcome;
+        if (spawnError) {
+          outcome = refused(
+            taskId,
+            'agent-unavailable',
+            `the command of agent ${entry.name} (${entry.command.join(' ')}) could not be started: ${(spawnError as Error).message}; the task was left untouched`,
+          );
+        } else if (refusal) {
+          outcome = refused(taskId, refusal, lastError.replace(/^error:\s*/, '') || `agent ${entry.name} refused the job (exit ${code})`);
+        } else if (signal || code === null || code === RunExit.crashed || code > RunExit.crashed || !cp) {
+          outcome = {
+            task_id: taskId,
+            status: cp?.status ?? null,
+            version: cp?.version ?? null,
+            message: `the agent process for ${taskId} ${describeSignal(code, signal)}; the task is interrupted${cp ? ` at version ${cp.version}` : ''}${lastError ? ` (${lastError})` : ''}`,
+            next: `resume it: waystation resume <DIR> ${taskId}`,
+            exitCode: RunExit.crashed,
+            crashed: true,
+            signal,
+          };
+        } else {
+          outcome = {
+            task_id: taskId,
+            status: cp.status,
+            version: cp.version,
+            message: lastOut || lastError.replace(/^error:\s*/, '') || `task ${taskId} is ${cp.status} at version ${cp.version}`,
+            next: cp.status === 'done' ? null : cp.resume_hint || null,
+            exitCode: exitCodeForStatus(cp.status),
+          };
+        }
+        this.emit('event', { type: 'exited', taskId, outcome });
+        resolve(outcome);
+      });
+    });
+  }
+
   /** The first auto-mode backoff: the option, else `WAYSTATION_AUTO_BACKOFF_MS`, else one second. */
   private backoffMs(): number {
     if (this.opts.backoffMs !== undefined) return this.opts.backoffMs;
@@ -276,7 +380,7 @@ export class Runner extends EventEmitter {
           await this.backoff(delayMs);
           if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: waystation resume <DIR> ${taskId}` };
         }
-        outcome = await this.spawnWorker({ kind: 'resume', root: this.root, taskId, trigger: 'auto', actor: this.opts.actor }).done;
+        outcome = await this.spawnJob({ kind: 'resume', root: this.root, taskId, trigger: 'auto', actor: this.opts.actor });
         if (outcome.crashed === true) confirmCrashes++;
         continue;
       }
@@ -294,7 +398,7 @@ export class Runner extends EventEmitter {
       await this.backoff(delayMs);
       // A host shutting down leaves the task interrupted: it resumes at the next start-up.
       if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: waystation resume <DIR> ${taskId}` };
-      outcome = await this.spawnWorker({ kind: 'resume', root: this.root, taskId, trigger: 'auto', actor: this.opts.actor }).done;
+      outcome = await this.spawnJob({ kind: 'resume', root: this.root, taskId, trigger: 'auto', actor: this.opts.actor });
       if (n > max + 2) return outcome;
     }
   }
@@ -321,7 +425,7 @@ export class Runner extends EventEmitter {
         );
       return this.resume(taskId);
     }
-    const first = await this.spawnWorker({
+    const first = await this.spawnJob({
       kind: 'start',
       root: this.root,
       taskId,
@@ -330,7 +434,7 @@ export class Runner extends EventEmitter {
       mode: req.mode,
       maxAutoAttempts: req.maxAutoAttempts,
       actor: this.opts.actor,
-    }).done;
+    });
     return this.supervise(taskId, first);
   }
 
@@ -353,6 +457,8 @@ export class Runner extends EventEmitter {
     }
     if (builtInAgents().has(req.agent)) return { name: req.agent };
     const config = await readAgentsConfig(this.root);
+    const command = config.commands.find((c) => c.name === req.agent);
+    if (command) return commandAgentRef(command);
     const builtIns = [...builtInAgents().keys()].join(', ');
     if (config.problem) throw new OperationError('invalid', `"${req.agent}" is not a built-in agent (${builtIns}), and ${config.problem}`);
     // Entries that name their agent are tried first; the others must be loaded to learn their names.
@@ -409,14 +515,13 @@ export class Runner extends EventEmitter {
       if (err instanceof OperationError) return refused(taskId, err.code, err.message);
       throw err;
     }
-    const first = await this.spawnWorker({ kind: 'resume', root: this.root, taskId, trigger: 'human', ...req, actor: this.opts.actor })
-      .done;
+    const first = await this.spawnJob({ kind: 'resume', root: this.root, taskId, trigger: 'human', ...req, actor: this.opts.actor });
     return this.supervise(taskId, first);
   }
 
   /** Approve the pending resume plan and run exactly that plan. `actor` (who approved) overrides the runner's for this call. */
   async approve(taskId: string, opts: { actor?: string } = {}): Promise<RunOutcome> {
-    const first = await this.spawnWorker({ kind: 'approve', root: this.root, taskId, actor: opts.actor ?? this.opts.actor }).done;
+    const first = await this.spawnJob({ kind: 'approve', root: this.root, taskId, actor: opts.actor ?? this.opts.actor });
     return this.supervise(taskId, first);
   }
 
@@ -517,23 +622,23 @@ export class Runner extends EventEmitter {
       const interrupted = cp.status === 'running';
       const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
       if (cp.recovery.mode === 'auto' && (interrupted || cp.status === 'failed') && cp.recovery.auto_attempts < max) {
-        const first = await this.spawnWorker({
+        const first = await this.spawnJob({
           kind: 'resume',
           root: this.root,
           taskId: cp.task_id,
           trigger: 'auto',
           actor: this.opts.actor,
-        }).done;
+        });
         return this.supervise(cp.task_id, first);
       }
       if (cp.recovery.mode === 'confirm' && interrupted) {
-        const first = await this.spawnWorker({
+        const first = await this.spawnJob({
           kind: 'resume',
           root: this.root,
           taskId: cp.task_id,
           trigger: 'auto',
           actor: this.opts.actor,
-        }).done;
+        });
         return this.supervise(cp.task_id, first);
       }
       return null;

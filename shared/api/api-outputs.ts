@@ -30,7 +30,7 @@ const LeaseInfo = z.object({ held: z.boolean(), owner: z.string().optional(), pi
 
 const TaskAgentStatus = z.object({
   name: z.string().nullable(),
-  origin: z.enum(['builtin', 'module', 'none', 'foreign']),
+  origin: z.enum(['builtin', 'module', 'command', 'none', 'foreign']),
   available: z.boolean(),
   module: z.string().optional(),
   problem: z.string().optional(),

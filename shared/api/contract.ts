@@ -149,8 +149,9 @@ export interface TaskAgentStatus {
    * hands it to a built-in agent that recognises it or refuses, with the reason.
    * `foreign`: another program wrote the task under an agent Waystation does not
    * have; it can be inspected, not resumed (`problem` says so).
+   * `command`: a program registered as a command agent in waystation.config.json.
    */
-  origin: 'builtin' | 'module' | 'none' | 'foreign';
+  origin: 'builtin' | 'module' | 'command' | 'none' | 'foreign';
   /** Whether a resume can find the agent. False for `none`: nothing is recorded to find. */
   available: boolean;
   /** The module as recorded (relative to its project), for module agents. */

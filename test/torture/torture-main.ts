@@ -18,6 +18,7 @@ import { diskFaults } from './scenarios/disk-faults.js';
 import { races } from './scenarios/races.js';
 import { malformedInput } from './scenarios/malformed-input.js';
 import { hostileRequests } from './scenarios/hostile-requests.js';
+import { pythonKill } from './scenarios/python-kill.js';
 import type { Scenario, ScenarioReport } from './lib/scenario.js';
 
 const { values } = parseArgs({
@@ -46,6 +47,7 @@ const scenarios: { name: string; run: Scenario; runs: number }[] = [
   { name: 'races', run: races, runs: Math.round(300 * scale) },
   { name: 'malformed-input', run: malformedInput, runs: Math.round(1000 * scale) },
   { name: 'hostile-requests', run: hostileRequests, runs: Math.round(5000 * scale) },
+  { name: 'python-agents', run: pythonKill, runs: Math.round(200 * scale) },
 ];
 const only = values.only?.split(',').map((s) => s.trim());
 const selected = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;

@@ -25,8 +25,13 @@ export function register(program: Command, ctx: CliContext): void {
         ctx.io.out(formatJson(catalog));
       } else {
         const s = ctx.style;
-        const rows = catalog.agents.map((a) => [s.bold(a.name), a.origin, a.module ?? '-', a.problem ? s.red(a.problem) : a.description]);
-        ctx.io.out(`${table(rows, ['AGENT', 'ORIGIN', 'MODULE', 'DESCRIPTION'], s).trimEnd()}\n`);
+        const rows = catalog.agents.map((a) => [
+          s.bold(a.name),
+          a.origin,
+          a.module ?? a.command?.join(' ') ?? '-',
+          a.problem ? s.red(a.problem) : a.description,
+        ]);
+        ctx.io.out(`${table(rows, ['AGENT', 'ORIGIN', 'MODULE OR COMMAND', 'DESCRIPTION'], s).trimEnd()}\n`);
       }
       if (catalog.agents.some((a) => a.problem)) ctx.fail(ExitCode.problems);
     });

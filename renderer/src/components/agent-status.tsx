@@ -47,9 +47,11 @@ export function AgentTag({ status, fallbackName }: { status: TaskAgentStatus | n
       ? (status.module ?? 'module')
       : status?.origin === 'builtin'
         ? 'built-in'
-        : status?.origin === 'foreign'
-          ? 'another program'
-          : null;
+        : status?.origin === 'command'
+          ? 'command'
+          : status?.origin === 'foreign'
+            ? 'another program'
+            : null;
   const state = !status
     ? ''
     : !status.available

@@ -1,0 +1,113 @@
+/**
+ * Agents in any language: a `waystation.config.json` entry that names a command
+ * instead of a module,
+ *
+ * ```json
+ * { "agents": [{ "name": "py-demo", "command": ["python3", "demo.py"], "description": "...", "options": { "type": "object" } }] }
+ * ```
+ *
+ * is started as a process of its own, like a worker: the runner hands it the
+ * directory and the task id as arguments (`<command...> DIR --task ID`) and the
+ * rest of the job in the environment (the protocol of python/waystation/cli.py,
+ * documented in docs/WRITING-AGENTS.md), reads its output line by line for the
+ * activity feed, and learns how the task ended from its exit code and the
+ * checkpoint it wrote. Nothing of it runs to list it: the name, description and
+ * options schema come from the configuration. The command's program and any
+ * argument that names a file (`./demo.py`, `demo.py`) resolve against the
+ * directory.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { AgentRef } from '../../shared/checkpoint/schema.js';
+import type { WorkerJob } from './worker-protocol.js';
+
+export const CommandAgentEntry = z.strictObject({
+  /** The agent's name: the one its tasks record, and the one `waystation run DIR NAME` starts. */
+  name: z.string().min(1, 'a command agent needs a name'),
+  /** The program and its arguments; paths relative to the directory root. */
+  command: z.array(z.string().min(1)).min(1, 'command must name a program'),
+  description: z.string().optional(),
+  /** JSON Schema of the agent's options, for the start form and for checking them before anything runs. */
+  options: z.record(z.string(), z.unknown()).optional(),
+});
+export type CommandAgentEntry = z.infer<typeof CommandAgentEntry>;
+
+/** What a task started from a command agent records of it (never secrets: the command as registered). */
+export function commandAgentRef(entry: CommandAgentEntry): Partial<AgentRef> & { name: string } {
+  return { name: entry.name, command: entry.command, project_root: '.' };
+}
+
+/**
+ * The command with its file arguments resolved against the root: an argument
+ * that exists as a file there (`demo.py`, `./agents/x.py`) becomes its absolute
+ * path, so the agent runs the same whatever the host's working directory. The
+ * program itself is looked up on PATH unless it is such a file.
+ */
+export function resolveCommand(root: string, command: readonly string[]): string[] {
+  return command.map((part) => {
+    if (path.isAbsolute(part) || part.startsWith('-')) return part;
+    const candidate = path.resolve(root, part);
+    return part.includes('/') || existsSync(candidate) ? candidate : part;
+  });
+}
+
+/** The jobs a command agent is given: everything but `describe`, which its configuration entry answers. */
+export type CommandJob = Exclude<WorkerJob, { kind: 'describe' }>;
+
+/** The environment a command agent is started with: the job, handed over as WAYSTATION_* variables. */
+export function commandJobEnv(entry: CommandAgentEntry, job: CommandJob, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...base,
+    WAYSTATION_DIR: job.root,
+    WAYSTATION_TASK_ID: job.taskId,
+    WAYSTATION_AGENT_NAME: entry.name,
+    WAYSTATION_AGENT_REF: JSON.stringify(commandAgentRef(entry)),
+  };
+  // Variables of an enclosing run (a command agent that starts another) must not leak into this job.
+  for (const name of [
+    'WAYSTATION_OPTIONS',
+    'WAYSTATION_MODE',
+    'WAYSTATION_MAX_ATTEMPTS',
+    'WAYSTATION_TRIGGER',
+    'WAYSTATION_RESUME',
+    'WAYSTATION_JOB',
+  ])
+    delete env[name];
+  if (job.actor) env.WAYSTATION_ACTOR = job.actor;
+  if (job.kind === 'start') {
+    env.WAYSTATION_ACTION = 'start';
+    env.WAYSTATION_OPTIONS = JSON.stringify(job.options ?? {});
+    if (job.mode) env.WAYSTATION_MODE = job.mode;
+    if (job.maxAutoAttempts !== undefined) env.WAYSTATION_MAX_ATTEMPTS = String(job.maxAutoAttempts);
+  } else if (job.kind === 'approve') {
+    env.WAYSTATION_ACTION = 'approve';
+  } else if (job.kind === 'resume') {
+    env.WAYSTATION_ACTION = 'resume';
+    env.WAYSTATION_TRIGGER = job.trigger ?? 'human';
+    env.WAYSTATION_RESUME = JSON.stringify({
+      rerun_drifted: Boolean(job.rerunDrifted),
+      settle: job.settle ?? {},
+      ...(job.note !== undefined ? { note: job.note } : {}),
+    });
+  }
+  return env;
+}
+
+/** Start a command agent for a job, in the directory root, with its output piped. */
+export function spawnCommandAgent(entry: CommandAgentEntry, job: CommandJob, env: NodeJS.ProcessEnv): ChildProcess {
+  const [program, ...args] = resolveCommand(job.root, entry.command);
+  return spawn(program, [...args, job.root, '--task', job.taskId], {
+    cwd: job.root,
+    env: commandJobEnv(entry, job, env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** The error code a command agent's exit code stands for when it wrote nothing: 2 bad input, 6 busy. */
+export function refusalOfExit(code: number | null): string | null {
+  if (code === 2) return 'invalid';
+  if (code === 6) return 'busy';
+  return null;
+}

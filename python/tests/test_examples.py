@@ -1,0 +1,145 @@
+"""The two example agents, run as a user runs them: `python3 python/examples/<name>.py DIR [options]`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from waystation import Store
+
+from conftest import PYTHON_DIR
+
+EXAMPLES = os.path.join(PYTHON_DIR, "examples")
+
+
+def run_example(name, *args, env=None, timeout=60):
+    full = {**os.environ, "WAYSTATION_OFFLINE_LATENCY_MS": "0", **(env or {})}
+    return subprocess.run([sys.executable, os.path.join(EXAMPLES, name), *args], capture_output=True, text=True, env=full, timeout=timeout)
+
+
+def test_the_demo_fails_at_its_third_step_then_resumes_there(root):
+    first = run_example("checkpoint_demo.py", root)
+    assert first.returncode == 1, first.stderr
+    assert "simulated failure" in first.stdout
+    cp = Store(root).load("demo-task-001")
+    assert [s["status"] for s in cp["plan"]] == ["done", "done", "failed", "pending"]
+    second = run_example("checkpoint_demo.py", root, env={"SKIP_FAILURE": "1"})
+    assert second.returncode == 0, second.stderr
+    assert "analyse (analyse the requirement): already done" in second.stdout
+    assert "check-errors (check for errors): started (attempt 2)" in second.stdout
+    cp = Store(root).load("demo-task-001")
+    assert cp["status"] == "done" and [s["attempts"] for s in cp["plan"]] == [1, 1, 2, 1]
+
+
+def test_the_demo_takes_a_task_id_and_describes_itself():
+    out = run_example("checkpoint_demo.py", "--describe")
+    assert out.returncode == 0
+    assert json.loads(out.stdout)["name"] == "checkpoint-demo"
+
+
+def test_bad_input_exits_2_with_nothing_written(root):
+    out = run_example("md_summarizer.py", root, "--task", "m", "--input", os.path.join(root, "missing"))
+    assert out.returncode == 2 and "cannot read the input folder" in out.stderr
+    assert not os.path.exists(os.path.join(root, "m"))
+    out = run_example("md_summarizer.py", root, "--task", "m")
+    assert out.returncode == 2 and "input: is required" in out.stderr
+
+
+class Publisher:
+    """A publish service that applies a key once, answers repeats with the same record, and answers probes."""
+
+    def __init__(self):
+        self.applied: dict[str, int] = {}
+        self.records: dict[str, dict] = {}
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                key = parse_qs(urlsplit(self.path).query).get("key", [""])[0]
+                rec = owner.records.get(key)
+                self.send_response(200 if rec else 404)
+                self.end_headers()
+                self.wfile.write(json.dumps(rec or {"error": "not found"}).encode())
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                key = self.headers["idempotency-key"]
+                if key not in owner.records:
+                    owner.applied[key] = owner.applied.get(key, 0) + 1
+                    owner.records[key] = {"id": f"pub-{len(owner.records) + 1}", "key": key, "body": body}
+                self.send_response(201)
+                self.end_headers()
+                self.wfile.write(json.dumps({"id": owner.records[key]["id"]}).encode())
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/publish"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+
+
+@pytest.fixture
+def publisher():
+    p = Publisher()
+    yield p
+    p.close()
+
+
+def make_input(base):
+    src = os.path.join(base, "notes")
+    os.makedirs(os.path.join(src, "deep"))
+    for rel, text in {"b.md": "# Beta\n\nSecond.", "a.md": "# Alpha\n\nFirst one. Then more.", "deep/c.markdown": "Deep text!", ".hidden.md": "x", "skip.txt": "y"}.items():
+        with open(os.path.join(src, rel), "w") as f:
+            f.write(text)
+    return src
+
+
+def test_the_summariser_checkpoints_each_file_and_publishes_once(root, tmp_path, publisher):
+    src = make_input(str(tmp_path))
+    out = run_example("md_summarizer.py", root, "--task", "md", "--input", src, "--publish-url", publisher.url)
+    assert out.returncode == 0, out.stderr + out.stdout
+    cp = Store(root).load("md")
+    assert [s["id"] for s in cp["plan"]] == ["summarize:a.md", "summarize:b.md", "summarize:deep/c.markdown", "publish-index"]
+    assert publisher.applied == {"md:publish-index": 1}
+    assert cp["side_effects"][0]["status"] == "done" and cp["side_effects"][0]["outcome"] == {"id": "pub-1", "key": "md:publish-index"}
+    assert {a["path"] for a in cp["artifacts"]} == {"outputs/md/a.summary.md", "outputs/md/b.summary.md", "outputs/md/deep/c.summary.md", "outputs/md/index.json"}
+    again = run_example("md_summarizer.py", root, "--task", "md")
+    assert again.returncode == 0 and publisher.applied == {"md:publish-index": 1}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_summariser_publishes_exactly_once_whatever_the_kills(root, tmp_path, publisher, seed):
+    """kill -9 at a point chosen by the seed, then resume until done: no file summarised twice after it was saved, one publication."""
+    import random
+    import time
+
+    src = make_input(str(tmp_path))
+    rng = random.Random(seed)
+    env = {**os.environ, "WAYSTATION_OFFLINE_LATENCY_MS": "20"}
+    args = [sys.executable, os.path.join(EXAMPLES, "md_summarizer.py"), root, "--task", "k", "--input", src, "--publish-url", publisher.url]
+    for _ in range(3):
+        proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.05, 0.4))
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    for _ in range(5):
+        done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
+        if done.returncode == 0:
+            break
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert publisher.applied == {"k:publish-index": 1}
+    cp = Store(root).load("k")
+    assert cp["status"] == "done" and all(s["status"] == "done" for s in cp["plan"])

@@ -1,0 +1,58 @@
+"""Waystation for Python: durable, resumable agent tasks in the Waystation checkpoint format.
+
+    import waystation
+
+    with waystation.task("checkpoints", "my-task", agent="my-agent", plan=["fetch", "summarise"]) as t:
+        page = t.step("fetch", lambda: download())
+        summary = t.step("summarise", lambda: t.complete([{"role": "user", "content": page}]).text)
+
+Tasks written here are listed, shown, diffed, verified and resumed by the
+Waystation app and CLI, and tasks they wrote are continued here.
+"""
+
+from .cli import main
+from .errors import (
+    ConflictError,
+    LeaseHeldError,
+    LeaseLostError,
+    LlmCallError,
+    OperationError,
+    ReadOnlyTaskError,
+    SchemaError,
+    StepFailed,
+    StoreWriteError,
+    TaskNotFoundError,
+    TaskReadError,
+    WaitingForHuman,
+    WaystationError,
+)
+from .lease import Lease, acquire_lease, read_lease
+from .llm import Completion, OfflineModel, OpenAIModel, estimate_cost_usd, model_from_env
+from .resume import ResumeContext, check_artifacts
+from .runtime import (
+    Agent,
+    Outcome,
+    PlannedStep,
+    Run,
+    TaskContext,
+    TaskNotRunnable,
+    edit_step_result,
+    generate_task_id,
+    reject_task,
+    run_agent,
+    task,
+)
+from .schema import checkpoint_schema, invariant_problems, validate
+from .store import Store
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Agent", "Completion", "ConflictError", "LeaseHeldError", "LeaseLostError", "LlmCallError", "Lease",
+    "OfflineModel", "OpenAIModel", "OperationError", "Outcome", "PlannedStep", "ReadOnlyTaskError",
+    "ResumeContext", "Run", "SchemaError", "StepFailed", "Store", "StoreWriteError", "TaskContext",
+    "TaskNotFoundError", "TaskNotRunnable", "TaskReadError", "WaitingForHuman", "WaystationError",
+    "acquire_lease", "check_artifacts", "checkpoint_schema", "edit_step_result", "estimate_cost_usd",
+    "generate_task_id", "invariant_problems", "main", "model_from_env", "read_lease", "reject_task",
+    "run_agent", "task", "validate",
+]

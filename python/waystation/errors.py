@@ -1,0 +1,102 @@
+"""The library's exceptions: each says what went wrong and what was left untouched."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+
+class WaystationError(Exception):
+    """The base of every error this library raises on purpose."""
+
+
+class TaskReadError(WaystationError):
+    """A task, a version or a blob could not be read; nothing was written."""
+
+
+class TaskNotFoundError(TaskReadError):
+    """There is no task with this id in the directory."""
+
+
+class SchemaError(WaystationError):
+    """A checkpoint does not fit docs/checkpoint.schema.json; it never reached the disk."""
+
+    def __init__(self, message: str, problems: Optional[list[str]] = None) -> None:
+        super().__init__(message)
+        self.problems = problems or []
+
+
+class ConflictError(WaystationError):
+    """Another writer saved this version first; nothing of this save remains."""
+
+    def __init__(self, task_id: str, version: int) -> None:
+        super().__init__(
+            f"task {task_id}: version {version} was written by another writer first; "
+            "nothing of this save was written. Load the task again and retry."
+        )
+        self.task_id = task_id
+        self.version = version
+
+
+class StoreWriteError(WaystationError):
+    """The disk refused a save; the message says what was and was not written."""
+
+
+class ReadOnlyTaskError(WaystationError):
+    """The task must not be written (a newer schema, an article format)."""
+
+
+class LeaseHeldError(WaystationError):
+    """Another live runner drives the task; nothing was written."""
+
+    def __init__(self, task_id: str, holder: dict[str, Any]) -> None:
+        super().__init__(
+            f"task {task_id} is being driven by another runner (pid {holder.get('pid')} on "
+            f"{holder.get('hostname')}, last heartbeat {holder.get('heartbeat_at')}); nothing was written. "
+            "Wait for it to finish, or stop it first."
+        )
+        self.task_id = task_id
+        self.holder = holder
+
+
+class LeaseLostError(WaystationError):
+    """The lease was taken over while held: this runner must stop writing."""
+
+    def __init__(self, task_id: str) -> None:
+        super().__init__(f"the lease on task {task_id} was taken over by another runner; this runner stopped writing")
+        self.task_id = task_id
+
+
+class OperationError(WaystationError):
+    """A refused operation (bad input, wrong agent, halted task, ...): nothing was written. `code` says which."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class StepFailed(WaystationError):
+    """A step raised; its failure is already saved in the checkpoint."""
+
+    def __init__(self, step_id: str, message: str) -> None:
+        super().__init__(f"step {step_id} failed: {message}")
+        self.step_id = step_id
+        self.cause_message = message
+
+
+class WaitingForHuman(WaystationError):
+    """Raised by `wait_for_human` to unwind the agent once the wait is saved."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"waiting for a human: {reason}")
+        self.reason = reason
+
+
+class LlmCallError(WaystationError):
+    """A model call failed for good, after its retries (which are still recorded)."""
+
+    def __init__(self, message: str, model: str, retries: int = 0, retry_reasons: Optional[list[str]] = None, latency_ms: float = 0) -> None:
+        super().__init__(message)
+        self.model = model
+        self.retries = retries
+        self.retry_reasons = retry_reasons or []
+        self.latency_ms = latency_ms
