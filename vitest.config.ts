@@ -7,6 +7,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     setupFiles: ['./test/support/provide-built-in-agents.ts'],
+    // Names the shared PostgreSQL test cluster's folder; the first test that needs a server starts it.
+    globalSetup: ['./test/support/postgres-global-setup.ts'],
     reporters: ['default', './test/support/closing-line-reporter.ts'],
   },
 });

@@ -7,6 +7,7 @@
  */
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
+import { isPostgresUrl, redactUrl } from '../store/postgres/redact-url.js';
 import type { CheckpointStore, TaskEntry } from '../store/store-types.js';
 import { createStyle, type Style } from './style.js';
 
@@ -60,6 +61,20 @@ export function createContext(io: CliIo, openStore: (root: string) => Checkpoint
   };
 }
 
+/** A location as it may be printed: a URL without its password, a path as given. */
+export function shownLocation(location: string): string {
+  return isPostgresUrl(location) ? redactUrl(location) : location;
+}
+
+/**
+ * A location argument checked: a PostgreSQL URL as it is (the store says
+ * what is wrong with it when it is opened), a directory resolved and checked
+ * to exist; a usage error otherwise.
+ */
+export async function requireLocation(location: string): Promise<string> {
+  return isPostgresUrl(location) ? location : requireDirectory(location);
+}
+
 /** Resolve DIR and check it is a directory; a usage error otherwise. */
 export async function requireDirectory(dir: string): Promise<string> {
   const root = path.resolve(dir);
@@ -79,10 +94,11 @@ export async function requireTask(
   dir: string,
   taskId: string,
 ): Promise<{ root: string; store: CheckpointStore; entry: TaskEntry }> {
-  const root = await requireDirectory(dir);
+  const root = await requireLocation(dir);
   const store = ctx.openStore(root);
   const entry = await store.getTask(taskId);
-  if (!entry) throw new UsageError(`no task "${taskId}" in ${dir}; \`waystation ls ${dir}\` lists the tasks`);
+  const shown = shownLocation(dir);
+  if (!entry) throw new UsageError(`no task "${taskId}" in ${shown}; \`waystation ls ${shown}\` lists the tasks`);
   return { root, store, entry };
 }
 

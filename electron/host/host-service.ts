@@ -29,6 +29,7 @@ import {
 } from '../../shared/api/contract.js';
 import type { TaskListing } from '../../shared/checkpoint/task-summary.js';
 import { openStore } from '../store/directory-store.js';
+import { locationKind, openLocation } from '../store/open-location.js';
 import type { CheckpointStore } from '../store/store-types.js';
 import { builtInAgentInfos, catalogOf } from './agent-catalog-cache.js';
 import { EventHub } from './event-hub.js';
@@ -93,6 +94,7 @@ export class HostService implements WaystationService {
    * unset: in the mode the folder was last opened in (see RecentFolders).
    */
   async open(dir: string, opts: { readOnly?: boolean } = {}): Promise<DirectoryInfo> {
+    if (locationKind(dir) !== 'directory') return this.openNonDirectory(dir, opts);
     const root = path.resolve(dir);
     const stats = await fs.stat(root).catch(() => null);
     if (!stats?.isDirectory()) throw new ApiError('not-found', `${root} is not a directory; nothing was opened`);
@@ -125,6 +127,40 @@ export class HostService implements WaystationService {
     this.hub.publish({ type: 'directory-changed', root: realRoot });
     const runner = this.options.runner;
     // Resuming runs each task's agent module: never in a directory opened to be looked at only.
+    if (runner?.recoverInterrupted && this.options.recoverOnOpen !== false && !opened.readOnly) {
+      opened.recovery = startRecovery(opened, (root, candidates) => runner.recoverInterrupted!(root, candidates), this.hub, listed);
+    }
+    return this.directoryInfo();
+  }
+
+  /**
+   * Open a store that is not a directory (a database): its change feed is
+   * the store's own subscription instead of a watcher, and it is not added to
+   * the recent folders, which hold paths only.
+   */
+  private async openNonDirectory(location: string, opts: { readOnly?: boolean }): Promise<DirectoryInfo> {
+    const store = (this.options.openStore ?? openLocation)(location);
+    // Fails here, with the store's own words (unreachable, wrong password, no schema), before anything is replaced.
+    await store.listTasks((entries) => entries.slice(0, 0));
+    await this.closeDirectory();
+    const opened = new OpenDirectory({
+      root: location,
+      readOnly: !this.options.runner || (opts.readOnly ?? false),
+      store,
+      hub: this.hub,
+      hashes: this.moduleHashes,
+      describeRegistered: this.options.runner?.registeredAgents?.bind(this.options.runner),
+      watch: this.options.watch,
+    });
+    this.current = opened;
+    const listed = opened.list.built().then(
+      () => undefined,
+      () => undefined,
+    );
+    opened.watching = opened.feed.startFromStore();
+    await opened.watching;
+    this.hub.publish({ type: 'directory-changed', root: store.root });
+    const runner = this.options.runner;
     if (runner?.recoverInterrupted && this.options.recoverOnOpen !== false && !opened.readOnly) {
       opened.recovery = startRecovery(opened, (root, candidates) => runner.recoverInterrupted!(root, candidates), this.hub, listed);
     }
@@ -190,7 +226,8 @@ export class HostService implements WaystationService {
   private directoryInfo(): DirectoryInfo {
     const recent = this.options.recent;
     return {
-      root: this.root,
+      // The store's own name for where it is: a database's URL without its password.
+      root: this.current ? this.current.store.root : null,
       recent: recent?.list() ?? [],
       host: this.options.host,
       read_only: this.current ? this.current.readOnly : !this.options.runner,

@@ -13,11 +13,11 @@ import { createInterface } from 'node:readline';
 import type { AgentRef, Checkpoint, RecoveryMode, TaskStatus } from '../../shared/checkpoint/schema.js';
 import { mayNeedRecovery } from '../../shared/checkpoint/task-summary.js';
 import type { CheckpointStore, TaskEvent } from '../store/store-types.js';
-import { openStore } from '../store/directory-store.js';
+import { openLocation, resolveLocation } from '../store/open-location.js';
 import { redactSecrets } from '../llm/provider-from-env.js';
 import { builtInAgents } from './built-in-agents.js';
-import { readLease, readLeaseEntry, leaseIsLive } from './lease.js';
-import { readStopRequest } from './stop-request.js';
+import { readLeaseEntry } from '../store/file-lease.js';
+import { readStopRequest } from '../store/stop-request.js';
 import { forkTask, type ForkRequest } from './fork-task.js';
 import { rewindTask, type RewindRequest } from './rewind-task.js';
 import { stopTask, type StopRequestOptions } from './stop-task.js';
@@ -72,14 +72,15 @@ export type RunnerEvent =
   | { type: 'retrying'; taskId: string; attempt: number; delayMs: number };
 
 export interface RunnerOptions {
+  /** The store: a checkpoint directory, or a PostgreSQL URL (store/open-location.ts). */
   root: string;
   /** Environment for the workers (API keys, SKIP_FAILURE, latency); defaults to this process's. */
   env?: NodeJS.ProcessEnv;
   /** First auto-mode backoff; doubles each attempt. Default: WAYSTATION_AUTO_BACKOFF_MS, else 1000 ms. */
   backoffMs?: number;
   maxBackoffMs?: number;
-  /** Opens the directory's store; the versioned directory store by default. */
-  openStore?: (root: string) => CheckpointStore;
+  /** Opens the store; `openLocation` by default. */
+  openStore?: (location: string) => CheckpointStore;
   /** Who is acting, for decisions and edits. */
   actor?: string;
   /**
@@ -113,7 +114,10 @@ function describeSignal(code: number | null, signal: NodeJS.Signals | null): str
 
 /** The supervisor of worker processes for one checkpoint directory. */
 export class Runner extends EventEmitter {
+  /** The folder artifacts, agent configuration and project roots resolve against (the store's artifactRoot). */
   readonly root: string;
+  /** What was opened, as workers reopen it: a directory's absolute path or the URL. */
+  readonly location: string;
   private readonly store: CheckpointStore;
   private readonly children = new Set<ChildProcess>();
   /** Set by killAll: no new worker is spawned and pending auto-mode retries are dropped. */
@@ -122,8 +126,9 @@ export class Runner extends EventEmitter {
 
   constructor(private readonly opts: RunnerOptions) {
     super();
-    this.root = path.resolve(opts.root);
-    this.store = (opts.openStore ?? openStore)(this.root);
+    this.location = resolveLocation(opts.root);
+    this.store = (opts.openStore ?? openLocation)(this.location);
+    this.root = this.store.artifactRoot;
   }
 
   override emit(event: 'event', e: RunnerEvent): boolean {
@@ -143,7 +148,8 @@ export class Runner extends EventEmitter {
     const projectRoot = job.kind === 'start' ? job.agentRef.project_root : undefined;
     const child = fork(entry, [], {
       execArgv,
-      env: { ...env, WAYSTATION_JOB: JSON.stringify(job) },
+      // A database names no folder: the worker resolves artifacts against the runner's.
+      env: { ...env, WAYSTATION_JOB: JSON.stringify(job), WAYSTATION_ARTIFACT_ROOT: this.root },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       // A module agent starts in its project, as it would when its author runs it.
       cwd: projectRoot ? path.resolve(this.root, projectRoot) : process.cwd(),
@@ -380,7 +386,7 @@ export class Runner extends EventEmitter {
           await this.backoff(delayMs);
           if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: waystation resume <DIR> ${taskId}` };
         }
-        outcome = await this.spawnJob({ kind: 'resume', root: this.root, taskId, trigger: 'auto', actor: this.opts.actor });
+        outcome = await this.spawnJob({ kind: 'resume', root: this.location, taskId, trigger: 'auto', actor: this.opts.actor });
         if (outcome.crashed === true) confirmCrashes++;
         continue;
       }
@@ -398,7 +404,7 @@ export class Runner extends EventEmitter {
       await this.backoff(delayMs);
       // A host shutting down leaves the task interrupted: it resumes at the next start-up.
       if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: waystation resume <DIR> ${taskId}` };
-      outcome = await this.spawnJob({ kind: 'resume', root: this.root, taskId, trigger: 'auto', actor: this.opts.actor });
+      outcome = await this.spawnJob({ kind: 'resume', root: this.location, taskId, trigger: 'auto', actor: this.opts.actor });
       if (n > max + 2) return outcome;
     }
   }
@@ -427,7 +433,7 @@ export class Runner extends EventEmitter {
     }
     const first = await this.spawnJob({
       kind: 'start',
-      root: this.root,
+      root: this.location,
       taskId,
       agentRef,
       options: req.options ?? {},
@@ -515,13 +521,13 @@ export class Runner extends EventEmitter {
       if (err instanceof OperationError) return refused(taskId, err.code, err.message);
       throw err;
     }
-    const first = await this.spawnJob({ kind: 'resume', root: this.root, taskId, trigger: 'human', ...req, actor: this.opts.actor });
+    const first = await this.spawnJob({ kind: 'resume', root: this.location, taskId, trigger: 'human', ...req, actor: this.opts.actor });
     return this.supervise(taskId, first);
   }
 
   /** Approve the pending resume plan and run exactly that plan. `actor` (who approved) overrides the runner's for this call. */
   async approve(taskId: string, opts: { actor?: string } = {}): Promise<RunOutcome> {
-    const first = await this.spawnJob({ kind: 'approve', root: this.root, taskId, actor: opts.actor ?? this.opts.actor });
+    const first = await this.spawnJob({ kind: 'approve', root: this.location, taskId, actor: opts.actor ?? this.opts.actor });
     return this.supervise(taskId, first);
   }
 
@@ -617,14 +623,14 @@ export class Runner extends EventEmitter {
       const entry = await this.store.getTask(taskId);
       const cp = entry?.checkpoint;
       if (!entry || !cp || entry.read_only || entry.format !== 'waystation' || !cp.agent || this.shuttingDown) return null;
-      const live = leaseIsLive(await readLease(path.join(this.root, entry.location)));
+      const live = (await this.store.readLease(taskId)).info.held;
       if (live || this.shuttingDown || cp.recovery.stopped || (await this.stopWasAsked(taskId))) return null;
       const interrupted = cp.status === 'running';
       const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
       if (cp.recovery.mode === 'auto' && (interrupted || cp.status === 'failed') && cp.recovery.auto_attempts < max) {
         const first = await this.spawnJob({
           kind: 'resume',
-          root: this.root,
+          root: this.location,
           taskId: cp.task_id,
           trigger: 'auto',
           actor: this.opts.actor,
@@ -634,7 +640,7 @@ export class Runner extends EventEmitter {
       if (cp.recovery.mode === 'confirm' && interrupted) {
         const first = await this.spawnJob({
           kind: 'resume',
-          root: this.root,
+          root: this.location,
           taskId: cp.task_id,
           trigger: 'auto',
           actor: this.opts.actor,

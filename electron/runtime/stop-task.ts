@@ -13,8 +13,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { leaseIsLive, pidAlive, readLeaseEntry } from './lease.js';
-import { writeStopRequest } from './stop-request.js';
+import { readLeaseEntry } from '../store/file-lease.js';
+import { leaseIsLive, pidAlive } from '../store/lease-rules.js';
+import { writeStopRequest } from '../store/stop-request.js';
 import { defaultActor, OperationError, withTaskEngine, type OperationEnv } from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
 

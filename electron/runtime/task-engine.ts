@@ -33,8 +33,9 @@ import { LlmCallError } from '../llm/provider.js';
 import { estimateCostUsd } from '../llm/cost.js';
 import { redactSecrets, redactSecretsIn } from '../llm/provider-from-env.js';
 import type { AnyAgent, CostlyAction, EffectSpec, ProbeResult, ResumeContext, TaskContext } from './define-agent.js';
-import { LeaseLostError, type Lease } from './lease.js';
-import type { StopRequest } from './stop-request.js';
+import { LeaseLostError } from '../store/lease-rules.js';
+import type { TaskLease } from '../store/store-types.js';
+import type { StopRequest } from '../store/stop-request.js';
 import { copyForAgent, detached, draftOf, freezeDraft, own, ownWhere } from './checkpoint-draft.js';
 
 /** How a drive of a task ended. */
@@ -86,7 +87,7 @@ export interface EngineDeps {
   store: CheckpointStore;
   llm: LlmProvider;
   /** The lease this engine drives under; checked before every write. */
-  lease: Lease | null;
+  lease: TaskLease | null;
   env?: NodeJS.ProcessEnv;
   /** Progress lines for a human watching (the CLI prints them). */
   report?: (line: string) => void;

@@ -4,7 +4,6 @@
  * before it writes, and refuses bad input before touching anything.
  */
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { z } from 'zod';
 import type { AgentRef, RecoveryMode, ResumePlan, SideEffect } from '../../shared/checkpoint/schema.js';
 import { Checkpoint, CURRENT_SCHEMA_VERSION } from '../../shared/checkpoint/schema.js';
@@ -15,7 +14,8 @@ import { verifyTask } from '../verify/verify-task.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { redactSecrets } from '../llm/provider-from-env.js';
 import type { AnyAgent } from './define-agent.js';
-import { acquireLease, LeaseHeldError, type Lease } from './lease.js';
+import { LeaseHeldError } from '../store/lease-rules.js';
+import type { TaskLease } from '../store/store-types.js';
 import { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
 import { isSchemaRefusal, TaskEngine, type EngineOutcome } from './task-engine.js';
 import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
@@ -121,11 +121,9 @@ export async function loadForWrite(store: CheckpointStore, taskId: string): Prom
   return entry.checkpoint;
 }
 
-async function takeLease(env: OperationEnv, taskId: string, owner: string, heartbeat: boolean): Promise<Lease> {
-  // The lease lives in the task's own folder, wherever the store found it.
-  const location = (await env.store.getTask(taskId))?.location ?? taskId;
+async function takeLease(env: OperationEnv, taskId: string, owner: string, heartbeat: boolean): Promise<TaskLease> {
   try {
-    return await acquireLease(path.join(env.root, location), taskId, {
+    return await env.store.acquireLease(taskId, {
       owner,
       ttlMs: env.leaseTtlMs,
       heartbeatMs: heartbeat ? undefined : 0,
@@ -141,7 +139,7 @@ async function withLease<T>(
   taskId: string,
   owner: string,
   heartbeat: boolean,
-  fn: (lease: Lease) => Promise<T>,
+  fn: (lease: TaskLease) => Promise<T>,
 ): Promise<T> {
   const lease = await takeLease(env, taskId, owner, heartbeat);
   try {
@@ -154,7 +152,7 @@ async function withLease<T>(
   }
 }
 
-function engineFor(env: OperationEnv, agent: AnyAgent | null, cp: Checkpoint, lease: Lease): TaskEngine {
+function engineFor(env: OperationEnv, agent: AnyAgent | null, cp: Checkpoint, lease: TaskLease): TaskEngine {
   return new TaskEngine({ store: env.store, llm: env.llm ?? unavailableLlm, lease, env: env.env, report: env.report }, agent, env.root, cp);
 }
 

@@ -7,7 +7,7 @@
  * The job arrives in the WAYSTATION_JOB environment variable as JSON.
  */
 import path from 'node:path';
-import { openStore } from '../store/directory-store.js';
+import { openLocation } from '../store/open-location.js';
 import { providerFromEnv, redactSecrets } from '../llm/provider-from-env.js';
 // The worker process's entry point: it provides the built-in agents to the runtime it runs.
 import { builtInAgent } from '../agents/registry.js';
@@ -78,16 +78,16 @@ async function run(job: WorkerJob): Promise<number> {
       throw err;
     }
   }
-  const store = openStore(job.root);
+  const store = openLocation(job.root, { postgres: { artifactRoot: process.env.WAYSTATION_ARTIFACT_ROOT } });
   const env: OperationEnv = {
     store,
-    root: job.root,
+    root: store.artifactRoot,
     llm: await providerFromEnv(process.env),
     actor: job.actor,
     report: (line) => process.stdout.write(`${line}\n`),
   };
   if (job.kind === 'start') {
-    const loaded = await loadFor(job.agentRef, job.root, job.taskId, 'start');
+    const loaded = await loadFor(job.agentRef, store.artifactRoot, job.taskId, 'start');
     const { name: _name, ...ref } = job.agentRef;
     // The hash of the code that actually runs, should the file have changed since it was described.
     if (loaded.module_sha256) ref.module_sha256 = loaded.module_sha256;
@@ -108,7 +108,7 @@ async function run(job: WorkerJob): Promise<number> {
       `task ${job.taskId} does not record which agent runs it, so it cannot be resumed (it can still be inspected). Nothing was written.`,
     );
   }
-  const loaded = await loadFor(cp.agent, job.root, job.taskId, job.kind);
+  const loaded = await loadFor(cp.agent, store.artifactRoot, job.taskId, job.kind);
   env.agentModuleSha256 = loaded.module_sha256;
   const outcome =
     job.kind === 'approve'

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { listAvailableAgents } from '../../runtime/agent-catalog.js';
-import { ExitCode, requireDirectory, type CliContext } from '../cli-context.js';
+import { ExitCode, requireLocation, type CliContext } from '../cli-context.js';
 import { formatJson, table } from '../output.js';
 // Provides the built-in agents to the runtime this command drives (see runtime/built-in-agents.ts).
 import '../../agents/registry.js';
@@ -19,7 +19,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'print {agents, config_problem} as JSON')
     .addHelpText('after', '\nExit status: 0 when every agent can be started, 1 when the configuration or a registered agent has a problem.')
     .action(async (dir: string, opts: { json?: boolean }) => {
-      const root = await requireDirectory(dir);
+      // A database names no folder: its agents are those of the folder the command runs in.
+      const root = ctx.openStore(await requireLocation(dir)).artifactRoot;
       const catalog = await listAvailableAgents(root);
       if (opts.json) {
         ctx.io.out(formatJson(catalog));

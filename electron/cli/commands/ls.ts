@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { hasErrors, withPlan, type TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import { summarizeEntries } from '../../verify/summarize-entry.js';
-import { ExitCode, requireDirectory, type CliContext } from '../cli-context.js';
+import { ExitCode, requireLocation, shownLocation, type CliContext } from '../cli-context.js';
 import { colorStatus, formatJson, formatProblem, table } from '../output.js';
 
 function renderHuman(ctx: CliContext, dir: string, tasks: TaskSummary[]): string {
@@ -52,13 +52,14 @@ export function register(program: Command, ctx: CliContext): void {
         '\nExit status: 0 when every task is readable and consistent, 1 when any task has an error-level problem.',
     )
     .action(async (dir: string, opts: { json?: boolean }) => {
-      const root = await requireDirectory(dir);
+      const root = await requireLocation(dir);
+      const store = ctx.openStore(root);
       // Summarized a slice at a time as the listing reads them (see KeepListed): no parsed checkpoint outlives its slice.
-      const tasks = await ctx.openStore(root).listTasks(async (entries) => {
-        const summaries = await summarizeEntries(root, entries);
+      const tasks = await store.listTasks(async (entries) => {
+        const summaries = await summarizeEntries(store, entries);
         return summaries.map((t, i) => withPlan(t, entries[i].checkpoint));
       });
-      ctx.io.out(opts.json ? formatJson(tasks) : renderHuman(ctx, dir, tasks));
+      ctx.io.out(opts.json ? formatJson(tasks) : renderHuman(ctx, shownLocation(dir), tasks));
       if (tasks.some((t) => hasErrors(t.problems))) ctx.fail(ExitCode.problems);
     });
 }

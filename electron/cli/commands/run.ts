@@ -6,13 +6,13 @@
  * `--publish-url URL`), validated by the agent's schema. Given an existing
  * task id, it resumes that task instead, as re-running the article's demo does.
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { isPostgresUrl } from '../../store/postgres/redact-url.js';
 import { RecoveryMode } from '../../../shared/checkpoint/schema.js';
 import { Runner, type RunOutcome } from '../../runtime/runner.js';
 import { RunExit } from '../../runtime/worker-protocol.js';
-import { UsageError, type CliContext } from '../cli-context.js';
+import { UsageError, shownLocation, type CliContext } from '../cli-context.js';
 import { colorStatus, formatJson } from '../output.js';
 // Provides the built-in agents to the runtime this command drives (see runtime/built-in-agents.ts).
 import '../../agents/registry.js';
@@ -60,7 +60,8 @@ export function streamRunner(ctx: CliContext, runner: Runner, json: boolean): vo
 
 /** Print how an operation ended and what to do next; set the exit code. */
 export function reportOutcome(ctx: CliContext, dir: string, outcome: RunOutcome, json: boolean): void {
-  const fill = (s: string) => s.replaceAll('<DIR>', dir);
+  const shown = shownLocation(dir);
+  const fill = (s: string) => s.replaceAll('<DIR>', shown);
   if (json) {
     ctx.io.out(formatJson({ ...outcome, message: fill(outcome.message), next: outcome.next ? fill(outcome.next) : null }));
   } else if (outcome.error) {
@@ -110,8 +111,9 @@ export function register(program: Command, ctx: CliContext): void {
         if (!mode.success) throw new UsageError(`--mode must be manual, auto or confirm, not "${opts.mode}"`);
         const max = Number(opts.maxAttempts);
         if (!Number.isInteger(max) || max < 0) throw new UsageError(`--max-attempts must be a whole number, not "${opts.maxAttempts}"`);
-        const root = path.resolve(dir);
-        await fs.mkdir(root, { recursive: true });
+        // A directory is made on first use, a database's schema too (as `waystation db init` would).
+        const root = isPostgresUrl(dir) ? dir : path.resolve(dir);
+        await ctx.openStore(root).prepareForWrites();
         const runner = cliRunner(ctx, root, opts.by);
         streamRunner(ctx, runner, Boolean(opts.json));
         const outcome = await runner.startRun({
@@ -124,7 +126,7 @@ export function register(program: Command, ctx: CliContext): void {
         });
         reportOutcome(ctx, dir, outcome, Boolean(opts.json));
         if (outcome.exitCode === RunExit.done && !opts.json)
-          ctx.io.out(ctx.style.dim(`inspect: waystation show ${dir} ${outcome.task_id}\n`));
+          ctx.io.out(ctx.style.dim(`inspect: waystation show ${shownLocation(dir)} ${outcome.task_id}\n`));
       },
     );
 }

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { startWebServer, type WebServer } from '../../host/web-server.js';
-import { UsageError, requireDirectory, type CliContext } from '../cli-context.js';
+import { UsageError, requireLocation, shownLocation, type CliContext } from '../cli-context.js';
 
 /** Ask the desktop to open the URL; silently does nothing where there is no desktop. */
 function openInBrowser(url: string): void {
@@ -67,7 +67,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--open-url', 'also open the URL in the default browser')
     .option('--quiet', 'print the URL only, not the processes the host starts and their output')
     .action(async (dir: string, opts: { port?: string; readOnly?: boolean; openUrl?: boolean; quiet?: boolean }) => {
-      const root = await requireDirectory(dir);
+      const root = await requireLocation(dir);
       let port = 0;
       if (opts.port !== undefined) {
         if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535)
@@ -77,7 +77,7 @@ export function register(program: Command, ctx: CliContext): void {
       const server = await startWebServer(root, { port, readOnly: opts.readOnly });
       const stopLog = opts.quiet ? () => {} : logActivity(ctx, server);
       const s = ctx.style;
-      ctx.io.out(`Waystation is serving ${root}\n`);
+      ctx.io.out(`Waystation is serving ${shownLocation(root)}\n`);
       if (!server.rendererBuilt)
         ctx.io.out(s.yellow('The renderer is not built: run `npm run build:renderer` first; the API works without it.\n'));
       ctx.io.out(`Open ${s.bold(server.http.url)}\n`);

@@ -14,7 +14,7 @@ import { createHostRunner } from '../../../electron/host/host-runner.js';
 import { HostService } from '../../../electron/host/host-service.js';
 import { registerIpcHandlers, type InvokeEventLike, type WebContentsLike } from '../../../electron/main/ipc-handlers.js';
 import { openStore } from '../../../electron/store/directory-store.js';
-import { readLeaseState } from '../../../electron/verify/lease-state.js';
+import { readLeaseState } from '../../../electron/store/file-lease-state.js';
 import { bundleWorker, type WorkerBundle } from '../../fakes/worker-bundle.js';
 
 let bundle: WorkerBundle;
