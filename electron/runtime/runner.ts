@@ -261,7 +261,7 @@ export class Runner extends EventEmitter {
       const interrupted = outcome.crashed === true;
       const mode = cp.recovery.mode;
       if (mode === 'confirm' && interrupted) {
-        const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
+        const max = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
         // The first crash is the task's own; the ones after it are the plan preparation's.
         if (confirmCrashes >= max) {
           return {
@@ -281,7 +281,7 @@ export class Runner extends EventEmitter {
         continue;
       }
       if (mode !== 'auto' || !(interrupted || cp.status === 'failed')) return outcome;
-      const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
+      const max = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
       if (cp.recovery.auto_attempts >= max) {
         return {
           ...outcome,
@@ -513,7 +513,7 @@ export class Runner extends EventEmitter {
       const live = leaseIsLive(await readLease(path.join(this.root, entry.location)));
       if (live || this.shuttingDown || cp.recovery.stopped || (await this.stopWasAsked(taskId))) return null;
       const interrupted = cp.status === 'running';
-      const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
+      const max = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
       if (cp.recovery.mode === 'auto' && (interrupted || cp.status === 'failed') && cp.recovery.auto_attempts < max) {
         const first = await this.spawnWorker({
           kind: 'resume',

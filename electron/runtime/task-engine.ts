@@ -90,16 +90,6 @@ export interface EngineDeps {
   report?: (line: string) => void;
 }
 
-/** A human's recorded wait inside a step; resolved when a human resumes. */
-interface HumanWait {
-  key: string;
-  reason: string;
-  requested_at: string;
-  resolved_at?: string;
-  by?: string;
-  note?: string | null;
-}
-
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 function messageOf(err: unknown): string {
@@ -330,7 +320,7 @@ export class TaskEngine {
 
     this.checkStop();
     const id = step.id;
-    const failuresBefore = Number((step as { failures?: number }).failures ?? 0);
+    const failuresBefore = step.failures ?? 0;
     const previousError = step.error ?? null;
     this.currentStep = id;
     this.callIndex = 0;
@@ -736,13 +726,13 @@ export class TaskEngine {
 
   private async waitForHuman(reason: string): Promise<string | null> {
     const key = `${this.currentStep ?? '-'}:${this.waitIndex++}`;
-    const waits = ((this.working as { human_waits?: HumanWait[] }).human_waits ?? []) as HumanWait[];
+    const waits = this.working.human_waits ?? [];
     const existing = waits.find((w) => w.key === key);
     if (existing?.resolved_at) return existing.note ?? null;
     const clean = this.redact(reason);
     const stepId = this.currentStep;
     await this.save((d) => {
-      const list = ((d as { human_waits?: HumanWait[] }).human_waits ??= []);
+      const list = (d.human_waits ??= []);
       if (!list.some((w) => w.key === key)) list.push({ key, reason: clean, requested_at: new Date().toISOString() });
       d.status = 'waiting_human';
       d.resume_hint = `waiting for a human${stepId ? ` in ${stepId}` : ''}: ${clean}. When ready: \`${commandHint(d, 'resume')}\``;

@@ -518,7 +518,7 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
         `approve: ${hint(cp, 'approve')}   reject: ${hint(cp, 'reject', ' --reason TEXT')}`,
       );
     }
-    const maxAuto = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
+    const maxAuto = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
     if (req.trigger === 'auto' && cp.recovery.auto_attempts >= maxAuto) {
       const reason = `automatic recovery gave up after ${cp.recovery.auto_attempts} attempt(s)`;
       if (cp.resume_hint.startsWith(reason)) return engine.outcome(cp.status, reason, `resume by hand: ${hint(cp, 'resume')}`);
@@ -607,14 +607,14 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
         else d.recovery.auto_attempts = 0;
         // A person's resume ends a stop; the runner's own never does.
         if (req.trigger !== 'auto' && d.recovery.stopped) d.recovery.stopped = null;
-        const waits = (d as { human_waits?: { resolved_at?: string; by?: string; note?: string | null }[] }).human_waits ?? [];
+        const waits = d.human_waits ?? [];
         if (req.trigger !== 'auto') {
           for (const w of waits)
             if (!w.resolved_at) Object.assign(w, { resolved_at: new Date().toISOString(), by: actor, note: req.note ?? null });
         }
         if (changed && d.agent) {
           // The new hash is recorded with the resume, so the history shows when the code changed and who resumed with it.
-          (d.agent as { previous_module_sha256?: string }).previous_module_sha256 = d.agent.module_sha256;
+          d.agent.previous_module_sha256 = d.agent.module_sha256;
           d.agent.module_sha256 = env.agentModuleSha256!;
         }
         d.status = 'running';
