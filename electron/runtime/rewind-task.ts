@@ -13,6 +13,7 @@
 import type { Checkpoint, SideEffect } from '../../shared/checkpoint/schema.js';
 import { defaultActor, loadForWrite, OperationError, withTaskEngine, type OperationEnv } from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
+import { commandHint } from './command-hint.js';
 
 /** One ledger entry a rewind touches, and what becomes of it. */
 export interface RewindEffect {
@@ -192,7 +193,7 @@ export async function rewindTask(env: OperationEnv, taskId: string, stepRef: str
         d.status = 'waiting_human';
         d.resume_hint =
           `rewound to ${plan.step_id} by ${actor}${req.reason ? ` (${req.reason})` : ''}: resume reruns ${plan.rerun.length} step(s)` +
-          `${redo.length ? ` and performs ${redo.join(', ')} again under new keys` : ''}: \`waystation resume <DIR> ${taskId}\``;
+          `${redo.length ? ` and performs ${redo.join(', ')} again under new keys` : ''}: \`${commandHint(taskId, 'resume')}\``;
       },
       {
         source: {
@@ -207,7 +208,7 @@ export async function rewindTask(env: OperationEnv, taskId: string, stepRef: str
     return engine.outcome(
       'waiting_human',
       `task ${taskId} rewound to ${plan.step_id}:\n  ${describeRewind(plan).join('\n  ')}`,
-      `run it: waystation resume <DIR> ${taskId}`,
+      `run it: ${commandHint(taskId, 'resume')}`,
     );
   });
 }

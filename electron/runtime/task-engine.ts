@@ -34,6 +34,8 @@ import { redactSecrets, redactSecretsIn } from '../llm/provider-from-env.js';
 import type { AnyAgent, CostlyAction, EffectSpec, ProbeResult, ResumeContext, TaskContext } from './define-agent.js';
 import { LeaseLostError, type Lease } from './lease.js';
 import type { StopRequest } from './stop-request.js';
+import { messageOf } from '../../shared/api/error-codes.js';
+import { commandHint } from './command-hint.js';
 
 /** How a drive of a task ended. */
 export interface EngineOutcome {
@@ -91,14 +93,6 @@ export interface EngineDeps {
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function commandHint(cp: Checkpoint, verb: string, extra = ''): string {
-  return `waystation ${verb} <DIR> ${cp.task_id}${extra}`;
-}
 
 /**
  * Drives one task. Create one per drive; it is not reusable across processes.

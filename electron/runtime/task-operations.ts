@@ -19,6 +19,7 @@ import { acquireLease, LeaseHeldError, type Lease } from './lease.js';
 import { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
 import { isSchemaRefusal, TaskEngine, type EngineOutcome } from './task-engine.js';
 import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
+import { commandHint } from './command-hint.js';
 
 /** Bad input or a refused operation: nothing was written. `code` says which. */
 export class OperationError extends ServiceError {
@@ -83,10 +84,6 @@ export function generateTaskId(agentName: string, now = new Date()): string {
 /** Who acts: the operation's actor, else the user running it. */
 export function defaultActor(env: OperationEnv): string {
   return env.actor ?? process.env.USER ?? process.env.USERNAME ?? 'human';
-}
-
-function hint(cp: Checkpoint, verb: string, extra = ''): string {
-  return `waystation ${verb} <DIR> ${cp.task_id}${extra}`;
 }
 
 /** Load a task's latest checkpoint for writing; refuse what must not be written. */
@@ -428,7 +425,7 @@ async function requestApproval(engine: TaskEngine, plan: ResumePlan, note: strin
       (d) => {
         d.recovery.pending_approval = { id: `approval-${randomBytes(4).toString('hex')}`, requested_at: new Date().toISOString(), plan };
         d.status = 'waiting_approval';
-        d.resume_hint = `a resume plan awaits approval (${describePlan(plan, d).join('; ')}): \`${hint(d, 'approve')}\` or \`${hint(d, 'reject', ' --reason TEXT')}\``;
+        d.resume_hint = `a resume plan awaits approval (${describePlan(plan, d).join('; ')}): \`${commandHint(d, 'approve')}\` or \`${commandHint(d, 'reject', ' --reason TEXT')}\``;
       },
       { source: { kind: 'runtime', note } },
     );
@@ -437,7 +434,7 @@ async function requestApproval(engine: TaskEngine, plan: ResumePlan, note: strin
   return engine.outcome(
     'waiting_approval',
     `task ${cp.task_id} waits for approval of its resume plan:\n  ${describePlan(plan, engine.checkpoint).join('\n  ')}`,
-    `approve: ${hint(cp, 'approve')}   reject: ${hint(cp, 'reject', ' --reason TEXT')}`,
+    `approve: ${commandHint(cp, 'approve')}   reject: ${commandHint(cp, 'reject', ' --reason TEXT')}`,
   );
 }
 
@@ -457,7 +454,7 @@ async function stopForHuman(engine: TaskEngine, reasons: string[]): Promise<Engi
     );
     await engine.event({ type: 'runner', data: { status: 'waiting_human', reasons } });
   }
-  return engine.outcome('waiting_human', message, `resolve the above, then: ${hint(cp, 'resume')}`);
+  return engine.outcome('waiting_human', message, `resolve the above, then: ${commandHint(cp, 'resume')}`);
 }
 
 /** In confirm mode a failure is followed by a resume plan for a human to approve. */
@@ -515,24 +512,24 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
       return engine.outcome(
         'waiting_approval',
         `task ${taskId} waits for approval of its resume plan:\n  ${describePlan(cp.recovery.pending_approval!.plan, cp).join('\n  ')}`,
-        `approve: ${hint(cp, 'approve')}   reject: ${hint(cp, 'reject', ' --reason TEXT')}`,
+        `approve: ${commandHint(cp, 'approve')}   reject: ${commandHint(cp, 'reject', ' --reason TEXT')}`,
       );
     }
     const maxAuto = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
     if (req.trigger === 'auto' && cp.recovery.auto_attempts >= maxAuto) {
       const reason = `automatic recovery gave up after ${cp.recovery.auto_attempts} attempt(s)`;
-      if (cp.resume_hint.startsWith(reason)) return engine.outcome(cp.status, reason, `resume by hand: ${hint(cp, 'resume')}`);
+      if (cp.resume_hint.startsWith(reason)) return engine.outcome(cp.status, reason, `resume by hand: ${commandHint(cp, 'resume')}`);
       await engine.save(
         (d) => {
           if (d.status === 'running') {
             d.status = 'failed';
             d.errors.push({ at: new Date().toISOString(), step_id: null, what: 'interrupted; automatic recovery exhausted' });
           }
-          d.resume_hint = `${reason}; resume by hand: \`${hint(d, 'resume')}\``;
+          d.resume_hint = `${reason}; resume by hand: \`${commandHint(d, 'resume')}\``;
         },
         { source: { kind: 'runtime', note: reason } },
       );
-      return engine.outcome(engine.checkpoint.status, reason, `resume by hand: ${hint(cp, 'resume')}`);
+      return engine.outcome(engine.checkpoint.status, reason, `resume by hand: ${commandHint(cp, 'resume')}`);
     }
 
     // A human's word on uncertain effects without a probe comes first: it is part of the world being verified.
@@ -653,12 +650,12 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
             step_id: effect.step_id ?? null,
             what: `probing ${effect.type} (key ${effect.idempotency_key}) failed: ${message}`,
           });
-          d.resume_hint = `could not ask the outside world about ${effect.type} (key ${effect.idempotency_key}): ${message}. Resume when it answers: \`${hint(d, 'resume')}\``;
+          d.resume_hint = `could not ask the outside world about ${effect.type} (key ${effect.idempotency_key}): ${message}. Resume when it answers: \`${commandHint(d, 'resume')}\``;
         });
         return engine.outcome(
           'failed',
           `probing side effect ${effect.id} failed: ${message}`,
-          `when the service answers: ${hint(cp, 'resume')}`,
+          `when the service answers: ${commandHint(cp, 'resume')}`,
         );
       }
     }
@@ -819,7 +816,7 @@ export async function editStepResult(
         d.status = next ? 'waiting_human' : 'done';
         if (!next) d.phase = 'done';
         d.resume_hint = next
-          ? `${s.id} was set by ${actor}; resume continues at ${next.id} (${next.name}): \`${hint(d, 'resume')}\`${hadPending ? ' (the pending resume plan was dropped: it no longer applies)' : ''}`
+          ? `${s.id} was set by ${actor}; resume continues at ${next.id} (${next.name}): \`${commandHint(d, 'resume')}\`${hadPending ? ' (the pending resume plan was dropped: it no longer applies)' : ''}`
           : `${s.id} was set by ${actor}; every step is finished`;
       },
       { results: { [step.id]: value }, source: { kind: 'human-edit', actor, edit: { step_id: step.id, before, after: value } } },
@@ -829,7 +826,7 @@ export async function editStepResult(
     return engine.outcome(
       after.status,
       `step ${step.id} of ${taskId} now has the edited result (version ${after.version})`,
-      after.status === 'done' ? null : `continue: ${hint(after, 'resume')}`,
+      after.status === 'done' ? null : `continue: ${commandHint(after, 'resume')}`,
     );
   });
 }
