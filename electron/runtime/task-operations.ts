@@ -502,70 +502,10 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
     const cp = await loadForWrite(env.store, taskId);
     checkResumable(cp, agent);
     const engine = engineFor(env, agent, cp, lease);
-    if (cp.status === 'done') return engine.outcome('done', `task ${taskId} is already done; nothing to resume`, null);
-    if (req.approval) {
-      const pending = cp.recovery.pending_approval;
-      if (!pending || pending.id !== req.approval.id) {
-        throw new OperationError('no-approval', `task ${taskId} has no pending approval ${req.approval.id}; nothing was written`);
-      }
-    } else if (cp.status === 'waiting_approval' && cp.recovery.mode === 'confirm') {
-      return engine.outcome(
-        'waiting_approval',
-        `task ${taskId} waits for approval of its resume plan:\n  ${describePlan(cp.recovery.pending_approval!.plan, cp).join('\n  ')}`,
-        `approve: ${commandHint(cp, 'approve')}   reject: ${commandHint(cp, 'reject', ' --reason TEXT')}`,
-      );
-    }
-    const maxAuto = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
-    if (req.trigger === 'auto' && cp.recovery.auto_attempts >= maxAuto) {
-      const reason = `automatic recovery gave up after ${cp.recovery.auto_attempts} attempt(s)`;
-      if (cp.resume_hint.startsWith(reason)) return engine.outcome(cp.status, reason, `resume by hand: ${commandHint(cp, 'resume')}`);
-      await engine.save(
-        (d) => {
-          if (d.status === 'running') {
-            d.status = 'failed';
-            d.errors.push({ at: new Date().toISOString(), step_id: null, what: 'interrupted; automatic recovery exhausted' });
-          }
-          d.resume_hint = `${reason}; resume by hand: \`${commandHint(d, 'resume')}\``;
-        },
-        { source: { kind: 'runtime', note: reason } },
-      );
-      return engine.outcome(engine.checkpoint.status, reason, `resume by hand: ${commandHint(cp, 'resume')}`);
-    }
-
-    // A human's word on uncertain effects without a probe comes first: it is part of the world being verified.
-    const settle = Object.entries(req.settle ?? {});
-    if (settle.length > 0) {
-      for (const [key] of settle) {
-        if (!cp.side_effects.some((e) => e.idempotency_key === key)) {
-          throw new OperationError('invalid', `task ${taskId} has no side effect with idempotency key "${key}"; nothing was written`);
-        }
-      }
-      await engine.save(
-        (d) => {
-          for (const [key, happened] of settle) {
-            const e = d.side_effects.find((x) => x.idempotency_key === key)!;
-            if (e.status === 'done') continue;
-            Object.assign(
-              e,
-              happened
-                ? { status: 'done', reconciliation: 'settled-by-human' }
-                : { status: 'not_started', reconciliation: 'settled-by-human-retry' },
-            );
-            e.updated_at = new Date().toISOString();
-          }
-        },
-        { source: { kind: 'runtime', actor: req.approval?.actor ?? defaultActor(env), note: 'uncertain side effects settled by a human' } },
-      );
-    }
-
-    const changed = moduleChanged(engine.checkpoint, env.agentModuleSha256);
-    if (changed) {
-      const a = engine.checkpoint.agent!;
-      env.report?.(
-        `the agent module ${a.module} changed since task ${taskId} recorded it (sha256 ${a.module_sha256!.slice(0, 12)}… is now ${env.agentModuleSha256!.slice(0, 12)}…); ` +
-          'the remaining steps run with the new code',
-      );
-    }
+    const stopped = await stopBeforeResuming(engine, cp, req);
+    if (stopped) return stopped;
+    await settleByHuman(env, engine, cp, req);
+    const changed = reportModuleChange(env, engine, taskId);
 
     // 2. Verify the outside world; 3. find the next step; the plan for 4. is decided here too.
     const confirm = cp.recovery.mode === 'confirm';
@@ -579,102 +519,215 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
         return requestApproval(engine, decision.plan, 'the outside world changed since the plan was prepared; new plan awaits approval');
       }
     }
-
-    const actor = req.approval?.actor ?? defaultActor(env);
-    const resetFrom = decision.reset_from;
-    await engine.save(
-      (d) => {
-        if (req.approval) {
-          d.recovery.decisions.push({
-            approval_id: req.approval.id,
-            decision: 'approved',
-            by: req.approval.actor,
-            at: new Date().toISOString(),
-          });
-          d.recovery.pending_approval = null;
-        }
-        if (resetFrom !== null) {
-          const reset = new Set(d.plan.slice(resetFrom).map((s) => s.id));
-          for (const s of d.plan.slice(resetFrom)) {
-            if (s.status === 'done' || s.status === 'skipped') Object.assign(s, { status: 'pending', result_ref: null, finished_at: null });
-          }
-          d.artifacts = d.artifacts.filter((a) => !(a.step_id && reset.has(a.step_id)));
-        }
-        if (req.trigger === 'auto') d.recovery.auto_attempts += 1;
-        else d.recovery.auto_attempts = 0;
-        // A person's resume ends a stop; the runner's own never does.
-        if (req.trigger !== 'auto' && d.recovery.stopped) d.recovery.stopped = null;
-        const waits = d.human_waits ?? [];
-        if (req.trigger !== 'auto') {
-          for (const w of waits)
-            if (!w.resolved_at) Object.assign(w, { resolved_at: new Date().toISOString(), by: actor, note: req.note ?? null });
-        }
-        if (changed && d.agent) {
-          // The new hash is recorded with the resume, so the history shows when the code changed and who resumed with it.
-          d.agent.previous_module_sha256 = d.agent.module_sha256;
-          d.agent.module_sha256 = env.agentModuleSha256!;
-        }
-        d.status = 'running';
-        d.resume_hint = `resumed${req.trigger === 'auto' ? ' automatically' : ` by ${actor}`}: ${describePlan(decision.plan, d).join('; ')}`;
-      },
-      req.approval
-        ? {
-            source: {
-              kind: 'approval',
-              actor: req.approval.actor,
-              note: `resume plan ${req.approval.id} approved${changed ? ' (with the changed agent module)' : ''}`,
-            },
-          }
-        : {
-            source: {
-              kind: 'runtime',
-              actor: req.trigger === 'auto' ? undefined : actor,
-              note: `resumed (${req.trigger ?? 'human'})${changed ? '; the agent module changed since the last run' : ''}`,
-            },
-          },
-    );
+    await recordResume(env, engine, decision, changed, req);
 
     // 4. Reconcile uncertain effects the agent can probe before running; the rest are probed where the step calls them.
-    for (const id of decision.plan.probe_effects) {
-      const effect = engine.checkpoint.side_effects.find((e) => e.id === id);
-      const probe = effect ? agent.probes?.[effect.type] : undefined;
-      if (!effect || !probe) continue;
-      try {
-        await engine.settleByProbe(effect, (e) => probe(e, engine.checkpoint.agent?.options ?? {}));
-      } catch (err) {
-        const message = redactSecrets(messageOf(err), env.env ?? process.env);
-        await engine.save((d) => {
-          d.status = 'failed';
-          d.errors.push({
-            at: new Date().toISOString(),
-            step_id: effect.step_id ?? null,
-            what: `probing ${effect.type} (key ${effect.idempotency_key}) failed: ${message}`,
-          });
-          d.resume_hint = `could not ask the outside world about ${effect.type} (key ${effect.idempotency_key}): ${message}. Resume when it answers: \`${commandHint(d, 'resume')}\``;
-        });
-        return engine.outcome(
-          'failed',
-          `probing side effect ${effect.id} failed: ${message}`,
-          `when the service answers: ${commandHint(cp, 'resume')}`,
-        );
-      }
-    }
+    const probeFailed = await probeBeforeRunning(env, agent, engine, cp, decision);
+    if (probeFailed) return probeFailed;
 
     // 5. Rebuild a minimal context for the agent.
-    const context = buildResumeContext(engine.checkpoint);
-    engine.setResumeContext(context);
-    await engine.loadLlmCache();
-    await engine.event({
-      type: 'runner',
-      data: { status: 'resumed', trigger: req.trigger ?? 'human', context: { ...context, artifacts: context.artifacts.length } },
-    });
-    env.report?.(
-      `resuming ${taskId}: next ${context.next_step ? `${context.next_step.id} (${context.next_step.name})` : 'nothing (all steps finished)'}`,
-    );
+    await rebuildContext(env, engine, taskId, req);
 
     // 6. Continue, writing new versions.
     return engine.drive((e) => confirmAfterFailure(env, agent, e));
   });
+}
+
+/**
+ * What ends a resume before any step of it: a task already done, an approval
+ * that is not the pending one, a plan still waiting for its approval, or auto
+ * mode out of attempts (recorded once, then reported as it stands). Null: go on.
+ */
+async function stopBeforeResuming(engine: TaskEngine, cp: Checkpoint, req: ResumeInternal): Promise<EngineOutcome | null> {
+  const taskId = cp.task_id;
+  if (cp.status === 'done') return engine.outcome('done', `task ${taskId} is already done; nothing to resume`, null);
+  if (req.approval) {
+    const pending = cp.recovery.pending_approval;
+    if (!pending || pending.id !== req.approval.id) {
+      throw new OperationError('no-approval', `task ${taskId} has no pending approval ${req.approval.id}; nothing was written`);
+    }
+  } else if (cp.status === 'waiting_approval' && cp.recovery.mode === 'confirm') {
+    return engine.outcome(
+      'waiting_approval',
+      `task ${taskId} waits for approval of its resume plan:\n  ${describePlan(cp.recovery.pending_approval!.plan, cp).join('\n  ')}`,
+      `approve: ${commandHint(cp, 'approve')}   reject: ${commandHint(cp, 'reject', ' --reason TEXT')}`,
+    );
+  }
+  const maxAuto = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
+  if (req.trigger === 'auto' && cp.recovery.auto_attempts >= maxAuto) {
+    const reason = `automatic recovery gave up after ${cp.recovery.auto_attempts} attempt(s)`;
+    if (cp.resume_hint.startsWith(reason)) return engine.outcome(cp.status, reason, `resume by hand: ${commandHint(cp, 'resume')}`);
+    await engine.save(
+      (d) => {
+        if (d.status === 'running') {
+          d.status = 'failed';
+          d.errors.push({ at: new Date().toISOString(), step_id: null, what: 'interrupted; automatic recovery exhausted' });
+        }
+        d.resume_hint = `${reason}; resume by hand: \`${commandHint(d, 'resume')}\``;
+      },
+      { source: { kind: 'runtime', note: reason } },
+    );
+    return engine.outcome(engine.checkpoint.status, reason, `resume by hand: ${commandHint(cp, 'resume')}`);
+  }
+  return null;
+}
+
+/** Record a human's word on uncertain effects that have no probe: it is part of the world the resume verifies. */
+async function settleByHuman(env: OperationEnv, engine: TaskEngine, cp: Checkpoint, req: ResumeInternal): Promise<void> {
+  const taskId = cp.task_id;
+  const settle = Object.entries(req.settle ?? {});
+  if (settle.length > 0) {
+    for (const [key] of settle) {
+      if (!cp.side_effects.some((e) => e.idempotency_key === key)) {
+        throw new OperationError('invalid', `task ${taskId} has no side effect with idempotency key "${key}"; nothing was written`);
+      }
+    }
+    await engine.save(
+      (d) => {
+        for (const [key, happened] of settle) {
+          const e = d.side_effects.find((x) => x.idempotency_key === key)!;
+          if (e.status === 'done') continue;
+          Object.assign(
+            e,
+            happened
+              ? { status: 'done', reconciliation: 'settled-by-human' }
+              : { status: 'not_started', reconciliation: 'settled-by-human-retry' },
+          );
+          e.updated_at = new Date().toISOString();
+        }
+      },
+      { source: { kind: 'runtime', actor: req.approval?.actor ?? defaultActor(env), note: 'uncertain side effects settled by a human' } },
+    );
+  }
+}
+
+/** Whether the agent module changed since the task recorded it; said before resuming, when it did. */
+function reportModuleChange(env: OperationEnv, engine: TaskEngine, taskId: string): boolean {
+  const changed = moduleChanged(engine.checkpoint, env.agentModuleSha256);
+  if (changed) {
+    const a = engine.checkpoint.agent!;
+    env.report?.(
+      `the agent module ${a.module} changed since task ${taskId} recorded it (sha256 ${a.module_sha256!.slice(0, 12)}… is now ${env.agentModuleSha256!.slice(0, 12)}…); ` +
+        'the remaining steps run with the new code',
+    );
+  }
+  return changed;
+}
+
+/**
+ * Save the version that starts the resume: the approval decided, the steps
+ * from the reset point pending again, the attempt counted, the human waits
+ * answered, a changed module's new hash, and the plan in the resume hint.
+ */
+async function recordResume(
+  env: OperationEnv,
+  engine: TaskEngine,
+  decision: ResumeDecision,
+  changed: boolean,
+  req: ResumeInternal,
+): Promise<void> {
+  const actor = req.approval?.actor ?? defaultActor(env);
+  const resetFrom = decision.reset_from;
+  await engine.save(
+    (d) => {
+      if (req.approval) {
+        d.recovery.decisions.push({
+          approval_id: req.approval.id,
+          decision: 'approved',
+          by: req.approval.actor,
+          at: new Date().toISOString(),
+        });
+        d.recovery.pending_approval = null;
+      }
+      if (resetFrom !== null) {
+        const reset = new Set(d.plan.slice(resetFrom).map((s) => s.id));
+        for (const s of d.plan.slice(resetFrom)) {
+          if (s.status === 'done' || s.status === 'skipped') Object.assign(s, { status: 'pending', result_ref: null, finished_at: null });
+        }
+        d.artifacts = d.artifacts.filter((a) => !(a.step_id && reset.has(a.step_id)));
+      }
+      if (req.trigger === 'auto') d.recovery.auto_attempts += 1;
+      else d.recovery.auto_attempts = 0;
+      // A person's resume ends a stop; the runner's own never does.
+      if (req.trigger !== 'auto' && d.recovery.stopped) d.recovery.stopped = null;
+      const waits = d.human_waits ?? [];
+      if (req.trigger !== 'auto') {
+        for (const w of waits)
+          if (!w.resolved_at) Object.assign(w, { resolved_at: new Date().toISOString(), by: actor, note: req.note ?? null });
+      }
+      if (changed && d.agent) {
+        // The new hash is recorded with the resume, so the history shows when the code changed and who resumed with it.
+        d.agent.previous_module_sha256 = d.agent.module_sha256;
+        d.agent.module_sha256 = env.agentModuleSha256!;
+      }
+      d.status = 'running';
+      d.resume_hint = `resumed${req.trigger === 'auto' ? ' automatically' : ` by ${actor}`}: ${describePlan(decision.plan, d).join('; ')}`;
+    },
+    req.approval
+      ? {
+          source: {
+            kind: 'approval',
+            actor: req.approval.actor,
+            note: `resume plan ${req.approval.id} approved${changed ? ' (with the changed agent module)' : ''}`,
+          },
+        }
+      : {
+          source: {
+            kind: 'runtime',
+            actor: req.trigger === 'auto' ? undefined : actor,
+            note: `resumed (${req.trigger ?? 'human'})${changed ? '; the agent module changed since the last run' : ''}`,
+          },
+        },
+  );
+}
+
+/** Settle the uncertain effects the agent can probe before it runs; the outcome when a probe fails, else null. */
+async function probeBeforeRunning(
+  env: OperationEnv,
+  agent: AnyAgent,
+  engine: TaskEngine,
+  cp: Checkpoint,
+  decision: ResumeDecision,
+): Promise<EngineOutcome | null> {
+  for (const id of decision.plan.probe_effects) {
+    const effect = engine.checkpoint.side_effects.find((e) => e.id === id);
+    const probe = effect ? agent.probes?.[effect.type] : undefined;
+    if (!effect || !probe) continue;
+    try {
+      await engine.settleByProbe(effect, (e) => probe(e, engine.checkpoint.agent?.options ?? {}));
+    } catch (err) {
+      const message = redactSecrets(messageOf(err), env.env ?? process.env);
+      await engine.save((d) => {
+        d.status = 'failed';
+        d.errors.push({
+          at: new Date().toISOString(),
+          step_id: effect.step_id ?? null,
+          what: `probing ${effect.type} (key ${effect.idempotency_key}) failed: ${message}`,
+        });
+        d.resume_hint = `could not ask the outside world about ${effect.type} (key ${effect.idempotency_key}): ${message}. Resume when it answers: \`${commandHint(d, 'resume')}\``;
+      });
+      return engine.outcome(
+        'failed',
+        `probing side effect ${effect.id} failed: ${message}`,
+        `when the service answers: ${commandHint(cp, 'resume')}`,
+      );
+    }
+  }
+  return null;
+}
+
+/** Give the agent the minimal context it resumes from, load the cached model calls, and say where it picks up. */
+async function rebuildContext(env: OperationEnv, engine: TaskEngine, taskId: string, req: ResumeInternal): Promise<void> {
+  const context = buildResumeContext(engine.checkpoint);
+  engine.setResumeContext(context);
+  await engine.loadLlmCache();
+  await engine.event({
+    type: 'runner',
+    data: { status: 'resumed', trigger: req.trigger ?? 'human', context: { ...context, artifacts: context.artifacts.length } },
+  });
+  env.report?.(
+    `resuming ${taskId}: next ${context.next_step ? `${context.next_step.id} (${context.next_step.name})` : 'nothing (all steps finished)'}`,
+  );
 }
 
 // ---- approve / reject -----------------------------------------------------------------------
