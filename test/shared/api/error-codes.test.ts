@@ -17,6 +17,7 @@ const repo = path.resolve(import.meta.dirname, '../../..');
  */
 const INTERNAL: Record<string, string> = {
   WaitForHumanSignal: 'unwinds an agent once its wait is saved; the engine catches it',
+  StopSignal: 'unwinds an agent a person asked to stop; the engine catches it and records the stop',
   StepFailedError: 'a step failure already saved; the engine catches it and reports the outcome',
   StepOutputError: 'a step result its schema rejects; the engine records it as the step failing',
   MalformedReplyError: 'a model reply that does not parse; the provider retries, then throws LlmCallError',
