@@ -46,6 +46,7 @@ import {
   type WorkerJob,
   type WorkerMessage,
 } from './worker-protocol.js';
+import { commandHint } from './command-hint.js';
 
 /** How one runner operation ended. */
 export interface RunOutcome {
@@ -213,7 +214,7 @@ export class Runner extends EventEmitter {
             status: cp?.status ?? null,
             version: cp?.version ?? null,
             message: `the agent process for ${taskId} ${describeSignal(code, signal)}; the task is interrupted${cp ? ` at version ${cp.version}` : ''}`,
-            next: `resume it: waystation resume <DIR> ${taskId}`,
+            next: `resume it: ${commandHint(taskId, 'resume')}`,
             exitCode: RunExit.crashed,
             crashed: true,
             signal,
@@ -371,39 +372,39 @@ export class Runner extends EventEmitter {
       const interrupted = outcome.crashed === true;
       const mode = cp.recovery.mode;
       if (mode === 'confirm' && interrupted) {
-        const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
+        const max = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
         // The first crash is the task's own; the ones after it are the plan preparation's.
         if (confirmCrashes >= max) {
           return {
             ...outcome,
             message: `${outcome.message}\npreparing a resume plan crashed ${confirmCrashes} time(s) in a row; the runner stopped retrying and left the task interrupted at version ${cp.version}`,
-            next: `fix the agent, then resume by hand: waystation resume <DIR> ${taskId}`,
+            next: `fix the agent, then resume by hand: ${commandHint(taskId, 'resume')}`,
           };
         }
         const delayMs = Math.min(this.opts.maxBackoffMs ?? 30_000, confirmCrashes === 0 ? 0 : this.backoffMs() * 2 ** (confirmCrashes - 1));
         if (delayMs > 0) {
           this.emit('event', { type: 'retrying', taskId, attempt: confirmCrashes + 1, delayMs });
           await this.backoff(delayMs);
-          if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: waystation resume <DIR> ${taskId}` };
+          if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: ${commandHint(taskId, 'resume')}` };
         }
         outcome = await this.spawnJob({ kind: 'resume', root: this.location, taskId, trigger: 'auto', actor: this.opts.actor });
         if (outcome.crashed === true) confirmCrashes++;
         continue;
       }
       if (mode !== 'auto' || !(interrupted || cp.status === 'failed')) return outcome;
-      const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
+      const max = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
       if (cp.recovery.auto_attempts >= max) {
         return {
           ...outcome,
           message: `${outcome.message}\nautomatic recovery gave up after ${cp.recovery.auto_attempts} attempt(s)`,
-          next: `resume by hand: waystation resume <DIR> ${taskId}`,
+          next: `resume by hand: ${commandHint(taskId, 'resume')}`,
         };
       }
       const delayMs = Math.min(this.opts.maxBackoffMs ?? 30_000, this.backoffMs() * 2 ** cp.recovery.auto_attempts);
       this.emit('event', { type: 'retrying', taskId, attempt: cp.recovery.auto_attempts + 1, delayMs });
       await this.backoff(delayMs);
       // A host shutting down leaves the task interrupted: it resumes at the next start-up.
-      if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: waystation resume <DIR> ${taskId}` };
+      if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: ${commandHint(taskId, 'resume')}` };
       outcome = await this.spawnJob({ kind: 'resume', root: this.location, taskId, trigger: 'auto', actor: this.opts.actor });
       if (n > max + 2) return outcome;
     }
@@ -626,7 +627,7 @@ export class Runner extends EventEmitter {
       const live = (await this.store.readLease(taskId)).info.held;
       if (live || this.shuttingDown || cp.recovery.stopped || (await this.stopWasAsked(taskId))) return null;
       const interrupted = cp.status === 'running';
-      const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
+      const max = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
       if (cp.recovery.mode === 'auto' && (interrupted || cp.status === 'failed') && cp.recovery.auto_attempts < max) {
         const first = await this.spawnJob({
           kind: 'resume',

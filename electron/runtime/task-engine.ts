@@ -37,6 +37,8 @@ import { LeaseLostError } from '../store/lease-rules.js';
 import type { TaskLease } from '../store/store-types.js';
 import type { StopRequest } from '../store/stop-request.js';
 import { copyForAgent, detached, draftOf, freezeDraft, own, ownWhere } from './checkpoint-draft.js';
+import { messageOf } from '../../shared/api/error-codes.js';
+import { commandHint } from './command-hint.js';
 
 /** How a drive of a task ended. */
 export interface EngineOutcome {
@@ -93,25 +95,7 @@ export interface EngineDeps {
   report?: (line: string) => void;
 }
 
-/** A human's recorded wait inside a step; resolved when a human resumes. */
-interface HumanWait {
-  key: string;
-  reason: string;
-  requested_at: string;
-  resolved_at?: string;
-  by?: string;
-  note?: string | null;
-}
-
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function commandHint(cp: Checkpoint, verb: string, extra = ''): string {
-  return `waystation ${verb} <DIR> ${cp.task_id}${extra}`;
-}
 
 /**
  * Drives one task. Create one per drive; it is not reusable across processes.
@@ -356,7 +340,7 @@ export class TaskEngine {
 
     this.checkStop();
     const id = listed.id;
-    const failuresBefore = Number((listed as { failures?: number }).failures ?? 0);
+    const failuresBefore = listed.failures ?? 0;
     const previousError = listed.error ?? null;
     this.currentStep = id;
     this.callIndex = 0;
@@ -780,14 +764,14 @@ export class TaskEngine {
 
   private async waitForHuman(reason: string): Promise<string | null> {
     const key = `${this.currentStep ?? '-'}:${this.waitIndex++}`;
-    const waits = ((this.working as { human_waits?: HumanWait[] }).human_waits ?? []) as HumanWait[];
+    const waits = this.working.human_waits ?? [];
     const existing = waits.find((w) => w.key === key);
     if (existing?.resolved_at) return existing.note ?? null;
     const clean = this.redact(reason);
     const stepId = this.currentStep;
     await this.save((d) => {
       // A top-level list, so the draft's own (checkpoint-draft.ts).
-      const list = ((d as { human_waits?: HumanWait[] }).human_waits ??= []);
+      const list = (d.human_waits ??= []);
       if (!list.some((w) => w.key === key)) list.push({ key, reason: clean, requested_at: new Date().toISOString() });
       d.status = 'waiting_human';
       d.resume_hint = `waiting for a human${stepId ? ` in ${stepId}` : ''}: ${clean}. When ready: \`${commandHint(d, 'resume')}\``;

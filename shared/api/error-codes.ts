@@ -76,6 +76,8 @@ export const serviceErrorCodes = {
   io: 'failed',
   // A model call that failed for good, after its retries.
   llm: 'failed',
+  // A PostgreSQL store that cannot be reached or used (server down, wrong password, schema missing or newer).
+  database: 'unavailable',
 } as const satisfies Record<string, ApiErrorCode>;
 export type ServiceErrorCode = keyof typeof serviceErrorCodes;
 

@@ -3,13 +3,14 @@
  * person can act on. Each says which database (its URL without the
  * password), what happened, and what was left untouched.
  */
+import { ServiceError } from '../../../shared/api/error-codes.js';
 import { redactSecret } from './redact-url.js';
 
 export type PostgresFault =
   'unreachable' | 'auth' | 'database-missing' | 'schema-missing' | 'schema-newer' | 'connection-lost' | 'timeout' | 'server';
 
 /** A fault of the database connection or its schema; `fault` says which. */
-export class PostgresStoreError extends Error {
+export class PostgresStoreError extends ServiceError {
   readonly code = 'database';
   constructor(
     readonly fault: PostgresFault,
