@@ -221,7 +221,8 @@ function TaskRow({ task, top, index, size, selected, onSelect }: RowProps) {
       aria-selected={selected}
       aria-setsize={size}
       aria-posinset={index + 1}
-      aria-label={`${taskLabel(task)}, ${displayStatusLabel(task.display_status)}`}
+      // Named by its content (name, time, status, phase, progress, tags), so what a screen reader
+      // announces is what the row shows.
       className={`task-row${selected ? ' selected' : ''}`}
       style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
       onClick={onSelect}
@@ -242,12 +243,22 @@ function TaskRow({ task, top, index, size, selected, onSelect }: RowProps) {
           </span>
         ) : (
           <>
-            <span className="task-phase">{task.phase || '—'}</span>
-            <span className="task-progress" aria-label={`step ${done} of ${total}`}>
+            <span className="task-phase" title={task.phase ? `phase: ${task.phase}` : undefined}>
+              {task.phase || '—'}
+            </span>
+            <span className="task-progress" title={`${done} of ${total} steps done`}>
               {done}/{total}
             </span>
-            {task.mode && <span className="tag">{task.mode}</span>}
-            {task.agent_name && <span className="tag">{task.agent_name}</span>}
+            {task.mode && (
+              <span className="tag" title={`recovery mode: ${task.mode}`}>
+                {task.mode}
+              </span>
+            )}
+            {task.agent_name && (
+              <span className="tag" title={`agent: ${task.agent_name}`}>
+                {task.agent_name}
+              </span>
+            )}
             {task.read_only && <span className="tag">read-only</span>}
           </>
         )}

@@ -30,7 +30,7 @@ export function TaskView() {
   if (!detail) {
     return detailState === 'error' ? (
       <div className="main-empty" role="alert">
-        <h2>Could not open {selectedTaskId}</h2>
+        <h1>Could not open {selectedTaskId}</h1>
         <p>{detailError}</p>
       </div>
     ) : (
@@ -50,14 +50,14 @@ function NoSelection() {
   if (noDirectory) {
     return (
       <div className="main-empty">
-        <h2>Open a checkpoint directory</h2>
+        <h1>Open a checkpoint directory</h1>
         <p className="muted">Waystation shows the tasks of one checkpoint directory at a time: choose one on the left to begin.</p>
       </div>
     );
   }
   return (
     <div className="main-empty">
-      <h2>{hasTasks ? 'Select a task' : 'Nothing here yet'}</h2>
+      <h1>{hasTasks ? 'Select a task' : 'Nothing here yet'}</h1>
       <p className="muted">
         {hasTasks
           ? 'Pick a task on the left (↑/↓ to move, / to search) to see its plan, artifacts, side effects and history.'
