@@ -18,6 +18,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
   ApiError,
+  EVENTS_PAGE,
   type ActionResult,
   type AgentInfo,
   type ApiOutputs,
@@ -266,6 +267,15 @@ export class HostService implements WaystationService {
 
   async getMessages(input: ApiParsedInput<'getMessages'>): Promise<ApiOutputs['getMessages']> {
     return this.dir().reads.getMessages(input);
+  }
+
+  async getEvents(input: ApiParsedInput<'getEvents'>): Promise<ApiOutputs['getEvents']> {
+    const { dir, entry } = await this.entry(input.taskId);
+    // Only a Waystation task folder keeps an event log; another format has none to show.
+    if (entry.format !== 'waystation') return { events: [], skipped: 0 };
+    const events = await dir.store.readEvents(entry.task_id, input.after);
+    const skipped = Math.max(0, events.length - EVENTS_PAGE);
+    return { events: skipped > 0 ? events.slice(skipped) : events, skipped };
   }
 
   async diffVersions(input: ApiParsedInput<'diffVersions'>): Promise<ApiOutputs['diffVersions']> {

@@ -21,6 +21,7 @@ export const PRELOAD_METHODS = [
   'getHistory',
   'getStepResult',
   'getMessages',
+  'getEvents',
   'diffVersions',
   'verifyTask',
   'listAgents',

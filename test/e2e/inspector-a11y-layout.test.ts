@@ -26,7 +26,7 @@ const SIZES = [
   { width: 1920, height: 1080 },
 ] as const;
 const THEMES = ['light', 'dark'] as const;
-const TABS = ['Plan', 'Artifacts', 'Side effects', 'Errors', 'Run', 'Messages', 'History'] as const;
+const TABS = ['Plan', 'Artifacts', 'Side effects', 'Errors', 'Run', 'Messages', 'History', 'Events'] as const;
 const LONG = 45_000;
 /** Moderate by axe's scale, and still required: a level-one heading, one main landmark, nothing outside landmarks. */
 const STRUCTURE_RULES = ['page-has-heading-one', 'landmark-one-main', 'region'];
@@ -175,6 +175,23 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
   afterAll(async () => {
     await world?.close();
   });
+
+  it('loads with no failed request: no 404 for a favicon or anything else', async () => {
+    const failed: string[] = [];
+    const onResponse = (r: { status(): number; url(): string }) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url().replace(/token=[^&]+/, 'token=…')}`);
+    };
+    page.on('response', onResponse);
+    try {
+      await show('list');
+      await openTask(taskId);
+      // The favicon is asked for after the load; an idle network means it was asked for already.
+      await page.waitForLoadState('networkidle');
+    } finally {
+      page.off('response', onResponse);
+    }
+    expect(failed).toEqual([]);
+  }, 60_000);
 
   for (const theme of THEMES) {
     it(`has no serious or critical axe violation on the list and on every tab, ${theme}`, async () => {

@@ -9,6 +9,7 @@ import { TaskView } from './task-view.js';
 import { Notices } from './notices.js';
 import { StartTaskDialog } from './start-task-dialog.js';
 import { DirectoryControls } from './directory-controls.js';
+import { ConnectionStatus } from './connection-status.js';
 
 export function App() {
   const init = useAppStore((s) => s.init);
@@ -58,10 +59,9 @@ export function App() {
 }
 
 function Toolbar() {
-  const { hasDirectory, connection, busy, theme, agents, readOnly } = useAppStore(
+  const { hasDirectory, busy, theme, agents, readOnly } = useAppStore(
     useShallow((s) => ({
       hasDirectory: Boolean(s.directory?.root),
-      connection: s.connection,
       busy: s.busy,
       theme: s.theme,
       agents: s.agents,
@@ -71,7 +71,8 @@ function Toolbar() {
   const setTheme = useAppStore((s) => s.setTheme);
   const setStartDialogOpen = useAppStore((s) => s.setStartDialogOpen);
   const busyLabels = Object.values(busy);
-  const nextTheme: Record<Theme, Theme> = { system: 'light', light: 'dark', dark: 'system' };
+  // From the default (system) one click reaches dark, the theme most asked for; the next, light; the next, back.
+  const nextTheme: Record<Theme, Theme> = { system: 'dark', dark: 'light', light: 'system' };
   return (
     <header className="toolbar" role="banner">
       <span className="brand" aria-hidden="true">
@@ -90,10 +91,7 @@ function Toolbar() {
           <span className="spinner" aria-hidden="true" /> {busyLabels[0]}
         </span>
       )}
-      <span className={`conn conn-${connection}`} role="status" aria-label={`Connection: ${connection}`}>
-        <span className="dot" aria-hidden="true" />
-        {connection === 'live' ? 'Live' : connection === 'connecting' ? 'Connecting…' : 'Offline'}
-      </span>
+      <ConnectionStatus />
       <button
         type="button"
         onClick={() => setStartDialogOpen(true)}

@@ -66,6 +66,7 @@ const validInputs: { [M in ApiMethod]: ApiInput<M> } = {
   getHistory: { taskId: 't1' },
   getStepResult: { taskId: 't1', stepId: 's1' },
   getMessages: { taskId: 't1' },
+  getEvents: { taskId: 't1', after: 3 },
   diffVersions: { taskId: 't1', a: 1, b: 2 },
   verifyTask: { taskId: 't1' },
   listAgents: {},
