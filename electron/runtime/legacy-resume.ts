@@ -87,7 +87,7 @@ export async function importLegacyForResume(
       message: `task ${taskId} (${entry.location}) already finished; nothing to resume, nothing imported`,
     };
   }
-  const planned = await adopter.agent.plan(adopter.options, { taskId, rootDir: env.root });
+  const planned = await adopter.agent.plan(adopter.options, { taskId, rootDir: env.root, baseDir: env.root });
   if (planned.length !== cp.plan.length) {
     throw new OperationError(
       'read-only',
@@ -112,7 +112,7 @@ async function adopt(
   from: string,
 ): Promise<LegacyResumePreparation> {
   const { agent, options } = adopter;
-  const planned = await agent.plan(options, { taskId, rootDir: env.root });
+  const planned = await agent.plan(options, { taskId, rootDir: env.root, baseDir: env.root });
   return withTaskEngine(env, taskId, 'import', async (engine, cp) => {
     if (cp.agent)
       return {

@@ -362,6 +362,33 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     expect((await rpc<TaskSummary[]>('listTasks')).length).toBe(before + 1);
   }, 120_000);
 
+  it('reads a relative input folder in the checkpoint directory, and refuses a missing one in the dialog with nothing created', async () => {
+    const before = (await rpc<TaskSummary[]>('listTasks')).length;
+    await page.getByRole('button', { name: '+ New task' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New task' });
+    await dialog.getByRole('combobox', { name: /^Agent/ }).selectOption('md-summarizer');
+    await dialog.getByRole('textbox', { name: /^input/ }).fill('no-such-notes');
+    await dialog.getByRole('textbox', { name: /^Task id/ }).fill('e2e-missing-input');
+    await dialog.getByRole('button', { name: 'Start task' }).click();
+    const why = dialog.getByRole('alert', { name: 'Why the task did not start' });
+    await why.waitFor({ timeout: LONG });
+    expect(await why.textContent()).toContain(`cannot read the input folder ${path.join(root, 'no-such-notes')}`);
+    expect(await dialog.isVisible()).toBe(true);
+    expect((await rpc<TaskSummary[]>('listTasks')).length).toBe(before);
+    expect(await page.getByRole('status').filter({ hasText: 'is running in process' }).count()).toBe(0);
+
+    // The same relative name, once the folder exists in the checkpoint directory, starts.
+    await fs.mkdir(path.join(root, 'my-notes'), { recursive: true });
+    await fs.writeFile(path.join(root, 'my-notes', 'a.md'), '# A\n\nA note.\n');
+    await dialog.getByRole('textbox', { name: /^input/ }).fill('my-notes');
+    await dialog.getByRole('textbox', { name: /^Task id/ }).fill('e2e-relative-input');
+    await dialog.getByRole('button', { name: 'Start task' }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: LONG });
+    await page.locator('.task-meta').getByText('e2e-relative-input', { exact: true }).waitFor({ timeout: LONG });
+    const started = await rpc<TaskDetail>('getTask', { taskId: 'e2e-relative-input' });
+    expect((started.checkpoint!.agent!.options as { input: string }).input).toBe(path.join(root, 'my-notes'));
+  }, 120_000);
+
   it('lists a file that cannot be read, with its reason, and keeps the rest browsable', async () => {
     const dir = path.join(root, 'torn-task');
     await fs.mkdir(path.join(dir, 'versions'), { recursive: true });

@@ -79,12 +79,20 @@ export const createOperationsSlice: Slice<OperationsSlice> = (set, get) => {
     },
 
     async startTask(input) {
-      const result = await track('start', 'Starting task…', () => get().api.startTask(input));
-      if (!result) return null;
+      set({ busy: { ...get().busy, start: 'Starting task…' } });
+      let result;
+      try {
+        result = await get().api.startTask(input);
+      } catch (err) {
+        return { error: errorText(err) };
+      } finally {
+        const { start: _done, ...rest } = get().busy;
+        set({ busy: rest });
+      }
       get().notify('success', result.message || `Started ${result.taskId}`, result.taskId);
       await get().loadTasks();
       get().selectTask(result.taskId, { expectNew: true });
-      return result.taskId;
+      return { taskId: result.taskId };
     },
 
     notify(kind, text, taskId) {

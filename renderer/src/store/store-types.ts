@@ -173,7 +173,8 @@ export interface OperationsSlice {
   reject(taskId: string, reason: string): Promise<boolean>;
   /** `expectedVersion`: the version the editor opened; the host refuses the edit when the task has moved on since. */
   editStep(taskId: string, stepId: string, value: unknown, expectedVersion?: number): Promise<EditOutcome>;
-  startTask(input: ApiInput<'startTask'>): Promise<string | null>;
+  /** Start a task; the new task's id, or why it could not start (shown where the start was asked for, not as a notice). */
+  startTask(input: ApiInput<'startTask'>): Promise<{ taskId: string } | { error: string }>;
   notify(kind: Notice['kind'], text: string, taskId?: string): void;
   dismissNotice(id: number): void;
 }
