@@ -124,11 +124,11 @@ async function adopt(
       };
     const saved = await engine.save(
       (d) => {
+        // The agent finds its steps by id; the names are what the task recorded, and stay as they were.
         d.plan = d.plan.map((s, i) => ({
           ...s,
           id: planned[i].id,
-          name: planned[i].name,
-          ...(s.name !== planned[i].name ? { legacy_name: s.name } : {}),
+          ...(s.id !== planned[i].id ? { legacy_id: s.id } : {}),
           output_schema: planned[i].output_schema
             ? (z.toJSONSchema(planned[i].output_schema!, { unrepresentable: 'any' }) as Record<string, unknown>)
             : (s.output_schema ?? null),

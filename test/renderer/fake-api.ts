@@ -61,6 +61,8 @@ export class FakeApi {
   readonly tasks = new Map<string, Checkpoint[]>();
   private listeners = new Set<HostEventListener>();
   private statusListeners = new Set<(s: StreamStatus) => void>();
+  /** Tasks read from another format than Waystation's (an article's file), by id. */
+  readonly formats = new Map<string, 'article-task-json' | 'article-checkpoint-json'>();
   /** Tasks whose artifacts no longer match the disk: listed as drifted. */
   readonly drifted = new Set<string>();
   private nextEventId = 1;
@@ -122,8 +124,8 @@ export class FakeApi {
     return toTaskSummary(
       {
         task_id: cp.task_id,
-        location: cp.task_id,
-        format: 'waystation',
+        location: this.formats.has(cp.task_id) ? `${cp.task_id}.json` : cp.task_id,
+        format: this.formats.get(cp.task_id) ?? 'waystation',
         checkpoint: cp,
         read_only: false,
         problems: [],

@@ -130,6 +130,52 @@ describe('actions offered', () => {
   });
 });
 
+describe('a task in an article’s format', () => {
+  it('says what resuming will import and asks first; nothing is sent until the person agrees', async () => {
+    const fake = new FakeApi().add(
+      makeCheckpoint('seed', {
+        status: 'running',
+        plan: [
+          { id: 'step-1', name: '分析需求', status: 'done', attempts: 1 },
+          { id: 'step-2', name: '编写代码', status: 'pending', attempts: 0 },
+        ],
+        current_step: 1,
+        total_steps: 2,
+        source: { kind: 'import', imported_from: { path: 'seed.json', format: 'article-task-json' } },
+      }),
+    );
+    fake.formats.set('seed', 'article-task-json');
+    await openApp(fake, 'seed');
+    expect(screen.getByRole('heading', { level: 1 }).parentElement!.textContent).toContain('Interrupted');
+    fireEvent.click(screen.getByRole('button', { name: /Resume/ }));
+    const panel = screen.getByRole('region', { name: 'Import before resuming' });
+    expect(panel.textContent).toContain('seed.json');
+    expect(panel.textContent).toContain('the file itself is not changed');
+    expect(panel.textContent).toContain('step names stay as recorded');
+    expect(panel.textContent).toContain('continues at step 编写代码 (2 of 2)');
+    expect(fake.count('resumeTask')).toBe(0);
+    fireEvent.click(within(panel).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('region', { name: 'Import before resuming' })).toBeNull();
+    expect(fake.count('resumeTask')).toBe(0);
+
+    fireEvent.click(screen.getByRole('button', { name: /Resume/ }));
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Import and resume' }));
+    });
+    expect(fake.count('resumeTask')).toBe(1);
+  });
+
+  it('resumes a Waystation task at once, with nothing to confirm', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('native'));
+    await openApp(fake, 'native');
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: /Resume/ }));
+    });
+    expect(fake.count('resumeTask')).toBe(1);
+    expect(screen.queryByRole('region', { name: 'Import before resuming' })).toBeNull();
+  });
+});
+
 describe('counts and headers agree with what is shown', () => {
   it('counts the versions the History tab lists and the messages the Messages tab shows', async () => {
     const fake = new FakeApi().add(makeCheckpoint('h', { version: 3, history: { count: 4, head: null } }));

@@ -1,5 +1,5 @@
 /** The main pane: one task's header, approval, live activity, and its tabs. */
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { TaskDetail } from '../../../shared/api/contract.js';
 import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
@@ -18,6 +18,7 @@ import { RunTab } from './run-tab.js';
 import { HistoryTab } from './history-tab.js';
 import { MessagesTab } from './messages-tab.js';
 import { EventsTab } from './events-tab.js';
+import { ImportConfirm, resumeImports } from './import-confirm.js';
 import { ApprovalPanel } from './approval-panel.js';
 import { ActivityFeed } from './activity-feed.js';
 import { AgentNotice, AgentTag, agentBlockReason } from './agent-status.js';
@@ -52,7 +53,8 @@ export function TaskView() {
       </div>
     );
   }
-  return <TaskDetailView detail={detail} />;
+  // Keyed by task: what a person started in one task's view (an import to confirm) does not carry over to the next.
+  return <TaskDetailView key={detail.summary.task_id} detail={detail} />;
 }
 
 function NoSelection() {
@@ -119,6 +121,8 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
   const running = detail.lease.held || runnerActive || status === 'running';
   const canResume = !viewingOld && cp !== null && cp.status !== 'done' && RESUMABLE.has(status) && !pending && !running;
   const agentNoteId = useId();
+  // Resuming a task of another format imports it: asked about first, per task opened.
+  const [confirmingImport, setConfirmingImport] = useState(false);
   const agent = detail.agent_status;
   // The agent notice matters only where a resume or an approval is on offer; a done task's old module is history.
   const showAgentNotice = !viewingOld && cp !== null && (RESUMABLE.has(status) || pending !== null);
@@ -165,7 +169,8 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
               aria-busy={resuming}
               aria-describedby={agentNoticed ? agentNoteId : undefined}
               title={directoryReadOnly ?? agentBlocked ?? undefined}
-              onClick={() => void resume(taskId)}
+              aria-expanded={resumeImports(detail) ? confirmingImport : undefined}
+              onClick={() => (resumeImports(detail) ? setConfirmingImport(true) : void resume(taskId))}
             >
               {resuming ? (
                 <>
@@ -213,6 +218,16 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
           </div>
         )}
         {showAgentNotice && <AgentNotice status={agent} id={agentNoteId} />}
+        {canResume && confirmingImport && (
+          <ImportConfirm
+            detail={detail}
+            onCancel={() => setConfirmingImport(false)}
+            onConfirm={() => {
+              setConfirmingImport(false);
+              void resume(taskId);
+            }}
+          />
+        )}
       </header>
 
       {viewingOld && cp && (
