@@ -251,7 +251,7 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     await page.getByRole('region', { name: 'Approval decisions' }).getByText('Approved').waitFor({ timeout: LONG });
     await page
       .getByRole('log', { name: 'Live activity' })
-      .getByText(/runner (started|exited)/)
+      .getByText(/Runner (started|exited)/)
       .first()
       .waitFor({ timeout: LONG });
     await waitForStatus('Done', 90_000);

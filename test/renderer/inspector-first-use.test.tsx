@@ -254,6 +254,46 @@ describe('the plan', () => {
   });
 });
 
+describe('a step’s model calls', () => {
+  it('shows each call of the step with its prompt, response, tokens, latency, and the failed call’s error', async () => {
+    const fake = new FakeApi().add(
+      makeCheckpoint('m', {
+        history: { count: 4, head: null },
+        run: {
+          created_at: '2026-01-01T00:00:00Z',
+          updated_at: '2026-01-01T00:01:00Z',
+          llm_calls: [
+            { step_id: 'read', model: 'gpt-x', tokens_in: 10, tokens_out: 5, latency_ms: 200 },
+            { step_id: 'summarize', model: 'gpt-x', tokens_in: 0, tokens_out: 0, latency_ms: 30_000, retries: 2, retry_reasons: ['timeout'], error: 'the model timed out' },
+            { step_id: 'summarize', model: 'gpt-x', tokens_in: 120, tokens_out: 40, latency_ms: 1500 },
+          ],
+        },
+      }),
+    );
+    fake.messages.set('m', [
+      { role: 'user', content: 'read the notes', step_id: 'read', call_key: 'k1' },
+      { role: 'assistant', content: 'notes read', step_id: 'read', call_key: 'k1' },
+      { role: 'user', content: 'Summarise the notes', step_id: 'summarize', call_key: 'k2' },
+      { role: 'assistant', content: '{"summary": 3}', step_id: 'summarize', call_key: 'k2', model: 'gpt-x' },
+    ]);
+    await openApp(fake, 'm');
+    fireEvent.click(screen.getByRole('button', { name: 'Show model calls of step summarize' }));
+    const calls = await screen.findByRole('region', { name: 'Model calls of step summarize' });
+    const items = within(calls).getAllByRole('listitem');
+    expect(items).toHaveLength(2);
+    expect(items[0].textContent).toContain('the model timed out');
+    expect(items[0].textContent).toContain('2 retries');
+    expect(items[0].textContent).toContain('30 s');
+    expect(items[1].textContent).toContain('120 → 40 tok');
+    expect(items[1].textContent).toContain('1.5 s');
+    expect(within(items[1]).getByRole('group', { name: 'Prompt of call 2 of step summarize', hidden: true }).textContent).toBe(
+      'Summarise the notes',
+    );
+    expect(within(items[1]).getByRole('group', { name: 'Response of call 2 of step summarize' }).textContent).toBe('{"summary": 3}');
+    expect(calls.textContent).not.toContain('notes read');
+  });
+});
+
 describe('the task list', () => {
   function three() {
     const fake = new FakeApi();

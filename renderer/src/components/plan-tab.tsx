@@ -10,6 +10,7 @@ import { ValueView } from './json-view.js';
 const StepEditor = lazy(() => import('./step-editor.js').then((m) => ({ default: m.StepEditor })));
 import { between, formatCount, formatDuration, formatTime } from './format.js';
 import { stepEdits, type StepEdit } from '../store/step-edits.js';
+import { StepCalls } from './step-calls.js';
 
 export function PlanTab({ checkpoint, readOnly }: { checkpoint: Checkpoint; readOnly: boolean }) {
   const history = useAppStore((s) => s.history);
@@ -33,6 +34,7 @@ export function PlanTab({ checkpoint, readOnly }: { checkpoint: Checkpoint; read
           setEditing={(on) => setEditing(on ? { stepId: step.id, version: checkpoint.version } : null)}
           taskId={checkpoint.task_id}
           edit={edits.get(step.id) ?? null}
+          checkpoint={checkpoint}
         />
       ))}
     </ol>
@@ -51,10 +53,13 @@ interface RowProps {
   taskId: string;
   /** The last time a person edited this step's result, if one did. */
   edit: StepEdit | null;
+  checkpoint: Checkpoint;
 }
 
-function StepRow({ step, index, current, version, editable, editingVersion, setEditing, taskId, edit }: RowProps) {
+function StepRow({ step, index, current, version, editable, editingVersion, setEditing, taskId, edit, checkpoint }: RowProps) {
   const [open, setOpen] = useState(false);
+  const [callsOpen, setCallsOpen] = useState(false);
+  const callCount = (checkpoint.run.llm_calls ?? []).filter((c) => c.step_id === step.id).length;
   const editing = editingVersion !== null;
   const key = `${version}:${step.id}`;
   // While editing, the value shown is the one of the version the editor was opened on, whatever arrives since.
@@ -122,12 +127,24 @@ function StepRow({ step, index, current, version, editable, editingVersion, setE
               {open ? 'Hide result' : 'Show result'}
             </button>
           )}
+          {(callCount > 0 || checkpoint.history.count > 0) && (
+            <button
+              type="button"
+              className="link"
+              aria-expanded={callsOpen}
+              aria-label={`${callsOpen ? 'Hide' : 'Show'} model calls of step ${stepLabel}`}
+              onClick={() => setCallsOpen(!callsOpen)}
+            >
+              {callsOpen ? 'Hide model calls' : `Model calls${callCount ? ` (${callCount})` : ''}`}
+            </button>
+          )}
           {editable && !editing && (
             <button type="button" className="accent-button" aria-label={`Edit result of step ${stepLabel}`} onClick={startEdit}>
               Edit result
             </button>
           )}
         </div>
+        {callsOpen && <StepCalls checkpoint={checkpoint} step={step} />}
         {open && (
           <div className="step-result">
             {!result || result.state === 'loading' ? (
