@@ -47,6 +47,8 @@ export interface HostServiceOptions {
   host: 'desktop' | 'web';
   runner?: HostRunner | null;
   recent?: RecentFolders;
+  /** Desktop: show a system notification; resolves to whether one was shown. */
+  notify?: (n: { title: string; body: string }) => boolean;
   /** Desktop: show the folder picker; resolves to the chosen path or null. */
   chooseDirectory?: (opts: { readOnly: boolean }) => Promise<string | null>;
   openStore?: (root: string) => CheckpointStore;
@@ -224,6 +226,12 @@ export class HostService implements WaystationService {
       throw new ApiError('forbidden', `${requested} is not among the recent folders; choose it with Open folder… first`);
     }
     return this.open(requested, { readOnly: input.readOnly });
+  }
+
+  async showNotification(input: ApiParsedInput<'showNotification'>): Promise<ApiOutputs['showNotification']> {
+    // Only the desktop app can reach the system's notifications from here; a web host has no screen of its own.
+    if (!this.options.notify) return { shown: false };
+    return { shown: this.options.notify({ title: input.title, body: input.body }) };
   }
 
   async chooseDirectory(input: ApiParsedInput<'chooseDirectory'>): Promise<DirectoryInfo | null> {

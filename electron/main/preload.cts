@@ -25,6 +25,7 @@ export const PRELOAD_METHODS = [
   'diffVersions',
   'verifyTask',
   'listAgents',
+  'showNotification',
   'startTask',
   'resumeTask',
   'approveResume',

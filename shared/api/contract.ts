@@ -55,6 +55,12 @@ export const apiInputs = {
   diffVersions: z.object({ taskId: TaskId, a: Version, b: Version }),
   verifyTask: z.object({ taskId: TaskId }),
   listAgents: z.object({}),
+  /**
+   * Desktop: a system notification from the main process (a task now waits for
+   * a person). Browser mode answers `{ shown: false }`: the page uses the
+   * browser's own Notification once the person allowed it.
+   */
+  showNotification: z.object({ title: z.string().min(1).max(200), body: z.string().max(1000).default(''), taskId: TaskId.optional() }),
   startTask: z.object({
     agent: z.string().min(1).max(200),
     options: z.record(z.string(), z.unknown()).default({}),
@@ -255,6 +261,7 @@ export interface ApiOutputs {
   diffVersions: DiffResult;
   verifyTask: VerifyResult;
   listAgents: AgentInfo[];
+  showNotification: { shown: boolean };
   startTask: ActionResult;
   resumeTask: ActionResult;
   approveResume: ActionResult;

@@ -61,6 +61,8 @@ export class FakeApi {
   readonly tasks = new Map<string, Checkpoint[]>();
   private listeners = new Set<HostEventListener>();
   private statusListeners = new Set<(s: StreamStatus) => void>();
+  /** Whether showNotification reports a desktop notification shown (the desktop app) or not (browser mode). */
+  desktopNotifications = false;
   /** Tasks read from another format than Waystation's (an article's file), by id. */
   readonly formats = new Map<string, 'article-task-json' | 'article-checkpoint-json'>();
   /** Tasks whose artifacts no longer match the disk: listed as drifted. */
@@ -253,6 +255,10 @@ export class FakeApi {
             origin: 'builtin',
           },
         ];
+      },
+      showNotification: async (i) => {
+        record('showNotification', i);
+        return { shown: this.desktopNotifications };
       },
       startTask: async (i) => {
         record('startTask', i);

@@ -26,6 +26,7 @@ afterAll(() => {
 afterEach(() => {
   disposeStores();
   globalThis.localStorage?.clear();
+  document.title = '';
 });
 
 /** The app over `fake`, with `taskId` open once its header shows. */
@@ -264,7 +265,16 @@ describe('a step’s model calls', () => {
           updated_at: '2026-01-01T00:01:00Z',
           llm_calls: [
             { step_id: 'read', model: 'gpt-x', tokens_in: 10, tokens_out: 5, latency_ms: 200 },
-            { step_id: 'summarize', model: 'gpt-x', tokens_in: 0, tokens_out: 0, latency_ms: 30_000, retries: 2, retry_reasons: ['timeout'], error: 'the model timed out' },
+            {
+              step_id: 'summarize',
+              model: 'gpt-x',
+              tokens_in: 0,
+              tokens_out: 0,
+              latency_ms: 30_000,
+              retries: 2,
+              retry_reasons: ['timeout'],
+              error: 'the model timed out',
+            },
             { step_id: 'summarize', model: 'gpt-x', tokens_in: 120, tokens_out: 40, latency_ms: 1500 },
           ],
         },
@@ -291,6 +301,71 @@ describe('a step’s model calls', () => {
     );
     expect(within(items[1]).getByRole('group', { name: 'Response of call 2 of step summarize' }).textContent).toBe('{"summary": 3}');
     expect(calls.textContent).not.toContain('notes read');
+  });
+});
+
+describe('notifications', () => {
+  const waitingApproval = (id: string, version: number) =>
+    makeCheckpoint(id, {
+      version,
+      status: 'waiting_approval',
+      recovery: {
+        mode: 'confirm',
+        pending_approval: {
+          id: 'ap-1',
+          requested_at: '2026-01-01T00:02:00Z',
+          plan: { rerun_step: 'summarize', probe_effects: [], retry_effects: [], drift: [] },
+        },
+      },
+    });
+
+  it('notifies through the desktop host when a task starts waiting, not for those already waiting, and counts them in the title', async () => {
+    const fake = new FakeApi().add(waitingApproval('already', 1)).add(makeCheckpoint('w'));
+    fake.desktopNotifications = true;
+    await openApp(fake);
+    await waitFor(() => expect(document.title).toBe('(1) Waystation'));
+    expect(fake.count('showNotification')).toBe(0);
+
+    fake.add(waitingApproval('w', 2));
+    act(() => fake.emit({ type: 'task-changed', taskId: 'w', version: 2, summary: fake.summaryOf('w') }));
+    await waitFor(() => expect(fake.count('showNotification')).toBe(1));
+    expect(fake.calls.find((c) => c.method === 'showNotification')!.input).toMatchObject({
+      title: 'Task w (w) waits for your approval',
+      taskId: 'w',
+    });
+    await waitFor(() => expect(document.title).toBe('(2) Waystation'));
+    // The same state again is no news.
+    act(() => fake.emit({ type: 'task-changed', taskId: 'w', version: 2, summary: fake.summaryOf('w') }));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fake.count('showNotification')).toBe(1);
+  });
+
+  it('in a browser, asks for permission on a click and then shows the browser’s notification', async () => {
+    const shown: { title: string; body?: string }[] = [];
+    class FakeNotification {
+      static permission: NotificationPermission = 'default';
+      static requestPermission = async () => (FakeNotification.permission = 'granted');
+      onclick: (() => void) | null = null;
+      constructor(title: string, opts?: { body?: string }) {
+        shown.push({ title, body: opts?.body });
+      }
+    }
+    const before = globalThis.Notification;
+    (globalThis as { Notification?: unknown }).Notification = FakeNotification;
+    try {
+      const fake = new FakeApi().add(makeCheckpoint('b'));
+      await openApp(fake);
+      await act(async () => {
+        fireEvent.click(screen.getByRole('button', { name: 'Notify me' }));
+      });
+      await screen.findByText(/Notifications on/);
+      fake.add(waitingApproval('b', 2));
+      act(() => fake.emit({ type: 'task-changed', taskId: 'b', version: 2, summary: fake.summaryOf('b') }));
+      await waitFor(() => expect(shown).toHaveLength(1));
+      expect(shown[0].title).toBe('Task b (b) waits for your approval');
+    } finally {
+      (globalThis as { Notification?: unknown }).Notification = before;
+    }
   });
 });
 

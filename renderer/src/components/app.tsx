@@ -1,7 +1,9 @@
 /** The window: toolbar, task list on the left, the open task on the right. */
-import { useEffect } from 'react';
+import { useContext, useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useAppStore } from '../store/app-store.js';
+import { StoreContext, useAppStore } from '../store/app-store.js';
+import { titleWithCount, waitingCount, watchAttention } from '../store/attention-alerts.js';
+import { NotifyButton } from './notify-button.js';
 import { readOnlyReason } from '../store/read-only.js';
 import type { Theme } from '../store/store-types.js';
 import { TaskList } from './task-list.js';
@@ -20,6 +22,14 @@ export function App() {
     void init();
     return dispose;
   }, [init, dispose]);
+
+  const store = useContext(StoreContext);
+  useEffect(() => (store ? watchAttention(store) : undefined), [store]);
+  const waiting = useAppStore((s) => waitingCount(s.tasks));
+  useEffect(() => {
+    // The count of tasks waiting for a person, in front of the title: seen in the taskbar and the tab strip.
+    document.title = titleWithCount(waiting);
+  }, [waiting]);
 
   useEffect(() => {
     // The theme lives on <html> so CSS variables reach the dialog and CodeMirror too.
@@ -92,6 +102,7 @@ function Toolbar() {
         </span>
       )}
       <ConnectionStatus />
+      <NotifyButton />
       <button
         type="button"
         onClick={() => setStartDialogOpen(true)}

@@ -70,6 +70,7 @@ const validInputs: { [M in ApiMethod]: ApiInput<M> } = {
   diffVersions: { taskId: 't1', a: 1, b: 2 },
   verifyTask: { taskId: 't1' },
   listAgents: {},
+  showNotification: { title: 'Task t1 waits for approval' },
   startTask: { agent: 'checkpoint-demo' },
   resumeTask: { taskId: 't1' },
   approveResume: { taskId: 't1', by: 'fay' },
