@@ -16,6 +16,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { combineFigures, taskFigures, type TaskFigures } from './directory-overview.js';
 import {
   ApiError,
   EVENTS_PAGE,
@@ -67,6 +68,8 @@ const notOpen = () => new ApiError('not-found', 'no checkpoint directory is open
 
 /** The host service; see the module comment. */
 export class HostService implements WaystationService {
+  /** Each task's share of the directory overview, by root and task id, for the version it was read at. */
+  private readonly overviewFigures = new Map<string, { version: number; figures: TaskFigures }>();
   readonly hub: EventHub;
   private current: OpenDirectory | null = null;
   private readonly stopRunnerFeed: () => void;
@@ -226,6 +229,28 @@ export class HostService implements WaystationService {
       throw new ApiError('forbidden', `${requested} is not among the recent folders; choose it with Open folder… first`);
     }
     return this.open(requested, { readOnly: input.readOnly });
+  }
+
+  async getOverview(): Promise<ApiOutputs['getOverview']> {
+    const dir = this.dir();
+    const listed = await this.keptList();
+    const figures: TaskFigures[] = [];
+    for (const { summary } of listed) {
+      if (summary.version === null) continue;
+      // Kept per task and version: only tasks that moved on since the last overview are read again.
+      const key = `${dir.root}\u0000${summary.task_id}`;
+      const kept = this.overviewFigures.get(key);
+      if (kept && kept.version === summary.version) {
+        figures.push(kept.figures);
+        continue;
+      }
+      const entry = await dir.store.getTask(summary.task_id).catch(() => null);
+      if (!entry?.checkpoint) continue;
+      const f = taskFigures(entry.checkpoint);
+      this.overviewFigures.set(key, { version: entry.checkpoint.version, figures: f });
+      figures.push(f);
+    }
+    return combineFigures(figures, { read: figures.length, total: listed.length });
   }
 
   async showNotification(input: ApiParsedInput<'showNotification'>): Promise<ApiOutputs['showNotification']> {

@@ -24,6 +24,7 @@ export const PRELOAD_METHODS = [
   'getEvents',
   'diffVersions',
   'verifyTask',
+  'getOverview',
   'listAgents',
   'showNotification',
   'startTask',

@@ -54,6 +54,8 @@ export const apiInputs = {
   getEvents: z.object({ taskId: TaskId, after: z.number().int().nonnegative().default(0) }),
   diffVersions: z.object({ taskId: TaskId, a: Version, b: Version }),
   verifyTask: z.object({ taskId: TaskId }),
+  /** Figures across the open directory's tasks: tokens and cost summed, the slowest steps. */
+  getOverview: z.object({}),
   listAgents: z.object({}),
   /**
    * Desktop: a system notification from the main process (a task now waits for
@@ -207,6 +209,25 @@ export interface TaskEventEntry {
   data?: Record<string, unknown>;
 }
 
+/** A step that took long, for the directory overview. */
+export interface SlowStep {
+  task_id: string;
+  step_id: string;
+  step_name: string;
+  elapsed_ms: number;
+  status: string;
+}
+
+/** What getOverview answers: sums over the tasks it could read (`tasks_read` of `tasks_total`). */
+export interface DirectoryOverview {
+  tasks_read: number;
+  tasks_total: number;
+  tokens_in: number;
+  tokens_out: number;
+  cost_usd: number;
+  slowest_steps: SlowStep[];
+}
+
 /** The most events one getEvents answer carries: a long log sends its newest. */
 export const EVENTS_PAGE = 2000;
 
@@ -260,6 +281,7 @@ export interface ApiOutputs {
   getEvents: { events: TaskEventEntry[]; skipped: number };
   diffVersions: DiffResult;
   verifyTask: VerifyResult;
+  getOverview: DirectoryOverview;
   listAgents: AgentInfo[];
   showNotification: { shown: boolean };
   startTask: ActionResult;

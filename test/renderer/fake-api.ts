@@ -256,6 +256,23 @@ export class FakeApi {
           },
         ];
       },
+      getOverview: async (i) => {
+        record('getOverview', i);
+        const latest = [...this.tasks.keys()].map((id) => this.latest(id));
+        const steps = latest.flatMap((cp) =>
+          cp.plan
+            .filter((s) => (s.elapsed_ms ?? 0) > 0)
+            .map((s) => ({ task_id: cp.task_id, step_id: s.id, step_name: s.name || s.id, elapsed_ms: s.elapsed_ms!, status: s.status })),
+        );
+        return {
+          tasks_read: latest.length,
+          tasks_total: latest.length,
+          tokens_in: latest.reduce((n, cp) => n + cp.run.tokens_in, 0),
+          tokens_out: latest.reduce((n, cp) => n + cp.run.tokens_out, 0),
+          cost_usd: latest.reduce((n, cp) => n + cp.run.cost_usd, 0),
+          slowest_steps: steps.sort((a, b) => b.elapsed_ms - a.elapsed_ms).slice(0, 5),
+        };
+      },
       showNotification: async (i) => {
         record('showNotification', i);
         return { shown: this.desktopNotifications };

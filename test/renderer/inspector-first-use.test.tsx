@@ -369,6 +369,45 @@ describe('notifications', () => {
   });
 });
 
+describe('the directory overview', () => {
+  it('shows tasks by status, tokens and cost over the directory and the slowest steps, each leading to its tasks', async () => {
+    const run = (tokens_in: number, tokens_out: number, cost_usd: number) => ({
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: '2026-01-01T00:01:00Z',
+      tokens_in,
+      tokens_out,
+      cost_usd,
+    });
+    const fake = new FakeApi()
+      .add(
+        makeCheckpoint('slow', {
+          run: run(1000, 200, 0.01),
+          plan: [{ id: 'crawl', name: 'crawl the site', status: 'done', attempts: 1, elapsed_ms: 95_000 }],
+          current_step: 0,
+          total_steps: 1,
+          status: 'done',
+        }),
+      )
+      .add(makeCheckpoint('f1', { run: run(500, 100, 0.005) }))
+      .add(makeCheckpoint('f2', { run: run(0, 0, 0) }));
+    const store = await openApp(fake);
+    const byStatus = await screen.findByRole('group', { name: 'Tasks by status' });
+    expect(byStatus.textContent).toContain('Failed 2');
+    expect(byStatus.textContent).toContain('Done 1');
+    const figures = await screen.findByLabelText('Tokens and cost over the directory');
+    expect(figures.textContent).toContain('1.5k in · 300 out tokens');
+    expect(figures.textContent).toContain('$0.0150');
+    expect(figures.textContent).toContain('over 3 tasks');
+    const slowest = screen.getByRole('list', { name: 'Slowest steps' });
+    expect(within(slowest).getAllByRole('listitem')[0].textContent).toContain('1 min 35 s crawl the site in slow');
+
+    fireEvent.click(within(byStatus).getByRole('button', { name: /Failed/ }));
+    expect(store.getState().filter.status).toBe('failed');
+    fireEvent.click(within(slowest).getByRole('button', { name: /crawl the site/ }));
+    expect(store.getState().selectedTaskId).toBe('slow');
+  });
+});
+
 describe('the task list', () => {
   function three() {
     const fake = new FakeApi();

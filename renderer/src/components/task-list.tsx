@@ -13,6 +13,7 @@ import { countByFilter, filterTasks, type StatusFilter, type TaskOrder } from '.
 import { TaskStatusBadge, displayStatusLabel } from './status-badge.js';
 import { formatRelative, formatTime, taskLabel } from './format.js';
 import { NoDirectory } from './directory-controls.js';
+import { DirectoryOverview } from './directory-overview.js';
 
 const ROW_HEIGHT = 56;
 const STATUS_FILTERS: DisplayStatus[] = [
@@ -94,6 +95,7 @@ export function TaskList() {
 
   return (
     <section className="task-list" aria-label="Tasks">
+      <DirectoryOverview />
       <div className="task-list-tools">
         <input
           type="search"

@@ -69,6 +69,7 @@ const validInputs: { [M in ApiMethod]: ApiInput<M> } = {
   getEvents: { taskId: 't1', after: 3 },
   diffVersions: { taskId: 't1', a: 1, b: 2 },
   verifyTask: { taskId: 't1' },
+  getOverview: {},
   listAgents: {},
   showNotification: { title: 'Task t1 waits for approval' },
   startTask: { agent: 'checkpoint-demo' },
