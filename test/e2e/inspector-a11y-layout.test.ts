@@ -140,6 +140,17 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
       await page.getByRole('radio', { name: `Diff to version ${diffPair.b}`, exact: true }).check();
       await page.getByRole('table', { name: `Changes from version ${diffPair.a} to version ${diffPair.b}` }).waitFor({ timeout: LONG });
     }
+    if (view === 'Plan') {
+      // With a step's model calls open: the step detail is part of the Plan tab.
+      const calls = page.getByRole('button', { name: /^Show model calls of step / }).first();
+      if (await calls.count()) {
+        await calls.click();
+        await page
+          .getByRole('region', { name: /^Model calls of step / })
+          .first()
+          .waitFor({ timeout: LONG });
+      }
+    }
     if (view === 'Run') await page.getByRole('img', { name: /Tokens per step/ }).waitFor({ timeout: LONG });
     if (view === 'Messages') await page.getByRole('list', { name: 'Messages' }).waitFor({ timeout: LONG });
     if (view === 'Events') await page.getByRole('log', { name: 'Event timeline' }).waitFor({ timeout: LONG });

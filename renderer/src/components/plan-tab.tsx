@@ -127,7 +127,7 @@ function StepRow({ step, index, current, version, editable, editingVersion, setE
               {open ? 'Hide result' : 'Show result'}
             </button>
           )}
-          {(callCount > 0 || checkpoint.history.count > 0) && (
+          {callCount > 0 && (
             <button
               type="button"
               className="link"
@@ -135,7 +135,7 @@ function StepRow({ step, index, current, version, editable, editingVersion, setE
               aria-label={`${callsOpen ? 'Hide' : 'Show'} model calls of step ${stepLabel}`}
               onClick={() => setCallsOpen(!callsOpen)}
             >
-              {callsOpen ? 'Hide model calls' : `Model calls${callCount ? ` (${callCount})` : ''}`}
+              {callsOpen ? 'Hide model calls' : `Model calls (${callCount})`}
             </button>
           )}
           {editable && !editing && (
