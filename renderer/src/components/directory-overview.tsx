@@ -2,20 +2,16 @@
  * Above the task list: the open directory at a glance. Tasks by status (each
  * a filter), tokens and cost summed over the tasks, and the slowest steps,
  * each opening its task. The counts come from the list itself; the figures
- * from getOverview, asked again a moment after the list changes.
+ * from the store's overview (getOverview, asked again once changes settle).
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { DirectoryOverview as Overview } from '../../../shared/api/contract.js';
 import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
 import { useAppStore } from '../store/app-store.js';
-import { errorText } from '../store/error-text.js';
 import { countByFilter } from '../store/task-filter.js';
 import { TaskStatusBadge } from './status-badge.js';
 import { formatCount, formatDuration } from './format.js';
 
-/** Quiet time after the last list change before the figures are asked for again: a running task changes it often. */
-const SETTLE_MS = 1500;
 const ORDER: DisplayStatus[] = [
   'waiting_approval',
   'waiting_human',
@@ -29,41 +25,21 @@ const ORDER: DisplayStatus[] = [
 ];
 
 export function DirectoryOverview() {
-  const { api, tasks, root, status } = useAppStore(
-    useShallow((s) => ({ api: s.api, tasks: s.tasks, root: s.directory?.root ?? null, status: s.filter.status })),
+  const { tasks, root, status, figures, problem } = useAppStore(
+    useShallow((s) => ({
+      tasks: s.tasks,
+      root: s.directory?.root ?? null,
+      status: s.filter.status,
+      figures: s.overview,
+      problem: s.overviewError,
+    })),
   );
   const setFilter = useAppStore((s) => s.setFilter);
   const selectTask = useAppStore((s) => s.selectTask);
-  const [figures, setFigures] = useState<{ root: string; overview: Overview } | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
   const counts = useMemo(() => countByFilter(tasks), [tasks]);
 
-  useEffect(() => {
-    if (!root || tasks.length === 0) return;
-    let live = true;
-    const timer = setTimeout(
-      () => {
-        api.getOverview({}).then(
-          (overview) => {
-            if (!live) return;
-            setFigures({ root, overview });
-            setProblem(null);
-          },
-          (err: unknown) => live && setProblem(errorText(err)),
-        );
-      },
-      figures?.root === root ? SETTLE_MS : 0,
-    );
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-    // The figures follow the list; `figures` itself only decides whether to wait first.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [api, tasks, root]);
-
   if (!root || tasks.length === 0) return null;
-  const o = figures?.root === root ? figures.overview : null;
+  const o = figures?.root === root ? figures.figures : null;
   const present = ORDER.filter((s) => (counts[s] ?? 0) > 0);
   return (
     <details className="overview" open>

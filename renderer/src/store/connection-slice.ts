@@ -8,6 +8,8 @@ const ACTIVITY_LIMIT = 200;
 // Bursts of events (a runner writing versions, a watcher replaying a folder)
 // collapse into one update of the list and one reload of the open task.
 const COALESCE_MS = 120;
+/** Quiet time after the last change before the directory's figures are asked for again. */
+const OVERVIEW_SETTLE_MS = 1500;
 
 /** A task-event as a line of the live activity: what happened, to which step. */
 function describeTaskEvent(e: { type: string; step_id?: string; version?: number }): string {
@@ -28,6 +30,7 @@ function describeTaskEvent(e: { type: string; step_id?: string; version?: number
 export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice> {
   let unsubscribe: (() => void) | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
+  let overviewTimer: ReturnType<typeof setTimeout> | null = null;
   let listDirty = false;
   let detailDirty = false;
   // Rows the host sent with task-changed, by task id: the last one of a burst wins.
@@ -43,6 +46,12 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
       if (detailDirty) void refreshSelected();
       listDirty = detailDirty = false;
       rows = new Map();
+      // The directory's figures follow once changes settle: a running task changes them several times a second.
+      if (overviewTimer) clearTimeout(overviewTimer);
+      overviewTimer = setTimeout(() => {
+        overviewTimer = null;
+        void get().loadOverview();
+      }, OVERVIEW_SETTLE_MS);
     };
     const schedule = (list: boolean, detail: boolean, row?: TaskSummary) => {
       listDirty ||= list;
@@ -86,6 +95,8 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
           get().notify('error', errorText(err));
         }
         await get().refreshAgents();
+        // Last: the figures read every task's latest version, and the list is already usable without them.
+        await get().loadOverview();
       },
 
       async refreshAgents() {
@@ -101,6 +112,8 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
         unsubscribe = null;
         if (timer) clearTimeout(timer);
         timer = null;
+        if (overviewTimer) clearTimeout(overviewTimer);
+        overviewTimer = null;
       },
 
       handleStreamStatus(status: StreamStatus) {
@@ -193,6 +206,7 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
           get().selectTask(null);
           set({ directory });
           await get().loadTasks();
+          await get().loadOverview();
         } catch (err) {
           get().notify('error', errorText(err));
         }
@@ -208,6 +222,7 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
           get().selectTask(null);
           set({ directory });
           await get().loadTasks();
+          await get().loadOverview();
         } catch (err) {
           get().notify('error', errorText(err));
         } finally {

@@ -11,6 +11,7 @@ import type {
   ApiInput,
   DiffResult,
   DirectoryInfo,
+  DirectoryOverview,
   HostEvent,
   StreamStatus,
   TaskDetail,
@@ -63,6 +64,11 @@ export interface TasksSlice {
    * change, adding any not listed yet: one row changes, not the whole list.
    */
   patchTasks(summaries: readonly TaskSummary[]): void;
+  /** Figures across the directory's tasks (getOverview), for the root they were read in. */
+  overview: { root: string; figures: DirectoryOverview } | null;
+  overviewError: string | null;
+  /** Ask the host for the directory's figures again. */
+  loadOverview(): Promise<void>;
 }
 
 export interface StepResultState {
