@@ -233,9 +233,9 @@ export class HostService implements WaystationService {
 
   async getOverview(): Promise<ApiOutputs['getOverview']> {
     const dir = this.dir();
-    const listed = await this.keptList();
+    const listed = await dir.list.list();
     const figures: TaskFigures[] = [];
-    for (const { summary } of listed) {
+    for (const summary of listed) {
       if (summary.version === null) continue;
       // Kept per task and version: only tasks that moved on since the last overview are read again.
       const key = `${dir.root}\u0000${summary.task_id}`;
@@ -303,7 +303,8 @@ export class HostService implements WaystationService {
   }
 
   async getEvents(input: ApiParsedInput<'getEvents'>): Promise<ApiOutputs['getEvents']> {
-    const { dir, entry } = await this.entry(input.taskId);
+    const dir = this.dir();
+    const entry = await dir.reads.entry(input.taskId);
     // Only a Waystation task folder keeps an event log; another format has none to show.
     if (entry.format !== 'waystation') return { events: [], skipped: 0 };
     const events = await dir.store.readEvents(entry.task_id, input.after);
