@@ -16,8 +16,10 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { combineFigures, taskFigures, type TaskFigures } from './directory-overview.js';
 import {
   ApiError,
+  EVENTS_PAGE,
   type ActionResult,
   type AgentInfo,
   type ApiOutputs,
@@ -47,6 +49,8 @@ export interface HostServiceOptions {
   host: 'desktop' | 'web';
   runner?: HostRunner | null;
   recent?: RecentFolders;
+  /** Desktop: show a system notification; resolves to whether one was shown. */
+  notify?: (n: { title: string; body: string }) => boolean;
   /** Desktop: show the folder picker; resolves to the chosen path or null. */
   chooseDirectory?: (opts: { readOnly: boolean }) => Promise<string | null>;
   openStore?: (root: string) => CheckpointStore;
@@ -65,6 +69,8 @@ const notOpen = () => new ApiError('not-found', 'no checkpoint directory is open
 
 /** The host service; see the module comment. */
 export class HostService implements WaystationService {
+  /** Each task's share of the directory overview, by root and task id, for the version it was read at. */
+  private readonly overviewFigures = new Map<string, { version: number; figures: TaskFigures }>();
   readonly hub: EventHub;
   private current: OpenDirectory | null = null;
   private readonly stopRunnerFeed: () => void;
@@ -262,6 +268,34 @@ export class HostService implements WaystationService {
     return this.open(requested, { readOnly: input.readOnly });
   }
 
+  async getOverview(): Promise<ApiOutputs['getOverview']> {
+    const dir = this.dir();
+    const listed = await dir.list.list();
+    const figures: TaskFigures[] = [];
+    for (const summary of listed) {
+      if (summary.version === null) continue;
+      // Kept per task and version: only tasks that moved on since the last overview are read again.
+      const key = `${dir.root}\u0000${summary.task_id}`;
+      const kept = this.overviewFigures.get(key);
+      if (kept && kept.version === summary.version) {
+        figures.push(kept.figures);
+        continue;
+      }
+      const entry = await dir.store.getTask(summary.task_id).catch(() => null);
+      if (!entry?.checkpoint) continue;
+      const f = taskFigures(entry.checkpoint);
+      this.overviewFigures.set(key, { version: entry.checkpoint.version, figures: f });
+      figures.push(f);
+    }
+    return combineFigures(figures, { read: figures.length, total: listed.length });
+  }
+
+  async showNotification(input: ApiParsedInput<'showNotification'>): Promise<ApiOutputs['showNotification']> {
+    // Only the desktop app can reach the system's notifications from here; a web host has no screen of its own.
+    if (!this.options.notify) return { shown: false };
+    return { shown: this.options.notify({ title: input.title, body: input.body }) };
+  }
+
   async chooseDirectory(input: ApiParsedInput<'chooseDirectory'>): Promise<DirectoryInfo | null> {
     if (!this.options.chooseDirectory) return null;
     const chosen = await this.options.chooseDirectory({ readOnly: input.readOnly });
@@ -303,6 +337,16 @@ export class HostService implements WaystationService {
 
   async getMessages(input: ApiParsedInput<'getMessages'>): Promise<ApiOutputs['getMessages']> {
     return this.dir().reads.getMessages(input);
+  }
+
+  async getEvents(input: ApiParsedInput<'getEvents'>): Promise<ApiOutputs['getEvents']> {
+    const dir = this.dir();
+    const entry = await dir.reads.entry(input.taskId);
+    // Only a Waystation task folder keeps an event log; another format has none to show.
+    if (entry.format !== 'waystation') return { events: [], skipped: 0 };
+    const events = await dir.store.readEvents(entry.task_id, input.after);
+    const skipped = Math.max(0, events.length - EVENTS_PAGE);
+    return { events: skipped > 0 ? events.slice(skipped) : events, skipped };
   }
 
   async diffVersions(input: ApiParsedInput<'diffVersions'>): Promise<ApiOutputs['diffVersions']> {

@@ -102,6 +102,12 @@ export interface StartRunRequest {
   cwd?: string;
   /** The export holding the agent in a module. Default: the default export. */
   exportName?: string;
+  /**
+   * What relative paths in the options are resolved against (the agent's
+   * `resolveOptions` sees it as `env.baseDir`): the caller's working directory
+   * on the command line, the checkpoint directory in the inspector. Default: process.cwd().
+   */
+  optionsBase?: string;
 }
 
 /** What a checkpoint records of a described module agent. */
@@ -343,6 +349,11 @@ export class Runner extends EventEmitter {
     return current !== null && readStopRequest(path.join(this.root, location, 'lease'), current.n) !== null;
   }
 
+  /** Whether the task has a readable version: a start has got as far as creating it. */
+  async hasVersion(taskId: string): Promise<boolean> {
+    return (await this.latest(taskId)) !== null;
+  }
+
   private async latest(taskId: string): Promise<Checkpoint | null> {
     try {
       return (await this.store.getTask(taskId))?.checkpoint ?? null;
@@ -441,6 +452,7 @@ export class Runner extends EventEmitter {
       mode: req.mode,
       maxAutoAttempts: req.maxAutoAttempts,
       actor: this.opts.actor,
+      optionsBase: req.optionsBase ?? process.cwd(),
     });
     return this.supervise(taskId, first);
   }

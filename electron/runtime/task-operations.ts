@@ -259,6 +259,8 @@ export interface StartRequest {
   maxAutoAttempts?: number;
   /** What else to record about the agent (module path for agents outside the registry). */
   agentRef?: Partial<AgentRef>;
+  /** What relative paths in the options are resolved against; default process.cwd(). */
+  optionsBase?: string;
 }
 
 /** Create a task from an agent and drive it until it finishes, fails or waits. */
@@ -284,7 +286,7 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
   const existing = await env.store.getTask(taskId);
   if (existing && !isUnfinishedCreate(existing))
     throw new OperationError('exists', `task ${taskId} already exists in ${env.root}; resume it instead`);
-  const planEnv = { taskId, rootDir: env.root };
+  const planEnv = { taskId, rootDir: env.root, baseDir: req.optionsBase ?? process.cwd() };
   const options = (
     agent.resolveOptions ? await fromAgent(env, agent, 'resolveOptions', () => agent.resolveOptions!(parsed.data, planEnv)) : parsed.data
   ) as Record<string, unknown>;

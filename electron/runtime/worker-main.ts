@@ -97,6 +97,7 @@ async function run(job: WorkerJob): Promise<number> {
       mode: job.mode,
       maxAutoAttempts: job.maxAutoAttempts,
       agentRef: ref,
+      optionsBase: job.optionsBase,
     });
     await send({ type: 'outcome', outcome });
     return exitCodeForOutcome(outcome);

@@ -16,6 +16,8 @@ export type WorkerJob =
       mode?: RecoveryMode;
       maxAutoAttempts?: number;
       actor?: string;
+      /** What relative paths in the options are resolved against. */
+      optionsBase?: string;
     }
   | ({ kind: 'resume'; root: string; taskId: string; actor?: string } & ResumeRequest)
   | { kind: 'approve'; root: string; taskId: string; actor?: string }

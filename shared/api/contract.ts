@@ -50,9 +50,19 @@ export const apiInputs = {
     /** The history the caller already shows (the head and count of the version it read): only what follows it is sent. */
     after: z.object({ head: z.string().min(1).max(200).nullable(), count: z.number().int().nonnegative() }).optional(),
   }),
+  /** The task's event log (what `waystation tail` prints): the events after id `after`, oldest first. */
+  getEvents: z.object({ taskId: TaskId, after: z.number().int().nonnegative().default(0) }),
   diffVersions: z.object({ taskId: TaskId, a: Version, b: Version }),
   verifyTask: z.object({ taskId: TaskId }),
+  /** Figures across the open directory's tasks: tokens and cost summed, the slowest steps. */
+  getOverview: z.object({}),
   listAgents: z.object({}),
+  /**
+   * Desktop: a system notification from the main process (a task now waits for
+   * a person). Browser mode answers `{ shown: false }`: the page uses the
+   * browser's own Notification once the person allowed it.
+   */
+  showNotification: z.object({ title: z.string().min(1).max(200), body: z.string().max(1000).default(''), taskId: TaskId.optional() }),
   startTask: z.object({
     agent: z.string().min(1).max(200),
     options: z.record(z.string(), z.unknown()).default({}),
@@ -190,6 +200,38 @@ export interface VersionEntry {
   bytes: number;
 }
 
+/** One line of a task's event log, `events.jsonl`: ids increase by one per task, from 1. */
+export interface TaskEventEntry {
+  id: number;
+  type: string;
+  at: string;
+  version?: number;
+  step_id?: string;
+  data?: Record<string, unknown>;
+}
+
+/** A step that took long, for the directory overview. */
+export interface SlowStep {
+  task_id: string;
+  step_id: string;
+  step_name: string;
+  elapsed_ms: number;
+  status: string;
+}
+
+/** What getOverview answers: sums over the tasks it could read (`tasks_read` of `tasks_total`). */
+export interface DirectoryOverview {
+  tasks_read: number;
+  tasks_total: number;
+  tokens_in: number;
+  tokens_out: number;
+  cost_usd: number;
+  slowest_steps: SlowStep[];
+}
+
+/** The most events one getEvents answer carries: a long log sends its newest. */
+export const EVENTS_PAGE = 2000;
+
 export interface DiffResult {
   a: number;
   b: number;
@@ -233,9 +275,16 @@ export interface ApiOutputs {
   getStepResult: { value: unknown; found: boolean };
   /** The messages from index `from` on: after `input.after` when the version's history continues it, else all (from 0). */
   getMessages: { from: number; messages: HistoryMessage[] };
+  /**
+   * The events after `input.after`, oldest first, at most the newest EVENTS_PAGE of them;
+   * `skipped` counts those left out before the first one sent.
+   */
+  getEvents: { events: TaskEventEntry[]; skipped: number };
   diffVersions: DiffResult;
   verifyTask: VerifyResult;
+  getOverview: DirectoryOverview;
   listAgents: AgentInfo[];
+  showNotification: { shown: boolean };
   startTask: ActionResult;
   resumeTask: ActionResult;
   approveResume: ActionResult;
@@ -350,9 +399,18 @@ export function toApiError(reason: unknown): ApiError {
 export type WaystationApi = {
   [M in ApiMethod]: (input: ApiInput<M>) => Promise<ApiOutputs[M]>;
 } & {
-  /** Subscribe to host events after `lastEventId` (default: only new ones). Returns the unsubscribe function. */
-  subscribe(listener: HostEventListener, lastEventId?: number): () => void;
+  /**
+   * Subscribe to host events after `lastEventId` (default: only new ones). Returns the unsubscribe function.
+   *
+   * `onStatus`, when given, hears how the event stream stands: `offline` as
+   * soon as it drops (with when the next attempt is), `live` once it is open
+   * again. A transport that cannot lose its host (IPC) never calls it.
+   */
+  subscribe(listener: HostEventListener, lastEventId?: number, onStatus?: (status: StreamStatus) => void): () => void;
 };
+
+/** How a live event stream stands, as `subscribe` reports it. */
+export type StreamStatus = { state: 'live' } | { state: 'offline'; reason: string; retryAt: number };
 
 /** Validate an input for `method`; throws ApiError('invalid-input') with readable issues. */
 export function parseApiInput<M extends ApiMethod>(method: M, input: unknown): z.output<(typeof apiInputs)[M]> {
