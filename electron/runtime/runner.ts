@@ -343,8 +343,8 @@ export class Runner extends EventEmitter {
   }
 
   /** Whether a person asked the task's current run to stop (a run whose process was ended by a second stop leaves only that). */
-  private async stopWasAsked(taskId: string): Promise<boolean> {
-    const location = (await this.store.getTask(taskId).catch(() => null))?.location ?? taskId;
+  private async stopWasAsked(taskId: string, known?: string): Promise<boolean> {
+    const location = known ?? (await this.store.getTask(taskId).catch(() => null))?.location ?? taskId;
     const current = await readLeaseEntry(path.join(this.root, location)).catch(() => null);
     return current !== null && readStopRequest(path.join(this.root, location, 'lease'), current.n) !== null;
   }
@@ -637,20 +637,12 @@ export class Runner extends EventEmitter {
       const cp = entry?.checkpoint;
       if (!entry || !cp || entry.read_only || entry.format !== 'waystation' || !cp.agent || this.shuttingDown) return null;
       const live = (await this.store.readLease(taskId)).info.held;
-      if (live || this.shuttingDown || cp.recovery.stopped || (await this.stopWasAsked(taskId))) return null;
+      if (live || this.shuttingDown || cp.recovery.stopped || (await this.stopWasAsked(taskId, entry.location))) return null;
       const interrupted = cp.status === 'running';
       const max = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
-      if (cp.recovery.mode === 'auto' && (interrupted || cp.status === 'failed') && cp.recovery.auto_attempts < max) {
-        const first = await this.spawnJob({
-          kind: 'resume',
-          root: this.location,
-          taskId: cp.task_id,
-          trigger: 'auto',
-          actor: this.opts.actor,
-        });
-        return this.supervise(cp.task_id, first);
-      }
-      if (cp.recovery.mode === 'confirm' && interrupted) {
+      // Auto mode resumes what failed or was interrupted, with attempts left; confirm mode prepares a plan for what was interrupted.
+      const resumesAuto = cp.recovery.mode === 'auto' && (interrupted || cp.status === 'failed') && cp.recovery.auto_attempts < max;
+      if (resumesAuto || (cp.recovery.mode === 'confirm' && interrupted)) {
         const first = await this.spawnJob({
           kind: 'resume',
           root: this.location,
