@@ -9,6 +9,7 @@ import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { CheckpointStore, TaskEntry } from '../store/store-types.js';
 import { createStyle, type Style } from './output.js';
+import { refuseUrlDirectory } from './directory-argument.js';
 
 /** Exit codes, the same for every command (listed in `waystation --help`). */
 export const ExitCode = {
@@ -30,6 +31,8 @@ export interface CliIo {
   color: boolean;
   /** Colour stderr. Defaults to `color`. */
   errColor?: boolean;
+  /** Ask a person a question and resolve to the answer; absent when no one is at a terminal. */
+  ask?(question: string): Promise<string>;
 }
 
 export interface CliContext {
@@ -62,6 +65,7 @@ export function createContext(io: CliIo, openStore: (root: string) => Checkpoint
 
 /** Resolve DIR and check it is a directory; a usage error otherwise. */
 export async function requireDirectory(dir: string): Promise<string> {
+  refuseUrlDirectory(dir);
   const root = path.resolve(dir);
   let stats;
   try {

@@ -8,6 +8,7 @@
  * --runs is the number of crash runs (SIGKILLed runs of the demo agents);
  * --scale multiplies the other scenarios' counts; --seed replays a run.
  */
+import '../support/trust-store-env.js';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { formatTable } from '../../bench/lib/table.js';

@@ -9,6 +9,7 @@ import { TaskView } from './task-view.js';
 import { Notices } from './notices.js';
 import { StartTaskDialog } from './start-task-dialog.js';
 import { DirectoryControls } from './directory-controls.js';
+import { TrustPrompt } from './trust-prompt.js';
 
 export function App() {
   const init = useAppStore((s) => s.init);
@@ -84,6 +85,7 @@ function Toolbar() {
           Read-only
         </span>
       )}
+      <TrustPrompt />
       <span className="spacer" />
       {busyLabels.length > 0 && (
         <span className="busy" role="status">
