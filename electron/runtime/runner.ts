@@ -36,6 +36,7 @@ import {
   type ResumeRequest,
 } from './task-operations.js';
 import { defaultWorkerLaunch } from './worker-launch.js';
+import { WriteLimitError } from '../store/write-limits.js';
 import {
   exitCodeForError,
   exitCodeForOutcome,
@@ -476,6 +477,8 @@ export class Runner extends EventEmitter {
       return { ...o, exitCode: RunExit.done };
     } catch (err) {
       if (err instanceof OperationError) return refused(taskId, err.code, err.message);
+      // A value its own readers would refuse: bad input, and nothing was written.
+      if (err instanceof WriteLimitError) return refused(taskId, 'invalid', err.message);
       throw err;
     }
   }

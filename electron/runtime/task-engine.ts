@@ -24,6 +24,7 @@ import type {
 import { canonicalJson } from '../../shared/checkpoint/canonical-json.js';
 import { expectedCurrentStep } from '../../shared/checkpoint/invariants.js';
 import { StoreWriteError, type CheckpointStore, type TaskEvent } from '../store/store-types.js';
+import { WriteLimitError } from '../store/write-limits.js';
 import { writeFileAtomic as writeFileDurably } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
 import { artifactBaseDir } from '../verify/verify-task.js';
@@ -77,7 +78,8 @@ class StepOutputError extends Error {}
 
 /** The store refused a checkpoint because it does not fit the schema (the agent's doing, not the disk's): nothing was written. */
 export function isSchemaRefusal(err: unknown): err is StoreWriteError {
-  return err instanceof StoreWriteError && err.problems.some((p) => p.reason === 'schema');
+  // A value over a reader's limit (write-limits.ts) is refused like a value the schema refuses.
+  return err instanceof WriteLimitError || (err instanceof StoreWriteError && err.problems.some((p) => p.reason === 'schema'));
 }
 
 export interface EngineDeps {

@@ -12,6 +12,7 @@ import { providerFromEnv, redactSecrets } from '../llm/provider-from-env.js';
 // The worker process's entry point: it provides the built-in agents to the runtime it runs.
 import { builtInAgent } from '../agents/registry.js';
 import { AgentLoadError, describeModuleAgent, loadAgent, type LoadedAgent } from './agent-loader.js';
+import { WriteLimitError } from '../store/write-limits.js';
 import { approveTask, loadForWrite, OperationError, resumeTask, startTask, type OperationEnv } from './task-operations.js';
 import { exitCodeForError, exitCodeForOutcome, RunExit, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
@@ -125,8 +126,9 @@ try {
   code = await run(JSON.parse(raw) as WorkerJob);
 } catch (err) {
   const message = redactSecrets(messageOf(err));
-  const errCode = err instanceof OperationError ? err.code : 'internal';
-  if (!(err instanceof OperationError))
+  // A value over a reader's limit is bad input: nothing was written (write-limits.ts).
+  const errCode = err instanceof OperationError ? err.code : err instanceof WriteLimitError ? 'invalid' : 'internal';
+  if (!(err instanceof OperationError) && !(err instanceof WriteLimitError))
     process.stderr.write(`${redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
   await send({ type: 'error', code: errCode, message });
   code = exitCodeForError(errCode);

@@ -32,6 +32,7 @@ import { validateChanges } from './incremental-validate.js';
 import { EncodeArena, encodeJson, sealJson, toPlainJson } from './frozen-json.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
+import { checkFileSize, checkValueDepth } from './write-limits.js';
 import { encodeBlob, type EncodedBlob } from './blob-store.js';
 import { exists, insideRoot, relPath, type ReadContext } from './file-reader.js';
 import { heldPast, HOT_FILE, listVersionNumbers, loadVersion, newestVersion, readHot } from './task-reader.js';
@@ -259,12 +260,18 @@ export class TaskWriter {
   private async write(request: SaveRequest): Promise<SaveResult> {
     const state = this.state!;
     const next = state.lastVersion + 1;
+    const versionName = relPath(this.ctx, versionPath(this.taskDir, next));
+    // What a reader would refuse is never written (write-limits.ts): checked before anything else, deep values first.
+    checkValueDepth(this.taskId, versionName, {
+      checkpoint: request.checkpoint,
+      results: request.results,
+      messages: request.appendHistory,
+    });
     const { normalized, blobs, ops } = this.build(request, next, state);
     // Only the lease holder appends: no other writer may be adding to the task (docs/FORMAT.md, "Segments").
     const appendable = request.lease?.held === true && request.lease.taskId === this.taskId;
     const open = this.segment;
-    const segment = appendable && open !== null && open.first + open.count === next ? open : null;
-    if (!segment) await this.closeSegment();
+    let segment = appendable && open !== null && open.first + open.count === next ? open : null;
 
     // The document is encoded once, mostly from remembered fragments; the hot snapshot and a full snapshot share
     // the bytes, which live in the writer's arena and so are only valid until the save after next.
@@ -280,6 +287,11 @@ export class TaskWriter {
     }
     const isFull = encoded === null;
     encoded ??= encodeFull(next, docBytes, blobs, appendable);
+    checkFileSize(this.taskId, versionName, encoded.bytes.length, this.ctx.maxFileBytes);
+    checkFileSize(this.taskId, relPath(this.ctx, path.join(this.taskDir, HOT_FILE)), docBytes.length, this.ctx.maxFileBytes);
+    // A segment stays within the size a reader loads: a version that would take it over starts a file of its own.
+    if (segment && segment.size + encoded.bytes.length > this.ctx.maxFileBytes) segment = null;
+    if (!segment) await this.closeSegment();
 
     const warnings = segment ? await this.append(segment, next, encoded, docBytes) : await this.commit(next, encoded, docBytes, appendable);
 
