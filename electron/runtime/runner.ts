@@ -31,12 +31,14 @@ import {
   type OperationEnv,
   generateTaskId,
   isUnfinishedCreate,
+  newTaskIdProblem,
   OperationError,
   rejectTask,
   type ResumeRequest,
 } from './task-operations.js';
 import { defaultWorkerLaunch } from './worker-launch.js';
 import { WriteLimitError } from '../store/write-limits.js';
+import { handJob, JOB_VIA_IPC_ENV, optionsTooLarge } from './worker-job-channel.js';
 import {
   exitCodeForError,
   exitCodeForOutcome,
@@ -142,11 +144,12 @@ export class Runner extends EventEmitter {
     const projectRoot = job.kind === 'start' ? job.agentRef.project_root : undefined;
     const child = fork(entry, [], {
       execArgv,
-      env: { ...env, WAYSTATION_JOB: JSON.stringify(job) },
+      env: { ...env, [JOB_VIA_IPC_ENV]: '1' },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       // A module agent starts in its project, as it would when its author runs it.
       cwd: projectRoot ? path.resolve(this.root, projectRoot) : process.cwd(),
     });
+    handJob(child, job);
     this.children.add(child);
     const taskId = job.taskId;
     this.emit('event', { type: 'spawned', taskId, pid: child.pid ?? -1, job: job.kind });
@@ -304,6 +307,12 @@ export class Runner extends EventEmitter {
    * Start a task (or, when `taskId` names an existing task of the same agent, resume it, as re-running the article's demo does).
    */
   async startRun(req: StartRunRequest): Promise<RunOutcome> {
+    if (req.taskId !== undefined && !(await this.store.getTask(req.taskId).catch(() => null))) {
+      const why = newTaskIdProblem(req.taskId);
+      if (why) return refused(req.taskId, 'invalid', why);
+    }
+    const heavy = optionsTooLarge(req.options);
+    if (heavy) return refused(req.taskId ?? '', 'invalid', heavy);
     let agentRef;
     try {
       agentRef = await this.resolveAgent(req);

@@ -17,6 +17,8 @@ import { redactSecrets } from '../llm/provider-from-env.js';
 import type { AnyAgent } from './define-agent.js';
 import { acquireLease, LeaseHeldError, type Lease } from './lease.js';
 import { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
+import { describeDiskError } from './disk-errors.js';
+import { isSafeTaskId } from '../store/directory-scan.js';
 import { isSchemaRefusal, TaskEngine, type EngineOutcome } from './task-engine.js';
 import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
 
@@ -36,7 +38,9 @@ export class OperationError extends ServiceError {
       | 'halted'
       | 'agent-mismatch'
       | 'agent-unavailable'
-      | 'moved',
+      | 'moved'
+      /** The disk refused a write (full, read-only, no permission): the message names the file and what to do. */
+      | 'disk',
     message: string,
   ) {
     super(message);
@@ -64,6 +68,21 @@ export interface OperationEnv {
 export const DEFAULT_MAX_AUTO_ATTEMPTS = 3;
 /** What a new task's id may be: it names a folder, so nothing that could leave the root or collide with the store's own names. */
 export const TASK_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Why `taskId` cannot name a new task, or null when it can: checked by every
+ * way of starting one (the API answers before any worker starts, the runner
+ * before it spawns one), so no caller is told "running" for an id the
+ * worker then refuses.
+ */
+export function newTaskIdProblem(taskId: string): string | null {
+  if (TASK_ID_RE.test(taskId) && isSafeTaskId(taskId)) return null;
+  const shown = taskId.length > 60 ? `${taskId.slice(0, 60)}…` : taskId;
+  return (
+    `${JSON.stringify(shown)} cannot be a task id: use at most 128 letters (a to z), digits, ".", "_" and "-", ` +
+    'starting with a letter or digit and not ending in ".json" or ".tmp"; nothing was written'
+  );
+}
 
 /** A readable, unique task id: agent name, UTC date and time, a short random suffix. */
 export function generateTaskId(agentName: string, now = new Date()): string {
@@ -131,6 +150,8 @@ async function takeLease(env: OperationEnv, taskId: string, owner: string, heart
     });
   } catch (err) {
     if (err instanceof LeaseHeldError) throw new OperationError('busy', err.message);
+    const disk = describeDiskError(err, path.join(env.root, location, 'lease'), `the task ${taskId} was not touched`);
+    if (disk) throw new OperationError('disk', disk);
     throw err;
   }
 }
@@ -268,12 +289,8 @@ export interface StartRequest {
 /** Create a task from an agent and drive it until it finishes, fails or waits. */
 export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRequest = {}): Promise<EngineOutcome> {
   const taskId = req.taskId ?? generateTaskId(agent.name);
-  if (!TASK_ID_RE.test(taskId)) {
-    throw new OperationError(
-      'invalid',
-      `"${taskId}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit`,
-    );
-  }
+  const idProblem = newTaskIdProblem(taskId);
+  if (idProblem) throw new OperationError('invalid', idProblem);
   const schema = agent.options as z.ZodType | undefined;
   if (!schema || typeof schema !== 'object' || typeof (schema as { safeParse?: unknown }).safeParse !== 'function') {
     throw new OperationError(
