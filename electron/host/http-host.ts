@@ -40,6 +40,7 @@ import type { TaskListing } from '../../shared/checkpoint/task-summary.js';
 import { asServiceError, dispatch, httpStatusOf, isApiMethod } from '../../shared/api/dispatch.js';
 import { PAGE_CSP } from '../../shared/api/page-csp.js';
 import { PathOutsideRootError, checkRelativePath, resolveInsideRoot } from './path-confinement.js';
+import { guardConnections, type ConnectionGuard, type ConnectionLimits } from './connection-guard.js';
 
 /** The API as the web host serves it: the service, plus the listing `waystation ls --json` prints. */
 export type WebHostedService = WaystationService & {
@@ -63,6 +64,10 @@ export interface HttpHostOptions {
   maxBufferedBytes?: number;
   /** Check every answer against the contract's output schemas (default: in development and tests, see outputChecksEnabled). */
   checkOutputs?: boolean;
+  /** Timeouts and the cap on connections without the token (connection-guard.ts). */
+  connections?: ConnectionLimits;
+  /** Open event streams, at most: a new one beyond it closes the oldest (which resumes by Last-Event-ID). */
+  maxStreams?: number;
 }
 
 export interface HttpHost {
@@ -74,6 +79,8 @@ export interface HttpHost {
   readonly token: string;
   /** Open SSE streams (for tests and diagnostics). */
   readonly openStreams: number;
+  /** Connections open that have not yet carried a request with the token. */
+  readonly unauthenticatedConnections: number;
   /** Stop accepting, end every stream and connection. */
   close(): Promise<void>;
 }
@@ -130,6 +137,8 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
   const staticDir = options.staticDir ? path.resolve(options.staticDir) : null;
   const streams = new Set<http.ServerResponse>();
+  const maxStreams = options.maxStreams ?? 64;
+  let guard: ConnectionGuard | null = null;
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
@@ -221,6 +230,12 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     });
     res.write('retry: 2000\n: connected\n\n');
     streams.add(res);
+    // Streams are counted apart from requests: a client beyond the cap closes the oldest, which reconnects if it is still wanted.
+    while (streams.size > maxStreams) {
+      const oldest = streams.values().next().value as http.ServerResponse;
+      streams.delete(oldest);
+      oldest.end();
+    }
     let unsubscribe: () => void = () => {};
     const drop = () => {
       unsubscribe();
@@ -256,6 +271,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
         ),
       );
     }
+    guard?.authenticated(req.socket);
     const method = req.method ?? 'GET';
     const [, resource, id, sub, ...rest] = segments;
     const isGet = method === 'GET' || method === 'HEAD';
@@ -408,6 +424,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     handle(req, res).catch((err) => sendError(res, err));
   });
   server.on('clientError', (_err, socket) => socket.destroy());
+  guard = guardConnections(server, options.connections);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -428,6 +445,9 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     token,
     get openStreams() {
       return streams.size;
+    },
+    get unauthenticatedConnections() {
+      return guard?.unauthenticated ?? 0;
     },
     async close() {
       for (const res of streams) res.end();
