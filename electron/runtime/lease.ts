@@ -11,7 +11,7 @@
  * are created with `link`, which fails if another runner got there first, so
  * two runners never both win.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -47,11 +47,36 @@ export class LeaseHeldError extends ServiceError {
   }
 }
 
+/** Identity of a folder: its device and inode, which a rename keeps and a new folder of the same name does not have. */
+export interface FolderIdentity {
+  dev: number;
+  ino: number;
+}
+
 /** The lease was taken over while we held it (our heartbeat went stale); the holder must stop writing. */
 export class LeaseLostError extends ServiceError {
   readonly code = 'lease-lost';
   constructor(readonly taskId: string) {
     super(`the lease on task ${taskId} was taken over by another runner; this runner stopped writing`);
+  }
+}
+
+/**
+ * The task folder the lease was taken in is gone (deleted) or is no longer
+ * the same folder (renamed away, another put in its place): the runner stops
+ * and writes nothing more, least of all into a folder it did not create.
+ */
+export class TaskFolderGoneError extends LeaseLostError {
+  constructor(
+    taskId: string,
+    readonly taskDir: string,
+    how: 'deleted' | 'replaced',
+  ) {
+    super(taskId);
+    this.message =
+      how === 'deleted'
+        ? `the folder of task ${taskId} (${taskDir}) was deleted during the run; the runner stopped and wrote nothing more`
+        : `the folder of task ${taskId} (${taskDir}) was renamed or replaced during the run (it is no longer the folder the run started in); the runner stopped and wrote nothing more, into either folder`;
   }
 }
 
@@ -83,6 +108,8 @@ export interface LeaseOptions {
 export class Lease {
   private timer: NodeJS.Timeout | null = null;
   private lostError: LeaseLostError | null = null;
+  /** The task folder the lease was taken in; checked before every write. */
+  folder: FolderIdentity | null = null;
   private releasing = false;
 
   constructor(
@@ -105,6 +132,23 @@ export class Lease {
   /** Throw if the lease is gone; called before every write. */
   assertHeld(): void {
     if (this.lostError) throw this.lostError;
+    this.checkFolder();
+    if (this.lostError) throw this.lostError;
+  }
+
+  /** Notice that the task folder is gone or another one (see TaskFolderGoneError); the lease is lost then. */
+  private checkFolder(): void {
+    if (!this.folder || this.lostError) return;
+    const taskDir = path.dirname(this.leaseDir);
+    let now: { dev: number; ino: number } | null;
+    try {
+      now = statSync(taskDir);
+    } catch {
+      now = null;
+    }
+    if (now && now.dev === this.folder.dev && now.ino === this.folder.ino) return;
+    this.lostError = new TaskFolderGoneError(this.taskId, taskDir, now ? 'replaced' : 'deleted');
+    this.stop();
   }
 
   /** A person's request that this holder stop (electron/runtime/stop-request.ts), or null: checked at each safe boundary. */
@@ -126,6 +170,11 @@ export class Lease {
   /** Refresh the heartbeat, or notice that someone took the lease over. */
   async heartbeat(): Promise<void> {
     if (this.lostError || this.releasing) return;
+    this.checkFolder();
+    if (this.lostError) {
+      this.opts.onLost?.(this.lostError);
+      return;
+    }
     const current = await highestEntry(this.leaseDir);
     if (!current || current.n !== this.n) {
       this.lostError = new LeaseLostError(this.taskId);
@@ -147,6 +196,7 @@ export class Lease {
   /** Give the lease up by writing a released entry after ours. */
   async release(): Promise<void> {
     this.stop();
+    this.checkFolder();
     if (this.lostError || this.releasing) return;
     this.releasing = true;
     const now = new Date().toISOString();
@@ -183,6 +233,8 @@ export async function acquireLease(taskDir: string, taskId: string, opts: LeaseO
       await syncDir(nodeFs, leaseDir);
       await pruneOldEntries(leaseDir, n);
       const lease = new Lease(taskId, leaseDir, n, entry, opts);
+      const st = await fs.stat(taskDir);
+      lease.folder = { dev: st.dev, ino: st.ino };
       lease.startHeartbeat();
       return lease;
     }

@@ -33,7 +33,7 @@ import { LlmCallError } from '../llm/provider.js';
 import { estimateCostUsd } from '../llm/cost.js';
 import { redactSecrets, redactSecretsIn } from '../llm/provider-from-env.js';
 import type { AnyAgent, CostlyAction, EffectSpec, ProbeResult, ResumeContext, TaskContext } from './define-agent.js';
-import { LeaseLostError, type Lease } from './lease.js';
+import { LeaseLostError, TaskFolderGoneError, type Lease } from './lease.js';
 import type { StopRequest } from './stop-request.js';
 
 /** How a drive of a task ended. */
@@ -176,6 +176,13 @@ export class TaskEngine {
 
   /** Append an event; a failed append is reported but never fails the task, whose truth is the versions. */
   async event(event: Omit<TaskEvent, 'id' | 'task_id' | 'at'>): Promise<void> {
+    // Not even an event goes into a folder that is no longer the task's (see TaskFolderGoneError), nor after a
+    // takeover; the next save then stops the run with the reason.
+    try {
+      this.deps.lease?.assertHeld();
+    } catch {
+      return;
+    }
     try {
       await this.deps.store.appendEvent(this.working.task_id, event);
     } catch (err) {
@@ -790,6 +797,10 @@ export class TaskEngine {
       const skipped = open.length ? ` (${open.length} step(s) the agent did not run were marked skipped)` : '';
       return this.outcome('done', `task ${this.working.task_id} finished${skipped}`, null);
     } catch (err) {
+      if (err instanceof TaskFolderGoneError) {
+        // Not a takeover: nobody drives the task now, and this run's end is a failure to say so, not "busy".
+        return this.outcome('failed', err.message, 'look for the folder where it went; nothing was written after it moved');
+      }
       if (err instanceof LeaseLostError) {
         return this.outcome(this.working.status, err.message, 'another runner took the task over; check it with `waystation tail`');
       }
