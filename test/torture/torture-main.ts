@@ -19,6 +19,7 @@ import { diskFaults } from './scenarios/disk-faults.js';
 import { races } from './scenarios/races.js';
 import { malformedInput } from './scenarios/malformed-input.js';
 import { hostileRequests } from './scenarios/hostile-requests.js';
+import { untrustedInput } from './scenarios/untrusted-input.js';
 import type { Scenario, ScenarioReport } from './lib/scenario.js';
 
 const { values } = parseArgs({
@@ -47,6 +48,7 @@ const scenarios: { name: string; run: Scenario; runs: number }[] = [
   { name: 'races', run: races, runs: Math.round(300 * scale) },
   { name: 'malformed-input', run: malformedInput, runs: Math.round(1000 * scale) },
   { name: 'hostile-requests', run: hostileRequests, runs: Math.round(5000 * scale) },
+  { name: 'untrusted-input', run: untrustedInput, runs: Math.round(2000 * scale) },
 ];
 const only = values.only?.split(',').map((s) => s.trim());
 const selected = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
