@@ -33,6 +33,7 @@ import { EncodeArena, encodeJson, sealJson, toPlainJson } from './frozen-json.js
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
 import { checkFileSize, checkValueDepth } from './write-limits.js';
+import { redactJson, secretsOf } from './redact.js';
 import { encodeBlob, type EncodedBlob } from './blob-store.js';
 import { exists, insideRoot, relPath, type ReadContext } from './file-reader.js';
 import { heldPast, HOT_FILE, listVersionNumbers, loadVersion, newestVersion, readHot } from './task-reader.js';
@@ -257,7 +258,15 @@ export class TaskWriter {
     return this.write(request);
   }
 
-  private async write(request: SaveRequest): Promise<SaveResult> {
+  private async write(raw: SaveRequest): Promise<SaveResult> {
+    // No secret is written, whoever wrote the request (redact.ts).
+    const secrets = secretsOf();
+    const request: SaveRequest = {
+      ...raw,
+      checkpoint: redactJson(raw.checkpoint, secrets),
+      ...(raw.results ? { results: redactJson(raw.results, secrets) } : {}),
+      ...(raw.appendHistory ? { appendHistory: redactJson(raw.appendHistory, secrets) } : {}),
+    };
     const state = this.state!;
     const next = state.lastVersion + 1;
     const versionName = relPath(this.ctx, versionPath(this.taskDir, next));
