@@ -118,8 +118,7 @@ export class HostService implements WaystationService {
       root: realRoot,
       // A host without a runner browses every directory read-only; unless told otherwise, a folder opened
       // read-only before opens read-only again: it was not trusted to run code.
-      readOnly:
-        !this.options.runner || untrusted || (opts.readOnly ?? this.options.recent?.readOnly().includes(realRoot) ?? false),
+      readOnly: !this.options.runner || untrusted || (opts.readOnly ?? this.options.recent?.readOnly().includes(realRoot) ?? false),
       store: (this.options.openStore ?? openStore)(realRoot),
       hub: this.hub,
       hashes: this.moduleHashes,
