@@ -10,6 +10,7 @@ import path from 'node:path';
 import { isPostgresUrl, redactUrl } from '../store/postgres/redact-url.js';
 import type { CheckpointStore, TaskEntry } from '../store/store-types.js';
 import { createStyle, type Style } from './style.js';
+import { refuseUrlDirectory } from './directory-argument.js';
 
 /** Exit codes, the same for every command (listed in `waystation --help`). */
 export const ExitCode = {
@@ -31,6 +32,8 @@ export interface CliIo {
   color: boolean;
   /** Colour stderr. Defaults to `color`. */
   errColor?: boolean;
+  /** Ask a person a question and resolve to the answer; absent when no one is at a terminal. */
+  ask?(question: string): Promise<string>;
 }
 
 export interface CliContext {
@@ -77,6 +80,7 @@ export async function requireLocation(location: string): Promise<string> {
 
 /** Resolve DIR and check it is a directory; a usage error otherwise. */
 export async function requireDirectory(dir: string): Promise<string> {
+  refuseUrlDirectory(dir);
   const root = path.resolve(dir);
   let stats;
   try {

@@ -101,7 +101,19 @@ export function processIo(): CliIo {
     err: (s) => void process.stderr.write(s),
     color: shouldColor(process.stdout, process.env),
     errColor: shouldColor(process.stderr, process.env),
+    ...(process.stdin.isTTY && process.stderr.isTTY ? { ask: askOnTerminal } : {}),
   };
+}
+
+/** Ask on the terminal (stderr, so stdout stays the command's output) and resolve to the line typed. */
+async function askOnTerminal(question: string): Promise<string> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
 }
 
 /** Started as `waystation` (bin/waystation.mjs, the npm bin link) or as this very file, rather than imported. */

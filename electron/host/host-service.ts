@@ -25,6 +25,7 @@ import {
   type ApiOutputs,
   type ApiParsedInput,
   type DirectoryInfo,
+  type DirectoryTrust,
   type HostEventListener,
   type TaskDetail,
   type WaystationService,
@@ -42,6 +43,11 @@ import { snapshotRoot } from './root-snapshot.js';
 import { startRecovery } from './start-up-recovery.js';
 import { ModuleHashCache } from './task-agent-status.js';
 import { messageOf } from '../../shared/api/error-codes.js';
+import { howToTrust, userTrustGate, type TrustGate } from '../runtime/directory-trust.js';
+import { newTaskIdProblem } from '../runtime/task-operations.js';
+import { optionsTooLarge } from '../runtime/worker-job-channel.js';
+import { describeDirectoryTrust } from './directory-trust-info.js';
+import { refuseUnlistedAgent } from './start-agent-check.js';
 
 export type { HostRunner, RecentFolders, RunnerEvent } from './host-ports.js';
 
@@ -63,6 +69,11 @@ export interface HostServiceOptions {
    */
   recoverOnOpen?: boolean;
   hub?: EventHub;
+  /**
+   * Which directories a person trusts (directory-trust.ts): an untrusted one
+   * is browsed read-only until trusted. The user's trust store by default.
+   */
+  trust?: TrustGate;
 }
 
 const notOpen = () => new ApiError('not-found', 'no checkpoint directory is open; open one first');
@@ -77,6 +88,8 @@ export class HostService implements WaystationService {
   private closed = false;
   private readonly moduleHashes = new ModuleHashCache();
   private readonly operations: HostOperations;
+  /** The open directory is not trusted (directory-trust.ts): browsed read-only until trustDirectory. */
+  private untrusted = false;
 
   constructor(private readonly options: HostServiceOptions) {
     this.hub = options.hub ?? new EventHub();
@@ -105,12 +118,15 @@ export class HostService implements WaystationService {
     const stats = await fs.stat(root).catch(() => null);
     if (!stats?.isDirectory()) throw new ApiError('not-found', `${root} is not a directory; nothing was opened`);
     const realRoot = await fs.realpath(root);
+    // Nothing of a directory runs before a person trusts it: untrusted is read-only, whatever was asked.
+    const untrusted = this.options.runner ? !(await this.trustGate().isTrusted(realRoot)) : false;
     await this.closeDirectory();
+    this.untrusted = untrusted;
     const opened = new OpenDirectory({
       root: realRoot,
       // A host without a runner browses every directory read-only; unless told otherwise, a folder opened
       // read-only before opens read-only again: it was not trusted to run code.
-      readOnly: !this.options.runner || (opts.readOnly ?? this.options.recent?.readOnly().includes(realRoot) ?? false),
+      readOnly: !this.options.runner || untrusted || (opts.readOnly ?? this.options.recent?.readOnly().includes(realRoot) ?? false),
       store: (this.options.openStore ?? openStore)(realRoot),
       hub: this.hub,
       hashes: this.moduleHashes,
@@ -148,10 +164,13 @@ export class HostService implements WaystationService {
     const store = (this.options.openStore ?? openLocation)(location);
     // Fails here, with the store's own words (unreachable, wrong password, no schema), before anything is replaced.
     await store.listTasks((entries) => entries.slice(0, 0));
+    // A database holds no code: what runs is read from its artifact folder, which must be trusted like a directory.
+    const untrusted = this.options.runner ? !(await this.trustGate().isTrusted(store.artifactRoot)) : false;
     await this.closeDirectory();
+    this.untrusted = untrusted;
     const opened = new OpenDirectory({
       root: location,
-      readOnly: !this.options.runner || (opts.readOnly ?? false),
+      readOnly: !this.options.runner || untrusted || (opts.readOnly ?? false),
       store,
       hub: this.hub,
       hashes: this.moduleHashes,
@@ -238,7 +257,52 @@ export class HostService implements WaystationService {
       host: this.options.host,
       read_only: this.current ? this.current.readOnly : !this.options.runner,
       recent_read_only: recent?.readOnly() ?? [],
+      untrusted: this.current !== null && this.untrusted,
     };
+  }
+
+  private trustGate(): TrustGate {
+    return this.options.trust ?? userTrustGate();
+  }
+
+  async getDirectoryTrust(): Promise<DirectoryTrust> {
+    const dir = this.dir();
+    const tasks = await this.listTasks().catch(() => []);
+    // The folder whose code runs: the directory itself, or a database's artifact folder.
+    return describeDirectoryTrust(dir.store.artifactRoot, this.trustGate(), tasks, { canTrust: Boolean(this.options.runner) });
+  }
+
+  /**
+   * Trust the open directory, as a person asked in the trust prompt, and open
+   * it again to run: its interrupted auto-mode tasks resume then. Refused
+   * when the path is not the directory open (the prompt showed another).
+   */
+  async trustDirectory(input: ApiParsedInput<'trustDirectory'>): Promise<DirectoryInfo> {
+    const dir = this.dir();
+    const named = await fs.realpath(path.resolve(input.path)).catch(() => path.resolve(input.path));
+    const codeRoot = dir.store.artifactRoot;
+    if (named !== codeRoot) {
+      throw new ApiError(
+        'forbidden',
+        `${input.path} is not the open directory's folder (${codeRoot}); only the open directory can be trusted; nothing was trusted`,
+      );
+    }
+    if (!this.options.runner) throw new ApiError('forbidden', 'this host runs no tasks (it was started read-only); nothing was trusted');
+    await this.trustGate().trust(codeRoot);
+    if (!this.untrusted) return this.directoryInfo();
+    return this.open(dir.root, { readOnly: false });
+  }
+
+  /** Refuse an action in an untrusted directory, with the reason and the way to trust it. */
+  private trusted(): OpenDirectory {
+    const dir = this.dir();
+    if (this.untrusted) {
+      throw new ApiError(
+        'forbidden',
+        `${dir.store.artifactRoot} is not trusted: nothing in it is started, resumed, approved, rejected or edited, and no agent module is loaded; nothing was done. To run its tasks, ${howToTrust(dir.store.artifactRoot)}`,
+      );
+    }
+    return dir;
   }
 
   async getDirectory(): Promise<DirectoryInfo> {
@@ -366,31 +430,41 @@ export class HostService implements WaystationService {
   // ---- acting -------------------------------------------------------------------------------
 
   async startTask(input: ApiParsedInput<'startTask'>): Promise<ActionResult> {
-    return this.operations.start(this.dir(), input);
+    const dir = this.trusted();
+    // Before any lookup on disk: an id no worker accepts is refused here, and a name too long for the disk names no path.
+    if (input.taskId && !(await dir.store.getTask(input.taskId).catch(() => null))) {
+      const why = newTaskIdProblem(input.taskId);
+      if (why) throw new ApiError('invalid-input', why);
+    }
+    const heavy = optionsTooLarge(input.options);
+    if (heavy) throw new ApiError('invalid-input', heavy);
+    // Only an agent the directory's catalog lists is started: a path is never an agent name.
+    if (this.options.runner && !dir.readOnly) refuseUnlistedAgent(input.agent, await this.listAgents());
+    return this.operations.start(dir, input);
   }
 
   async resumeTask(input: ApiParsedInput<'resumeTask'>): Promise<ActionResult> {
-    return this.operations.resume(this.dir(), input);
+    return this.operations.resume(this.trusted(), input);
   }
 
   async approveResume(input: ApiParsedInput<'approveResume'>): Promise<ActionResult> {
-    return this.operations.approve(this.dir(), input);
+    return this.operations.approve(this.trusted(), input);
   }
 
   async rejectResume(input: ApiParsedInput<'rejectResume'>): Promise<ActionResult> {
-    return this.operations.reject(this.dir(), input);
+    return this.operations.reject(this.trusted(), input);
   }
 
   async editStepResult(input: ApiParsedInput<'editStepResult'>): Promise<ActionResult> {
-    return this.operations.edit(this.dir(), input);
+    return this.operations.edit(this.trusted(), input);
   }
 
   async stopTask(input: ApiParsedInput<'stopTask'>): Promise<ActionResult> {
-    return this.operations.stop(this.dir(), input);
+    return this.operations.stop(this.trusted(), input);
   }
 
   async forkTask(input: ApiParsedInput<'forkTask'>): Promise<ActionResult> {
-    return this.operations.fork(this.dir(), input);
+    return this.operations.fork(this.trusted(), input);
   }
 
   async previewRewind(input: ApiParsedInput<'previewRewind'>): Promise<ApiOutputs['previewRewind']> {
@@ -398,6 +472,6 @@ export class HostService implements WaystationService {
   }
 
   async rewindTask(input: ApiParsedInput<'rewindTask'>): Promise<ActionResult> {
-    return this.operations.rewind(this.dir(), input);
+    return this.operations.rewind(this.trusted(), input);
   }
 }

@@ -13,6 +13,8 @@ export interface EventStreamOptions {
   streams: Set<http.ServerResponse>;
   heartbeatMs: number;
   maxBuffered: number;
+  /** Open streams, at most: a new one beyond it closes the oldest (which resumes by Last-Event-ID). */
+  maxStreams: number;
 }
 
 /** Open an event stream on `res`, from the `Last-Event-ID` header or the `lastEventId` query parameter. */
@@ -22,7 +24,7 @@ export function openEventStream(
   query: URLSearchParams,
   opts: EventStreamOptions,
 ): void {
-  const { service, streams, heartbeatMs, maxBuffered } = opts;
+  const { service, streams, heartbeatMs, maxBuffered, maxStreams } = opts;
   const header = req.headers['last-event-id'];
   const raw = (Array.isArray(header) ? header[0] : header) ?? query.get('lastEventId') ?? undefined;
   let lastEventId: number | undefined;
@@ -44,6 +46,12 @@ export function openEventStream(
   });
   res.write('retry: 2000\n: connected\n\n');
   streams.add(res);
+  // Streams are counted apart from requests: a client beyond the cap closes the oldest, which reconnects if it is still wanted.
+  while (streams.size > maxStreams) {
+    const oldest = streams.values().next().value as http.ServerResponse;
+    streams.delete(oldest);
+    oldest.end();
+  }
   let unsubscribe: () => void = () => {};
   const drop = () => {
     unsubscribe();

@@ -40,6 +40,7 @@ import { dispatch, isApiMethod } from '../../shared/api/dispatch.js';
 import { openEventStream } from './http-event-stream.js';
 import { HttpFailure, readBody, sendError, sendJson } from './http-replies.js';
 import { serveStatic } from './http-static.js';
+import { guardConnections, type ConnectionGuard, type ConnectionLimits } from './connection-guard.js';
 
 /** The API as the web host serves it: the service, plus the listing `waystation ls --json` prints. */
 export type WebHostedService = WaystationService & {
@@ -63,6 +64,10 @@ export interface HttpHostOptions {
   maxBufferedBytes?: number;
   /** Check every answer against the contract's output schemas (default: in development and tests, see outputChecksEnabled). */
   checkOutputs?: boolean;
+  /** Timeouts and the cap on connections without the token (connection-guard.ts). */
+  connections?: ConnectionLimits;
+  /** Open event streams, at most: a new one beyond it closes the oldest (which resumes by Last-Event-ID). */
+  maxStreams?: number;
 }
 
 export interface HttpHost {
@@ -74,6 +79,8 @@ export interface HttpHost {
   readonly token: string;
   /** Open SSE streams (for tests and diagnostics). */
   readonly openStreams: number;
+  /** Connections open that have not yet carried a request with the token. */
+  readonly unauthenticatedConnections: number;
   /** Stop accepting, end every stream and connection. */
   close(): Promise<void>;
 }
@@ -148,6 +155,8 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
   const staticDir = options.staticDir ? path.resolve(options.staticDir) : null;
   const streams = new Set<http.ServerResponse>();
+  const maxStreams = options.maxStreams ?? 64;
+  let guard: ConnectionGuard | null = null;
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
@@ -174,6 +183,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
         ),
       );
     }
+    guard?.authenticated(req.socket);
     const method = req.method ?? 'GET';
     const [, resource, id, sub, ...rest] = segments;
     const isGet = method === 'GET' || method === 'HEAD';
@@ -194,7 +204,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
         new ApiError('invalid-input', `${method} is not allowed here; only POST /api/rpc/<method> changes anything`),
       );
     if (rest.length === 0 && resource === 'events' && id === undefined)
-      return openEventStream(req, res, query, { service: options.service, streams, heartbeatMs, maxBuffered });
+      return openEventStream(req, res, query, { service: options.service, streams, heartbeatMs, maxBuffered, maxStreams });
     if (rest.length === 0 && resource === 'tasks') {
       if (id === undefined) return sendJson(res, 200, await options.service.listTaskListings());
       if (sub === undefined) {
@@ -231,6 +241,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     handle(req, res).catch((err) => sendError(res, err));
   });
   server.on('clientError', (_err, socket) => socket.destroy());
+  guard = guardConnections(server, options.connections);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -251,6 +262,9 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     token,
     get openStreams() {
       return streams.size;
+    },
+    get unauthenticatedConnections() {
+      return guard?.unauthenticated ?? 0;
     },
     async close() {
       for (const res of streams) res.end();

@@ -131,6 +131,8 @@ async function start(): Promise<void> {
       return result.canceled ? null : (result.filePaths[0] ?? null);
     },
   });
+  // Whichever it is, a directory a person has not trusted opens read-only, with the trust prompt (directory-trust.ts):
+  // one given on the command line or by a second launch runs nothing until trusted.
   const initial =
     directoryFromArgv(process.argv) ??
     (await settings.last()) ??

@@ -16,6 +16,8 @@ export const PRELOAD_METHODS = [
   'getDirectory',
   'openDirectory',
   'chooseDirectory',
+  'getDirectoryTrust',
+  'trustDirectory',
   'listTasks',
   'getTask',
   'getHistory',

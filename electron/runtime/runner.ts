@@ -31,12 +31,15 @@ import {
   type OperationEnv,
   generateTaskId,
   isUnfinishedCreate,
+  newTaskIdProblem,
   OperationError,
   rejectTask,
   type ResumeRequest,
 } from './task-operations.js';
 import { defaultWorkerLaunch } from './worker-launch.js';
 import { commandAgentRef, refusalOfExit, spawnCommandAgent, type CommandAgentEntry, type CommandJob } from './command-agent.js';
+import { WriteLimitError } from '../store/write-limits.js';
+import { handJob, JOB_VIA_IPC_ENV, optionsTooLarge } from './worker-job-channel.js';
 import {
   exitCodeForError,
   exitCodeForOutcome,
@@ -155,12 +158,13 @@ export class Runner extends EventEmitter {
     const projectRoot = job.kind === 'start' ? job.agentRef.project_root : undefined;
     const child = fork(entry, [], {
       execArgv,
-      // A database names no folder: the worker resolves artifacts against the runner's.
-      env: { ...env, WAYSTATION_JOB: JSON.stringify(job), WAYSTATION_ARTIFACT_ROOT: this.root },
+      // The job goes over IPC (worker-job-channel.ts); a database names no folder, so the worker resolves artifacts against the runner's.
+      env: { ...env, [JOB_VIA_IPC_ENV]: '1', WAYSTATION_ARTIFACT_ROOT: this.root },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       // A module agent starts in its project, as it would when its author runs it.
       cwd: projectRoot ? path.resolve(this.root, projectRoot) : process.cwd(),
     });
+    handJob(child, job);
     this.children.add(child);
     const taskId = job.taskId;
     this.emit('event', { type: 'spawned', taskId, pid: child.pid ?? -1, job: job.kind });
@@ -425,6 +429,12 @@ export class Runner extends EventEmitter {
    * Start a task (or, when `taskId` names an existing task of the same agent, resume it, as re-running the article's demo does).
    */
   async startRun(req: StartRunRequest): Promise<RunOutcome> {
+    if (req.taskId !== undefined && !(await this.store.getTask(req.taskId).catch(() => null))) {
+      const why = newTaskIdProblem(req.taskId);
+      if (why) return refused(req.taskId, 'invalid', why);
+    }
+    const heavy = optionsTooLarge(req.options);
+    if (heavy) return refused(req.taskId ?? '', 'invalid', heavy);
     let agentRef;
     try {
       agentRef = await this.resolveAgent(req);
@@ -600,6 +610,8 @@ export class Runner extends EventEmitter {
       return { ...o, exitCode: RunExit.done };
     } catch (err) {
       if (err instanceof OperationError) return refused(taskId, err.code, err.message);
+      // A value its own readers would refuse: bad input, and nothing was written.
+      if (err instanceof WriteLimitError) return refused(taskId, 'invalid', err.message);
       throw err;
     }
   }

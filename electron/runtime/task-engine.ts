@@ -24,6 +24,7 @@ import type {
 import { canonicalJson } from '../../shared/checkpoint/canonical-json.js';
 import { expectedCurrentStep } from '../../shared/checkpoint/invariants.js';
 import { StoreWriteError, type CheckpointStore, type TaskEvent } from '../store/store-types.js';
+import { WriteLimitError } from '../store/write-limits.js';
 import { writeFileAtomic as writeFileDurably } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
 import { isSealed } from '../store/frozen-json.js';
@@ -33,7 +34,7 @@ import { LlmCallError } from '../llm/provider.js';
 import { estimateCostUsd } from '../llm/cost.js';
 import { redactSecrets, redactSecretsIn } from '../llm/provider-from-env.js';
 import type { AnyAgent, CostlyAction, EffectSpec, ProbeResult, ResumeContext, TaskContext } from './define-agent.js';
-import { LeaseLostError } from '../store/lease-rules.js';
+import { LeaseLostError, TaskFolderGoneError } from '../store/lease-rules.js';
 import type { TaskLease } from '../store/store-types.js';
 import type { StopRequest } from '../store/stop-request.js';
 import { copyForAgent, detached, draftOf, freezeDraft, own, ownWhere } from './checkpoint-draft.js';
@@ -82,7 +83,8 @@ class StepOutputError extends Error {}
 
 /** The store refused a checkpoint because it does not fit the schema (the agent's doing, not the disk's): nothing was written. */
 export function isSchemaRefusal(err: unknown): err is StoreWriteError {
-  return err instanceof StoreWriteError && err.problems.some((p) => p.reason === 'schema');
+  // A value over a reader's limit (write-limits.ts) is refused like a value the schema refuses.
+  return err instanceof WriteLimitError || (err instanceof StoreWriteError && err.problems.some((p) => p.reason === 'schema'));
 }
 
 export interface EngineDeps {
@@ -171,6 +173,13 @@ export class TaskEngine {
 
   /** Append an event; a failed append is reported but never fails the task, whose truth is the versions. */
   async event(event: Omit<TaskEvent, 'id' | 'task_id' | 'at'>): Promise<void> {
+    // Not even an event goes into a folder that is no longer the task's (see TaskFolderGoneError), nor after a
+    // takeover; the next save then stops the run with the reason.
+    try {
+      this.deps.lease?.assertHeld();
+    } catch {
+      return;
+    }
     try {
       await this.deps.store.appendEvent(this.working.task_id, event);
     } catch (err) {
@@ -817,6 +826,10 @@ export class TaskEngine {
       const skipped = open.length ? ` (${open.length} step(s) the agent did not run were marked skipped)` : '';
       return this.outcome('done', `task ${this.working.task_id} finished${skipped}`, null);
     } catch (err) {
+      if (err instanceof TaskFolderGoneError) {
+        // Not a takeover: nobody drives the task now, and this run's end is a failure to say so, not "busy".
+        return this.outcome('failed', err.message, 'look for the folder where it went; nothing was written after it moved');
+      }
       if (err instanceof LeaseLostError) {
         return this.outcome(this.working.status, err.message, 'another runner took the task over; check it with `waystation tail`');
       }

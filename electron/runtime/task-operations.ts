@@ -17,6 +17,8 @@ import type { AnyAgent } from './define-agent.js';
 import { LeaseHeldError } from '../store/lease-rules.js';
 import type { TaskLease } from '../store/store-types.js';
 import { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
+import { describeDiskError } from './disk-errors.js';
+import { isSafeTaskId } from '../store/directory-scan.js';
 import { isSchemaRefusal, TaskEngine, type EngineOutcome } from './task-engine.js';
 import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
 import { copyForAgent, own, ownWhere } from './checkpoint-draft.js';
@@ -38,7 +40,9 @@ export class OperationError extends ServiceError {
       | 'halted'
       | 'agent-mismatch'
       | 'agent-unavailable'
-      | 'moved',
+      | 'moved'
+      /** The disk refused a write (full, read-only, no permission): the message names the file and what to do. */
+      | 'disk',
     message: string,
   ) {
     super(message);
@@ -66,6 +70,21 @@ export interface OperationEnv {
 export const DEFAULT_MAX_AUTO_ATTEMPTS = 3;
 /** What a new task's id may be: it names a folder, so nothing that could leave the root or collide with the store's own names. */
 export const TASK_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Why `taskId` cannot name a new task, or null when it can: checked by every
+ * way of starting one (the API answers before any worker starts, the runner
+ * before it spawns one), so no caller is told "running" for an id the
+ * worker then refuses.
+ */
+export function newTaskIdProblem(taskId: string): string | null {
+  if (TASK_ID_RE.test(taskId) && isSafeTaskId(taskId)) return null;
+  const shown = taskId.length > 60 ? `${taskId.slice(0, 60)}…` : taskId;
+  return (
+    `${JSON.stringify(shown)} cannot be a task id: use at most 128 letters (a to z), digits, ".", "_" and "-", ` +
+    'starting with a letter or digit and not ending in ".json" or ".tmp"; nothing was written'
+  );
+}
 
 /** A readable, unique task id: agent name, UTC date and time, a short random suffix. */
 export function generateTaskId(agentName: string, now = new Date()): string {
@@ -127,6 +146,10 @@ async function takeLease(env: OperationEnv, taskId: string, owner: string, heart
     });
   } catch (err) {
     if (err instanceof LeaseHeldError) throw new OperationError('busy', err.message);
+    // The store's error names the file it could not write; the sentence names it too.
+    const file = (err as NodeJS.ErrnoException).path ?? `the lease of task ${taskId}`;
+    const disk = describeDiskError(err, file, `the task ${taskId} was not touched`);
+    if (disk) throw new OperationError('disk', disk);
     throw err;
   }
 }
@@ -266,12 +289,8 @@ export interface StartRequest {
 /** Create a task from an agent and drive it until it finishes, fails or waits. */
 export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRequest = {}): Promise<EngineOutcome> {
   const taskId = req.taskId ?? generateTaskId(agent.name);
-  if (!TASK_ID_RE.test(taskId)) {
-    throw new OperationError(
-      'invalid',
-      `"${taskId}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit`,
-    );
-  }
+  const idProblem = newTaskIdProblem(taskId);
+  if (idProblem) throw new OperationError('invalid', idProblem);
   const schema = agent.options as z.ZodType | undefined;
   if (!schema || typeof schema !== 'object' || typeof (schema as { safeParse?: unknown }).safeParse !== 'function') {
     throw new OperationError(

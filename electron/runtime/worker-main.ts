@@ -4,7 +4,8 @@
  * runner with one message and an exit code. If the agent crashes the process,
  * only this worker dies; the runner reports it and the task resumes later.
  *
- * The job arrives in the WAYSTATION_JOB environment variable as JSON.
+ * The job arrives as its first IPC message (worker-job-channel.ts), or in the
+ * WAYSTATION_JOB environment variable as JSON.
  */
 import path from 'node:path';
 import { openLocation } from '../store/open-location.js';
@@ -12,6 +13,8 @@ import { providerFromEnv, redactSecrets } from '../llm/provider-from-env.js';
 // The worker process's entry point: it provides the built-in agents to the runtime it runs.
 import { builtInAgent } from '../agents/registry.js';
 import { AgentLoadError, describeModuleAgent, loadAgent, type LoadedAgent } from './agent-loader.js';
+import { WriteLimitError } from '../store/write-limits.js';
+import { receiveJob } from './worker-job-channel.js';
 import { approveTask, loadForWrite, OperationError, resumeTask, startTask, type OperationEnv } from './task-operations.js';
 import { exitCodeForError, exitCodeForOutcome, RunExit, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
@@ -119,15 +122,16 @@ async function run(job: WorkerJob): Promise<number> {
   return exitCodeForOutcome(outcome);
 }
 
-const raw = process.env.WAYSTATION_JOB;
 let code: number;
 try {
-  if (!raw) throw new OperationError('invalid', 'the worker was started without a job (WAYSTATION_JOB)');
+  const raw = await receiveJob();
+  if (!raw) throw new OperationError('invalid', 'the worker was started without a job (WAYSTATION_JOB, or its first IPC message)');
   code = await run(JSON.parse(raw) as WorkerJob);
 } catch (err) {
   const message = redactSecrets(messageOf(err));
-  const errCode = err instanceof OperationError ? err.code : 'internal';
-  if (!(err instanceof OperationError))
+  // A value over a reader's limit is bad input: nothing was written (write-limits.ts).
+  const errCode = err instanceof OperationError ? err.code : err instanceof WriteLimitError ? 'invalid' : 'internal';
+  if (!(err instanceof OperationError) && !(err instanceof WriteLimitError))
     process.stderr.write(`${redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
   await send({ type: 'error', code: errCode, message });
   code = exitCodeForError(errCode);

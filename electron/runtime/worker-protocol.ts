@@ -96,6 +96,6 @@ export function exitCodeForOutcome(outcome: { status: TaskStatus; stopped?: bool
 export function exitCodeForError(code: string): number {
   if (code === 'busy') return RunExit.busy;
   if (code === 'halted') return RunExit.halted;
-  if (code === 'internal') return RunExit.failed;
+  if (code === 'internal' || code === 'disk') return RunExit.failed;
   return RunExit.usage;
 }

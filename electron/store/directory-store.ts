@@ -3,6 +3,7 @@
  * over a checkpoint directory laid out as docs/FORMAT.md describes.
  */
 import { promises as fsp } from 'node:fs';
+import { holdsSecret, redactJson, secretsOf } from './redact.js';
 import path from 'node:path';
 import type { Checkpoint, HistoryMessage } from '../../shared/checkpoint/schema.js';
 import { VersionSource } from '../../shared/checkpoint/schema.js';
@@ -265,6 +266,15 @@ class DirectoryStore implements CheckpointStore {
     opts: Parameters<CheckpointStore['create']>[1] = {},
   ): Promise<SaveResult> {
     const taskId = (checkpoint as { task_id?: unknown }).task_id;
+    if (typeof taskId === 'string' && holdsSecret(taskId, secretsOf())) {
+      throw new StoreWriteError('[redacted]', [
+        problem(
+          '[redacted]',
+          'schema',
+          'the task id holds a secret (an API key of the environment); choose another id; nothing was written',
+        ),
+      ]);
+    }
     if (typeof taskId !== 'string' || !isSafeTaskId(taskId)) {
       throw new StoreWriteError(String(taskId), [
         problem(
@@ -414,7 +424,7 @@ class DirectoryStore implements CheckpointStore {
       const log = await readEventLog(this.fs, dir);
       state = { lastId: log.events.reduce((m, e) => Math.max(m, e.id), 0), torn: !log.endsClean, ...before };
     }
-    const { at, ...rest } = event;
+    const { at, ...rest } = redactJson(event, secretsOf());
     const full: TaskEvent = { id: state.lastId + 1, task_id: taskId, ...rest, at: at ?? new Date().toISOString() };
     const ours = await appendEventLine(this.fs, dir, full, state.torn);
     const after = await this.eventLogStat(dir);

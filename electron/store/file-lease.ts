@@ -9,17 +9,32 @@
  * The directory store hands these leases out (`acquireLease`) and fences its
  * saves with them: a save under entry n is refused once entry n+1 exists.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import { commitCreate, commitReplace, syncDir, writeTemp } from './atomic-file.js';
 import { nodeFs } from './store-fs.js';
 import { entryName, ENTRY_RE, highestEntry, leaseIsLive, leaseTtlMs, type LeaseEntry } from './lease-record.js';
-import { heartbeatEvery, LeaseHeldError, LeaseLostError, newLeaseEntry, UNKNOWN_HOLDER, type LeaseOptions } from './lease-rules.js';
+import {
+  heartbeatEvery,
+  LeaseHeldError,
+  LeaseLostError,
+  newLeaseEntry,
+  TaskFolderGoneError,
+  UNKNOWN_HOLDER,
+  type LeaseOptions,
+} from './lease-rules.js';
 import { readStopRequest, type StopRequest } from './stop-request.js';
 import type { TaskLease } from './store-types.js';
 
 export const LEASE_DIR = 'lease';
 export { entryName as leaseEntryName };
+
+/** Identity of a folder: its device and inode, which a rename keeps and a new folder of the same name does not have. */
+export interface FolderIdentity {
+  dev: number;
+  ino: number;
+}
+
 
 const STOP_RE = /^(\d+)\.stop\.json$/;
 
@@ -38,6 +53,8 @@ async function writeExclusive(leaseDir: string, n: number, entry: LeaseEntry): P
 export class Lease implements TaskLease {
   private timer: NodeJS.Timeout | null = null;
   private lostError: LeaseLostError | null = null;
+  /** The task folder the lease was taken in; checked before every write. */
+  folder: FolderIdentity | null = null;
   private releasing = false;
 
   constructor(
@@ -65,6 +82,23 @@ export class Lease implements TaskLease {
   /** Throw if the lease is gone; called before every write. */
   assertHeld(): void {
     if (this.lostError) throw this.lostError;
+    this.checkFolder();
+    if (this.lostError) throw this.lostError;
+  }
+
+  /** Notice that the task folder is gone or another one (see TaskFolderGoneError); the lease is lost then. */
+  private checkFolder(): void {
+    if (!this.folder || this.lostError) return;
+    const taskDir = path.dirname(this.leaseDir);
+    let now: { dev: number; ino: number } | null;
+    try {
+      now = statSync(taskDir);
+    } catch {
+      now = null;
+    }
+    if (now && now.dev === this.folder.dev && now.ino === this.folder.ino) return;
+    this.lostError = new TaskFolderGoneError(this.taskId, taskDir, now ? 'replaced' : 'deleted');
+    this.stop();
   }
 
   /** A person's request that this holder stop (electron/runtime/stop-request.ts), or null: checked at each safe boundary. */
@@ -86,6 +120,11 @@ export class Lease implements TaskLease {
   /** Refresh the heartbeat, or notice that someone took the lease over. */
   async heartbeat(): Promise<void> {
     if (this.lostError || this.releasing) return;
+    this.checkFolder();
+    if (this.lostError) {
+      this.opts.onLost?.(this.lostError);
+      return;
+    }
     const current = await highestEntry(this.leaseDir);
     if (!current || current.n !== this.n) {
       this.lostError = new LeaseLostError(this.taskId);
@@ -107,6 +146,7 @@ export class Lease implements TaskLease {
   /** Give the lease up by writing a released entry after ours. */
   async release(): Promise<void> {
     this.stop();
+    this.checkFolder();
     if (this.lostError || this.releasing) return;
     this.releasing = true;
     const now = new Date().toISOString();
@@ -133,6 +173,8 @@ export async function acquireLease(taskDir: string, taskId: string, opts: LeaseO
       await syncDir(nodeFs, leaseDir);
       await pruneOldEntries(leaseDir, n);
       const lease = new Lease(taskId, leaseDir, n, entry, opts);
+      const st = await fs.stat(taskDir);
+      lease.folder = { dev: st.dev, ino: st.ino };
       lease.startHeartbeat();
       return lease;
     }

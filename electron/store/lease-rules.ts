@@ -44,6 +44,25 @@ export class LeaseLostError extends ServiceError {
   }
 }
 
+/**
+ * The task folder the lease was taken in is gone (deleted) or is no longer
+ * the same folder (renamed away, another put in its place): the runner stops
+ * and writes nothing more, least of all into a folder it did not create.
+ */
+export class TaskFolderGoneError extends LeaseLostError {
+  constructor(
+    taskId: string,
+    readonly taskDir: string,
+    how: 'deleted' | 'replaced',
+  ) {
+    super(taskId);
+    this.message =
+      how === 'deleted'
+        ? `the folder of task ${taskId} (${taskDir}) was deleted during the run; the runner stopped and wrote nothing more`
+        : `the folder of task ${taskId} (${taskDir}) was renamed or replaced during the run (it is no longer the folder the run started in); the runner stopped and wrote nothing more, into either folder`;
+  }
+}
+
 /** A fresh entry naming this process as the holder. */
 export function newLeaseEntry(owner: string, now = new Date().toISOString()): LeaseEntry {
   const entry: LeaseEntry = {

@@ -30,6 +30,8 @@ import { EncodeArena, encodeJson } from './frozen-json.js';
 import { buildVersion, KEYFRAME_DELTA_RATIO, type BuiltVersion } from './version-build.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
+import { checkFileSize, checkValueDepth } from './write-limits.js';
+import { redactJson, secretsOf } from './redact.js';
 import { exists, insideRoot, relPath, type ReadContext } from './file-reader.js';
 import { heldPast, HOT_FILE, listVersionNumbers, loadVersion, newestVersion, readHot } from './task-reader.js';
 import {
@@ -249,15 +251,29 @@ export class TaskWriter {
     return this.write(request);
   }
 
-  private async write(request: SaveRequest): Promise<SaveResult> {
+  private async write(raw: SaveRequest): Promise<SaveResult> {
+    // No secret is written, whoever wrote the request (redact.ts).
+    const secrets = secretsOf();
+    const request: SaveRequest = {
+      ...raw,
+      checkpoint: redactJson(raw.checkpoint, secrets),
+      ...(raw.results ? { results: redactJson(raw.results, secrets) } : {}),
+      ...(raw.appendHistory ? { appendHistory: redactJson(raw.appendHistory, secrets) } : {}),
+    };
     const state = this.state!;
     const next = state.lastVersion + 1;
+    const versionName = relPath(this.ctx, versionPath(this.taskDir, next));
+    // What a reader would refuse is never written (write-limits.ts): checked before anything else, deep values first.
+    checkValueDepth(this.taskId, versionName, {
+      checkpoint: request.checkpoint,
+      results: request.results,
+      messages: request.appendHistory,
+    });
     const { normalized, blobs, ops } = this.build(request, next, state);
     // Only the lease holder appends: no other writer may be adding to the task (docs/FORMAT.md, "Segments").
     const appendable = request.lease?.held === true && request.lease.taskId === this.taskId;
     const open = this.segment;
-    const segment = appendable && open !== null && open.first + open.count === next ? open : null;
-    if (!segment) await this.closeSegment();
+    let segment = appendable && open !== null && open.first + open.count === next ? open : null;
 
     // The document is encoded once, mostly from remembered fragments; the hot snapshot and a full snapshot share
     // the bytes, which live in the writer's arena and so are only valid until the save after next.
@@ -273,6 +289,11 @@ export class TaskWriter {
     }
     const isFull = encoded === null;
     encoded ??= encodeFull(next, docBytes, blobs, appendable);
+    checkFileSize(this.taskId, versionName, encoded.bytes.length, this.ctx.maxFileBytes);
+    checkFileSize(this.taskId, relPath(this.ctx, path.join(this.taskDir, HOT_FILE)), docBytes.length, this.ctx.maxFileBytes);
+    // A segment stays within the size a reader loads: a version that would take it over starts a file of its own.
+    if (segment && segment.size + encoded.bytes.length > this.ctx.maxFileBytes) segment = null;
+    if (!segment) await this.closeSegment();
 
     if (request.lease) await this.fence(request.lease);
     const warnings = segment ? await this.append(segment, next, encoded, docBytes) : await this.commit(next, encoded, docBytes, appendable);

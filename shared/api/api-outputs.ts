@@ -24,6 +24,18 @@ const DirectoryInfo = z.object({
   host: z.enum(['desktop', 'web']),
   read_only: z.boolean(),
   recent_read_only: z.array(z.string()),
+  untrusted: z.boolean().optional(),
+});
+
+const DirectoryTrust = z.object({
+  root: z.string().nullable(),
+  trusted: z.boolean(),
+  can_trust: z.boolean(),
+  changed: z.boolean(),
+  agents: z.array(z.object({ name: z.string(), module: z.string(), export: z.string().optional() })),
+  config_problem: z.string().nullable(),
+  resumes: z.array(z.string()),
+  message: z.string(),
 });
 
 const LeaseInfo = z.object({ held: z.boolean(), owner: z.string().optional(), pid: z.number().optional(), since: z.string().optional() });
@@ -75,6 +87,8 @@ export const apiOutputs = {
   getDirectory: DirectoryInfo,
   openDirectory: DirectoryInfo,
   chooseDirectory: DirectoryInfo.nullable(),
+  getDirectoryTrust: DirectoryTrust,
+  trustDirectory: DirectoryInfo,
   listTasks: z.array(TaskSummary),
   getTask: TaskDetail,
   getHistory: z.object({ after: z.number().int().nonnegative(), versions: z.array(VersionEntry) }),

@@ -36,6 +36,10 @@ export const apiInputs = {
   openDirectory: z.object({ path: z.string().min(1).max(4096), readOnly: z.boolean().optional() }),
   /** Desktop only: shows the folder picker and opens the folder chosen, read-only if asked. Browser mode answers with `null`. */
   chooseDirectory: z.object({ readOnly: z.boolean().default(false) }),
+  /** What trusting the open directory would let run: its registered agents and the tasks that would resume. */
+  getDirectoryTrust: z.object({}),
+  /** Trust the open directory (named, so the trust given is for the folder the prompt showed), and run it. */
+  trustDirectory: z.object({ path: z.string().min(1).max(4096) }),
   listTasks: z.object({}),
   getTask: z.object({ taskId: TaskId, version: Version.optional() }),
   getHistory: z.object({
@@ -137,6 +141,32 @@ export interface DirectoryInfo {
   read_only: boolean;
   /** Those of `recent` last opened read-only: they open read-only again. */
   recent_read_only: string[];
+  /**
+   * The open directory is not trusted (see getDirectoryTrust): it is browsed
+   * read-only until a person trusts it. Absent from hosts that predate trust.
+   */
+  untrusted?: boolean;
+}
+
+/**
+ * A directory's trust, for the prompt that asks a person to trust it: what
+ * would run once trusted, read without importing or running any of it.
+ */
+export interface DirectoryTrust {
+  root: string | null;
+  trusted: boolean;
+  /** Whether this host can run tasks at all once trusted (a host started read-only cannot). */
+  can_trust: boolean;
+  /** Trusted before, then its waystation.config.json or a registered module changed. */
+  changed: boolean;
+  /** The agent modules its waystation.config.json registers: loaded once trusted. */
+  agents: { name: string; module: string; export?: string }[];
+  /** What is wrong with waystation.config.json, if anything. */
+  config_problem: string | null;
+  /** Interrupted auto- and confirm-mode tasks that the host resumes (or plans) as soon as it is trusted. */
+  resumes: string[];
+  /** One sentence: the directory's standing and how to trust it. */
+  message: string;
 }
 
 export interface LeaseInfo {
@@ -268,6 +298,8 @@ export interface ApiOutputs {
   getDirectory: DirectoryInfo;
   openDirectory: DirectoryInfo;
   chooseDirectory: DirectoryInfo | null;
+  getDirectoryTrust: DirectoryTrust;
+  trustDirectory: DirectoryInfo;
   listTasks: TaskSummary[];
   getTask: TaskDetail;
   /** The entries of the versions after `after` (the caller keeps its own up to that version), or all with `after: 0`. */

@@ -66,6 +66,8 @@ export const serviceErrorCodes = {
   invalid: 'invalid-input',
   'unknown-step': 'not-found',
   unreadable: 'failed',
+  /** The disk refused a write (full, read-only, no permission): the message names the file and what to do. */
+  disk: 'failed',
   /** A worker that failed with anything but an OperationError (its stack went to its stderr). */
   internal: 'failed',
   // The lease.

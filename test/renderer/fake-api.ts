@@ -164,6 +164,25 @@ export class FakeApi {
         this.opened(this.chosen, i.readOnly ?? false);
         return { ...this.directory };
       },
+      getDirectoryTrust: async (i) => {
+        record('getDirectoryTrust', i);
+        const untrusted = this.directory.untrusted === true;
+        return {
+          root: this.directory.root,
+          trusted: !untrusted,
+          can_trust: true,
+          changed: false,
+          agents: [],
+          config_problem: null,
+          resumes: [],
+          message: untrusted ? `${this.directory.root} is not trusted` : `${this.directory.root} is trusted`,
+        };
+      },
+      trustDirectory: async (i) => {
+        record('trustDirectory', i);
+        this.directory = { ...this.directory, untrusted: false, read_only: false };
+        return { ...this.directory };
+      },
       listTasks: async (i) => {
         record('listTasks', i);
         return [...this.tasks.keys()].map((id) => this.summary(this.latest(id)));

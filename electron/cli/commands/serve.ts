@@ -7,7 +7,9 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { startWebServer, type WebServer } from '../../host/web-server.js';
+import { trustState } from '../../runtime/directory-trust.js';
 import { UsageError, requireLocation, shownLocation, type CliContext } from '../cli-context.js';
+import { addTrustOption, requireTrust } from '../trust-check.js';
 
 /** Ask the desktop to open the URL; silently does nothing where there is no desktop. */
 function openInBrowser(url: string): void {
@@ -58,7 +60,7 @@ function untilSignal(): Promise<NodeJS.Signals> {
 }
 
 export function register(program: Command, ctx: CliContext): void {
-  program
+  const command = program
     .command('serve')
     .description('serve the app and its API on 127.0.0.1 for a browser (prints the URL with its token)')
     .argument('<DIR>', 'the checkpoint directory')
@@ -66,8 +68,22 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--read-only', 'browse only: starting, resuming, approving, rejecting and editing are refused')
     .option('--open-url', 'also open the URL in the default browser')
     .option('--quiet', 'print the URL only, not the processes the host starts and their output')
-    .action(async (dir: string, opts: { port?: string; readOnly?: boolean; openUrl?: boolean; quiet?: boolean }) => {
+    .addHelpText(
+      'after',
+      '\nAn untrusted DIR is served read-only: nothing in it is imported, started or resumed until it is trusted\n' +
+        '(--trust, the question asked on a terminal, or Trust this folder… in the page). For a database, the folder\n' +
+        'trusted is the one its agents and artifacts are read from (the working directory, or WAYSTATION_ARTIFACT_ROOT).',
+    );
+  addTrustOption(command).action(
+    async (dir: string, opts: { port?: string; readOnly?: boolean; openUrl?: boolean; quiet?: boolean; trust?: boolean }) => {
       const root = await requireLocation(dir);
+      const codeRoot = ctx.openStore(root).artifactRoot;
+      if (!opts.readOnly && (opts.trust || (ctx.io.ask && !(await trustState(codeRoot)).trusted))) {
+        // Asked before the host opens the directory: a yes means its interrupted tasks resume at once.
+        await requireTrust(ctx, codeRoot, { trust: opts.trust, command: 'serve' }).catch((err: unknown) => {
+          ctx.io.err(`${err instanceof Error ? err.message : String(err)}; serving it read-only\n`);
+        });
+      }
       let port = 0;
       if (opts.port !== undefined) {
         if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535)
@@ -78,6 +94,8 @@ export function register(program: Command, ctx: CliContext): void {
       const stopLog = opts.quiet ? () => {} : logActivity(ctx, server);
       const s = ctx.style;
       ctx.io.out(`Waystation is serving ${shownLocation(root)}\n`);
+      const trust = opts.readOnly ? null : await server.service.getDirectoryTrust();
+      if (trust && !trust.trusted) ctx.io.out(s.yellow(`${trust.message}\n`));
       if (!server.rendererBuilt)
         ctx.io.out(s.yellow('The renderer is not built: run `npm run build:renderer` first; the API works without it.\n'));
       ctx.io.out(`Open ${s.bold(server.http.url)}\n`);
@@ -87,5 +105,6 @@ export function register(program: Command, ctx: CliContext): void {
       ctx.io.out(`\n${signal}: stopping; running tasks are left resumable\n`);
       await server.close();
       stopLog();
-    });
+    },
+  );
 }

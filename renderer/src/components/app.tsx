@@ -12,6 +12,7 @@ import { Notices } from './notices.js';
 import { StartTaskDialog } from './start-task-dialog.js';
 import { DirectoryControls } from './directory-controls.js';
 import { ConnectionStatus } from './connection-status.js';
+import { TrustPrompt } from './trust-prompt.js';
 
 export function App() {
   const init = useAppStore((s) => s.init);
@@ -95,6 +96,7 @@ function Toolbar() {
           Read-only
         </span>
       )}
+      <TrustPrompt />
       <span className="spacer" />
       {busyLabels.length > 0 && (
         <span className="busy" role="status">

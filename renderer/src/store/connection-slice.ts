@@ -212,6 +212,20 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
         }
       },
 
+      async trustDirectory() {
+        const root = get().directory?.root;
+        if (!root) return false;
+        try {
+          const directory = await api.trustDirectory({ path: root });
+          set({ directory });
+          await get().loadTasks();
+          return true;
+        } catch (err) {
+          get().notify('error', errorText(err));
+          return false;
+        }
+      },
+
       async chooseDirectory(opts = {}) {
         // The picker is modal in the main process; the busy mark keeps the button from stacking dialogs.
         set({ busy: { ...get().busy, 'choose-directory': 'Choosing a folder…' } });

@@ -50,6 +50,8 @@ export interface ConnectionSlice {
   openDirectory(path: string): Promise<void>;
   /** Desktop: show the folder picker and open the folder chosen; nothing happens when it is cancelled. */
   chooseDirectory(opts?: { readOnly?: boolean }): Promise<void>;
+  /** Trust the open directory, as the trust prompt asked, so its tasks run; false when the host refused. */
+  trustDirectory(): Promise<boolean>;
 }
 
 export interface TasksSlice {

@@ -61,6 +61,8 @@ const validInputs: { [M in ApiMethod]: ApiInput<M> } = {
   getDirectory: {},
   openDirectory: { path: '/tmp/checkpoints' },
   chooseDirectory: {},
+  getDirectoryTrust: {},
+  trustDirectory: { path: '/tmp/checkpoints' },
   listTasks: {},
   getTask: { taskId: 't1', version: 2 },
   getHistory: { taskId: 't1' },
