@@ -35,7 +35,6 @@ export interface FolderIdentity {
   ino: number;
 }
 
-
 const STOP_RE = /^(\d+)\.stop\.json$/;
 
 /** The current lease entry of a task folder with its number, or null when it has never been leased. */
