@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ServiceError } from '../../shared/api/error-codes.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
 import { AGENTS_CONFIG_FILE, readAgentsConfig } from './agent-catalog.js';
@@ -114,7 +115,9 @@ interface TrustStoreFile {
 }
 
 /** Why the trust store could not be used: the file, what is wrong, and what to do. */
-export class TrustStoreError extends Error {}
+export class TrustStoreError extends ServiceError {
+  readonly code = 'io';
+}
 
 async function readTrustStore(file: string): Promise<TrustStoreFile> {
   const empty: TrustStoreFile = { format: 'waystation-trust', directories: {} };

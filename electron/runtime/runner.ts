@@ -17,6 +17,7 @@ import { openLocation, resolveLocation } from '../store/open-location.js';
 import { redactSecrets } from '../llm/provider-from-env.js';
 import { builtInAgents } from './built-in-agents.js';
 import { readLeaseEntry } from '../store/file-lease.js';
+import { leaseTtlMs } from '../store/lease-record.js';
 import { readStopRequest } from '../store/stop-request.js';
 import { forkTask, type ForkRequest } from './fork-task.js';
 import { rewindTask, type RewindRequest } from './rewind-task.js';
@@ -353,6 +354,16 @@ export class Runner extends EventEmitter {
     return current !== null && readStopRequest(path.join(this.root, location, 'lease'), current.n) !== null;
   }
 
+  /** Wait, a lease time-to-live at most, while a live holder other than this runner's workers drives the task. */
+  private async whileHeldElsewhere(taskId: string): Promise<void> {
+    const until = Date.now() + leaseTtlMs(this.opts.env ?? process.env);
+    while (Date.now() < until && !this.shuttingDown) {
+      const lease = await this.store.readLease(taskId).catch(() => null);
+      if (!lease?.info.held) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   /** Whether the task has a readable version: a start has got as far as creating it. */
   async hasVersion(taskId: string): Promise<boolean> {
     return (await this.latest(taskId)) !== null;
@@ -380,6 +391,9 @@ export class Runner extends EventEmitter {
     let confirmCrashes = 0;
     for (let n = 0; ; n++) {
       if (outcome.error || this.shuttingDown) return outcome;
+      // Another process may be saving the task this moment (a stop that ended this run's process records
+      // itself under the task's lease): the decision is made on what it leaves.
+      await this.whileHeldElsewhere(taskId);
       const cp = await this.latest(taskId);
       if (!cp) return outcome;
       // A run a person stopped is never retried, also when a second stop ended its process.

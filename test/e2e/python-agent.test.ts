@@ -67,7 +67,7 @@ describe.skipIf(!hasChromium)('a Python agent in the inspector, end to end', () 
       PYTHONPATH: path.join(REPO, 'python'),
     };
     delete env.OPENAI_API_KEY;
-    host = spawn(process.execPath, [path.join(bundleDir, 'main.js'), 'serve', tmp, '--port', '0'], {
+    host = spawn(process.execPath, [path.join(bundleDir, 'main.js'), 'serve', tmp, '--port', '0', '--trust'], {
       cwd: REPO,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

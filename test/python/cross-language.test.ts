@@ -89,7 +89,7 @@ describe('Python writes, TypeScript reads', () => {
   }, 120_000);
 
   it('is resumed by the TypeScript runtime where the Python run failed', async () => {
-    const out = execFileSync('node', [cliBin, 'resume', root, 'py-demo'], { env: { ...quick, SKIP_FAILURE: '1' }, encoding: 'utf8' });
+    const out = execFileSync('node', [cliBin, 'resume', root, 'py-demo', '--trust'], { env: { ...quick, SKIP_FAILURE: '1' }, encoding: 'utf8' });
     expect(out).toContain('done');
     const cp = (await openStore(root).getTask('py-demo'))!.checkpoint!;
     expect(cp.status).toBe('done');
@@ -115,7 +115,7 @@ describe('Python writes, TypeScript reads', () => {
     const before = (await openStore(root).getTask('py-killed'))!.checkpoint!;
     expect(before.plan[0].status).toBe('done');
 
-    const out = execFileSync('node', [cliBin, 'resume', root, 'py-killed'], { env: { ...quick, SKIP_FAILURE: '1' }, encoding: 'utf8' });
+    const out = execFileSync('node', [cliBin, 'resume', root, 'py-killed', '--trust'], { env: { ...quick, SKIP_FAILURE: '1' }, encoding: 'utf8' });
     expect(out).toContain('done');
     const after = (await openStore(root).getTask('py-killed'))!.checkpoint!;
     expect(after.status).toBe('done');

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { distrustDirectory } from '../../electron/runtime/directory-trust.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.join(repo, 'bin/waystation.mjs');
@@ -88,7 +89,7 @@ afterAll(async () => {
 
 describe('a Python command agent in the served app', () => {
   it('is offered, started as a new task, shown live, and resumed', async () => {
-    const host = await serve();
+    const host = await serve(['--trust']);
     try {
       const agents = (await host.get('/api/agents')) as unknown as { name: string; origin: string; problem?: string }[];
       expect(agents).toContainEqual(expect.objectContaining({ name: 'py-greeter', origin: 'registered' }));
@@ -111,14 +112,19 @@ describe('a Python command agent in the served app', () => {
     }
   }, 120_000);
 
-  it('opened read-only, is not offered and never runs', async () => {
-    const host = await serve(['--read-only']);
+  it.each([
+    ['opened read-only', ['--read-only']],
+    // The trust the first test gave is taken back: the directory is as if just downloaded.
+    ['in a directory not trusted', [], () => distrustDirectory(root)],
+  ])('%s, is not offered and never runs', async (_how, args: string[], before?: () => Promise<void>) => {
+    await before?.();
+    const host = await serve(args);
     try {
       const agents = (await host.get('/api/agents')) as unknown as { name: string }[];
       expect(agents.map((a) => a.name)).not.toContain('py-greeter');
       const refused = await host.rpc('startTask', { agent: 'py-greeter', taskId: 'served-2' });
       expect(refused.status).toBeGreaterThanOrEqual(400);
-      expect(JSON.stringify(refused.body)).toMatch(/read-only|runs no tasks/);
+      expect(JSON.stringify(refused.body)).toMatch(/read-only|runs no tasks|not trusted/);
       const resumed = await host.rpc('resumeTask', { taskId: 'served-1' });
       expect(resumed.status).toBeGreaterThanOrEqual(400);
     } finally {

@@ -12,6 +12,7 @@ import type { RecoveryMode, TaskStatus } from '../../../shared/checkpoint/schema
 import { HostService, type HostRunner } from '../../../electron/host/host-service.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { makeCheckpoint } from '../store/store-test-helpers.js';
+import { trustAll } from '../../support/trust-all.js';
 
 let root: string;
 let service: HostService | null = null;
@@ -54,7 +55,7 @@ it('passes the runner the interrupted or failed auto and confirm tasks of its fi
     onEvent: () => () => {},
     shutdown: async () => {},
   };
-  service = new HostService({ host: 'web', runner });
+  service = new HostService({ host: 'web', trust: trustAll, runner });
   await service.open(root);
   await service.recovered();
 

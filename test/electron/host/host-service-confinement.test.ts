@@ -10,6 +10,7 @@ import { HostService, type HostRunner } from '../../../electron/host/host-servic
 import { openStore } from '../../../electron/store/directory-store.js';
 import { ApiError } from '../../../shared/api/contract.js';
 import { makeCheckpoint } from '../store/store-test-helpers.js';
+import { trustAll } from '../../support/trust-all.js';
 
 let base: string;
 let service: HostService;
@@ -36,7 +37,7 @@ beforeEach(async () => {
     onEvent: () => () => {},
     shutdown: async () => {},
   };
-  service = new HostService({ host: 'web', runner });
+  service = new HostService({ host: 'web', trust: trustAll, runner });
   await service.open(path.join(base, 'root'));
   calls.length = 0;
 });

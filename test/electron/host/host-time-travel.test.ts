@@ -16,6 +16,7 @@ import { startTask } from '../../../electron/runtime/task-operations.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { ApiError, type ApiInput, type ApiMethod, type ApiOutputs } from '../../../shared/api/contract.js';
 import { dispatch } from '../../../shared/api/dispatch.js';
+import { trustAll } from '../../support/trust-all.js';
 
 let root: string;
 let service: HostService | null = null;
@@ -33,7 +34,7 @@ afterEach(async () => {
 });
 
 async function open(readOnly = false): Promise<HostService> {
-  service = new HostService({ host: 'web', runner: createHostRunner({ actor: 'host-user' }) });
+  service = new HostService({ host: 'web', trust: trustAll, runner: createHostRunner({ actor: 'host-user' }) });
   await service.open(root, { readOnly });
   return service;
 }

@@ -13,6 +13,7 @@ import { recordingRunner, type RecordedAction } from '../../support/recording-ru
 import { startHttpHost, type HttpHost } from '../../../electron/host/http-host.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { makeCheckpoint } from '../store/store-test-helpers.js';
+import { trustAll } from '../../support/trust-all.js';
 
 let base: string;
 let outside: string;
@@ -32,7 +33,7 @@ beforeAll(async () => {
   await openStore(root).create(makeCheckpoint('inside'));
   await fs.symlink(path.join(outside, 'escape'), path.join(root, 'escape'));
   await fs.symlink(path.join(outside, 'secret.json'), path.join(root, 'leak.json'));
-  service = new HostService({ host: 'web', runner: recordingRunner(runnerCalls), recoverOnOpen: false });
+  service = new HostService({ host: 'web', trust: trustAll, runner: recordingRunner(runnerCalls), recoverOnOpen: false });
   await service.open(root);
   host = await startHttpHost({ service, staticDir: null });
 });

@@ -12,6 +12,7 @@ import { createHostRunner } from '../../../electron/host/host-runner.js';
 import { Runner } from '../../../electron/runtime/runner.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { useOfflineWorkers } from '../../support/offline-workers.js';
+import { trustAll } from '../../support/trust-all.js';
 
 let root: string;
 let service: HostService | null = null;
@@ -47,7 +48,7 @@ describe('opening a directory in the host', () => {
     expect(before.plan.some((s) => s.status !== 'done')).toBe(true);
     const manualVersion = (await latest('manual-task')).version;
 
-    service = new HostService({ host: 'web', runner: createHostRunner() });
+    service = new HostService({ host: 'web', trust: trustAll, runner: createHostRunner() });
     await service.open(root);
     await service.recovered();
 

@@ -49,7 +49,7 @@ describe('resuming a legacy task', () => {
     await fs.writeFile(file, text);
     expect((await openStore(root).getTask('demo-task-001'))!.read_only).toBe(true);
 
-    const r = await cli('resume', root, 'demo-task-001');
+    const r = await cli('resume', root, 'demo-task-001', '--trust');
     expect(r.code).toBe(RunExit.done);
     expect(r.out).toContain('for agent checkpoint-demo; the original file is untouched');
     expect(await fs.readFile(file, 'utf8')).toBe(text);
@@ -83,7 +83,7 @@ describe('resuming a legacy task', () => {
     );
 
     for (const id of ['other', 'plan-task']) {
-      const r = await cli('resume', root, id);
+      const r = await cli('resume', root, id, '--trust');
       expect(r.code).toBe(RunExit.usage);
       expect(r.err).toContain('it can be inspected, but no agent is known to resume it');
       expect(r.err).toContain('Nothing was imported or written');

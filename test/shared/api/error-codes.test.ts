@@ -23,6 +23,7 @@ const INTERNAL: Record<string, string> = {
   MalformedReplyError: 'a model reply that does not parse; the provider retries, then throws LlmCallError',
   UsageError: 'a mistyped command line; the CLI prints it, no service throws it',
   HttpFailure: 'the HTTP host carrying an ApiError and its status to its own reply',
+  TooDeep: 'ends the measuring of a value nested past the write limit; checkValueDepth turns it into a WriteLimitError',
 };
 
 /** Every `class X extends Y` under electron/ and shared/, with the file it is declared in. */
