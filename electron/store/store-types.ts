@@ -8,7 +8,7 @@ import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js'
 import { ServiceError } from '../../shared/api/error-codes.js';
 
 /** Where a task's checkpoints came from on disk. */
-export type TaskFormat = 'waystation' | 'article-task-json' | 'article-checkpoint-json';
+export type TaskFormat = 'waystation' | 'article-task-json' | 'article-checkpoint-json' | 'langgraph';
 
 /**
  * One task as the directory shows it: readable or not, it is always listed.

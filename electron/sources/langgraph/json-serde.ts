@@ -1,0 +1,59 @@
+/**
+ * The `json` serde type of LangGraph's JavaScript checkpointers (and of old
+ * Python ones), decoded into inert data.
+ *
+ * LangChain writes its objects as constructor envelopes:
+ * `{"lc": 1, "type": "constructor", "id": ["langchain_core", "messages",
+ * "AIMessage"], "kwargs": {...}}`; LangGraph adds `lc: 2` records for Set,
+ * Map, RegExp, Error, Uint8Array, `undefined` and delta snapshots. Each
+ * becomes a typed value (see inert-value.ts) with the envelope's id as its
+ * label; a `secret` envelope keeps only the name of its secret, never a value
+ * looked up from the environment.
+ */
+import { bytesValue, isPlainObject, typed } from './inert-value.js';
+
+/** Parse JSON text and turn every envelope in it into a typed value. */
+export function decodeJsonText(text: string): unknown {
+  return reviveEnvelopes(JSON.parse(text) as unknown);
+}
+
+/** Turn the envelopes of parsed JSON into typed values, innermost first. */
+export function reviveEnvelopes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reviveEnvelopes);
+  if (!isPlainObject(value)) return value;
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) fields[k] = reviveEnvelopes(v);
+  return envelopeValue(fields) ?? fields;
+}
+
+const idLabel = (id: unknown): string | null =>
+  Array.isArray(id) && id.length > 0 && id.every((s) => typeof s === 'string') ? id.join('.') : null;
+
+/** The typed value an envelope stands for, or undefined when `obj` is not an envelope. */
+function envelopeValue(obj: Record<string, unknown>): unknown {
+  if (obj.lc === 1) {
+    const label = idLabel(obj.id);
+    if (!label) return undefined;
+    if (obj.type === 'constructor') return typed(label, isPlainObject(obj.kwargs) ? obj.kwargs : {});
+    if (obj.type === 'secret') return typed('secret', { name: label });
+    if (obj.type === 'not_implemented')
+      return typed(label, { not_implemented: true, ...(typeof obj.repr === 'string' ? { repr: obj.repr } : {}) });
+    return undefined;
+  }
+  if (obj.lc !== 2) return undefined;
+  if (obj.type === 'undefined') return null;
+  if (obj.type === 'delta_snapshot' && 'value' in obj) return obj.value;
+  if (obj.type !== 'constructor') return undefined;
+  const label = idLabel(obj.id);
+  if (!label) return undefined;
+  const args = Array.isArray(obj.args) ? obj.args : [];
+  if (label === 'Uint8Array' && Array.isArray(args[0]) && args[0].every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
+    return bytesValue(Uint8Array.from(args[0] as number[]));
+  }
+  if ((label === 'Set' || label === 'Error') && args.length === 1) return typed(label, { $value: args[0] });
+  if (label === 'Map' && Array.isArray(args[0])) return typed(label, { $entries: args[0] });
+  if (label === 'RegExp' && args.length === 2) return typed(label, { source: args[0], flags: args[1] });
+  // Python's lc:2 records name a module and class and carry args/kwargs: kept as data, never constructed.
+  const kwargs = isPlainObject(obj.kwargs) ? obj.kwargs : {};
+  return typed(label, { ...kwargs, ...(args.length ? { $args: args } : {}) });
+}

@@ -1,0 +1,239 @@
+/**
+ * A LangGraph checkpointer's tables as a Waystation source: every thread a
+ * task, every checkpoint a version, read-only (see CheckpointSource).
+ *
+ * Reads go through CheckpointRows (SQLite or PostgreSQL). What was read is
+ * kept only while the tables are unchanged: `changeMark` is asked first (one
+ * cheap query), so a new checkpoint, or a write added to an old one (the
+ * `__resume__` that answers an interrupt), is seen by the next read.
+ */
+import type { Checkpoint, HistoryMessage } from '../../../shared/checkpoint/schema.js';
+import { problem, type Problem } from '../../../shared/checkpoint/problem.js';
+import {
+  TaskReadError,
+  type CheckpointSource,
+  type HistoryMark,
+  type HistoryTail,
+  type KeepListed,
+  type ListedTask,
+  type TaskEntry,
+  type TaskEvent,
+  type VersionInfo,
+  type VersionMark,
+  type VersionsAfter,
+} from '../../store/store-types.js';
+import type { CheckpointLink, CheckpointRows, ThreadRow } from './checkpoint-rows.js';
+import { timeOfCheckpointId } from './checkpoint-time.js';
+import { taskIdOf, threadOf } from './task-ids.js';
+import { mapCheckpoint, metadataOf, problemFile, UndecodableCheckpoint, type MappedVersion, type ThreadContext } from './thread-mapping.js';
+
+/** How many mapped versions are kept: a diff needs two, stepping through History reuses them. */
+const KEPT_VERSIONS = 16;
+
+type Mapped = { ok: true; value: MappedVersion } | { ok: false; problem: Problem };
+
+/** A LangGraph source; see the module comment. */
+export class LangGraphSource implements CheckpointSource {
+  readonly root: string;
+  private mark: string | null = null;
+  private threadRows: Map<string, ThreadRow> | null = null;
+  private readonly linksKept = new Map<string, CheckpointLink[]>();
+  private readonly versionsKept = new Map<string, Mapped>();
+
+  constructor(readonly rows: CheckpointRows) {
+    this.root = rows.locator;
+  }
+
+  /** Forget what was read once the tables changed. */
+  private async fresh(): Promise<void> {
+    const mark = await this.rows.changeMark();
+    if (mark === this.mark) return;
+    this.mark = mark;
+    this.threadRows = null;
+    this.linksKept.clear();
+    this.versionsKept.clear();
+  }
+
+  private async threads(): Promise<Map<string, ThreadRow>> {
+    await this.fresh();
+    if (!this.threadRows) {
+      const rows = await this.rows.threads();
+      this.threadRows = new Map(rows.map((r) => [taskIdOf(r.thread_id, r.checkpoint_ns), r]));
+    }
+    return this.threadRows;
+  }
+
+  private async context(taskId: string): Promise<ThreadContext | null> {
+    const thread = (await this.threads()).get(taskId);
+    if (!thread) return null;
+    let links = this.linksKept.get(taskId);
+    if (!links) {
+      links = await this.rows.links(thread.thread_id, thread.checkpoint_ns);
+      this.linksKept.set(taskId, links);
+    }
+    return { taskId, thread_id: thread.thread_id, checkpoint_ns: thread.checkpoint_ns, links };
+  }
+
+  private async mapped(ctx: ThreadContext, link: CheckpointLink): Promise<Mapped> {
+    const key = `${ctx.taskId}\0${link.checkpoint_id}`;
+    const kept = this.versionsKept.get(key);
+    if (kept) {
+      this.versionsKept.delete(key);
+      this.versionsKept.set(key, kept);
+      return kept;
+    }
+    const row = await this.rows.checkpoint(ctx.thread_id, ctx.checkpoint_ns, link.checkpoint_id);
+    let result: Mapped;
+    if (!row) {
+      result = {
+        ok: false,
+        problem: problem(
+          problemFile(ctx, link.checkpoint_id),
+          'unreadable',
+          `checkpoint ${link.checkpoint_id} went away while it was being read`,
+        ),
+      };
+    } else {
+      try {
+        result = { ok: true, value: mapCheckpoint(ctx, row) };
+      } catch (err) {
+        if (!(err instanceof UndecodableCheckpoint)) throw err;
+        result = { ok: false, problem: err.problem };
+      }
+    }
+    this.versionsKept.set(key, result);
+    if (this.versionsKept.size > KEPT_VERSIONS) this.versionsKept.delete(this.versionsKept.keys().next().value!);
+    return result;
+  }
+
+  /** The entry of a thread: its newest checkpoint that can be read, with the problems of those after it. */
+  private async entryOf(ctx: ThreadContext): Promise<TaskEntry> {
+    const problems: Problem[] = [];
+    let checkpoint: Checkpoint | null = null;
+    for (let i = ctx.links.length - 1; i >= 0 && !checkpoint; i--) {
+      const m = await this.mapped(ctx, ctx.links[i]);
+      if (m.ok) {
+        checkpoint = m.value.checkpoint;
+        problems.push(...m.value.problems);
+      } else problems.push(m.problem);
+    }
+    return { task_id: ctx.taskId, location: ctx.taskId, format: 'langgraph', checkpoint, read_only: true, problems };
+  }
+
+  listTasks(): Promise<ListedTask[]>;
+  listTasks<T>(keep: KeepListed<T>): Promise<T[]>;
+  async listTasks<T>(keep?: KeepListed<T>): Promise<(ListedTask | T)[]> {
+    const ids = [...(await this.threads()).keys()].sort();
+    const entries: ListedTask[] = [];
+    for (const id of ids) {
+      const ctx = await this.context(id);
+      if (ctx) entries.push(await this.entryOf(ctx));
+    }
+    return keep ? keep(entries) : entries;
+  }
+
+  async getTask(taskId: string): Promise<TaskEntry | null> {
+    const ctx = await this.context(taskId);
+    return ctx ? this.entryOf(ctx) : null;
+  }
+
+  private async versionOf(taskId: string, version: number): Promise<MappedVersion> {
+    const ctx = await this.context(taskId);
+    if (!ctx)
+      throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `there is no thread ${threadOf(taskId).thread_id} in ${this.root}`)]);
+    const link = ctx.links[version - 1];
+    if (!link) {
+      throw new TaskReadError(taskId, [
+        problem(taskId, 'missing-version', `thread ${ctx.thread_id} has versions 1 to ${ctx.links.length}, not ${version}`),
+      ]);
+    }
+    const m = await this.mapped(ctx, link);
+    if (!m.ok) throw new TaskReadError(taskId, [m.problem]);
+    return m.value;
+  }
+
+  async readVersion(taskId: string, version: number): Promise<Checkpoint> {
+    return (await this.versionOf(taskId, version)).checkpoint;
+  }
+
+  async readVersions(taskId: string, versions: readonly number[]): Promise<Checkpoint[]> {
+    const out: Checkpoint[] = [];
+    for (const v of versions) out.push(await this.readVersion(taskId, v));
+    return out;
+  }
+
+  async history(taskId: string): Promise<VersionInfo[]> {
+    const ctx = await this.context(taskId);
+    if (!ctx) return [];
+    const index = new Map(ctx.links.map((l, i) => [l.checkpoint_id, i + 1]));
+    return ctx.links.map((link, i) => {
+      const meta = metadataOf(link);
+      const lgSource = typeof meta.source === 'string' ? meta.source : 'unknown';
+      const step = typeof meta.step === 'number' ? meta.step : null;
+      const parent = link.parent_checkpoint_id ? (index.get(link.parent_checkpoint_id) ?? null) : null;
+      // A version whose parent is not the one before it starts a branch: LangGraph forked the thread there.
+      const branch = parent !== null && parent !== i ? `, from version ${parent}` : '';
+      const encrypted = link.type?.includes('+') ? ', encrypted' : '';
+      return {
+        version: i + 1,
+        source: {
+          kind: lgSource === 'update' ? 'human-edit' : 'runtime',
+          actor: 'langgraph',
+          note: `${lgSource}${step === null ? '' : `, step ${step}`}${branch}${encrypted}`,
+          langgraph: {
+            checkpoint_id: link.checkpoint_id,
+            parent_checkpoint_id: link.parent_checkpoint_id,
+            parent_version: parent,
+            source: lgSource,
+            step,
+          },
+        },
+        updated_at: timeOfCheckpointId(link.checkpoint_id) ?? '',
+        bytes: link.bytes,
+      };
+    });
+  }
+
+  async historyAfter(taskId: string, after?: VersionMark): Promise<VersionsAfter> {
+    const all = await this.history(taskId);
+    const held = after ? all[after.version - 1] : undefined;
+    if (after && held && held.updated_at === after.updated_at && held.bytes === after.bytes) {
+      return { after: after.version, versions: all.slice(after.version) };
+    }
+    return { after: 0, versions: all };
+  }
+
+  async readBlob(taskId: string, ref: string): Promise<unknown> {
+    throw new TaskReadError(taskId, [
+      problem(taskId, 'unreadable', `a LangGraph thread has no blob ${ref}: its values are in the checkpoint's channels`),
+    ]);
+  }
+
+  async readHistory(taskId: string, version?: number): Promise<HistoryMessage[]> {
+    const v = version ?? (await this.latestVersion(taskId));
+    return v === null ? [] : (await this.versionOf(taskId, v)).messages;
+  }
+
+  async readHistoryAfter(taskId: string, version?: number, after?: HistoryMark): Promise<HistoryTail> {
+    const messages = await this.readHistory(taskId, version);
+    // LangGraph keeps the whole list in each checkpoint, and a fork or an edit may rewrite it: only a list that
+    // starts with the held one continues it, and without content hashes that cannot be told, so all of it is sent.
+    void after;
+    return { from: 0, messages };
+  }
+
+  private async latestVersion(taskId: string): Promise<number | null> {
+    const entry = await this.getTask(taskId);
+    return entry?.checkpoint?.version ?? null;
+  }
+
+  async readEvents(_taskId: string, _afterId?: number): Promise<TaskEvent[]> {
+    // LangGraph keeps no event log: what happened is its checkpoints, shown as History.
+    return [];
+  }
+
+  /** Let the connection or file go. */
+  close(): Promise<void> {
+    return this.rows.close();
+  }
+}
