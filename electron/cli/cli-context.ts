@@ -7,7 +7,8 @@
  */
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { CheckpointStore, TaskEntry } from '../store/store-types.js';
+import type { CheckpointSource, CheckpointStore, TaskEntry } from '../store/store-types.js';
+import { detectLangGraph, openLangGraphSource } from '../sources/langgraph/open-langgraph.js';
 import { createStyle, type Style } from './style.js';
 
 /** Exit codes, the same for every command (listed in `waystation --help`). */
@@ -39,6 +40,10 @@ export interface CliContext {
   /** Styling for stderr. */
   readonly errStyle: Style;
   openStore(root: string): CheckpointStore;
+  /** Run `fn` when the command has finished (a database connection to close). */
+  atExit(fn: () => Promise<void>): void;
+  /** Run what atExit collected; the CLI calls it once the command is done. */
+  runExits(): Promise<void>;
   /** Raise the exit code of this run; it never goes down (problems are not forgotten by a later success). */
   fail(code: number): void;
   readonly exitCode: number;
@@ -46,11 +51,18 @@ export interface CliContext {
 
 export function createContext(io: CliIo, openStore: (root: string) => CheckpointStore): CliContext {
   let exitCode: number = ExitCode.ok;
+  const exits: (() => Promise<void>)[] = [];
   return {
     io,
     style: createStyle(io.color),
     errStyle: createStyle(io.errColor ?? io.color),
     openStore,
+    atExit(fn) {
+      exits.push(fn);
+    },
+    async runExits() {
+      for (const fn of exits.splice(0)) await fn().catch(() => {});
+    },
     fail(code) {
       exitCode = Math.max(exitCode, code);
     },
@@ -84,6 +96,32 @@ export async function requireTask(
   const entry = await store.getTask(taskId);
   if (!entry) throw new UsageError(`no task "${taskId}" in ${dir}; \`waystation ls ${dir}\` lists the tasks`);
   return { root, store, entry };
+}
+
+/**
+ * Open what a location argument names for reading: a checkpoint directory
+ * (its store), or a LangGraph checkpointer (a SQLite file, a `postgres://`
+ * URL), read-only. A usage error saying what the location is otherwise.
+ */
+export async function requireSource(ctx: CliContext, location: string): Promise<{ root: string; source: CheckpointSource }> {
+  const found = await detectLangGraph(location);
+  if (found.kind === 'directory') return { root: found.dir, source: ctx.openStore(found.dir) };
+  if (found.kind === 'neither') throw new UsageError(found.reason);
+  const source = await openLangGraphSource(location);
+  ctx.atExit(() => source.close());
+  return { root: source.root, source };
+}
+
+/** Open a location (see requireSource) and find TASK in it; a usage error naming the command that lists tasks when there is no such task. */
+export async function requireSourceTask(
+  ctx: CliContext,
+  location: string,
+  taskId: string,
+): Promise<{ root: string; source: CheckpointSource; entry: TaskEntry }> {
+  const { root, source } = await requireSource(ctx, location);
+  const entry = await source.getTask(taskId);
+  if (!entry) throw new UsageError(`no task "${taskId}" in ${location}; \`waystation ls ${location}\` lists the tasks`);
+  return { root, source, entry };
 }
 
 /** Parse a version argument: a positive integer, or `latest` when the latest version is known. */

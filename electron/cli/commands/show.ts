@@ -13,7 +13,8 @@ import type { TaskEntry } from '../../store/store-types.js';
 import { readLeaseState } from '../../verify/lease-state.js';
 import { checkpointFileOf } from '../../verify/verify-task.js';
 import { checkpointAt } from '../checkpoint-at.js';
-import { ExitCode, requireTask, type CliContext } from '../cli-context.js';
+import { ExitCode, requireSourceTask, type CliContext } from '../cli-context.js';
+import { renderLangGraphState } from '../langgraph-output.js';
 import {
   colorStatus,
   formatBytes,
@@ -156,7 +157,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description(
       "print one checkpoint: goal, status, plan with each step's result in brief, artifacts, side effects, resume hint, run metadata",
     )
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', 'the checkpoint directory, or a LangGraph checkpointer (SQLite file, postgres:// URL)')
     .argument('<TASK>', 'the task id')
     .option('--version <N>', 'show version N instead of the latest ("latest" also works)')
     .option('--json', 'print the whole canonical checkpoint')
@@ -167,7 +168,7 @@ export function register(program: Command, ctx: CliContext): void {
         "\nExit status: 0 when the checkpoint was shown, 1 when it or a step's result cannot be read, 2 for an unknown task or version.",
     )
     .action(async (dir: string, taskId: string, opts: { version?: string; json?: boolean }) => {
-      const { root, store, entry } = await requireTask(ctx, dir, taskId);
+      const { root, source: store, entry } = await requireSourceTask(ctx, dir, taskId);
       const read = await checkpointAt(store, entry, opts.version);
       if (!read.ok) return reportUnreadable(ctx, taskId, read.problems);
       const cp = read.checkpoint;
@@ -178,7 +179,7 @@ export function register(program: Command, ctx: CliContext): void {
       const shownAs = cp === entry.checkpoint ? await displayStatusOf(root, entry, cp) : undefined;
       const results = await readPlanResults(store, cp);
       if ([...results.values()].some((r) => r.state === 'unreadable')) ctx.fail(ExitCode.problems);
-      ctx.io.out(renderCheckpoint(ctx.style, cp, { shownAs, results, dir }));
+      ctx.io.out(renderCheckpoint(ctx.style, cp, { shownAs, results, dir }) + renderLangGraphState(ctx.style, cp));
       const problems = [
         ...entry.problems,
         ...checkInvariants(cp, checkpointFileOf(entry.location), { legacy: entry.format !== 'waystation' }),
