@@ -23,29 +23,32 @@ export function reviveEnvelopes(value: unknown): unknown {
   if (!isPlainObject(value)) return value;
   const fields: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) fields[k] = reviveEnvelopes(v);
-  return envelopeValue(fields) ?? fields;
+  const revived = envelopeValue(fields);
+  return revived === NOT_AN_ENVELOPE ? fields : revived;
 }
 
 const idLabel = (id: unknown): string | null =>
   Array.isArray(id) && id.length > 0 && id.every((s) => typeof s === 'string') ? id.join('.') : null;
 
-/** The typed value an envelope stands for, or undefined when `obj` is not an envelope. */
+const NOT_AN_ENVELOPE = Symbol('not an envelope');
+
+/** The typed value an envelope stands for, or NOT_AN_ENVELOPE. */
 function envelopeValue(obj: Record<string, unknown>): unknown {
   if (obj.lc === 1) {
     const label = idLabel(obj.id);
-    if (!label) return undefined;
+    if (!label) return NOT_AN_ENVELOPE;
     if (obj.type === 'constructor') return typed(label, isPlainObject(obj.kwargs) ? obj.kwargs : {});
     if (obj.type === 'secret') return typed('secret', { name: label });
     if (obj.type === 'not_implemented')
       return typed(label, { not_implemented: true, ...(typeof obj.repr === 'string' ? { repr: obj.repr } : {}) });
-    return undefined;
+    return NOT_AN_ENVELOPE;
   }
-  if (obj.lc !== 2) return undefined;
+  if (obj.lc !== 2) return NOT_AN_ENVELOPE;
   if (obj.type === 'undefined') return null;
   if (obj.type === 'delta_snapshot' && 'value' in obj) return obj.value;
-  if (obj.type !== 'constructor') return undefined;
+  if (obj.type !== 'constructor') return NOT_AN_ENVELOPE;
   const label = idLabel(obj.id);
-  if (!label) return undefined;
+  if (!label) return NOT_AN_ENVELOPE;
   const args = Array.isArray(obj.args) ? obj.args : [];
   if (label === 'Uint8Array' && Array.isArray(args[0]) && args[0].every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
     return bytesValue(Uint8Array.from(args[0] as number[]));

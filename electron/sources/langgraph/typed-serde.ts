@@ -42,7 +42,14 @@ export function decodeTyped(type: string | null, data: Uint8Array | string | nul
         return { ok: true, value: bytesValue(asBytes(data)) };
       case 'json': {
         const text = typeof data === 'string' ? data : utf8.decode(asBytes(data));
-        return { ok: true, value: decodeJsonText(text) };
+        try {
+          return { ok: true, value: decodeJsonText(text) };
+        } catch (err) {
+          // V8 names where the parse stopped; stopping at the very end means the text was cut off there.
+          const at = /at position (\d+)/.exec(String(err))?.[1];
+          if (at !== undefined && Number(at) >= text.trimEnd().length) throw new Error(`unexpected end of JSON at byte ${at}`, { cause: err });
+          throw err;
+        }
       }
       case 'msgpack':
         return { ok: true, value: decodeMsgpack(asBytes(data)) };
