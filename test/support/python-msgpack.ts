@@ -23,7 +23,8 @@ export const datetime = (iso: string) => ext(3, ['datetime', 'datetime', iso, 'f
 /** Code 4: a Pydantic v1 model, as `.dict()`. */
 export const pydanticV1 = (module: string, name: string, fields: Record<string, unknown>) => ext(4, [module, name, fields]);
 /** Code 5: a Pydantic v2 model, as `.model_dump()` (LangChain's messages are these). */
-export const pydanticV2 = (module: string, name: string, fields: Record<string, unknown>) => ext(5, [module, name, fields, 'model_validate_json']);
+export const pydanticV2 = (module: string, name: string, fields: Record<string, unknown>) =>
+  ext(5, [module, name, fields, 'model_validate_json']);
 /** Code 6: a NumPy array. */
 export const numpy = (dtype: string, shape: number[], order: 'C' | 'F', data: Uint8Array) => ext(6, [dtype, shape, order, data]);
 /** Code 7: a delta channel's snapshot. */
@@ -40,9 +41,15 @@ const base = (type: string, content: unknown, id: string, extra: Record<string, 
   ...extra,
 });
 
-export const humanMessage = (content: string, id: string) => pydanticV2('langchain_core.messages.human', 'HumanMessage', base('human', content, id, { example: false }));
+export const humanMessage = (content: string, id: string) =>
+  pydanticV2('langchain_core.messages.human', 'HumanMessage', base('human', content, id, { example: false }));
 
-export const aiMessage = (content: unknown, id: string, toolCalls: { name: string; args: Record<string, unknown>; id: string }[] = [], usage?: { input_tokens: number; output_tokens: number }) =>
+export const aiMessage = (
+  content: unknown,
+  id: string,
+  toolCalls: { name: string; args: Record<string, unknown>; id: string }[] = [],
+  usage?: { input_tokens: number; output_tokens: number },
+) =>
   pydanticV2(
     'langchain_core.messages.ai',
     'AIMessage',
@@ -55,7 +62,11 @@ export const aiMessage = (content: unknown, id: string, toolCalls: { name: strin
   );
 
 export const toolMessage = (content: string, id: string, toolCallId: string, name: string) =>
-  pydanticV2('langchain_core.messages.tool', 'ToolMessage', base('tool', content, id, { name, tool_call_id: toolCallId, artifact: null, status: 'success' }));
+  pydanticV2(
+    'langchain_core.messages.tool',
+    'ToolMessage',
+    base('tool', content, id, { name, tool_call_id: toolCallId, artifact: null, status: 'success' }),
+  );
 
 /** langgraph.types.Interrupt, a dataclass: code 2 with its fields. */
 export const interruptValue = (value: unknown, id: string) => keywords('langgraph.types', 'Interrupt', { value, id });

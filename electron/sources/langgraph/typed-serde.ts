@@ -47,7 +47,8 @@ export function decodeTyped(type: string | null, data: Uint8Array | string | nul
         } catch (err) {
           // V8 names where the parse stopped; stopping at the very end means the text was cut off there.
           const at = /at position (\d+)/.exec(String(err))?.[1];
-          if (at !== undefined && Number(at) >= text.trimEnd().length) throw new Error(`unexpected end of JSON at byte ${at}`, { cause: err });
+          if (at !== undefined && Number(at) >= text.trimEnd().length)
+            throw new Error(`unexpected end of JSON at byte ${at}`, { cause: err });
           throw err;
         }
       }

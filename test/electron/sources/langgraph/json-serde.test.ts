@@ -50,7 +50,9 @@ describe('decodeJsonText: the json serde with LangChain constructor envelopes', 
   });
 
   it('never resolves a secret: only the name of the secret is kept', () => {
-    expect(decodeJsonText('{"key":{"lc":1,"type":"secret","id":["OPENAI_API_KEY"]}}')).toEqual({ key: { $type: 'secret', name: 'OPENAI_API_KEY' } });
+    expect(decodeJsonText('{"key":{"lc":1,"type":"secret","id":["OPENAI_API_KEY"]}}')).toEqual({
+      key: { $type: 'secret', name: 'OPENAI_API_KEY' },
+    });
   });
 
   it("keeps Python's lc:2 constructor records (module, class, args, kwargs) as labelled data, never importing them", () => {

@@ -37,7 +37,9 @@ describe('decodeMsgpack: Python JsonPlusSerializer values into inert labelled da
   });
 
   it('keeps an AIMessage tool call and its usage field by field', () => {
-    const v = decode(aiMessage('', 'a1', [{ name: 'search', args: { q: 'x' }, id: 'c1' }], { input_tokens: 12, output_tokens: 3 })) as Record<string, unknown>;
+    const v = decode(
+      aiMessage('', 'a1', [{ name: 'search', args: { q: 'x' }, id: 'c1' }], { input_tokens: 12, output_tokens: 3 }),
+    ) as Record<string, unknown>;
     expect(v.$type).toBe('langchain_core.messages.ai.AIMessage');
     expect(v.tool_calls).toEqual([{ name: 'search', args: { q: 'x' }, id: 'c1', type: 'tool_call' }]);
     expect(v.usage_metadata).toEqual({ input_tokens: 12, output_tokens: 3, total_tokens: 15 });
@@ -46,28 +48,45 @@ describe('decodeMsgpack: Python JsonPlusSerializer values into inert labelled da
   });
 
   it('turns the one-argument constructors into a labelled $value: UUID as its dashed form, Decimal, set, Enum', () => {
-    expect(decode(single('uuid', 'UUID', '0123456789abcdef0123456789abcdef'))).toEqual({ $type: 'uuid.UUID', $value: '01234567-89ab-cdef-0123-456789abcdef' });
+    expect(decode(single('uuid', 'UUID', '0123456789abcdef0123456789abcdef'))).toEqual({
+      $type: 'uuid.UUID',
+      $value: '01234567-89ab-cdef-0123-456789abcdef',
+    });
     expect(decode(single('decimal', 'Decimal', '3.14'))).toEqual({ $type: 'decimal.Decimal', $value: '3.14' });
     expect(decode(single('builtins', 'set', [1, 2]))).toEqual({ $type: 'builtins.set', $value: [1, 2] });
     expect(decode(single('app.models', 'Color', 'red'))).toEqual({ $type: 'app.models.Color', $value: 'red' });
   });
 
   it('reads datetimes (a method call in Python) as their ISO text, and dates and timedeltas as their parts', () => {
-    expect(decode(datetime('2024-05-04T06:32:42.235444+00:00'))).toEqual({ $type: 'datetime.datetime', $value: '2024-05-04T06:32:42.235444+00:00' });
+    expect(decode(datetime('2024-05-04T06:32:42.235444+00:00'))).toEqual({
+      $type: 'datetime.datetime',
+      $value: '2024-05-04T06:32:42.235444+00:00',
+    });
     expect(decode(positional('datetime', 'date', [2024, 5, 4]))).toEqual({ $type: 'datetime.date', $value: '2024-05-04' });
-    expect(decode(positional('datetime', 'timedelta', [1, 30, 5]))).toEqual({ $type: 'datetime.timedelta', days: 1, seconds: 30, microseconds: 5 });
+    expect(decode(positional('datetime', 'timedelta', [1, 30, 5]))).toEqual({
+      $type: 'datetime.timedelta',
+      days: 1,
+      seconds: 30,
+      microseconds: 5,
+    });
   });
 
   it('keeps positional arguments in $args, and spells out Send and compiled patterns', () => {
     expect(decode(positional('pathlib', 'PosixPath', ['/', 'tmp', 'x']))).toEqual({ $type: 'pathlib.PosixPath', $args: ['/', 'tmp', 'x'] });
-    expect(decode(positional('langgraph.types', 'Send', ['worker', { n: 1 }]))).toEqual({ $type: 'langgraph.types.Send', node: 'worker', arg: { n: 1 } });
+    expect(decode(positional('langgraph.types', 'Send', ['worker', { n: 1 }]))).toEqual({
+      $type: 'langgraph.types.Send',
+      node: 'worker',
+      arg: { n: 1 },
+    });
     expect(decode(positional('re', 'compile', ['a+b', 2]))).toEqual({ $type: 're.Pattern', pattern: 'a+b', flags: 2 });
   });
 
   it('reads dataclasses, namedtuples and Pydantic v1 models as their fields, and an Interrupt as value and id', () => {
     expect(decode(keywords('app.state', 'Ticket', { id: 7, tags: ['a'] }))).toEqual({ $type: 'app.state.Ticket', id: 7, tags: ['a'] });
     expect(decode(pydanticV1('app.v1', 'Old', { x: 1 }))).toEqual({ $type: 'app.v1.Old', x: 1 });
-    expect(decode([interruptValue({ question: 'ok?' }, 'i-1')])).toEqual([{ $type: 'langgraph.types.Interrupt', value: { question: 'ok?' }, id: 'i-1' }]);
+    expect(decode([interruptValue({ question: 'ok?' }, 'i-1')])).toEqual([
+      { $type: 'langgraph.types.Interrupt', value: { question: 'ok?' }, id: 'i-1' },
+    ]);
   });
 
   it('nests: a message inside a dataclass inside a list', () => {
@@ -95,7 +114,10 @@ describe('decodeMsgpack: Python JsonPlusSerializer values into inert labelled da
   });
 
   it('marks an extension code LangGraph does not define, and one whose payload is of the wrong shape, and goes on', () => {
-    expect(decode({ a: new ExtData(42, Uint8Array.from([1, 2, 3])), b: 1 })).toEqual({ a: { $type: 'msgpack.ext', code: 42, length: 3, unknown: true }, b: 1 });
+    expect(decode({ a: new ExtData(42, Uint8Array.from([1, 2, 3])), b: 1 })).toEqual({
+      a: { $type: 'msgpack.ext', code: 42, length: 3, unknown: true },
+      b: 1,
+    });
     const bad = decode({ a: new ExtData(5, pack('not a tuple')), b: 2 }) as Record<string, unknown>;
     expect(bad.b).toBe(2);
     expect(bad.a).toEqual({ $undecodable: expect.stringContaining('extension 5') });

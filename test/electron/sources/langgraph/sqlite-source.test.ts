@@ -59,7 +59,10 @@ describe('a LangGraph SQLite file written by real LangGraph, as a source', () =>
 
   it('shows an interrupt answered with a Command as answered, and the run that followed', async () => {
     const history = await source.history(THREADS.approved);
-    const versions = await source.readVersions(THREADS.approved, history.map((v) => v.version));
+    const versions = await source.readVersions(
+      THREADS.approved,
+      history.map((v) => v.version),
+    );
     const interrupted = versions.find((cp) => (lg(cp).interrupts as unknown[]).length > 0)!;
     expect(interrupted.status).toBe('halted');
     expect((lg(interrupted).pending_writes as { channel: string }[]).map((w) => w.channel)).toContain('__resume__');
@@ -87,7 +90,11 @@ describe('a LangGraph SQLite file written by real LangGraph, as a source', () =>
     expect(messages[0].content).toBe('What is the weather in Paris?');
     expect(messages[1].content).toBe('→ calls get_weather({"city":"Paris"}) [call-1]');
     expect(messages[1].tool_calls).toEqual([{ id: 'call-1', name: 'get_weather', args: { city: 'Paris' } }]);
-    expect(messages[2]).toMatchObject({ role: 'tool', tool_call_id: 'call-1', content: `get_weather returned [call-1]:\n${weatherOf('Paris')}` });
+    expect(messages[2]).toMatchObject({
+      role: 'tool',
+      tool_call_id: 'call-1',
+      content: `get_weather returned [call-1]:\n${weatherOf('Paris')}`,
+    });
     expect(messages[3].content).toBe(`The weather: ${weatherOf('Paris')}`);
     // No constructor envelope reaches the Messages tab.
     expect(JSON.stringify(messages)).not.toContain('"lc"');
@@ -109,7 +116,10 @@ describe('a LangGraph SQLite file written by real LangGraph, as a source', () =>
   it('gives every version of every thread as a valid Waystation checkpoint that keeps its own invariants', async () => {
     for (const task of await source.listTasks()) {
       const history = await source.history(task.task_id);
-      for (const cp of await source.readVersions(task.task_id, history.map((v) => v.version))) {
+      for (const cp of await source.readVersions(
+        task.task_id,
+        history.map((v) => v.version),
+      )) {
         expect(Checkpoint.safeParse(cp).success).toBe(true);
         // Checked as the listing checks a non-native task: its messages are in a channel, not a history blob chain.
         expect(checkInvariants(cp, 'checkpoint.json', { legacy: true })).toEqual([]);
@@ -127,7 +137,10 @@ describe('a LangGraph SQLite file written by real LangGraph, as a source', () =>
     const again = await openLangGraphSource(file);
     for (const t of await again.listTasks()) {
       const h = await again.history(t.task_id);
-      await again.readVersions(t.task_id, h.map((v) => v.version));
+      await again.readVersions(
+        t.task_id,
+        h.map((v) => v.version),
+      );
       await again.readHistory(t.task_id);
     }
     await again.close();

@@ -18,8 +18,16 @@ describe('decodeTyped: a serde pair, or the reason it cannot be read', () => {
   });
 
   it('never loads pickle, and names an unknown serde type', () => {
-    expect(decodeTyped('pickle', Uint8Array.from([0x80, 0x04]))).toMatchObject({ ok: false, kind: 'unknown-type', reason: expect.stringContaining('never loads') });
-    expect(decodeTyped('cbor', Uint8Array.from([1]))).toMatchObject({ ok: false, kind: 'unknown-type', reason: expect.stringContaining('"cbor"') });
+    expect(decodeTyped('pickle', Uint8Array.from([0x80, 0x04]))).toMatchObject({
+      ok: false,
+      kind: 'unknown-type',
+      reason: expect.stringContaining('never loads'),
+    });
+    expect(decodeTyped('cbor', Uint8Array.from([1]))).toMatchObject({
+      ok: false,
+      kind: 'unknown-type',
+      reason: expect.stringContaining('"cbor"'),
+    });
   });
 
   it('says truncated when the data ends early, in either format', () => {
