@@ -26,7 +26,7 @@ export async function detectLangGraph(location: string): Promise<LangGraphLocati
   if (isPostgresUrl(location)) return detectPostgres(location);
   const file = path.resolve(location);
   const stats = await fs.stat(file).catch(() => null);
-  if (!stats) return { kind: 'neither', reason: `${location}: no such file or directory` };
+  if (!stats) return { kind: 'neither', reason: `${location}: no such directory or file` };
   if (stats.isDirectory()) return { kind: 'directory', dir: file };
   if (!stats.isFile()) return { kind: 'neither', reason: `${location} is neither a file nor a directory` };
   const head = Buffer.alloc(16);

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,7 +87,7 @@ describe('waystation ls, show, history and diff on a LangGraph SQLite file', () 
     });
     expect(await captureCli('show', path.join(dir, 'missing.sqlite'), 'x')).toMatchObject({
       code: 2,
-      err: expect.stringContaining('no such file or directory'),
+      err: expect.stringContaining('no such directory or file'),
     });
     expect(await captureCli('show', file, 'no-such-thread')).toMatchObject({
       code: 2,
