@@ -30,6 +30,8 @@ import {
 import type { TaskListing } from '../../shared/checkpoint/task-summary.js';
 import { openStore } from '../store/directory-store.js';
 import type { CheckpointStore } from '../store/store-types.js';
+import { detectLangGraph, openLangGraphSource } from '../sources/langgraph/open-langgraph.js';
+import { watchLangGraph } from '../sources/langgraph/langgraph-watcher.js';
 import { builtInAgentInfos, catalogOf } from './agent-catalog-cache.js';
 import { EventHub } from './event-hub.js';
 import { HostOperations } from './host-operations.js';
@@ -93,9 +95,15 @@ export class HostService implements WaystationService {
    * unset: in the mode the folder was last opened in (see RecentFolders).
    */
   async open(dir: string, opts: { readOnly?: boolean } = {}): Promise<DirectoryInfo> {
+    // A LangGraph checkpointer (a SQLite file, a postgres:// URL) opens as a read-only source; anything else must be a directory.
+    const found = await detectLangGraph(dir);
+    if (found.kind === 'sqlite' || found.kind === 'postgres') return this.openLangGraph(dir, found.kind === 'sqlite' ? found.file : null);
     const root = path.resolve(dir);
     const stats = await fs.stat(root).catch(() => null);
-    if (!stats?.isDirectory()) throw new ApiError('not-found', `${root} is not a directory; nothing was opened`);
+    if (!stats?.isDirectory()) {
+      const why = stats && found.kind === 'neither' ? `: ${found.reason}` : '';
+      throw new ApiError('not-found', `${root} is not a directory${why}; nothing was opened`);
+    }
     const realRoot = await fs.realpath(root);
     await this.closeDirectory();
     const opened = new OpenDirectory({
@@ -128,6 +136,45 @@ export class HostService implements WaystationService {
     if (runner?.recoverInterrupted && this.options.recoverOnOpen !== false && !opened.readOnly) {
       opened.recovery = startRecovery(opened, (root, candidates) => runner.recoverInterrupted!(root, candidates), this.hub, listed);
     }
+    return this.directoryInfo();
+  }
+
+  /**
+   * Open a LangGraph checkpointer as the browsed source: read-only whatever
+   * was asked (Waystation never runs a LangGraph graph), watched through its
+   * file or polled (see langgraph-watcher.ts) instead of chokidar. Its root
+   * is the file's real path, or the URL without its password.
+   */
+  private async openLangGraph(location: string, file: string | null): Promise<DirectoryInfo> {
+    const source = await openLangGraphSource(location);
+    const realRoot = file ? await fs.realpath(file) : source.root;
+    await this.closeDirectory();
+    const opened = new OpenDirectory({
+      root: realRoot,
+      readOnly: true,
+      store: source,
+      hub: this.hub,
+      hashes: this.moduleHashes,
+      onClose: () => source.close(),
+    });
+    this.current = opened;
+    // A database URL is not remembered: it may hold a password, and the recent list is shown and stored in the clear.
+    if (file) await this.rememberFolder(realRoot, true);
+    const listed = opened.list.built().then(
+      () => undefined,
+      () => undefined,
+    );
+    opened.watching = listed.then(() => {
+      if (!opened.isOpen) return;
+      const watcher = watchLangGraph(source, file, (changes) => void opened.queue.run(() => opened.feed.apply(changes)).catch(() => {}), {
+        onError: (err) => {
+          if (opened.isOpen) this.hub.publish({ type: 'directory-notice', root: realRoot, detail: `watching ${realRoot}: ${err.message}` });
+        },
+      });
+      opened.onClosing(() => watcher.close());
+      return watcher.ready;
+    });
+    this.hub.publish({ type: 'directory-changed', root: realRoot });
     return this.directoryInfo();
   }
 

@@ -7,7 +7,8 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { startWebServer, type WebServer } from '../../host/web-server.js';
-import { UsageError, requireDirectory, type CliContext } from '../cli-context.js';
+import { UsageError, type CliContext } from '../cli-context.js';
+import { detectLangGraph } from '../../sources/langgraph/open-langgraph.js';
 
 /** Ask the desktop to open the URL; silently does nothing where there is no desktop. */
 function openInBrowser(url: string): void {
@@ -61,23 +62,26 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('serve')
     .description('serve the app and its API on 127.0.0.1 for a browser (prints the URL with its token)')
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', 'the checkpoint directory, or a LangGraph checkpointer (SQLite file, postgres:// URL), browsed read-only')
     .option('--port <N>', 'the port to listen on (default: a free one)')
     .option('--read-only', 'browse only: starting, resuming, approving, rejecting and editing are refused')
     .option('--open-url', 'also open the URL in the default browser')
     .option('--quiet', 'print the URL only, not the processes the host starts and their output')
     .action(async (dir: string, opts: { port?: string; readOnly?: boolean; openUrl?: boolean; quiet?: boolean }) => {
-      const root = await requireDirectory(dir);
+      const found = await detectLangGraph(dir);
+      if (found.kind === 'neither') throw new UsageError(found.reason);
+      const root = found.kind === 'directory' ? found.dir : dir;
       let port = 0;
       if (opts.port !== undefined) {
         if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535)
           throw new UsageError(`--port ${opts.port}: a port is a number from 0 to 65535`);
         port = Number(opts.port);
       }
-      const server = await startWebServer(root, { port, readOnly: opts.readOnly });
+      // Waystation never runs a LangGraph graph: a checkpointer is served to be browsed.
+      const server = await startWebServer(root, { port, readOnly: opts.readOnly || found.kind !== 'directory' });
       const stopLog = opts.quiet ? () => {} : logActivity(ctx, server);
       const s = ctx.style;
-      ctx.io.out(`Waystation is serving ${root}\n`);
+      ctx.io.out(`Waystation is serving ${server.service.root ?? root}\n`);
       if (!server.rendererBuilt)
         ctx.io.out(s.yellow('The renderer is not built: run `npm run build:renderer` first; the API works without it.\n'));
       ctx.io.out(`Open ${s.bold(server.http.url)}\n`);

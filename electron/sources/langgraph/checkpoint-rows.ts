@@ -15,6 +15,8 @@ export interface ThreadRow {
   checkpoints: number;
   /** The newest checkpoint's id (ids sort by time). */
   latest_id: string;
+  /** How many pending writes its checkpoints have: an answer to an interrupt is a write to an old checkpoint. */
+  writes: number;
 }
 
 /** One checkpoint as History lists it: its place in the tree and its metadata, not its state. */

@@ -232,6 +232,13 @@ export class LangGraphSource implements CheckpointSource {
     return [];
   }
 
+  /** Each thread's task id with a mark that changes when a checkpoint or a write is added to it (live updates). */
+  async threadMarks(): Promise<Map<string, string>> {
+    const marks = new Map<string, string>();
+    for (const [id, t] of await this.threads()) marks.set(id, `${t.checkpoints}:${t.latest_id}:${t.writes}`);
+    return marks;
+  }
+
   /** Let the connection or file go. */
   close(): Promise<void> {
     return this.rows.close();

@@ -111,8 +111,10 @@ export class PostgresRows implements CheckpointRows {
 
   async threads(): Promise<ThreadRow[]> {
     return this.read(async (c) => {
-      const r = await c.query<{ thread_id: string; checkpoint_ns: string; checkpoints: number; latest_id: string }>(
-        'SELECT thread_id, checkpoint_ns, count(*)::int AS checkpoints, max(checkpoint_id) AS latest_id FROM checkpoints GROUP BY thread_id, checkpoint_ns ORDER BY thread_id, checkpoint_ns',
+      const r = await c.query<ThreadRow>(
+        `SELECT c.thread_id, c.checkpoint_ns, count(*)::int AS checkpoints, max(c.checkpoint_id) AS latest_id,
+                (SELECT count(*) FROM checkpoint_writes w WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns)::int AS writes
+           FROM checkpoints c GROUP BY c.thread_id, c.checkpoint_ns ORDER BY c.thread_id, c.checkpoint_ns`,
       );
       return r.rows;
     });

@@ -93,7 +93,9 @@ export class SqliteRows implements CheckpointRows {
     this.mark = mark;
     this.statements = {
       threads: db.prepare(
-        'SELECT thread_id, checkpoint_ns, COUNT(*) AS checkpoints, MAX(checkpoint_id) AS latest_id FROM checkpoints GROUP BY thread_id, checkpoint_ns ORDER BY thread_id, checkpoint_ns',
+        `SELECT c.thread_id, c.checkpoint_ns, COUNT(*) AS checkpoints, MAX(c.checkpoint_id) AS latest_id,
+                (SELECT COUNT(*) FROM writes w WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns) AS writes
+           FROM checkpoints c GROUP BY c.thread_id, c.checkpoint_ns ORDER BY c.thread_id, c.checkpoint_ns`,
       ),
       links: db.prepare(
         'SELECT checkpoint_id, parent_checkpoint_id, type, metadata, length(checkpoint) + length(metadata) AS bytes FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id',
