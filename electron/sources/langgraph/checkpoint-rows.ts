@@ -19,10 +19,14 @@ export interface ThreadRow {
   writes: number;
 }
 
-/** One checkpoint as History lists it: its place in the tree and its metadata, not its state. */
-export interface CheckpointLink {
+/** A checkpoint's place in its thread's tree. */
+export interface CheckpointRef {
   checkpoint_id: string;
   parent_checkpoint_id: string | null;
+}
+
+/** One checkpoint as History lists it: its place in the tree and its metadata, not its state. */
+export interface CheckpointLink extends CheckpointRef {
   metadata: StoredValue;
   /** The checkpoint's serde type (`json`, `msgpack`, `msgpack+aes`, ...), so History can flag what cannot be read without decoding it. */
   type: string | null;
@@ -54,7 +58,9 @@ export interface CheckpointRows {
   /** Where the tables are, with no secret in it (a file path, or a URL without its password). */
   readonly locator: string;
   threads(): Promise<ThreadRow[]>;
-  /** A thread's checkpoints, oldest first. */
+  /** A thread's checkpoints, oldest first: their ids and parents only (what numbering them needs). */
+  refs(threadId: string, ns: string): Promise<CheckpointRef[]>;
+  /** A thread's checkpoints, oldest first, with their metadata and sizes (what History shows). */
   links(threadId: string, ns: string): Promise<CheckpointLink[]>;
   checkpoint(threadId: string, ns: string, checkpointId: string): Promise<CheckpointRow | null>;
   /** Something that changes whenever a checkpoint or write is added, cheap to ask for (live updates). */

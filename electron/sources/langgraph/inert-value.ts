@@ -36,7 +36,9 @@ export function typed(label: string, fields: Record<string, unknown> = {}): Reco
   const out: Record<string, unknown> = { [TYPE_KEY]: label };
   for (const [k, v] of Object.entries(fields)) {
     if (k === TYPE_KEY) out.$field_type = v;
-    else Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    // Assigning `__proto__` would set the prototype: that one key is defined as an own field instead.
+    else if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
   }
   return out;
 }

@@ -22,7 +22,7 @@ import {
   type VersionMark,
   type VersionsAfter,
 } from '../../store/store-types.js';
-import type { CheckpointLink, CheckpointRows, ThreadRow } from './checkpoint-rows.js';
+import type { CheckpointRef, CheckpointRows, ThreadRow } from './checkpoint-rows.js';
 import { timeOfCheckpointId } from './checkpoint-time.js';
 import { taskIdOf, threadOf } from './task-ids.js';
 import { mapCheckpoint, metadataOf, problemFile, UndecodableCheckpoint, type MappedVersion, type ThreadContext } from './thread-mapping.js';
@@ -37,7 +37,7 @@ export class LangGraphSource implements CheckpointSource {
   readonly root: string;
   private mark: string | null = null;
   private threadRows: Map<string, ThreadRow> | null = null;
-  private readonly linksKept = new Map<string, CheckpointLink[]>();
+  private readonly linksKept = new Map<string, CheckpointRef[]>();
   private readonly versionsKept = new Map<string, Mapped>();
 
   constructor(readonly rows: CheckpointRows) {
@@ -68,13 +68,13 @@ export class LangGraphSource implements CheckpointSource {
     if (!thread) return null;
     let links = this.linksKept.get(taskId);
     if (!links) {
-      links = await this.rows.links(thread.thread_id, thread.checkpoint_ns);
+      links = await this.rows.refs(thread.thread_id, thread.checkpoint_ns);
       this.linksKept.set(taskId, links);
     }
     return { taskId, thread_id: thread.thread_id, checkpoint_ns: thread.checkpoint_ns, links };
   }
 
-  private async mapped(ctx: ThreadContext, link: CheckpointLink): Promise<Mapped> {
+  private async mapped(ctx: ThreadContext, link: CheckpointRef): Promise<Mapped> {
     const key = `${ctx.taskId}\0${link.checkpoint_id}`;
     const kept = this.versionsKept.get(key);
     if (kept) {
@@ -165,8 +165,9 @@ export class LangGraphSource implements CheckpointSource {
   async history(taskId: string): Promise<VersionInfo[]> {
     const ctx = await this.context(taskId);
     if (!ctx) return [];
-    const index = new Map(ctx.links.map((l, i) => [l.checkpoint_id, i + 1]));
-    return ctx.links.map((link, i) => {
+    const links = await this.rows.links(ctx.thread_id, ctx.checkpoint_ns);
+    const index = new Map(links.map((l, i) => [l.checkpoint_id, i + 1]));
+    return links.map((link, i) => {
       const meta = metadataOf(link);
       const lgSource = typeof meta.source === 'string' ? meta.source : 'unknown';
       const step = typeof meta.step === 'number' ? meta.step : null;

@@ -13,7 +13,7 @@
  * `BEGIN READ ONLY`: the server refuses any write, whatever the code asks.
  */
 import pg from 'pg';
-import type { CheckpointLink, CheckpointRow, CheckpointRows, StoredValue, ThreadRow } from './checkpoint-rows.js';
+import type { CheckpointLink, CheckpointRef, CheckpointRow, CheckpointRows, StoredValue, ThreadRow } from './checkpoint-rows.js';
 
 /** The tables a LangGraph PostgreSQL checkpointer creates. */
 export const POSTGRES_TABLES = ['checkpoints', 'checkpoint_blobs', 'checkpoint_writes', 'checkpoint_migrations'] as const;
@@ -115,6 +115,16 @@ export class PostgresRows implements CheckpointRows {
         `SELECT c.thread_id, c.checkpoint_ns, count(*)::int AS checkpoints, max(c.checkpoint_id) AS latest_id,
                 (SELECT count(*) FROM checkpoint_writes w WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns)::int AS writes
            FROM checkpoints c GROUP BY c.thread_id, c.checkpoint_ns ORDER BY c.thread_id, c.checkpoint_ns`,
+      );
+      return r.rows;
+    });
+  }
+
+  async refs(threadId: string, ns: string): Promise<CheckpointRef[]> {
+    return this.read(async (c) => {
+      const r = await c.query<CheckpointRef>(
+        'SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id',
+        [threadId, ns],
       );
       return r.rows;
     });

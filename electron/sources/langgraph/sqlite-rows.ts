@@ -16,8 +16,9 @@
  * a reader sees new checkpoints (see `changeMark`).
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { CheckpointLink, CheckpointRow, CheckpointRows, StoredValue, ThreadRow, WriteRow } from './checkpoint-rows.js';
+import type { CheckpointLink, CheckpointRef, CheckpointRow, CheckpointRows, StoredValue, ThreadRow, WriteRow } from './checkpoint-rows.js';
 
 /** The tables a LangGraph SQLite checkpointer creates. */
 export const SQLITE_TABLES = ['checkpoints', 'writes'] as const;
@@ -38,9 +39,26 @@ const markOf = (file: string): FileMark => {
 
 const sameMark = (a: FileMark, b: FileMark) => a.main === b.main && a.wal === b.wal;
 
-/** Open the file as SQLite without writing to it or next to it (see the module comment). */
+// SQLite reads `file:` URIs (and so `immutable=1`) only when told at start-up; this must be set before the first open.
+process.env.SQLITE_USE_URI ??= '1';
+
+const immutableUri = (file: string) => `file:${file.split(path.sep).map(encodeURIComponent).join('/')}?mode=ro&immutable=1`;
+
+/**
+ * Open the file as SQLite without writing to it or next to it (see the
+ * module comment). With no writer, `immutable=1` opens it in place with no
+ * locks and no `-wal`/`-shm`; where the SQLite build takes no URIs, the file
+ * is copied into memory instead.
+ */
 function openQuietly(file: string, mark: FileMark): Database.Database {
   if (mark.wal !== null) return new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const db = new Database(immutableUri(file), { readonly: true, fileMustExist: true });
+    db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
+    return db;
+  } catch {
+    // No URI support in this process (better-sqlite3 was opened before SQLITE_USE_URI was set): the copy below.
+  }
   const bytes = fs.readFileSync(file);
   // Bytes 18 and 19 say "WAL" (2); an in-memory database cannot be one, and needs no log of its own.
   if (bytes.length >= 20 && bytes[18] === 2) bytes[18] = bytes[19] = 1;
@@ -60,6 +78,7 @@ const stored = (type: string | null, data: Buffer | string | null): StoredValue 
 
 interface Statements {
   threads: Database.Statement;
+  refs: Database.Statement;
   links: Database.Statement;
   checkpoint: Database.Statement;
   writes: Database.Statement;
@@ -97,6 +116,9 @@ export class SqliteRows implements CheckpointRows {
                 (SELECT COUNT(*) FROM writes w WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns) AS writes
            FROM checkpoints c GROUP BY c.thread_id, c.checkpoint_ns ORDER BY c.thread_id, c.checkpoint_ns`,
       ),
+      refs: db.prepare(
+        'SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id',
+      ),
       links: db.prepare(
         'SELECT checkpoint_id, parent_checkpoint_id, type, metadata, length(checkpoint) + length(metadata) AS bytes FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id',
       ),
@@ -119,6 +141,10 @@ export class SqliteRows implements CheckpointRows {
       thread_id: String(r.thread_id),
       checkpoints: Number(r.checkpoints),
     }));
+  }
+
+  async refs(threadId: string, ns: string): Promise<CheckpointRef[]> {
+    return this.current().refs.all(threadId, ns) as CheckpointRef[];
   }
 
   async links(threadId: string, ns: string): Promise<CheckpointLink[]> {

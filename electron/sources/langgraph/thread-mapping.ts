@@ -19,7 +19,7 @@ import {
   type TaskStatus,
 } from '../../../shared/checkpoint/schema.js';
 import { problem, type Problem } from '../../../shared/checkpoint/problem.js';
-import type { CheckpointLink, CheckpointRow, StoredValue } from './checkpoint-rows.js';
+import type { CheckpointLink, CheckpointRef, CheckpointRow, StoredValue } from './checkpoint-rows.js';
 import { timeOfCheckpointId } from './checkpoint-time.js';
 import { isPlainObject, isUndecodable, undecodable } from './inert-value.js';
 import { reviveEnvelopes } from './json-serde.js';
@@ -41,7 +41,7 @@ export interface ThreadContext {
   thread_id: string;
   checkpoint_ns: string;
   /** Every checkpoint of the thread, oldest first: position + 1 is the version number. */
-  links: readonly CheckpointLink[];
+  links: readonly CheckpointRef[];
 }
 
 export interface MappedVersion {

@@ -9,14 +9,13 @@
  * of it can be read, and it is reported, not guessed at. `pickle` is never
  * loaded: loading it would run code from the checkpoint.
  */
+import { isUtf8 } from 'node:buffer';
 import { bytesValue } from './inert-value.js';
 import { decodeJsonText } from './json-serde.js';
 import { decodeMsgpack } from './msgpack-serde.js';
 
 export type Decoded =
   { ok: true; value: unknown } | { ok: false; reason: string; kind: 'encrypted' | 'unknown-type' | 'truncated' | 'invalid' };
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 const asBytes = (data: Uint8Array | string | null): Uint8Array =>
   data === null ? new Uint8Array(0) : typeof data === 'string' ? new TextEncoder().encode(data) : data;
@@ -41,7 +40,9 @@ export function decodeTyped(type: string | null, data: Uint8Array | string | nul
       case 'bytearray':
         return { ok: true, value: bytesValue(asBytes(data)) };
       case 'json': {
-        const text = typeof data === 'string' ? data : utf8.decode(asBytes(data));
+        const bytes = typeof data === 'string' ? null : asBytes(data);
+        if (bytes && !isUtf8(bytes)) throw new Error('the bytes are not valid UTF-8');
+        const text = bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8') : (data as string);
         try {
           return { ok: true, value: decodeJsonText(text) };
         } catch (err) {

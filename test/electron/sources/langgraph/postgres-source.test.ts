@@ -69,7 +69,7 @@ describe('a LangGraph PostgreSQL checkpointer, written by real LangGraph, as a s
       [THREADS.weather, 'done'],
       [THREADS.weatherTwice, 'done'],
     ]);
-    const waiting = tasks.find((t) => t.task_id === THREADS.waiting)!.checkpoint!;
+    const waiting = (await source.getTask(THREADS.waiting))!.checkpoint!;
     expect(lg(waiting).waiting_for_human).toEqual([{ question: 'Send this email?', draft: 'Dear team, the release is on Friday.' }]);
     // The draft is a string: PostgresSaver keeps it in checkpoint_blobs by channel version, and it is found there.
     expect(lg(waiting).channels).toMatchObject({ draft: 'Dear team, the release is on Friday.' });
