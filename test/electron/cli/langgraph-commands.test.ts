@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -68,6 +69,20 @@ describe('waystation ls, show, history and diff on a LangGraph SQLite file', () 
     // The fork went back to version 2 and asked again: the answer of the first branch is gone, the new question is there.
     expect(json.langgraph.messages_added.map((m) => m.content)).toEqual(['Actually, what about Quito?']);
     expect(json.langgraph.messages_removed.map((m) => m.role)).toEqual(['assistant', 'tool', 'assistant']);
+  });
+
+  it('as its own process (the file opened in place, immutable, or copied into memory) changes not a byte either', () => {
+    const bin = path.resolve('bin/waystation.mjs');
+    for (const uri of ['1', '0']) {
+      const before = fingerprint(file);
+      const out = execFileSync(process.execPath, [bin, 'show', file, THREADS.waiting], {
+        encoding: 'utf8',
+        env: { ...process.env, SQLITE_USE_URI: uri },
+      });
+      expect(out).toContain('waiting_human');
+      expect(fingerprint(file)).toEqual(before);
+      expect(before['-wal']).toBe('absent');
+    }
   });
 
   it('says what a location is when it is neither a checkpoint directory nor a LangGraph checkpointer', async () => {
