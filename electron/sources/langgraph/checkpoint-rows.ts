@@ -62,7 +62,12 @@ export interface CheckpointRows {
   refs(threadId: string, ns: string): Promise<CheckpointRef[]>;
   /** A thread's checkpoints, oldest first, with their metadata and sizes (what History shows). */
   links(threadId: string, ns: string): Promise<CheckpointLink[]>;
-  checkpoint(threadId: string, ns: string, checkpointId: string): Promise<CheckpointRow | null>;
+  /**
+   * One checkpoint whole; with `withoutMessages`, its `messages` channel left
+   * out where the store can leave it out cheaply (what a listing reads: the
+   * conversation is most of a checkpoint, and no list row shows it).
+   */
+  checkpoint(threadId: string, ns: string, checkpointId: string, opts?: { withoutMessages?: boolean }): Promise<CheckpointRow | null>;
   /** Something that changes whenever a checkpoint or write is added, cheap to ask for (live updates). */
   changeMark(): Promise<string>;
   close(): Promise<void>;

@@ -106,12 +106,30 @@ export class LangGraphSource implements CheckpointSource {
     return result;
   }
 
+  /**
+   * A checkpoint for a listing: without its conversation (see
+   * CheckpointRows.checkpoint), so its goal, message count and spend are not
+   * filled in; what a list row shows is. Never kept: getTask reads it whole.
+   */
+  private async listed(ctx: ThreadContext, link: CheckpointRef): Promise<Mapped> {
+    const kept = this.versionsKept.get(`${ctx.taskId}\0${link.checkpoint_id}`);
+    if (kept) return kept;
+    const row = await this.rows.checkpoint(ctx.thread_id, ctx.checkpoint_ns, link.checkpoint_id, { withoutMessages: true });
+    if (!row) return this.mapped(ctx, link);
+    try {
+      return { ok: true, value: mapCheckpoint(ctx, row) };
+    } catch (err) {
+      if (!(err instanceof UndecodableCheckpoint)) throw err;
+      return { ok: false, problem: err.problem };
+    }
+  }
+
   /** The entry of a thread: its newest checkpoint that can be read, with the problems of those after it. */
-  private async entryOf(ctx: ThreadContext): Promise<TaskEntry> {
+  private async entryOf(ctx: ThreadContext, forListing = false): Promise<TaskEntry> {
     const problems: Problem[] = [];
     let checkpoint: Checkpoint | null = null;
     for (let i = ctx.links.length - 1; i >= 0 && !checkpoint; i--) {
-      const m = await this.mapped(ctx, ctx.links[i]);
+      const m = forListing ? await this.listed(ctx, ctx.links[i]) : await this.mapped(ctx, ctx.links[i]);
       if (m.ok) {
         checkpoint = m.value.checkpoint;
         problems.push(...m.value.problems);
@@ -127,7 +145,7 @@ export class LangGraphSource implements CheckpointSource {
     const entries: ListedTask[] = [];
     for (const id of ids) {
       const ctx = await this.context(id);
-      if (ctx) entries.push(await this.entryOf(ctx));
+      if (ctx) entries.push(await this.entryOf(ctx, true));
     }
     return keep ? keep(entries) : entries;
   }

@@ -157,7 +157,12 @@ export class PostgresRows implements CheckpointRows {
     });
   }
 
-  async checkpoint(threadId: string, ns: string, checkpointId: string): Promise<CheckpointRow | null> {
+  async checkpoint(
+    threadId: string,
+    ns: string,
+    checkpointId: string,
+    opts: { withoutMessages?: boolean } = {},
+  ): Promise<CheckpointRow | null> {
     return this.read(async (c) => {
       const r = await c.query<{
         checkpoint_id: string;
@@ -175,8 +180,8 @@ export class PostgresRows implements CheckpointRows {
         `SELECT bl.channel, bl.type, bl.blob FROM checkpoints cp
            CROSS JOIN LATERAL jsonb_each_text(cp.checkpoint -> 'channel_versions') cv
            JOIN checkpoint_blobs bl ON bl.thread_id = cp.thread_id AND bl.checkpoint_ns = cp.checkpoint_ns AND bl.channel = cv.key AND bl.version = cv.value
-          WHERE cp.thread_id = $1 AND cp.checkpoint_ns = $2 AND cp.checkpoint_id = $3`,
-        [threadId, ns, checkpointId],
+          WHERE cp.thread_id = $1 AND cp.checkpoint_ns = $2 AND cp.checkpoint_id = $3 AND ($4::boolean IS NOT TRUE OR bl.channel <> 'messages')`,
+        [threadId, ns, checkpointId, opts.withoutMessages === true],
       );
       const writeRows = await c.query<{ task_id: string; idx: number; channel: string; type: string | null; blob: Buffer | null }>(
         'SELECT task_id, idx, channel, type, blob FROM checkpoint_writes WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3 ORDER BY task_id, idx',

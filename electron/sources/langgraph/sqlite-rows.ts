@@ -78,6 +78,7 @@ const stored = (type: string | null, data: Buffer | string | null): StoredValue 
 
 interface Statements {
   threads: Database.Statement;
+  head: Database.Statement;
   refs: Database.Statement;
   links: Database.Statement;
   checkpoint: Database.Statement;
@@ -122,6 +123,10 @@ export class SqliteRows implements CheckpointRows {
       links: db.prepare(
         'SELECT checkpoint_id, parent_checkpoint_id, type, metadata, length(checkpoint) + length(metadata) AS bytes FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id',
       ),
+      // A JSON checkpoint without its conversation, cut out by SQLite's JSON functions before it reaches JavaScript.
+      head: db.prepare(
+        "SELECT checkpoint_id, parent_checkpoint_id, type, json_remove(CAST(checkpoint AS TEXT), '$.channel_values.messages') AS checkpoint, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND type = 'json' AND json_valid(CAST(checkpoint AS TEXT))",
+      ),
       checkpoint: db.prepare(
         'SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?',
       ),
@@ -165,9 +170,16 @@ export class SqliteRows implements CheckpointRows {
     }));
   }
 
-  async checkpoint(threadId: string, ns: string, checkpointId: string): Promise<CheckpointRow | null> {
+  async checkpoint(
+    threadId: string,
+    ns: string,
+    checkpointId: string,
+    opts: { withoutMessages?: boolean } = {},
+  ): Promise<CheckpointRow | null> {
     const st = this.current();
-    const row = st.checkpoint.get(threadId, ns, checkpointId) as
+    // Any other serde (msgpack, encrypted) or JSON SQLite cannot parse is read whole.
+    const row = ((opts.withoutMessages ? st.head.get(threadId, ns, checkpointId) : undefined) ??
+      st.checkpoint.get(threadId, ns, checkpointId)) as
       | {
           checkpoint_id: string;
           parent_checkpoint_id: string | null;
