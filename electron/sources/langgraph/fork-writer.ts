@@ -25,9 +25,12 @@ import { SqliteRows } from './sqlite-rows.js';
 import { encodeValue } from './state-encoding.js';
 import { threadOf } from './task-ids.js';
 import { versionNumber } from './thread-mapping.js';
+import { ServiceError } from '../../../shared/api/error-codes.js';
 
 /** Raised when a fork cannot be made; nothing was written. */
-export class ForkRefused extends Error {}
+export class ForkRefused extends ServiceError {
+  readonly code = 'read-only' as const;
+}
 
 export interface ForkPlan {
   file: string;

@@ -19,6 +19,7 @@
  */
 import { decode, ExtData, ExtensionCodec } from '@msgpack/msgpack';
 import { bytesValue, isPlainObject, typed, undecodable } from './inert-value.js';
+import { ServiceError } from '../../../shared/api/error-codes.js';
 
 export const EXT = {
   constructorSingleArg: 0,
@@ -32,7 +33,9 @@ export const EXT = {
 } as const;
 
 /** A payload that is not what its extension code promises: decoding stops with this reason. */
-export class MsgpackShapeError extends Error {}
+export class MsgpackShapeError extends ServiceError {
+  readonly code = 'invalid' as const;
+}
 
 const codec = new ExtensionCodec();
 

@@ -6,11 +6,14 @@ import { detectLangGraph } from './detect-langgraph.js';
 import { LangGraphSource } from './langgraph-source.js';
 import { PostgresRows } from './postgres-rows.js';
 import { SqliteRows } from './sqlite-rows.js';
+import { ServiceError } from '../../../shared/api/error-codes.js';
 
 export { detectLangGraph, type LangGraphLocation } from './detect-langgraph.js';
 
 /** Raised when a location is no LangGraph checkpointer; the message says what it is instead. */
-export class NotLangGraphLocation extends Error {}
+export class NotLangGraphLocation extends ServiceError {
+  readonly code = 'not-found' as const;
+}
 
 /**
  * Open `location` as a LangGraph source, read-only; NotLangGraphLocation

@@ -19,12 +19,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { CheckpointLink, CheckpointRef, CheckpointRow, CheckpointRows, StoredValue, ThreadRow, WriteRow } from './checkpoint-rows.js';
+import { ServiceError } from '../../../shared/api/error-codes.js';
 
 /** The tables a LangGraph SQLite checkpointer creates. */
 export const SQLITE_TABLES = ['checkpoints', 'writes'] as const;
 
 /** Raised when a file is not a LangGraph SQLite checkpointer: says what it is instead. */
-export class NotLangGraphError extends Error {}
+export class NotLangGraphError extends ServiceError {
+  readonly code = 'not-found' as const;
+}
 
 interface FileMark {
   main: string;

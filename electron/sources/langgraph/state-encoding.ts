@@ -11,9 +11,12 @@
  * type cannot be written back: the encoder refuses it, naming the channel.
  */
 import { isPlainObject, shortTypeName, TYPE_KEY, typeOf } from './inert-value.js';
+import { ServiceError } from '../../../shared/api/error-codes.js';
 
 /** Raised for a value that cannot be written as LangGraph would: says which channel and why. */
-export class UnwritableValue extends Error {}
+export class UnwritableValue extends ServiceError {
+  readonly code = 'invalid-input' as const;
+}
 
 const CLASS_OF_ROLE: Record<string, string> = {
   user: 'HumanMessage',

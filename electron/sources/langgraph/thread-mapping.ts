@@ -25,6 +25,7 @@ import { isPlainObject, isUndecodable, undecodable } from './inert-value.js';
 import { reviveEnvelopes } from './json-serde.js';
 import { isMessageList, toHistoryMessage } from './langchain-messages.js';
 import { decodeTyped, type Decoded } from './typed-serde.js';
+import { ServiceError } from '../../../shared/api/error-codes.js';
 
 /** The channel LangGraph's message-state graphs keep their conversation in. */
 export const MESSAGES_CHANNEL = 'messages';
@@ -69,7 +70,8 @@ export function decodeStored(value: StoredValue): Decoded {
 }
 
 /** Raised when a checkpoint's own state cannot be decoded (encrypted, truncated, unknown serde): the version is listed, not shown. */
-export class UndecodableCheckpoint extends Error {
+export class UndecodableCheckpoint extends ServiceError {
+  readonly code = 'unreadable' as const;
   constructor(readonly problem: Problem) {
     super(problem.message);
   }
