@@ -11,7 +11,6 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { openStore } from '../electron/store/directory-store.js';
-import { acquireLease } from '../electron/runtime/lease.js';
 import { parseVersionFileName } from '../electron/store/version-file.js';
 import { parseSegment } from '../electron/store/version-records.js';
 import { writeFileAtomic } from '../electron/store/atomic-file.js';
@@ -106,7 +105,7 @@ async function runningRowBench(root: string, steps: number, behind: number): Pro
   const store = openStore(root);
   const { version: _v, ...first } = initialCheckpoint('row', steps);
   let cp: CheckpointInput = (await store.create(first)).checkpoint;
-  const lease = await acquireLease(path.join(root, 'row'), 'row', { owner: 'bench', heartbeatMs: 0 });
+  const lease = await store.acquireLease('row', { owner: 'bench', heartbeatMs: 0 });
   for (let k = 1; k <= behind; k++) {
     const { version, ...next } = afterStep(cp, k);
     cp = (
@@ -286,7 +285,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     const { version: _v, ...first } = cp;
     await store.create(first);
     // Saved as the runtime saves a task: under its lease, appended to segments, the lease let go at the end.
-    const lease = await acquireLease(path.join(tmp, 'store', 'bench'), 'bench', { owner: 'bench', heartbeatMs: 0 });
+    const lease = await store.acquireLease('bench', { owner: 'bench', heartbeatMs: 0 });
     const wsLat = new Map<number, number[]>([
       [early, []],
       [late, []],

@@ -73,12 +73,18 @@ export const mdSummarizer = defineAgent({
   name: 'md-summarizer',
   description: 'Summarise each Markdown file of --input into --output, then publish an index to --publish-url exactly once.',
   options: Options,
-  // Paths are made absolute once, at creation, so a resume from another working directory finds the same files.
-  resolveOptions: (o, env): Options => ({
-    ...o,
-    input: path.resolve(o.input),
-    output: path.resolve(o.output ?? path.join(env.rootDir, 'outputs', env.taskId)),
-  }),
+  // Paths are made absolute once, at creation, so a resume from another working directory finds the same files;
+  // the input folder is checked here, so a start with a wrong one is refused before any version is written.
+  resolveOptions: async (o, env): Promise<Options> => {
+    const input = path.resolve(env.baseDir, o.input);
+    const stat = await fs.stat(input).catch((err: NodeJS.ErrnoException) => err);
+    if (stat instanceof Error || !stat.isDirectory()) {
+      const why = stat instanceof Error ? (stat.code === 'ENOENT' ? 'it does not exist' : stat.message) : 'it is not a folder';
+      const relative = path.isAbsolute(o.input) ? '' : ` (${JSON.stringify(o.input)} is read relative to ${env.baseDir})`;
+      throw new Error(`cannot read the input folder ${input}${relative}: ${why}; no task was created`);
+    }
+    return { ...o, input, output: path.resolve(env.baseDir, o.output ?? path.join(env.rootDir, 'outputs', env.taskId)) };
+  },
   goal: (o) => `summarise the Markdown files of ${o.input} and publish an index${o['publish-url'] ? ` to ${o['publish-url']}` : ''}`,
   async plan(o) {
     let files: string[];

@@ -7,9 +7,12 @@
  */
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
+import { isPostgresUrl, redactUrl } from '../store/postgres/redact-url.js';
 import type { CheckpointSource, CheckpointStore, TaskEntry } from '../store/store-types.js';
-import { detectLangGraph, openLangGraphSource } from '../sources/langgraph/open-langgraph.js';
+import { detectLocation } from '../sources/detect-location.js';
+import { openLangGraphSource } from '../sources/langgraph/open-langgraph.js';
 import { createStyle, type Style } from './style.js';
+import { refuseUrlDirectory } from './directory-argument.js';
 
 /** Exit codes, the same for every command (listed in `waystation --help`). */
 export const ExitCode = {
@@ -31,6 +34,8 @@ export interface CliIo {
   color: boolean;
   /** Colour stderr. Defaults to `color`. */
   errColor?: boolean;
+  /** Ask a person a question and resolve to the answer; absent when no one is at a terminal. */
+  ask?(question: string): Promise<string>;
 }
 
 export interface CliContext {
@@ -72,8 +77,29 @@ export function createContext(io: CliIo, openStore: (root: string) => Checkpoint
   };
 }
 
+/** The help text of a location argument that is written to: a directory or a Waystation database. */
+export const STORE_ARGUMENT = 'the checkpoint directory, or a postgres:// URL of a Waystation store';
+/** The help text of a location argument that is only read: also a LangGraph checkpointer. */
+export const SOURCE_ARGUMENT =
+  'the checkpoint directory, a postgres:// URL, or a LangGraph checkpointer (its SQLite file, or a postgres:// URL of its tables)';
+
+/** A location as it may be printed: a URL without its password, a path as given. */
+export function shownLocation(location: string): string {
+  return isPostgresUrl(location) ? redactUrl(location) : location;
+}
+
+/**
+ * A location argument checked: a PostgreSQL URL as it is (the store says
+ * what is wrong with it when it is opened), a directory resolved and checked
+ * to exist; a usage error otherwise.
+ */
+export async function requireLocation(location: string): Promise<string> {
+  return isPostgresUrl(location) ? location : requireDirectory(location);
+}
+
 /** Resolve DIR and check it is a directory; a usage error otherwise. */
 export async function requireDirectory(dir: string): Promise<string> {
+  refuseUrlDirectory(dir);
   const root = path.resolve(dir);
   let stats;
   try {
@@ -81,7 +107,14 @@ export async function requireDirectory(dir: string): Promise<string> {
   } catch {
     throw new UsageError(`${dir}: no such directory`);
   }
-  if (!stats.isDirectory()) throw new UsageError(`${dir} is not a directory`);
+  if (!stats.isDirectory()) {
+    throw new UsageError(
+      `${dir} is not a directory: this command changes a checkpoint directory or a postgres:// store` +
+        (stats.isFile()
+          ? '; a LangGraph checkpointer file is opened by the commands that read (ls, show, history, diff, result, serve)'
+          : ''),
+    );
+  }
   return root;
 }
 
@@ -91,22 +124,29 @@ export async function requireTask(
   dir: string,
   taskId: string,
 ): Promise<{ root: string; store: CheckpointStore; entry: TaskEntry }> {
-  const root = await requireDirectory(dir);
+  const root = await requireLocation(dir);
   const store = ctx.openStore(root);
   const entry = await store.getTask(taskId);
-  if (!entry) throw new UsageError(`no task "${taskId}" in ${dir}; \`waystation ls ${dir}\` lists the tasks`);
+  const shown = shownLocation(dir);
+  if (!entry) throw new UsageError(`no task "${taskId}" in ${shown}; \`waystation ls ${shown}\` lists the tasks`);
   return { root, store, entry };
 }
 
 /**
- * Open what a location argument names for reading: a checkpoint directory
- * (its store), or a LangGraph checkpointer (a SQLite file, a `postgres://`
- * URL), read-only. A usage error saying what the location is otherwise.
+ * Open what a location argument names for reading: a checkpoint directory or
+ * a Waystation database (its store), or a LangGraph checkpointer (a SQLite
+ * file, a `postgres://` URL of a database holding LangGraph's tables),
+ * read-only. A usage error saying what the location is otherwise. `root` is
+ * the source's locator, safe to print (a URL without its password).
  */
 export async function requireSource(ctx: CliContext, location: string): Promise<{ root: string; source: CheckpointSource }> {
-  const found = await detectLangGraph(location);
-  if (found.kind === 'directory') return { root: found.dir, source: ctx.openStore(found.dir) };
+  if (!isPostgresUrl(location)) refuseUrlDirectory(location);
+  const found = await detectLocation(location);
   if (found.kind === 'neither') throw new UsageError(found.reason);
+  if (found.kind === 'directory' || found.kind === 'postgres-store') {
+    const store = ctx.openStore(found.kind === 'directory' ? found.dir : found.url);
+    return { root: store.root, source: store };
+  }
   const source = await openLangGraphSource(location);
   ctx.atExit(() => source.close());
   return { root: source.root, source };
@@ -120,7 +160,8 @@ export async function requireSourceTask(
 ): Promise<{ root: string; source: CheckpointSource; entry: TaskEntry }> {
   const { root, source } = await requireSource(ctx, location);
   const entry = await source.getTask(taskId);
-  if (!entry) throw new UsageError(`no task "${taskId}" in ${location}; \`waystation ls ${location}\` lists the tasks`);
+  const shown = shownLocation(location);
+  if (!entry) throw new UsageError(`no task "${taskId}" in ${shown}; \`waystation ls ${shown}\` lists the tasks`);
   return { root, source, entry };
 }
 

@@ -42,6 +42,8 @@ export const commandList: readonly CommandEntry[] = [
   { name: 'tail', load: () => import('./commands/tail.js') },
   { name: 'serve', load: () => import('./commands/serve.js') },
   { name: 'demo', load: () => import('./commands/demo.js') },
+  { name: 'copy', load: () => import('./commands/copy.js') },
+  { name: 'db', load: () => import('./commands/db.js') },
 ];
 
 const VERSION_FLAGS = new Set(['-V', '--version']);

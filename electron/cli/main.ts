@@ -46,8 +46,8 @@ function refuseStore(): never {
 }
 
 export interface RunOptions {
-  /** Opens a directory's store; the versioned directory store by default. */
-  openStore?: (root: string) => CheckpointStore;
+  /** Opens a location's store (a directory or a PostgreSQL URL); `openLocation` by default. */
+  openStore?: (location: string) => CheckpointStore;
 }
 
 /**
@@ -60,7 +60,7 @@ export interface RunOptions {
 export async function runCli(argv: readonly string[], io: CliIo, opts: RunOptions = {}): Promise<number> {
   // Only the commands this command line can run are imported: `--version` loads none, `ls` only its own.
   const commands = await Promise.all(commandsToLoad(argv).map((c) => c.load()));
-  const storeOpener = opts.openStore ?? (commands.length > 0 ? (await import('../store/directory-store.js')).openStore : refuseStore);
+  const storeOpener = opts.openStore ?? (commands.length > 0 ? (await import('../store/open-location.js')).openLocation : refuseStore);
   const ctx = createContext(io, storeOpener);
   const program = new Command('waystation')
     .description('Inspect and resume AI-agent checkpoints.')
@@ -103,7 +103,19 @@ export function processIo(): CliIo {
     err: (s) => void process.stderr.write(s),
     color: shouldColor(process.stdout, process.env),
     errColor: shouldColor(process.stderr, process.env),
+    ...(process.stdin.isTTY && process.stderr.isTTY ? { ask: askOnTerminal } : {}),
   };
+}
+
+/** Ask on the terminal (stderr, so stdout stays the command's output) and resolve to the line typed. */
+async function askOnTerminal(question: string): Promise<string> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
 }
 
 /** Started as `waystation` (bin/waystation.mjs, the npm bin link) or as this very file, rather than imported. */

@@ -8,7 +8,7 @@
  * never disagree. A watcher that fails is announced as a `directory-notice`.
  */
 import path from 'node:path';
-import type { CheckpointSource } from '../store/store-types.js';
+import type { CheckpointSource, StoreSubscription } from '../store/store-types.js';
 import type { DirectoryChange, DirectoryWatcher } from './directory-watcher.js';
 import { watchDirectoryInThread } from './directory-watcher-thread.js';
 import type { EventHub } from './event-hub.js';
@@ -33,6 +33,7 @@ export interface ChangeFeedOptions {
 /** The change feed of one open directory; see the module comment. */
 export class ChangeFeed {
   /** Task id -> id of the last event of its events.jsonl already published (or, once looked up, there when the directory was opened). */
+  private subscription: StoreSubscription | null = null;
   private readonly lastEvent = new Map<string, number>();
   /**
    * Task folder -> size of its events.jsonl when the directory was opened, for
@@ -86,9 +87,31 @@ export class ChangeFeed {
     );
   }
 
+  /**
+   * Follow a store that is not a directory (a database) through its own
+   * subscription (LISTEN/NOTIFY) instead of a watcher: each change becomes a
+   * batch for its task, as a watcher's would.
+   */
+  async startFromStore(): Promise<void> {
+    const { root, store, queue, hub, isOpen } = this.options;
+    this.subscription = await store.subscribe(
+      (change) => {
+        const taskId = change.task_id;
+        // Events before the first one delivered were there when the feed began: not news.
+        if (!this.lastEvent.has(taskId) && change.events.length > 0) this.lastEvent.set(taskId, change.events[0].id - 1);
+        const batch: DirectoryChange[] = [{ location: taskId, kind: 'changed', paths: [`${taskId}/${EVENTS_FILE}`] }];
+        queue.run(() => this.apply(batch)).catch(() => {});
+      },
+      (err) => {
+        if (isOpen()) hub.publish({ type: 'directory-notice', root, detail: `watching ${store.root}: ${err.message}` });
+      },
+    );
+  }
+
   /** Stop watching; batches already queued still run (and publish nothing once the directory is closed). */
   async close(): Promise<void> {
     await this.watcher?.close();
+    await this.subscription?.close();
   }
 
   /** The task id a changed location most likely holds, without reading the directory. */

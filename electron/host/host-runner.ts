@@ -73,18 +73,40 @@ export function createHostRunner(options: HostRunnerOptions = {}): HostRunner {
    * Launch a long operation and answer once its worker is up, or with the
    * refusal when it never got that far (unknown agent, busy task, ...).
    */
-  const launch = (root: string, taskId: string, run: (runner: Runner) => Promise<RunOutcome>): Promise<ActionResult> => {
+  const launch = (
+    root: string,
+    taskId: string,
+    run: (runner: Runner) => Promise<RunOutcome>,
+    opts: { untilCreated?: boolean } = {},
+  ): Promise<ActionResult> => {
     const runner = runnerFor(root);
     return new Promise<ActionResult>((resolve, reject) => {
+      let settled = false;
       const stop = runner.onEvent((e) => {
         if (e.type === 'spawned' && e.taskId === taskId) {
           stop();
-          resolve({ taskId, version: null, message: `${e.job} of ${taskId} is running in process ${e.pid}` });
+          const running = { taskId, version: null, message: `${e.job} of ${taskId} is running in process ${e.pid}` };
+          if (!opts.untilCreated) return resolve(running);
+          // A start is not "running" until its first version is written: a refusal of its options
+          // (a missing input folder) comes back as the start's answer, not as a later surprise.
+          const poll = () => {
+            if (settled) return;
+            void runner.hasVersion(taskId).then((created) => {
+              if (settled) return;
+              if (created) {
+                settled = true;
+                resolve(running);
+              } else setTimeout(poll, 50);
+            });
+          };
+          poll();
         }
       });
       run(runner).then(
         (outcome) => {
           stop();
+          if (settled) return;
+          settled = true;
           try {
             resolve(resultOf(outcome));
           } catch (err) {
@@ -93,6 +115,8 @@ export function createHostRunner(options: HostRunnerOptions = {}): HostRunner {
         },
         (err: unknown) => {
           stop();
+          if (settled) return;
+          settled = true;
           reject(err);
         },
       );
@@ -102,7 +126,13 @@ export function createHostRunner(options: HostRunnerOptions = {}): HostRunner {
   return {
     start(root, req) {
       const taskId = req.taskId ?? generateTaskId(req.agent);
-      return launch(root, taskId, (r) => r.startRun({ agent: req.agent, options: req.options, taskId, mode: req.mode, cwd: root }));
+      // Relative paths in the options mean the checkpoint directory: the host's own working folder is nothing the person chose.
+      return launch(
+        root,
+        taskId,
+        (r) => r.startRun({ agent: req.agent, options: req.options, taskId, mode: req.mode, cwd: root, optionsBase: root }),
+        { untilCreated: true },
+      );
     },
     resume(root, taskId) {
       return launch(root, taskId, (r) => r.resume(taskId));

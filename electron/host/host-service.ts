@@ -16,22 +16,26 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { combineFigures, taskFigures, type TaskFigures } from './directory-overview.js';
 import {
   ApiError,
+  EVENTS_PAGE,
   type ActionResult,
   type AgentInfo,
   type ApiOutputs,
   type ApiParsedInput,
   type DirectoryInfo,
+  type DirectoryTrust,
   type HostEventListener,
   type TaskDetail,
   type WaystationService,
 } from '../../shared/api/contract.js';
 import type { TaskListing } from '../../shared/checkpoint/task-summary.js';
 import { openStore } from '../store/directory-store.js';
-import type { CheckpointStore } from '../store/store-types.js';
-import { detectLangGraph, openLangGraphSource } from '../sources/langgraph/open-langgraph.js';
-import { watchLangGraph } from '../sources/langgraph/langgraph-watcher.js';
+import { openLocation } from '../store/open-location.js';
+import { isCheckpointStore, type CheckpointSource, type CheckpointStore } from '../store/store-types.js';
+import { detectLocation } from '../sources/detect-location.js';
+import { openLangGraphSource } from '../sources/langgraph/open-langgraph.js';
 import { builtInAgentInfos, catalogOf } from './agent-catalog-cache.js';
 import { EventHub } from './event-hub.js';
 import { HostOperations } from './host-operations.js';
@@ -41,6 +45,11 @@ import { snapshotRoot } from './root-snapshot.js';
 import { startRecovery } from './start-up-recovery.js';
 import { ModuleHashCache } from './task-agent-status.js';
 import { messageOf } from '../../shared/api/error-codes.js';
+import { howToTrust, userTrustGate, type TrustGate } from '../runtime/directory-trust.js';
+import { newTaskIdProblem } from '../runtime/task-operations.js';
+import { optionsTooLarge } from '../runtime/worker-job-channel.js';
+import { describeDirectoryTrust } from './directory-trust-info.js';
+import { refuseUnlistedAgent } from './start-agent-check.js';
 
 export type { HostRunner, RecentFolders, RunnerEvent } from './host-ports.js';
 
@@ -48,6 +57,8 @@ export interface HostServiceOptions {
   host: 'desktop' | 'web';
   runner?: HostRunner | null;
   recent?: RecentFolders;
+  /** Desktop: show a system notification; resolves to whether one was shown. */
+  notify?: (n: { title: string; body: string }) => boolean;
   /** Desktop: show the folder picker; resolves to the chosen path or null. */
   chooseDirectory?: (opts: { readOnly: boolean }) => Promise<string | null>;
   openStore?: (root: string) => CheckpointStore;
@@ -60,18 +71,27 @@ export interface HostServiceOptions {
    */
   recoverOnOpen?: boolean;
   hub?: EventHub;
+  /**
+   * Which directories a person trusts (directory-trust.ts): an untrusted one
+   * is browsed read-only until trusted. The user's trust store by default.
+   */
+  trust?: TrustGate;
 }
 
 const notOpen = () => new ApiError('not-found', 'no checkpoint directory is open; open one first');
 
 /** The host service; see the module comment. */
 export class HostService implements WaystationService {
+  /** Each task's share of the directory overview, by root and task id, for the version it was read at. */
+  private readonly overviewFigures = new Map<string, { version: number; figures: TaskFigures }>();
   readonly hub: EventHub;
   private current: OpenDirectory | null = null;
   private readonly stopRunnerFeed: () => void;
   private closed = false;
   private readonly moduleHashes = new ModuleHashCache();
   private readonly operations: HostOperations;
+  /** The open directory is not trusted (directory-trust.ts): browsed read-only until trustDirectory. */
+  private untrusted = false;
 
   constructor(private readonly options: HostServiceOptions) {
     this.hub = options.hub ?? new EventHub();
@@ -95,9 +115,14 @@ export class HostService implements WaystationService {
    * unset: in the mode the folder was last opened in (see RecentFolders).
    */
   async open(dir: string, opts: { readOnly?: boolean } = {}): Promise<DirectoryInfo> {
-    // A LangGraph checkpointer (a SQLite file, a postgres:// URL) opens as a read-only source; anything else must be a directory.
-    const found = await detectLangGraph(dir);
-    if (found.kind === 'sqlite' || found.kind === 'postgres') return this.openLangGraph(dir, found.kind === 'sqlite' ? found.file : null);
+    // A database or a LangGraph checkpointer opens as a store or a source of its own; anything else must be a directory.
+    const found = await detectLocation(dir);
+    if (found.kind === 'postgres-store') return this.openNonDirectory((this.options.openStore ?? openLocation)(dir), opts);
+    if (found.kind === 'langgraph-sqlite' || found.kind === 'langgraph-postgres') {
+      // Waystation never runs a LangGraph graph: a checkpointer is browsed, read-only whatever was asked.
+      const source = await openLangGraphSource(dir);
+      return this.openNonDirectory(source, { readOnly: true, remember: found.kind === 'langgraph-sqlite' });
+    }
     const root = path.resolve(dir);
     const stats = await fs.stat(root).catch(() => null);
     if (!stats?.isDirectory()) {
@@ -105,12 +130,15 @@ export class HostService implements WaystationService {
       throw new ApiError('not-found', `${root} is not a directory${why}; nothing was opened`);
     }
     const realRoot = await fs.realpath(root);
+    // Nothing of a directory runs before a person trusts it: untrusted is read-only, whatever was asked.
+    const untrusted = this.options.runner ? !(await this.trustGate().isTrusted(realRoot)) : false;
     await this.closeDirectory();
+    this.untrusted = untrusted;
     const opened = new OpenDirectory({
       root: realRoot,
       // A host without a runner browses every directory read-only; unless told otherwise, a folder opened
       // read-only before opens read-only again: it was not trusted to run code.
-      readOnly: !this.options.runner || (opts.readOnly ?? this.options.recent?.readOnly().includes(realRoot) ?? false),
+      readOnly: !this.options.runner || untrusted || (opts.readOnly ?? this.options.recent?.readOnly().includes(realRoot) ?? false),
       store: (this.options.openStore ?? openStore)(realRoot),
       hub: this.hub,
       hashes: this.moduleHashes,
@@ -140,41 +168,48 @@ export class HostService implements WaystationService {
   }
 
   /**
-   * Open a LangGraph checkpointer as the browsed source: read-only whatever
-   * was asked (Waystation never runs a LangGraph graph), watched through its
-   * file or polled (see langgraph-watcher.ts) instead of chokidar. Its root
-   * is the file's real path, or the URL without its password.
+   * Open a store or source that is not a directory (a database, a LangGraph
+   * checkpointer): its change feed is its own subscription instead of a
+   * watcher. A database is not added to the recent folders (its URL may hold
+   * a password, and that list is stored in the clear); a LangGraph file is,
+   * read-only. A source that cannot be written is browsed read-only.
    */
-  private async openLangGraph(location: string, file: string | null): Promise<DirectoryInfo> {
-    const source = await openLangGraphSource(location);
-    const realRoot = file ? await fs.realpath(file) : source.root;
+  private async openNonDirectory(store: CheckpointSource, opts: { readOnly?: boolean; remember?: boolean }): Promise<DirectoryInfo> {
+    try {
+      // Fails here, with the store's own words (unreachable, wrong password, no schema), before anything is replaced.
+      await store.listTasks((entries) => entries.slice(0, 0));
+    } catch (err) {
+      await store.close().catch(() => {});
+      throw err;
+    }
+    const writable = isCheckpointStore(store);
+    // A database holds no code: what runs is read from its artifact folder, which must be trusted like a directory.
+    const untrusted = writable && this.options.runner ? !(await this.trustGate().isTrusted(store.artifactRoot)) : false;
     await this.closeDirectory();
+    this.untrusted = untrusted;
     const opened = new OpenDirectory({
-      root: realRoot,
-      readOnly: true,
-      store: source,
+      root: store.root,
+      readOnly: !writable || !this.options.runner || untrusted || (opts.readOnly ?? false),
+      store,
       hub: this.hub,
       hashes: this.moduleHashes,
-      onClose: () => source.close(),
+      describeRegistered: writable ? this.options.runner?.registeredAgents?.bind(this.options.runner) : undefined,
+      watch: this.options.watch,
+      onClose: () => store.close(),
     });
     this.current = opened;
-    // A database URL is not remembered: it may hold a password, and the recent list is shown and stored in the clear.
-    if (file) await this.rememberFolder(realRoot, true);
+    if (opts.remember) await this.rememberFolder(store.root, true);
     const listed = opened.list.built().then(
       () => undefined,
       () => undefined,
     );
-    opened.watching = listed.then(() => {
-      if (!opened.isOpen) return;
-      const watcher = watchLangGraph(source, file, (changes) => void opened.queue.run(() => opened.feed.apply(changes)).catch(() => {}), {
-        onError: (err) => {
-          if (opened.isOpen) this.hub.publish({ type: 'directory-notice', root: realRoot, detail: `watching ${realRoot}: ${err.message}` });
-        },
-      });
-      opened.onClosing(() => watcher.close());
-      return watcher.ready;
-    });
-    this.hub.publish({ type: 'directory-changed', root: realRoot });
+    opened.watching = opened.feed.startFromStore();
+    await opened.watching;
+    this.hub.publish({ type: 'directory-changed', root: store.root });
+    const runner = this.options.runner;
+    if (runner?.recoverInterrupted && this.options.recoverOnOpen !== false && !opened.readOnly) {
+      opened.recovery = startRecovery(opened, (root, candidates) => runner.recoverInterrupted!(root, candidates), this.hub, listed);
+    }
     return this.directoryInfo();
   }
 
@@ -237,12 +272,58 @@ export class HostService implements WaystationService {
   private directoryInfo(): DirectoryInfo {
     const recent = this.options.recent;
     return {
-      root: this.root,
+      // The store's own name for where it is: a database's URL without its password.
+      root: this.current ? this.current.store.root : null,
       recent: recent?.list() ?? [],
       host: this.options.host,
       read_only: this.current ? this.current.readOnly : !this.options.runner,
       recent_read_only: recent?.readOnly() ?? [],
+      untrusted: this.current !== null && this.untrusted,
     };
+  }
+
+  private trustGate(): TrustGate {
+    return this.options.trust ?? userTrustGate();
+  }
+
+  async getDirectoryTrust(): Promise<DirectoryTrust> {
+    const dir = this.dir();
+    const tasks = await this.listTasks().catch(() => []);
+    // The folder whose code runs: the directory itself, or a database's artifact folder.
+    return describeDirectoryTrust(dir.store.artifactRoot, this.trustGate(), tasks, { canTrust: Boolean(this.options.runner) });
+  }
+
+  /**
+   * Trust the open directory, as a person asked in the trust prompt, and open
+   * it again to run: its interrupted auto-mode tasks resume then. Refused
+   * when the path is not the directory open (the prompt showed another).
+   */
+  async trustDirectory(input: ApiParsedInput<'trustDirectory'>): Promise<DirectoryInfo> {
+    const dir = this.dir();
+    const named = await fs.realpath(path.resolve(input.path)).catch(() => path.resolve(input.path));
+    const codeRoot = dir.store.artifactRoot;
+    if (named !== codeRoot) {
+      throw new ApiError(
+        'forbidden',
+        `${input.path} is not the open directory's folder (${codeRoot}); only the open directory can be trusted; nothing was trusted`,
+      );
+    }
+    if (!this.options.runner) throw new ApiError('forbidden', 'this host runs no tasks (it was started read-only); nothing was trusted');
+    await this.trustGate().trust(codeRoot);
+    if (!this.untrusted) return this.directoryInfo();
+    return this.open(dir.root, { readOnly: false });
+  }
+
+  /** Refuse an action in an untrusted directory, with the reason and the way to trust it. */
+  private trusted(): OpenDirectory {
+    const dir = this.dir();
+    if (this.untrusted) {
+      throw new ApiError(
+        'forbidden',
+        `${dir.store.artifactRoot} is not trusted: nothing in it is started, resumed, approved, rejected or edited, and no agent module is loaded; nothing was done. To run its tasks, ${howToTrust(dir.store.artifactRoot)}`,
+      );
+    }
+    return dir;
   }
 
   async getDirectory(): Promise<DirectoryInfo> {
@@ -270,6 +351,34 @@ export class HostService implements WaystationService {
       throw new ApiError('forbidden', `${requested} is not among the recent folders; choose it with Open folder… first`);
     }
     return this.open(requested, { readOnly: input.readOnly });
+  }
+
+  async getOverview(): Promise<ApiOutputs['getOverview']> {
+    const dir = this.dir();
+    const listed = await dir.list.list();
+    const figures: TaskFigures[] = [];
+    for (const summary of listed) {
+      if (summary.version === null) continue;
+      // Kept per task and version: only tasks that moved on since the last overview are read again.
+      const key = `${dir.root}\u0000${summary.task_id}`;
+      const kept = this.overviewFigures.get(key);
+      if (kept && kept.version === summary.version) {
+        figures.push(kept.figures);
+        continue;
+      }
+      const entry = await dir.store.getTask(summary.task_id).catch(() => null);
+      if (!entry?.checkpoint) continue;
+      const f = taskFigures(entry.checkpoint);
+      this.overviewFigures.set(key, { version: entry.checkpoint.version, figures: f });
+      figures.push(f);
+    }
+    return combineFigures(figures, { read: figures.length, total: listed.length });
+  }
+
+  async showNotification(input: ApiParsedInput<'showNotification'>): Promise<ApiOutputs['showNotification']> {
+    // Only the desktop app can reach the system's notifications from here; a web host has no screen of its own.
+    if (!this.options.notify) return { shown: false };
+    return { shown: this.options.notify({ title: input.title, body: input.body }) };
   }
 
   async chooseDirectory(input: ApiParsedInput<'chooseDirectory'>): Promise<DirectoryInfo | null> {
@@ -315,6 +424,16 @@ export class HostService implements WaystationService {
     return this.dir().reads.getMessages(input);
   }
 
+  async getEvents(input: ApiParsedInput<'getEvents'>): Promise<ApiOutputs['getEvents']> {
+    const dir = this.dir();
+    const entry = await dir.reads.entry(input.taskId);
+    // Only a Waystation task folder keeps an event log; another format has none to show.
+    if (entry.format !== 'waystation') return { events: [], skipped: 0 };
+    const events = await dir.store.readEvents(entry.task_id, input.after);
+    const skipped = Math.max(0, events.length - EVENTS_PAGE);
+    return { events: skipped > 0 ? events.slice(skipped) : events, skipped };
+  }
+
   async diffVersions(input: ApiParsedInput<'diffVersions'>): Promise<ApiOutputs['diffVersions']> {
     return this.dir().reads.diffVersions(input);
   }
@@ -332,31 +451,41 @@ export class HostService implements WaystationService {
   // ---- acting -------------------------------------------------------------------------------
 
   async startTask(input: ApiParsedInput<'startTask'>): Promise<ActionResult> {
-    return this.operations.start(this.dir(), input);
+    const dir = this.trusted();
+    // Before any lookup on disk: an id no worker accepts is refused here, and a name too long for the disk names no path.
+    if (input.taskId && !(await dir.store.getTask(input.taskId).catch(() => null))) {
+      const why = newTaskIdProblem(input.taskId);
+      if (why) throw new ApiError('invalid-input', why);
+    }
+    const heavy = optionsTooLarge(input.options);
+    if (heavy) throw new ApiError('invalid-input', heavy);
+    // Only an agent the directory's catalog lists is started: a path is never an agent name.
+    if (this.options.runner && !dir.readOnly) refuseUnlistedAgent(input.agent, await this.listAgents());
+    return this.operations.start(dir, input);
   }
 
   async resumeTask(input: ApiParsedInput<'resumeTask'>): Promise<ActionResult> {
-    return this.operations.resume(this.dir(), input);
+    return this.operations.resume(this.trusted(), input);
   }
 
   async approveResume(input: ApiParsedInput<'approveResume'>): Promise<ActionResult> {
-    return this.operations.approve(this.dir(), input);
+    return this.operations.approve(this.trusted(), input);
   }
 
   async rejectResume(input: ApiParsedInput<'rejectResume'>): Promise<ActionResult> {
-    return this.operations.reject(this.dir(), input);
+    return this.operations.reject(this.trusted(), input);
   }
 
   async editStepResult(input: ApiParsedInput<'editStepResult'>): Promise<ActionResult> {
-    return this.operations.edit(this.dir(), input);
+    return this.operations.edit(this.trusted(), input);
   }
 
   async stopTask(input: ApiParsedInput<'stopTask'>): Promise<ActionResult> {
-    return this.operations.stop(this.dir(), input);
+    return this.operations.stop(this.trusted(), input);
   }
 
   async forkTask(input: ApiParsedInput<'forkTask'>): Promise<ActionResult> {
-    return this.operations.fork(this.dir(), input);
+    return this.operations.fork(this.trusted(), input);
   }
 
   async previewRewind(input: ApiParsedInput<'previewRewind'>): Promise<ApiOutputs['previewRewind']> {
@@ -364,6 +493,6 @@ export class HostService implements WaystationService {
   }
 
   async rewindTask(input: ApiParsedInput<'rewindTask'>): Promise<ActionResult> {
-    return this.operations.rewind(this.dir(), input);
+    return this.operations.rewind(this.trusted(), input);
   }
 }

@@ -31,15 +31,16 @@
  * The page is opened as http://127.0.0.1:<port>/?token=<token>.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { ApiError, type ApiMethod, type HostEvent, type WaystationService } from '../../shared/api/contract.js';
+import { ApiError, type ApiMethod, type WaystationService } from '../../shared/api/contract.js';
 import type { TaskListing } from '../../shared/checkpoint/task-summary.js';
-import { asServiceError, dispatch, httpStatusOf, isApiMethod } from '../../shared/api/dispatch.js';
-import { PAGE_CSP } from '../../shared/api/page-csp.js';
-import { PathOutsideRootError, checkRelativePath, resolveInsideRoot } from './path-confinement.js';
+import { dispatch, isApiMethod } from '../../shared/api/dispatch.js';
+import { openEventStream } from './http-event-stream.js';
+import { HttpFailure, readBody, sendError, sendJson } from './http-replies.js';
+import { serveStatic } from './http-static.js';
+import { guardConnections, type ConnectionGuard, type ConnectionLimits } from './connection-guard.js';
 
 /** The API as the web host serves it: the service, plus the listing `waystation ls --json` prints. */
 export type WebHostedService = WaystationService & {
@@ -63,6 +64,10 @@ export interface HttpHostOptions {
   maxBufferedBytes?: number;
   /** Check every answer against the contract's output schemas (default: in development and tests, see outputChecksEnabled). */
   checkOutputs?: boolean;
+  /** Timeouts and the cap on connections without the token (connection-guard.ts). */
+  connections?: ConnectionLimits;
+  /** Open event streams, at most: a new one beyond it closes the oldest (which resumes by Last-Event-ID). */
+  maxStreams?: number;
 }
 
 export interface HttpHost {
@@ -74,41 +79,61 @@ export interface HttpHost {
   readonly token: string;
   /** Open SSE streams (for tests and diagnostics). */
   readonly openStreams: number;
+  /** Connections open that have not yet carried a request with the token. */
+  readonly unauthenticatedConnections: number;
   /** Stop accepting, end every stream and connection. */
   close(): Promise<void>;
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.woff': 'font/woff',
-  '.map': 'application/json; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-};
-
-const COMMON_HEADERS = {
-  'X-Content-Type-Options': 'nosniff',
-  // The page URL carries the token: never send it anywhere as a referrer.
-  'Referrer-Policy': 'no-referrer',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-};
-
-class HttpFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly apiError: ApiError,
-  ) {
-    super(apiError.message);
+/**
+ * Refuse a request whose Host header does not name this host (a DNS-rebinding
+ * page cannot pass) or whose Origin, when present, is not this host's own.
+ */
+function checkHostAndOrigin(req: http.IncomingMessage, allowedHosts: Set<string>, allowedOrigins: Set<string>): void {
+  const host = req.headers.host ?? '';
+  if (!allowedHosts.has(host.toLowerCase())) {
+    throw new HttpFailure(
+      403,
+      new ApiError('forbidden', `the Host header ${JSON.stringify(host.slice(0, 100))} is not this loopback host`),
+    );
   }
+  const origin = req.headers.origin;
+  if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
+    throw new HttpFailure(
+      403,
+      new ApiError(
+        'forbidden',
+        `requests from ${JSON.stringify(origin.slice(0, 100))} are refused; only ${[...allowedOrigins][0]} may call this host`,
+      ),
+    );
+  }
+}
+
+/**
+ * The decoded segments of an /api path, trailing empty ones dropped.
+ * Dot-segments and encoded separators never name a task: they are refused
+ * before any lookup, as is a segment that is not valid percent-encoding.
+ */
+function apiSegments(rawSegments: string[]): string[] {
+  const segments: string[] = [];
+  for (const raw of rawSegments) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      throw new HttpFailure(400, new ApiError('invalid-input', 'the request path is not valid percent-encoding'));
+    }
+    // Dot-segments and encoded separators never name a task; refuse before any lookup.
+    if (raw === '.' || raw === '..' || segment === '.' || segment === '..' || /[/\\\0]/.test(segment)) {
+      throw new HttpFailure(
+        400,
+        new ApiError('invalid-input', `the path segment ${JSON.stringify(segment.slice(0, 80))} is not allowed in an API path`),
+      );
+    }
+    segments.push(segment);
+  }
+  while (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
+  return segments;
 }
 
 function sha256(text: string): Buffer {
@@ -130,6 +155,8 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
   const staticDir = options.staticDir ? path.resolve(options.staticDir) : null;
   const streams = new Set<http.ServerResponse>();
+  const maxStreams = options.maxStreams ?? 64;
+  let guard: ConnectionGuard | null = null;
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
@@ -139,109 +166,9 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     return timingSafeEqual(sha256(candidate), tokenDigest);
   };
 
-  const sendJson = (res: http.ServerResponse, status: number, body: unknown) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      ...COMMON_HEADERS,
-      'Content-Type': 'application/json; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'Content-Length': Buffer.byteLength(text),
-    });
-    res.end(text);
-  };
-
-  const sendError = (res: http.ServerResponse, err: unknown) => {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    if (err instanceof HttpFailure) return sendJson(res, err.status, err.apiError.toBody());
-    const apiError = asServiceError(err);
-    sendJson(res, httpStatusOf(apiError.code), apiError.toBody());
-  };
-
-  const readBody = (req: http.IncomingMessage): Promise<unknown> =>
-    new Promise((resolve, reject) => {
-      const declared = Number(req.headers['content-length'] ?? 0);
-      if (declared > maxBody) {
-        reject(new HttpFailure(413, new ApiError('invalid-input', `the request body is larger than ${maxBody} bytes; nothing was done`)));
-        req.resume();
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let failed = false;
-      req.on('data', (chunk: Buffer) => {
-        if (failed) return;
-        size += chunk.length;
-        if (size > maxBody) {
-          failed = true;
-          reject(new HttpFailure(413, new ApiError('invalid-input', `the request body is larger than ${maxBody} bytes; nothing was done`)));
-          return;
-        }
-        chunks.push(chunk);
-      });
-      req.on('end', () => {
-        if (failed) return;
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (text.trim() === '') return resolve({});
-        try {
-          resolve(JSON.parse(text));
-        } catch {
-          reject(new HttpFailure(400, new ApiError('invalid-input', 'the request body is not valid JSON')));
-        }
-      });
-      req.on('error', reject);
-    });
-
   const call = async (res: http.ServerResponse, method: ApiMethod, input: unknown) => {
     const value = await dispatch(options.service, method, input, options.checkOutputs);
     sendJson(res, 200, value ?? null);
-  };
-
-  const openEventStream = (req: http.IncomingMessage, res: http.ServerResponse, query: URLSearchParams) => {
-    const header = req.headers['last-event-id'];
-    const raw = (Array.isArray(header) ? header[0] : header) ?? query.get('lastEventId') ?? undefined;
-    let lastEventId: number | undefined;
-    if (raw !== undefined && raw !== '') {
-      if (!/^\d{1,15}$/.test(raw.trim())) {
-        throw new HttpFailure(
-          400,
-          new ApiError('invalid-input', `Last-Event-ID must be a non-negative integer, got ${JSON.stringify(raw.slice(0, 40))}`),
-        );
-      }
-      lastEventId = Number(raw.trim());
-    }
-    res.writeHead(200, {
-      ...COMMON_HEADERS,
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    res.write('retry: 2000\n: connected\n\n');
-    streams.add(res);
-    let unsubscribe: () => void = () => {};
-    const drop = () => {
-      unsubscribe();
-      clearInterval(heartbeat);
-      streams.delete(res);
-    };
-    const send = (event: HostEvent) => {
-      if (res.destroyed || res.writableEnded) return drop();
-      res.write(`id: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`);
-      // A client that stopped reading would make us buffer without bound; it resumes from its last id.
-      if (res.writableLength > maxBuffered) {
-        drop();
-        res.destroy();
-      }
-    };
-    const heartbeat = setInterval(() => {
-      if (!res.destroyed) res.write(': ping\n\n');
-    }, heartbeatMs);
-    heartbeat.unref();
-    res.on('close', drop);
-    unsubscribe = options.service.subscribe(send, lastEventId);
   };
 
   const routeApi = async (req: http.IncomingMessage, res: http.ServerResponse, segments: string[], query: URLSearchParams) => {
@@ -256,6 +183,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
         ),
       );
     }
+    guard?.authenticated(req.socket);
     const method = req.method ?? 'GET';
     const [, resource, id, sub, ...rest] = segments;
     const isGet = method === 'GET' || method === 'HEAD';
@@ -268,14 +196,15 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       if (!/^application\/json\b/i.test(type)) {
         throw new HttpFailure(415, new ApiError('invalid-input', 'RPC bodies must be sent as Content-Type: application/json'));
       }
-      return call(res, id, await readBody(req));
+      return call(res, id, await readBody(req, maxBody));
     }
     if (!isGet)
       throw new HttpFailure(
         405,
         new ApiError('invalid-input', `${method} is not allowed here; only POST /api/rpc/<method> changes anything`),
       );
-    if (rest.length === 0 && resource === 'events' && id === undefined) return openEventStream(req, res, query);
+    if (rest.length === 0 && resource === 'events' && id === undefined)
+      return openEventStream(req, res, query, { service: options.service, streams, heartbeatMs, maxBuffered, maxStreams });
     if (rest.length === 0 && resource === 'tasks') {
       if (id === undefined) return sendJson(res, 200, await options.service.listTaskListings());
       if (sub === undefined) {
@@ -293,87 +222,8 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     throw new HttpFailure(404, new ApiError('not-found', `no API route ${method} /${segments.join('/')}`));
   };
 
-  const serveStatic = async (req: http.IncomingMessage, res: http.ServerResponse, rawPath: string) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { ...COMMON_HEADERS, Allow: 'GET, HEAD' }).end();
-      return;
-    }
-    const indexFile = staticDir ? path.join(staticDir, 'index.html') : null;
-    const hasIndex = indexFile
-      ? await fs.stat(indexFile).then(
-          (s) => s.isFile(),
-          () => false,
-        )
-      : false;
-    if (!staticDir || !hasIndex) {
-      const text = `The Waystation renderer is not built${staticDir ? ` (no index.html in ${staticDir})` : ''}.\nRun \`npm run build:renderer\` and restart \`waystation serve\`. The API under /api works without it.\n`;
-      res.writeHead(503, { ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
-      res.end(req.method === 'HEAD' ? undefined : text);
-      return;
-    }
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(rawPath);
-    } catch {
-      res.writeHead(400, COMMON_HEADERS).end();
-      return;
-    }
-    let file: string;
-    // Only the one leading slash is the URL's; `//etc/passwd` asks for an absolute path and is refused as such.
-    const relative = decoded.slice(1);
-    try {
-      checkRelativePath(relative, staticDir);
-      file = await resolveInsideRoot(staticDir, relative);
-    } catch (err) {
-      if (err instanceof PathOutsideRootError) {
-        res.writeHead(403, { ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' }).end('outside the renderer folder\n');
-        return;
-      }
-      throw err;
-    }
-    let stats = await fs.stat(file).catch(() => null);
-    if (!stats || !stats.isFile()) {
-      // Client-side routes fall back to the app; a missing asset is a real 404.
-      if (path.extname(decoded) !== '') {
-        res.writeHead(404, { ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' }).end('not found\n');
-        return;
-      }
-      file = indexFile!;
-      stats = await fs.stat(file);
-    }
-    const isHtml = path.extname(file) === '.html';
-    res.writeHead(200, {
-      ...COMMON_HEADERS,
-      'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
-      'Content-Length': stats.size,
-      'Cache-Control': isHtml ? 'no-store' : 'no-cache',
-      ...(isHtml ? { 'Content-Security-Policy': PAGE_CSP, 'X-Frame-Options': 'DENY' } : {}),
-    });
-    if (req.method === 'HEAD') {
-      res.end();
-      return;
-    }
-    res.end(await fs.readFile(file));
-  };
-
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const host = req.headers.host ?? '';
-    if (!allowedHosts.has(host.toLowerCase())) {
-      throw new HttpFailure(
-        403,
-        new ApiError('forbidden', `the Host header ${JSON.stringify(host.slice(0, 100))} is not this loopback host`),
-      );
-    }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
-      throw new HttpFailure(
-        403,
-        new ApiError(
-          'forbidden',
-          `requests from ${JSON.stringify(origin.slice(0, 100))} are refused; only ${[...allowedOrigins][0]} may call this host`,
-        ),
-      );
-    }
+    checkHostAndOrigin(req, allowedHosts, allowedOrigins);
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
     const rawPath = q === -1 ? rawUrl : rawUrl.slice(0, q);
@@ -381,33 +231,17 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     if (!rawPath.startsWith('/')) throw new HttpFailure(400, new ApiError('invalid-input', 'the request path must start with /'));
     const rawSegments = rawPath.split('/').slice(1);
     if (rawSegments[0] === 'api') {
-      const segments: string[] = [];
-      for (const raw of rawSegments) {
-        let segment: string;
-        try {
-          segment = decodeURIComponent(raw);
-        } catch {
-          throw new HttpFailure(400, new ApiError('invalid-input', 'the request path is not valid percent-encoding'));
-        }
-        // Dot-segments and encoded separators never name a task; refuse before any lookup.
-        if (raw === '.' || raw === '..' || segment === '.' || segment === '..' || /[/\\\0]/.test(segment)) {
-          throw new HttpFailure(
-            400,
-            new ApiError('invalid-input', `the path segment ${JSON.stringify(segment.slice(0, 80))} is not allowed in an API path`),
-          );
-        }
-        segments.push(segment);
-      }
-      while (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
+      const segments = apiSegments(rawSegments);
       return routeApi(req, res, segments, query);
     }
-    return serveStatic(req, res, rawPath);
+    return serveStatic(req, res, rawPath, staticDir);
   };
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err) => sendError(res, err));
   });
   server.on('clientError', (_err, socket) => socket.destroy());
+  guard = guardConnections(server, options.connections);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -428,6 +262,9 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     token,
     get openStreams() {
       return streams.size;
+    },
+    get unauthenticatedConnections() {
+      return guard?.unauthenticated ?? 0;
     },
     async close() {
       for (const res of streams) res.end();

@@ -116,7 +116,7 @@ export class KeptTaskList {
   private async build(): Promise<Map<string, KeptSummary>> {
     // Each slice is summarized as it is read, so the parsed checkpoints die young (see KeepListed).
     const kept = await this.store.listTasks(async (entries) => {
-      const summaries = await summarizeEntries(this.root, entries);
+      const summaries = await summarizeEntries(this.store, entries);
       return entries.map((e, i) => keep(e, summaries[i]));
     });
     for (const k of kept) this.locations.set(k.summary.location, k.summary.task_id);
@@ -158,10 +158,10 @@ export class KeptTaskList {
    * rather than "interrupted" until the watcher's batch arrives.
    */
   private async recheck(location: string, k: KeptSummary, entry: ListedTask): Promise<KeptSummary> {
-    const again = keep(entry, await summarizeEntry(this.root, entry));
+    const again = keep(entry, await summarizeEntry(this.store, entry));
     if (k.summary.display_status !== 'running' || again.summary.display_status === 'running') return again;
     const fresh = await this.store.getTask(k.summary.task_id).catch(() => null);
-    return fresh?.location === location ? keep(fresh, await summarizeEntry(this.root, fresh)) : again;
+    return fresh?.location === location ? keep(fresh, await summarizeEntry(this.store, fresh)) : again;
   }
 
   /** Bring the kept list up to date with one change the watcher reported (`entry` null: no task there now). */
@@ -169,7 +169,7 @@ export class KeptTaskList {
     const summaries = this.summaries;
     if (!summaries) return;
     if (entry && entry.location === location && summaries.has(location)) {
-      summaries.set(location, keep(entry, await summarizeEntry(this.root, entry)));
+      summaries.set(location, keep(entry, await summarizeEntry(this.store, entry)));
       return;
     }
     // A task appeared or went away, or its id now resolves elsewhere. That can hide or uncover
@@ -198,7 +198,7 @@ export class KeptTaskList {
       [...summaries.values()].some((k) => k.summary.task_id === imported && k.summary.format === 'waystation')
     )
       return;
-    summaries.set(found.location, keep(found, await summarizeEntry(this.root, found)));
+    summaries.set(found.location, keep(found, await summarizeEntry(this.store, found)));
     this.locations.set(found.location, found.task_id);
     this.unordered = true;
   }

@@ -8,13 +8,11 @@
  * kept in a small cache, and what a full verify found drifted is remembered,
  * so the task view shows it even when a stat cannot (a same-size rewrite).
  */
-import path from 'node:path';
 import { ApiError, type ApiOutputs, type ApiParsedInput, type TaskDetail } from '../../shared/api/contract.js';
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
-import { hasRecoveryNews, recoveryReport } from '../store/recovery-report.js';
+import { hasRecoveryNews } from '../store/recovery-report.js';
 import { TaskReadError, type CheckpointSource, type TaskEntry } from '../store/store-types.js';
-import { readLeaseState } from '../verify/lease-state.js';
 import { summarizeEntry } from '../verify/summarize-entry.js';
 import { verifyTask } from '../verify/verify-task.js';
 import type { EventHub } from './event-hub.js';
@@ -71,7 +69,7 @@ export class TaskReads {
     const { root, hashes, loadFailures } = this.options;
     const entry = await this.entry(input.taskId);
     const checkpoint = input.version === undefined && !entry.checkpoint ? null : await this.checkpointAt(entry, input.version);
-    const lease = entry.format === 'waystation' ? await readLeaseState(path.join(root, entry.location)) : { held: false };
+    const lease = entry.format === 'waystation' ? (await this.options.store.readLease(entry.task_id)).info : { held: false };
     // A full verify of this very version may know of drift a stat cannot see (a same-size rewrite).
     const verified = this.verifiedDrift.get(entry.task_id);
     const knownDrift = verified !== undefined && verified.version === entry.checkpoint?.version;
@@ -80,7 +78,7 @@ export class TaskReads {
       ? await taskAgentStatus(root, entry.checkpoint, hashes, await loadFailures.of(entry.task_id))
       : null;
     return {
-      summary: await summarizeEntry(root, entry, knownDrift ? { drift: true } : {}),
+      summary: await summarizeEntry(this.options.store, entry, knownDrift ? { drift: true } : {}),
       checkpoint,
       version: checkpoint?.version ?? null,
       latest_version: entry.checkpoint?.version ?? null,
@@ -124,13 +122,12 @@ export class TaskReads {
   }
 
   async verifyTask(input: ApiParsedInput<'verifyTask'>): Promise<ApiOutputs['verifyTask']> {
-    const { root } = this.options;
     const entry = await this.entry(input.taskId);
     const cp = await this.checkpointAt(entry, undefined);
-    const report = await verifyTask(root, cp, { location: entry.location, format: entry.format });
+    const report = await verifyTask(this.options.store.artifactRoot, cp, { location: entry.location, format: entry.format });
     this.noteVerifiedDrift(report);
     // Only a native task folder has versions a power cut can tear; a legacy file is read as it is.
-    const recovery = entry.format === 'waystation' ? await recoveryReport(root, entry.location) : null;
+    const recovery = await this.options.store.recoveryReport(entry);
     return recovery && hasRecoveryNews(recovery) ? { ...report, recovery } : report;
   }
 

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHostRunner } from './host-runner.js';
+import type { TrustGate } from '../runtime/directory-trust.js';
 import { HostService } from './host-service.js';
 import { startHttpHost, type HttpHost } from './http-host.js';
 
@@ -27,6 +28,8 @@ export interface WebServerOptions {
   rendererDir?: string;
   /** Environment for task processes (default: this process's; a demo directory slows the offline model, see demoRunEnv). */
   env?: NodeJS.ProcessEnv;
+  /** Which directories are trusted (the user's trust store by default): an untrusted one is served read-only. */
+  trust?: TrustGate;
 }
 
 export interface WebServer {
@@ -41,7 +44,11 @@ export interface WebServer {
 /** Serve `root` in browser mode on 127.0.0.1. */
 export async function startWebServer(root: string, options: WebServerOptions = {}): Promise<WebServer> {
   const rendererDir = options.rendererDir ?? defaultRendererDir();
-  const service = new HostService({ host: 'web', runner: options.readOnly ? null : createHostRunner({ env: options.env }) });
+  const service = new HostService({
+    host: 'web',
+    runner: options.readOnly ? null : createHostRunner({ env: options.env }),
+    ...(options.trust ? { trust: options.trust } : {}),
+  });
   await service.open(root);
   let http: HttpHost;
   try {

@@ -11,7 +11,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, net, protocol, session, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, net, Notification, protocol, session, type WebContents } from 'electron';
 import { generateDemoDirectory } from '../host/demo-directory.js';
 import { createHostRunner } from '../host/host-runner.js';
 import { HostService } from '../host/host-service.js';
@@ -110,6 +110,18 @@ async function start(): Promise<void> {
     // Forked workers run the Electron binary as plain Node.
     runner: createHostRunner({ env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } }),
     recent: settings,
+    // Main-process notifications: the renderer's sandbox denies the Notification permission.
+    notify: ({ title, body }) => {
+      if (!Notification.isSupported()) return false;
+      const n = new Notification({ title, body });
+      n.on('click', () => {
+        if (!mainWindow) return;
+        if (mainWindow.isMinimized()) mainWindow.restore();
+        mainWindow.focus();
+      });
+      n.show();
+      return true;
+    },
     chooseDirectory: async ({ readOnly }) => {
       const options = {
         title: readOnly ? 'Open a checkpoint directory read-only' : 'Open a checkpoint directory',
@@ -119,6 +131,8 @@ async function start(): Promise<void> {
       return result.canceled ? null : (result.filePaths[0] ?? null);
     },
   });
+  // Whichever it is, a directory a person has not trusted opens read-only, with the trust prompt (directory-trust.ts):
+  // one given on the command line or by a second launch runs nothing until trusted.
   const initial =
     directoryFromArgv(process.argv) ??
     (await settings.last()) ??

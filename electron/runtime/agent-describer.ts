@@ -4,6 +4,7 @@
  * throws, calls process.exit or never finishes loading cannot harm the host
  * that asked.
  */
+import { handJob, JOB_VIA_IPC_ENV } from './worker-job-channel.js';
 import { fork } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -51,10 +52,11 @@ export function describeAgentModule(req: DescribeRequest, opts: DescribeOptions 
   return new Promise((resolve, reject) => {
     const child = fork(entry, [], {
       execArgv,
-      env: { ...env, WAYSTATION_JOB: JSON.stringify({ kind: 'describe', taskId: '', ...req }) },
+      env: { ...env, [JOB_VIA_IPC_ENV]: '1' },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       cwd: req.cwd,
     });
+    handJob(child, { kind: 'describe', taskId: '', ...req });
     let stderr = '';
     child.stdout?.resume();
     child.stderr?.on('data', (b: Buffer) => {

@@ -105,6 +105,11 @@ export interface TaskContext<O> {
 export interface AgentPlanEnv {
   taskId: string;
   rootDir: string;
+  /**
+   * What a relative path in the options means: the working directory of
+   * `waystation run`, the checkpoint directory when the inspector starts the task.
+   */
+  baseDir: string;
 }
 
 /** An agent: its plan and how to run it. */

@@ -15,6 +15,7 @@ import type { Checkpoint, HistoryMessage } from '../../shared/checkpoint/schema.
 import { ConflictError, TaskReadError } from '../store/store-types.js';
 import { defaultActor, OperationError, TASK_ID_RE, type OperationEnv } from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
+import { commandHint } from './command-hint.js';
 
 export interface ForkRequest {
   /** The fork's id; default `<parent>-fork-v<version>-<4 hex>`. */
@@ -98,7 +99,7 @@ export async function forkTask(env: OperationEnv, parentId: string, version: num
       stopped: cp.status === 'running' ? { by: actor, at, reason: note } : null,
     },
     run: { ...cp.run, created_at: at, updated_at: at },
-    resume_hint: cp.status === 'running' ? `${note}; continue with \`waystation resume <DIR> ${taskId}\`` : cp.resume_hint,
+    resume_hint: cp.status === 'running' ? `${note}; continue with \`${commandHint(taskId, 'resume')}\`` : cp.resume_hint,
     source: { kind: 'fork', actor, note, forked_from: origin },
     forked_from: origin,
   };
@@ -119,6 +120,6 @@ export async function forkTask(env: OperationEnv, parentId: string, version: num
     version: created.version,
     message: `task ${taskId} forked from ${parentId} at version ${version} (${created.status})`,
     next:
-      created.status === 'done' ? `rerun a step: waystation rewind <DIR> ${taskId} STEP` : `continue: waystation resume <DIR> ${taskId}`,
+      created.status === 'done' ? `rerun a step: ${commandHint(taskId, 'rewind', ' STEP')}` : `continue: ${commandHint(taskId, 'resume')}`,
   };
 }

@@ -39,18 +39,16 @@ export {
 export { TaskEngine, writeFileAtomic, type EngineOutcome } from './task-engine.js';
 export { Runner, type RunnerEvent, type RunnerOptions, type RunOutcome, type StartRunRequest } from './runner.js';
 export {
-  acquireLease,
   DEFAULT_LEASE_TTL_MS,
-  Lease,
   LEASE_TTL_ENV,
   LeaseHeldError,
   LeaseLostError,
   leaseIsLive,
   leaseTtlMs,
   processStartToken,
-  readLease,
   type LeaseEntry,
-} from './lease.js';
+  type LeaseOptions,
+} from '../store/lease-rules.js';
 export { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
 export {
   AgentLoadError,
@@ -84,9 +82,21 @@ export { OfflineProvider } from '../llm/offline-provider.js';
 export { providerFromEnv } from '../llm/provider-from-env.js';
 export type { ChatMessage, Completion, CompletionOptions, LlmProvider } from '../llm/provider.js';
 export { openStore } from '../store/directory-store.js';
+export { openLocation } from '../store/open-location.js';
+export { redactUrl } from '../store/postgres/redact-url.js';
 // What a crash or a power cut left in a task folder, for hosts that show it (as `waystation verify` does).
 export { hasRecoveryNews, recoveryReport, type RecoveryReport } from '../store/recovery-report.js';
-export type { CheckpointStore, TaskEntry, TaskEvent, VersionInfo } from '../store/store-types.js';
+export type {
+  CheckpointSource,
+  CheckpointStore,
+  LeaseRead,
+  StoreChange,
+  StoreSubscription,
+  TaskEntry,
+  TaskEvent,
+  TaskLease,
+  VersionInfo,
+} from '../store/store-types.js';
 export { verifyTask } from '../verify/verify-task.js';
 export {
   Checkpoint,

@@ -93,7 +93,7 @@ export async function importLegacyForResume(
       message: `task ${taskId} (${entry.location}) already finished; nothing to resume, nothing imported`,
     };
   }
-  const planned = await adopter.agent.plan(adopter.options, { taskId, rootDir: env.root });
+  const planned = await adopter.agent.plan(adopter.options, { taskId, rootDir: env.root, baseDir: env.root });
   if (planned.length !== cp.plan.length) {
     throw new OperationError(
       'read-only',
@@ -118,7 +118,7 @@ async function adopt(
   from: string,
 ): Promise<LegacyResumePreparation> {
   const { agent, options } = adopter;
-  const planned = await agent.plan(options, { taskId, rootDir: env.root });
+  const planned = await agent.plan(options, { taskId, rootDir: env.root, baseDir: env.root });
   return withTaskEngine(env, taskId, 'import', async (engine, cp) => {
     if (cp.agent)
       return {
@@ -130,11 +130,11 @@ async function adopt(
       };
     const saved = await engine.save(
       (d) => {
+        // The agent finds its steps by id; the names are what the task recorded, and stay as they were.
         d.plan = d.plan.map((s, i) => ({
           ...s,
           id: planned[i].id,
-          name: planned[i].name,
-          ...(s.name !== planned[i].name ? { legacy_name: s.name } : {}),
+          ...(s.id !== planned[i].id ? { legacy_id: s.id } : {}),
           output_schema: planned[i].output_schema
             ? (z.toJSONSchema(planned[i].output_schema!, { unrepresentable: 'any' }) as Record<string, unknown>)
             : (s.output_schema ?? null),

@@ -159,7 +159,7 @@ export function buildResumeContext(cp: Checkpoint): ResumeContext {
   const decisions: string[] = [];
   for (const s of cp.plan) {
     if (s.status === 'done') {
-      const edited = (s as { edited?: { by?: string } }).edited;
+      const edited = s.edited;
       decisions.push(
         edited ? `${s.id} (${s.name}): result set by a human edit${edited.by ? ` (${edited.by})` : ''}` : `${s.id} (${s.name}): done`,
       );

@@ -15,6 +15,7 @@ import type { RewindEffect, RewindPlan } from '../../shared/checkpoint/rewind-pl
 import { defaultActor, loadForWrite, OperationError, withTaskEngine, type OperationEnv } from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
 import { own, ownWhere } from './checkpoint-draft.js';
+import { commandHint } from './command-hint.js';
 
 export type { RewindEffect, RewindPlan };
 
@@ -178,7 +179,7 @@ export async function rewindTask(env: OperationEnv, taskId: string, stepRef: str
         d.status = 'waiting_human';
         d.resume_hint =
           `rewound to ${plan.step_id} by ${actor}${req.reason ? ` (${req.reason})` : ''}: resume reruns ${plan.rerun.length} step(s)` +
-          `${redo.length ? ` and performs ${redo.join(', ')} again under new keys` : ''}: \`waystation resume <DIR> ${taskId}\``;
+          `${redo.length ? ` and performs ${redo.join(', ')} again under new keys` : ''}: \`${commandHint(taskId, 'resume')}\``;
       },
       {
         source: {
@@ -193,7 +194,7 @@ export async function rewindTask(env: OperationEnv, taskId: string, stepRef: str
     return engine.outcome(
       'waiting_human',
       `task ${taskId} rewound to ${plan.step_id}:\n  ${describeRewind(plan).join('\n  ')}`,
-      `run it: waystation resume <DIR> ${taskId}`,
+      `run it: ${commandHint(taskId, 'resume')}`,
     );
   });
 }

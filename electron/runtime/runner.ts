@@ -13,11 +13,11 @@ import { createInterface } from 'node:readline';
 import type { AgentRef, Checkpoint, RecoveryMode, TaskStatus } from '../../shared/checkpoint/schema.js';
 import { mayNeedRecovery } from '../../shared/checkpoint/task-summary.js';
 import type { CheckpointStore, TaskEvent } from '../store/store-types.js';
-import { openStore } from '../store/directory-store.js';
+import { openLocation, resolveLocation } from '../store/open-location.js';
 import { redactSecrets } from '../llm/provider-from-env.js';
 import { builtInAgents } from './built-in-agents.js';
-import { readLease, readLeaseEntry, leaseIsLive } from './lease.js';
-import { readStopRequest } from './stop-request.js';
+import { readLeaseEntry } from '../store/file-lease.js';
+import { readStopRequest } from '../store/stop-request.js';
 import { forkTask, type ForkRequest } from './fork-task.js';
 import { rewindTask, type RewindRequest } from './rewind-task.js';
 import { stopTask, type StopRequestOptions } from './stop-task.js';
@@ -31,12 +31,15 @@ import {
   type OperationEnv,
   generateTaskId,
   isUnfinishedCreate,
+  newTaskIdProblem,
   OperationError,
   rejectTask,
   type ResumeRequest,
 } from './task-operations.js';
 import { defaultWorkerLaunch } from './worker-launch.js';
 import { commandAgentRef, refusalOfExit, spawnCommandAgent, type CommandAgentEntry, type CommandJob } from './command-agent.js';
+import { WriteLimitError } from '../store/write-limits.js';
+import { handJob, JOB_VIA_IPC_ENV, optionsTooLarge } from './worker-job-channel.js';
 import {
   exitCodeForError,
   exitCodeForOutcome,
@@ -46,6 +49,7 @@ import {
   type WorkerJob,
   type WorkerMessage,
 } from './worker-protocol.js';
+import { commandHint } from './command-hint.js';
 
 /** How one runner operation ended. */
 export interface RunOutcome {
@@ -72,14 +76,15 @@ export type RunnerEvent =
   | { type: 'retrying'; taskId: string; attempt: number; delayMs: number };
 
 export interface RunnerOptions {
+  /** The store: a checkpoint directory, or a PostgreSQL URL (store/open-location.ts). */
   root: string;
   /** Environment for the workers (API keys, SKIP_FAILURE, latency); defaults to this process's. */
   env?: NodeJS.ProcessEnv;
   /** First auto-mode backoff; doubles each attempt. Default: WAYSTATION_AUTO_BACKOFF_MS, else 1000 ms. */
   backoffMs?: number;
   maxBackoffMs?: number;
-  /** Opens the directory's store; the versioned directory store by default. */
-  openStore?: (root: string) => CheckpointStore;
+  /** Opens the store; `openLocation` by default. */
+  openStore?: (location: string) => CheckpointStore;
   /** Who is acting, for decisions and edits. */
   actor?: string;
   /**
@@ -100,6 +105,12 @@ export interface StartRunRequest {
   cwd?: string;
   /** The export holding the agent in a module. Default: the default export. */
   exportName?: string;
+  /**
+   * What relative paths in the options are resolved against (the agent's
+   * `resolveOptions` sees it as `env.baseDir`): the caller's working directory
+   * on the command line, the checkpoint directory in the inspector. Default: process.cwd().
+   */
+  optionsBase?: string;
 }
 
 /** What a checkpoint records of a described module agent. */
@@ -113,7 +124,10 @@ function describeSignal(code: number | null, signal: NodeJS.Signals | null): str
 
 /** The supervisor of worker processes for one checkpoint directory. */
 export class Runner extends EventEmitter {
+  /** The folder artifacts, agent configuration and project roots resolve against (the store's artifactRoot). */
   readonly root: string;
+  /** What was opened, as workers reopen it: a directory's absolute path or the URL. */
+  readonly location: string;
   private readonly store: CheckpointStore;
   private readonly children = new Set<ChildProcess>();
   /** Set by killAll: no new worker is spawned and pending auto-mode retries are dropped. */
@@ -122,8 +136,9 @@ export class Runner extends EventEmitter {
 
   constructor(private readonly opts: RunnerOptions) {
     super();
-    this.root = path.resolve(opts.root);
-    this.store = (opts.openStore ?? openStore)(this.root);
+    this.location = resolveLocation(opts.root);
+    this.store = (opts.openStore ?? openLocation)(this.location);
+    this.root = this.store.artifactRoot;
   }
 
   override emit(event: 'event', e: RunnerEvent): boolean {
@@ -143,11 +158,13 @@ export class Runner extends EventEmitter {
     const projectRoot = job.kind === 'start' ? job.agentRef.project_root : undefined;
     const child = fork(entry, [], {
       execArgv,
-      env: { ...env, WAYSTATION_JOB: JSON.stringify(job) },
+      // The job goes over IPC (worker-job-channel.ts); a database names no folder, so the worker resolves artifacts against the runner's.
+      env: { ...env, [JOB_VIA_IPC_ENV]: '1', WAYSTATION_ARTIFACT_ROOT: this.root },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       // A module agent starts in its project, as it would when its author runs it.
       cwd: projectRoot ? path.resolve(this.root, projectRoot) : process.cwd(),
     });
+    handJob(child, job);
     this.children.add(child);
     const taskId = job.taskId;
     this.emit('event', { type: 'spawned', taskId, pid: child.pid ?? -1, job: job.kind });
@@ -207,7 +224,7 @@ export class Runner extends EventEmitter {
             status: cp?.status ?? null,
             version: cp?.version ?? null,
             message: `the agent process for ${taskId} ${describeSignal(code, signal)}; the task is interrupted${cp ? ` at version ${cp.version}` : ''}`,
-            next: `resume it: waystation resume <DIR> ${taskId}`,
+            next: `resume it: ${commandHint(taskId, 'resume')}`,
             exitCode: RunExit.crashed,
             crashed: true,
             signal,
@@ -330,10 +347,15 @@ export class Runner extends EventEmitter {
   }
 
   /** Whether a person asked the task's current run to stop (a run whose process was ended by a second stop leaves only that). */
-  private async stopWasAsked(taskId: string): Promise<boolean> {
-    const location = (await this.store.getTask(taskId).catch(() => null))?.location ?? taskId;
+  private async stopWasAsked(taskId: string, known?: string): Promise<boolean> {
+    const location = known ?? (await this.store.getTask(taskId).catch(() => null))?.location ?? taskId;
     const current = await readLeaseEntry(path.join(this.root, location)).catch(() => null);
     return current !== null && readStopRequest(path.join(this.root, location, 'lease'), current.n) !== null;
+  }
+
+  /** Whether the task has a readable version: a start has got as far as creating it. */
+  async hasVersion(taskId: string): Promise<boolean> {
+    return (await this.latest(taskId)) !== null;
   }
 
   private async latest(taskId: string): Promise<Checkpoint | null> {
@@ -365,40 +387,40 @@ export class Runner extends EventEmitter {
       const interrupted = outcome.crashed === true;
       const mode = cp.recovery.mode;
       if (mode === 'confirm' && interrupted) {
-        const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
+        const max = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
         // The first crash is the task's own; the ones after it are the plan preparation's.
         if (confirmCrashes >= max) {
           return {
             ...outcome,
             message: `${outcome.message}\npreparing a resume plan crashed ${confirmCrashes} time(s) in a row; the runner stopped retrying and left the task interrupted at version ${cp.version}`,
-            next: `fix the agent, then resume by hand: waystation resume <DIR> ${taskId}`,
+            next: `fix the agent, then resume by hand: ${commandHint(taskId, 'resume')}`,
           };
         }
         const delayMs = Math.min(this.opts.maxBackoffMs ?? 30_000, confirmCrashes === 0 ? 0 : this.backoffMs() * 2 ** (confirmCrashes - 1));
         if (delayMs > 0) {
           this.emit('event', { type: 'retrying', taskId, attempt: confirmCrashes + 1, delayMs });
           await this.backoff(delayMs);
-          if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: waystation resume <DIR> ${taskId}` };
+          if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: ${commandHint(taskId, 'resume')}` };
         }
-        outcome = await this.spawnJob({ kind: 'resume', root: this.root, taskId, trigger: 'auto', actor: this.opts.actor });
+        outcome = await this.spawnJob({ kind: 'resume', root: this.location, taskId, trigger: 'auto', actor: this.opts.actor });
         if (outcome.crashed === true) confirmCrashes++;
         continue;
       }
       if (mode !== 'auto' || !(interrupted || cp.status === 'failed')) return outcome;
-      const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
+      const max = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
       if (cp.recovery.auto_attempts >= max) {
         return {
           ...outcome,
           message: `${outcome.message}\nautomatic recovery gave up after ${cp.recovery.auto_attempts} attempt(s)`,
-          next: `resume by hand: waystation resume <DIR> ${taskId}`,
+          next: `resume by hand: ${commandHint(taskId, 'resume')}`,
         };
       }
       const delayMs = Math.min(this.opts.maxBackoffMs ?? 30_000, this.backoffMs() * 2 ** cp.recovery.auto_attempts);
       this.emit('event', { type: 'retrying', taskId, attempt: cp.recovery.auto_attempts + 1, delayMs });
       await this.backoff(delayMs);
       // A host shutting down leaves the task interrupted: it resumes at the next start-up.
-      if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: waystation resume <DIR> ${taskId}` };
-      outcome = await this.spawnJob({ kind: 'resume', root: this.root, taskId, trigger: 'auto', actor: this.opts.actor });
+      if (this.shuttingDown) return { ...outcome, next: `resume by hand or restart the host: ${commandHint(taskId, 'resume')}` };
+      outcome = await this.spawnJob({ kind: 'resume', root: this.location, taskId, trigger: 'auto', actor: this.opts.actor });
       if (n > max + 2) return outcome;
     }
   }
@@ -407,6 +429,12 @@ export class Runner extends EventEmitter {
    * Start a task (or, when `taskId` names an existing task of the same agent, resume it, as re-running the article's demo does).
    */
   async startRun(req: StartRunRequest): Promise<RunOutcome> {
+    if (req.taskId !== undefined && !(await this.store.getTask(req.taskId).catch(() => null))) {
+      const why = newTaskIdProblem(req.taskId);
+      if (why) return refused(req.taskId, 'invalid', why);
+    }
+    const heavy = optionsTooLarge(req.options);
+    if (heavy) return refused(req.taskId ?? '', 'invalid', heavy);
     let agentRef;
     try {
       agentRef = await this.resolveAgent(req);
@@ -427,13 +455,14 @@ export class Runner extends EventEmitter {
     }
     const first = await this.spawnJob({
       kind: 'start',
-      root: this.root,
+      root: this.location,
       taskId,
       agentRef,
       options: req.options ?? {},
       mode: req.mode,
       maxAutoAttempts: req.maxAutoAttempts,
       actor: this.opts.actor,
+      optionsBase: req.optionsBase ?? process.cwd(),
     });
     return this.supervise(taskId, first);
   }
@@ -515,13 +544,13 @@ export class Runner extends EventEmitter {
       if (err instanceof OperationError) return refused(taskId, err.code, err.message);
       throw err;
     }
-    const first = await this.spawnJob({ kind: 'resume', root: this.root, taskId, trigger: 'human', ...req, actor: this.opts.actor });
+    const first = await this.spawnJob({ kind: 'resume', root: this.location, taskId, trigger: 'human', ...req, actor: this.opts.actor });
     return this.supervise(taskId, first);
   }
 
   /** Approve the pending resume plan and run exactly that plan. `actor` (who approved) overrides the runner's for this call. */
   async approve(taskId: string, opts: { actor?: string } = {}): Promise<RunOutcome> {
-    const first = await this.spawnJob({ kind: 'approve', root: this.root, taskId, actor: opts.actor ?? this.opts.actor });
+    const first = await this.spawnJob({ kind: 'approve', root: this.location, taskId, actor: opts.actor ?? this.opts.actor });
     return this.supervise(taskId, first);
   }
 
@@ -581,6 +610,8 @@ export class Runner extends EventEmitter {
       return { ...o, exitCode: RunExit.done };
     } catch (err) {
       if (err instanceof OperationError) return refused(taskId, err.code, err.message);
+      // A value its own readers would refuse: bad input, and nothing was written.
+      if (err instanceof WriteLimitError) return refused(taskId, 'invalid', err.message);
       throw err;
     }
   }
@@ -617,24 +648,16 @@ export class Runner extends EventEmitter {
       const entry = await this.store.getTask(taskId);
       const cp = entry?.checkpoint;
       if (!entry || !cp || entry.read_only || entry.format !== 'waystation' || !cp.agent || this.shuttingDown) return null;
-      const live = leaseIsLive(await readLease(path.join(this.root, entry.location)));
-      if (live || this.shuttingDown || cp.recovery.stopped || (await this.stopWasAsked(taskId))) return null;
+      const live = (await this.store.readLease(taskId)).info.held;
+      if (live || this.shuttingDown || cp.recovery.stopped || (await this.stopWasAsked(taskId, entry.location))) return null;
       const interrupted = cp.status === 'running';
-      const max = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
-      if (cp.recovery.mode === 'auto' && (interrupted || cp.status === 'failed') && cp.recovery.auto_attempts < max) {
+      const max = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
+      // Auto mode resumes what failed or was interrupted, with attempts left; confirm mode prepares a plan for what was interrupted.
+      const resumesAuto = cp.recovery.mode === 'auto' && (interrupted || cp.status === 'failed') && cp.recovery.auto_attempts < max;
+      if (resumesAuto || (cp.recovery.mode === 'confirm' && interrupted)) {
         const first = await this.spawnJob({
           kind: 'resume',
-          root: this.root,
-          taskId: cp.task_id,
-          trigger: 'auto',
-          actor: this.opts.actor,
-        });
-        return this.supervise(cp.task_id, first);
-      }
-      if (cp.recovery.mode === 'confirm' && interrupted) {
-        const first = await this.spawnJob({
-          kind: 'resume',
-          root: this.root,
+          root: this.location,
           taskId: cp.task_id,
           trigger: 'auto',
           actor: this.opts.actor,

@@ -13,10 +13,12 @@
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { leaseIsLive, pidAlive, readLeaseEntry } from './lease.js';
-import { writeStopRequest } from './stop-request.js';
+import { readLeaseEntry } from '../store/file-lease.js';
+import { leaseIsLive, pidAlive } from '../store/lease-rules.js';
+import { writeStopRequest } from '../store/stop-request.js';
 import { defaultActor, OperationError, withTaskEngine, type OperationEnv } from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
+import { commandHint } from './command-hint.js';
 
 export interface StopRequestOptions {
   actor?: string;
@@ -80,7 +82,7 @@ export async function stopTask(env: OperationEnv, taskId: string, opts: StopRequ
             : latest.recovery.stopped
               ? `task ${taskId} stopped by ${latest.recovery.stopped.by}`
               : `task ${taskId} ended before it reached a point to stop at (it is ${latest.status})`,
-        next: waitMs === 0 ? `stop it now: waystation stop <DIR> ${taskId} --force` : `continue: waystation resume <DIR> ${taskId}`,
+        next: waitMs === 0 ? `stop it now: ${commandHint(taskId, 'stop', ' --force')}` : `continue: ${commandHint(taskId, 'resume')}`,
         stopped: true,
         how: waitMs === 0 ? 'requested' : 'stopped',
       };
@@ -114,7 +116,7 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 }
 
 function outcomeOf(cp: { task_id: string; status: EngineOutcome['status']; version: number }, message: string): EngineOutcome {
-  return { task_id: cp.task_id, status: cp.status, version: cp.version, message, next: `continue: waystation resume <DIR> ${cp.task_id}` };
+  return { task_id: cp.task_id, status: cp.status, version: cp.version, message, next: `continue: ${commandHint(cp.task_id, 'resume')}` };
 }
 
 /** Save the stop under the task's own lease, the runner being gone. */

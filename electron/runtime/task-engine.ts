@@ -24,6 +24,7 @@ import type {
 import { canonicalJson } from '../../shared/checkpoint/canonical-json.js';
 import { expectedCurrentStep } from '../../shared/checkpoint/invariants.js';
 import { StoreWriteError, type CheckpointStore, type TaskEvent } from '../store/store-types.js';
+import { WriteLimitError } from '../store/write-limits.js';
 import { writeFileAtomic as writeFileDurably } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
 import { isSealed } from '../store/frozen-json.js';
@@ -33,9 +34,12 @@ import { LlmCallError } from '../llm/provider.js';
 import { estimateCostUsd } from '../llm/cost.js';
 import { redactSecrets, redactSecretsIn } from '../llm/provider-from-env.js';
 import type { AnyAgent, CostlyAction, EffectSpec, ProbeResult, ResumeContext, TaskContext } from './define-agent.js';
-import { LeaseLostError, type Lease } from './lease.js';
-import type { StopRequest } from './stop-request.js';
+import { LeaseLostError, TaskFolderGoneError } from '../store/lease-rules.js';
+import type { TaskLease } from '../store/store-types.js';
+import type { StopRequest } from '../store/stop-request.js';
 import { copyForAgent, detached, draftOf, freezeDraft, own, ownWhere } from './checkpoint-draft.js';
+import { messageOf } from '../../shared/api/error-codes.js';
+import { commandHint } from './command-hint.js';
 
 /** How a drive of a task ended. */
 export interface EngineOutcome {
@@ -79,38 +83,21 @@ class StepOutputError extends Error {}
 
 /** The store refused a checkpoint because it does not fit the schema (the agent's doing, not the disk's): nothing was written. */
 export function isSchemaRefusal(err: unknown): err is StoreWriteError {
-  return err instanceof StoreWriteError && err.problems.some((p) => p.reason === 'schema');
+  // A value over a reader's limit (write-limits.ts) is refused like a value the schema refuses.
+  return err instanceof WriteLimitError || (err instanceof StoreWriteError && err.problems.some((p) => p.reason === 'schema'));
 }
 
 export interface EngineDeps {
   store: CheckpointStore;
   llm: LlmProvider;
   /** The lease this engine drives under; checked before every write. */
-  lease: Lease | null;
+  lease: TaskLease | null;
   env?: NodeJS.ProcessEnv;
   /** Progress lines for a human watching (the CLI prints them). */
   report?: (line: string) => void;
 }
 
-/** A human's recorded wait inside a step; resolved when a human resumes. */
-interface HumanWait {
-  key: string;
-  reason: string;
-  requested_at: string;
-  resolved_at?: string;
-  by?: string;
-  note?: string | null;
-}
-
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function commandHint(cp: Checkpoint, verb: string, extra = ''): string {
-  return `waystation ${verb} <DIR> ${cp.task_id}${extra}`;
-}
 
 /**
  * Drives one task. Create one per drive; it is not reusable across processes.
@@ -186,6 +173,13 @@ export class TaskEngine {
 
   /** Append an event; a failed append is reported but never fails the task, whose truth is the versions. */
   async event(event: Omit<TaskEvent, 'id' | 'task_id' | 'at'>): Promise<void> {
+    // Not even an event goes into a folder that is no longer the task's (see TaskFolderGoneError), nor after a
+    // takeover; the next save then stops the run with the reason.
+    try {
+      this.deps.lease?.assertHeld();
+    } catch {
+      return;
+    }
     try {
       await this.deps.store.appendEvent(this.working.task_id, event);
     } catch (err) {
@@ -355,7 +349,7 @@ export class TaskEngine {
 
     this.checkStop();
     const id = listed.id;
-    const failuresBefore = Number((listed as { failures?: number }).failures ?? 0);
+    const failuresBefore = listed.failures ?? 0;
     const previousError = listed.error ?? null;
     this.currentStep = id;
     this.callIndex = 0;
@@ -779,14 +773,14 @@ export class TaskEngine {
 
   private async waitForHuman(reason: string): Promise<string | null> {
     const key = `${this.currentStep ?? '-'}:${this.waitIndex++}`;
-    const waits = ((this.working as { human_waits?: HumanWait[] }).human_waits ?? []) as HumanWait[];
+    const waits = this.working.human_waits ?? [];
     const existing = waits.find((w) => w.key === key);
     if (existing?.resolved_at) return existing.note ?? null;
     const clean = this.redact(reason);
     const stepId = this.currentStep;
     await this.save((d) => {
       // A top-level list, so the draft's own (checkpoint-draft.ts).
-      const list = ((d as { human_waits?: HumanWait[] }).human_waits ??= []);
+      const list = (d.human_waits ??= []);
       if (!list.some((w) => w.key === key)) list.push({ key, reason: clean, requested_at: new Date().toISOString() });
       d.status = 'waiting_human';
       d.resume_hint = `waiting for a human${stepId ? ` in ${stepId}` : ''}: ${clean}. When ready: \`${commandHint(d, 'resume')}\``;
@@ -832,6 +826,10 @@ export class TaskEngine {
       const skipped = open.length ? ` (${open.length} step(s) the agent did not run were marked skipped)` : '';
       return this.outcome('done', `task ${this.working.task_id} finished${skipped}`, null);
     } catch (err) {
+      if (err instanceof TaskFolderGoneError) {
+        // Not a takeover: nobody drives the task now, and this run's end is a failure to say so, not "busy".
+        return this.outcome('failed', err.message, 'look for the folder where it went; nothing was written after it moved');
+      }
       if (err instanceof LeaseLostError) {
         return this.outcome(this.working.status, err.message, 'another runner took the task over; check it with `waystation tail`');
       }

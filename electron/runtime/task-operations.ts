@@ -4,7 +4,6 @@
  * before it writes, and refuses bad input before touching anything.
  */
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { z } from 'zod';
 import type { AgentRef, RecoveryMode, ResumePlan, SideEffect } from '../../shared/checkpoint/schema.js';
 import { Checkpoint, CURRENT_SCHEMA_VERSION } from '../../shared/checkpoint/schema.js';
@@ -15,11 +14,15 @@ import { verifyTask } from '../verify/verify-task.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { redactSecrets } from '../llm/provider-from-env.js';
 import type { AnyAgent } from './define-agent.js';
-import { acquireLease, LeaseHeldError, type Lease } from './lease.js';
+import { LeaseHeldError } from '../store/lease-rules.js';
+import type { TaskLease } from '../store/store-types.js';
 import { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
+import { describeDiskError } from './disk-errors.js';
+import { isSafeTaskId } from '../store/directory-scan.js';
 import { isSchemaRefusal, TaskEngine, type EngineOutcome } from './task-engine.js';
 import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
-import { copyForAgent, own } from './checkpoint-draft.js';
+import { copyForAgent, own, ownWhere } from './checkpoint-draft.js';
+import { commandHint } from './command-hint.js';
 
 /** Bad input or a refused operation: nothing was written. `code` says which. */
 export class OperationError extends ServiceError {
@@ -37,7 +40,9 @@ export class OperationError extends ServiceError {
       | 'halted'
       | 'agent-mismatch'
       | 'agent-unavailable'
-      | 'moved',
+      | 'moved'
+      /** The disk refused a write (full, read-only, no permission): the message names the file and what to do. */
+      | 'disk',
     message: string,
   ) {
     super(message);
@@ -66,6 +71,21 @@ export const DEFAULT_MAX_AUTO_ATTEMPTS = 3;
 /** What a new task's id may be: it names a folder, so nothing that could leave the root or collide with the store's own names. */
 export const TASK_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
+/**
+ * Why `taskId` cannot name a new task, or null when it can: checked by every
+ * way of starting one (the API answers before any worker starts, the runner
+ * before it spawns one), so no caller is told "running" for an id the
+ * worker then refuses.
+ */
+export function newTaskIdProblem(taskId: string): string | null {
+  if (TASK_ID_RE.test(taskId) && isSafeTaskId(taskId)) return null;
+  const shown = taskId.length > 60 ? `${taskId.slice(0, 60)}…` : taskId;
+  return (
+    `${JSON.stringify(shown)} cannot be a task id: use at most 128 letters (a to z), digits, ".", "_" and "-", ` +
+    'starting with a letter or digit and not ending in ".json" or ".tmp"; nothing was written'
+  );
+}
+
 /** A readable, unique task id: agent name, UTC date and time, a short random suffix. */
 export function generateTaskId(agentName: string, now = new Date()): string {
   const stamp = now
@@ -84,10 +104,6 @@ export function generateTaskId(agentName: string, now = new Date()): string {
 /** Who acts: the operation's actor, else the user running it. */
 export function defaultActor(env: OperationEnv): string {
   return env.actor ?? process.env.USER ?? process.env.USERNAME ?? 'human';
-}
-
-function hint(cp: Checkpoint, verb: string, extra = ''): string {
-  return `waystation ${verb} <DIR> ${cp.task_id}${extra}`;
 }
 
 /** Load a task's latest checkpoint for writing; refuse what must not be written. */
@@ -121,17 +137,19 @@ export async function loadForWrite(store: CheckpointStore, taskId: string): Prom
   return entry.checkpoint;
 }
 
-async function takeLease(env: OperationEnv, taskId: string, owner: string, heartbeat: boolean): Promise<Lease> {
-  // The lease lives in the task's own folder, wherever the store found it.
-  const location = (await env.store.getTask(taskId))?.location ?? taskId;
+async function takeLease(env: OperationEnv, taskId: string, owner: string, heartbeat: boolean): Promise<TaskLease> {
   try {
-    return await acquireLease(path.join(env.root, location), taskId, {
+    return await env.store.acquireLease(taskId, {
       owner,
       ttlMs: env.leaseTtlMs,
       heartbeatMs: heartbeat ? undefined : 0,
     });
   } catch (err) {
     if (err instanceof LeaseHeldError) throw new OperationError('busy', err.message);
+    // The store's error names the file it could not write; the sentence names it too.
+    const file = (err as NodeJS.ErrnoException).path ?? `the lease of task ${taskId}`;
+    const disk = describeDiskError(err, file, `the task ${taskId} was not touched`);
+    if (disk) throw new OperationError('disk', disk);
     throw err;
   }
 }
@@ -141,7 +159,7 @@ async function withLease<T>(
   taskId: string,
   owner: string,
   heartbeat: boolean,
-  fn: (lease: Lease) => Promise<T>,
+  fn: (lease: TaskLease) => Promise<T>,
 ): Promise<T> {
   const lease = await takeLease(env, taskId, owner, heartbeat);
   try {
@@ -154,7 +172,7 @@ async function withLease<T>(
   }
 }
 
-function engineFor(env: OperationEnv, agent: AnyAgent | null, cp: Checkpoint, lease: Lease): TaskEngine {
+function engineFor(env: OperationEnv, agent: AnyAgent | null, cp: Checkpoint, lease: TaskLease): TaskEngine {
   return new TaskEngine({ store: env.store, llm: env.llm ?? unavailableLlm, lease, env: env.env, report: env.report }, agent, env.root, cp);
 }
 
@@ -264,17 +282,15 @@ export interface StartRequest {
   maxAutoAttempts?: number;
   /** What else to record about the agent (module path for agents outside the registry). */
   agentRef?: Partial<AgentRef>;
+  /** What relative paths in the options are resolved against; default process.cwd(). */
+  optionsBase?: string;
 }
 
 /** Create a task from an agent and drive it until it finishes, fails or waits. */
 export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRequest = {}): Promise<EngineOutcome> {
   const taskId = req.taskId ?? generateTaskId(agent.name);
-  if (!TASK_ID_RE.test(taskId)) {
-    throw new OperationError(
-      'invalid',
-      `"${taskId}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit`,
-    );
-  }
+  const idProblem = newTaskIdProblem(taskId);
+  if (idProblem) throw new OperationError('invalid', idProblem);
   const schema = agent.options as z.ZodType | undefined;
   if (!schema || typeof schema !== 'object' || typeof (schema as { safeParse?: unknown }).safeParse !== 'function') {
     throw new OperationError(
@@ -289,7 +305,7 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
   const existing = await env.store.getTask(taskId);
   if (existing && !isUnfinishedCreate(existing))
     throw new OperationError('exists', `task ${taskId} already exists in ${env.root}; resume it instead`);
-  const planEnv = { taskId, rootDir: env.root };
+  const planEnv = { taskId, rootDir: env.root, baseDir: req.optionsBase ?? process.cwd() };
   const options = (
     agent.resolveOptions ? await fromAgent(env, agent, 'resolveOptions', () => agent.resolveOptions!(parsed.data, planEnv)) : parsed.data
   ) as Record<string, unknown>;
@@ -429,7 +445,7 @@ async function requestApproval(engine: TaskEngine, plan: ResumePlan, note: strin
       (d) => {
         d.recovery.pending_approval = { id: `approval-${randomBytes(4).toString('hex')}`, requested_at: new Date().toISOString(), plan };
         d.status = 'waiting_approval';
-        d.resume_hint = `a resume plan awaits approval (${describePlan(plan, d).join('; ')}): \`${hint(d, 'approve')}\` or \`${hint(d, 'reject', ' --reason TEXT')}\``;
+        d.resume_hint = `a resume plan awaits approval (${describePlan(plan, d).join('; ')}): \`${commandHint(d, 'approve')}\` or \`${commandHint(d, 'reject', ' --reason TEXT')}\``;
       },
       { source: { kind: 'runtime', note } },
     );
@@ -438,7 +454,7 @@ async function requestApproval(engine: TaskEngine, plan: ResumePlan, note: strin
   return engine.outcome(
     'waiting_approval',
     `task ${cp.task_id} waits for approval of its resume plan:\n  ${describePlan(plan, engine.checkpoint).join('\n  ')}`,
-    `approve: ${hint(cp, 'approve')}   reject: ${hint(cp, 'reject', ' --reason TEXT')}`,
+    `approve: ${commandHint(cp, 'approve')}   reject: ${commandHint(cp, 'reject', ' --reason TEXT')}`,
   );
 }
 
@@ -458,7 +474,7 @@ async function stopForHuman(engine: TaskEngine, reasons: string[]): Promise<Engi
     );
     await engine.event({ type: 'runner', data: { status: 'waiting_human', reasons } });
   }
-  return engine.outcome('waiting_human', message, `resolve the above, then: ${hint(cp, 'resume')}`);
+  return engine.outcome('waiting_human', message, `resolve the above, then: ${commandHint(cp, 'resume')}`);
 }
 
 /** In confirm mode a failure is followed by a resume plan for a human to approve. */
@@ -506,71 +522,10 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
     const cp = await loadForWrite(env.store, taskId);
     checkResumable(cp, agent);
     const engine = engineFor(env, agent, cp, lease);
-    if (cp.status === 'done') return engine.outcome('done', `task ${taskId} is already done; nothing to resume`, null);
-    if (req.approval) {
-      const pending = cp.recovery.pending_approval;
-      if (!pending || pending.id !== req.approval.id) {
-        throw new OperationError('no-approval', `task ${taskId} has no pending approval ${req.approval.id}; nothing was written`);
-      }
-    } else if (cp.status === 'waiting_approval' && cp.recovery.mode === 'confirm') {
-      return engine.outcome(
-        'waiting_approval',
-        `task ${taskId} waits for approval of its resume plan:\n  ${describePlan(cp.recovery.pending_approval!.plan, cp).join('\n  ')}`,
-        `approve: ${hint(cp, 'approve')}   reject: ${hint(cp, 'reject', ' --reason TEXT')}`,
-      );
-    }
-    const maxAuto = Number((cp.recovery as { max_auto_attempts?: number }).max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS);
-    if (req.trigger === 'auto' && cp.recovery.auto_attempts >= maxAuto) {
-      const reason = `automatic recovery gave up after ${cp.recovery.auto_attempts} attempt(s)`;
-      if (cp.resume_hint.startsWith(reason)) return engine.outcome(cp.status, reason, `resume by hand: ${hint(cp, 'resume')}`);
-      await engine.save(
-        (d) => {
-          if (d.status === 'running') {
-            d.status = 'failed';
-            d.errors.push({ at: new Date().toISOString(), step_id: null, what: 'interrupted; automatic recovery exhausted' });
-          }
-          d.resume_hint = `${reason}; resume by hand: \`${hint(d, 'resume')}\``;
-        },
-        { source: { kind: 'runtime', note: reason } },
-      );
-      return engine.outcome(engine.checkpoint.status, reason, `resume by hand: ${hint(cp, 'resume')}`);
-    }
-
-    // A human's word on uncertain effects without a probe comes first: it is part of the world being verified.
-    const settle = Object.entries(req.settle ?? {});
-    if (settle.length > 0) {
-      for (const [key] of settle) {
-        if (!cp.side_effects.some((e) => e.idempotency_key === key)) {
-          throw new OperationError('invalid', `task ${taskId} has no side effect with idempotency key "${key}"; nothing was written`);
-        }
-      }
-      await engine.save(
-        (d) => {
-          for (const [key, happened] of settle) {
-            const i = d.side_effects.findIndex((x) => x.idempotency_key === key);
-            if (d.side_effects[i].status === 'done') continue;
-            const e = own(d.side_effects, i);
-            Object.assign(
-              e,
-              happened
-                ? { status: 'done', reconciliation: 'settled-by-human' }
-                : { status: 'not_started', reconciliation: 'settled-by-human-retry' },
-            );
-            e.updated_at = new Date().toISOString();
-          }
-        },
-        { source: { kind: 'runtime', actor: req.approval?.actor ?? defaultActor(env), note: 'uncertain side effects settled by a human' } },
-      );
-    }
-
-    const changed = moduleChanged(engine.checkpoint, env.agentModuleSha256);
-    if (changed) {
-      const a = engine.checkpoint.agent!;
-      env.report?.(
-        `the agent module ${a.module} changed since task ${taskId} recorded it (sha256 ${a.module_sha256!.slice(0, 12)}… is now ${env.agentModuleSha256!.slice(0, 12)}…); ` +
-          'the remaining steps run with the new code',
-      );
-    }
+    const stopped = await stopBeforeResuming(engine, cp, req);
+    if (stopped) return stopped;
+    await settleByHuman(env, engine, cp, req);
+    const changed = reportModuleChange(env, engine, taskId);
 
     // 2. Verify the outside world; 3. find the next step; the plan for 4. is decided here too.
     const confirm = cp.recovery.mode === 'confirm';
@@ -584,105 +539,218 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
         return requestApproval(engine, decision.plan, 'the outside world changed since the plan was prepared; new plan awaits approval');
       }
     }
-
-    const actor = req.approval?.actor ?? defaultActor(env);
-    const resetFrom = decision.reset_from;
-    await engine.save(
-      (d) => {
-        if (req.approval) {
-          d.recovery.decisions.push({
-            approval_id: req.approval.id,
-            decision: 'approved',
-            by: req.approval.actor,
-            at: new Date().toISOString(),
-          });
-          d.recovery.pending_approval = null;
-        }
-        if (resetFrom !== null) {
-          const reset = new Set(d.plan.slice(resetFrom).map((s) => s.id));
-          for (let i = resetFrom; i < d.plan.length; i++) {
-            const s = d.plan[i];
-            if (s.status === 'done' || s.status === 'skipped')
-              Object.assign(own(d.plan, i), { status: 'pending', result_ref: null, finished_at: null });
-          }
-          d.artifacts = d.artifacts.filter((a) => !(a.step_id && reset.has(a.step_id)));
-        }
-        if (req.trigger === 'auto') d.recovery.auto_attempts += 1;
-        else d.recovery.auto_attempts = 0;
-        // A person's resume ends a stop; the runner's own never does.
-        if (req.trigger !== 'auto' && d.recovery.stopped) d.recovery.stopped = null;
-        const waits = (d as { human_waits?: { resolved_at?: string; by?: string; note?: string | null }[] }).human_waits ?? [];
-        if (req.trigger !== 'auto') {
-          waits.forEach((w, i) => {
-            if (!w.resolved_at) Object.assign(own(waits, i), { resolved_at: new Date().toISOString(), by: actor, note: req.note ?? null });
-          });
-        }
-        if (changed && d.agent) {
-          // The new hash is recorded with the resume, so the history shows when the code changed and who resumed with it.
-          (d.agent as { previous_module_sha256?: string }).previous_module_sha256 = d.agent.module_sha256;
-          d.agent.module_sha256 = env.agentModuleSha256!;
-        }
-        d.status = 'running';
-        d.resume_hint = `resumed${req.trigger === 'auto' ? ' automatically' : ` by ${actor}`}: ${describePlan(decision.plan, d).join('; ')}`;
-      },
-      req.approval
-        ? {
-            source: {
-              kind: 'approval',
-              actor: req.approval.actor,
-              note: `resume plan ${req.approval.id} approved${changed ? ' (with the changed agent module)' : ''}`,
-            },
-          }
-        : {
-            source: {
-              kind: 'runtime',
-              actor: req.trigger === 'auto' ? undefined : actor,
-              note: `resumed (${req.trigger ?? 'human'})${changed ? '; the agent module changed since the last run' : ''}`,
-            },
-          },
-    );
+    await recordResume(env, engine, decision, changed, req);
 
     // 4. Reconcile uncertain effects the agent can probe before running; the rest are probed where the step calls them.
-    for (const id of decision.plan.probe_effects) {
-      const effect = engine.checkpoint.side_effects.find((e) => e.id === id);
-      const probe = effect ? agent.probes?.[effect.type] : undefined;
-      if (!effect || !probe) continue;
-      try {
-        await engine.settleByProbe(effect, (e) => probe(e, copyForAgent(engine.checkpoint.agent?.options ?? {})));
-      } catch (err) {
-        const message = redactSecrets(messageOf(err), env.env ?? process.env);
-        await engine.save((d) => {
-          d.status = 'failed';
-          d.errors.push({
-            at: new Date().toISOString(),
-            step_id: effect.step_id ?? null,
-            what: `probing ${effect.type} (key ${effect.idempotency_key}) failed: ${message}`,
-          });
-          d.resume_hint = `could not ask the outside world about ${effect.type} (key ${effect.idempotency_key}): ${message}. Resume when it answers: \`${hint(d, 'resume')}\``;
-        });
-        return engine.outcome(
-          'failed',
-          `probing side effect ${effect.id} failed: ${message}`,
-          `when the service answers: ${hint(cp, 'resume')}`,
-        );
-      }
-    }
+    const probeFailed = await probeBeforeRunning(env, agent, engine, cp, decision);
+    if (probeFailed) return probeFailed;
 
     // 5. Rebuild a minimal context for the agent.
-    const context = buildResumeContext(engine.checkpoint);
-    engine.setResumeContext(context);
-    await engine.loadLlmCache();
-    await engine.event({
-      type: 'runner',
-      data: { status: 'resumed', trigger: req.trigger ?? 'human', context: { ...context, artifacts: context.artifacts.length } },
-    });
-    env.report?.(
-      `resuming ${taskId}: next ${context.next_step ? `${context.next_step.id} (${context.next_step.name})` : 'nothing (all steps finished)'}`,
-    );
+    await rebuildContext(env, engine, taskId, req);
 
     // 6. Continue, writing new versions.
     return engine.drive((e) => confirmAfterFailure(env, agent, e));
   });
+}
+
+/**
+ * What ends a resume before any step of it: a task already done, an approval
+ * that is not the pending one, a plan still waiting for its approval, or auto
+ * mode out of attempts (recorded once, then reported as it stands). Null: go on.
+ */
+async function stopBeforeResuming(engine: TaskEngine, cp: Checkpoint, req: ResumeInternal): Promise<EngineOutcome | null> {
+  const taskId = cp.task_id;
+  if (cp.status === 'done') return engine.outcome('done', `task ${taskId} is already done; nothing to resume`, null);
+  if (req.approval) {
+    const pending = cp.recovery.pending_approval;
+    if (!pending || pending.id !== req.approval.id) {
+      throw new OperationError('no-approval', `task ${taskId} has no pending approval ${req.approval.id}; nothing was written`);
+    }
+  } else if (cp.status === 'waiting_approval' && cp.recovery.mode === 'confirm') {
+    return engine.outcome(
+      'waiting_approval',
+      `task ${taskId} waits for approval of its resume plan:\n  ${describePlan(cp.recovery.pending_approval!.plan, cp).join('\n  ')}`,
+      `approve: ${commandHint(cp, 'approve')}   reject: ${commandHint(cp, 'reject', ' --reason TEXT')}`,
+    );
+  }
+  const maxAuto = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
+  if (req.trigger === 'auto' && cp.recovery.auto_attempts >= maxAuto) {
+    const reason = `automatic recovery gave up after ${cp.recovery.auto_attempts} attempt(s)`;
+    if (cp.resume_hint.startsWith(reason)) return engine.outcome(cp.status, reason, `resume by hand: ${commandHint(cp, 'resume')}`);
+    await engine.save(
+      (d) => {
+        if (d.status === 'running') {
+          d.status = 'failed';
+          d.errors.push({ at: new Date().toISOString(), step_id: null, what: 'interrupted; automatic recovery exhausted' });
+        }
+        d.resume_hint = `${reason}; resume by hand: \`${commandHint(d, 'resume')}\``;
+      },
+      { source: { kind: 'runtime', note: reason } },
+    );
+    return engine.outcome(engine.checkpoint.status, reason, `resume by hand: ${commandHint(cp, 'resume')}`);
+  }
+  return null;
+}
+
+/** Record a human's word on uncertain effects that have no probe: it is part of the world the resume verifies. */
+async function settleByHuman(env: OperationEnv, engine: TaskEngine, cp: Checkpoint, req: ResumeInternal): Promise<void> {
+  const taskId = cp.task_id;
+  const settle = Object.entries(req.settle ?? {});
+  if (settle.length > 0) {
+    for (const [key] of settle) {
+      if (!cp.side_effects.some((e) => e.idempotency_key === key)) {
+        throw new OperationError('invalid', `task ${taskId} has no side effect with idempotency key "${key}"; nothing was written`);
+      }
+    }
+    await engine.save(
+      (d) => {
+        for (const [key, happened] of settle) {
+          const e = ownWhere(d.side_effects, (x) => x.idempotency_key === key)!;
+          if (e.status === 'done') continue;
+          Object.assign(
+            e,
+            happened
+              ? { status: 'done', reconciliation: 'settled-by-human' }
+              : { status: 'not_started', reconciliation: 'settled-by-human-retry' },
+          );
+          e.updated_at = new Date().toISOString();
+        }
+      },
+      { source: { kind: 'runtime', actor: req.approval?.actor ?? defaultActor(env), note: 'uncertain side effects settled by a human' } },
+    );
+  }
+}
+
+/** Whether the agent module changed since the task recorded it; said before resuming, when it did. */
+function reportModuleChange(env: OperationEnv, engine: TaskEngine, taskId: string): boolean {
+  const changed = moduleChanged(engine.checkpoint, env.agentModuleSha256);
+  if (changed) {
+    const a = engine.checkpoint.agent!;
+    env.report?.(
+      `the agent module ${a.module} changed since task ${taskId} recorded it (sha256 ${a.module_sha256!.slice(0, 12)}… is now ${env.agentModuleSha256!.slice(0, 12)}…); ` +
+        'the remaining steps run with the new code',
+    );
+  }
+  return changed;
+}
+
+/**
+ * Save the version that starts the resume: the approval decided, the steps
+ * from the reset point pending again, the attempt counted, the human waits
+ * answered, a changed module's new hash, and the plan in the resume hint.
+ */
+async function recordResume(
+  env: OperationEnv,
+  engine: TaskEngine,
+  decision: ResumeDecision,
+  changed: boolean,
+  req: ResumeInternal,
+): Promise<void> {
+  const actor = req.approval?.actor ?? defaultActor(env);
+  const resetFrom = decision.reset_from;
+  await engine.save(
+    (d) => {
+      if (req.approval) {
+        d.recovery.decisions.push({
+          approval_id: req.approval.id,
+          decision: 'approved',
+          by: req.approval.actor,
+          at: new Date().toISOString(),
+        });
+        d.recovery.pending_approval = null;
+      }
+      if (resetFrom !== null) {
+        const reset = new Set(d.plan.slice(resetFrom).map((s) => s.id));
+        for (let i = resetFrom; i < d.plan.length; i++) {
+          const s = d.plan[i];
+          if (s.status === 'done' || s.status === 'skipped')
+            Object.assign(own(d.plan, i), { status: 'pending', result_ref: null, finished_at: null });
+        }
+        d.artifacts = d.artifacts.filter((a) => !(a.step_id && reset.has(a.step_id)));
+      }
+      if (req.trigger === 'auto') d.recovery.auto_attempts += 1;
+      else d.recovery.auto_attempts = 0;
+      // A person's resume ends a stop; the runner's own never does.
+      if (req.trigger !== 'auto' && d.recovery.stopped) d.recovery.stopped = null;
+      const waits = d.human_waits ?? [];
+      if (req.trigger !== 'auto') {
+        waits.forEach((w, i) => {
+          if (!w.resolved_at) Object.assign(own(waits, i), { resolved_at: new Date().toISOString(), by: actor, note: req.note ?? null });
+        });
+      }
+      if (changed && d.agent) {
+        // The new hash is recorded with the resume, so the history shows when the code changed and who resumed with it.
+        d.agent.previous_module_sha256 = d.agent.module_sha256;
+        d.agent.module_sha256 = env.agentModuleSha256!;
+      }
+      d.status = 'running';
+      d.resume_hint = `resumed${req.trigger === 'auto' ? ' automatically' : ` by ${actor}`}: ${describePlan(decision.plan, d).join('; ')}`;
+    },
+    req.approval
+      ? {
+          source: {
+            kind: 'approval',
+            actor: req.approval.actor,
+            note: `resume plan ${req.approval.id} approved${changed ? ' (with the changed agent module)' : ''}`,
+          },
+        }
+      : {
+          source: {
+            kind: 'runtime',
+            actor: req.trigger === 'auto' ? undefined : actor,
+            note: `resumed (${req.trigger ?? 'human'})${changed ? '; the agent module changed since the last run' : ''}`,
+          },
+        },
+  );
+}
+
+/** Settle the uncertain effects the agent can probe before it runs; the outcome when a probe fails, else null. */
+async function probeBeforeRunning(
+  env: OperationEnv,
+  agent: AnyAgent,
+  engine: TaskEngine,
+  cp: Checkpoint,
+  decision: ResumeDecision,
+): Promise<EngineOutcome | null> {
+  for (const id of decision.plan.probe_effects) {
+    const effect = engine.checkpoint.side_effects.find((e) => e.id === id);
+    const probe = effect ? agent.probes?.[effect.type] : undefined;
+    if (!effect || !probe) continue;
+    try {
+      await engine.settleByProbe(effect, (e) => probe(e, copyForAgent(engine.checkpoint.agent?.options ?? {})));
+    } catch (err) {
+      const message = redactSecrets(messageOf(err), env.env ?? process.env);
+      await engine.save((d) => {
+        d.status = 'failed';
+        d.errors.push({
+          at: new Date().toISOString(),
+          step_id: effect.step_id ?? null,
+          what: `probing ${effect.type} (key ${effect.idempotency_key}) failed: ${message}`,
+        });
+        d.resume_hint = `could not ask the outside world about ${effect.type} (key ${effect.idempotency_key}): ${message}. Resume when it answers: \`${commandHint(d, 'resume')}\``;
+      });
+      return engine.outcome(
+        'failed',
+        `probing side effect ${effect.id} failed: ${message}`,
+        `when the service answers: ${commandHint(cp, 'resume')}`,
+      );
+    }
+  }
+  return null;
+}
+
+/** Give the agent the minimal context it resumes from, load the cached model calls, and say where it picks up. */
+async function rebuildContext(env: OperationEnv, engine: TaskEngine, taskId: string, req: ResumeInternal): Promise<void> {
+  const context = buildResumeContext(engine.checkpoint);
+  engine.setResumeContext(context);
+  await engine.loadLlmCache();
+  await engine.event({
+    type: 'runner',
+    data: { status: 'resumed', trigger: req.trigger ?? 'human', context: { ...context, artifacts: context.artifacts.length } },
+  });
+  env.report?.(
+    `resuming ${taskId}: next ${context.next_step ? `${context.next_step.id} (${context.next_step.name})` : 'nothing (all steps finished)'}`,
+  );
 }
 
 // ---- approve / reject -----------------------------------------------------------------------
@@ -825,7 +893,7 @@ export async function editStepResult(
         d.status = next ? 'waiting_human' : 'done';
         if (!next) d.phase = 'done';
         d.resume_hint = next
-          ? `${s.id} was set by ${actor}; resume continues at ${next.id} (${next.name}): \`${hint(d, 'resume')}\`${hadPending ? ' (the pending resume plan was dropped: it no longer applies)' : ''}`
+          ? `${s.id} was set by ${actor}; resume continues at ${next.id} (${next.name}): \`${commandHint(d, 'resume')}\`${hadPending ? ' (the pending resume plan was dropped: it no longer applies)' : ''}`
           : `${s.id} was set by ${actor}; every step is finished`;
       },
       { results: { [step.id]: value }, source: { kind: 'human-edit', actor, edit: { step_id: step.id, before, after: value } } },
@@ -835,7 +903,7 @@ export async function editStepResult(
     return engine.outcome(
       after.status,
       `step ${step.id} of ${taskId} now has the edited result (version ${after.version})`,
-      after.status === 'done' ? null : `continue: ${hint(after, 'resume')}`,
+      after.status === 'done' ? null : `continue: ${commandHint(after, 'resume')}`,
     );
   });
 }

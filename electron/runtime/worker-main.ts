@@ -4,14 +4,17 @@
  * runner with one message and an exit code. If the agent crashes the process,
  * only this worker dies; the runner reports it and the task resumes later.
  *
- * The job arrives in the WAYSTATION_JOB environment variable as JSON.
+ * The job arrives as its first IPC message (worker-job-channel.ts), or in the
+ * WAYSTATION_JOB environment variable as JSON.
  */
 import path from 'node:path';
-import { openStore } from '../store/directory-store.js';
+import { openLocation } from '../store/open-location.js';
 import { providerFromEnv, redactSecrets } from '../llm/provider-from-env.js';
 // The worker process's entry point: it provides the built-in agents to the runtime it runs.
 import { builtInAgent } from '../agents/registry.js';
 import { AgentLoadError, describeModuleAgent, loadAgent, type LoadedAgent } from './agent-loader.js';
+import { WriteLimitError } from '../store/write-limits.js';
+import { receiveJob } from './worker-job-channel.js';
 import { approveTask, loadForWrite, OperationError, resumeTask, startTask, type OperationEnv } from './task-operations.js';
 import { exitCodeForError, exitCodeForOutcome, RunExit, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
@@ -78,16 +81,16 @@ async function run(job: WorkerJob): Promise<number> {
       throw err;
     }
   }
-  const store = openStore(job.root);
+  const store = openLocation(job.root, { postgres: { artifactRoot: process.env.WAYSTATION_ARTIFACT_ROOT } });
   const env: OperationEnv = {
     store,
-    root: job.root,
+    root: store.artifactRoot,
     llm: await providerFromEnv(process.env),
     actor: job.actor,
     report: (line) => process.stdout.write(`${line}\n`),
   };
   if (job.kind === 'start') {
-    const loaded = await loadFor(job.agentRef, job.root, job.taskId, 'start');
+    const loaded = await loadFor(job.agentRef, store.artifactRoot, job.taskId, 'start');
     const { name: _name, ...ref } = job.agentRef;
     // The hash of the code that actually runs, should the file have changed since it was described.
     if (loaded.module_sha256) ref.module_sha256 = loaded.module_sha256;
@@ -97,6 +100,7 @@ async function run(job: WorkerJob): Promise<number> {
       mode: job.mode,
       maxAutoAttempts: job.maxAutoAttempts,
       agentRef: ref,
+      optionsBase: job.optionsBase,
     });
     await send({ type: 'outcome', outcome });
     return exitCodeForOutcome(outcome);
@@ -108,7 +112,7 @@ async function run(job: WorkerJob): Promise<number> {
       `task ${job.taskId} does not record which agent runs it, so it cannot be resumed (it can still be inspected). Nothing was written.`,
     );
   }
-  const loaded = await loadFor(cp.agent, job.root, job.taskId, job.kind);
+  const loaded = await loadFor(cp.agent, store.artifactRoot, job.taskId, job.kind);
   env.agentModuleSha256 = loaded.module_sha256;
   const outcome =
     job.kind === 'approve'
@@ -118,15 +122,16 @@ async function run(job: WorkerJob): Promise<number> {
   return exitCodeForOutcome(outcome);
 }
 
-const raw = process.env.WAYSTATION_JOB;
 let code: number;
 try {
-  if (!raw) throw new OperationError('invalid', 'the worker was started without a job (WAYSTATION_JOB)');
+  const raw = await receiveJob();
+  if (!raw) throw new OperationError('invalid', 'the worker was started without a job (WAYSTATION_JOB, or its first IPC message)');
   code = await run(JSON.parse(raw) as WorkerJob);
 } catch (err) {
   const message = redactSecrets(messageOf(err));
-  const errCode = err instanceof OperationError ? err.code : 'internal';
-  if (!(err instanceof OperationError))
+  // A value over a reader's limit is bad input: nothing was written (write-limits.ts).
+  const errCode = err instanceof OperationError ? err.code : err instanceof WriteLimitError ? 'invalid' : 'internal';
+  if (!(err instanceof OperationError) && !(err instanceof WriteLimitError))
     process.stderr.write(`${redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
   await send({ type: 'error', code: errCode, message });
   code = exitCodeForError(errCode);

@@ -16,6 +16,8 @@ export type WorkerJob =
       mode?: RecoveryMode;
       maxAutoAttempts?: number;
       actor?: string;
+      /** What relative paths in the options are resolved against. */
+      optionsBase?: string;
     }
   | ({ kind: 'resume'; root: string; taskId: string; actor?: string } & ResumeRequest)
   | { kind: 'approve'; root: string; taskId: string; actor?: string }
@@ -94,6 +96,6 @@ export function exitCodeForOutcome(outcome: { status: TaskStatus; stopped?: bool
 export function exitCodeForError(code: string): number {
   if (code === 'busy') return RunExit.busy;
   if (code === 'halted') return RunExit.halted;
-  if (code === 'internal') return RunExit.failed;
+  if (code === 'internal' || code === 'disk') return RunExit.failed;
   return RunExit.usage;
 }

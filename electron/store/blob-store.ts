@@ -151,8 +151,34 @@ export async function readHistoryChain(
   head: string | null,
   count: number,
   after?: HistoryMark,
-): Promise<{ ok: true; messages: unknown[]; from: number } | { ok: false; problem: Problem }> {
+): Promise<HistoryChainRead> {
   const { ctx: reader, pace } = versionWalk(ctx);
+  return walkHistoryChain(
+    async (ref) => {
+      await pace();
+      return readBlobValue(reader, taskDir, ref);
+    },
+    relPath(ctx, taskDir),
+    head,
+    count,
+    after,
+  );
+}
+
+export type HistoryChainRead = { ok: true; messages: unknown[]; from: number } | { ok: false; problem: Problem };
+
+/**
+ * Walk a history chain from `head` back through `prev`, reading each chunk
+ * with `readChunk`: the walk readHistoryChain does, over any store's blobs.
+ * `where` names the task in a problem.
+ */
+export async function walkHistoryChain(
+  readChunk: (ref: string) => Promise<{ ok: true; value: unknown } | { ok: false; problem: Problem }>,
+  where: string,
+  head: string | null,
+  count: number,
+  after?: HistoryMark,
+): Promise<HistoryChainRead> {
   const chunks: unknown[][] = [];
   let total = 0;
   let from = 0;
@@ -163,18 +189,13 @@ export async function readHistoryChain(
       break;
     }
     if (total >= count && chunks.length > 0) break;
-    await pace();
-    const read = await readBlobValue(reader, taskDir, ref);
+    const read = await readChunk(ref);
     if (!read.ok) return read;
     const chunk = read.value as Partial<HistoryChunk> | null;
     if (!chunk || typeof chunk !== 'object' || !Array.isArray(chunk.messages) || !(chunk.prev === null || typeof chunk.prev === 'string')) {
       return {
         ok: false,
-        problem: problem(
-          `${relPath(ctx, taskDir)} (${ref})`,
-          'schema',
-          'not a history chunk: expected {"prev": <ref or null>, "messages": [...]}',
-        ),
+        problem: problem(`${where} (${ref})`, 'schema', 'not a history chunk: expected {"prev": <ref or null>, "messages": [...]}'),
       };
     }
     chunks.push(chunk.messages);
@@ -184,7 +205,7 @@ export async function readHistoryChain(
   if (from + total !== count) {
     return {
       ok: false,
-      problem: problem(relPath(ctx, taskDir), 'invariant', `the history chain holds ${total} messages but the checkpoint says ${count}`),
+      problem: problem(where, 'invariant', `the history chain holds ${total} messages but the checkpoint says ${count}`),
     };
   }
   const messages: unknown[] = [];

@@ -2,6 +2,8 @@
  * The versioned directory store: `openStore(root)` implements CheckpointStore
  * over a checkpoint directory laid out as docs/FORMAT.md describes.
  */
+import { promises as fsp } from 'node:fs';
+import { holdsSecret, redactJson, secretsOf } from './redact.js';
 import path from 'node:path';
 import type { Checkpoint, HistoryMessage } from '../../shared/checkpoint/schema.js';
 import { VersionSource } from '../../shared/checkpoint/schema.js';
@@ -32,6 +34,13 @@ import { readVersionFile, rebuildVersion, versionWalk } from './version-file.js'
 import { DETAIL, listVersionNumbers, loadVersion, loadVersions } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
 import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
+import { acquireLease } from './file-lease.js';
+import { readLease } from './lease-record.js';
+import { leaseInfoOf, type LeaseEntry, type LeaseOptions } from './lease-rules.js';
+import { recoveryReport } from './recovery-report.js';
+import { subscribeDirectory } from './directory-subscription.js';
+import type { LeaseRead, StoreChange, StoreSubscription, TaskLease } from './store-types.js';
+import type { RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
 
 export interface StoreOptions {
   /** The file system to use; tests inject failures here. Default: node:fs/promises. */
@@ -63,6 +72,8 @@ class DirectoryStore implements CheckpointStore {
   private readonly locks = new Map<string, Promise<unknown>>();
   /** Per task: the last event id, and the log's size and mtime when this store last wrote it. */
   private readonly eventState = new Map<string, { lastId: number; torn: boolean; size: number; mtimeMs: number }>();
+
+  private readonly subscriptions = new Set<StoreSubscription>();
 
   constructor(
     readonly root: string,
@@ -255,6 +266,15 @@ class DirectoryStore implements CheckpointStore {
     opts: Parameters<CheckpointStore['create']>[1] = {},
   ): Promise<SaveResult> {
     const taskId = (checkpoint as { task_id?: unknown }).task_id;
+    if (typeof taskId === 'string' && holdsSecret(taskId, secretsOf())) {
+      throw new StoreWriteError('[redacted]', [
+        problem(
+          '[redacted]',
+          'schema',
+          'the task id holds a secret (an API key of the environment); choose another id; nothing was written',
+        ),
+      ]);
+    }
     if (typeof taskId !== 'string' || !isSafeTaskId(taskId)) {
       throw new StoreWriteError(String(taskId), [
         problem(
@@ -404,7 +424,7 @@ class DirectoryStore implements CheckpointStore {
       const log = await readEventLog(this.fs, dir);
       state = { lastId: log.events.reduce((m, e) => Math.max(m, e.id), 0), torn: !log.endsClean, ...before };
     }
-    const { at, ...rest } = event;
+    const { at, ...rest } = redactJson(event, secretsOf());
     const full: TaskEvent = { id: state.lastId + 1, task_id: taskId, ...rest, at: at ?? new Date().toISOString() };
     const ours = await appendEventLine(this.fs, dir, full, state.torn);
     const after = await this.eventLogStat(dir);
@@ -430,6 +450,56 @@ class DirectoryStore implements CheckpointStore {
     if (!isSafeTaskId(taskId)) return [];
     const log = await readEventLog(this.fs, path.join(this.root, taskId));
     return log.events.filter((e) => e.id > afterId);
+  }
+
+  async prepareForWrites(): Promise<void> {
+    // The root only: each task's folder is made by its create.
+    await fsp.mkdir(this.root, { recursive: true });
+    this.ctxPromise = null;
+  }
+
+  get artifactRoot(): string {
+    return this.root;
+  }
+
+  /** The lease lives in the task's folder, `lease/<n>.json` (file-lease.ts). */
+  acquireLease(taskId: string, opts: LeaseOptions): Promise<TaskLease> {
+    if (!isSafeTaskId(taskId))
+      throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `${JSON.stringify(taskId)} is not a task id`)]);
+    return acquireLease(path.join(this.root, taskId), taskId, opts);
+  }
+
+  async readLease(taskId: string, opts: { ttlMs?: number; now?: number } = {}): Promise<LeaseRead> {
+    let entry: LeaseEntry | null = null;
+    try {
+      if (isSafeTaskId(taskId)) entry = await readLease(path.join(this.root, taskId));
+    } catch {
+      // A reader must not claim a task is running on evidence it cannot read.
+    }
+    return { entry, info: leaseInfoOf(entry, opts) };
+  }
+
+  recoveryReport(entry: Pick<TaskEntry, 'task_id' | 'location' | 'format'>): Promise<RecoveryReport | null> {
+    return entry.format === 'waystation'
+      ? recoveryReport(this.root, entry.location, { fs: this.fs, maxFileBytes: this.maxFileBytes })
+      : Promise.resolve(null);
+  }
+
+  async subscribe(onChange: (change: StoreChange) => void, onError?: (err: Error) => void): Promise<StoreSubscription> {
+    const inner = await subscribeDirectory(this.fs, this.root, onChange, onError);
+    const sub: StoreSubscription = {
+      close: async () => {
+        this.subscriptions.delete(sub);
+        await inner.close();
+      },
+    };
+    this.subscriptions.add(sub);
+    return sub;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    await Promise.all([...this.writers.keys()].map((id) => this.settle(id).catch(() => [])));
   }
 }
 

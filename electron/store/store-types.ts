@@ -1,11 +1,18 @@
 /**
- * The contract of the versioned directory store: what the runtime, the CLI and
- * the host may ask of it. The layout on disk is documented in docs/FORMAT.md.
+ * The contract of a checkpoint store: what the runtime, the CLI and the host
+ * may ask of it, whatever keeps the tasks (a checkpoint directory,
+ * docs/FORMAT.md; a PostgreSQL database, docs/POSTGRES.md). Every
+ * implementation passes the conformance suite in
+ * test/electron/store/conformance/.
  */
 import type { Checkpoint, CheckpointInput, HistoryMessage, VersionSource } from '../../shared/checkpoint/schema.js';
 import type { Problem } from '../../shared/checkpoint/problem.js';
 import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 import { ServiceError } from '../../shared/api/error-codes.js';
+import type { LeaseInfo } from '../../shared/api/contract.js';
+import type { RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
+import type { LeaseEntry, LeaseLostError, LeaseOptions } from './lease-rules.js';
+import type { StopRequest } from './stop-request.js';
 
 /** Where a task's checkpoints came from on disk. */
 export type TaskFormat = 'waystation' | 'article-task-json' | 'article-checkpoint-json' | 'langgraph';
@@ -85,6 +92,49 @@ export interface SaveLease {
   readonly taskId: string;
   /** True while it is held: not lost to a takeover, not being released. */
   readonly held: boolean;
+  /**
+   * Which holding of the task's lease this is: each acquisition raises it. A
+   * store refuses a save under a lease whose generation was superseded (a
+   * takeover), with LeaseLostError and nothing written: the fence.
+   */
+  readonly generation: number;
+}
+
+/**
+ * A held lease on a task: only its holder runs steps and writes versions.
+ * A store hands it out (`acquireLease`) and fences saves made under it.
+ */
+export interface TaskLease extends SaveLease {
+  /** Set once another runner took the lease over; the holder must stop. */
+  readonly lost: LeaseLostError | null;
+  /** Throw the LeaseLostError if the lease is gone; called before every write. */
+  assertHeld(): void;
+  /** Refresh the heartbeat, or notice that someone took the lease over (then `lost` is set). */
+  heartbeat(): Promise<void>;
+  /** Let the lease go; another runner may take it at once. */
+  release(): Promise<void>;
+  /** A person's request that this holder stop (stop-request.ts), or null: checked at each safe boundary. */
+  stopRequest(): StopRequest | null;
+}
+
+/** The lease of a task as a reader sees it: its entry, and whether it stands for a live holder. */
+export interface LeaseRead {
+  /** The latest entry, or null when no runner ever held the task (or it cannot be read). */
+  entry: LeaseEntry | null;
+  /** What a reader shows: held by a live holder or not (the runtime's liveness rule). */
+  info: LeaseInfo;
+}
+
+/** A change in a store, as a subscription delivers it: which task, and the events appended to it. */
+export interface StoreChange {
+  task_id: string;
+  /** The task's events appended since the last change delivered for it, oldest first (may be empty: something else changed). */
+  events: TaskEvent[];
+}
+
+/** A running subscription to a store's changes; `close` ends it. */
+export interface StoreSubscription {
+  close(): Promise<void>;
 }
 
 export interface SaveResult {
@@ -197,8 +247,14 @@ export type KeepListed<T> = (entries: ListedTask[]) => T[] | Promise<T[]>;
  * they read.
  */
 export interface CheckpointSource {
-  /** Where the tasks are: a directory's path, or a locator with no secret in it. */
+  /** Where the tasks are: a directory's path, or a locator with no secret in it (a URL without its password). */
   readonly root: string;
+  /**
+   * The folder relative artifact paths resolve against when a checkpoint
+   * names no project root of its own (verify-task.ts, artifactBaseDir): the
+   * directory itself, or for a database the folder it was opened from.
+   */
+  readonly artifactRoot: string;
   /**
    * Every task, including legacy-format files and unreadable ones, each
    * checked for what its summary shows (see ListedTask), in task id order.
@@ -244,15 +300,49 @@ export interface CheckpointSource {
   readHistoryAfter(taskId: string, version?: number, after?: HistoryMark): Promise<HistoryTail>;
   /** Events with id > afterId (default 0), oldest first. */
   readEvents(taskId: string, afterId?: number): Promise<TaskEvent[]>;
+  /** The task's lease as readers see it; never writes. A source nobody writes to answers "not held". */
+  readLease(taskId: string, opts?: { ttlMs?: number; now?: number }): Promise<LeaseRead>;
+  /**
+   * Be told of changes to any task: new versions and events. Each change
+   * carries the events appended since the last one delivered for that task,
+   * read from the log, so nothing is delivered twice or skipped while the
+   * subscription runs. A directory is watched (chokidar); a database
+   * listens (LISTEN/NOTIFY). Resolves once the subscription is in place.
+   */
+  subscribe(onChange: (change: StoreChange) => void, onError?: (err: Error) => void): Promise<StoreSubscription>;
+  /**
+   * What an interruption left behind in the task's own storage, in words, for
+   * the verifier: a directory can hold torn temp files and a hot snapshot
+   * left behind; a database commits whole transactions, and says so. Null
+   * for a task that is not in the store's native format.
+   */
+  recoveryReport(entry: Pick<TaskEntry, 'task_id' | 'location' | 'format'>): Promise<RecoveryReport | null>;
+  /** Let go of what the source holds open (connections, watchers, file handles). Reads after it fail. */
+  close(): Promise<void>;
 }
 
 /**
- * The store over one checkpoint directory root: a source that can also be
- * written.
+ * A source that can also be written: a checkpoint directory, a database.
  *
- * Writes are atomic and durable; see docs/FORMAT.md for the protocol.
+ * Writes are atomic and durable: a version is committed whole or not at all,
+ * and of two writers racing for one version exactly one wins (the other gets
+ * ConflictError and leaves nothing). See docs/FORMAT.md and docs/POSTGRES.md.
  */
 export interface CheckpointStore extends CheckpointSource {
+  /**
+   * Take the task's lease, or fail with LeaseHeldError naming the live
+   * holder. A lease whose holder is gone (released, its process dead, its
+   * heartbeat older than the time-to-live where its process cannot be
+   * checked) is taken over, raising the generation: saves under the old one
+   * are refused from then on.
+   */
+  acquireLease(taskId: string, opts: LeaseOptions): Promise<TaskLease>;
+  /**
+   * Make the store ready to be written: a directory's root created, a
+   * database's schema created or migrated (when the store allows it). Fails
+   * with a clear error when it cannot be, or may not be, written.
+   */
+  prepareForWrites(): Promise<void>;
   /** Create a task: writes version 1. Fails with ConflictError if the task already exists. */
   create(checkpoint: Omit<CheckpointInput, 'version'>, opts?: Omit<SaveRequest, 'expectedVersion' | 'checkpoint'>): Promise<SaveResult>;
   /** Write the next version. */
@@ -272,4 +362,9 @@ export interface CheckpointStore extends CheckpointSource {
   importTask(taskId: string): Promise<SaveResult>;
   /** Append an event; returns it with its id. */
   appendEvent(taskId: string, event: Omit<TaskEvent, 'id' | 'task_id' | 'at'> & { at?: string }): Promise<TaskEvent>;
+}
+
+/** Whether a source can also be written (a store), as opposed to a read-only one such as a LangGraph checkpointer. */
+export function isCheckpointStore(source: CheckpointSource): source is CheckpointStore {
+  return typeof (source as Partial<CheckpointStore>).acquireLease === 'function';
 }

@@ -24,15 +24,14 @@
  * finds no file after the hot snapshot's version knows it is current.
  */
 import path from 'node:path';
-import { z } from 'zod';
-import { Checkpoint, CURRENT_SCHEMA_VERSION, HistoryMessage } from '../../shared/checkpoint/schema.js';
+import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
-import { applyDiff, computeDiff, type DiffOp } from '../../shared/diff/json-diff.js';
-import { validateChanges } from './incremental-validate.js';
-import { EncodeArena, encodeJson, sealJson, toPlainJson } from './frozen-json.js';
+import { EncodeArena, encodeJson } from './frozen-json.js';
+import { buildVersion, KEYFRAME_DELTA_RATIO, type BuiltVersion } from './version-build.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
-import { encodeBlob, type EncodedBlob } from './blob-store.js';
+import { checkFileSize, checkValueDepth } from './write-limits.js';
+import { redactJson, secretsOf } from './redact.js';
 import { exists, insideRoot, relPath, type ReadContext } from './file-reader.js';
 import { heldPast, HOT_FILE, listVersionNumbers, loadVersion, newestVersion, readHot } from './task-reader.js';
 import {
@@ -45,8 +44,9 @@ import {
   type EncodedVersion,
 } from './version-file.js';
 import { SEGMENT_VERSIONS } from './version-records.js';
-import { formatIssues } from './checkpoint-check.js';
-import { errorCode, type StoreFileHandle } from './store-fs.js';
+import { errorCode, syncReadsOf, type StoreFileHandle } from './store-fs.js';
+import { LEASE_DIR, leaseEntryName } from './file-lease.js';
+import { LeaseLostError } from './lease-rules.js';
 
 type Json = Record<string, unknown>;
 
@@ -81,11 +81,6 @@ interface WriterState {
    */
   trusted: boolean;
 }
-
-const Messages = z.array(HistoryMessage);
-
-/** A full snapshot is written once the delta envelopes since the last one reach this many snapshots' bytes. */
-const KEYFRAME_DELTA_RATIO = 2;
 
 /** Writes the versions of one task. Callers serialise calls per task. */
 export class TaskWriter {
@@ -256,15 +251,29 @@ export class TaskWriter {
     return this.write(request);
   }
 
-  private async write(request: SaveRequest): Promise<SaveResult> {
+  private async write(raw: SaveRequest): Promise<SaveResult> {
+    // No secret is written, whoever wrote the request (redact.ts).
+    const secrets = secretsOf();
+    const request: SaveRequest = {
+      ...raw,
+      checkpoint: redactJson(raw.checkpoint, secrets),
+      ...(raw.results ? { results: redactJson(raw.results, secrets) } : {}),
+      ...(raw.appendHistory ? { appendHistory: redactJson(raw.appendHistory, secrets) } : {}),
+    };
     const state = this.state!;
     const next = state.lastVersion + 1;
+    const versionName = relPath(this.ctx, versionPath(this.taskDir, next));
+    // What a reader would refuse is never written (write-limits.ts): checked before anything else, deep values first.
+    checkValueDepth(this.taskId, versionName, {
+      checkpoint: request.checkpoint,
+      results: request.results,
+      messages: request.appendHistory,
+    });
     const { normalized, blobs, ops } = this.build(request, next, state);
     // Only the lease holder appends: no other writer may be adding to the task (docs/FORMAT.md, "Segments").
     const appendable = request.lease?.held === true && request.lease.taskId === this.taskId;
     const open = this.segment;
-    const segment = appendable && open !== null && open.first + open.count === next ? open : null;
-    if (!segment) await this.closeSegment();
+    let segment = appendable && open !== null && open.first + open.count === next ? open : null;
 
     // The document is encoded once, mostly from remembered fragments; the hot snapshot and a full snapshot share
     // the bytes, which live in the writer's arena and so are only valid until the save after next.
@@ -280,7 +289,13 @@ export class TaskWriter {
     }
     const isFull = encoded === null;
     encoded ??= encodeFull(next, docBytes, blobs, appendable);
+    checkFileSize(this.taskId, versionName, encoded.bytes.length, this.ctx.maxFileBytes);
+    checkFileSize(this.taskId, relPath(this.ctx, path.join(this.taskDir, HOT_FILE)), docBytes.length, this.ctx.maxFileBytes);
+    // A segment stays within the size a reader loads: a version that would take it over starts a file of its own.
+    if (segment && segment.size + encoded.bytes.length > this.ctx.maxFileBytes) segment = null;
+    if (!segment) await this.closeSegment();
 
+    if (request.lease) await this.fence(request.lease);
     const warnings = segment ? await this.append(segment, next, encoded, docBytes) : await this.commit(next, encoded, docBytes, appendable);
 
     this.state = {
@@ -296,6 +311,25 @@ export class TaskWriter {
       bytesWritten: encoded.bytes.length,
       ...(warnings.length ? { warnings } : {}),
     };
+  }
+
+  /**
+   * Refuse a save under a lease that was taken over: a takeover (or a
+   * release) writes the entry after the holder's, so its presence means the
+   * holder's generation is over. One stat, just before the commit point.
+   */
+  private async fence(lease: NonNullable<SaveRequest['lease']>): Promise<void> {
+    if (lease.taskId !== this.taskId) return;
+    const next = path.join(this.taskDir, LEASE_DIR, leaseEntryName(lease.generation + 1));
+    // A lookup that fails says nothing about a takeover: the save goes on, and its own commit reports the fault.
+    const sync = syncReadsOf(this.ctx.fs);
+    const superseded = await Promise.resolve()
+      .then(() => (sync ? sync.exists(next) : this.ctx.fs.exists(next)))
+      .catch(() => false);
+    if (superseded) {
+      await this.closeSegment();
+      throw new LeaseLostError(this.taskId);
+    }
   }
 
   /**
@@ -455,65 +489,14 @@ export class TaskWriter {
     );
   }
 
-  /**
-   * Assemble and validate the next checkpoint; a writer bug throws here, before anything touches the disk.
-   *
-   * Returns it sealed (deeply frozen), sharing every unchanged part with the
-   * base, and the delta from the base (null when there is no base).
-   */
-  private build(request: SaveRequest, next: number, state: WriterState): { normalized: Json; blobs: EncodedBlob[]; ops: DiffOp[] | null } {
-    const file = relPath(this.ctx, versionPath(this.taskDir, next));
-    const refuse = (message: string) =>
-      new StoreWriteError(this.taskId, [problem(file, 'schema', `refusing to save version ${next}: ${message}; nothing was written`)]);
-    const input: Json = { ...(request.checkpoint as Json), version: next };
-    if (input.task_id !== this.taskId) throw refuse(`task_id is ${JSON.stringify(input.task_id)}, not ${JSON.stringify(this.taskId)}`);
-    if (input.schema_version !== CURRENT_SCHEMA_VERSION)
-      throw refuse(`schema_version must be ${CURRENT_SCHEMA_VERSION}, got ${JSON.stringify(input.schema_version)}`);
-
-    const blobs: EncodedBlob[] = [];
-    const results = request.results ? Object.entries(request.results) : [];
-    if (results.length > 0) {
-      if (!Array.isArray(input.plan)) throw refuse('results were given but the checkpoint has no plan');
-      const plan = (input.plan as Json[]).slice();
-      for (const [stepId, value] of results) {
-        const i = plan.findIndex((s) => s?.id === stepId);
-        if (i < 0) throw refuse(`a result was given for step ${JSON.stringify(stepId)}, which is not in the plan`);
-        const blob = encodeBlob(value === undefined ? null : value, next);
-        blobs.push(blob);
-        plan[i] = { ...plan[i], result_ref: blob.ref };
-      }
-      input.plan = plan;
-    }
-
-    const baseHistory = (state.base?.history ?? { count: 0, head: null }) as { count: number; head: string | null };
-    if (request.appendHistory && request.appendHistory.length > 0) {
-      const messages = Messages.safeParse(request.appendHistory, { reportInput: true });
-      if (!messages.success) throw refuse(`appendHistory: ${formatIssues(messages.error.issues, request.appendHistory)}`);
-      const chunk = encodeBlob({ prev: baseHistory.head ?? null, messages: messages.data }, next);
-      blobs.push(chunk);
-      input.history = { count: (baseHistory.count ?? 0) + messages.data.length, head: chunk.ref };
-    } else if (input.history === undefined) {
-      // A trusted base is frozen, so sharing its history is safe, and it diffs as unchanged; one read from disk is copied.
-      input.history = state.trusted ? baseHistory : { ...baseHistory };
-    }
-
-    if (state.base !== null && state.trusted) {
-      // Fast path: parse only the units that changed since the last (validated) version, and put the parsed
-      // units into the base. Everything else stays the base's own sealed objects.
-      const check = validateChanges(input, computeDiff(state.base, input));
-      if (check.ok) {
-        const changes = check.changes.map((c) => (c.op === 'remove' ? c : { ...c, value: toPlainJson(c.value) }));
-        const normalized = sealJson(applyDiff(state.base, changes) as Json, state.base);
-        return { normalized, blobs: dedupeBlobs(blobs), ops: computeDiff(state.base, normalized) };
-      }
-      if (check.issues) throw refuse(formatIssues(check.issues, input));
-    }
-
-    const parsed = Checkpoint.safeParse(input, { reportInput: true });
-    if (!parsed.success) throw refuse(formatIssues(parsed.error.issues, input));
-    // The base for the next save is exactly what the bytes on disk say: JSON, frozen.
-    const normalized = sealJson(toPlainJson(parsed.data) as unknown as Json);
-    return { normalized, blobs: dedupeBlobs(blobs), ops: state.base === null ? null : computeDiff(state.base, normalized) };
+  /** Assemble and validate the next checkpoint (version-build.ts); a writer bug throws here, before anything touches the disk. */
+  private build(request: SaveRequest, next: number, state: WriterState): BuiltVersion {
+    return buildVersion(request, next, {
+      taskId: this.taskId,
+      base: state.base,
+      trusted: state.trusted,
+      file: relPath(this.ctx, versionPath(this.taskDir, next)),
+    });
   }
 
   private ioError(file: string, err: unknown, next: number): StoreWriteError {
@@ -526,9 +509,4 @@ export class TaskWriter {
       ),
     ]);
   }
-}
-
-function dedupeBlobs(blobs: EncodedBlob[]): EncodedBlob[] {
-  const seen = new Set<string>();
-  return blobs.filter((b) => (seen.has(b.hex) ? false : (seen.add(b.hex), true)));
 }

@@ -4,11 +4,16 @@
  * holds the lease, and whether its artifacts visibly drifted, which the store
  * does not judge.
  */
-import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { checkInvariants } from '../../shared/checkpoint/invariants.js';
 import { toTaskSummary, type TaskSummary, type TaskSummarySource } from '../../shared/checkpoint/task-summary.js';
-import { readLeaseState, type LeaseReadOptions } from './lease-state.js';
+import type { CheckpointSource } from '../store/store-types.js';
+
+/** How a lease is judged: the runtime's time-to-live by default, at the present time. */
+export interface LeaseReadOptions {
+  ttlMs?: number;
+  now?: number;
+}
 import { quickDriftCheck } from './quick-drift.js';
 import { checkpointFileOf } from './verify-task.js';
 import { mapLimit, SYNC_SLICE } from '../store/directory-scan.js';
@@ -29,20 +34,20 @@ export interface SummarizeOptions {
 export type SummarizedEntry = TaskSummarySource & { has_lease?: boolean };
 
 /**
- * Summarize one task of the directory at `root`.
+ * Summarize one task of a source (its lease as the source reads it, its artifacts under `source.artifactRoot`).
  *
  * Artifacts are stat-ed, not hashed (hashing is `verifyTask`, too slow for a
  * listing): a missing or resized artifact makes the task `drifted`, a
  * same-size rewrite does not, unless the caller passes `drift`.
  */
-export async function summarizeEntry(root: string, entry: SummarizedEntry, opts: SummarizeOptions = {}): Promise<TaskSummary> {
+export async function summarizeEntry(source: CheckpointSource, entry: SummarizedEntry, opts: SummarizeOptions = {}): Promise<TaskSummary> {
   const cp = entry.checkpoint;
   // Only native tasks have a lease folder; legacy files are never driven in place.
   const leased = entry.format === 'waystation' && entry.has_lease !== false;
-  const lease = leased ? await readLeaseState(path.join(root, entry.location), opts.lease) : { held: false };
+  const lease = leased ? (await source.readLease(entry.task_id, opts.lease)).info : { held: false };
   // A task a live runner is driving shows as running whatever its files say (see deriveDisplayStatus): no need to stat them.
   const drivenNow = cp?.status === 'running' && lease.held;
-  const drift = opts.drift ?? (cp && !drivenNow ? await quickDriftCheck(root, cp) : false);
+  const drift = opts.drift ?? (cp && !drivenNow ? await quickDriftCheck(source.artifactRoot, cp) : false);
   return toTaskSummary(entry, {
     leaseHeld: lease.held,
     drift,
@@ -60,7 +65,7 @@ const LIST_CONCURRENCY = 16;
  * so `GET /api/tasks` answers exactly what `ls --json` prints.
  */
 export async function summarizeEntries(
-  root: string,
+  source: CheckpointSource,
   entries: readonly SummarizedEntry[],
   opts: { concurrency?: number; lease?: LeaseReadOptions } = {},
 ): Promise<TaskSummary[]> {
@@ -71,7 +76,7 @@ export async function summarizeEntries(
     if (start > 0) await nextTurn();
     out.push(
       ...(await mapLimit(entries.slice(start, start + SYNC_SLICE), opts.concurrency ?? LIST_CONCURRENCY, (entry) =>
-        summarizeEntry(root, entry, { lease: opts.lease }),
+        summarizeEntry(source, entry, { lease: opts.lease }),
       )),
     );
   }

@@ -24,6 +24,18 @@ const DirectoryInfo = z.object({
   host: z.enum(['desktop', 'web']),
   read_only: z.boolean(),
   recent_read_only: z.array(z.string()),
+  untrusted: z.boolean().optional(),
+});
+
+const DirectoryTrust = z.object({
+  root: z.string().nullable(),
+  trusted: z.boolean(),
+  can_trust: z.boolean(),
+  changed: z.boolean(),
+  agents: z.array(z.object({ name: z.string(), module: z.string(), export: z.string().optional() })),
+  config_problem: z.string().nullable(),
+  resumes: z.array(z.string()),
+  message: z.string(),
 });
 
 const LeaseInfo = z.object({ held: z.boolean(), owner: z.string().optional(), pid: z.number().optional(), since: z.string().optional() });
@@ -75,14 +87,46 @@ export const apiOutputs = {
   getDirectory: DirectoryInfo,
   openDirectory: DirectoryInfo,
   chooseDirectory: DirectoryInfo.nullable(),
+  getDirectoryTrust: DirectoryTrust,
+  trustDirectory: DirectoryInfo,
   listTasks: z.array(TaskSummary),
   getTask: TaskDetail,
   getHistory: z.object({ after: z.number().int().nonnegative(), versions: z.array(VersionEntry) }),
   getStepResult: z.object({ value: z.unknown(), found: z.boolean() }),
   getMessages: z.object({ from: z.number().int().nonnegative(), messages: z.array(HistoryMessage) }),
+  getEvents: z.object({
+    events: z.array(
+      z.object({
+        id: z.number().int().positive(),
+        type: z.string(),
+        at: z.string(),
+        version: z.number().int().optional(),
+        step_id: z.string().optional(),
+        data: z.record(z.string(), z.unknown()).optional(),
+      }),
+    ),
+    skipped: z.number().int().nonnegative(),
+  }),
   diffVersions: z.object({ a: z.number().int(), b: z.number().int(), summary: ChangeSummary, entries: z.array(StructuredDiffEntry) }),
   verifyTask: VerifyResult,
+  getOverview: z.object({
+    tasks_read: z.number().int().nonnegative(),
+    tasks_total: z.number().int().nonnegative(),
+    tokens_in: z.number().nonnegative(),
+    tokens_out: z.number().nonnegative(),
+    cost_usd: z.number().nonnegative(),
+    slowest_steps: z.array(
+      z.object({
+        task_id: z.string(),
+        step_id: z.string(),
+        step_name: z.string(),
+        elapsed_ms: z.number().nonnegative(),
+        status: z.string(),
+      }),
+    ),
+  }),
   listAgents: z.array(AgentInfo),
+  showNotification: z.object({ shown: z.boolean() }),
   startTask: ActionResult,
   resumeTask: ActionResult,
   approveResume: ActionResult,

@@ -36,6 +36,10 @@ export const apiInputs = {
   openDirectory: z.object({ path: z.string().min(1).max(4096), readOnly: z.boolean().optional() }),
   /** Desktop only: shows the folder picker and opens the folder chosen, read-only if asked. Browser mode answers with `null`. */
   chooseDirectory: z.object({ readOnly: z.boolean().default(false) }),
+  /** What trusting the open directory would let run: its registered agents and the tasks that would resume. */
+  getDirectoryTrust: z.object({}),
+  /** Trust the open directory (named, so the trust given is for the folder the prompt showed), and run it. */
+  trustDirectory: z.object({ path: z.string().min(1).max(4096) }),
   listTasks: z.object({}),
   getTask: z.object({ taskId: TaskId, version: Version.optional() }),
   getHistory: z.object({
@@ -50,9 +54,19 @@ export const apiInputs = {
     /** The history the caller already shows (the head and count of the version it read): only what follows it is sent. */
     after: z.object({ head: z.string().min(1).max(200).nullable(), count: z.number().int().nonnegative() }).optional(),
   }),
+  /** The task's event log (what `waystation tail` prints): the events after id `after`, oldest first. */
+  getEvents: z.object({ taskId: TaskId, after: z.number().int().nonnegative().default(0) }),
   diffVersions: z.object({ taskId: TaskId, a: Version, b: Version }),
   verifyTask: z.object({ taskId: TaskId }),
+  /** Figures across the open directory's tasks: tokens and cost summed, the slowest steps. */
+  getOverview: z.object({}),
   listAgents: z.object({}),
+  /**
+   * Desktop: a system notification from the main process (a task now waits for
+   * a person). Browser mode answers `{ shown: false }`: the page uses the
+   * browser's own Notification once the person allowed it.
+   */
+  showNotification: z.object({ title: z.string().min(1).max(200), body: z.string().max(1000).default(''), taskId: TaskId.optional() }),
   startTask: z.object({
     agent: z.string().min(1).max(200),
     options: z.record(z.string(), z.unknown()).default({}),
@@ -127,6 +141,32 @@ export interface DirectoryInfo {
   read_only: boolean;
   /** Those of `recent` last opened read-only: they open read-only again. */
   recent_read_only: string[];
+  /**
+   * The open directory is not trusted (see getDirectoryTrust): it is browsed
+   * read-only until a person trusts it. Absent from hosts that predate trust.
+   */
+  untrusted?: boolean;
+}
+
+/**
+ * A directory's trust, for the prompt that asks a person to trust it: what
+ * would run once trusted, read without importing or running any of it.
+ */
+export interface DirectoryTrust {
+  root: string | null;
+  trusted: boolean;
+  /** Whether this host can run tasks at all once trusted (a host started read-only cannot). */
+  can_trust: boolean;
+  /** Trusted before, then its waystation.config.json or a registered module changed. */
+  changed: boolean;
+  /** The agent modules its waystation.config.json registers: loaded once trusted. */
+  agents: { name: string; module: string; export?: string }[];
+  /** What is wrong with waystation.config.json, if anything. */
+  config_problem: string | null;
+  /** Interrupted auto- and confirm-mode tasks that the host resumes (or plans) as soon as it is trusted. */
+  resumes: string[];
+  /** One sentence: the directory's standing and how to trust it. */
+  message: string;
 }
 
 export interface LeaseInfo {
@@ -190,6 +230,38 @@ export interface VersionEntry {
   bytes: number;
 }
 
+/** One line of a task's event log, `events.jsonl`: ids increase by one per task, from 1. */
+export interface TaskEventEntry {
+  id: number;
+  type: string;
+  at: string;
+  version?: number;
+  step_id?: string;
+  data?: Record<string, unknown>;
+}
+
+/** A step that took long, for the directory overview. */
+export interface SlowStep {
+  task_id: string;
+  step_id: string;
+  step_name: string;
+  elapsed_ms: number;
+  status: string;
+}
+
+/** What getOverview answers: sums over the tasks it could read (`tasks_read` of `tasks_total`). */
+export interface DirectoryOverview {
+  tasks_read: number;
+  tasks_total: number;
+  tokens_in: number;
+  tokens_out: number;
+  cost_usd: number;
+  slowest_steps: SlowStep[];
+}
+
+/** The most events one getEvents answer carries: a long log sends its newest. */
+export const EVENTS_PAGE = 2000;
+
 export interface DiffResult {
   a: number;
   b: number;
@@ -226,6 +298,8 @@ export interface ApiOutputs {
   getDirectory: DirectoryInfo;
   openDirectory: DirectoryInfo;
   chooseDirectory: DirectoryInfo | null;
+  getDirectoryTrust: DirectoryTrust;
+  trustDirectory: DirectoryInfo;
   listTasks: TaskSummary[];
   getTask: TaskDetail;
   /** The entries of the versions after `after` (the caller keeps its own up to that version), or all with `after: 0`. */
@@ -233,9 +307,16 @@ export interface ApiOutputs {
   getStepResult: { value: unknown; found: boolean };
   /** The messages from index `from` on: after `input.after` when the version's history continues it, else all (from 0). */
   getMessages: { from: number; messages: HistoryMessage[] };
+  /**
+   * The events after `input.after`, oldest first, at most the newest EVENTS_PAGE of them;
+   * `skipped` counts those left out before the first one sent.
+   */
+  getEvents: { events: TaskEventEntry[]; skipped: number };
   diffVersions: DiffResult;
   verifyTask: VerifyResult;
+  getOverview: DirectoryOverview;
   listAgents: AgentInfo[];
+  showNotification: { shown: boolean };
   startTask: ActionResult;
   resumeTask: ActionResult;
   approveResume: ActionResult;
@@ -350,9 +431,18 @@ export function toApiError(reason: unknown): ApiError {
 export type WaystationApi = {
   [M in ApiMethod]: (input: ApiInput<M>) => Promise<ApiOutputs[M]>;
 } & {
-  /** Subscribe to host events after `lastEventId` (default: only new ones). Returns the unsubscribe function. */
-  subscribe(listener: HostEventListener, lastEventId?: number): () => void;
+  /**
+   * Subscribe to host events after `lastEventId` (default: only new ones). Returns the unsubscribe function.
+   *
+   * `onStatus`, when given, hears how the event stream stands: `offline` as
+   * soon as it drops (with when the next attempt is), `live` once it is open
+   * again. A transport that cannot lose its host (IPC) never calls it.
+   */
+  subscribe(listener: HostEventListener, lastEventId?: number, onStatus?: (status: StreamStatus) => void): () => void;
 };
+
+/** How a live event stream stands, as `subscribe` reports it. */
+export type StreamStatus = { state: 'live' } | { state: 'offline'; reason: string; retryAt: number };
 
 /** Validate an input for `method`; throws ApiError('invalid-input') with readable issues. */
 export function parseApiInput<M extends ApiMethod>(method: M, input: unknown): z.output<(typeof apiInputs)[M]> {

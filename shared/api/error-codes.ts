@@ -66,6 +66,8 @@ export const serviceErrorCodes = {
   invalid: 'invalid-input',
   'unknown-step': 'not-found',
   unreadable: 'failed',
+  /** The disk refused a write (full, read-only, no permission): the message names the file and what to do. */
+  disk: 'failed',
   /** A worker that failed with anything but an OperationError (its stack went to its stderr). */
   internal: 'failed',
   // The lease.
@@ -76,6 +78,8 @@ export const serviceErrorCodes = {
   io: 'failed',
   // A model call that failed for good, after its retries.
   llm: 'failed',
+  // A PostgreSQL store that cannot be reached or used (server down, wrong password, schema missing or newer).
+  database: 'unavailable',
 } as const satisfies Record<string, ApiErrorCode>;
 export type ServiceErrorCode = keyof typeof serviceErrorCodes;
 

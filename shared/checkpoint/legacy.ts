@@ -107,7 +107,9 @@ export function convertArticleTaskJson(doc: unknown, ctx: LegacyContext): Legacy
     task_id: ctx.taskId,
     task_name: nonEmpty(doc.task_name, nonEmpty(doc.task_id, ctx.taskId)),
     version: 1,
-    status: done ? 'done' : 'halted',
+    // A task that stopped short of its last step, with no one holding it, was interrupted: recorded as
+    // running, it is shown as interrupted (no lease), not as halted, which only a rejection produces.
+    status: done ? 'done' : 'running',
     phase: done ? 'done' : (plan[current]?.name ?? ''),
     goal: firstUser?.content ?? '',
     plan,
@@ -195,7 +197,9 @@ export function convertArticleCheckpointJson(doc: unknown, ctx: LegacyContext): 
     };
   });
   const doneCount = plan.filter((s) => s.status === 'done' || s.status === 'skipped').length;
-  const status = plan.some((s) => s.status === 'failed') ? 'failed' : plan.length > 0 && doneCount === plan.length ? 'done' : 'halted';
+  // Failed when a step failed, done when all are; otherwise it stopped part-way (a step left running, or
+  // steps left pending): recorded as running, shown as interrupted, since nothing holds it.
+  const status = plan.some((s) => s.status === 'failed') ? 'failed' : plan.length > 0 && doneCount === plan.length ? 'done' : 'running';
   const updated = nonEmpty(doc.updated_at, ctx.fallbackTime);
   const known = new Set(['task_id', 'version', 'phase', 'goal', 'plan', 'artifacts', 'side_effects', 'resume_hint', 'updated_at']);
   const legacyVersion = typeof doc.version === 'number' && Number.isInteger(doc.version) && doc.version > 0 ? doc.version : 1;

@@ -74,6 +74,10 @@ export const PlanStep = z.looseObject({
   tokens_out: z.number().int().nonnegative().optional(),
   /** How many times a person set the step back to pending to run it again (a rewind). */
   reruns: z.number().int().nonnegative().optional(),
+  /** How many times the step failed so far: the runtime's backoff and its give-up rule count these. */
+  failures: z.number().int().nonnegative().optional(),
+  /** Set when a human set the step's result by hand (`waystation edit`, the editor): who and when. */
+  edited: z.looseObject({ by: z.string().optional(), at: Timestamp.optional() }).optional(),
 });
 export type PlanStep = z.infer<typeof PlanStep>;
 
@@ -152,6 +156,8 @@ export const Recovery = z.looseObject({
    * clears it.
    */
   stopped: z.looseObject({ by: z.string(), at: Timestamp, reason: z.string().optional() }).nullable().optional(),
+  /** How many automatic resumes auto mode tries before it waits for a human (3 when absent). */
+  max_auto_attempts: z.number().int().nonnegative().optional(),
 });
 export type Recovery = z.infer<typeof Recovery>;
 
@@ -210,6 +216,8 @@ export const AgentRef = z.looseObject({
   export: z.string().optional(),
   project_root: z.string().optional(),
   module_sha256: z.string().optional(),
+  /** The module's hash before the last resume that ran changed code: the history shows when the code changed. */
+  previous_module_sha256: z.string().optional(),
   options: z.record(z.string(), z.unknown()).default({}),
 });
 export type AgentRef = z.infer<typeof AgentRef>;
@@ -220,6 +228,18 @@ export const HistoryRef = z.looseObject({
   head: BlobRef.nullable(),
 });
 export type HistoryRef = z.infer<typeof HistoryRef>;
+
+/** A wait for a human an agent asked for (`ctx.waitForHuman`), by key: resolved by the resume that answers it. */
+export const HumanWait = z.looseObject({
+  key: z.string(),
+  reason: z.string(),
+  requested_at: Timestamp,
+  resolved_at: Timestamp.optional(),
+  by: z.string().optional(),
+  /** The note the human left when resuming; the agent's waitForHuman returns it. */
+  note: z.string().nullable().optional(),
+});
+export type HumanWait = z.infer<typeof HumanWait>;
 
 export const Checkpoint = z.looseObject({
   schema_version: z.literal(CURRENT_SCHEMA_VERSION),
@@ -243,6 +263,8 @@ export const Checkpoint = z.looseObject({
   agent: AgentRef.nullable().optional(),
   /** A fork's parent, kept in every version of the fork so the inspector links the two both ways. */
   forked_from: z.looseObject({ task_id: z.string(), version: z.number().int().positive() }).nullable().optional(),
+  /** The waits for a human the agent asked for, answered or not. */
+  human_waits: z.array(HumanWait).optional(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
 /** A checkpoint as a writer supplies it, before defaults are filled. */

@@ -16,7 +16,11 @@ const file = path.join(repo, CHECKPOINT_SCHEMA_PATH);
 describe('docs/checkpoint.schema.json', () => {
   it('is exactly what the zod schema generates today', async () => {
     const expected = checkpointJsonSchemaText();
-    if (process.env.WAYSTATION_UPDATE_SCHEMA === '1') await fs.writeFile(file, expected);
+    // The Python library bundles the same file (python/tests checks that it is the published one).
+    if (process.env.WAYSTATION_UPDATE_SCHEMA === '1') {
+      await fs.writeFile(file, expected);
+      await fs.writeFile(path.join(repo, 'python/waystation/checkpoint.schema.json'), expected);
+    }
     const onDisk = await fs.readFile(file, 'utf8').catch(() => '(missing)');
     expect(onDisk, `${CHECKPOINT_SCHEMA_PATH} is out of date: run WAYSTATION_UPDATE_SCHEMA=1 npx vitest run test/docs`).toBe(expected);
   });

@@ -140,7 +140,7 @@ describe('a task written in Python', () => {
   });
 
   it('is refused a resume with the reason, and left untouched', async () => {
-    const resumed = await cliJson('resume', root, 'py-task');
+    const resumed = await cliJson('resume', root, 'py-task', '--trust');
     expect(resumed.code).not.toBe(0);
     const refusal = resumed.json as { error: string; message: string };
     expect(refusal.error).toBe('agent-unavailable');

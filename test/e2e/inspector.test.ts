@@ -3,101 +3,39 @@
  * (`waystation serve`) over a real temporary checkpoint directory made by
  * `waystation demo`, with the real runner behind it.
  *
- * The CLI and its worker are bundled to plain JavaScript first, as the
- * packaged app ships them: run from sources, every worker process would first
- * compile the runtime through tsx, which on a loaded machine (the whole suite
- * runs test files in parallel on two cores) took long enough to time
- * scenarios out. The offline model answers without its simulated latency for
- * the same reason. Waits are on what the page shows, never on fixed delays.
+ * The harness (e2e-harness.ts) bundles the CLI and starts the host and the
+ * browser. Waits are on what the page shows, never on fixed delays.
  *
  * Scenarios run in order on one browser and one host; each leaves the
  * directory in the state the next one expects. A screenshot of each main
  * view, in light and dark, lands in test-results/screenshots/.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import type { TaskDetail } from '../../shared/api/contract.js';
-import { buildRenderer } from '../support/renderer-build.js';
-import { bundleForNode, REPO } from '../support/node-bundle.js';
+import { REPO } from '../support/node-bundle.js';
+import { CHROMIUM, hasChromium, rowId, serve, SHOTS, startWorld, stopHost, type E2eWorld } from './e2e-harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = path.join(REPO, 'test-results/screenshots');
-const hasChromium = existsSync(CHROMIUM);
 const LONG = 45_000;
-
-/** A task row's DOM id, as the task list sets it. */
-const rowId = (taskId: string) => `task-row-${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 
 if (!hasChromium) {
   console.warn(`e2e inspector tests skipped: no Chromium at ${CHROMIUM} (CI installs it; apt-get install chromium)`);
 }
 
-/** The newest modification time of any file under `dir` (0 when it does not exist). */
-async function newestMtime(dir: string): Promise<number> {
-  const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  let newest = 0;
-  for (const e of entries) {
-    if (!e.isFile()) continue;
-    const stat = await fs.stat(path.join(e.parentPath, e.name)).catch(() => null);
-    if (stat && stat.mtimeMs > newest) newest = stat.mtimeMs;
-  }
-  return newest;
-}
-
-/**
- * Whether dist-renderer/ is missing or older than what it is built from: the
- * renderer's sources and the shared code it imports. Testing an old build
- * would pass or fail for code that is no longer there.
- */
-async function rendererBuildIsStale(): Promise<boolean> {
-  const built = await fs.stat(path.join(REPO, 'dist-renderer/index.html')).catch(() => null);
-  if (!built) return true;
-  const sources = Math.max(await newestMtime(path.join(REPO, 'renderer')), await newestMtime(path.join(REPO, 'shared')));
-  return sources > built.mtimeMs;
-}
-
-/** Bundle the CLI, its workers (found beside the CLI, as in a compiled build) and the external writer. */
-async function bundleCli(): Promise<string> {
-  return bundleForNode(
-    {
-      main: 'electron/cli/main.ts',
-      'worker-main': 'electron/runtime/worker-main.ts',
-      'directory-watcher-worker': 'electron/host/directory-watcher-worker.ts',
-      'write-version': 'test/e2e/write-version.ts',
-    },
-    'e2e-',
-  );
-}
-
 describe.skipIf(!hasChromium)('the inspector, end to end', () => {
-  let tmp: string;
+  let world: E2eWorld;
   let bundleDir: string;
   let cli: string;
   let root: string;
-  let host: ChildProcess;
   let url: string;
   let browser: Browser;
   let page: Page;
-  const hostOutput: string[] = [];
-
-  /** Call the host's API directly, as a second client would. */
-  async function rpc<T>(method: string, input: unknown = {}): Promise<T> {
-    const u = new URL(url);
-    const res = await fetch(`${u.origin}/api/rpc/${method}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${u.searchParams.get('token')}`, 'content-type': 'application/json' },
-      body: JSON.stringify(input),
-    });
-    const body = await res.json();
-    if (!res.ok) throw new Error(`${method}: ${JSON.stringify(body)}`);
-    return body as T;
-  }
+  let hostOutput: string[] = [];
+  const rpc = <T>(method: string, input: unknown = {}) => world.rpc<T>(method, input);
 
   async function shoot(name: string) {
     await page.emulateMedia({ colorScheme: 'light' });
@@ -148,44 +86,11 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     for (const name of await fs.readdir(SHOTS)) {
       if (name.startsWith('failed-') && name.endsWith('.png')) await fs.rm(path.join(SHOTS, name), { force: true });
     }
-    if (await rendererBuildIsStale()) {
-      // `npm test` builds the renderer first; a lone run of this file (or one after a renderer change) builds it here.
-      await buildRenderer();
-    }
-    bundleDir = await bundleCli();
-    cli = path.join(bundleDir, 'main.js');
-    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-e2e-'));
-    root = path.join(tmp, 'demo');
-    const demo = spawnSync(process.execPath, [cli, 'demo', root], { cwd: REPO, encoding: 'utf8', timeout: 120_000 });
-    if (demo.status !== 0) throw new Error(`waystation demo failed (${demo.status}): ${demo.stderr || demo.stdout}`);
-    root = await fs.realpath(root);
-
-    // Workers inherit this environment: the offline model, answering at once.
-    const env: NodeJS.ProcessEnv = { ...process.env, WAYSTATION_OFFLINE_LATENCY_MS: '0', NO_COLOR: '1' };
-    delete env.OPENAI_API_KEY;
-    delete env.SKIP_FAILURE;
-    ({ host, url } = await serve(cli, root, [], env, hostOutput));
-
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    world = await startWorld({ prefix: 'e2e-' });
+    ({ bundleDir, cli, root, url, browser, output: hostOutput } = world);
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('pageerror', (err) => hostOutput.push(`[pageerror] ${err.message}\n`));
     await page.goto(url);
-    // The host resumes the demo's interrupted auto-mode task on opening; the scenarios start once it has run to done.
-    const resumedBy = Date.now() + 60_000;
-    while ((await rpc<TaskSummary[]>('listTasks')).find((t) => t.task_id === 'notes-running')?.display_status !== 'done') {
-      if (Date.now() > resumedBy) throw new Error(`the demo's notes-running task did not run to done:\n${hostOutput.join('')}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
   }, 180_000);
 
   afterEach(async (ctx) => {
@@ -197,13 +102,7 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (host && host.exitCode === null) {
-      host.kill('SIGTERM');
-      await new Promise((r) => host.once('exit', r));
-    }
-    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
-    if (bundleDir) await fs.rm(bundleDir, { recursive: true, force: true });
+    await world?.close();
   });
 
   it('lists the demo tasks with their status, and filters to what needs attention', async () => {
@@ -241,8 +140,12 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     expect(listed.find((t) => t.task_id === 'notes-drifted')?.display_status).toBe('drifted');
     expect(listed.find((t) => t.task_id === 'notes-done')?.display_status).toBe('done');
     await page.getByRole('searchbox', { name: 'Search tasks' }).fill('notes-');
-    await taskList().getByRole('option', { name: 'notes-drifted, Drifted' }).waitFor();
-    await taskList().getByRole('option', { name: 'notes-done, Done' }).waitFor();
+    await taskList()
+      .getByRole('option', { name: /^notes-drifted\b.*Drifted/ })
+      .waitFor();
+    await taskList()
+      .getByRole('option', { name: /^notes-done\b.*Done/ })
+      .waitFor();
     await shoot('task-list-drifted');
 
     // Opening the task verifies its artifacts in full and shows which one changed.
@@ -348,7 +251,7 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     await page.getByRole('region', { name: 'Approval decisions' }).getByText('Approved').waitFor({ timeout: LONG });
     await page
       .getByRole('log', { name: 'Live activity' })
-      .getByText(/runner (started|exited)/)
+      .getByText(/Runner (started|exited)/)
       .first()
       .waitFor({ timeout: LONG });
     await waitForStatus('Done', 90_000);
@@ -459,6 +362,33 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     expect((await rpc<TaskSummary[]>('listTasks')).length).toBe(before + 1);
   }, 120_000);
 
+  it('reads a relative input folder in the checkpoint directory, and refuses a missing one in the dialog with nothing created', async () => {
+    const before = (await rpc<TaskSummary[]>('listTasks')).length;
+    await page.getByRole('button', { name: '+ New task' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New task' });
+    await dialog.getByRole('combobox', { name: /^Agent/ }).selectOption('md-summarizer');
+    await dialog.getByRole('textbox', { name: /^input/ }).fill('no-such-notes');
+    await dialog.getByRole('textbox', { name: /^Task id/ }).fill('e2e-missing-input');
+    await dialog.getByRole('button', { name: 'Start task' }).click();
+    const why = dialog.getByRole('alert', { name: 'Why the task did not start' });
+    await why.waitFor({ timeout: LONG });
+    expect(await why.textContent()).toContain(`cannot read the input folder ${path.join(root, 'no-such-notes')}`);
+    expect(await dialog.isVisible()).toBe(true);
+    expect((await rpc<TaskSummary[]>('listTasks')).length).toBe(before);
+    expect(await page.getByRole('status').filter({ hasText: 'is running in process' }).count()).toBe(0);
+
+    // The same relative name, once the folder exists in the checkpoint directory, starts.
+    await fs.mkdir(path.join(root, 'my-notes'), { recursive: true });
+    await fs.writeFile(path.join(root, 'my-notes', 'a.md'), '# A\n\nA note.\n');
+    await dialog.getByRole('textbox', { name: /^input/ }).fill('my-notes');
+    await dialog.getByRole('textbox', { name: /^Task id/ }).fill('e2e-relative-input');
+    await dialog.getByRole('button', { name: 'Start task' }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: LONG });
+    await page.locator('.task-meta').getByText('e2e-relative-input', { exact: true }).waitFor({ timeout: LONG });
+    const started = await rpc<TaskDetail>('getTask', { taskId: 'e2e-relative-input' });
+    expect((started.checkpoint!.agent!.options as { input: string }).input).toBe(path.join(root, 'my-notes'));
+  }, 120_000);
+
   it('lists a file that cannot be read, with its reason, and keeps the rest browsable', async () => {
     const dir = path.join(root, 'torn-task');
     await fs.mkdir(path.join(dir, 'versions'), { recursive: true });
@@ -468,7 +398,7 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     );
     await fs.writeFile(path.join(dir, 'checkpoint.json'), '{"schema_version":2,"task_id":"torn');
     await page.getByRole('searchbox', { name: 'Search tasks' }).fill('torn-task');
-    const row = taskList().getByRole('option', { name: /torn-task, Unreadable/ });
+    const row = taskList().getByRole('option', { name: /^torn-task\b.*Unreadable/ });
     await row.waitFor({ timeout: LONG });
     await row.click();
     const problems = page.getByRole('alert', { name: "Problems with this task's files" });
@@ -503,37 +433,10 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
       expect(await other.getByRole('button', { name: /^Edit result/ }).count()).toBe(0);
     } finally {
       await other.close();
-      readOnlyHost.kill('SIGTERM');
-      await new Promise((r) => readOnlyHost.once('exit', r));
+      await stopHost(readOnlyHost);
     }
   }, 90_000);
 });
-
-/** `waystation serve DIR ...args` from the bundled CLI, once it printed its URL; what it prints goes to `output`. */
-async function serve(
-  cli: string,
-  dir: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  output: string[],
-): Promise<{ host: ChildProcess; url: string }> {
-  const host = spawn(process.execPath, [cli, 'serve', dir, '--port', '0', ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`waystation serve printed no URL:\n${output.join('')}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output.push(chunk.toString());
-      const m = output.join('').match(/http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[0]);
-      }
-    };
-    host.stdout!.on('data', onData);
-    host.stderr!.on('data', onData);
-    host.once('exit', (code) => reject(new Error(`waystation serve exited with ${code}:\n${output.join('')}`)));
-  });
-  return { host, url };
-}
 
 /** A value that satisfies a JSON Schema subset, for the step editor's happy path. */
 function validValueFor(schema: unknown): unknown {

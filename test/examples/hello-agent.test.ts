@@ -55,8 +55,10 @@ describe('examples/hello-agent', () => {
     const names = JSON.parse(stdout) as string[];
     for (const name of ['defineAgent', 'z', 'Runner', 'startTask', 'resumeTask', 'openStore', 'listAvailableAgents'])
       expect(names).toContain(name);
+    // The compiled CLI and the web host it serves with ship for the `waystation` command; the desktop app (electron/main) does not.
     const files = await fs.readdir(path.join(pkg, 'dist/electron'));
-    expect(files.sort()).toEqual(['agents', 'llm', 'runtime', 'store', 'verify']);
+    expect(files.sort()).toEqual(['agents', 'cli', 'host', 'llm', 'runtime', 'store', 'verify']);
+    expect(files).not.toContain('main');
     await expect(fs.access(path.join(pkg, 'dist/electron/runtime/index.d.ts'))).resolves.toBeUndefined();
   });
 

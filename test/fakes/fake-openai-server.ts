@@ -8,7 +8,7 @@ import http from 'node:http';
 import { listenOnLoopback, readJsonBody } from './loopback-server.js';
 
 export type FakeBehaviour =
-  | { kind: 'ok'; delayMs?: number; content?: string }
+  | { kind: 'ok'; delayMs?: number; content?: string; echoKey?: boolean }
   | { kind: 'status'; status: number; retryAfterMs?: number }
   | { kind: 'drop' }
   | { kind: 'malformed'; body?: string; contentType?: string }
@@ -58,7 +58,11 @@ export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
     if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs));
     served++;
     const last = body?.messages?.at(-1)?.content ?? '';
-    const content = b.content ?? `fake reply ${served} to: ${last.slice(0, 60)}`;
+    // A server that echoes the API key it was sent: in the reply, as a JSON object key, and as the model's name.
+    const key = b.echoKey ? (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '') : null;
+    const content = key
+      ? `your key is ${key}; as JSON: {"${key}": "${key}"}`
+      : (b.content ?? `fake reply ${served} to: ${last.slice(0, 60)}`);
     const promptChars = (body?.messages ?? []).reduce((n, m) => n + m.content.length, 0);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
@@ -66,7 +70,7 @@ export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
         id: `chatcmpl-${served}`,
         object: 'chat.completion',
         created: 0,
-        model: body?.model ?? 'fake-model',
+        model: key ?? body?.model ?? 'fake-model',
         choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
         usage: { prompt_tokens: Math.ceil(promptChars / 4) + 7, completion_tokens: Math.ceil(content.length / 4), total_tokens: 0 },
       }),

@@ -25,7 +25,8 @@ it('sends the version the editor was opened on, and shows the refusal when the t
     act(() => store.getState().selectTask('a'));
     fireEvent.click(await screen.findByRole('tab', { name: /Plan/ }));
     fireEvent.click(await screen.findByRole('button', { name: 'Edit result of step summarize' }));
-    const content = await screen.findByRole('textbox', { name: 'New result for step summarize' });
+    // The editor (CodeMirror) is loaded on first use: the first import takes a moment on a loaded machine.
+    const content = await screen.findByRole('textbox', { name: 'New result for step summarize' }, { timeout: 15_000 });
     const view = EditorView.findFromDOM(content)!;
     act(() => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: '{"summary":"typed on v1"}' } }));
 

@@ -13,6 +13,8 @@ import type {
   HostEventListener,
   TaskAgentStatus,
   TaskDetail,
+  StreamStatus,
+  TaskEventEntry,
   WaystationApi,
 } from '../../shared/api/contract.js';
 import { Checkpoint, CURRENT_SCHEMA_VERSION, type CheckpointInput, type HistoryMessage } from '../../shared/checkpoint/schema.js';
@@ -58,6 +60,13 @@ export class FakeApi {
   /** task id -> versions, oldest first. */
   readonly tasks = new Map<string, Checkpoint[]>();
   private listeners = new Set<HostEventListener>();
+  private statusListeners = new Set<(s: StreamStatus) => void>();
+  /** Whether showNotification reports a desktop notification shown (the desktop app) or not (browser mode). */
+  desktopNotifications = false;
+  /** Tasks read from another format than Waystation's (an article's file), by id. */
+  readonly formats = new Map<string, 'article-task-json' | 'article-checkpoint-json'>();
+  /** Tasks whose artifacts no longer match the disk: listed as drifted. */
+  readonly drifted = new Set<string>();
   private nextEventId = 1;
   /** Per-method artificial gates: a test resolves them to control ordering. */
   readonly gates = new Map<string, Promise<void>>();
@@ -79,6 +88,8 @@ export class FakeApi {
   chosen: string | null = null;
   /** task id -> its messages (the same at every version). */
   readonly messages = new Map<string, HistoryMessage[]>();
+  /** task id -> its event log, oldest first. */
+  readonly events = new Map<string, TaskEventEntry[]>();
   /** Tasks whose history a test replaced: getMessages answers them whole, from 0. */
   readonly rewrittenHistories = new Set<string>();
   /** `taskId:stepId` -> the step's stored result; other steps answer `{ summary: 'old' }`. */
@@ -112,14 +123,22 @@ export class FakeApi {
   }
 
   private summary(cp: Checkpoint) {
-    return toTaskSummary({
-      task_id: cp.task_id,
-      location: cp.task_id,
-      format: 'waystation',
-      checkpoint: cp,
-      read_only: false,
-      problems: [],
-    });
+    return toTaskSummary(
+      {
+        task_id: cp.task_id,
+        location: this.formats.has(cp.task_id) ? `${cp.task_id}.json` : cp.task_id,
+        format: this.formats.get(cp.task_id) ?? 'waystation',
+        checkpoint: cp,
+        read_only: false,
+        problems: [],
+      },
+      { drift: this.drifted.has(cp.task_id) },
+    );
+  }
+
+  /** Report the event stream's status to every subscriber that asked for it, as the HTTP client does. */
+  streamStatus(status: StreamStatus): void {
+    for (const l of this.statusListeners) l(status);
   }
 
   private async gate(key: string) {
@@ -143,6 +162,25 @@ export class FakeApi {
         record('chooseDirectory', i);
         if (this.chosen === null) return null;
         this.opened(this.chosen, i.readOnly ?? false);
+        return { ...this.directory };
+      },
+      getDirectoryTrust: async (i) => {
+        record('getDirectoryTrust', i);
+        const untrusted = this.directory.untrusted === true;
+        return {
+          root: this.directory.root,
+          trusted: !untrusted,
+          can_trust: true,
+          changed: false,
+          agents: [],
+          config_problem: null,
+          resumes: [],
+          message: untrusted ? `${this.directory.root} is not trusted` : `${this.directory.root} is trusted`,
+        };
+      },
+      trustDirectory: async (i) => {
+        record('trustDirectory', i);
+        this.directory = { ...this.directory, untrusted: false, read_only: false };
         return { ...this.directory };
       },
       listTasks: async (i) => {
@@ -200,6 +238,11 @@ export class FakeApi {
         const from = i.after && !this.rewrittenHistories.has(i.taskId) && i.after.count <= all.length ? i.after.count : 0;
         return { from, messages: all.slice(from) };
       },
+      getEvents: async (i) => {
+        record('getEvents', i);
+        const all = this.events.get(i.taskId) ?? [];
+        return { events: all.filter((e) => e.id > (i.after ?? 0)), skipped: 0 };
+      },
       diffVersions: async (i) => {
         record('diffVersions', i);
         const versions = this.tasks.get(i.taskId) ?? [];
@@ -231,6 +274,27 @@ export class FakeApi {
             origin: 'builtin',
           },
         ];
+      },
+      getOverview: async (i) => {
+        record('getOverview', i);
+        const latest = [...this.tasks.keys()].map((id) => this.latest(id));
+        const steps = latest.flatMap((cp) =>
+          cp.plan
+            .filter((s) => (s.elapsed_ms ?? 0) > 0)
+            .map((s) => ({ task_id: cp.task_id, step_id: s.id, step_name: s.name || s.id, elapsed_ms: s.elapsed_ms!, status: s.status })),
+        );
+        return {
+          tasks_read: latest.length,
+          tasks_total: latest.length,
+          tokens_in: latest.reduce((n, cp) => n + cp.run.tokens_in, 0),
+          tokens_out: latest.reduce((n, cp) => n + cp.run.tokens_out, 0),
+          cost_usd: latest.reduce((n, cp) => n + cp.run.cost_usd, 0),
+          slowest_steps: steps.sort((a, b) => b.elapsed_ms - a.elapsed_ms).slice(0, 5),
+        };
+      },
+      showNotification: async (i) => {
+        record('showNotification', i);
+        return { shown: this.desktopNotifications };
       },
       startTask: async (i) => {
         record('startTask', i);
@@ -306,10 +370,14 @@ export class FakeApi {
         record('rewindTask', i);
         return { taskId: i.taskId, version: null, message: 'rewound' };
       },
-      subscribe: (listener, lastEventId) => {
+      subscribe: (listener, lastEventId, onStatus) => {
         this.calls.push({ method: 'subscribe', input: { lastEventId } });
         this.listeners.add(listener);
-        return () => this.listeners.delete(listener);
+        if (onStatus) this.statusListeners.add(onStatus);
+        return () => {
+          this.listeners.delete(listener);
+          if (onStatus) this.statusListeners.delete(onStatus);
+        };
       },
     } satisfies WaystationApi;
   })();

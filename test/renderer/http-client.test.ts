@@ -20,6 +20,7 @@ class FakeEventSource {
   static instances: FakeEventSource[] = [];
   readyState = 1;
   onmessage: ((m: { data: string }) => void) | null = null;
+  onopen: (() => void) | null = null;
   onerror: (() => void) | null = null;
   closed = false;
   constructor(readonly url: string) {
@@ -91,5 +92,44 @@ describe('the HTTP API client', () => {
     expect(second.url).toBe('http://h/api/events?token=s3cret&lastEventId=5');
     stop();
     expect(second.closed).toBe(true);
+  });
+
+  it('reports a dropped stream as offline at once, retries with a growing wait, and reports live when the host is back', async () => {
+    FakeEventSource.instances = [];
+    vi.useFakeTimers();
+    try {
+      const api = createHttpApi({ baseUrl: 'http://h', token: 't', EventSource: FakeEventSource as unknown as typeof EventSource });
+      const states: string[] = [];
+      const waits: number[] = [];
+      const stop = api.subscribe(
+        () => undefined,
+        undefined,
+        (s) => {
+          states.push(s.state);
+          if (s.state === 'offline') waits.push(s.retryAt - Date.now());
+        },
+      );
+      FakeEventSource.instances[0].onopen!();
+      expect(states).toEqual(['live']);
+
+      // The host stops: the browser would retry silently (CONNECTING), the client says so at once.
+      FakeEventSource.instances[0].readyState = 0;
+      FakeEventSource.instances[0].onerror!();
+      expect(states).toEqual(['live', 'offline']);
+      expect(FakeEventSource.instances[0].closed).toBe(true);
+      vi.advanceTimersByTime(500);
+      expect(FakeEventSource.instances).toHaveLength(2);
+      FakeEventSource.instances[1].onerror!();
+      vi.advanceTimersByTime(1000);
+      expect(FakeEventSource.instances).toHaveLength(3);
+      expect(waits).toEqual([500, 1000]);
+
+      // The host is back.
+      FakeEventSource.instances[2].onopen!();
+      expect(states.at(-1)).toBe('live');
+      stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { act } from 'react';
 import { fireEvent, render, screen, within } from '@testing-library/react';
-import type { AgentInfo, WaystationApi } from '../../shared/api/contract.js';
+import { ApiError, type AgentInfo, type WaystationApi } from '../../shared/api/contract.js';
 import { StartTaskDialog } from '../../renderer/src/components/start-task-dialog.js';
 import { StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';
 import { disposeStores, newStore } from './app-harness.js';
@@ -80,6 +80,36 @@ describe('the New-task dialog', () => {
     // What is selected, and what Start would start, is a startable agent.
     expect(select.value).toBe('md-summarizer');
     expect((screen.getByRole('button', { name: 'Start task', hidden: true }) as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('keeps itself open with what was typed and says why, when the host refuses the start', async () => {
+    const fake = new FakeApi();
+    const reason =
+      'cannot read the input folder /data/ck/notes ("notes" is read relative to /data/ck): it does not exist; no task was created';
+    const api: WaystationApi = {
+      ...hostWith(fake, { current: [builtin] }),
+      startTask: async () => {
+        throw new ApiError('failed', reason);
+      },
+    };
+    const store = setup(api);
+    await act(() => store.getState().init());
+    render(
+      <StoreContext.Provider value={store}>
+        <StartTaskDialog />
+      </StoreContext.Provider>,
+    );
+    act(() => store.getState().setStartDialogOpen(true));
+    fireEvent.change(screen.getByRole('textbox', { name: /^Task id/, hidden: true }), { target: { value: 'my-notes' } });
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Start task', hidden: true }));
+    });
+    const why = await screen.findByRole('alert', { name: 'Why the task did not start', hidden: true });
+    expect(why.textContent).toContain(reason);
+    expect(store.getState().startDialogOpen).toBe(true);
+    expect((screen.getByRole('textbox', { name: /^Task id/, hidden: true }) as HTMLInputElement).value).toBe('my-notes');
+    // Said in the dialog, where the values to change are; not again in a notice.
+    expect(store.getState().notices).toEqual([]);
   });
 
   it('asks for the agents again each time it opens, so an edited module shows its new options', async () => {

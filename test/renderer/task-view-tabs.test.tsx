@@ -317,21 +317,21 @@ describe('keyboard and theme', () => {
     expect(document.activeElement).toBe(search);
   });
 
-  it('cycles the theme button through light, dark and the system theme, and remembers the choice', async () => {
+  it('cycles the theme button from the system theme to dark in one click, then light, and remembers the choice', async () => {
     listSetup();
     const button = () => screen.getByRole('button', { name: /^Theme:/ });
     await screen.findByRole('listbox', { name: 'Task list' });
-    expect(button().getAttribute('aria-label')).toBe('Theme: system. Switch to light');
+    expect(button().getAttribute('aria-label')).toBe('Theme: system. Switch to dark');
     expect(document.documentElement.dataset.theme).toBeUndefined();
     fireEvent.click(button());
-    expect(button().getAttribute('aria-label')).toBe('Theme: light. Switch to dark');
-    expect(document.documentElement.dataset.theme).toBe('light');
-    expect(globalThis.localStorage.getItem('waystation-theme')).toBe('light');
-    fireEvent.click(button());
-    expect(button().getAttribute('aria-label')).toBe('Theme: dark. Switch to system');
+    expect(button().getAttribute('aria-label')).toBe('Theme: dark. Switch to light');
     expect(document.documentElement.dataset.theme).toBe('dark');
+    expect(globalThis.localStorage.getItem('waystation-theme')).toBe('dark');
     fireEvent.click(button());
-    expect(button().getAttribute('aria-label')).toBe('Theme: system. Switch to light');
+    expect(button().getAttribute('aria-label')).toBe('Theme: light. Switch to system');
+    expect(document.documentElement.dataset.theme).toBe('light');
+    fireEvent.click(button());
+    expect(button().getAttribute('aria-label')).toBe('Theme: system. Switch to dark');
     expect(document.documentElement.dataset.theme).toBeUndefined();
     expect(globalThis.localStorage.getItem('waystation-theme')).toBe('system');
   });

@@ -8,6 +8,7 @@
  * --runs is the number of crash runs (SIGKILLed runs of the demo agents);
  * --scale multiplies the other scenarios' counts; --seed replays a run.
  */
+import '../support/trust-store-env.js';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { formatTable } from '../../bench/lib/table.js';
@@ -19,6 +20,7 @@ import { races } from './scenarios/races.js';
 import { malformedInput } from './scenarios/malformed-input.js';
 import { hostileRequests } from './scenarios/hostile-requests.js';
 import { pythonKill } from './scenarios/python-kill.js';
+import { untrustedInput } from './scenarios/untrusted-input.js';
 import type { Scenario, ScenarioReport } from './lib/scenario.js';
 
 const { values } = parseArgs({
@@ -48,6 +50,7 @@ const scenarios: { name: string; run: Scenario; runs: number }[] = [
   { name: 'malformed-input', run: malformedInput, runs: Math.round(1000 * scale) },
   { name: 'hostile-requests', run: hostileRequests, runs: Math.round(5000 * scale) },
   { name: 'python-agents', run: pythonKill, runs: Math.round(200 * scale) },
+  { name: 'untrusted-input', run: untrustedInput, runs: Math.round(2000 * scale) },
 ];
 const only = values.only?.split(',').map((s) => s.trim());
 const selected = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;

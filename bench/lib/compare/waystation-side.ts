@@ -20,7 +20,6 @@ import path from 'node:path';
 import type { Checkpoint, CheckpointInput, PlanStep } from '../../../shared/checkpoint/schema.js';
 import { CURRENT_SCHEMA_VERSION } from '../../../shared/checkpoint/schema.js';
 import { openStore } from '../../../electron/store/directory-store.js';
-import { acquireLease } from '../../../electron/runtime/lease.js';
 import type { CheckpointStore } from '../../../electron/store/store-types.js';
 import { workloadMessage, workloadResult, workloadStepId, workloadTimestamp } from '../agent-workload.js';
 import { directorySize } from '../dir-size.js';
@@ -59,7 +58,7 @@ export async function runWaystation(opts: WaystationRunOptions): Promise<Waystat
 
   const created = await store.create(initialState(opts.steps), { appendHistory: [workloadMessage(opts.seed, 0)] });
   // As the runtime drives a task: the lease taken once the task exists, held for its steps, let go at the end.
-  const lease = await acquireLease(path.join(opts.dir, TASK_ID), TASK_ID, { owner: 'bench', heartbeatMs: 0 });
+  const lease = await store.acquireLease(TASK_ID, { owner: 'bench', heartbeatMs: 0 });
   let bytesWritten = created.bytesWritten;
   let current = created.checkpoint;
   const allMs: number[] = [];

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { acquireLease, openStore, startTask, type CheckpointStore, type OperationEnv } from '../../../electron/runtime/index.js';
+import { openStore, startTask, type CheckpointStore, type OperationEnv } from '../../../electron/runtime/index.js';
 import { workloadMessage, workloadResult, workloadStepId } from '../agent-workload.js';
 import { directorySize, type DiskUsage } from '../dir-size.js';
 import { msSince, nowNs, timeRepeated } from '../timing.js';
@@ -112,7 +112,7 @@ async function saveDirectly(c: RuntimeCase, dir: string): Promise<number[]> {
   const store = openStore(dir);
   const created = await store.create(initialState(c.planSteps), { appendHistory: [workloadMessage(SEED, 0)] });
   const taskId = created.checkpoint.task_id;
-  const lease = await acquireLease(path.join(dir, taskId), taskId, { owner: 'bench', heartbeatMs: 0 });
+  const lease = await store.acquireLease(taskId, { owner: 'bench', heartbeatMs: 0 });
   const ms: number[] = [];
   let current = created.checkpoint;
   try {

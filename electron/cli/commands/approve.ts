@@ -4,22 +4,24 @@
  * prepared, a new plan is prepared instead and nothing runs).
  */
 import type { Command } from 'commander';
-import { requireTask, type CliContext } from '../cli-context.js';
+import { requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
+import { addTrustOption, requireTrust } from '../trust-check.js';
 import { cliRunner, reportOutcome, RUN_EXIT_HELP, streamRunner } from './run.js';
 
 export function register(program: Command, ctx: CliContext): void {
-  program
+  const command = program
     .command('approve')
     .description("approve a task's pending resume plan and resume it")
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .option('--by <NAME>', 'who approves (default: $USER)')
     .option('--json', 'print the outcome as JSON')
-    .addHelpText('after', RUN_EXIT_HELP)
-    .action(async (dir: string, taskId: string, opts: { by?: string; json?: boolean }) => {
-      const { root } = await requireTask(ctx, dir, taskId);
-      const runner = cliRunner(ctx, root, opts.by);
-      streamRunner(ctx, runner, Boolean(opts.json));
-      reportOutcome(ctx, dir, await runner.approve(taskId), Boolean(opts.json));
-    });
+    .addHelpText('after', RUN_EXIT_HELP);
+  addTrustOption(command).action(async (dir: string, taskId: string, opts: { by?: string; json?: boolean; trust?: boolean }) => {
+    const { root } = await requireTask(ctx, dir, taskId);
+    await requireTrust(ctx, root, { trust: opts.trust, command: 'approve', extra: [`task ${taskId}, resumed with its agent`] });
+    const runner = cliRunner(ctx, root, opts.by);
+    streamRunner(ctx, runner, Boolean(opts.json));
+    reportOutcome(ctx, dir, await runner.approve(taskId), Boolean(opts.json));
+  });
 }

@@ -14,7 +14,7 @@ import {
 import { langGraphPartOf, summarizeLangGraphChange } from '../../../shared/diff/langgraph-change.js';
 import { renderLangGraphChange } from '../langgraph-output.js';
 import { TaskReadError } from '../../store/store-types.js';
-import { ExitCode, parseVersion, requireSourceTask, type CliContext } from '../cli-context.js';
+import { ExitCode, parseVersion, requireSourceTask, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
 import { colorStatus, formatCost, formatDuration, formatJson, formatProblem, inlineJson, shortSha, signed, type Style } from '../output.js';
 
 /** The semantic summary as lines of text. */
@@ -86,7 +86,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('diff')
     .description('show what changed between two versions of a task: a summary, then field by field')
-    .argument('<DIR>', 'the checkpoint directory, or a LangGraph checkpointer (SQLite file, postgres:// URL)')
+    .argument('<DIR>', SOURCE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .argument('<A>', 'the earlier version (a number or "latest")')
     .argument('<B>', 'the later version (a number or "latest")')

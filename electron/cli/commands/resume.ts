@@ -5,16 +5,17 @@
  * prepares a resume plan and waits for `approve`.
  */
 import type { Command } from 'commander';
-import { requireTask, type CliContext } from '../cli-context.js';
+import { requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
+import { addTrustOption, requireTrust } from '../trust-check.js';
 import { cliRunner, reportOutcome, RUN_EXIT_HELP, streamRunner } from './run.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function register(program: Command, ctx: CliContext): void {
-  program
+  const command = program
     .command('resume')
     .description('resume an interrupted, failed or waiting task from its latest version')
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .option('--rerun-drifted', 'regenerate drifted artifacts by rerunning the steps that made them')
     .option('--effect-happened <KEY>', 'an uncertain side effect without a probe did happen (repeatable)', collect)
@@ -26,28 +27,30 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--note <TEXT>', 'passed to a step that waits for a human')
     .option('--by <NAME>', 'who is resuming')
     .option('--json', 'print the outcome as JSON')
-    .addHelpText('after', RUN_EXIT_HELP)
-    .action(
-      async (
-        dir: string,
-        taskId: string,
-        opts: {
-          rerunDrifted?: boolean;
-          effectHappened?: string[];
-          effectNotHappened?: string[];
-          note?: string;
-          by?: string;
-          json?: boolean;
-        },
-      ) => {
-        const { root } = await requireTask(ctx, dir, taskId);
-        const settle: Record<string, boolean> = {};
-        for (const k of opts.effectHappened ?? []) settle[k] = true;
-        for (const k of opts.effectNotHappened ?? []) settle[k] = false;
-        const runner = cliRunner(ctx, root, opts.by);
-        streamRunner(ctx, runner, Boolean(opts.json));
-        const outcome = await runner.resume(taskId, { rerunDrifted: opts.rerunDrifted, settle, note: opts.note });
-        reportOutcome(ctx, dir, outcome, Boolean(opts.json));
+    .addHelpText('after', RUN_EXIT_HELP);
+  addTrustOption(command).action(
+    async (
+      dir: string,
+      taskId: string,
+      opts: {
+        rerunDrifted?: boolean;
+        effectHappened?: string[];
+        effectNotHappened?: string[];
+        note?: string;
+        by?: string;
+        json?: boolean;
+        trust?: boolean;
       },
-    );
+    ) => {
+      const { root } = await requireTask(ctx, dir, taskId);
+      await requireTrust(ctx, root, { trust: opts.trust, command: 'resume', extra: [`task ${taskId}, resumed with its agent`] });
+      const settle: Record<string, boolean> = {};
+      for (const k of opts.effectHappened ?? []) settle[k] = true;
+      for (const k of opts.effectNotHappened ?? []) settle[k] = false;
+      const runner = cliRunner(ctx, root, opts.by);
+      streamRunner(ctx, runner, Boolean(opts.json));
+      const outcome = await runner.resume(taskId, { rerunDrifted: opts.rerunDrifted, settle, note: opts.note });
+      reportOutcome(ctx, dir, outcome, Boolean(opts.json));
+    },
+  );
 }

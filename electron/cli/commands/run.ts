@@ -6,13 +6,16 @@
  * `--publish-url URL`), validated by the agent's schema. Given an existing
  * task id, it resumes that task instead, as re-running the article's demo does.
  */
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
+import { isPostgresUrl } from '../../store/postgres/redact-url.js';
 import { RecoveryMode } from '../../../shared/checkpoint/schema.js';
 import { Runner, type RunOutcome } from '../../runtime/runner.js';
 import { RunExit } from '../../runtime/worker-protocol.js';
-import { UsageError, type CliContext } from '../cli-context.js';
+import { builtInAgents } from '../../agents/registry.js';
+import { isModuleSpecifier } from '../../runtime/agent-loader.js';
+import { UsageError, shownLocation, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
+import { addTrustOption, requireTrust, trustIfEmpty } from '../trust-check.js';
+import { directoryToRunIn } from '../directory-argument.js';
 import { colorStatus, formatJson } from '../output.js';
 // Provides the built-in agents to the runtime this command drives (see runtime/built-in-agents.ts).
 import '../../agents/registry.js';
@@ -60,7 +63,8 @@ export function streamRunner(ctx: CliContext, runner: Runner, json: boolean): vo
 
 /** Print how an operation ended and what to do next; set the exit code. */
 export function reportOutcome(ctx: CliContext, dir: string, outcome: RunOutcome, json: boolean): void {
-  const fill = (s: string) => s.replaceAll('<DIR>', dir);
+  const shown = shownLocation(dir);
+  const fill = (s: string) => s.replaceAll('<DIR>', shown);
   if (json) {
     ctx.io.out(formatJson({ ...outcome, message: fill(outcome.message), next: outcome.next ? fill(outcome.next) : null }));
   } else if (outcome.error) {
@@ -82,10 +86,10 @@ export function cliRunner(ctx: CliContext, root: string, actor?: string): Runner
 }
 
 export function register(program: Command, ctx: CliContext): void {
-  program
+  const command = program
     .command('run')
     .description('start a task of an agent in its own process (unknown --options go to the agent)')
-    .argument('<DIR>', 'the checkpoint directory (created if missing)')
+    .argument('<DIR>', `${STORE_ARGUMENT} (a directory is created if missing, a database's schema on first use)`)
     .argument(
       '<AGENT>',
       'a built-in agent (checkpoint-demo, md-summarizer), an agent registered in DIR/waystation.config.json, or a module path (./agent.ts)',
@@ -98,33 +102,51 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--by <NAME>', 'who is acting (recorded with decisions)')
     .option('--json', 'print the outcome as JSON')
     .allowUnknownOption()
-    .addHelpText('after', RUN_EXIT_HELP)
-    .action(
-      async (
-        dir: string,
-        agent: string,
-        agentArgs: string[],
-        opts: { task?: string; mode: string; maxAttempts: string; export?: string; by?: string; json?: boolean },
-      ) => {
-        const mode = RecoveryMode.safeParse(opts.mode);
-        if (!mode.success) throw new UsageError(`--mode must be manual, auto or confirm, not "${opts.mode}"`);
-        const max = Number(opts.maxAttempts);
-        if (!Number.isInteger(max) || max < 0) throw new UsageError(`--max-attempts must be a whole number, not "${opts.maxAttempts}"`);
-        const root = path.resolve(dir);
-        await fs.mkdir(root, { recursive: true });
-        const runner = cliRunner(ctx, root, opts.by);
-        streamRunner(ctx, runner, Boolean(opts.json));
-        const outcome = await runner.startRun({
-          agent,
-          options: parseAgentOptions(agentArgs),
-          taskId: opts.task,
-          mode: mode.data,
-          maxAutoAttempts: max,
-          exportName: opts.export,
+    .addHelpText('after', RUN_EXIT_HELP);
+  addTrustOption(command).action(
+    async (
+      dir: string,
+      agent: string,
+      agentArgs: string[],
+      opts: { task?: string; mode: string; maxAttempts: string; export?: string; by?: string; json?: boolean; trust?: boolean },
+    ) => {
+      const mode = RecoveryMode.safeParse(opts.mode);
+      if (!mode.success) throw new UsageError(`--mode must be manual, auto or confirm, not "${opts.mode}"`);
+      const max = Number(opts.maxAttempts);
+      if (!Number.isInteger(max) || max < 0) throw new UsageError(`--max-attempts must be a whole number, not "${opts.maxAttempts}"`);
+      const location = isPostgresUrl(dir) ? dir : directoryToRunIn(dir);
+      const store = ctx.openStore(location);
+      // A directory is made on first use, a database's schema too (as `waystation db init` would).
+      await store.prepareForWrites();
+      // The code that runs lives in the artifact folder: the directory itself, or for a database the folder the command runs in.
+      const root = store.artifactRoot;
+      // A built-in or a module named on this command line is the person's own choice; an agent the
+      // directory registers, or a task of it resumed, is code from the directory.
+      const resumes = opts.task !== undefined && (await store.getTask(opts.task).catch(() => null)) !== null;
+      if (resumes || (!builtInAgents.has(agent) && !isModuleSpecifier(agent))) {
+        await requireTrust(ctx, root, {
+          trust: opts.trust,
+          command: 'run',
+          extra: resumes ? [`task ${opts.task}, resumed with its agent`] : [`the agent "${agent}" it registers`],
         });
-        reportOutcome(ctx, dir, outcome, Boolean(opts.json));
-        if (outcome.exitCode === RunExit.done && !opts.json)
-          ctx.io.out(ctx.style.dim(`inspect: waystation show ${dir} ${outcome.task_id}\n`));
-      },
-    );
+      } else if (opts.trust) {
+        await requireTrust(ctx, root, { trust: true, command: 'run' });
+      } else {
+        await trustIfEmpty(root);
+      }
+      const runner = cliRunner(ctx, location, opts.by);
+      streamRunner(ctx, runner, Boolean(opts.json));
+      const outcome = await runner.startRun({
+        agent,
+        options: parseAgentOptions(agentArgs),
+        taskId: opts.task,
+        mode: mode.data,
+        maxAutoAttempts: max,
+        exportName: opts.export,
+      });
+      reportOutcome(ctx, dir, outcome, Boolean(opts.json));
+      if (outcome.exitCode === RunExit.done && !opts.json)
+        ctx.io.out(ctx.style.dim(`inspect: waystation show ${shownLocation(dir)} ${outcome.task_id}\n`));
+    },
+  );
 }

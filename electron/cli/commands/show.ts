@@ -3,17 +3,15 @@
  * task is for, where it stands, what each step produced (a one-line preview;
  * `waystation result` prints one whole), what it did, and how to resume it.
  */
-import path from 'node:path';
 import type { Command } from 'commander';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import type { Problem } from '../../../shared/checkpoint/problem.js';
 import { checkInvariants } from '../../../shared/checkpoint/invariants.js';
 import { deriveDisplayStatus } from '../../../shared/checkpoint/task-state.js';
-import type { TaskEntry } from '../../store/store-types.js';
-import { readLeaseState } from '../../verify/lease-state.js';
+import type { CheckpointSource, TaskEntry } from '../../store/store-types.js';
 import { checkpointFileOf } from '../../verify/verify-task.js';
 import { checkpointAt } from '../checkpoint-at.js';
-import { ExitCode, requireSourceTask, type CliContext } from '../cli-context.js';
+import { ExitCode, requireSourceTask, shownLocation, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
 import { renderLangGraphState } from '../langgraph-output.js';
 import {
   colorStatus,
@@ -140,8 +138,8 @@ export function renderCheckpoint(s: Style, cp: Checkpoint, { shownAs, results, d
   return out.join('\n') + '\n';
 }
 
-async function displayStatusOf(root: string, entry: TaskEntry, cp: Checkpoint): Promise<string> {
-  const leaseHeld = entry.format === 'waystation' && (await readLeaseState(path.join(root, entry.location))).held;
+async function displayStatusOf(store: CheckpointSource, entry: TaskEntry, cp: Checkpoint): Promise<string> {
+  const leaseHeld = entry.format === 'waystation' && (await store.readLease(entry.task_id)).info.held;
   return deriveDisplayStatus(cp, { leaseHeld, drift: false, unreadable: false });
 }
 
@@ -157,7 +155,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description(
       "print one checkpoint: goal, status, plan with each step's result in brief, artifacts, side effects, resume hint, run metadata",
     )
-    .argument('<DIR>', 'the checkpoint directory, or a LangGraph checkpointer (SQLite file, postgres:// URL)')
+    .argument('<DIR>', SOURCE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .option('--version <N>', 'show version N instead of the latest ("latest" also works)')
     .option('--json', 'print the whole canonical checkpoint')
@@ -168,7 +166,7 @@ export function register(program: Command, ctx: CliContext): void {
         "\nExit status: 0 when the checkpoint was shown, 1 when it or a step's result cannot be read, 2 for an unknown task or version.",
     )
     .action(async (dir: string, taskId: string, opts: { version?: string; json?: boolean }) => {
-      const { root, source: store, entry } = await requireSourceTask(ctx, dir, taskId);
+      const { source: store, entry } = await requireSourceTask(ctx, dir, taskId);
       const read = await checkpointAt(store, entry, opts.version);
       if (!read.ok) return reportUnreadable(ctx, taskId, read.problems);
       const cp = read.checkpoint;
@@ -176,10 +174,10 @@ export function register(program: Command, ctx: CliContext): void {
         ctx.io.out(formatJson(cp));
         return;
       }
-      const shownAs = cp === entry.checkpoint ? await displayStatusOf(root, entry, cp) : undefined;
+      const shownAs = cp === entry.checkpoint ? await displayStatusOf(store, entry, cp) : undefined;
       const results = await readPlanResults(store, cp);
       if ([...results.values()].some((r) => r.state === 'unreadable')) ctx.fail(ExitCode.problems);
-      ctx.io.out(renderCheckpoint(ctx.style, cp, { shownAs, results, dir }) + renderLangGraphState(ctx.style, cp));
+      ctx.io.out(renderCheckpoint(ctx.style, cp, { shownAs, results, dir: shownLocation(dir) }) + renderLangGraphState(ctx.style, cp));
       const problems = [
         ...entry.problems,
         ...checkInvariants(cp, checkpointFileOf(entry.location), { legacy: entry.format !== 'waystation' }),

@@ -3,11 +3,9 @@
  * from an event id (exclusive), as an SSE client resumes from Last-Event-ID.
  * With --follow it keeps printing while a runner holds the task's lease.
  */
-import path from 'node:path';
 import type { Command } from 'commander';
 import type { TaskEvent } from '../../store/store-types.js';
-import { leaseIsLive, readLease } from '../../runtime/lease.js';
-import { requireTask, UsageError, type CliContext } from '../cli-context.js';
+import { requireTask, UsageError, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { inlineJson } from '../output.js';
 
 function render(e: TaskEvent): string {
@@ -20,7 +18,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('tail')
     .description("print a task's events from an id; --follow keeps going while the task runs")
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .option('--from <ID>', 'print events after this id (like Last-Event-ID)', '0')
     .option('--follow', 'keep printing while a runner holds the task')
@@ -28,7 +26,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (dir: string, taskId: string, opts: { from: string; follow?: boolean; json?: boolean }) => {
       const from = Number(opts.from);
       if (!Number.isInteger(from) || from < 0) throw new UsageError(`--from must be an event id (0, 1, 2, ...), not "${opts.from}"`);
-      const { root, store, entry } = await requireTask(ctx, dir, taskId);
+      const { store } = await requireTask(ctx, dir, taskId);
       const print = (e: TaskEvent) => ctx.io.out(opts.json ? `${JSON.stringify(e)}\n` : `${render(e)}\n`);
       let last = from;
       const drain = async () => {
@@ -39,9 +37,8 @@ export function register(program: Command, ctx: CliContext): void {
       };
       await drain();
       if (!opts.follow) return;
-      const taskDir = path.join(root, entry.location);
       // Keep following while someone drives the task; one more read after the lease goes catches the final events.
-      while (leaseIsLive(await readLease(taskDir))) {
+      while ((await store.readLease(taskId)).info.held) {
         await new Promise((r) => setTimeout(r, 250));
         await drain();
       }

@@ -6,9 +6,9 @@
  */
 import type { Command } from 'commander';
 import type { VerifyResult } from '../../../shared/api/contract.js';
-import { hasRecoveryNews, recoveryReport, type RecoveryReport } from '../../store/recovery-report.js';
+import { hasRecoveryNews, type RecoveryReport } from '../../store/recovery-report.js';
 import { verifyTask } from '../../verify/verify-task.js';
-import { ExitCode, requireTask, type CliContext } from '../cli-context.js';
+import { ExitCode, requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { colorStatus, formatJson, formatProblem, type Style } from '../output.js';
 
 /** The verify report as text: artifacts, uncertain side effects, invariants, and what an interruption lost. */
@@ -39,7 +39,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('verify')
     .description('check a task against the disk: artifacts, uncertain side effects, invariants')
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .option('--json', 'print the verify report')
     .option('--confine', 'refuse absolute artifact paths outside the base directory instead of checking them')
@@ -51,9 +51,9 @@ export function register(program: Command, ctx: CliContext): void {
         'an invariant is broken or the checkpoint cannot be read; 2 for an unknown task.',
     )
     .action(async (dir: string, taskId: string, opts: { json?: boolean; confine?: boolean }) => {
-      const { root, entry } = await requireTask(ctx, dir, taskId);
-      // What a crash or a power cut lost: only a native task folder has versions to tear.
-      const recovery = entry.format === 'waystation' ? await recoveryReport(root, entry.location) : null;
+      const { store, entry } = await requireTask(ctx, dir, taskId);
+      // What a crash or a power cut lost: only a native task has versions to tear.
+      const recovery = await store.recoveryReport(entry);
       const news = recovery && hasRecoveryNews(recovery) ? recovery : undefined;
       if (!entry.checkpoint) {
         ctx.io.err(`${taskId} cannot be verified: its checkpoint cannot be read\n`);
@@ -61,7 +61,7 @@ export function register(program: Command, ctx: CliContext): void {
         if (news) ctx.io.err(`${renderRecovery(news).join('\n')}\n`);
         return ctx.fail(ExitCode.problems);
       }
-      const verified = await verifyTask(root, entry.checkpoint, {
+      const verified = await verifyTask(store.artifactRoot, entry.checkpoint, {
         location: entry.location,
         format: entry.format,
         allowAbsolute: !opts.confine,

@@ -7,6 +7,7 @@
  * cheap query), so a new checkpoint, or a write added to an old one (the
  * `__resume__` that answers an interrupt), is seen by the next read.
  */
+import path from 'node:path';
 import type { Checkpoint, HistoryMessage } from '../../../shared/checkpoint/schema.js';
 import { problem, type Problem } from '../../../shared/checkpoint/problem.js';
 import {
@@ -15,14 +16,19 @@ import {
   type HistoryMark,
   type HistoryTail,
   type KeepListed,
+  type LeaseRead,
   type ListedTask,
+  type StoreChange,
+  type StoreSubscription,
   type TaskEntry,
   type TaskEvent,
   type VersionInfo,
   type VersionMark,
   type VersionsAfter,
 } from '../../store/store-types.js';
+import { leaseInfoOf } from '../../store/lease-rules.js';
 import type { CheckpointRef, CheckpointRows, ThreadRow } from './checkpoint-rows.js';
+import { watchLangGraph } from './langgraph-watcher.js';
 import { timeOfCheckpointId } from './checkpoint-time.js';
 import { taskIdOf, threadOf } from './task-ids.js';
 import { mapCheckpoint, metadataOf, problemFile, UndecodableCheckpoint, type MappedVersion, type ThreadContext } from './thread-mapping.js';
@@ -35,6 +41,12 @@ type Mapped = { ok: true; value: MappedVersion } | { ok: false; problem: Problem
 /** A LangGraph source; see the module comment. */
 export class LangGraphSource implements CheckpointSource {
   readonly root: string;
+  /**
+   * What relative artifact paths resolve against: a LangGraph state names no
+   * Waystation artifacts, so this is only where a verify would look, the
+   * file's folder (or, for a database, the working directory).
+   */
+  readonly artifactRoot: string;
   private mark: string | null = null;
   private threadRows: Map<string, ThreadRow> | null = null;
   private readonly linksKept = new Map<string, CheckpointRef[]>();
@@ -42,6 +54,7 @@ export class LangGraphSource implements CheckpointSource {
 
   constructor(readonly rows: CheckpointRows) {
     this.root = rows.locator;
+    this.artifactRoot = rows.kind === 'sqlite' ? path.dirname(rows.locator) : process.cwd();
   }
 
   /** Forget what was read once the tables changed. */
@@ -259,6 +272,35 @@ export class LangGraphSource implements CheckpointSource {
   }
 
   /** Let the connection or file go. */
+  /** Nobody drives a LangGraph thread through Waystation: its lease is never held. */
+  async readLease(_taskId: string, opts: { ttlMs?: number; now?: number } = {}): Promise<LeaseRead> {
+    return { entry: null, info: leaseInfoOf(null, opts) };
+  }
+
+  /** SQLite and PostgreSQL commit a checkpoint's rows whole: no interruption leaves anything of Waystation's kind behind. */
+  async recoveryReport(): Promise<null> {
+    return null;
+  }
+
+  /**
+   * New checkpoints as they appear (see langgraph-watcher.ts: the SQLite file
+   * is watched, a database polled); a thread gone is a change whose task no
+   * longer reads. LangGraph keeps no event log, so changes carry no events.
+   */
+  async subscribe(onChange: (change: StoreChange) => void, onError?: (err: Error) => void): Promise<StoreSubscription> {
+    const file = this.rows.kind === 'sqlite' ? this.rows.locator : null;
+    const watcher = watchLangGraph(
+      this,
+      file,
+      (changes) => {
+        for (const c of changes) onChange({ task_id: c.location, events: [] });
+      },
+      { onError },
+    );
+    await watcher.ready;
+    return { close: () => watcher.close() };
+  }
+
   close(): Promise<void> {
     return this.rows.close();
   }

@@ -2,13 +2,12 @@
  * Opening a LangGraph checkpointer as a Waystation source: a SQLite file or a
  * `postgres://` URL whose database holds LangGraph's tables.
  */
-import { detectLangGraph } from './detect-langgraph.js';
+import { detectLocation } from '../detect-location.js';
 import { LangGraphSource } from './langgraph-source.js';
-import { PostgresRows } from './postgres-rows.js';
+import { POSTGRES_TABLES, PostgresRows } from './postgres-rows.js';
+import { redactUrl } from '../../store/postgres/redact-url.js';
 import { SqliteRows } from './sqlite-rows.js';
 import { ServiceError } from '../../../shared/api/error-codes.js';
-
-export { detectLangGraph, type LangGraphLocation } from './detect-langgraph.js';
 
 /** Raised when a location is no LangGraph checkpointer; the message says what it is instead. */
 export class NotLangGraphLocation extends ServiceError {
@@ -17,14 +16,21 @@ export class NotLangGraphLocation extends ServiceError {
 
 /**
  * Open `location` as a LangGraph source, read-only; NotLangGraphLocation
- * (with the reason) when it is not one. A directory is not one either: it is
- * for the checkpoint directory store.
+ * (with the reason) when it is not one.
  */
 export async function openLangGraphSource(location: string): Promise<LangGraphSource> {
-  const found = await detectLangGraph(location);
-  if (found.kind === 'sqlite') return new LangGraphSource(new SqliteRows(found.file));
-  if (found.kind === 'postgres') return new LangGraphSource(new PostgresRows(found.url));
+  const found = await detectLocation(location);
+  if (found.kind === 'langgraph-sqlite') return new LangGraphSource(new SqliteRows(found.file));
+  if (found.kind === 'langgraph-postgres') return new LangGraphSource(new PostgresRows(found.url));
+  if (found.kind === 'neither') throw new NotLangGraphLocation(found.reason);
+  if (found.kind === 'directory')
+    throw new NotLangGraphLocation(`${location} is a directory, not a LangGraph checkpointer file or database`);
+  // A database that could not be asked: the read says why (cannot connect, no such database).
+  if (found.holds === 'unknown') return new LangGraphSource(new PostgresRows(found.url));
+  const shown = redactUrl(found.url);
   throw new NotLangGraphLocation(
-    found.kind === 'directory' ? `${location} is a directory, not a LangGraph checkpointer file or database` : found.reason,
+    found.holds === 'waystation'
+      ? `the database at ${shown} holds a Waystation store, not LangGraph's checkpointer tables`
+      : `the database at ${shown} has none of LangGraph's checkpointer tables (${POSTGRES_TABLES.join(', ')}): it is not a LangGraph checkpointer database`,
   );
 }

@@ -13,26 +13,11 @@
  * `BEGIN READ ONLY`: the server refuses any write, whatever the code asks.
  */
 import pg from 'pg';
+import { redactUrl } from '../../store/postgres/redact-url.js';
 import type { CheckpointLink, CheckpointRef, CheckpointRow, CheckpointRows, StoredValue, ThreadRow } from './checkpoint-rows.js';
 
 /** The tables a LangGraph PostgreSQL checkpointer creates. */
 export const POSTGRES_TABLES = ['checkpoints', 'checkpoint_blobs', 'checkpoint_writes', 'checkpoint_migrations'] as const;
-
-/** Whether a location is a PostgreSQL connection URL. */
-export function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location);
-}
-
-/** A URL with its password replaced: what may be shown, logged and used as a source's root. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-  }
-}
 
 const bytes = (b: Buffer | null): Uint8Array | null => (b === null ? null : new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
 

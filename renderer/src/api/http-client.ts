@@ -15,8 +15,13 @@ import type {
   ApiOutputs,
   HostEvent,
   HostEventListener,
+  StreamStatus,
   WaystationApi,
 } from '../../../shared/api/contract.js';
+
+/** The first reconnect comes this soon after a drop; each failed one doubles the wait, up to the maximum. */
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 10_000;
 
 export interface HttpApiOptions {
   /** Origin and path prefix of the host, e.g. `http://127.0.0.1:4123`. */
@@ -68,23 +73,31 @@ export function createHttpApi(options: HttpApiOptions): WaystationApi {
     [M in ApiMethod]: (input: ApiInput<M>) => Promise<ApiOutputs[M]>;
   };
 
-  function subscribe(listener: HostEventListener, lastEventId?: number): () => void {
+  function subscribe(listener: HostEventListener, lastEventId?: number, onStatus?: (status: StreamStatus) => void): () => void {
     const ES = options.EventSource ?? globalThis.EventSource;
     let closed = false;
     let source: EventSource | null = null;
     let lastId = lastEventId;
     let retryTimer: ReturnType<typeof setTimeout> | null = null;
-    let backoff = 500;
+    let backoff = FIRST_RETRY_MS;
+    let live = false;
 
     const open = () => {
+      retryTimer = null;
       if (closed) return;
       const params = new URLSearchParams({ token: options.token });
       // EventSource sends Last-Event-ID itself only on its own reconnects; after
       // we recreate it, the id travels as a query parameter instead.
       if (lastId !== undefined) params.set('lastEventId', String(lastId));
-      source = new ES(`${base}/api/events?${params}`);
-      source.onmessage = (message: MessageEvent<string>) => {
-        backoff = 500;
+      const mine = new ES(`${base}/api/events?${params}`);
+      source = mine;
+      mine.onopen = () => {
+        if (closed || source !== mine) return;
+        backoff = FIRST_RETRY_MS;
+        live = true;
+        onStatus?.({ state: 'live' });
+      };
+      mine.onmessage = (message: MessageEvent<string>) => {
         let event: HostEvent;
         try {
           // A malformed event is dropped rather than allowed to corrupt the store.
@@ -97,14 +110,21 @@ export function createHttpApi(options: HttpApiOptions): WaystationApi {
         if (typeof event.id === 'number') lastId = event.id;
         listener(event);
       };
-      source.onerror = () => {
-        // CLOSED means the browser gave up (e.g. the host answered 4xx/5xx);
-        // reopen ourselves, with backoff, from the last id we saw.
-        if (source && source.readyState === 2 && !closed) {
-          source.close();
-          retryTimer = setTimeout(open, backoff);
-          backoff = Math.min(backoff * 2, 10_000);
-        }
+      mine.onerror = () => {
+        if (closed || source !== mine) return;
+        // The stream dropped (the host stopped, or answered with an error). The browser's own
+        // retry is silent and fixed; closing and reopening here lets the page say so at once and back off.
+        mine.close();
+        source = null;
+        const retryAt = Date.now() + backoff;
+        onStatus?.({
+          state: 'offline',
+          reason: live ? `lost the connection to the Waystation host at ${base}` : `cannot reach the Waystation host at ${base}`,
+          retryAt,
+        });
+        live = false;
+        retryTimer = setTimeout(open, backoff);
+        backoff = Math.min(backoff * 2, MAX_RETRY_MS);
       };
     };
     open();

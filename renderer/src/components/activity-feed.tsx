@@ -2,12 +2,14 @@
 import { useEffect, useRef } from 'react';
 import { useAppStore } from '../store/app-store.js';
 import type { ActivityEntry } from '../store/store-types.js';
+import { fillDirectory } from '../store/fill-directory.js';
 
 const EMPTY: ActivityEntry[] = [];
 
 export function ActivityFeed({ taskId, limit = 50 }: { taskId: string; limit?: number }) {
   const entries = useAppStore((s) => s.activity[taskId] ?? EMPTY);
-  const list = useRef<HTMLOListElement>(null);
+  const root = useAppStore((s) => s.directory?.root ?? null);
+  const list = useRef<HTMLDivElement>(null);
   const last = entries.at(-1)?.id;
   useEffect(() => {
     // Follow the tail like a terminal, so the newest line is the one in view.
@@ -18,13 +20,16 @@ export function ActivityFeed({ taskId, limit = 50 }: { taskId: string; limit?: n
     return <p className="muted small">Nothing yet: runner output and new versions appear here as they happen.</p>;
   }
   return (
-    <ol ref={list} className="activity" role="log" aria-label="Live activity" aria-live="polite">
-      {entries.slice(-limit).map((e) => (
-        <li key={e.id} className={`activity-${e.kind}`}>
-          <time dateTime={e.at}>{new Date(e.at).toLocaleTimeString()}</time>
-          <span>{e.text}</span>
-        </li>
-      ))}
-    </ol>
+    // The log role on a wrapper: a list inside keeps its items' list semantics.
+    <div ref={list} className="activity" role="log" aria-label="Live activity" aria-live="polite">
+      <ol className="plain">
+        {entries.slice(-limit).map((e) => (
+          <li key={e.id} className={`activity-${e.kind}`}>
+            <time dateTime={e.at}>{new Date(e.at).toLocaleTimeString()}</time>
+            <span>{fillDirectory(e.text, root)}</span>
+          </li>
+        ))}
+      </ol>
+    </div>
   );
 }

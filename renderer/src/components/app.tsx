@@ -1,7 +1,9 @@
 /** The window: toolbar, task list on the left, the open task on the right. */
-import { useEffect } from 'react';
+import { useContext, useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useAppStore } from '../store/app-store.js';
+import { StoreContext, useAppStore } from '../store/app-store.js';
+import { titleWithCount, waitingCount, watchAttention } from '../store/attention-alerts.js';
+import { NotifyButton } from './notify-button.js';
 import { readOnlyReason } from '../store/read-only.js';
 import type { Theme } from '../store/store-types.js';
 import { TaskList } from './task-list.js';
@@ -9,6 +11,8 @@ import { TaskView } from './task-view.js';
 import { Notices } from './notices.js';
 import { StartTaskDialog } from './start-task-dialog.js';
 import { DirectoryControls } from './directory-controls.js';
+import { ConnectionStatus } from './connection-status.js';
+import { TrustPrompt } from './trust-prompt.js';
 
 export function App() {
   const init = useAppStore((s) => s.init);
@@ -19,6 +23,14 @@ export function App() {
     void init();
     return dispose;
   }, [init, dispose]);
+
+  const store = useContext(StoreContext);
+  useEffect(() => (store ? watchAttention(store) : undefined), [store]);
+  const waiting = useAppStore((s) => waitingCount(s.tasks));
+  useEffect(() => {
+    // The count of tasks waiting for a person, in front of the title: seen in the taskbar and the tab strip.
+    document.title = titleWithCount(waiting);
+  }, [waiting]);
 
   useEffect(() => {
     // The theme lives on <html> so CSS variables reach the dialog and CodeMirror too.
@@ -58,10 +70,9 @@ export function App() {
 }
 
 function Toolbar() {
-  const { hasDirectory, connection, busy, theme, agents, readOnly } = useAppStore(
+  const { hasDirectory, busy, theme, agents, readOnly } = useAppStore(
     useShallow((s) => ({
       hasDirectory: Boolean(s.directory?.root),
-      connection: s.connection,
       busy: s.busy,
       theme: s.theme,
       agents: s.agents,
@@ -71,7 +82,8 @@ function Toolbar() {
   const setTheme = useAppStore((s) => s.setTheme);
   const setStartDialogOpen = useAppStore((s) => s.setStartDialogOpen);
   const busyLabels = Object.values(busy);
-  const nextTheme: Record<Theme, Theme> = { system: 'light', light: 'dark', dark: 'system' };
+  // From the default (system) one click reaches dark, the theme most asked for; the next, light; the next, back.
+  const nextTheme: Record<Theme, Theme> = { system: 'dark', dark: 'light', light: 'system' };
   return (
     <header className="toolbar" role="banner">
       <span className="brand" aria-hidden="true">
@@ -84,16 +96,15 @@ function Toolbar() {
           Read-only
         </span>
       )}
+      <TrustPrompt />
       <span className="spacer" />
       {busyLabels.length > 0 && (
         <span className="busy" role="status">
           <span className="spinner" aria-hidden="true" /> {busyLabels[0]}
         </span>
       )}
-      <span className={`conn conn-${connection}`} role="status" aria-label={`Connection: ${connection}`}>
-        <span className="dot" aria-hidden="true" />
-        {connection === 'live' ? 'Live' : connection === 'connecting' ? 'Connecting…' : 'Offline'}
-      </span>
+      <ConnectionStatus />
+      <NotifyButton />
       <button
         type="button"
         onClick={() => setStartDialogOpen(true)}

@@ -197,10 +197,24 @@ function SideBySide({ entries, a, b }: { entries: StructuredDiffEntry[]; a: numb
   );
 }
 
+/** A scalar's JSON longer than this folds: its start shows, the whole opens on a click. */
+const SHORT_SCALAR = 120;
+
 function Cell({ value }: { value: unknown }) {
   // Scalars are shown as JSON, quotes included, so "1" and 1 read differently.
-  if (value === null || typeof value !== 'object')
-    return <span className="mono small">{value === undefined ? '—' : previewValue(JSON.stringify(value), 120)}</span>;
+  if (value === undefined) return <span className="mono small">—</span>;
+  if (value === null || typeof value !== 'object') {
+    const json = JSON.stringify(value);
+    if (json.length <= SHORT_SCALAR) return <span className="mono small diff-scalar">{json}</span>;
+    return (
+      <details className="cell-details">
+        <summary>
+          <span className="mono small">{previewValue(json, 60)}</span> <span className="muted small">({json.length} characters)</span>
+        </summary>
+        <pre className="mono small diff-scalar-whole">{json}</pre>
+      </details>
+    );
+  }
   return (
     <details className="cell-details">
       <summary>

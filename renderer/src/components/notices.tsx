@@ -17,9 +17,10 @@ export function Notices() {
   const dismiss = useAppStore((s) => s.dismissNotice);
   const shown = notices.slice(-VISIBLE);
   const hidden = notices.length - shown.length;
-  // No live region here: each notice is its own status or alert, announced once as it appears.
+  // A labelled region (a landmark, so nothing on the page sits outside one), not a live one:
+  // each notice is its own status or alert, announced once as it appears.
   return (
-    <div className="notices" aria-label="Notifications">
+    <div className="notices" role="region" aria-label="Notices">
       {hidden > 0 && (
         <div className="notice-more">
           <span>

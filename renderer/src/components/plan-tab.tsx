@@ -1,5 +1,5 @@
 /** The plan as a timeline: one row per step, results on demand, and the editor for a failed step. */
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { Checkpoint, PlanStep } from '../../../shared/checkpoint/schema.js';
 import { useAppStore } from '../store/app-store.js';
@@ -8,9 +8,13 @@ import { ValueView } from './json-view.js';
 
 // CodeMirror is most of the bundle and only the editor needs it: load it on first edit.
 const StepEditor = lazy(() => import('./step-editor.js').then((m) => ({ default: m.StepEditor })));
-import { between, formatCount, formatDuration } from './format.js';
+import { between, formatCount, formatDuration, formatTime } from './format.js';
+import { stepEdits, type StepEdit } from '../store/step-edits.js';
+import { StepCalls } from './step-calls.js';
 
 export function PlanTab({ checkpoint, readOnly }: { checkpoint: Checkpoint; readOnly: boolean }) {
+  const history = useAppStore((s) => s.history);
+  const edits = useMemo(() => stepEdits(checkpoint, history), [checkpoint, history]);
   // The version the editor was opened on: the value is chosen looking at it, and the edit is refused if the task moves on.
   const [editing, setEditing] = useState<{ stepId: string; version: number } | null>(null);
   if (checkpoint.plan.length === 0) {
@@ -29,6 +33,8 @@ export function PlanTab({ checkpoint, readOnly }: { checkpoint: Checkpoint; read
           editingVersion={editing?.stepId === step.id ? editing.version : null}
           setEditing={(on) => setEditing(on ? { stepId: step.id, version: checkpoint.version } : null)}
           taskId={checkpoint.task_id}
+          edit={edits.get(step.id) ?? null}
+          checkpoint={checkpoint}
         />
       ))}
     </ol>
@@ -45,10 +51,15 @@ interface RowProps {
   editingVersion: number | null;
   setEditing(on: boolean): void;
   taskId: string;
+  /** The last time a person edited this step's result, if one did. */
+  edit: StepEdit | null;
+  checkpoint: Checkpoint;
 }
 
-function StepRow({ step, index, current, version, editable, editingVersion, setEditing, taskId }: RowProps) {
+function StepRow({ step, index, current, version, editable, editingVersion, setEditing, taskId, edit, checkpoint }: RowProps) {
   const [open, setOpen] = useState(false);
+  const [callsOpen, setCallsOpen] = useState(false);
+  const callCount = (checkpoint.run.llm_calls ?? []).filter((c) => c.step_id === step.id).length;
   const editing = editingVersion !== null;
   const key = `${version}:${step.id}`;
   // While editing, the value shown is the one of the version the editor was opened on, whatever arrives since.
@@ -83,6 +94,11 @@ function StepRow({ step, index, current, version, editable, editingVersion, setE
           <span className="step-name">{step.name || step.id}</span>
           <span className="muted mono">{step.id}</span>
           {current && <span className="tag accent">current</span>}
+          {edit && (
+            <span className="tag run" title={`result set by hand in version ${edit.version}, ${formatTime(edit.at)}`}>
+              ✎ edited{edit.actor ? ` by ${edit.actor}` : ' by a person'} (v{edit.version})
+            </span>
+          )}
           <span className="spacer" />
           <span className="metric" aria-label={`${step.attempts ?? 0} attempts`}>
             ↻ {step.attempts ?? 0}
@@ -111,12 +127,24 @@ function StepRow({ step, index, current, version, editable, editingVersion, setE
               {open ? 'Hide result' : 'Show result'}
             </button>
           )}
+          {callCount > 0 && (
+            <button
+              type="button"
+              className="link"
+              aria-expanded={callsOpen}
+              aria-label={`${callsOpen ? 'Hide' : 'Show'} model calls of step ${stepLabel}`}
+              onClick={() => setCallsOpen(!callsOpen)}
+            >
+              {callsOpen ? 'Hide model calls' : `Model calls (${callCount})`}
+            </button>
+          )}
           {editable && !editing && (
             <button type="button" className="accent-button" aria-label={`Edit result of step ${stepLabel}`} onClick={startEdit}>
               Edit result
             </button>
           )}
         </div>
+        {callsOpen && <StepCalls checkpoint={checkpoint} step={step} />}
         {open && (
           <div className="step-result">
             {!result || result.state === 'loading' ? (

@@ -91,63 +91,48 @@ interface Series {
   get(m: StepMetrics): number;
 }
 
-/** Stacked columns, one per step; the numbers are also in each column's tooltip for exact reading. */
+/**
+ * One row per step: its whole name, a stacked bar scaled to the largest step,
+ * and the exact figure. Rows wrap their names instead of cutting them, and a
+ * chart with nothing recorded says so instead of drawing an empty axis.
+ */
 function BarChart({ title, steps, series, format }: { title: string; steps: StepMetrics[]; series: Series[]; format(n: number): string }) {
-  const W = 480;
-  const H = 160;
-  const pad = { l: 44, r: 8, t: 10, b: 34 };
   const totals = steps.map((m) => series.reduce((n, s) => n + s.get(m), 0));
-  const max = Math.max(1, ...totals);
-  const slot = (W - pad.l - pad.r) / steps.length;
-  const bar = Math.max(4, Math.min(36, slot * 0.6));
-  const y = (v: number) => H - pad.b - (v / max) * (H - pad.t - pad.b);
+  const max = Math.max(...totals, 0);
   const summary = steps.map((m, i) => `${m.name}: ${format(totals[i])}`).join(', ');
+  const what = series.map((s) => s.label).join(' and ');
   return (
     <figure className="chart">
       <figcaption>
         {title}
-        <span className="legend">
-          {series.map((s) => (
-            <span key={s.key} className="legend-item">
-              <svg width="10" height="10" aria-hidden="true">
-                <rect width="10" height="10" className={s.className} />
-              </svg>
-              {s.label}
-            </span>
-          ))}
-        </span>
+        {series.length > 1 && (
+          <span className="legend">
+            {series.map((s) => (
+              <span key={s.key} className="legend-item">
+                <span className={`legend-swatch ${s.className}`} aria-hidden="true" />
+                {s.label}
+              </span>
+            ))}
+          </span>
+        )}
       </figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${title}: ${summary}`} preserveAspectRatio="xMidYMid meet">
-        {[0, 0.5, 1].map((f) => (
-          <g key={f}>
-            <line x1={pad.l} x2={W - pad.r} y1={y(max * f)} y2={y(max * f)} className="gridline" />
-            <text x={pad.l - 6} y={y(max * f) + 4} className="axis" textAnchor="end">
-              {format(Math.round(max * f))}
-            </text>
-          </g>
-        ))}
-        {steps.map((m, i) => {
-          const x = pad.l + slot * i + (slot - bar) / 2;
-          let base = 0;
-          return (
-            <g key={m.id}>
-              <title>{`${m.name}: ${series.map((s) => `${s.label} ${format(s.get(m))}`).join(', ')}`}</title>
-              {series.map((s) => {
-                const v = s.get(m);
-                const top = y(base + v);
-                const rect = (
-                  <rect key={s.key} x={x} y={top} width={bar} height={Math.max(0, y(base) - top)} className={s.className} rx={2} />
-                );
-                base += v;
-                return rect;
-              })}
-              <text x={x + bar / 2} y={H - pad.b + 14} className="axis" textAnchor="middle">
-                {m.name.length > 10 ? `${m.name.slice(0, 9)}…` : m.name}
-              </text>
-            </g>
-          );
-        })}
-      </svg>
+      {max === 0 ? (
+        <p className="muted small">No {what} recorded for any step.</p>
+      ) : (
+        <div className="bar-rows" role="img" aria-label={`${title}: ${summary}`}>
+          {steps.map((m, i) => (
+            <div key={m.id} className="bar-row" style={{ display: 'contents' }}>
+              <span className="bar-label">{m.name}</span>
+              <span className="bar-track" title={`${m.name}: ${series.map((s) => `${s.label} ${format(s.get(m))}`).join(', ')}`}>
+                {series.map((s) => (
+                  <span key={s.key} className={s.className} style={{ width: `${(s.get(m) / max) * 100}%` }} />
+                ))}
+              </span>
+              <span className="bar-value">{format(totals[i])}</span>
+            </div>
+          ))}
+        </div>
+      )}
     </figure>
   );
 }

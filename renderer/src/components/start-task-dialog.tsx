@@ -33,6 +33,8 @@ export function StartTaskDialog() {
   const [mode, setMode] = useState<RecoveryMode>('manual');
   const [options, setOptions] = useState<Record<string, unknown> | null>(null);
   const [taskId, setTaskId] = useState('');
+  /** Why the last start was refused, until the next attempt. */
+  const [failure, setFailure] = useState<string | null>(null);
   const values = options ?? defaults(agent);
   const props = (agent?.options_schema?.properties ?? {}) as Props;
   const required = new Set((agent?.options_schema?.required as string[] | undefined) ?? []);
@@ -64,12 +66,21 @@ export function StartTaskDialog() {
         onSubmit={async (e) => {
           e.preventDefault();
           if (!agent || errors.length) return;
-          const id = await startTask({ agent: agent.name, options: values, mode, ...(taskId.trim() ? { taskId: taskId.trim() } : {}) });
-          if (id) {
-            setOptions(null);
-            setTaskId('');
-            setOpen(false);
+          setFailure(null);
+          const outcome = await startTask({
+            agent: agent.name,
+            options: values,
+            mode,
+            ...(taskId.trim() ? { taskId: taskId.trim() } : {}),
+          });
+          if ('error' in outcome) {
+            // The dialog stays open with what was typed, and says why, beside the values to change.
+            setFailure(outcome.error);
+            return;
           }
+          setOptions(null);
+          setTaskId('');
+          setOpen(false);
         }}
       >
         <h2 id="start-title">New task</h2>
@@ -137,6 +148,11 @@ export function StartTaskDialog() {
               </ul>
             )}
           </>
+        )}
+        {failure && (
+          <p className="error-text" role="alert" aria-label="Why the task did not start">
+            The task did not start: {failure}
+          </p>
         )}
         {unavailable.length > 0 && (
           <ul className="error-list" aria-label="Agents that cannot be started">

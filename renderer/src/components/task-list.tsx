@@ -2,17 +2,18 @@
  * The left pane: every task in the directory, filtered and searched,
  * virtualised so ten thousand rows scroll as smoothly as ten.
  */
-import { useMemo, useRef, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useShallow } from 'zustand/react/shallow';
 import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
 import { useAppStore } from '../store/app-store.js';
 import { NOTHING_TO_START, readOnlyReason } from '../store/read-only.js';
-import { countByFilter, filterTasks, type StatusFilter } from '../store/task-filter.js';
+import { countByFilter, filterTasks, type StatusFilter, type TaskOrder } from '../store/task-filter.js';
 import { TaskStatusBadge, displayStatusLabel } from './status-badge.js';
 import { formatRelative, formatTime, taskLabel } from './format.js';
 import { NoDirectory } from './directory-controls.js';
+import { DirectoryOverview } from './directory-overview.js';
 
 const ROW_HEIGHT = 56;
 const STATUS_FILTERS: DisplayStatus[] = [
@@ -58,6 +59,10 @@ export function TaskList() {
     overscan: 12,
   });
   const activeIndex = visible.findIndex((t) => t.task_id === selectedTaskId);
+  useEffect(() => {
+    // A live update may move the open task's row (a new version sorts it first): keep it in view.
+    if (activeIndex >= 0) virtualizer.scrollToIndex(activeIndex, { align: 'auto' });
+  }, [activeIndex, virtualizer]);
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (visible.length === 0) return;
@@ -90,6 +95,7 @@ export function TaskList() {
 
   return (
     <section className="task-list" aria-label="Tasks">
+      <DirectoryOverview />
       <div className="task-list-tools">
         <input
           type="search"
@@ -101,6 +107,9 @@ export function TaskList() {
           onKeyDown={(e) => {
             if (e.key === 'ArrowDown') {
               e.preventDefault();
+              if (visible.length === 0) return;
+              // Into the list with a row active: the open task when it matches the search, else the first match.
+              if (activeIndex < 0) selectTask(visible[0].task_id);
               document.getElementById('task-listbox')?.focus();
             }
           }}
@@ -109,6 +118,18 @@ export function TaskList() {
           {chip('all', 'All')}
           {chip('attention', 'Needs attention')}
         </div>
+        <label className="status-select">
+          <span className="visually-hidden">Order</span>
+          <select
+            aria-label="Order"
+            value={filter.order ?? (filter.status === 'attention' ? 'status' : 'updated')}
+            onChange={(e) => setFilter({ order: e.target.value as TaskOrder })}
+          >
+            <option value="updated">Recently updated</option>
+            <option value="status">Status</option>
+            <option value="name">Name</option>
+          </select>
+        </label>
         <label className="status-select">
           <span className="visually-hidden">Status filter</span>
           <select
@@ -221,7 +242,8 @@ function TaskRow({ task, top, index, size, selected, onSelect }: RowProps) {
       aria-selected={selected}
       aria-setsize={size}
       aria-posinset={index + 1}
-      aria-label={`${taskLabel(task)}, ${displayStatusLabel(task.display_status)}`}
+      // Named by its content (name, time, status, phase, progress, tags), so what a screen reader
+      // announces is what the row shows.
       className={`task-row${selected ? ' selected' : ''}`}
       style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
       onClick={onSelect}
@@ -242,12 +264,22 @@ function TaskRow({ task, top, index, size, selected, onSelect }: RowProps) {
           </span>
         ) : (
           <>
-            <span className="task-phase">{task.phase || '—'}</span>
-            <span className="task-progress" aria-label={`step ${done} of ${total}`}>
+            <span className="task-phase" title={task.phase ? `phase: ${task.phase}` : undefined}>
+              {task.phase || '—'}
+            </span>
+            <span className="task-progress" title={`${done} of ${total} steps done`}>
               {done}/{total}
             </span>
-            {task.mode && <span className="tag">{task.mode}</span>}
-            {task.agent_name && <span className="tag">{task.agent_name}</span>}
+            {task.mode && (
+              <span className="tag" title={`recovery mode: ${task.mode}`}>
+                {task.mode}
+              </span>
+            )}
+            {task.agent_name && (
+              <span className="tag" title={`agent: ${task.agent_name}`}>
+                {task.agent_name}
+              </span>
+            )}
             {task.read_only && <span className="tag">read-only</span>}
           </>
         )}

@@ -1,12 +1,14 @@
 /** The main pane: one task's header, approval, live activity, and its tabs. */
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { TaskDetail } from '../../../shared/api/contract.js';
 import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
 import { useAppStore } from '../store/app-store.js';
 import { NOTHING_TO_START, readOnlyReason } from '../store/read-only.js';
 import type { TabId } from '../store/store-types.js';
-import { TaskStatusBadge } from './status-badge.js';
+import { StatusBadge, TaskStatusBadge } from './status-badge.js';
+import { currentFailures } from '../store/current-failures.js';
+import { fillDirectory } from '../store/fill-directory.js';
 import { Tabs, type TabDef } from './tabs.js';
 import { PlanTab } from './plan-tab.js';
 import { ArtifactsTab } from './artifacts-tab.js';
@@ -15,6 +17,8 @@ import { ErrorsTab } from './errors-tab.js';
 import { RunTab } from './run-tab.js';
 import { HistoryTab } from './history-tab.js';
 import { MessagesTab } from './messages-tab.js';
+import { EventsTab } from './events-tab.js';
+import { ImportConfirm, resumeImports } from './import-confirm.js';
 import { ApprovalPanel } from './approval-panel.js';
 import { ActivityFeed } from './activity-feed.js';
 import { AgentNotice, AgentTag, agentBlockReason } from './agent-status.js';
@@ -28,9 +32,19 @@ export function TaskView() {
   );
   if (!selectedTaskId) return <NoSelection />;
   if (!detail) {
+    if (detailState === 'waiting') {
+      return (
+        <div className="main-empty" role="status">
+          <h1>
+            <span className="spinner" aria-hidden="true" /> Waiting for {selectedTaskId}…
+          </h1>
+          <p className="muted">It is not in the directory yet: it opens here as soon as its first version is written.</p>
+        </div>
+      );
+    }
     return detailState === 'error' ? (
       <div className="main-empty" role="alert">
-        <h2>Could not open {selectedTaskId}</h2>
+        <h1>Could not open {selectedTaskId}</h1>
         <p>{detailError}</p>
       </div>
     ) : (
@@ -39,7 +53,8 @@ export function TaskView() {
       </div>
     );
   }
-  return <TaskDetailView detail={detail} />;
+  // Keyed by task: what a person started in one task's view (an import to confirm) does not carry over to the next.
+  return <TaskDetailView key={detail.summary.task_id} detail={detail} />;
 }
 
 function NoSelection() {
@@ -50,14 +65,14 @@ function NoSelection() {
   if (noDirectory) {
     return (
       <div className="main-empty">
-        <h2>Open a checkpoint directory</h2>
+        <h1>Open a checkpoint directory</h1>
         <p className="muted">Waystation shows the tasks of one checkpoint directory at a time: choose one on the left to begin.</p>
       </div>
     );
   }
   return (
     <div className="main-empty">
-      <h2>{hasTasks ? 'Select a task' : 'Nothing here yet'}</h2>
+      <h1>{hasTasks ? 'Select a task' : 'Nothing here yet'}</h1>
       <p className="muted">
         {hasTasks
           ? 'Pick a task on the left (↑/↓ to move, / to search) to see its plan, artifacts, side effects and history.'
@@ -75,16 +90,24 @@ function NoSelection() {
 }
 
 function TaskDetailView({ detail }: { detail: TaskDetail }) {
-  const { tab, resuming, loadingVersion } = useAppStore(
+  const { tab, resuming, loadingVersion, runnerActive, messages, history, historyReady } = useAppStore(
     useShallow((s) => ({
       tab: s.tab,
       resuming: Boolean(s.busy[`resume:${detail.summary.task_id}`]),
       loadingVersion: s.detailState === 'loading',
+      // A runner this host started is at work (or an approval or resume was just sent): nothing else is offered meanwhile.
+      runnerActive:
+        Boolean(s.runners[detail.summary.task_id]) ||
+        Boolean(s.busy[`resume:${detail.summary.task_id}`] ?? s.busy[`approve:${detail.summary.task_id}`]),
+      messages: s.messages,
+      history: s.history,
+      historyReady: s.historyState === 'ready',
     })),
   );
   const setTab = useAppStore((s) => s.setTab);
   const resume = useAppStore((s) => s.resume);
   const directoryReadOnly = useAppStore((s) => readOnlyReason(s.directory));
+  const directoryRoot = useAppStore((s) => s.directory?.root ?? null);
   const viewVersion = useAppStore((s) => s.viewVersion);
   const cp = detail.checkpoint;
   const summary = detail.summary;
@@ -93,13 +116,22 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
   const viewingOld = detail.version !== null && detail.latest_version !== null && detail.version !== detail.latest_version;
   const pending = viewingOld ? null : (cp?.recovery.pending_approval ?? null);
   const status = summary.display_status;
-  const canResume = !viewingOld && cp !== null && RESUMABLE.has(status) && !pending && !detail.lease.held;
+  // A task whose checkpoint says done has nothing to resume, whatever its display status (a drifted
+  // done task needs its files looked at, not a run); a task a runner is driving has its runner.
+  const running = detail.lease.held || runnerActive || status === 'running';
+  const canResume = !viewingOld && cp !== null && cp.status !== 'done' && RESUMABLE.has(status) && !pending && !running;
   const agentNoteId = useId();
+  // Resuming a task of another format imports it: asked about first, per task opened.
+  const [confirmingImport, setConfirmingImport] = useState(false);
   const agent = detail.agent_status;
   // The agent notice matters only where a resume or an approval is on offer; a done task's old module is history.
   const showAgentNotice = !viewingOld && cp !== null && (RESUMABLE.has(status) || pending !== null);
   const agentBlocked = agentBlockReason(agent);
   const agentNoticed = showAgentNotice && (agentBlocked !== null || Boolean(agent?.load_problem) || Boolean(agent?.module_changed));
+  const errorCount = cp ? cp.errors.length + currentFailures(cp).length : 0;
+  // The count is what the panel lists: the messages loaded for this version once they are, the recorded count until then.
+  const messagesShown = messages.state === 'ready' && messages.taskId === taskId && messages.version === detail.version;
+  const messageCount = messagesShown ? messages.items.length : (cp?.history.count ?? 0);
   const doneSteps = cp ? cp.plan.filter((s) => s.status === 'done' || s.status === 'skipped').length : 0;
   const total = cp ? cp.total_steps || cp.plan.length : 0;
 
@@ -113,10 +145,11 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
           count: cp.side_effects.length,
           alert: cp.side_effects.some((e) => e.status === 'uncertain'),
         },
-        { id: 'errors', label: 'Errors', count: cp.errors.length, alert: cp.errors.length > 0 },
+        { id: 'errors', label: 'Errors', count: errorCount, alert: errorCount > 0 },
         { id: 'run', label: 'Run' },
-        { id: 'messages', label: 'Messages', count: cp.history.count || undefined },
-        { id: 'history', label: 'History', count: detail.latest_version ?? undefined },
+        { id: 'messages', label: 'Messages', count: messageCount || undefined },
+        { id: 'history', label: 'History', count: historyReady ? history.length : undefined },
+        { id: 'events', label: 'Events' },
       ]
     : [];
 
@@ -125,7 +158,8 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
       <header className="task-header">
         <div className="task-title-row">
           <h1 className="task-title">{taskLabel(summary)}</h1>
-          <TaskStatusBadge status={status} />
+          {/* The header speaks of the version shown: an older one had its own status. */}
+          {viewingOld && cp ? <StatusBadge status={cp.status} /> : <TaskStatusBadge status={status} />}
           <span className="spacer" />
           {canResume && (
             <button
@@ -135,7 +169,8 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
               aria-busy={resuming}
               aria-describedby={agentNoticed ? agentNoteId : undefined}
               title={directoryReadOnly ?? agentBlocked ?? undefined}
-              onClick={() => void resume(taskId)}
+              aria-expanded={resumeImports(detail) ? confirmingImport : undefined}
+              onClick={() => (resumeImports(detail) ? setConfirmingImport(true) : void resume(taskId))}
             >
               {resuming ? (
                 <>
@@ -183,6 +218,16 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
           </div>
         )}
         {showAgentNotice && <AgentNotice status={agent} id={agentNoteId} />}
+        {canResume && confirmingImport && (
+          <ImportConfirm
+            detail={detail}
+            onCancel={() => setConfirmingImport(false)}
+            onConfirm={() => {
+              setConfirmingImport(false);
+              void resume(taskId);
+            }}
+          />
+        )}
       </header>
 
       {viewingOld && cp && (
@@ -210,7 +255,7 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
             <dt>Goal</dt>
             <dd>{cp.goal || <span className="muted">—</span>}</dd>
             <dt>Resume hint</dt>
-            <dd>{cp.resume_hint || <span className="muted">—</span>}</dd>
+            <dd>{cp.resume_hint ? fillDirectory(cp.resume_hint, directoryRoot) : <span className="muted">—</span>}</dd>
           </dl>
           {pending && (
             <ApprovalPanel
@@ -229,13 +274,16 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
             <ActivityFeed taskId={taskId} />
           </section>
           <Tabs tabs={tabs} active={tab} onChange={setTab} label="Task sections">
-            {tab === 'plan' && <PlanTab checkpoint={cp} readOnly={detail.read_only || viewingOld || directoryReadOnly !== null} />}
+            {tab === 'plan' && (
+              <PlanTab checkpoint={cp} readOnly={detail.read_only || viewingOld || directoryReadOnly !== null || running} />
+            )}
             {tab === 'artifacts' && <ArtifactsTab checkpoint={cp} />}
             {tab === 'effects' && <EffectsTab checkpoint={cp} />}
             {tab === 'errors' && <ErrorsTab checkpoint={cp} />}
             {tab === 'run' && <RunTab checkpoint={cp} />}
             {tab === 'messages' && <MessagesTab />}
             {tab === 'history' && <HistoryTab />}
+            {tab === 'events' && <EventsTab taskId={taskId} />}
           </Tabs>
         </>
       )}

@@ -1,4 +1,4 @@
-import type { HostEvent } from '../../../shared/api/contract.js';
+import type { HostEvent, StreamStatus } from '../../../shared/api/contract.js';
 import type { ActivityEntry, ConnectionSlice, Slice } from './store-types.js';
 import type { WaystationApi } from '../../../shared/api/contract.js';
 import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
@@ -8,11 +8,29 @@ const ACTIVITY_LIMIT = 200;
 // Bursts of events (a runner writing versions, a watcher replaying a folder)
 // collapse into one update of the list and one reload of the open task.
 const COALESCE_MS = 120;
+/** Quiet time after the last change before the directory's figures are asked for again. */
+const OVERVIEW_SETTLE_MS = 1500;
+
+/** A task-event as a line of the live activity: what happened, to which step. */
+function describeTaskEvent(e: { type: string; step_id?: string; version?: number }): string {
+  const step = e.step_id ? `step ${e.step_id}` : null;
+  switch (e.type) {
+    case 'step-start':
+      return `${step ?? 'a step'} started`;
+    case 'step-finish':
+      return `${step ?? 'a step'} finished`;
+    case 'effect':
+      return `side effect recorded${step ? ` in ${step}` : ''}`;
+    default:
+      return [e.type, step, e.version && `v${e.version}`].filter(Boolean).join(' · ');
+  }
+}
 
 /** The host connection: initial load, live events, and how each event refreshes the store. */
 export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice> {
   let unsubscribe: (() => void) | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
+  let overviewTimer: ReturnType<typeof setTimeout> | null = null;
   let listDirty = false;
   let detailDirty = false;
   // Rows the host sent with task-changed, by task id: the last one of a burst wins.
@@ -28,6 +46,12 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
       if (detailDirty) void refreshSelected();
       listDirty = detailDirty = false;
       rows = new Map();
+      // The directory's figures follow once changes settle: a running task changes them several times a second.
+      if (overviewTimer) clearTimeout(overviewTimer);
+      overviewTimer = setTimeout(() => {
+        overviewTimer = null;
+        void get().loadOverview();
+      }, OVERVIEW_SETTLE_MS);
     };
     const schedule = (list: boolean, detail: boolean, row?: TaskSummary) => {
       listDirty ||= list;
@@ -35,6 +59,8 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
       if (row) rows.set(row.task_id, row);
       if (!timer) timer = setTimeout(flush, COALESCE_MS);
     };
+    const versionListed = (taskId: string, version: number) =>
+      (get().activity[taskId] ?? []).some((e) => e.kind === 'version' && e.text === `version ${version} written`);
     const appendActivity = (taskId: string, entry: ActivityEntry) => {
       const current = get().activity[taskId] ?? [];
       if (current.some((e) => e.id === entry.id)) return;
@@ -45,24 +71,32 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
     return {
       api,
       connection: 'connecting',
+      connectionProblem: null,
       directory: null,
       agents: [],
       lastEventId: undefined,
 
       async init() {
         unsubscribe?.();
-        unsubscribe = api.subscribe((event) => get().handleEvent(event), get().lastEventId);
+        unsubscribe = api.subscribe(
+          (event) => get().handleEvent(event),
+          get().lastEventId,
+          (status) => get().handleStreamStatus(status),
+        );
         try {
           const directory = await api.getDirectory({});
           set({ directory });
           // With no directory open there is nothing to list; the list says how to open one.
           if (directory.root !== null) await get().loadTasks();
-          set({ connection: 'live' });
+          // The stream may have dropped meanwhile; then it, not this answer, says when the host is back.
+          if (get().connection !== 'offline') set({ connection: 'live' });
         } catch (err) {
           set({ connection: 'offline' });
           get().notify('error', errorText(err));
         }
         await get().refreshAgents();
+        // Last: the figures read every task's latest version, and the list is already usable without them.
+        await get().loadOverview();
       },
 
       async refreshAgents() {
@@ -78,16 +112,36 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
         unsubscribe = null;
         if (timer) clearTimeout(timer);
         timer = null;
+        if (overviewTimer) clearTimeout(overviewTimer);
+        overviewTimer = null;
+      },
+
+      handleStreamStatus(status: StreamStatus) {
+        if (status.state === 'offline') {
+          set({ connection: 'offline', connectionProblem: { reason: status.reason, retryAt: status.retryAt } });
+          return;
+        }
+        const wasOffline = get().connection === 'offline';
+        set({ connection: 'live', connectionProblem: null });
+        // Back after a gap: whatever happened meanwhile is read again rather than trusted to the replay.
+        if (wasOffline) {
+          void api.getDirectory({}).then(
+            (directory) => set({ directory }),
+            () => undefined,
+          );
+          schedule(true, true);
+        }
       },
 
       handleEvent(event: HostEvent) {
-        set({ lastEventId: event.id, connection: 'live' });
+        set({ lastEventId: event.id, ...(get().connection === 'offline' ? {} : { connection: 'live' as const }) });
         const selected = get().selectedTaskId;
         const at = new Date().toISOString();
         switch (event.type) {
           case 'task-changed':
           case 'task-removed':
-            if (event.type === 'task-changed' && event.version !== null) {
+            // The watcher and the runner may both report one version: it is listed once.
+            if (event.type === 'task-changed' && event.version !== null && !versionListed(event.taskId, event.version)) {
               appendActivity(event.taskId, { id: event.id, at, kind: 'version', text: `version ${event.version} written` });
             }
             // A row sent with the change replaces that row; a task removed, or a change without one, relists.
@@ -117,20 +171,30 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
             get().notify('error', event.detail);
             break;
           case 'runner':
+            if (event.state === 'output' && !event.detail.trim()) break;
             appendActivity(event.taskId, {
               id: event.id,
               at,
               kind: 'runner',
-              text: event.state === 'output' ? event.detail : `runner ${event.state}${event.detail ? `: ${event.detail}` : ''}`,
+              text: event.state === 'output' ? event.detail : `Runner ${event.state}${event.detail ? `: ${event.detail}` : ''}`,
             });
+            if (event.state === 'started') set({ runners: { ...get().runners, [event.taskId]: true } });
+            if (event.state === 'exited') {
+              const { [event.taskId]: _gone, ...rest } = get().runners;
+              // What was said about the run (started, approved, resumed) is over once its runner is.
+              set({
+                runners: rest,
+                notices: get().notices.filter((n) => n.taskId !== event.taskId || n.kind === 'error'),
+              });
+            }
             if (event.state !== 'output') schedule(true, event.taskId === selected);
             break;
           case 'task-event': {
             const e = event.event;
-            // The host already reports new versions as task-changed; listing them twice is noise.
-            if (e.type === 'version') break;
-            const what = [e.type, e.step_id && `step ${e.step_id}`, e.version && `v${e.version}`].filter(Boolean).join(' · ');
-            appendActivity(event.taskId, { id: event.id, at: e.at || at, kind: 'event', text: what });
+            if (event.taskId === selected && get().events.taskId === selected) void get().loadEvents();
+            // The host already reports new versions as task-changed, and runners as runner events; listing them twice is noise.
+            if (e.type === 'version' || e.type === 'runner') break;
+            appendActivity(event.taskId, { id: event.id, at: e.at || at, kind: 'event', text: describeTaskEvent(e) });
             break;
           }
         }
@@ -142,8 +206,23 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
           get().selectTask(null);
           set({ directory });
           await get().loadTasks();
+          await get().loadOverview();
         } catch (err) {
           get().notify('error', errorText(err));
+        }
+      },
+
+      async trustDirectory() {
+        const root = get().directory?.root;
+        if (!root) return false;
+        try {
+          const directory = await api.trustDirectory({ path: root });
+          set({ directory });
+          await get().loadTasks();
+          return true;
+        } catch (err) {
+          get().notify('error', errorText(err));
+          return false;
         }
       },
 
@@ -157,6 +236,7 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
           get().selectTask(null);
           set({ directory });
           await get().loadTasks();
+          await get().loadOverview();
         } catch (err) {
           get().notify('error', errorText(err));
         } finally {

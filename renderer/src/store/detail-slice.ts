@@ -1,7 +1,12 @@
-import type { DetailSlice, DiffState, MessagesState, Slice } from './store-types.js';
+import type { DetailSlice, DiffState, EventsState, MessagesState, Slice } from './store-types.js';
 import { errorText } from './error-text.js';
+import { toApiError } from '../../../shared/api/contract.js';
+
+/** How long a just-started task is waited for before "not found" is believed. */
+const WAIT_FOR_NEW_MS = 60_000;
 
 const NO_DIFF: DiffState = { a: null, b: null, state: 'idle', result: null, error: null };
+const NO_EVENTS: EventsState = { state: 'idle', taskId: null, items: [], skipped: 0, error: null };
 const NO_MESSAGES: MessagesState = { state: 'idle', taskId: null, version: null, head: null, items: [], error: null, following: null };
 
 /** What the task view holds before anything of a task is loaded: at start, and on every change of task. */
@@ -18,6 +23,7 @@ const NOTHING_LOADED = {
   verifyError: null,
   diff: NO_DIFF,
   messages: NO_MESSAGES,
+  events: NO_EVENTS,
 } satisfies Partial<DetailSlice>;
 
 /** The open task: its detail, history, step results, verification and the version diff. */
@@ -27,6 +33,13 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
   let detailSeq = 0;
   let diffSeq = 0;
   let messagesSeq = 0;
+  let eventsSeq = 0;
+  // A task just started, looked for until it appears or the time is up.
+  let waitingFor: { taskId: string; until: number; delay: number } | null = null;
+  let waitTimer: ReturnType<typeof setTimeout> | null = null;
+  // One read at a time: a burst of live events becomes one more read after the current one.
+  let eventsInFlight: Promise<void> | null = null;
+  let eventsAgain = false;
 
   const loadDiff = async (a: number, b: number) => {
     const taskId = get().selectedTaskId;
@@ -45,11 +58,15 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
     selectedTaskId: null,
     ...NOTHING_LOADED,
 
-    selectTask(taskId) {
+    selectTask(taskId, opts = {}) {
       if (taskId === get().selectedTaskId) return;
       diffSeq++;
       messagesSeq++;
-      set({ selectedTaskId: taskId, ...NOTHING_LOADED, detailState: taskId ? 'loading' : 'idle' });
+      eventsSeq++;
+      if (waitTimer) clearTimeout(waitTimer);
+      waitTimer = null;
+      waitingFor = opts.expectNew && taskId ? { taskId, until: Date.now() + WAIT_FOR_NEW_MS, delay: 250 } : null;
+      set({ selectedTaskId: taskId, ...NOTHING_LOADED, detailState: !taskId ? 'idle' : waitingFor ? 'waiting' : 'loading' });
       if (!taskId) return;
       void get()
         .refreshSelected()
@@ -102,6 +119,46 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
       }
     },
 
+    async loadEvents() {
+      if (eventsInFlight) {
+        eventsAgain = true;
+        return eventsInFlight;
+      }
+      const run = async () => {
+        const taskId = get().selectedTaskId;
+        if (!taskId) return;
+        const current = get().events;
+        const held = current.taskId === taskId && current.state === 'ready' ? current : null;
+        const after = held?.items.at(-1)?.id ?? 0;
+        const mine = ++eventsSeq;
+        if (!held) set({ events: { ...NO_EVENTS, state: 'loading', taskId } });
+        try {
+          const answer = await get().api.getEvents({ taskId, after });
+          if (mine !== eventsSeq || get().selectedTaskId !== taskId) return;
+          // A log that starts over (a task folder made anew) has ids at or below the last one held: read it whole.
+          if (held && answer.events.length > 0 && answer.events[0].id <= after) {
+            set({ events: { ...NO_EVENTS, taskId } });
+            eventsAgain = true;
+            return;
+          }
+          const items = held ? [...held.items, ...answer.events] : answer.events;
+          set({ events: { state: 'ready', taskId, items, skipped: (held?.skipped ?? 0) + answer.skipped, error: null } });
+        } catch (err) {
+          if (mine === eventsSeq && get().selectedTaskId === taskId)
+            set({ events: { ...NO_EVENTS, state: 'error', taskId, error: errorText(err) } });
+        }
+      };
+      eventsInFlight = (async () => {
+        do {
+          eventsAgain = false;
+          await run();
+        } while (eventsAgain);
+      })().finally(() => {
+        eventsInFlight = null;
+      });
+      return eventsInFlight;
+    },
+
     async refreshSelected() {
       const taskId = get().selectedTaskId;
       if (!taskId) return;
@@ -117,7 +174,24 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
       ]);
       if (mine !== detailSeq || get().selectedTaskId !== taskId || get().viewedVersion !== version) return;
       if (detail.status === 'fulfilled') {
+        if (waitingFor?.taskId === taskId) waitingFor = null;
         set({ detail: detail.value, detailState: 'ready', detailError: null });
+      } else if (
+        waitingFor?.taskId === taskId &&
+        toApiError(detail.reason).code === 'not-found' &&
+        Date.now() < waitingFor.until &&
+        !get().detail
+      ) {
+        // A task just started is not there until its first version is: wait for it (its first event
+        // refreshes this view; the retry covers a missed one) instead of saying it does not exist.
+        const wait = waitingFor;
+        set({ detailState: 'waiting', detailError: null });
+        waitTimer = setTimeout(() => {
+          waitTimer = null;
+          if (get().selectedTaskId === taskId && get().detailState === 'waiting') void get().refreshSelected();
+        }, wait.delay);
+        wait.delay = Math.min(wait.delay * 2, 2000);
+        return;
       } else {
         set({ detailState: 'error', detailError: errorText(detail.reason) });
       }

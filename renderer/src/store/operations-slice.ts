@@ -1,6 +1,7 @@
 import { validateAgainstSchema } from '../../../shared/checkpoint/output-schema.js';
 import type { OperationsSlice, Slice, Store } from './store-types.js';
 import { errorIssues, errorText } from './error-text.js';
+import { fillDirectory } from './fill-directory.js';
 
 /** Actions that change a task through the host, with progress and notices. */
 export const createOperationsSlice: Slice<OperationsSlice> = (set, get) => {
@@ -20,8 +21,8 @@ export const createOperationsSlice: Slice<OperationsSlice> = (set, get) => {
     }
   }
 
-  const afterAction = async (store: Store, message: string) => {
-    store.notify('success', message);
+  const afterAction = async (store: Store, message: string, taskId?: string) => {
+    store.notify('success', message, taskId);
     await Promise.all([store.loadTasks(), store.refreshSelected()]);
   };
 
@@ -29,16 +30,17 @@ export const createOperationsSlice: Slice<OperationsSlice> = (set, get) => {
     busy: {},
     notices: [],
     activity: {},
+    runners: {},
 
     async resume(taskId) {
       const result = await track(`resume:${taskId}`, 'Resuming…', () => get().api.resumeTask({ taskId }));
-      if (result) await afterAction(get(), result.message || `Resumed ${taskId}`);
+      if (result) await afterAction(get(), result.message || `Resumed ${taskId}`, taskId);
       return result !== undefined;
     },
 
     async approve(taskId) {
       const result = await track(`approve:${taskId}`, 'Approving…', () => get().api.approveResume({ taskId }));
-      if (result) await afterAction(get(), result.message || `Approved the resume of ${taskId}`);
+      if (result) await afterAction(get(), result.message || `Approved the resume of ${taskId}`, taskId);
       return result !== undefined;
     },
 
@@ -77,17 +79,27 @@ export const createOperationsSlice: Slice<OperationsSlice> = (set, get) => {
     },
 
     async startTask(input) {
-      const result = await track('start', 'Starting task…', () => get().api.startTask(input));
-      if (!result) return null;
-      get().notify('success', result.message || `Started ${result.taskId}`);
+      set({ busy: { ...get().busy, start: 'Starting task…' } });
+      let result;
+      try {
+        result = await get().api.startTask(input);
+      } catch (err) {
+        return { error: errorText(err) };
+      } finally {
+        const { start: _done, ...rest } = get().busy;
+        set({ busy: rest });
+      }
+      get().notify('success', result.message || `Started ${result.taskId}`, result.taskId);
       await get().loadTasks();
-      get().selectTask(result.taskId);
-      return result.taskId;
+      get().selectTask(result.taskId, { expectNew: true });
+      return { taskId: result.taskId };
     },
 
-    notify(kind, text) {
+    notify(kind, text, taskId) {
       const id = ++noticeId;
-      set({ notices: [...get().notices, { id, kind, text }].slice(-5) });
+      // The host's hints name the directory as <DIR>; the page knows which one it is.
+      const filled = fillDirectory(text, get().directory?.root ?? null);
+      set({ notices: [...get().notices, { id, kind, text: filled, ...(taskId ? { taskId } : {}) }].slice(-5) });
     },
 
     dismissNotice(id) {

@@ -11,6 +11,8 @@ export const NOTHING_TO_START = 'This directory is open read-only: nothing can b
  */
 export function readOnlyReason(directory: DirectoryInfo | null): string | null {
   if (!directory?.read_only) return null;
+  if (directory.untrusted)
+    return 'This folder is not trusted: tasks are shown, nothing is run or changed, and no agent module is loaded. Trust this folder… to run its tasks';
   return directory.host === 'web'
     ? 'This host was started read-only (waystation serve --read-only): tasks are shown, nothing is run or changed'
     : 'This folder is open read-only: tasks are shown, nothing is run or changed, and no agent module is loaded. Open it with Open folder… to run its tasks';

@@ -11,8 +11,11 @@ import type {
   ApiInput,
   DiffResult,
   DirectoryInfo,
+  DirectoryOverview,
   HostEvent,
+  StreamStatus,
   TaskDetail,
+  TaskEventEntry,
   VersionEntry,
   WaystationApi,
 } from '../../../shared/api/contract.js';
@@ -22,11 +25,17 @@ import type { VerifyReport } from '../../../shared/checkpoint/verify-report.js';
 import type { TaskFilter } from './task-filter.js';
 
 export type LoadState = 'idle' | 'loading' | 'ready' | 'error';
+/** The open task's detail: `waiting` while the task is not in the directory yet (just started, first version not written). */
+export type DetailLoadState = LoadState | 'waiting';
 
 export interface ConnectionSlice {
   api: WaystationApi;
   /** `live` once the first listing arrived and events flow; `offline` when the host stopped answering. */
   connection: 'connecting' | 'live' | 'offline';
+  /** While offline: why, and when the next attempt to reconnect is (epoch ms). */
+  connectionProblem: { reason: string; retryAt: number } | null;
+  /** The event stream's status, as the API reports it. */
+  handleStreamStatus(status: StreamStatus): void;
   directory: DirectoryInfo | null;
   agents: AgentInfo[];
   lastEventId: number | undefined;
@@ -41,6 +50,8 @@ export interface ConnectionSlice {
   openDirectory(path: string): Promise<void>;
   /** Desktop: show the folder picker and open the folder chosen; nothing happens when it is cancelled. */
   chooseDirectory(opts?: { readOnly?: boolean }): Promise<void>;
+  /** Trust the open directory, as the trust prompt asked, so its tasks run; false when the host refused. */
+  trustDirectory(): Promise<boolean>;
 }
 
 export interface TasksSlice {
@@ -55,6 +66,11 @@ export interface TasksSlice {
    * change, adding any not listed yet: one row changes, not the whole list.
    */
   patchTasks(summaries: readonly TaskSummary[]): void;
+  /** Figures across the directory's tasks (getOverview), for the root they were read in. */
+  overview: { root: string; figures: DirectoryOverview } | null;
+  overviewError: string | null;
+  /** Ask the host for the directory's figures again. */
+  loadOverview(): Promise<void>;
 }
 
 export interface StepResultState {
@@ -88,12 +104,22 @@ export interface MessagesState {
   following: number | null;
 }
 
+/** The open task's event log, as far as it has been read. */
+export interface EventsState {
+  state: LoadState;
+  taskId: string | null;
+  items: TaskEventEntry[];
+  /** Older events the host left out of its first answer. */
+  skipped: number;
+  error: string | null;
+}
+
 export interface DetailSlice {
   selectedTaskId: string | null;
   /** The version the task view shows; null follows the latest as new versions arrive. */
   viewedVersion: number | null;
   detail: TaskDetail | null;
-  detailState: LoadState;
+  detailState: DetailLoadState;
   detailError: string | null;
   history: VersionEntry[];
   historyState: LoadState;
@@ -104,7 +130,11 @@ export interface DetailSlice {
   verifyError: string | null;
   diff: DiffState;
   messages: MessagesState;
-  selectTask(taskId: string | null): void;
+  events: EventsState;
+  /** Read the open task's events: all on first call, then those after the last one held. */
+  loadEvents(): Promise<void>;
+  /** Open a task; `expectNew` when it was just started and may not have written its first version yet. */
+  selectTask(taskId: string | null, opts?: { expectNew?: boolean }): void;
   /** Show the whole task at an older version (read-only), or the latest again with null. */
   viewVersion(version: number | null): void;
   /** Load the messages of the version shown, unless they are already loaded. */
@@ -120,6 +150,8 @@ export interface Notice {
   id: number;
   kind: 'info' | 'success' | 'error';
   text: string;
+  /** The task the notice is about: its success and info notices go once the task's runner exits. */
+  taskId?: string;
 }
 
 export interface ActivityEntry {
@@ -142,18 +174,21 @@ export interface OperationsSlice {
   notices: Notice[];
   /** Live runner output and task events, per task, newest last, bounded. */
   activity: Record<string, ActivityEntry[]>;
+  /** Tasks a runner of this host is driving now (between its started and exited events). */
+  runners: Record<string, true>;
   resume(taskId: string): Promise<boolean>;
   approve(taskId: string): Promise<boolean>;
   reject(taskId: string, reason: string): Promise<boolean>;
   /** `expectedVersion`: the version the editor opened; the host refuses the edit when the task has moved on since. */
   editStep(taskId: string, stepId: string, value: unknown, expectedVersion?: number): Promise<EditOutcome>;
-  startTask(input: ApiInput<'startTask'>): Promise<string | null>;
-  notify(kind: Notice['kind'], text: string): void;
+  /** Start a task; the new task's id, or why it could not start (shown where the start was asked for, not as a notice). */
+  startTask(input: ApiInput<'startTask'>): Promise<{ taskId: string } | { error: string }>;
+  notify(kind: Notice['kind'], text: string, taskId?: string): void;
   dismissNotice(id: number): void;
 }
 
 export type Theme = 'system' | 'light' | 'dark';
-export type TabId = 'plan' | 'artifacts' | 'effects' | 'errors' | 'run' | 'messages' | 'history';
+export type TabId = 'plan' | 'artifacts' | 'effects' | 'errors' | 'run' | 'messages' | 'history' | 'events';
 
 export interface UiSlice {
   theme: Theme;

@@ -7,9 +7,14 @@ import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
 
 export type StatusFilter = 'all' | 'attention' | DisplayStatus;
 
+/** The list's order: most recently updated first, by status (most urgent first), or by name. */
+export type TaskOrder = 'updated' | 'status' | 'name';
+
 export interface TaskFilter {
   status: StatusFilter;
   query: string;
+  /** Absent: most recently updated first (the attention view: most urgent first). */
+  order?: TaskOrder;
 }
 
 /** Statuses that need a human: something failed, is blocked on a person, or no longer matches the disk. */
@@ -44,8 +49,9 @@ const URGENCY: Record<DisplayStatus, number> = {
  * Filter and order tasks for the list.
  *
  * The query matches id, name, phase, agent and location, case-insensitively;
- * several words must all match. Tasks are ordered newest update first, and
- * the attention view orders by urgency before time.
+ * several words must all match. Tasks are ordered as `filter.order` says:
+ * newest update first by default (the attention view: by urgency before
+ * time), by urgency, or by name (which stays put while tasks run).
  */
 export function filterTasks(tasks: readonly TaskSummary[], filter: TaskFilter): TaskSummary[] {
   const words = filter.query.trim().toLowerCase().split(/\s+/).filter(Boolean);
@@ -59,7 +65,11 @@ export function filterTasks(tasks: readonly TaskSummary[], filter: TaskFilter): 
   });
   const byTime = (a: TaskSummary, b: TaskSummary) =>
     (b.updated_at ?? '').localeCompare(a.updated_at ?? '') || a.task_id.localeCompare(b.task_id);
-  return out.sort(filter.status === 'attention' ? (a, b) => URGENCY[a.display_status] - URGENCY[b.display_status] || byTime(a, b) : byTime);
+  const byUrgency = (a: TaskSummary, b: TaskSummary) => URGENCY[a.display_status] - URGENCY[b.display_status] || byTime(a, b);
+  const label = (t: TaskSummary) => (t.task_name && t.task_name !== t.agent_name ? t.task_name : t.task_id).toLowerCase();
+  const byName = (a: TaskSummary, b: TaskSummary) => label(a).localeCompare(label(b)) || a.task_id.localeCompare(b.task_id);
+  const order = filter.order ?? (filter.status === 'attention' ? 'status' : 'updated');
+  return out.sort(order === 'name' ? byName : order === 'status' ? byUrgency : byTime);
 }
 
 /** How many tasks each status filter would show, for the filter chips. */

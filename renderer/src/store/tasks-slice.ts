@@ -5,6 +5,7 @@ import { errorText } from './error-text.js';
 /** The task list as the host reports it, and the filter the user set on it. */
 export const createTasksSlice: Slice<TasksSlice> = (set, get) => {
   let seq = 0;
+  let overviewSeq = 0;
   // Rows patched while a listing is in flight: the listing may have been read before them, so they are applied again on top.
   let patchedDuringLoad: TaskSummary[] | null = null;
   const withRows = (tasks: readonly TaskSummary[], rows: readonly TaskSummary[]): TaskSummary[] => {
@@ -18,6 +19,8 @@ export const createTasksSlice: Slice<TasksSlice> = (set, get) => {
   };
   return {
     tasks: [],
+    overview: null,
+    overviewError: null,
     tasksState: 'idle',
     tasksError: null,
     filter: { status: 'all', query: '' },
@@ -38,6 +41,18 @@ export const createTasksSlice: Slice<TasksSlice> = (set, get) => {
         if (mine === seq) set({ tasksState: 'error', tasksError: errorText(err) });
       } finally {
         if (mine === seq) patchedDuringLoad = null;
+      }
+    },
+
+    async loadOverview() {
+      const root = get().directory?.root ?? null;
+      if (!root) return;
+      const mine = ++overviewSeq;
+      try {
+        const figures = await get().api.getOverview({});
+        if (mine === overviewSeq && get().directory?.root === root) set({ overview: { root, figures }, overviewError: null });
+      } catch (err) {
+        if (mine === overviewSeq) set({ overviewError: errorText(err) });
       }
     },
 

@@ -19,6 +19,7 @@ import { openStore } from '../../../electron/store/directory-store.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { useOfflineWorkers } from '../../support/offline-workers.js';
 import { GATED_AGENT as GATED, writeAgentProject } from '../runtime/agent-project.js';
+import { trustAll } from '../../support/trust-all.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -85,7 +86,7 @@ describe("getTask's agent status", () => {
 
   it('keeps what a failed load said while the module is the file that failed', async () => {
     const events: HostEvent[] = [];
-    service = new HostService({ host: 'web', runner: createHostRunner(), recoverOnOpen: false });
+    service = new HostService({ host: 'web', runner: createHostRunner(), trust: trustAll, recoverOnOpen: false });
     service.subscribe((e) => void events.push(e));
     await service.open(root);
     const before = await versions();
@@ -114,7 +115,13 @@ describe("the host's agent list", () => {
     const config = path.join(root, 'waystation.config.json');
     await fs.writeFile(config, JSON.stringify({ agents: [{ module: '../agents/gated.ts' }] }));
     const events: HostEvent[] = [];
-    service = new HostService({ host: 'web', runner: createHostRunner(), recoverOnOpen: false, watch: { quietMs: 30, maxDelayMs: 150 } });
+    service = new HostService({
+      host: 'web',
+      runner: createHostRunner(),
+      trust: trustAll,
+      recoverOnOpen: false,
+      watch: { quietMs: 30, maxDelayMs: 150 },
+    });
     service.subscribe((e) => void events.push(e));
     await service.open(root);
     // The watcher starts with the first listing.
@@ -159,7 +166,7 @@ describe("the host's agent list", () => {
 describe("the host's agent list, when a module changes", () => {
   it('describes a registered agent again once its module file was edited, with no change to the configuration', async () => {
     await fs.writeFile(path.join(root, 'waystation.config.json'), JSON.stringify({ agents: [{ module: '../agents/gated.ts' }] }));
-    service = new HostService({ host: 'web', runner: createHostRunner(), recoverOnOpen: false });
+    service = new HostService({ host: 'web', runner: createHostRunner(), trust: trustAll, recoverOnOpen: false });
     await service.open(root);
     const gated = async () => (await service!.listAgents()).find((a) => a.origin === 'registered' && a.name === 'gated');
     expect((await gated())?.description).toBe('waits for a gate file');

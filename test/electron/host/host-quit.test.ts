@@ -14,8 +14,9 @@ import { createHostRunner } from '../../../electron/host/host-runner.js';
 import { HostService } from '../../../electron/host/host-service.js';
 import { registerIpcHandlers, type InvokeEventLike, type WebContentsLike } from '../../../electron/main/ipc-handlers.js';
 import { openStore } from '../../../electron/store/directory-store.js';
-import { readLeaseState } from '../../../electron/verify/lease-state.js';
+import { readLeaseState } from '../../../electron/store/file-lease-state.js';
 import { bundleWorker, type WorkerBundle } from '../../fakes/worker-bundle.js';
+import { trustAll } from '../../support/trust-all.js';
 
 let bundle: WorkerBundle;
 let root: string;
@@ -43,6 +44,7 @@ function newService(latencyMs: number): { service: HostService; events: HostEven
     host: 'web',
     runner: createHostRunner({ env, workerLaunch: bundle.workerLaunch }),
     recoverOnOpen: false,
+    trust: trustAll,
   });
   services.push(service);
   const events: HostEvent[] = [];

@@ -20,6 +20,7 @@ import { runCli } from '../../../electron/cli/main.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { bundleWorker, type WorkerBundle } from '../../fakes/worker-bundle.js';
 import { GATED_AGENT as GATED, writeAgentProject } from '../runtime/agent-project.js';
+import { trustAll } from '../../support/trust-all.js';
 
 let bundle: WorkerBundle;
 let root: string;
@@ -56,7 +57,11 @@ const workerEnv = (): NodeJS.ProcessEnv => {
 };
 
 async function openService(): Promise<HostService> {
-  service = new HostService({ host: 'web', runner: createHostRunner({ env: workerEnv(), workerLaunch: bundle.workerLaunch }) });
+  service = new HostService({
+    host: 'web',
+    runner: createHostRunner({ env: workerEnv(), workerLaunch: bundle.workerLaunch }),
+    trust: trustAll,
+  });
   service.subscribe((e) => void events.push(e));
   await service.open(root);
   return service;
@@ -204,7 +209,7 @@ describe("the app's Resume of a module agent", () => {
     await fs.writeFile(agentProject.gate, 'open');
 
     // The module is TypeScript: these workers start from the sources, not the bundle.
-    service = new HostService({ host: 'web', runner: createHostRunner({ env: workerEnv() }), recoverOnOpen: false });
+    service = new HostService({ host: 'web', runner: createHostRunner({ env: workerEnv() }), trust: trustAll, recoverOnOpen: false });
     service.subscribe((e) => void events.push(e));
     await service.open(agentProject.root);
     const before = (await openStore(agentProject.root).getTask('g'))!.checkpoint!;

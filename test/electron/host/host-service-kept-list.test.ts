@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HostEvent } from '../../../shared/api/contract.js';
 import { runCli } from '../../../electron/cli/main.js';
 import { HostService } from '../../../electron/host/host-service.js';
-import { acquireLease } from '../../../electron/runtime/lease.js';
+import { acquireLease } from '../../../electron/store/file-lease.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import type { CheckpointStore } from '../../../electron/store/store-types.js';
 import { makeCheckpoint } from '../store/store-test-helpers.js';

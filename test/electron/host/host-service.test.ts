@@ -10,6 +10,7 @@ import { HostService, type HostRunner, type RunnerEvent } from '../../../electro
 import { openStore } from '../../../electron/store/directory-store.js';
 import { recordingRunner, type RecordedAction } from '../../support/recording-runner.js';
 import { writeMixedDirectory } from '../cli/cli-fixtures.js';
+import { trustAll } from '../../support/trust-all.js';
 
 const now = '2026-01-01T00:00:00.000Z';
 
@@ -72,7 +73,7 @@ function until(predicate: () => boolean, what: string): Promise<void> {
 }
 
 async function startService(opts: Partial<ConstructorParameters<typeof HostService>[0]> = {}): Promise<void> {
-  service = new HostService({ host: 'web', ...opts });
+  service = new HostService({ host: 'web', trust: trustAll, ...opts });
   events = [];
   waiters = [];
   service.subscribe((e) => {
@@ -265,7 +266,7 @@ describe('a directory opened read-only', () => {
       remember: async (r: string, o: { readOnly: boolean }) => void remembered.unshift([r, o.readOnly]),
     };
     let chosen = root;
-    service = new HostService({ host: 'desktop', runner, recent, chooseDirectory: async () => chosen });
+    service = new HostService({ host: 'desktop', runner, recent, trust: trustAll, chooseDirectory: async () => chosen });
     try {
       expect(await service.chooseDirectory({ readOnly: true })).toMatchObject({ root, read_only: true, recent_read_only: [root] });
       expect(await service.getDirectory()).toMatchObject({ read_only: true });

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { Runner } from '../../../electron/runtime/runner.js';
-import { acquireLease } from '../../../electron/runtime/lease.js';
+import { acquireLease } from '../../../electron/store/file-lease.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { SIMULATED_FAILURE } from '../../../electron/agents/checkpoint-demo.js';
 import { captureCli as cli } from '../cli/capture-cli.js';

@@ -61,7 +61,8 @@ describe('resuming a legacy task', () => {
     expect(cp.status).toBe('done');
     expect(cp.agent).toMatchObject({ name: 'checkpoint-demo' });
     expect(cp.plan.map((s) => s.id)).toEqual(['analyse', 'write-code', 'check-errors', 'generate-tests']);
-    expect((cp.plan[0] as { legacy_name?: string }).legacy_name).toBe('分析需求');
+    // The agent's ids, the names the article recorded.
+    expect(cp.plan.map((s) => s.name)).toEqual(['分析需求', '编写代码', 'step 3', 'step 4']);
     // The two finished steps were carried over, not run again.
     expect(cp.plan.map((s) => s.attempts)).toEqual([1, 1, 1, 1]);
     expect(await store.readBlob('demo-task-001', cp.plan[1].result_ref!)).toBe('def weather(city): ...');

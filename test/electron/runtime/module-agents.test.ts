@@ -134,7 +134,8 @@ describe('an agent module given by path', () => {
     const movedRoot = path.join(moved, 'checkpoints');
 
     await fs.writeFile(gate, 'open');
-    const resumed = await cli('resume', movedRoot, 'wc');
+    // Moved, it is another directory: trusted anew.
+    const resumed = await cli('resume', movedRoot, 'wc', '--trust');
     expect(resumed.code, resumed.err).toBe(RunExit.done);
     expect((await openStore(movedRoot).getTask('wc'))!.checkpoint!.status).toBe('done');
     expect(await fs.readFile(path.join(moved, 'out/report.txt'), 'utf8')).toBe('words: 3\n');
@@ -460,7 +461,7 @@ describe('agents registered in waystation.config.json', () => {
     expect(catalog.agents[3].problem).toContain('fails to load: not today');
 
     await fs.writeFile(gate, 'open');
-    const run = await cli('run', root, 'word-counter', '--task', 'reg', '--gate', gate);
+    const run = await cli('run', root, 'word-counter', '--task', 'reg', '--gate', gate, '--trust');
     expect(run.code).toBe(RunExit.done);
     // Recorded relative to the directory, so the directory and its agents move together.
     expect((await latest('reg')).agent).toMatchObject({ name: 'word-counter', module: 'agents/word-counter.ts', project_root: '.' });

@@ -16,7 +16,7 @@ import { Runner, type RunnerEvent } from '../../../electron/runtime/runner.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { stopTask } from '../../../electron/runtime/stop-task.js';
 import { OperationError, type OperationEnv } from '../../../electron/runtime/task-operations.js';
-import { readLeaseState } from '../../../electron/verify/lease-state.js';
+import { readLeaseState } from '../../../electron/store/file-lease-state.js';
 import { startFakePublishService, type FakePublishService } from '../../fakes/fake-publish-service.js';
 import { useOfflineWorkers } from '../../support/offline-workers.js';
 import { captureCli } from '../cli/capture-cli.js';

@@ -12,7 +12,7 @@ import { openStore } from '../../../electron/store/directory-store.js';
 import type { CheckpointStore } from '../../../electron/store/store-types.js';
 import { verifyTask } from '../../../electron/verify/verify-task.js';
 import { defineAgent, type ProbeResult } from '../../../electron/runtime/define-agent.js';
-import { acquireLease } from '../../../electron/runtime/lease.js';
+import { acquireLease } from '../../../electron/store/file-lease.js';
 import {
   approveTask,
   editStepResult,

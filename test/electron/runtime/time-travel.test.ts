@@ -14,7 +14,7 @@ import { verifyTask } from '../../../electron/verify/verify-task.js';
 import { editStepResult, OperationError, resumeTask, startTask, type OperationEnv } from '../../../electron/runtime/task-operations.js';
 import { forkTask } from '../../../electron/runtime/fork-task.js';
 import { planRewind, rewindTask } from '../../../electron/runtime/rewind-task.js';
-import { acquireLease } from '../../../electron/runtime/lease.js';
+import { acquireLease } from '../../../electron/store/file-lease.js';
 import { mdSummarizer } from '../../../electron/agents/md-summarizer.js';
 import { checkpointDemo } from '../../../electron/agents/checkpoint-demo.js';
 import { slowAgent } from '../../fakes/slow-agent.js';

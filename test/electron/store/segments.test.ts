@@ -22,7 +22,7 @@ import { loadForWrite } from '../../../electron/runtime/task-operations.js';
 
 const TASK = 'seg';
 const PLAN = 6;
-const held: SaveLease = { taskId: TASK, held: true };
+const held: SaveLease = { taskId: TASK, held: true, generation: 1 };
 
 let dir: string;
 beforeEach(async () => {
@@ -170,7 +170,8 @@ describe('saves under the lease', () => {
     expect(await files()).toEqual([1, 2, 6].map(versionFileName));
     expect(await hotVersion()).toBe(6);
     // A lease no longer held is no lease.
-    const gone = (await store.save(TASK, { ...loopedSave(cp, 7, PLAN, 47), lease: { taskId: TASK, held: false } })).checkpoint;
+    const gone = (await store.save(TASK, { ...loopedSave(cp, 7, PLAN, 47), lease: { taskId: TASK, held: false, generation: 1 } }))
+      .checkpoint;
     saved.set(7, gone);
     expect(await files()).toEqual([1, 2, 6, 7].map(versionFileName));
     await expectReadsBack(saved);

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { quickDriftCheck } from '../../../electron/verify/quick-drift.js';
 import { summarizeEntries } from '../../../electron/verify/summarize-entry.js';
+import { openStore } from '../../../electron/store/directory-store.js';
 import { verifyTask } from '../../../electron/verify/verify-task.js';
 import type { Artifact } from '../../../shared/checkpoint/schema.js';
 import { sampleCheckpoint } from '../../shared/checkpoint/sample-checkpoint.js';
@@ -81,7 +82,7 @@ describe('summarizeEntries', () => {
       problems: [],
     });
     const entries = Array.from({ length: 40 }, (_, i) => entry(`t${i}`, i % 3 === 0 ? [changed] : [kept]));
-    const summaries = await summarizeEntries(root, entries, { concurrency: 4 });
+    const summaries = await summarizeEntries(openStore(root), entries, { concurrency: 4 });
     expect(summaries.map((s) => s.task_id)).toEqual(entries.map((e) => e.task_id));
     expect(summaries.map((s) => s.display_status)).toEqual(entries.map((_, i) => (i % 3 === 0 ? 'drifted' : 'done')));
   });

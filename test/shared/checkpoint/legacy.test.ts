@@ -36,7 +36,8 @@ describe("the first article's <task_id>.json", () => {
       ['step-4', 'step 4', 'pending'],
     ]);
     expect(cp.plan[1].result).toBe(firstArticle.results.编写代码);
-    expect([cp.current_step, cp.total_steps, cp.status]).toEqual([2, 4, 'halted']);
+    // Stopped at step 2 of 4 with no one holding it: recorded as running, so it is shown as interrupted.
+    expect([cp.current_step, cp.total_steps, cp.status]).toEqual([2, 4, 'running']);
     expect(cp.goal).toBe('把下面的需求拆成子任务：写一个天气查询函数');
     expect(cp.run).toMatchObject({
       created_at: '2026-01-10 10:00:00',

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { openStore } from '../../../electron/store/directory-store.js';
-import { acquireLease } from '../../../electron/runtime/lease.js';
+import { acquireLease } from '../../../electron/store/file-lease.js';
 import { makeCheckpoint, withoutVersion } from '../../electron/store/store-test-helpers.js';
 
 const root = process.argv[2];

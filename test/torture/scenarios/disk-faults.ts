@@ -140,7 +140,7 @@ async function storeFault(
   let cp = (await good.create(makeCheckpoint('t', 4))).checkpoint;
   const faulty = new FaultyFs({ group, nth, code, persistent: false }, !underLease);
   const bad = openStore(root, { fs: faulty });
-  const lease = underLease ? { taskId: 't', held: true } : undefined;
+  const lease = underLease ? { taskId: 't', held: true, generation: 1 } : undefined;
   // Under the lease, version 2 starts the segment that version 3 is appended to, in the store that meets the fault.
   const writer = underLease ? bad : good;
   cp = (

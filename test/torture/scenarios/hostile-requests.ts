@@ -111,6 +111,7 @@ const TRAVERSALS = [
 function inputsFor(method: ApiMethod, id: string, str: string): unknown {
   switch (method) {
     case 'openDirectory':
+    case 'trustDirectory':
       return { path: str };
     case 'getStepResult':
       return { taskId: id, stepId: str };

@@ -263,7 +263,7 @@ async function hashTree(dir: string): Promise<string> {
  */
 export async function victimTask(root: string, taskId: string): Promise<void> {
   const store = openStore(root);
-  const lease = { taskId, held: true };
+  const lease = { taskId, held: true, generation: 1 };
   let cp = (await store.create(makeCheckpoint(taskId, 7))).checkpoint;
   for (let v = 2; v <= 8; v++) {
     const next = withoutVersion(cp);

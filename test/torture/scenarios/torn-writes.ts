@@ -75,7 +75,7 @@ export async function tornWrites(opts: ScenarioOptions): Promise<ScenarioReport>
     for (let c = 0; c < cuts; c++) {
       const live = path.join(base, `live-${c}`);
       await fs.mkdir(live);
-      const lease = random() < 0.5 ? { taskId: TASK, held: true } : undefined;
+      const lease = random() < 0.5 ? { taskId: TASK, held: true, generation: 1 } : undefined;
       // Under the lease, enough saves to fill a segment and start the next.
       const saves = 1 + pick(random, lease ? 40 : 10);
       // About 20 writes a save of its own file, 3 an append: the cut lands anywhere from the task's creation to

@@ -3,7 +3,8 @@ import pg from 'pg';
 import { HumanMessage } from '@langchain/core/messages';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Checkpoint } from '../../../../shared/checkpoint/schema.js';
-import { detectLangGraph, openLangGraphSource } from '../../../../electron/sources/langgraph/open-langgraph.js';
+import { openLangGraphSource } from '../../../../electron/sources/langgraph/open-langgraph.js';
+import { detectLocation } from '../../../../electron/sources/detect-location.js';
 import type { LangGraphSource } from '../../../../electron/sources/langgraph/langgraph-source.js';
 import { populate, THREADS, weatherAgent, weatherOf } from '../../../support/langgraph-graphs.js';
 import { startPostgres, type PostgresCluster } from '../../../support/langgraph-postgres.js';
@@ -48,16 +49,23 @@ afterAll(async () => {
 const lg = (cp: Checkpoint) => (cp as unknown as { langgraph: Record<string, unknown> }).langgraph;
 
 describe('a LangGraph PostgreSQL checkpointer, written by real LangGraph, as a source', () => {
-  it('is detected from its URL, and a database without the tables is named as neither', async () => {
-    expect(await detectLangGraph(url)).toMatchObject({ kind: 'postgres' });
-    expect(await detectLangGraph(cluster.url('postgres'))).toEqual({
-      kind: 'neither',
-      reason: expect.stringContaining("has none of LangGraph's checkpointer tables"),
-    });
-    expect(await detectLangGraph('postgres://postgres@127.0.0.1:1/none')).toEqual({
-      kind: 'neither',
-      reason: expect.stringContaining('cannot connect'),
-    });
+  it('is detected from its URL; a database without the tables, or one that cannot be reached, is for the Waystation store', async () => {
+    expect(await detectLocation(url)).toEqual({ kind: 'langgraph-postgres', url });
+    expect(await detectLocation(cluster.url('postgres'))).toMatchObject({ kind: 'postgres-store', holds: 'nothing' });
+    await expect(openLangGraphSource(cluster.url('postgres'))).rejects.toThrow("has none of LangGraph's checkpointer tables");
+    const unreachable = 'postgres://postgres:s3cret@127.0.0.1:1/none';
+    expect(await detectLocation(unreachable)).toMatchObject({ kind: 'postgres-store', holds: 'unknown' });
+    const source = await openLangGraphSource(unreachable);
+    try {
+      const err = await source.listTasks().then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(err?.message).toContain('cannot connect');
+      expect(err?.message).not.toContain('s3cret');
+    } finally {
+      await source.close();
+    }
   });
 
   it('lists the threads and maps them as the SQLite file maps them, with channel values from checkpoint_blobs', async () => {

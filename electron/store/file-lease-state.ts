@@ -6,7 +6,8 @@
  * crashed with the checkpoint still saying `running`.
  */
 import type { LeaseInfo } from '../../shared/api/contract.js';
-import { leaseIsLive, leaseTtlMs, readLease, type LeaseEntry } from '../store/lease-record.js';
+import { readLease } from './lease-record.js';
+import { leaseInfoOf, type LeaseEntry } from './lease-rules.js';
 
 export interface LeaseReadOptions {
   /** Default: the runtime's (`WAYSTATION_LEASE_TTL_MS`, else 30 s), so readers and writers agree. */
@@ -31,11 +32,5 @@ export async function readLeaseState(taskDir: string, opts: LeaseReadOptions = {
   } catch {
     return { held: false };
   }
-  if (!entry) return { held: false };
-  const info = {
-    ...(typeof entry.owner === 'string' ? { owner: entry.owner } : {}),
-    ...(typeof entry.pid === 'number' ? { pid: entry.pid } : {}),
-    ...(typeof entry.acquired_at === 'string' ? { since: entry.acquired_at } : {}),
-  };
-  return { held: leaseIsLive(entry, opts.ttlMs ?? leaseTtlMs(), opts.now ?? Date.now()), ...info };
+  return leaseInfoOf(entry, opts);
 }

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { readLeaseState } from '../../../electron/verify/lease-state.js';
+import { readLeaseState } from '../../../electron/store/file-lease-state.js';
 
 let dir: string;
 const now = Date.parse('2026-01-10T10:00:30Z');

@@ -10,8 +10,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { commitReplace, writeTemp } from '../store/atomic-file.js';
-import { nodeFs } from '../store/store-fs.js';
+import { commitReplace, writeTemp } from './atomic-file.js';
+import { nodeFs } from './store-fs.js';
 
 /** Who asked a run to stop, when and why. */
 export interface StopRequest {

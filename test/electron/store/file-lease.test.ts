@@ -3,17 +3,17 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
+import { acquireLease } from '../../../electron/store/file-lease.js';
+import { readLease } from '../../../electron/store/lease-record.js';
 import {
-  acquireLease,
   DEFAULT_LEASE_TTL_MS,
   LEASE_TTL_ENV,
   leaseIsLive,
   LeaseHeldError,
   leaseTtlMs,
   processStartToken,
-  readLease,
-} from '../../../electron/runtime/lease.js';
-import { readLeaseState } from '../../../electron/verify/lease-state.js';
+} from '../../../electron/store/lease-rules.js';
+import { readLeaseState } from '../../../electron/store/file-lease-state.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -1,0 +1,86 @@
+/**
+ * How the loopback host answers: the headers every reply carries, JSON
+ * bodies, errors as `ApiErrorBody` with their status, and request bodies
+ * read within a size limit.
+ */
+import http from 'node:http';
+import { ApiError } from '../../shared/api/contract.js';
+import { asServiceError, httpStatusOf } from '../../shared/api/dispatch.js';
+
+/** Headers on every reply, whatever it holds. */
+export const COMMON_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  // The page URL carries the token: never send it anywhere as a referrer.
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+/** A refusal with its own HTTP status (401, 405, 413, 415, ...), carrying the API error its body holds. */
+export class HttpFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly apiError: ApiError,
+  ) {
+    super(apiError.message);
+  }
+}
+
+/** Send `body` as JSON with `status`; never cached. */
+export function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    ...COMMON_HEADERS,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/** Send whatever a request failed with as an ApiErrorBody and its status; a reply already under way is cut off. */
+export function sendError(res: http.ServerResponse, err: unknown): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (err instanceof HttpFailure) return sendJson(res, err.status, err.apiError.toBody());
+  const apiError = asServiceError(err);
+  sendJson(res, httpStatusOf(apiError.code), apiError.toBody());
+}
+
+/** A request's JSON body (`{}` when empty), refused past `maxBody` bytes or when it does not parse. */
+export function readBody(req: http.IncomingMessage, maxBody: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > maxBody) {
+      reject(new HttpFailure(413, new ApiError('invalid-input', `the request body is larger than ${maxBody} bytes; nothing was done`)));
+      req.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > maxBody) {
+        failed = true;
+        reject(new HttpFailure(413, new ApiError('invalid-input', `the request body is larger than ${maxBody} bytes; nothing was done`)));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (failed) return;
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text.trim() === '') return resolve({});
+      try {
+        resolve(JSON.parse(text));
+      } catch {
+        reject(new HttpFailure(400, new ApiError('invalid-input', 'the request body is not valid JSON')));
+      }
+    });
+    req.on('error', reject);
+  });
+}

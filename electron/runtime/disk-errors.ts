@@ -1,0 +1,32 @@
+/**
+ * A file-system error while writing, as a sentence a person can act on: the
+ * file, what went wrong in words, and what to do. A bare
+ * `ENOSPC: no space left on device, write` with a stack trace says none of it.
+ */
+
+const WHAT: Record<string, { what: string; fix: string }> = {
+  ENOSPC: { what: 'there is no space left on the device', fix: 'free some space on that disk, then run the command again' },
+  EDQUOT: { what: 'the disk quota is used up', fix: 'free some space within the quota, then run the command again' },
+  EROFS: { what: 'the file system is read-only', fix: 'open the directory from a writable location' },
+  EACCES: { what: 'permission is denied', fix: 'check the permissions of the folder' },
+  EPERM: { what: 'the operation is not permitted', fix: 'check the permissions of the folder' },
+  EIO: { what: 'the disk reported an input/output error', fix: 'check the disk, then run the command again' },
+  EMFILE: { what: 'too many files are open', fix: 'close other programs or raise the limit on open files, then run the command again' },
+};
+
+/** The errno code of an error from the file system, if it is one this module describes. */
+export function diskErrorCode(err: unknown): string | null {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return typeof code === 'string' && code in WHAT ? code : null;
+}
+
+/**
+ * Describe a failed write of `file`, or null when `err` is not a file-system
+ * error this module knows. `untouched` says what was left as it was.
+ */
+export function describeDiskError(err: unknown, file: string, untouched: string): string | null {
+  const code = diskErrorCode(err);
+  if (!code) return null;
+  const { what, fix } = WHAT[code];
+  return `cannot write ${file}: ${what} (${code}); ${untouched}. To continue, ${fix}`;
+}

@@ -1,0 +1,47 @@
+/**
+ * The one place a location argument becomes a store: a checkpoint
+ * directory's path, or a `postgres://` / `postgresql://` URL. The CLI, the
+ * runtime (Runner, workers) and the host's open all call `openLocation`, so a
+ * new kind of store (or read-only source) is one more entry in LOCATION_KINDS.
+ */
+import path from 'node:path';
+import { openStore, type StoreOptions } from './directory-store.js';
+import { isPostgresUrl, openPostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';
+import type { CheckpointStore } from './store-types.js';
+
+export interface OpenLocationOptions {
+  directory?: StoreOptions;
+  postgres?: PostgresStoreOptions;
+}
+
+/** One kind of location: how to recognise it, and how to open it. */
+interface LocationKind {
+  name: string;
+  matches(location: string): boolean;
+  open(location: string, opts: OpenLocationOptions): CheckpointStore;
+}
+
+/** Tried in order; the directory comes last and takes any other string as a path. */
+const LOCATION_KINDS: readonly LocationKind[] = [
+  { name: 'postgres', matches: isPostgresUrl, open: (url, opts) => openPostgresStore(url, opts.postgres) },
+  { name: 'directory', matches: () => true, open: (dir, opts) => openStore(dir, opts.directory) },
+];
+
+/** The kind of store a location names: `postgres` for a PostgreSQL URL, else `directory`. */
+export function locationKind(location: string): string {
+  return LOCATION_KINDS.find((k) => k.matches(location))!.name;
+}
+
+/**
+ * Open the store a location names.
+ *
+ * Nothing is read, created or connected until a method is called.
+ */
+export function openLocation(location: string, opts: OpenLocationOptions = {}): CheckpointStore {
+  return LOCATION_KINDS.find((k) => k.matches(location))!.open(location, opts);
+}
+
+/** A location made absolute where it is a path (a URL stays as it is), so a worker started elsewhere opens the same store. */
+export function resolveLocation(location: string): string {
+  return locationKind(location) === 'directory' ? path.resolve(location) : location;
+}

@@ -1,0 +1,121 @@
+/**
+ * The connection pool of one PostgreSQL store: statement timeouts, a bounded
+ * connect time, idle connections that let the process exit, and reads that
+ * reconnect once when the connection went away under them. Writes are never
+ * retried blindly: the writer asks the database what became of them
+ * (pg-writes.ts).
+ */
+import pg from 'pg';
+import { isConnectionLost, mapConnectError } from './pg-errors.js';
+import { redactUrl } from './redact-url.js';
+
+export interface ConnectionOptions {
+  /** Per statement, in ms (the server cancels a longer one). Default 30 s. */
+  statementTimeoutMs?: number;
+  /** How long a connection attempt may take, in ms. Default 10 s. */
+  connectTimeoutMs?: number;
+  /** Connections at most. Default 8. */
+  maxConnections?: number;
+}
+
+/** A pool over one database URL, and the URL as it may be shown. */
+export class Connection {
+  readonly pool: pg.Pool;
+  /** The URL without its password. */
+  readonly shown: string;
+  private readonly password: string | undefined;
+
+  constructor(
+    readonly url: string,
+    opts: ConnectionOptions = {},
+  ) {
+    this.shown = redactUrl(url);
+    this.password = passwordOf(url) ?? process.env.PGPASSWORD;
+    this.pool = new pg.Pool({
+      connectionString: url,
+      statement_timeout: opts.statementTimeoutMs ?? 30_000,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
+      max: opts.maxConnections ?? 8,
+      allowExitOnIdle: true,
+      application_name: 'waystation',
+    });
+    // An idle connection the server dropped is replaced on the next checkout; it must not crash the process.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** A driver error as a Waystation error naming the database without its password. */
+  mapError(err: unknown): Error {
+    return mapConnectError(err, this.shown, this.password);
+  }
+
+  /** A client of its own, not from the pool (LISTEN needs one that stays). */
+  newClient(): pg.Client {
+    return new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000, application_name: 'waystation-listen' });
+  }
+
+  /** Run a read; when the connection went away under it, once more on a fresh one. */
+  async read<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.withClient(fn);
+      } catch (err) {
+        if (attempt === 0 && isConnectionLost(err)) continue;
+        throw this.mapError(err);
+      }
+    }
+  }
+
+  /** Run `fn` on a pooled client; a client whose connection broke is discarded, not returned to the pool. */
+  async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.mapError(err);
+    }
+    let broken: Error | undefined;
+    // A connection the server ends while the client is checked out is reported to the statement running on it,
+    // and once more as an 'error' event, which must not go unheard.
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
+    try {
+      return await fn(client);
+    } catch (err) {
+      if (isConnectionLost(err)) broken = err as Error;
+      throw err;
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
+  }
+
+  /** Run `fn` in a transaction; it is rolled back when `fn` throws. */
+  async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        const out = await fn(client);
+        await client.query('COMMIT');
+        return out;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+function passwordOf(url: string): string | undefined {
+  try {
+    const p = decodeURIComponent(new URL(url).password);
+    return p || undefined;
+  } catch {
+    return undefined;
+  }
+}

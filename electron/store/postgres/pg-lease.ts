@@ -1,0 +1,163 @@
+/**
+ * The task lease as a row of `waystation_leases`: the holder's entry (the
+ * same fields as a lease file) and a generation that every takeover and
+ * every release raises. Takeover follows the same rule as the directory
+ * store's (`leaseIsLive`); a save is fenced in its committing transaction by
+ * comparing the row's generation with its lease's (pg-writes.ts), under a
+ * share lock, so a takeover waits for a commit already under way and every
+ * later save of the old holder is refused.
+ */
+import type pg from 'pg';
+import {
+  heartbeatEvery,
+  leaseIsLive,
+  leaseTtlMs,
+  LeaseHeldError,
+  LeaseLostError,
+  newLeaseEntry,
+  UNKNOWN_HOLDER,
+  type LeaseEntry,
+  type LeaseOptions,
+} from '../lease-rules.js';
+import type { TaskLease } from '../store-types.js';
+import type { Connection } from './pg-connection.js';
+import { pgCode } from './pg-errors.js';
+
+/** The current lease row of a task, or null when none was ever taken. */
+export async function readLeaseRow(
+  client: pg.ClientBase,
+  taskId: string,
+  lock = '',
+): Promise<{ generation: number; entry: LeaseEntry | null } | null> {
+  const { rows } = await client.query<{ generation: number; entry: string }>(
+    `SELECT generation, entry FROM waystation_leases WHERE task_id = $1 ${lock}`,
+    [taskId],
+  );
+  if (rows.length === 0) return null;
+  let entry: LeaseEntry | null = null;
+  try {
+    entry = JSON.parse(rows[0].entry) as LeaseEntry;
+  } catch {
+    // A row that does not parse stands for no live holder, as an unreadable lease file does.
+  }
+  return { generation: rows[0].generation, entry };
+}
+
+/** A lease held through a database row. */
+export class PgLease implements TaskLease {
+  private timer: NodeJS.Timeout | null = null;
+  private lostError: LeaseLostError | null = null;
+  private releasing = false;
+
+  constructor(
+    private readonly conn: Connection,
+    readonly taskId: string,
+    readonly generation: number,
+    private entry: LeaseEntry,
+    private readonly opts: LeaseOptions,
+  ) {}
+
+  get lost(): LeaseLostError | null {
+    return this.lostError;
+  }
+
+  get held(): boolean {
+    return this.lostError === null && !this.releasing;
+  }
+
+  assertHeld(): void {
+    if (this.lostError) throw this.lostError;
+  }
+
+  /** Stop requests are files beside a directory's lease entries; a database has none yet. */
+  stopRequest(): null {
+    return null;
+  }
+
+  startHeartbeat(): void {
+    const every = heartbeatEvery(this.opts);
+    if (every <= 0) return;
+    this.timer = setInterval(() => {
+      this.heartbeat().catch(() => {
+        // A heartbeat that could not reach the server is retried on the next tick; only a takeover loses the lease.
+      });
+    }, every);
+    this.timer.unref();
+  }
+
+  async heartbeat(): Promise<void> {
+    if (this.lostError || this.releasing) return;
+    const next = { ...this.entry, heartbeat_at: new Date().toISOString() };
+    const updated = await this.conn.withClient((c) =>
+      c.query(`UPDATE waystation_leases SET entry = $3 WHERE task_id = $1 AND generation = $2`, [
+        this.taskId,
+        this.generation,
+        JSON.stringify(next),
+      ]),
+    );
+    if (updated.rowCount === 0) {
+      this.lostError = new LeaseLostError(this.taskId);
+      this.stop();
+      this.opts.onLost?.(this.lostError);
+      return;
+    }
+    this.entry = next;
+  }
+
+  private stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  async release(): Promise<void> {
+    this.stop();
+    if (this.lostError || this.releasing) return;
+    this.releasing = true;
+    const released = { ...this.entry, heartbeat_at: new Date().toISOString(), released: true };
+    await this.conn.withClient((c) =>
+      c.query(`UPDATE waystation_leases SET generation = generation + 1, entry = $3 WHERE task_id = $1 AND generation = $2`, [
+        this.taskId,
+        this.generation,
+        JSON.stringify(released),
+      ]),
+    );
+  }
+}
+
+/** Take the lease of a task, or fail with LeaseHeldError naming the live holder. */
+export async function acquirePgLease(conn: Connection, taskId: string, opts: LeaseOptions): Promise<PgLease> {
+  const ttl = opts.ttlMs ?? leaseTtlMs();
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const entry = newLeaseEntry(opts.owner);
+    try {
+      const generation = await conn.transaction(async (c) => {
+        const current = await readLeaseRow(c, taskId, 'FOR UPDATE');
+        if (current?.entry && leaseIsLive(current.entry, ttl)) throw new LeaseHeldError(taskId, current.entry);
+        const next = (current?.generation ?? 0) + 1;
+        if (current)
+          await c.query(`UPDATE waystation_leases SET generation = $2, entry = $3 WHERE task_id = $1`, [
+            taskId,
+            next,
+            JSON.stringify(entry),
+          ]);
+        else
+          await c.query(`INSERT INTO waystation_leases (task_id, generation, entry) VALUES ($1, $2, $3)`, [
+            taskId,
+            next,
+            JSON.stringify(entry),
+          ]);
+        return next;
+      });
+      const lease = new PgLease(conn, taskId, generation, entry, opts);
+      lease.startHeartbeat();
+      return lease;
+    } catch (err) {
+      // Two first-ever acquisitions both found no row: one insert wins, the other looks again.
+      if (pgCode(err) === '23505') continue;
+      if (err instanceof LeaseHeldError) throw err;
+      throw conn.mapError(err);
+    }
+  }
+  const current = await conn.read((c) => readLeaseRow(c, taskId));
+  throw new LeaseHeldError(taskId, current?.entry ?? UNKNOWN_HOLDER);
+}

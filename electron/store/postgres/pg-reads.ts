@@ -1,0 +1,185 @@
+/**
+ * Reading tasks from a PostgreSQL store: the listing from the task rows, a
+ * version rebuilt from its nearest full snapshot and the deltas after it,
+ * the history list, blobs checked against their hash, and events.
+ */
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { problem } from '../../../shared/checkpoint/problem.js';
+import { VersionSource, type Checkpoint } from '../../../shared/checkpoint/schema.js';
+import { applyDiff, type DiffOp } from '../../../shared/diff/json-diff.js';
+import { checkCheckpoint, checkCheckpointHead } from '../checkpoint-check.js';
+import { parseBlobRef } from '../blob-store.js';
+import { SYNC_SLICE } from '../directory-scan.js';
+import { TaskReadError, type KeepListed, type ListedTask, type TaskEntry, type TaskEvent, type VersionInfo } from '../store-types.js';
+import type { Problem } from '../../../shared/checkpoint/problem.js';
+
+/** A task row turned into a listing entry (the head checked as a listing checks it). */
+function listedOf(row: { task_id: string; head: string; has_lease: boolean }, readOnly: boolean): ListedTask {
+  const checked = checkCheckpointHead(parseOrNull(row.head), row.task_id);
+  return {
+    task_id: row.task_id,
+    location: row.task_id,
+    format: 'waystation',
+    checkpoint: checked.checkpoint,
+    read_only: readOnly || checked.readOnly,
+    problems: checked.problems,
+    has_lease: row.has_lease,
+  };
+}
+
+function parseOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** Every task, in task id order, handed to `keep` a slice at a time. */
+export async function listTasks<T>(client: pg.ClientBase, readOnly: boolean, keep: KeepListed<T>): Promise<T[]> {
+  const { rows } = await client.query<{ task_id: string; head: string; has_lease: boolean }>(
+    `SELECT t.task_id, t.head, (l.task_id IS NOT NULL) AS has_lease
+       FROM waystation_tasks t LEFT JOIN waystation_leases l ON l.task_id = t.task_id
+      ORDER BY t.task_id COLLATE "C"`,
+  );
+  const out: T[] = [];
+  for (let i = 0; i < rows.length; i += SYNC_SLICE)
+    out.push(...(await keep(rows.slice(i, i + SYNC_SLICE).map((r) => listedOf(r, readOnly)))));
+  return out;
+}
+
+/** One task, validated whole; null when there is none. */
+export async function getTask(client: pg.ClientBase, taskId: string, readOnly: boolean): Promise<TaskEntry | null> {
+  const { rows } = await client.query<{ head: string }>(`SELECT head FROM waystation_tasks WHERE task_id = $1`, [taskId]);
+  if (rows.length === 0) return null;
+  const checked = checkCheckpoint(parseOrNull(rows[0].head), taskId);
+  return {
+    task_id: taskId,
+    location: taskId,
+    format: 'waystation',
+    checkpoint: checked.checkpoint,
+    read_only: readOnly || checked.readOnly,
+    problems: checked.problems,
+  };
+}
+
+interface VersionRow {
+  version: number;
+  kind: 'full' | 'delta';
+  body: string;
+  bytes: number;
+}
+
+/**
+ * The rows that rebuild version `version`: the nearest full snapshot at or
+ * below it and every delta after it, oldest first.
+ */
+async function rebuildRows(client: pg.ClientBase, taskId: string, version: number): Promise<VersionRow[]> {
+  const { rows } = await client.query<VersionRow>(
+    `SELECT version, kind, body, bytes FROM waystation_versions
+      WHERE task_id = $1 AND version <= $2
+        AND version >= (SELECT max(version) FROM waystation_versions WHERE task_id = $1 AND version <= $2 AND kind = 'full')
+      ORDER BY version`,
+    [taskId, version],
+  );
+  return rows;
+}
+
+/** Version `version`'s document, as JSON (not validated), with the bytes of the snapshot and deltas it was rebuilt from. */
+export async function rebuildDoc(
+  client: pg.ClientBase,
+  taskId: string,
+  version: number,
+): Promise<{ ok: true; doc: unknown; fullBytes: number; deltaBytes: number } | { ok: false; problem: Problem }> {
+  const rows = await rebuildRows(client, taskId, version);
+  const where = `${taskId} version ${version}`;
+  if (rows.length === 0 || rows[rows.length - 1].version !== version)
+    return { ok: false, problem: problem(where, 'missing-version', `task ${taskId} has no version ${version}`) };
+  let doc: unknown = null;
+  let fullBytes = 0;
+  let deltaBytes = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    if (i > 0 && row.version !== rows[i - 1].version + 1)
+      return {
+        ok: false,
+        problem: problem(
+          where,
+          'missing-version',
+          `version ${rows[i - 1].version + 1} is missing, so version ${version} cannot be rebuilt`,
+        ),
+      };
+    try {
+      if (row.kind === 'full') {
+        doc = JSON.parse(row.body);
+        fullBytes = row.bytes;
+      } else {
+        doc = applyDiff(doc, JSON.parse(row.body) as DiffOp[]);
+        deltaBytes += row.bytes;
+      }
+    } catch (err) {
+      return { ok: false, problem: problem(where, 'schema', `version ${row.version} does not apply: ${(err as Error).message}`) };
+    }
+  }
+  return { ok: true, doc, fullBytes, deltaBytes };
+}
+
+/** Version `version`, rebuilt and validated. */
+export async function readVersion(client: pg.ClientBase, taskId: string, version: number): Promise<Checkpoint> {
+  const built = await rebuildDoc(client, taskId, version);
+  if (!built.ok) throw new TaskReadError(taskId, [built.problem]);
+  const checked = checkCheckpoint(built.doc, `${taskId} version ${version}`);
+  if (!checked.checkpoint) throw new TaskReadError(taskId, checked.problems);
+  return checked.checkpoint;
+}
+
+/** The history list, oldest first. */
+export async function history(client: pg.ClientBase, taskId: string, after = 0): Promise<VersionInfo[]> {
+  const { rows } = await client.query<{ version: number; source: string; updated_at: string; bytes: number }>(
+    `SELECT version, source, updated_at, bytes FROM waystation_versions WHERE task_id = $1 AND version > $2 ORDER BY version`,
+    [taskId, after],
+  );
+  return rows.map((r) => {
+    const source = VersionSource.safeParse(parseOrNull(r.source));
+    return {
+      version: r.version,
+      source: source.success ? source.data : { kind: 'runtime', note: 'source missing or malformed in this version' },
+      updated_at: r.updated_at,
+      bytes: r.bytes,
+    };
+  });
+}
+
+/** A blob by reference, checked against its hash. */
+export async function readBlob(
+  client: pg.ClientBase,
+  taskId: string,
+  ref: string,
+): Promise<{ ok: true; value: unknown } | { ok: false; problem: Problem }> {
+  const at = parseBlobRef(ref);
+  const where = `${taskId} (${ref})`;
+  if (!at) return { ok: false, problem: problem(where, 'unreadable', `${JSON.stringify(ref)} is not a blob reference (sha256:<hex>)`) };
+  const { rows } = await client.query<{ bytes: Buffer }>(`SELECT bytes FROM waystation_blobs WHERE hex = $1`, [at.hex]);
+  if (rows.length === 0) return { ok: false, problem: problem(where, 'unreadable', `the database holds no blob ${at.hex}`) };
+  const bytes = rows[0].bytes;
+  if (createHash('sha256').update(bytes).digest('hex') !== at.hex)
+    return {
+      ok: false,
+      problem: problem(where, 'invariant', 'the blob bytes do not hash to its name: they were changed after they were written'),
+    };
+  try {
+    return { ok: true, value: JSON.parse(bytes.toString('utf8')) };
+  } catch {
+    return { ok: false, problem: problem(where, 'invalid-json', 'the blob is not JSON') };
+  }
+}
+
+/** Events with id > afterId, oldest first. */
+export async function readEvents(client: pg.ClientBase, taskId: string, afterId: number): Promise<TaskEvent[]> {
+  const { rows } = await client.query<{ body: string }>(`SELECT body FROM waystation_events WHERE task_id = $1 AND id > $2 ORDER BY id`, [
+    taskId,
+    afterId,
+  ]);
+  return rows.map((r) => JSON.parse(r.body) as TaskEvent);
+}

@@ -1,0 +1,230 @@
+/**
+ * Writing the versions of one task to a PostgreSQL store.
+ *
+ * A version is committed by one transaction: its blobs (content-addressed,
+ * inserted once), its row in `waystation_versions` keyed by (task,
+ * version), the task row brought up to it, its `version` event, and a
+ * NOTIFY. The key is the commit point: of two writers racing for a version
+ * the second insert fails, its transaction rolls back, and it gets
+ * ConflictError with nothing left behind. A save under a lease first takes a
+ * share lock on the lease row and compares generations: the fence.
+ *
+ * Each version is stored as a delta against the one before (the shared
+ * json-diff), with a full snapshot whenever the deltas since the last one
+ * would outweigh two snapshots: the keyframe rule of the directory store.
+ *
+ * When the connection drops while a save is under way the outcome is
+ * unknown to the driver; the writer reconnects and reads the (task, version)
+ * row back, telling by the writer token it wrote whether the save committed.
+ */
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { problem } from '../../../shared/checkpoint/problem.js';
+import { CURRENT_SCHEMA_VERSION, type Checkpoint } from '../../../shared/checkpoint/schema.js';
+import { encodeJson } from '../frozen-json.js';
+import { LeaseLostError } from '../lease-rules.js';
+import { buildVersion, KEYFRAME_DELTA_RATIO } from '../version-build.js';
+import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from '../store-types.js';
+import type { Connection } from './pg-connection.js';
+import { isConnectionLost, pgCode, PostgresStoreError } from './pg-errors.js';
+import { insertEvent } from './pg-events.js';
+import { readLeaseRow } from './pg-lease.js';
+import { rebuildDoc } from './pg-reads.js';
+
+type Json = Record<string, unknown>;
+
+interface WriterState {
+  lastVersion: number;
+  base: Json | null;
+  fullBytes: number;
+  deltaSince: number;
+  trusted: boolean;
+  readOnly: string | null;
+}
+
+/** How often, and how far apart, the outcome of a save cut off by a dropped connection is asked for. */
+const OUTCOME_ATTEMPTS = 8;
+const OUTCOME_DELAY_MS = 250;
+
+/** Writes the versions of one task. Callers serialise calls per task. */
+export class PgTaskWriter {
+  private state: WriterState | null = null;
+
+  constructor(
+    private readonly conn: Connection,
+    readonly taskId: string,
+  ) {}
+
+  invalidate(): void {
+    this.state = null;
+  }
+
+  /** The newest version and its document, from the task row and the rows since the last full snapshot. */
+  private async deriveState(): Promise<WriterState> {
+    return this.conn.read(async (c) => {
+      const { rows } = await c.query<{ last_version: number }>(`SELECT last_version FROM waystation_tasks WHERE task_id = $1`, [
+        this.taskId,
+      ]);
+      if (rows.length === 0)
+        throw new TaskReadError(this.taskId, [
+          problem(this.taskId, 'unreadable', `there is no task ${JSON.stringify(this.taskId)} in ${this.conn.shown}`),
+        ]);
+      const last = rows[0].last_version;
+      const built = await rebuildDoc(c, this.taskId, last);
+      if (!built.ok)
+        throw new TaskReadError(this.taskId, [
+          { ...built.problem, message: `${built.problem.message}; a save must follow version ${last}, so nothing was written` },
+        ]);
+      const schema = (built.doc as Json | null)?.schema_version;
+      return {
+        lastVersion: last,
+        base: built.doc as Json,
+        fullBytes: built.fullBytes,
+        deltaSince: built.deltaBytes,
+        trusted: false,
+        readOnly:
+          typeof schema === 'number' && schema > CURRENT_SCHEMA_VERSION
+            ? `version ${last} was written by a newer Waystation (schema ${schema})`
+            : null,
+      };
+    });
+  }
+
+  async create(request: Omit<SaveRequest, 'expectedVersion'>): Promise<SaveResult> {
+    this.state = { lastVersion: 0, base: null, fullBytes: 0, deltaSince: 0, trusted: false, readOnly: null };
+    return this.write({ ...request, expectedVersion: 0 });
+  }
+
+  async save(request: SaveRequest): Promise<SaveResult> {
+    this.state ??= await this.deriveState();
+    if (request.expectedVersion !== this.state.lastVersion) this.state = await this.deriveState();
+    const state = this.state;
+    if (state.readOnly) throw new ReadOnlyError(this.taskId, `${state.readOnly}; Waystation never writes over a newer schema`);
+    if (request.expectedVersion < state.lastVersion) throw new ConflictError(this.taskId, request.expectedVersion + 1);
+    if (request.expectedVersion > state.lastVersion)
+      throw new StoreWriteError(this.taskId, [
+        problem(
+          this.taskId,
+          'conflict',
+          `the task is at version ${state.lastVersion}, so there is no version ${request.expectedVersion} to save after; nothing was written`,
+        ),
+      ]);
+    return this.write(request);
+  }
+
+  private async write(request: SaveRequest): Promise<SaveResult> {
+    const state = this.state!;
+    const next = state.lastVersion + 1;
+    const { normalized, blobs, ops } = buildVersion(request, next, {
+      taskId: this.taskId,
+      base: state.base,
+      trusted: state.trusted,
+      file: `${this.taskId} version ${next}`,
+    });
+    const doc = encodeJson(normalized).toString('utf8');
+    const fullBytes = Buffer.byteLength(doc);
+    let kind: 'full' | 'delta' = 'full';
+    let body = doc;
+    if (ops !== null) {
+      const delta = JSON.stringify(ops);
+      if (state.deltaSince + Buffer.byteLength(delta) < KEYFRAME_DELTA_RATIO * fullBytes) {
+        kind = 'delta';
+        body = delta;
+      }
+    }
+    const bytes = Buffer.byteLength(body);
+    const token = randomBytes(8).toString('hex');
+    const cp = normalized as unknown as Checkpoint;
+
+    const commit = (c: pg.ClientBase) => this.commit(c, request, next, kind, body, bytes, doc, token, cp, blobs);
+    try {
+      await this.conn.transaction(commit);
+    } catch (err) {
+      this.state = null;
+      if (pgCode(err) === '23505') throw new ConflictError(this.taskId, next);
+      if (err instanceof LeaseLostError || err instanceof ConflictError || err instanceof TaskReadError) throw err;
+      if (isConnectionLost(err)) {
+        if (!(await this.committed(next, token))) throw this.notCommitted(next, err);
+      } else throw this.conn.mapError(err);
+    }
+    this.state = {
+      lastVersion: next,
+      base: normalized,
+      fullBytes: kind === 'full' ? fullBytes : state.fullBytes,
+      deltaSince: kind === 'full' ? 0 : state.deltaSince + bytes,
+      trusted: true,
+      readOnly: null,
+    };
+    return { checkpoint: cp, bytesWritten: bytes + blobs.reduce((n, b) => n + b.bytes.length, 0) };
+  }
+
+  private async commit(
+    c: pg.ClientBase,
+    request: SaveRequest,
+    next: number,
+    kind: 'full' | 'delta',
+    body: string,
+    bytes: number,
+    doc: string,
+    token: string,
+    cp: Checkpoint,
+    blobs: { hex: string; bytes: Buffer }[],
+  ): Promise<void> {
+    const lease = request.lease;
+    if (lease && lease.taskId === this.taskId) {
+      const row = await readLeaseRow(c, this.taskId, 'FOR SHARE');
+      if (!row || row.generation !== lease.generation || row.entry?.released) throw new LeaseLostError(this.taskId);
+    }
+    if (blobs.length > 0)
+      await c.query(
+        `INSERT INTO waystation_blobs (hex, bytes) SELECT * FROM unnest($1::text[], $2::bytea[]) ON CONFLICT (hex) DO NOTHING`,
+        [blobs.map((b) => b.hex), blobs.map((b) => b.bytes)],
+      );
+    await c.query(
+      `INSERT INTO waystation_versions (task_id, version, kind, body, bytes, source, updated_at, writer) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [this.taskId, next, kind, body, bytes, JSON.stringify(cp.source), cp.run.updated_at, token],
+    );
+    if (next === 1) await c.query(`INSERT INTO waystation_tasks (task_id, last_version, head) VALUES ($1, 1, $2)`, [this.taskId, doc]);
+    else {
+      const updated = await c.query(`UPDATE waystation_tasks SET last_version = $2, head = $3 WHERE task_id = $1 AND last_version = $4`, [
+        this.taskId,
+        next,
+        doc,
+        next - 1,
+      ]);
+      if (updated.rowCount === 0) throw new ConflictError(this.taskId, next);
+    }
+    await insertEvent(c, this.taskId, { type: 'version', version: next });
+  }
+
+  /** After a dropped connection: whether this writer's version `next` is in the database (by its token). */
+  private async committed(next: number, token: string): Promise<boolean> {
+    let last: unknown;
+    for (let attempt = 0; attempt < OUTCOME_ATTEMPTS; attempt++) {
+      try {
+        const { rows } = await this.conn.withClient((c) =>
+          c.query<{ writer: string }>(`SELECT writer FROM waystation_versions WHERE task_id = $1 AND version = $2`, [this.taskId, next]),
+        );
+        if (rows.length === 0) return false;
+        if (rows[0].writer === token) return true;
+        throw new ConflictError(this.taskId, next);
+      } catch (err) {
+        if (err instanceof ConflictError) throw err;
+        last = err;
+        await new Promise((r) => setTimeout(r, OUTCOME_DELAY_MS * (attempt + 1)));
+      }
+    }
+    throw new PostgresStoreError(
+      'connection-lost',
+      `the connection to ${this.conn.shown} was lost while version ${next} of task ${this.taskId} was being committed, and the server could not be asked since (${this.conn.mapError(last).message}); whether version ${next} was saved is unknown until it can be read. Stop here: resuming later continues from the last committed version.`,
+    );
+  }
+
+  private notCommitted(next: number, err: unknown): StoreWriteError {
+    // mapError says "the connection to <URL> was lost (<why>)."
+    const lost = this.conn.mapError(err).message.replace(/\.$/, '');
+    return new StoreWriteError(this.taskId, [
+      problem(this.taskId, 'io', `${lost} before version ${next} was committed; nothing was written and version ${next - 1} is intact`),
+    ]);
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * Two rules every view of the inspector keeps, checked in Chromium against
+ * the real host over a demo directory:
+ *
+ * - accessibility: axe-core finds no violation of serious or critical impact
+ *   on the task list and on every tab of the task view, in light and in dark;
+ * - layout: from 1024 to 1920 pixels wide, in both themes, no view scrolls
+ *   sideways, no pane is wider than its column, and no text is cut short
+ *   without a way to read it whole.
+ *
+ * One host and one browser for the whole file; each view is visited once per
+ * theme and size.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
+import { hasChromium, rowId, SHOTS, startWorld, type E2eWorld } from './e2e-harness.js';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const SIZES = [
+  { width: 1024, height: 700 },
+  { width: 1280, height: 800 },
+  { width: 1920, height: 1080 },
+] as const;
+const THEMES = ['light', 'dark'] as const;
+const TABS = ['Plan', 'Artifacts', 'Side effects', 'Errors', 'Run', 'Messages', 'History', 'Events'] as const;
+const LONG = 45_000;
+/** Moderate by axe's scale, and still required: a level-one heading, one main landmark, nothing outside landmarks. */
+const STRUCTURE_RULES = ['page-has-heading-one', 'landmark-one-main', 'region'];
+
+interface AxeFinding {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+}
+
+/** Run axe-core on the page as it is; the serious and critical violations, one line each. */
+async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated through the debugging protocol: the page's CSP (rightly) refuses an injected script tag.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(await fs.readFile(AXE, 'utf8'));
+  const found = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: AxeFinding[] }> } }).axe;
+    const result = await axe.run((globalThis as unknown as { document: unknown }).document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
+  });
+  return found
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical' || STRUCTURE_RULES.includes(v.id))
+    .flatMap((v) => v.nodes.slice(0, 5).map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')}: ${n.failureSummary ?? v.help}`));
+}
+
+/**
+ * What overflows sideways in the page: the document itself, any element that
+ * scrolls horizontally, and any text cut with an ellipsis that offers no title
+ * to read it whole. Elements marked data-scroll-x (a code view that scrolls on
+ * purpose) may scroll.
+ */
+async function overflows(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    type El = {
+      tagName: string;
+      className: unknown;
+      id: string;
+      scrollWidth: number;
+      clientWidth: number;
+      textContent: string | null;
+      title?: string;
+      closest(sel: string): unknown;
+      getAttribute(name: string): string | null;
+      getClientRects(): { length: number };
+      getBoundingClientRect(): { left: number; right: number };
+      querySelectorAll(sel: string): El[];
+      children: El[];
+    };
+    const g = globalThis as unknown as {
+      document: { documentElement: El; querySelectorAll(sel: string): El[] };
+      innerWidth: number;
+      getComputedStyle(el: El): { overflowX: string; textOverflow: string; display: string; visibility: string };
+    };
+    const name = (el: El) =>
+      `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : ''}`;
+    const found: string[] = [];
+    const doc = g.document.documentElement;
+    if (doc.scrollWidth > g.innerWidth) found.push(`the page is ${doc.scrollWidth}px wide in a ${g.innerWidth}px window`);
+    for (const el of g.document.querySelectorAll('body *')) {
+      if (el.getClientRects().length === 0) continue;
+      const style = g.getComputedStyle(el);
+      if (style.visibility === 'hidden') continue;
+      const wider = el.scrollWidth > el.clientWidth + 1;
+      if (!wider) continue;
+      if ((style.overflowX === 'auto' || style.overflowX === 'scroll') && !el.closest('[data-scroll-x]')) {
+        // Name what sticks out: the innermost elements past the scroller's edge.
+        const box = el.getBoundingClientRect();
+        const out = (e: El) => e.tagName !== 'OPTION' && e.getClientRects().length > 0 && e.getBoundingClientRect().right > box.right + 1;
+        const culprits = [...el.querySelectorAll('*')].filter((e) => out(e) && ![...e.children].some(out)).slice(0, 3);
+        found.push(
+          `${name(el)} scrolls sideways (${el.scrollWidth}px of content in ${el.clientWidth}px; past its edge: ${culprits.map(name).join(', ')})`,
+        );
+      } else if (style.textOverflow === 'ellipsis' && style.overflowX === 'hidden') {
+        if (!el.closest('[title]')) found.push(`${name(el)} cuts "${(el.textContent ?? '').slice(0, 40)}" with no title to read it whole`);
+      }
+    }
+    return found;
+  });
+}
+
+describe.skipIf(!hasChromium)('every view of the inspector: accessible and within the window', () => {
+  let world: E2eWorld;
+  let page: Page;
+  let taskId: string;
+  let diffPair: { a: number; b: number };
+
+  async function openTask(id: string) {
+    await page.getByRole('searchbox', { name: 'Search tasks' }).fill(id);
+    await page
+      .getByRole('listbox', { name: 'Task list' })
+      .locator(`[id="${rowId(id)}"]`)
+      .click();
+    await page.locator('.task-meta').getByText(id, { exact: true }).waitFor({ timeout: LONG });
+  }
+
+  /** Show one view: the list with nothing open, or one tab of the task (History with a diff picked). */
+  async function show(view: string) {
+    if (view === 'list') {
+      await page.goto(world.url);
+      await page.getByRole('listbox', { name: 'Task list' }).getByRole('option').first().waitFor({ timeout: LONG });
+      return;
+    }
+    await page.getByRole('tab', { name: new RegExp(`^${view}`) }).click();
+    if (view === 'History') {
+      await page.getByRole('radio', { name: `Diff from version ${diffPair.a}`, exact: true }).check();
+      await page.getByRole('radio', { name: `Diff to version ${diffPair.b}`, exact: true }).check();
+      await page.getByRole('table', { name: `Changes from version ${diffPair.a} to version ${diffPair.b}` }).waitFor({ timeout: LONG });
+    }
+    if (view === 'Plan') {
+      // With a step's model calls open: the step detail is part of the Plan tab.
+      const calls = page.getByRole('button', { name: /^Show model calls of step / }).first();
+      if (await calls.count()) {
+        await calls.click();
+        await page
+          .getByRole('region', { name: /^Model calls of step / })
+          .first()
+          .waitFor({ timeout: LONG });
+      }
+    }
+    if (view === 'Run') await page.getByRole('img', { name: /Tokens per step/ }).waitFor({ timeout: LONG });
+    if (view === 'Messages') await page.getByRole('list', { name: 'Messages' }).waitFor({ timeout: LONG });
+    if (view === 'Events') await page.getByRole('log', { name: 'Event timeline' }).waitFor({ timeout: LONG });
+  }
+
+  beforeAll(async () => {
+    world = await startWorld({ prefix: 'e2e-a11y-' });
+    page = await world.browser.newPage({ viewport: SIZES[1] });
+    page.on('pageerror', (err) => world.output.push(`[pageerror] ${err.message}\n`));
+    // The task with the most to show: a history with a step transition, messages, artifacts and side effects.
+    const tasks = await world.rpc<TaskSummary[]>('listTasks');
+    for (const t of tasks.filter((t) => (t.version ?? 0) >= 2 && t.format === 'waystation')) {
+      const history = (await world.rpc<{ versions: { version: number }[] }>('getHistory', { taskId: t.task_id })).versions;
+      const a = history[0].version;
+      const b = history[history.length - 1].version;
+      const diff = await world.rpc<{ summary: { step_transitions: unknown[] } }>('diffVersions', { taskId: t.task_id, a, b });
+      if (diff.summary.step_transitions.length > 0 && t.display_status === 'failed') {
+        taskId = t.task_id;
+        diffPair = { a, b };
+        break;
+      }
+    }
+    expect(taskId, 'a failed demo task with a step transition in its history').toBeTruthy();
+  }, 180_000);
+
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail' && page) {
+      const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+      await page.screenshot({ path: path.join(SHOTS, `failed-${name}.png`) }).catch(() => undefined);
+    }
+  });
+
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  it('loads with no failed request: no 404 for a favicon or anything else', async () => {
+    const failed: string[] = [];
+    const onResponse = (r: { status(): number; url(): string }) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url().replace(/token=[^&]+/, 'token=…')}`);
+    };
+    page.on('response', onResponse);
+    try {
+      await show('list');
+      await openTask(taskId);
+      // The favicon is asked for after the load; an idle network means it was asked for already.
+      await page.waitForLoadState('networkidle');
+    } finally {
+      page.off('response', onResponse);
+    }
+    expect(failed).toEqual([]);
+  }, 60_000);
+
+  for (const theme of THEMES) {
+    it(`has no serious or critical axe violation on the list and on every tab, ${theme}`, async () => {
+      await page.setViewportSize(SIZES[1]);
+      await page.emulateMedia({ colorScheme: theme });
+      const found: string[] = [];
+      await show('list');
+      found.push(...(await axeViolations(page)).map((v) => `list: ${v}`));
+      await openTask(taskId);
+      for (const tab of TABS) {
+        await show(tab);
+        found.push(...(await axeViolations(page)).map((v) => `${tab}: ${v}`));
+      }
+      expect(found).toEqual([]);
+    }, 180_000);
+  }
+
+  for (const theme of THEMES) {
+    it(`keeps every view within the window at 1024, 1280 and 1920 pixels wide, ${theme}`, async () => {
+      await page.emulateMedia({ colorScheme: theme });
+      const found: string[] = [];
+      await page.setViewportSize(SIZES[0]);
+      await show('list');
+      await openTask(taskId);
+      for (const tab of TABS) {
+        await show(tab);
+        for (const size of SIZES) {
+          await page.setViewportSize(size);
+          // One frame for the layout (and the charts' measured width) to follow the new size.
+          await page.evaluate(
+            () =>
+              new Promise((r) =>
+                (globalThis as unknown as { requestAnimationFrame(f: () => void): void }).requestAnimationFrame(() => r(null)),
+              ),
+          );
+          found.push(...(await overflows(page)).map((o) => `${tab} at ${size.width}x${size.height}: ${o}`));
+        }
+        await page.setViewportSize(SIZES[0]);
+      }
+      expect(found).toEqual([]);
+    }, 180_000);
+  }
+});

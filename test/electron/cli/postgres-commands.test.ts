@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import fs from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../../shared/checkpoint/canonical-json.js';
+import { openLocation } from '../../../electron/store/open-location.js';
+import type { CheckpointSource } from '../../../electron/store/store-types.js';
+import { createDatabase, TEST_PASSWORD } from '../../support/postgres-cluster.js';
+import { useOfflineWorkers } from '../../support/offline-workers.js';
+import { cleanup, tempRoot } from '../store/store-test-helpers.js';
+import { captureCli } from './capture-cli.js';
+
+useOfflineWorkers({ SKIP_FAILURE: '1' });
+
+/** Every version of every task, by the hash of its canonical JSON. */
+async function fingerprint(source: CheckpointSource): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const t of await source.listTasks()) {
+    const versions = (await source.history(t.task_id)).map((v) => v.version);
+    const cps = await source.readVersions(t.task_id, versions);
+    out[t.task_id] = cps.map((cp) => createHash('sha256').update(canonicalJson(cp)).digest('hex'));
+  }
+  return out;
+}
+
+describe('the CLI on a PostgreSQL URL', () => {
+  it('db init, run, ls, show, history and tail work on a database, and no output carries the password', async () => {
+    const url = await createDatabase('cli');
+    const outputs: string[] = [];
+    const cli = async (...args: string[]) => {
+      const r = await captureCli(...args);
+      outputs.push(r.out, r.err);
+      return r;
+    };
+    expect((await cli('db', 'init', url)).out).toMatch(/created the Waystation schema \(version 1\)/);
+    expect((await cli('db', 'init', url)).out).toMatch(/already has the Waystation schema/);
+    const run = await cli('run', url, 'checkpoint-demo', '--task', 'demo-1', '--json');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.out).status).toBe('done');
+    const ls = await cli('ls', url, '--json');
+    expect(JSON.parse(ls.out).map((t: { task_id: string; status: string }) => [t.task_id, t.status])).toEqual([['demo-1', 'done']]);
+    expect((await cli('show', url, 'demo-1')).code).toBe(0);
+    const history = JSON.parse((await cli('history', url, 'demo-1', '--json')).out) as { version: number }[];
+    expect(history.length).toBeGreaterThan(4);
+    expect((await cli('tail', url, 'demo-1')).out).toMatch(/version 1/);
+    expect((await cli('verify', url, 'demo-1')).code).toBe(0);
+    const missing = await cli('show', url, 'nope');
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/no task "nope" in postgres:\/\/postgres@127\.0\.0\.1/);
+    for (const text of outputs) expect(text).not.toContain(TEST_PASSWORD);
+  });
+
+  it('copy moves every task from a database to a directory and on to another database, verified, idempotent, the source untouched', async () => {
+    const source = await createDatabase('copysrc');
+    const dest = await createDatabase('copydst');
+    const dir = await tempRoot('waystation-copy-');
+    try {
+      expect((await captureCli('run', source, 'checkpoint-demo', '--task', 'a')).code).toBe(0);
+      expect((await captureCli('run', source, 'checkpoint-demo', '--task', 'b')).code).toBe(0);
+      const before = await fingerprint(openLocation(source));
+      const eventsBefore = await openLocation(source).readEvents('a');
+
+      const first = await captureCli('copy', source, dir, '--json');
+      expect(first.code).toBe(0);
+      expect((JSON.parse(first.out) as { status: string }[]).map((o) => o.status)).toEqual(['copied', 'copied']);
+      const again = await captureCli('copy', source, dir, '--json');
+      expect((JSON.parse(again.out) as { status: string; versions: number }[]).map((o) => [o.status, o.versions])).toEqual([
+        ['up-to-date', 0],
+        ['up-to-date', 0],
+      ]);
+      expect((await captureCli('copy', dir, dest, '--task', 'b')).code).toBe(0);
+
+      expect(await fingerprint(openLocation(dir))).toEqual(before);
+      expect(await fingerprint(openLocation(dest))).toEqual({ b: before.b });
+      expect(await fingerprint(openLocation(source))).toEqual(before);
+      // Every event, in order, with its id; a version event carries the time of the copy.
+      const copied = await openLocation(dir).readEvents('a');
+      const strip = (e: { at: string; type: string }) => (e.type === 'version' ? { ...e, at: '' } : e);
+      expect(copied.map(strip)).toEqual(eventsBefore.map(strip));
+      expect(await fs.readdir(dir)).toEqual(expect.arrayContaining(['a', 'b']));
+    } finally {
+      await cleanup(dir);
+    }
+  });
+
+  it('a server that is not there: a clear error, exit 1, no password', async () => {
+    const r = await captureCli('ls', `postgres://me:${TEST_PASSWORD}@127.0.0.1:1/agents`);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/cannot reach the PostgreSQL server of postgres:\/\/me@127\.0\.0\.1:1\/agents/);
+    expect(r.err).not.toContain(TEST_PASSWORD);
+  });
+});
