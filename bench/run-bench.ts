@@ -12,6 +12,7 @@
  *   --versions N         versions per task (default 10)
  *   --writes N           versions written for the event latency (default 100)
  *   --no-browser         skip the Chromium measurement
+ *   --skip-langgraph     skip the LangGraph source (10,000 checkpoints over 100 threads)
  *   --no-json            do not write bench/results/bench-<date>.json
  *
  * The scale fixture is cached under the OS temp folder (see
@@ -26,6 +27,7 @@ import { formatStartup, runStartupBench } from './lib/startup.js';
 import os from 'node:os';
 import { runRuntimeBench } from './lib/runtime/runtime-bench.js';
 import { formatGraphComparison, formatRuntimeBench } from './lib/runtime/runtime-report.js';
+import { formatLangGraphBench, runLangGraphBench } from './lib/langgraph-source-bench.js';
 
 // Importing the store bench must not start its standalone run.
 (globalThis as { WAYSTATION_BENCH_LIBRARY?: boolean }).WAYSTATION_BENCH_LIBRARY = true;
@@ -43,6 +45,7 @@ const { values } = parseArgs({
     versions: { type: 'string' },
     writes: { type: 'string' },
     'no-browser': { type: 'boolean', default: false },
+    'skip-langgraph': { type: 'boolean', default: false },
     'no-json': { type: 'boolean', default: false },
   },
 });
@@ -104,8 +107,13 @@ if (runtime) {
   console.log(`## Through the runtime, against a real LangGraph graph\n\n${formatGraphComparison(runtime.cases, runtime.graphs)}\n`);
 }
 
+const langgraph = values['skip-langgraph']
+  ? null
+  : await runLangGraphBench({ threads: quick ? 10 : 100, questions: 20, runs: quick ? 3 : 5, log: (line) => console.error(line) });
+if (langgraph) console.log(`## LangGraph source\n\n${formatLangGraphBench(langgraph)}\n`);
+
 const store = values['skip-store'] ? null : await runStoreBench({ steps: quick ? 1000 : 10_000, print: true });
 
 if (!values['no-json']) {
-  console.error(`\nresults: ${await writeResultsFile('bench', { command, machine, startup, scale, runtime, store })}`);
+  console.error(`\nresults: ${await writeResultsFile('bench', { command, machine, startup, scale, runtime, langgraph, store })}`);
 }

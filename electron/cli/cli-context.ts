@@ -8,7 +8,9 @@
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { isPostgresUrl, redactUrl } from '../store/postgres/redact-url.js';
-import type { CheckpointStore, TaskEntry } from '../store/store-types.js';
+import type { CheckpointSource, CheckpointStore, TaskEntry } from '../store/store-types.js';
+import { detectLocation } from '../sources/detect-location.js';
+import { openLangGraphSource } from '../sources/langgraph/open-langgraph.js';
 import { createStyle, type Style } from './style.js';
 import { refuseUrlDirectory } from './directory-argument.js';
 
@@ -43,6 +45,10 @@ export interface CliContext {
   /** Styling for stderr. */
   readonly errStyle: Style;
   openStore(root: string): CheckpointStore;
+  /** Run `fn` when the command has finished (a database connection to close). */
+  atExit(fn: () => Promise<void>): void;
+  /** Run what atExit collected; the CLI calls it once the command is done. */
+  runExits(): Promise<void>;
   /** Raise the exit code of this run; it never goes down (problems are not forgotten by a later success). */
   fail(code: number): void;
   readonly exitCode: number;
@@ -50,11 +56,18 @@ export interface CliContext {
 
 export function createContext(io: CliIo, openStore: (root: string) => CheckpointStore): CliContext {
   let exitCode: number = ExitCode.ok;
+  const exits: (() => Promise<void>)[] = [];
   return {
     io,
     style: createStyle(io.color),
     errStyle: createStyle(io.errColor ?? io.color),
     openStore,
+    atExit(fn) {
+      exits.push(fn);
+    },
+    async runExits() {
+      for (const fn of exits.splice(0)) await fn().catch(() => {});
+    },
     fail(code) {
       exitCode = Math.max(exitCode, code);
     },
@@ -63,6 +76,12 @@ export function createContext(io: CliIo, openStore: (root: string) => Checkpoint
     },
   };
 }
+
+/** The help text of a location argument that is written to: a directory or a Waystation database. */
+export const STORE_ARGUMENT = 'the checkpoint directory, or a postgres:// URL of a Waystation store';
+/** The help text of a location argument that is only read: also a LangGraph checkpointer. */
+export const SOURCE_ARGUMENT =
+  'the checkpoint directory, a postgres:// URL, or a LangGraph checkpointer (its SQLite file, or a postgres:// URL of its tables)';
 
 /** A location as it may be printed: a URL without its password, a path as given. */
 export function shownLocation(location: string): string {
@@ -88,7 +107,14 @@ export async function requireDirectory(dir: string): Promise<string> {
   } catch {
     throw new UsageError(`${dir}: no such directory`);
   }
-  if (!stats.isDirectory()) throw new UsageError(`${dir} is not a directory`);
+  if (!stats.isDirectory()) {
+    throw new UsageError(
+      `${dir} is not a directory: this command changes a checkpoint directory or a postgres:// store` +
+        (stats.isFile()
+          ? '; a LangGraph checkpointer file is opened by the commands that read (ls, show, history, diff, result, serve)'
+          : ''),
+    );
+  }
   return root;
 }
 
@@ -104,6 +130,39 @@ export async function requireTask(
   const shown = shownLocation(dir);
   if (!entry) throw new UsageError(`no task "${taskId}" in ${shown}; \`waystation ls ${shown}\` lists the tasks`);
   return { root, store, entry };
+}
+
+/**
+ * Open what a location argument names for reading: a checkpoint directory or
+ * a Waystation database (its store), or a LangGraph checkpointer (a SQLite
+ * file, a `postgres://` URL of a database holding LangGraph's tables),
+ * read-only. A usage error saying what the location is otherwise. `root` is
+ * the source's locator, safe to print (a URL without its password).
+ */
+export async function requireSource(ctx: CliContext, location: string): Promise<{ root: string; source: CheckpointSource }> {
+  if (!isPostgresUrl(location)) refuseUrlDirectory(location);
+  const found = await detectLocation(location);
+  if (found.kind === 'neither') throw new UsageError(found.reason);
+  if (found.kind === 'directory' || found.kind === 'postgres-store') {
+    const store = ctx.openStore(found.kind === 'directory' ? found.dir : found.url);
+    return { root: store.root, source: store };
+  }
+  const source = await openLangGraphSource(location);
+  ctx.atExit(() => source.close());
+  return { root: source.root, source };
+}
+
+/** Open a location (see requireSource) and find TASK in it; a usage error naming the command that lists tasks when there is no such task. */
+export async function requireSourceTask(
+  ctx: CliContext,
+  location: string,
+  taskId: string,
+): Promise<{ root: string; source: CheckpointSource; entry: TaskEntry }> {
+  const { root, source } = await requireSource(ctx, location);
+  const entry = await source.getTask(taskId);
+  const shown = shownLocation(location);
+  if (!entry) throw new UsageError(`no task "${taskId}" in ${shown}; \`waystation ls ${shown}\` lists the tasks`);
+  return { root, source, entry };
 }
 
 /** Parse a version argument: a positive integer, or `latest` when the latest version is known. */

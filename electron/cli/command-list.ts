@@ -35,6 +35,7 @@ export const commandList: readonly CommandEntry[] = [
   { name: 'approve', load: () => import('./commands/approve.js') },
   { name: 'reject', load: () => import('./commands/reject.js') },
   { name: 'edit', load: () => import('./commands/edit.js') },
+  { name: 'fork-thread', load: () => import('./commands/fork-thread.js') },
   { name: 'stop', load: () => import('./commands/stop.js') },
   { name: 'fork', load: () => import('./commands/fork.js') },
   { name: 'rewind', load: () => import('./commands/rewind.js') },

@@ -83,6 +83,7 @@ export async function runCli(argv: readonly string[], io: CliIo, opts: RunOption
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (err) {
+    await ctx.runExits();
     if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     if (err instanceof UsageError) {
       io.err(ctx.errStyle.red(`waystation: ${err.message}`) + '\n');
@@ -91,6 +92,7 @@ export async function runCli(argv: readonly string[], io: CliIo, opts: RunOption
     io.err(ctx.errStyle.red(`waystation: ${err instanceof Error ? err.message : String(err)}`) + '\n');
     return ExitCode.problems;
   }
+  await ctx.runExits();
   return ctx.exitCode;
 }
 

@@ -8,7 +8,7 @@
  * never disagree. A watcher that fails is announced as a `directory-notice`.
  */
 import path from 'node:path';
-import type { CheckpointStore, StoreSubscription } from '../store/store-types.js';
+import type { CheckpointSource, StoreSubscription } from '../store/store-types.js';
 import type { DirectoryChange, DirectoryWatcher } from './directory-watcher.js';
 import { watchDirectoryInThread } from './directory-watcher-thread.js';
 import type { EventHub } from './event-hub.js';
@@ -18,7 +18,7 @@ import type { SerialQueue } from './serial-queue.js';
 
 export interface ChangeFeedOptions {
   root: string;
-  store: CheckpointStore;
+  store: CheckpointSource;
   list: KeptTaskList;
   queue: SerialQueue;
   hub: EventHub;

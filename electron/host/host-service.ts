@@ -32,8 +32,10 @@ import {
 } from '../../shared/api/contract.js';
 import type { TaskListing } from '../../shared/checkpoint/task-summary.js';
 import { openStore } from '../store/directory-store.js';
-import { locationKind, openLocation } from '../store/open-location.js';
-import type { CheckpointStore } from '../store/store-types.js';
+import { openLocation } from '../store/open-location.js';
+import { isCheckpointStore, type CheckpointSource, type CheckpointStore } from '../store/store-types.js';
+import { detectLocation } from '../sources/detect-location.js';
+import { openLangGraphSource } from '../sources/langgraph/open-langgraph.js';
 import { builtInAgentInfos, catalogOf } from './agent-catalog-cache.js';
 import { EventHub } from './event-hub.js';
 import { HostOperations } from './host-operations.js';
@@ -113,10 +115,20 @@ export class HostService implements WaystationService {
    * unset: in the mode the folder was last opened in (see RecentFolders).
    */
   async open(dir: string, opts: { readOnly?: boolean } = {}): Promise<DirectoryInfo> {
-    if (locationKind(dir) !== 'directory') return this.openNonDirectory(dir, opts);
+    // A database or a LangGraph checkpointer opens as a store or a source of its own; anything else must be a directory.
+    const found = await detectLocation(dir);
+    if (found.kind === 'postgres-store') return this.openNonDirectory((this.options.openStore ?? openLocation)(dir), opts);
+    if (found.kind === 'langgraph-sqlite' || found.kind === 'langgraph-postgres') {
+      // Waystation never runs a LangGraph graph: a checkpointer is browsed, read-only whatever was asked.
+      const source = await openLangGraphSource(dir);
+      return this.openNonDirectory(source, { readOnly: true, remember: found.kind === 'langgraph-sqlite' });
+    }
     const root = path.resolve(dir);
     const stats = await fs.stat(root).catch(() => null);
-    if (!stats?.isDirectory()) throw new ApiError('not-found', `${root} is not a directory; nothing was opened`);
+    if (!stats?.isDirectory()) {
+      const why = stats && found.kind === 'neither' ? `: ${found.reason}` : '';
+      throw new ApiError('not-found', `${root} is not a directory${why}; nothing was opened`);
+    }
     const realRoot = await fs.realpath(root);
     // Nothing of a directory runs before a person trusts it: untrusted is read-only, whatever was asked.
     const untrusted = this.options.runner ? !(await this.trustGate().isTrusted(realRoot)) : false;
@@ -156,28 +168,37 @@ export class HostService implements WaystationService {
   }
 
   /**
-   * Open a store that is not a directory (a database): its change feed is
-   * the store's own subscription instead of a watcher, and it is not added to
-   * the recent folders, which hold paths only.
+   * Open a store or source that is not a directory (a database, a LangGraph
+   * checkpointer): its change feed is its own subscription instead of a
+   * watcher. A database is not added to the recent folders (its URL may hold
+   * a password, and that list is stored in the clear); a LangGraph file is,
+   * read-only. A source that cannot be written is browsed read-only.
    */
-  private async openNonDirectory(location: string, opts: { readOnly?: boolean }): Promise<DirectoryInfo> {
-    const store = (this.options.openStore ?? openLocation)(location);
-    // Fails here, with the store's own words (unreachable, wrong password, no schema), before anything is replaced.
-    await store.listTasks((entries) => entries.slice(0, 0));
+  private async openNonDirectory(store: CheckpointSource, opts: { readOnly?: boolean; remember?: boolean }): Promise<DirectoryInfo> {
+    try {
+      // Fails here, with the store's own words (unreachable, wrong password, no schema), before anything is replaced.
+      await store.listTasks((entries) => entries.slice(0, 0));
+    } catch (err) {
+      await store.close().catch(() => {});
+      throw err;
+    }
+    const writable = isCheckpointStore(store);
     // A database holds no code: what runs is read from its artifact folder, which must be trusted like a directory.
-    const untrusted = this.options.runner ? !(await this.trustGate().isTrusted(store.artifactRoot)) : false;
+    const untrusted = writable && this.options.runner ? !(await this.trustGate().isTrusted(store.artifactRoot)) : false;
     await this.closeDirectory();
     this.untrusted = untrusted;
     const opened = new OpenDirectory({
-      root: location,
-      readOnly: !this.options.runner || untrusted || (opts.readOnly ?? false),
+      root: store.root,
+      readOnly: !writable || !this.options.runner || untrusted || (opts.readOnly ?? false),
       store,
       hub: this.hub,
       hashes: this.moduleHashes,
-      describeRegistered: this.options.runner?.registeredAgents?.bind(this.options.runner),
+      describeRegistered: writable ? this.options.runner?.registeredAgents?.bind(this.options.runner) : undefined,
       watch: this.options.watch,
+      onClose: () => store.close(),
     });
     this.current = opened;
+    if (opts.remember) await this.rememberFolder(store.root, true);
     const listed = opened.list.built().then(
       () => undefined,
       () => undefined,

@@ -9,7 +9,7 @@
  */
 import { mayNeedRecovery, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { IMPORT_SUFFIX } from '../store/directory-scan.js';
-import type { CheckpointStore, ListedTask } from '../store/store-types.js';
+import type { CheckpointSource, ListedTask } from '../store/store-types.js';
 import { summarizeEntries, summarizeEntry } from '../verify/summarize-entry.js';
 import type { SerialQueue } from './serial-queue.js';
 
@@ -65,7 +65,7 @@ export class KeptTaskList {
 
   constructor(
     private readonly root: string,
-    private readonly store: CheckpointStore,
+    private readonly store: CheckpointSource,
     private readonly queue: SerialQueue,
   ) {}
 

@@ -7,7 +7,7 @@
  * pending entry is awaited, so a refresh prompted by the exit never misses
  * the failure that caused it.
  */
-import type { CheckpointStore } from '../store/store-types.js';
+import type { CheckpointSource } from '../store/store-types.js';
 import { moduleFileOf } from '../runtime/agent-loader.js';
 import type { RunnerEvent } from './host-ports.js';
 import type { LoadFailure, ModuleHashCache } from './task-agent-status.js';
@@ -18,7 +18,7 @@ export class LoadFailures {
 
   constructor(
     private readonly root: string,
-    private readonly store: CheckpointStore,
+    private readonly store: CheckpointSource,
     private readonly hashes: ModuleHashCache,
   ) {}
 

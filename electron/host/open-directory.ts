@@ -4,7 +4,7 @@
  * reads, the load failures), created together when the directory is opened
  * and dropped together when another one is.
  */
-import type { CheckpointStore } from '../store/store-types.js';
+import type { CheckpointSource } from '../store/store-types.js';
 import { RegisteredAgentsCache } from './agent-catalog-cache.js';
 import { ChangeFeed } from './change-feed.js';
 import type { EventHub } from './event-hub.js';
@@ -20,8 +20,11 @@ export interface OpenDirectoryOptions {
   root: string;
   /** Browsed only: nothing is run, no agent module is loaded (see DirectoryInfo.read_only). */
   readOnly: boolean;
-  store: CheckpointStore;
+  /** The directory's store, or a read-only source (a LangGraph checkpointer). */
+  store: CheckpointSource;
   hub: EventHub;
+  /** Run after the parts have stopped (a source's database connection to close). */
+  onClose?: () => Promise<void>;
   hashes: ModuleHashCache;
   /** Describes the directory's registered agents; absent when the host has no runner able to. */
   describeRegistered?: HostRunner['registeredAgents'];
@@ -32,7 +35,7 @@ export interface OpenDirectoryOptions {
 export class OpenDirectory {
   readonly root: string;
   readonly readOnly: boolean;
-  readonly store: CheckpointStore;
+  readonly store: CheckpointSource;
   /** Batches are handled one after the other, so events keep their order. */
   readonly queue = new SerialQueue();
   readonly list: KeptTaskList;
@@ -46,8 +49,9 @@ export class OpenDirectory {
   /** Settles once the watcher is ready and what changed before it was has been applied. */
   watching: Promise<void> | null = null;
   private closed = false;
+  private readonly closing: (() => Promise<void>)[] = [];
 
-  constructor(options: OpenDirectoryOptions) {
+  constructor(private readonly options: OpenDirectoryOptions) {
     const { root, store, hub } = options;
     this.root = root;
     this.readOnly = options.readOnly;
@@ -95,10 +99,17 @@ export class OpenDirectory {
     );
   }
 
+  /** Run `fn` when the directory is closed, before the batches queued are awaited (a watcher of its own to stop). */
+  onClosing(fn: () => Promise<void>): void {
+    this.closing.push(fn);
+  }
+
   /** Stop watching; resolves once the batches already queued have run. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const fn of this.closing.splice(0)) await fn().catch(() => {});
     await this.feed.close();
     await this.queue.idle();
+    await this.options.onClose?.();
   }
 }

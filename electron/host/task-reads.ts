@@ -12,7 +12,7 @@ import { ApiError, type ApiOutputs, type ApiParsedInput, type TaskDetail } from 
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
 import { hasRecoveryNews } from '../store/recovery-report.js';
-import { TaskReadError, type CheckpointStore, type TaskEntry } from '../store/store-types.js';
+import { TaskReadError, type CheckpointSource, type TaskEntry } from '../store/store-types.js';
 import { summarizeEntry } from '../verify/summarize-entry.js';
 import { verifyTask } from '../verify/verify-task.js';
 import type { EventHub } from './event-hub.js';
@@ -22,7 +22,7 @@ import { VersionCache } from './version-cache.js';
 
 export interface TaskReadsOptions {
   root: string;
-  store: CheckpointStore;
+  store: CheckpointSource;
   hub: EventHub;
   /** Task location -> task id, as last seen: a task read is remembered there (see KeptTaskList.locations). */
   locations: Map<string, string>;
@@ -107,7 +107,7 @@ export class TaskReads {
 
   async getMessages(input: ApiParsedInput<'getMessages'>): Promise<ApiOutputs['getMessages']> {
     const entry = await this.entry(input.taskId);
-    if (entry.format !== 'waystation') {
+    if (entry.format === 'article-task-json' || entry.format === 'article-checkpoint-json') {
       // Legacy files keep their history inline; the store converted it when it read them.
       const cp = await this.checkpointAt(entry, input.version);
       const inline = (cp as Record<string, unknown>).messages;
@@ -192,7 +192,7 @@ export class TaskReads {
     }
   }
 
-  /** Several versions of a task, rebuilt together (see CheckpointStore.readVersions), or one by one the long way. */
+  /** Several versions of a task, rebuilt together (see CheckpointSource.readVersions), or one by one the long way. */
   private async versionsOf(taskId: string, versions: number[]): Promise<Checkpoint[]> {
     const { store } = this.options;
     try {

@@ -65,6 +65,12 @@ export async function importLegacyForResume(
     if (!adopter) return null;
     return adopt(env, taskId, adopter, entry.checkpoint!.source.imported_from!.path);
   }
+  if (entry.format === 'langgraph') {
+    throw new OperationError(
+      'read-only',
+      `task ${taskId} is a LangGraph thread: LangGraph itself runs it on (invoke the graph on the thread); Waystation only reads it. Nothing was written.`,
+    );
+  }
   const cp = entry.checkpoint;
   if (!cp) {
     const why = entry.problems.map((p) => `${p.file}: ${p.message}`).join('; ');

@@ -15,7 +15,7 @@ import type { LeaseEntry, LeaseLostError, LeaseOptions } from './lease-rules.js'
 import type { StopRequest } from './stop-request.js';
 
 /** Where a task's checkpoints came from on disk. */
-export type TaskFormat = 'waystation' | 'article-task-json' | 'article-checkpoint-json';
+export type TaskFormat = 'waystation' | 'article-task-json' | 'article-checkpoint-json' | 'langgraph';
 
 /**
  * One task as the directory shows it: readable or not, it is always listed.
@@ -362,4 +362,9 @@ export interface CheckpointStore extends CheckpointSource {
   importTask(taskId: string): Promise<SaveResult>;
   /** Append an event; returns it with its id. */
   appendEvent(taskId: string, event: Omit<TaskEvent, 'id' | 'task_id' | 'at'> & { at?: string }): Promise<TaskEvent>;
+}
+
+/** Whether a source can also be written (a store), as opposed to a read-only one such as a LangGraph checkpointer. */
+export function isCheckpointStore(source: CheckpointSource): source is CheckpointStore {
+  return typeof (source as Partial<CheckpointStore>).acquireLease === 'function';
 }

@@ -13,7 +13,7 @@ import type { CheckpointHead } from './checkpoint-head.js';
 import { DisplayStatus, deriveDisplayStatus } from './task-state.js';
 
 /** Where a task's checkpoints came from on disk (mirrors the store's TaskFormat). */
-export const TaskFormat = z.enum(['waystation', 'article-task-json', 'article-checkpoint-json']);
+export const TaskFormat = z.enum(['waystation', 'article-task-json', 'article-checkpoint-json', 'langgraph']);
 export type TaskFormat = z.infer<typeof TaskFormat>;
 
 /**

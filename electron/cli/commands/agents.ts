@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { listAvailableAgents } from '../../runtime/agent-catalog.js';
 import { isTrusted } from '../../runtime/directory-trust.js';
-import { ExitCode, requireLocation, type CliContext } from '../cli-context.js';
+import { ExitCode, requireLocation, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { addTrustOption, requireTrust, unloadedCatalog } from '../trust-check.js';
 import { formatJson, table } from '../output.js';
 // Provides the built-in agents to the runtime this command drives (see runtime/built-in-agents.ts).
@@ -18,7 +18,7 @@ export function register(program: Command, ctx: CliContext): void {
   const command = program
     .command('agents')
     .description('list the agents a directory can start: built-in and registered in DIR/waystation.config.json')
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .option('--json', 'print {agents, config_problem} as JSON')
     .addHelpText(
       'after',

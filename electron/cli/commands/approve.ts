@@ -4,7 +4,7 @@
  * prepared, a new plan is prepared instead and nothing runs).
  */
 import type { Command } from 'commander';
-import { requireTask, type CliContext } from '../cli-context.js';
+import { requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { addTrustOption, requireTrust } from '../trust-check.js';
 import { cliRunner, reportOutcome, RUN_EXIT_HELP, streamRunner } from './run.js';
 
@@ -12,7 +12,7 @@ export function register(program: Command, ctx: CliContext): void {
   const command = program
     .command('approve')
     .description("approve a task's pending resume plan and resume it")
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .option('--by <NAME>', 'who approves (default: $USER)')
     .option('--json', 'print the outcome as JSON')

@@ -11,8 +11,10 @@ import {
   type ChangeSummary,
   type StructuredDiffEntry,
 } from '../../../shared/diff/semantic-summary.js';
+import { langGraphPartOf, summarizeLangGraphChange } from '../../../shared/diff/langgraph-change.js';
+import { renderLangGraphChange } from '../langgraph-output.js';
 import { TaskReadError } from '../../store/store-types.js';
-import { ExitCode, parseVersion, requireTask, type CliContext } from '../cli-context.js';
+import { ExitCode, parseVersion, requireSourceTask, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
 import { colorStatus, formatCost, formatDuration, formatJson, formatProblem, inlineJson, shortSha, signed, type Style } from '../output.js';
 
 /** The semantic summary as lines of text. */
@@ -84,7 +86,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('diff')
     .description('show what changed between two versions of a task: a summary, then field by field')
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', SOURCE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .argument('<A>', 'the earlier version (a number or "latest")')
     .argument('<B>', 'the later version (a number or "latest")')
@@ -96,7 +98,7 @@ export function register(program: Command, ctx: CliContext): void {
         '1 when a version cannot be read, 2 for an unknown task or version.',
     )
     .action(async (dir: string, taskId: string, aText: string, bText: string, opts: { json?: boolean; exitCode?: boolean }) => {
-      const { store, entry } = await requireTask(ctx, dir, taskId);
+      const { source: store, entry } = await requireSourceTask(ctx, dir, taskId);
       const latest = entry.checkpoint?.version ?? null;
       const a = parseVersion(aText, latest);
       const b = parseVersion(bText, latest);
@@ -115,8 +117,17 @@ export function register(program: Command, ctx: CliContext): void {
       if (!from || !to) return ctx.fail(ExitCode.problems);
       const summary = summarizeChange(from, to);
       const entries = structuredDiff(from, to);
-      if (opts.json) ctx.io.out(formatJson({ task_id: entry.task_id, a, b, summary, entries }));
-      else ctx.io.out(`${renderSummary(ctx.style, summary)}\n${ctx.style.bold('Fields')}\n${renderEntries(ctx.style, entries)}`);
+      // A LangGraph thread's conversation lives outside the checkpoint: its change is told from the messages of both.
+      const [lgFrom, lgTo] = [langGraphPartOf(from), langGraphPartOf(to)];
+      const langgraph =
+        lgFrom && lgTo
+          ? summarizeLangGraphChange(lgFrom, lgTo, await store.readHistory(entry.task_id, a), await store.readHistory(entry.task_id, b))
+          : null;
+      if (opts.json) ctx.io.out(formatJson({ task_id: entry.task_id, a, b, summary, entries, ...(langgraph ? { langgraph } : {}) }));
+      else
+        ctx.io.out(
+          `${renderSummary(ctx.style, summary)}\n${langgraph ? `${renderLangGraphChange(ctx.style, langgraph)}\n` : ''}${ctx.style.bold('Fields')}\n${renderEntries(ctx.style, entries)}`,
+        );
       if (opts.exitCode && entries.length > 0) ctx.fail(ExitCode.problems);
     });
 }

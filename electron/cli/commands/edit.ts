@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import type { Command } from 'commander';
-import { requireTask, UsageError, type CliContext } from '../cli-context.js';
+import { requireTask, UsageError, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { cliRunner, reportOutcome, RUN_EXIT_HELP } from './run.js';
 
 function parseJson(text: string, where: string): unknown {
@@ -24,7 +24,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('edit')
     .description("replace a step's result with a value (validated against the step's output schema)")
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .argument('<STEP>', 'the step id (or name)')
     .option('--value <JSON>', 'the new result, as JSON')

@@ -4,14 +4,14 @@
  * are carried as done, with their keys, so the fork does not repeat them.
  */
 import type { Command } from 'commander';
-import { parseVersion, requireTask, type CliContext } from '../cli-context.js';
+import { parseVersion, requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { cliRunner, reportOutcome, RUN_EXIT_HELP } from './run.js';
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('fork')
     .description("start a new task from another task's state at a version (the original is never changed)")
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .argument('<TASK>', 'the task to fork')
     .argument('<VERSION>', 'the version to start from (a number, or "latest")')
     .option('--task <ID>', "the new task's id (default: <TASK>-fork-v<VERSION>-<random>)")

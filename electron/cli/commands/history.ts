@@ -4,19 +4,19 @@
  */
 import type { Command } from 'commander';
 import { TaskReadError } from '../../store/store-types.js';
-import { ExitCode, requireTask, type CliContext } from '../cli-context.js';
+import { ExitCode, requireSourceTask, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
 import { formatBytes, formatJson, formatProblem, table } from '../output.js';
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('history')
     .description('list the versions of a task with their source and time')
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', SOURCE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .option('--json', 'print an array of {version, source, updated_at, bytes}')
     .addHelpText('after', '\nExit status: 0 for a complete history, 1 when versions are missing or unreadable, 2 for an unknown task.')
     .action(async (dir: string, taskId: string, opts: { json?: boolean }) => {
-      const { store, entry } = await requireTask(ctx, dir, taskId);
+      const { source: store, entry } = await requireSourceTask(ctx, dir, taskId);
       let versions;
       try {
         versions = await store.history(entry.task_id);

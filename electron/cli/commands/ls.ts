@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { hasErrors, withPlan, type TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import { summarizeEntries } from '../../verify/summarize-entry.js';
-import { ExitCode, requireLocation, shownLocation, type CliContext } from '../cli-context.js';
+import { ExitCode, requireSource, shownLocation, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
 import { colorStatus, formatJson, formatProblem, table } from '../output.js';
 
 function renderHuman(ctx: CliContext, dir: string, tasks: TaskSummary[]): string {
@@ -43,7 +43,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('ls')
     .description('list the tasks in a checkpoint directory, readable or not')
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', SOURCE_ARGUMENT)
     .option('--json', "print an array of task summaries (the shape of GET /api/tasks), each with its plan's steps (id, name, status)")
     .addHelpText(
       'after',
@@ -52,11 +52,10 @@ export function register(program: Command, ctx: CliContext): void {
         '\nExit status: 0 when every task is readable and consistent, 1 when any task has an error-level problem.',
     )
     .action(async (dir: string, opts: { json?: boolean }) => {
-      const root = await requireLocation(dir);
-      const store = ctx.openStore(root);
+      const { source } = await requireSource(ctx, dir);
       // Summarized a slice at a time as the listing reads them (see KeepListed): no parsed checkpoint outlives its slice.
-      const tasks = await store.listTasks(async (entries) => {
-        const summaries = await summarizeEntries(store, entries);
+      const tasks = await source.listTasks(async (entries) => {
+        const summaries = await summarizeEntries(source, entries);
         return summaries.map((t, i) => withPlan(t, entries[i].checkpoint));
       });
       ctx.io.out(opts.json ? formatJson(tasks) : renderHuman(ctx, shownLocation(dir), tasks));

@@ -3,14 +3,14 @@
  * plan. Who, when and why are recorded in a new version, and the task halts.
  */
 import type { Command } from 'commander';
-import { requireTask, type CliContext } from '../cli-context.js';
+import { requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { cliRunner, reportOutcome, RUN_EXIT_HELP } from './run.js';
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('reject')
     .description("reject a task's pending resume plan and halt the task")
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .requiredOption('--reason <TEXT>', 'why the plan is rejected (recorded)')
     .option('--by <NAME>', 'who rejects (default: $USER)')

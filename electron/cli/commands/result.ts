@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { checkpointAt } from '../checkpoint-at.js';
-import { ExitCode, requireTask, UsageError, type CliContext } from '../cli-context.js';
+import { ExitCode, requireSourceTask, UsageError, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
 import { formatJson, formatProblem } from '../output.js';
 import { readStepResult } from '../step-result.js';
 
@@ -22,7 +22,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('result')
     .description("print one step's whole result: text as it is, anything else as JSON")
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', SOURCE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .argument('<STEP>', 'the step id (the ID column of `waystation show`)')
     .option('--version <N>', 'the result as of version N instead of the latest ("latest" also works)')
@@ -33,7 +33,7 @@ export function register(program: Command, ctx: CliContext): void {
         ' 2 for an unknown task, step or version.',
     )
     .action(async (dir: string, taskId: string, stepId: string, opts: { version?: string; json?: boolean }) => {
-      const { store, entry } = await requireTask(ctx, dir, taskId);
+      const { source: store, entry } = await requireSourceTask(ctx, dir, taskId);
       const read = await checkpointAt(store, entry, opts.version);
       if (!read.ok) {
         ctx.io.err(`${taskId} cannot be read, so neither can its results:\n`);

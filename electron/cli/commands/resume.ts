@@ -5,7 +5,7 @@
  * prepares a resume plan and waits for `approve`.
  */
 import type { Command } from 'commander';
-import { requireTask, type CliContext } from '../cli-context.js';
+import { requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { addTrustOption, requireTrust } from '../trust-check.js';
 import { cliRunner, reportOutcome, RUN_EXIT_HELP, streamRunner } from './run.js';
 
@@ -15,7 +15,7 @@ export function register(program: Command, ctx: CliContext): void {
   const command = program
     .command('resume')
     .description('resume an interrupted, failed or waiting task from its latest version')
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .option('--rerun-drifted', 'regenerate drifted artifacts by rerunning the steps that made them')
     .option('--effect-happened <KEY>', 'an uncertain side effect without a probe did happen (repeatable)', collect)

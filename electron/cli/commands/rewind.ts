@@ -7,7 +7,7 @@
  * again under a new idempotency key.
  */
 import type { Command } from 'commander';
-import { requireTask, UsageError, type CliContext } from '../cli-context.js';
+import { requireTask, UsageError, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { formatJson } from '../output.js';
 import { OperationError } from '../../runtime/task-operations.js';
 import { describeRewind, planRewind } from '../../runtime/rewind-task.js';
@@ -19,7 +19,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('rewind')
     .description('rerun a task from a step: shows the plan, and with --yes writes it (effects are kept unless --redo names them)')
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .argument('<STEP>', 'the step to rerun from (id or name); every later step reruns too')
     .option('--redo <EFFECT>', 'perform this recorded effect again, under a new idempotency key (repeatable)', collect, [] as string[])

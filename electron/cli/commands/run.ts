@@ -13,7 +13,7 @@ import { Runner, type RunOutcome } from '../../runtime/runner.js';
 import { RunExit } from '../../runtime/worker-protocol.js';
 import { builtInAgents } from '../../agents/registry.js';
 import { isModuleSpecifier } from '../../runtime/agent-loader.js';
-import { UsageError, shownLocation, type CliContext } from '../cli-context.js';
+import { UsageError, shownLocation, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { addTrustOption, requireTrust, trustIfEmpty } from '../trust-check.js';
 import { directoryToRunIn } from '../directory-argument.js';
 import { colorStatus, formatJson } from '../output.js';
@@ -89,7 +89,7 @@ export function register(program: Command, ctx: CliContext): void {
   const command = program
     .command('run')
     .description('start a task of an agent in its own process (unknown --options go to the agent)')
-    .argument('<DIR>', 'the checkpoint directory (created if missing)')
+    .argument('<DIR>', `${STORE_ARGUMENT} (a directory is created if missing, a database's schema on first use)`)
     .argument(
       '<AGENT>',
       'a built-in agent (checkpoint-demo, md-summarizer), an agent registered in DIR/waystation.config.json, or a module path (./agent.ts)',

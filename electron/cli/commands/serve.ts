@@ -7,8 +7,11 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { startWebServer, type WebServer } from '../../host/web-server.js';
+import { detectLocation } from '../../sources/detect-location.js';
+import { isPostgresUrl } from '../../store/postgres/redact-url.js';
 import { trustState } from '../../runtime/directory-trust.js';
-import { UsageError, requireLocation, shownLocation, type CliContext } from '../cli-context.js';
+import { UsageError, shownLocation, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
+import { refuseUrlDirectory } from '../directory-argument.js';
 import { addTrustOption, requireTrust } from '../trust-check.js';
 
 /** Ask the desktop to open the URL; silently does nothing where there is no desktop. */
@@ -63,7 +66,7 @@ export function register(program: Command, ctx: CliContext): void {
   const command = program
     .command('serve')
     .description('serve the app and its API on 127.0.0.1 for a browser (prints the URL with its token)')
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', SOURCE_ARGUMENT)
     .option('--port <N>', 'the port to listen on (default: a free one)')
     .option('--read-only', 'browse only: starting, resuming, approving, rejecting and editing are refused')
     .option('--open-url', 'also open the URL in the default browser')
@@ -72,17 +75,25 @@ export function register(program: Command, ctx: CliContext): void {
       'after',
       '\nAn untrusted DIR is served read-only: nothing in it is imported, started or resumed until it is trusted\n' +
         '(--trust, the question asked on a terminal, or Trust this folder… in the page). For a database, the folder\n' +
-        'trusted is the one its agents and artifacts are read from (the working directory, or WAYSTATION_ARTIFACT_ROOT).',
+        'trusted is the one its agents and artifacts are read from (the working directory, or WAYSTATION_ARTIFACT_ROOT).\n' +
+        'A LangGraph checkpointer is always served read-only: Waystation browses its threads and never runs a graph.',
     );
   addTrustOption(command).action(
     async (dir: string, opts: { port?: string; readOnly?: boolean; openUrl?: boolean; quiet?: boolean; trust?: boolean }) => {
-      const root = await requireLocation(dir);
-      const codeRoot = ctx.openStore(root).artifactRoot;
-      if (!opts.readOnly && (opts.trust || (ctx.io.ask && !(await trustState(codeRoot)).trusted))) {
-        // Asked before the host opens the directory: a yes means its interrupted tasks resume at once.
-        await requireTrust(ctx, codeRoot, { trust: opts.trust, command: 'serve' }).catch((err: unknown) => {
-          ctx.io.err(`${err instanceof Error ? err.message : String(err)}; serving it read-only\n`);
-        });
+      if (!isPostgresUrl(dir)) refuseUrlDirectory(dir);
+      const found = await detectLocation(dir);
+      if (found.kind === 'neither') throw new UsageError(found.reason);
+      const browseOnly = found.kind === 'langgraph-sqlite' || found.kind === 'langgraph-postgres';
+      const root = found.kind === 'directory' ? found.dir : dir;
+      const readOnly = opts.readOnly || browseOnly;
+      if (!readOnly) {
+        const codeRoot = ctx.openStore(root).artifactRoot;
+        if (opts.trust || (ctx.io.ask && !(await trustState(codeRoot)).trusted)) {
+          // Asked before the host opens the directory: a yes means its interrupted tasks resume at once.
+          await requireTrust(ctx, codeRoot, { trust: opts.trust, command: 'serve' }).catch((err: unknown) => {
+            ctx.io.err(`${err instanceof Error ? err.message : String(err)}; serving it read-only\n`);
+          });
+        }
       }
       let port = 0;
       if (opts.port !== undefined) {
@@ -90,11 +101,12 @@ export function register(program: Command, ctx: CliContext): void {
           throw new UsageError(`--port ${opts.port}: a port is a number from 0 to 65535`);
         port = Number(opts.port);
       }
-      const server = await startWebServer(root, { port, readOnly: opts.readOnly });
+      // Waystation never runs a LangGraph graph: a checkpointer is served to be browsed.
+      const server = await startWebServer(root, { port, readOnly });
       const stopLog = opts.quiet ? () => {} : logActivity(ctx, server);
       const s = ctx.style;
-      ctx.io.out(`Waystation is serving ${shownLocation(root)}\n`);
-      const trust = opts.readOnly ? null : await server.service.getDirectoryTrust();
+      ctx.io.out(`Waystation is serving ${server.service.root ?? shownLocation(root)}\n`);
+      const trust = readOnly ? null : await server.service.getDirectoryTrust();
       if (trust && !trust.trusted) ctx.io.out(s.yellow(`${trust.message}\n`));
       if (!server.rendererBuilt)
         ctx.io.out(s.yellow('The renderer is not built: run `npm run build:renderer` first; the API works without it.\n'));

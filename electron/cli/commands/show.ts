@@ -11,7 +11,8 @@ import { deriveDisplayStatus } from '../../../shared/checkpoint/task-state.js';
 import type { CheckpointSource, TaskEntry } from '../../store/store-types.js';
 import { checkpointFileOf } from '../../verify/verify-task.js';
 import { checkpointAt } from '../checkpoint-at.js';
-import { ExitCode, requireTask, shownLocation, type CliContext } from '../cli-context.js';
+import { ExitCode, requireSourceTask, shownLocation, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
+import { renderLangGraphState } from '../langgraph-output.js';
 import {
   colorStatus,
   formatBytes,
@@ -154,7 +155,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description(
       "print one checkpoint: goal, status, plan with each step's result in brief, artifacts, side effects, resume hint, run metadata",
     )
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', SOURCE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .option('--version <N>', 'show version N instead of the latest ("latest" also works)')
     .option('--json', 'print the whole canonical checkpoint')
@@ -165,7 +166,7 @@ export function register(program: Command, ctx: CliContext): void {
         "\nExit status: 0 when the checkpoint was shown, 1 when it or a step's result cannot be read, 2 for an unknown task or version.",
     )
     .action(async (dir: string, taskId: string, opts: { version?: string; json?: boolean }) => {
-      const { store, entry } = await requireTask(ctx, dir, taskId);
+      const { source: store, entry } = await requireSourceTask(ctx, dir, taskId);
       const read = await checkpointAt(store, entry, opts.version);
       if (!read.ok) return reportUnreadable(ctx, taskId, read.problems);
       const cp = read.checkpoint;
@@ -176,7 +177,7 @@ export function register(program: Command, ctx: CliContext): void {
       const shownAs = cp === entry.checkpoint ? await displayStatusOf(store, entry, cp) : undefined;
       const results = await readPlanResults(store, cp);
       if ([...results.values()].some((r) => r.state === 'unreadable')) ctx.fail(ExitCode.problems);
-      ctx.io.out(renderCheckpoint(ctx.style, cp, { shownAs, results, dir: shownLocation(dir) }));
+      ctx.io.out(renderCheckpoint(ctx.style, cp, { shownAs, results, dir: shownLocation(dir) }) + renderLangGraphState(ctx.style, cp));
       const problems = [
         ...entry.problems,
         ...checkInvariants(cp, checkpointFileOf(entry.location), { legacy: entry.format !== 'waystation' }),

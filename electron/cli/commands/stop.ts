@@ -6,14 +6,14 @@
  * automatically, and `waystation resume` continues it.
  */
 import type { Command } from 'commander';
-import { requireTask, UsageError, type CliContext } from '../cli-context.js';
+import { requireTask, UsageError, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { cliRunner, reportOutcome, RUN_EXIT_HELP } from './run.js';
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('stop')
     .description('stop a running task at its next step or effect; it stays resumable and is not retried automatically')
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .option('--reason <TEXT>', 'why it is stopped (recorded)')
     .option('--by <NAME>', 'who stops it (default: $USER)')

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { TaskEvent } from '../../store/store-types.js';
-import { requireTask, UsageError, type CliContext } from '../cli-context.js';
+import { requireTask, UsageError, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { inlineJson } from '../output.js';
 
 function render(e: TaskEvent): string {
@@ -18,7 +18,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('tail')
     .description("print a task's events from an id; --follow keeps going while the task runs")
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .option('--from <ID>', 'print events after this id (like Last-Event-ID)', '0')
     .option('--follow', 'keep printing while a runner holds the task')

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import type { VerifyResult } from '../../../shared/api/contract.js';
 import { hasRecoveryNews, type RecoveryReport } from '../../store/recovery-report.js';
 import { verifyTask } from '../../verify/verify-task.js';
-import { ExitCode, requireTask, type CliContext } from '../cli-context.js';
+import { ExitCode, requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { colorStatus, formatJson, formatProblem, type Style } from '../output.js';
 
 /** The verify report as text: artifacts, uncertain side effects, invariants, and what an interruption lost. */
@@ -39,7 +39,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('verify')
     .description('check a task against the disk: artifacts, uncertain side effects, invariants')
-    .argument('<DIR>', 'the checkpoint directory')
+    .argument('<DIR>', STORE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .option('--json', 'print the verify report')
     .option('--confine', 'refuse absolute artifact paths outside the base directory instead of checking them')

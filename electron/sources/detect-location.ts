@@ -1,0 +1,96 @@
+/**
+ * What a location argument names, so each is opened by what reads it: a
+ * Waystation checkpoint directory, a Waystation store in PostgreSQL, a
+ * LangGraph SQLite checkpointer file, a PostgreSQL database holding
+ * LangGraph's checkpointer tables, or none of these (and why, in a sentence).
+ *
+ * Detection only reads: a file's first 16 bytes, then its table names from a
+ * read-only open (langgraph/sqlite-rows.ts); a database's catalog, over a
+ * connection opened read-only.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { isPostgresUrl } from '../store/postgres/redact-url.js';
+import { NotLangGraphError, SqliteRows } from './langgraph/sqlite-rows.js';
+
+export type DetectedLocation =
+  /** A folder: a Waystation checkpoint directory (its path, resolved). */
+  | { kind: 'directory'; dir: string }
+  /**
+   * A database for Waystation's store: it holds Waystation's tables, or no
+   * one's yet, or it could not be asked (the store then says why, in its own
+   * words, without the password).
+   */
+  | { kind: 'postgres-store'; url: string; holds: 'waystation' | 'nothing' | 'unknown' }
+  | { kind: 'langgraph-sqlite'; file: string }
+  | { kind: 'langgraph-postgres'; url: string }
+  | { kind: 'neither'; reason: string };
+
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/** Which kind of place `location` is; never throws, never writes. */
+export async function detectLocation(location: string): Promise<DetectedLocation> {
+  if (isPostgresUrl(location)) return detectPostgres(location);
+  const file = path.resolve(location);
+  const stats = await fs.stat(file).catch(() => null);
+  if (!stats) return { kind: 'neither', reason: `${location}: no such directory or file` };
+  if (stats.isDirectory()) return { kind: 'directory', dir: file };
+  if (!stats.isFile()) return { kind: 'neither', reason: `${location} is neither a file nor a directory` };
+  const head = Buffer.alloc(16);
+  const handle = await fs.open(file, 'r').catch((err: NodeJS.ErrnoException) => err);
+  if (!('read' in handle)) return { kind: 'neither', reason: `${location} cannot be read (${handle.code ?? handle.message})` };
+  try {
+    await handle.read(head, 0, 16, 0);
+  } finally {
+    await handle.close();
+  }
+  if (head.toString('latin1') !== SQLITE_MAGIC) {
+    return {
+      kind: 'neither',
+      reason: `${location} is not a checkpoint directory, nor an SQLite database (a LangGraph SQLite checkpointer file)`,
+    };
+  }
+  const rows = new SqliteRows(file);
+  try {
+    await rows.changeMark();
+    return { kind: 'langgraph-sqlite', file };
+  } catch (err) {
+    const why =
+      err instanceof NotLangGraphError
+        ? err.message
+        : `${location} cannot be opened as SQLite: ${err instanceof Error ? err.message : String(err)}`;
+    return { kind: 'neither', reason: `${why}; it is not a LangGraph checkpointer file` };
+  } finally {
+    await rows.close();
+  }
+}
+
+/**
+ * A database is LangGraph's when it holds LangGraph's `checkpoints` table and
+ * not Waystation's `waystation_meta` (a database holding both is opened as
+ * Waystation's store). A database that cannot be reached is left to the
+ * store, which says why in its own words (without the password).
+ */
+async function detectPostgres(url: string): Promise<DetectedLocation> {
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: 10_000,
+    application_name: 'waystation (detect)',
+    options: '-c default_transaction_read_only=on',
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const r = await client.query<{ waystation: boolean; langgraph: boolean }>(
+      "SELECT to_regclass('waystation_meta') IS NOT NULL AS waystation, to_regclass('checkpoints') IS NOT NULL AS langgraph",
+    );
+    const { waystation, langgraph } = r.rows[0];
+    if (langgraph && !waystation) return { kind: 'langgraph-postgres', url };
+    return { kind: 'postgres-store', url, holds: waystation ? 'waystation' : 'nothing' };
+  } catch {
+    return { kind: 'postgres-store', url, holds: 'unknown' };
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * End-to-end: the built renderer in Chromium, against `waystation serve` on a
+ * LangGraph SQLite checkpointer file written by real LangGraph
+ * (test/support/langgraph-graphs.ts): the threads listed, the interrupted one
+ * in Needs attention, a thread's messages, its history with the fork, a diff,
+ * and not a byte of the file changed. Waits are on what the page shows.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
+import { buildRenderer } from '../support/renderer-build.js';
+import { REPO } from '../support/node-bundle.js';
+import { THREADS, weatherOf } from '../support/langgraph-graphs.js';
+import { fingerprint, scenarioDatabase } from '../support/langgraph-sqlite.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = path.join(REPO, 'test-results/screenshots');
+const LONG = 45_000;
+const rowId = (taskId: string) => `task-row-${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+
+describe.skipIf(!existsSync(CHROMIUM))('the inspector on a LangGraph checkpointer, end to end', () => {
+  let dir: string;
+  let file: string;
+  let before: Record<string, string>;
+  let host: ChildProcess;
+  let url: string;
+  let browser: Browser;
+  let page: Page;
+  const output: string[] = [];
+
+  async function rpc<T>(method: string, input: unknown = {}): Promise<T> {
+    const u = new URL(url);
+    const res = await fetch(`${u.origin}/api/rpc/${method}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${u.searchParams.get('token')}`, 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    });
+    const body = await res.json();
+    if (!res.ok) throw new Error(`${method}: ${JSON.stringify(body)}`);
+    return body as T;
+  }
+
+  const taskList = () => page.getByRole('listbox', { name: 'Task list' });
+
+  async function openTask(taskId: string) {
+    await page.getByRole('searchbox', { name: 'Search tasks' }).fill(taskId);
+    await taskList()
+      .locator(`[id="${rowId(taskId)}"]`)
+      .click();
+    await page.locator('.task-meta').getByText(taskId, { exact: true }).waitFor({ timeout: LONG });
+  }
+
+  beforeAll(async () => {
+    await fs.mkdir(SHOTS, { recursive: true });
+    if (!existsSync(path.join(REPO, 'dist-renderer/index.html'))) await buildRenderer();
+    ({ dir, file } = await scenarioDatabase());
+    before = fingerprint(file);
+    host = spawn(process.execPath, [path.join(REPO, 'bin/waystation.mjs'), 'serve', file, '--port', '0', '--quiet'], {
+      cwd: REPO,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`waystation serve printed no URL:\n${output.join('')}`)), 60_000);
+      const onData = (chunk: Buffer) => {
+        output.push(chunk.toString());
+        const m = output.join('').match(/http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+/);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[0]);
+        }
+      };
+      host.stdout!.on('data', onData);
+      host.stderr!.on('data', onData);
+      host.once('exit', (code) => reject(new Error(`waystation serve exited with ${code}:\n${output.join('')}`)));
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(url);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (host && host.exitCode === null) {
+      host.kill('SIGTERM');
+      await new Promise((r) => host.once('exit', r));
+    }
+    if (dir) await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('lists the threads, and the interrupted one under Needs attention as waiting for a human', async () => {
+    const tasks = await rpc<TaskSummary[]>('listTasks');
+    expect(tasks.map((t) => t.task_id).sort()).toEqual(Object.values(THREADS).sort());
+    await page.locator('.task-list-footer', { hasText: `${tasks.length} tasks` }).waitFor({ timeout: LONG });
+    await page.getByRole('button', { name: /Needs attention/ }).click();
+    await page.locator('.task-list-footer', { hasText: `1 of ${tasks.length} tasks` }).waitFor({ timeout: LONG });
+    await taskList()
+      .locator(`[id="${rowId(THREADS.waiting)}"]`)
+      .waitFor();
+    await page.getByRole('button', { name: /^All/ }).click();
+    await openTask(THREADS.waiting);
+    await page.locator('.task-header .badge', { hasText: 'Waiting for a human' }).first().waitFor({ timeout: LONG });
+    await page.getByText('Send this email?', { exact: false }).first().waitFor({ timeout: LONG });
+    await page.screenshot({ path: path.join(SHOTS, 'langgraph-interrupt.png') });
+  });
+
+  it("shows a thread's tool-calling loop as messages", async () => {
+    await openTask(THREADS.weather);
+    await page.getByRole('tab', { name: /Messages/ }).click();
+    const list = page.getByRole('list', { name: 'Messages' });
+    await list.waitFor({ timeout: LONG });
+    expect(await list.locator('.message-role').allTextContents()).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(await list.textContent()).toContain(`The weather: ${weatherOf('Paris')}`);
+    await page.screenshot({ path: path.join(SHOTS, 'langgraph-messages.png') });
+  });
+
+  it('walks the history of a forked thread and diffs two of its checkpoints', async () => {
+    await openTask(THREADS.edited);
+    await page.getByRole('tab', { name: /History/ }).click();
+    await page.getByText('update, step 1, from version 2').first().waitFor({ timeout: LONG });
+    await page.getByRole('radio', { name: 'Diff from version 2', exact: true }).check();
+    await page.getByRole('radio', { name: 'Diff to version 7', exact: true }).check();
+    const table = page.getByRole('table', { name: 'Changes from version 2 to version 7' });
+    await table.waitFor({ timeout: LONG });
+    expect(await table.textContent()).toContain('/history/count');
+    await page.screenshot({ path: path.join(SHOTS, 'langgraph-history-diff.png') });
+  });
+
+  it('changed not a byte of the file while serving it', async () => {
+    expect(fingerprint(file)).toEqual(before);
+  });
+});
