@@ -7,6 +7,7 @@
  * agent through the library entry, kills it mid-run and resumes it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compiledBuildState } from '../../electron/runtime/build-stamp.js';
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -25,11 +26,17 @@ beforeAll(async () => {
   pkg = path.join(stage, 'waystation');
   example = path.join(stage, 'hello-agent');
   await fs.mkdir(pkg);
-  await run(
-    process.execPath,
-    [path.join(repo, 'node_modules/typescript/bin/tsc'), '-p', path.join(repo, 'tsconfig.lib.json'), '--outDir', path.join(pkg, 'dist')],
-    { cwd: repo },
-  );
+  // The compiled library, as `npm install` builds it (prepare): the repository's own dist/ while its stamp says it
+  // matches the sources, else compiled afresh for this test.
+  if (compiledBuildState(repo).state === 'fresh') {
+    await fs.cp(path.join(repo, 'dist'), path.join(pkg, 'dist'), { recursive: true });
+  } else {
+    await run(
+      process.execPath,
+      [path.join(repo, 'node_modules/typescript/bin/tsc'), '-p', path.join(repo, 'tsconfig.lib.json'), '--outDir', path.join(pkg, 'dist')],
+      { cwd: repo },
+    );
+  }
   await fs.copyFile(path.join(repo, 'package.json'), path.join(pkg, 'package.json'));
   // The package's own dependencies (zod, tsx, ...), as an installed package would have them.
   await fs.symlink(path.join(repo, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
@@ -55,9 +62,10 @@ describe('examples/hello-agent', () => {
     const names = JSON.parse(stdout) as string[];
     for (const name of ['defineAgent', 'z', 'Runner', 'startTask', 'resumeTask', 'openStore', 'listAvailableAgents'])
       expect(names).toContain(name);
-    // The compiled CLI and the web host it serves with ship for the `waystation` command; the desktop app (electron/main) does not.
+    // The compiled CLI, the web host it serves with and the sources it reads (LangGraph's checkpointers) ship for the
+    // `waystation` command; the desktop app (electron/main) does not.
     const files = await fs.readdir(path.join(pkg, 'dist/electron'));
-    expect(files.sort()).toEqual(['agents', 'cli', 'host', 'llm', 'runtime', 'store', 'verify']);
+    expect(files.sort()).toEqual(['agents', 'cli', 'host', 'llm', 'runtime', 'sources', 'store', 'verify']);
     expect(files).not.toContain('main');
     await expect(fs.access(path.join(pkg, 'dist/electron/runtime/index.d.ts'))).resolves.toBeUndefined();
   });

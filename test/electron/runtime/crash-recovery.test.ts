@@ -3,7 +3,8 @@
  * check that no done step ran again, every side effect happened exactly once,
  * the artifacts are intact, and the final result equals an uncrashed run's.
  *
- * WAYSTATION_CRASH_RUNS raises the number of runs (default 200);
+ * WAYSTATION_CRASH_RUNS raises the number of runs (default 50; the torture run's
+ * crashes scenario, `npm run torture`, kills hundreds of runs more);
  * WAYSTATION_CRASH_SEED replays a sequence of kill points.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +19,7 @@ import { startFakePublishService, type FakePublishService } from '../../fakes/fa
 import { bundleWorker, type WorkerBundle } from '../../fakes/worker-bundle.js';
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
 
-const RUNS = Number(process.env.WAYSTATION_CRASH_RUNS ?? 200);
+const RUNS = Number(process.env.WAYSTATION_CRASH_RUNS ?? 50);
 const PARALLEL = Math.max(2, Math.min(6, os.cpus().length * 2));
 
 interface FinalState {

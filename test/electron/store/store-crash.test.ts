@@ -10,7 +10,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../../..');
 const writer = path.join(here, 'crash-writer.ts');
 /** Kills per run; raise with WAYSTATION_CRASH_KILLS for a longer soak. */
-const KILLS = Number(process.env.WAYSTATION_CRASH_KILLS ?? 60);
+const KILLS = Number(process.env.WAYSTATION_CRASH_KILLS ?? 30);
 
 interface Run {
   saved: number;
