@@ -1,0 +1,123 @@
+/**
+ * The store workload of `bench/commit-compare.ts`, run in a child process
+ * against the directory store of one source tree (this one, or an earlier
+ * commit's checked out elsewhere), so two builds are timed by the same code
+ * on the same machine in the same run.
+ *
+ * It uses only what every version of the store has had: `openStore(root)`,
+ * `create`, `save` (with and without the task's lease), `getTask` and
+ * `listTasks`. The lease comes from the store where it hands one out, else
+ * from the runtime's lease module of that tree.
+ *
+ * Run: node bin/waystation-tsx.mjs bench/lib/store-workload.ts --tree DIR [--steps 200] [--tasks 2000]
+ * Prints one JSON line: medians in milliseconds.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { freshCheckpoint } from './fresh-checkpoint.js';
+
+interface StoreLike {
+  create(cp: unknown): Promise<{ checkpoint: Record<string, unknown> }>;
+  save(taskId: string, req: unknown): Promise<{ checkpoint: Record<string, unknown> }>;
+  getTask(taskId: string): Promise<unknown>;
+  listTasks(): Promise<unknown[]>;
+  settle?(taskId: string): Promise<void>;
+  acquireLease?(taskId: string, opts: unknown): Promise<LeaseLike>;
+}
+interface LeaseLike {
+  release(): Promise<void>;
+}
+
+/** What one run measured, in milliseconds (medians). */
+export interface StoreWorkloadResult {
+  /** One step marked done with its result, no lease held (a whole version file each). */
+  saveMs: number;
+  /** The same under the task's lease (appended to a segment where the store does that). */
+  leasedSaveMs: number;
+  /** The latest version of a task of `steps` steps and as many versions. */
+  getTaskMs: number;
+  /** Every task of a directory of `tasks` small tasks. */
+  listMs: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function time(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+/** Mark the steps done one save at a time; returns each save's time. */
+async function drive(store: StoreLike, taskId: string, steps: number, lease: LeaseLike | undefined): Promise<number[]> {
+  let cp = (await store.create(freshCheckpoint({ taskId, taskName: taskId, goal: 'bench', steps, at: new Date(0).toISOString() })))
+    .checkpoint;
+  const times: number[] = [];
+  for (let i = 0; i < steps; i++) {
+    const plan = (cp.plan as Record<string, unknown>[]).map((s, k) => (k === i ? { ...s, status: 'done', attempts: 1 } : s));
+    const req = {
+      expectedVersion: cp.version,
+      checkpoint: { ...cp, plan, current_step: Math.min(i + 1, steps - 1), phase: `step ${i + 2}` },
+      results: { [`s${i + 1}`]: { text: `result of step ${i + 1}`, n: i } },
+      ...(lease ? { lease } : {}),
+    };
+    const t0 = process.hrtime.bigint();
+    cp = (await store.save(taskId, req)).checkpoint;
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return times;
+}
+
+async function leaseFor(tree: string, store: StoreLike, root: string, taskId: string): Promise<LeaseLike> {
+  const opts = { owner: 'bench', heartbeatMs: 0 };
+  if (store.acquireLease) return store.acquireLease(taskId, opts);
+  const mod = (await import(pathToFileURL(path.join(tree, 'electron/runtime/lease.ts')).href)) as {
+    acquireLease(taskDir: string, taskId: string, opts: unknown): Promise<LeaseLike>;
+  };
+  return mod.acquireLease(path.join(root, taskId), taskId, opts);
+}
+
+/** Run the workload against the store of `tree`. */
+async function runStoreWorkload(tree: string, steps: number, tasks: number): Promise<StoreWorkloadResult> {
+  const { openStore } = (await import(pathToFileURL(path.join(tree, 'electron/store/directory-store.ts')).href)) as {
+    openStore(root: string): StoreLike;
+  };
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-commit-bench-'));
+  try {
+    const store = openStore(root);
+    const saves = await drive(store, 'plain', steps, undefined);
+    const lease = await leaseFor(tree, store, root, 'leased');
+    let leased: number[];
+    try {
+      leased = await drive(store, 'leased', steps, lease);
+    } finally {
+      await store.settle?.('leased');
+      await lease.release();
+    }
+    const getTask: number[] = [];
+    for (let i = 0; i < 15; i++) getTask.push(await time(() => openStore(root).getTask('plain')));
+
+    const listRoot = path.join(root, 'listing');
+    const lister = openStore(listRoot);
+    for (let i = 0; i < tasks; i++) {
+      await lister.create(freshCheckpoint({ taskId: `t${i}`, taskName: `t${i}`, goal: 'bench', steps: 5, at: new Date(0).toISOString() }));
+    }
+    const list: number[] = [];
+    // A fresh store each time: what `waystation ls` and a host's first listing pay.
+    for (let i = 0; i < 5; i++) list.push(await time(() => openStore(listRoot).listTasks()));
+    return { saveMs: median(saves), leasedSaveMs: median(leased), getTaskMs: median(getTask), listMs: median(list) };
+  } finally {
+    await fs.rm(root, { recursive: true, force: true });
+  }
+}
+
+// Run as an entry point only (bench/commit-compare.ts starts it); the types above are what it imports.
+const { values } = parseArgs({
+  options: { tree: { type: 'string' }, steps: { type: 'string', default: '200' }, tasks: { type: 'string', default: '2000' } },
+});
+if (!values.tree) throw new Error('--tree DIR: the source tree whose store is measured');
+const result = await runStoreWorkload(path.resolve(values.tree), Number(values.steps), Number(values.tasks));
+process.stdout.write(`${JSON.stringify(result)}\n`);
