@@ -21,6 +21,7 @@ import { malformedInput } from './scenarios/malformed-input.js';
 import { hostileRequests } from './scenarios/hostile-requests.js';
 import { pythonKill } from './scenarios/python-kill.js';
 import { untrustedInput } from './scenarios/untrusted-input.js';
+import { timeTravel } from './scenarios/time-travel.js';
 import type { Scenario, ScenarioReport } from './lib/scenario.js';
 
 const { values } = parseArgs({
@@ -51,6 +52,7 @@ const scenarios: { name: string; run: Scenario; runs: number }[] = [
   { name: 'hostile-requests', run: hostileRequests, runs: Math.round(5000 * scale) },
   { name: 'python-agents', run: pythonKill, runs: Math.round(200 * scale) },
   { name: 'untrusted-input', run: untrustedInput, runs: Math.round(2000 * scale) },
+  { name: 'time-travel', run: timeTravel, runs: Math.round(200 * scale) },
 ];
 const only = values.only?.split(',').map((s) => s.trim());
 const selected = only ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
