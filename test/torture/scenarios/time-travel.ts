@@ -1,8 +1,9 @@
 /**
  * Time travel under kill -9: `fork`, `rewind --yes` and `edit` SIGKILLed at a
  * random moment of their run, and `stop` sent at a random moment of a run
- * that saves as fast as it can. Each run starts from a copy of a finished
- * Markdown-summariser task whose index was published once.
+ * that saves as fast as it can. Each run starts from a finished
+ * Markdown-summariser task of its own, whose index was published once. (Not a
+ * copy of one: the agent records its output folder as an absolute path.)
  *
  * Counted: a half-written operation (a task that no longer reads, versions
  * missing or out of order), a version lost (fewer versions than before), the
@@ -34,13 +35,16 @@ const CHECKS = [
 
 const OPERATIONS = ['fork', 'rewind', 'edit', 'stop'] as const;
 type Operation = (typeof OPERATIONS)[number];
-const TASK = 'sum';
+/** The finished task a run works on; each run's own id, so the keys of its effects are its own. */
+function taskOf(run: string): string {
+  return `sum-${run}`;
+}
 /** The step every rewind and edit goes back to: the second summary, before the publish. */
 const STEP = 'summarize:beta.md';
 
 /** The task an operation leaves to resume: the fork, the stopped run (each run's own id, so its effect's key is its own), or the task. */
 function subject(op: Operation, run: string): string {
-  return op === 'fork' ? `forked-${run}` : op === 'stop' ? `stopped-${run}` : TASK;
+  return op === 'fork' ? `forked-${run}` : op === 'stop' ? `stopped-${run}` : taskOf(run);
 }
 
 interface Finished {
@@ -106,18 +110,20 @@ export async function timeTravel(opts: ScenarioOptions): Promise<ScenarioReport>
     delete env.OPENAI_API_KEY;
     const agentArgs = ['--input', input, '--publish-url', service.url];
 
-    // The finished task each run copies, and how long each operation takes uncrashed (where a kill may land).
-    const template = path.join(base, 'template');
-    const runStarted = Date.now();
-    const made = await cli(bundle.cli, ['run', template, 'md-summarizer', '--task', TASK, ...agentArgs], env);
-    if (made.code !== 0) throw new Error(`the template task did not finish:\n${made.out}`);
-    // A stop lands anywhere in a run of the agent.
-    const durations = new Map<Operation, number>([['stop', Date.now() - runStarted]]);
+    /** A finished task `taskOf(run)` in `root`, its index published once. */
+    async function finished(root: string, run: string): Promise<number> {
+      const started = Date.now();
+      const made = await cli(bundle.cli, ['run', root, 'md-summarizer', '--task', taskOf(run), ...agentArgs], env);
+      if (made.code !== 0) throw new Error(`the task of ${run} did not finish:\n${made.out}`);
+      return Date.now() - started;
+    }
+    // How long each operation takes uncrashed (where a kill may land); a stop lands anywhere in a run of the agent.
+    const durations = new Map<Operation, number>([['stop', await finished(path.join(base, 'measure-stop'), 'measure-stop')]]);
     for (const op of ['fork', 'rewind', 'edit'] as const) {
       const dir = path.join(base, `measure-${op}`);
-      await fs.cp(template, dir, { recursive: true });
+      await finished(dir, `measure-${op}`);
       const started = Date.now();
-      const measured = await operate(op, dir, 'measure');
+      const measured = await operate(op, dir, `measure-${op}`);
       if (measured.code !== 0) throw new Error(`${op} fails even uncrashed:\n${measured.out}`);
       durations.set(op, Math.max(50, Date.now() - started));
     }
@@ -125,16 +131,16 @@ export async function timeTravel(opts: ScenarioOptions): Promise<ScenarioReport>
     async function operate(op: Operation, root: string, run: string, killAfterMs?: number) {
       switch (op) {
         case 'fork':
-          return cli(bundle.cli, ['fork', root, TASK, '3', '--task', subject(op, run), '--by', run], env, killAfterMs);
+          return cli(bundle.cli, ['fork', root, taskOf(run), '3', '--task', subject(op, run), '--by', run], env, killAfterMs);
         case 'rewind':
-          return cli(bundle.cli, ['rewind', root, TASK, STEP, '--yes', '--by', run], env, killAfterMs);
+          return cli(bundle.cli, ['rewind', root, taskOf(run), STEP, '--yes', '--by', run], env, killAfterMs);
         case 'edit':
           return cli(
             bundle.cli,
             [
               'edit',
               root,
-              TASK,
+              taskOf(run),
               STEP,
               '--value',
               JSON.stringify({ file: 'beta.md', summary_path: 'beta.summary.md', summary: `edited by ${run}` }),
@@ -159,24 +165,25 @@ export async function timeTravel(opts: ScenarioOptions): Promise<ScenarioReport>
       const op = OPERATIONS[i % OPERATIONS.length];
       const where = `run ${i} (${op})`;
       const root = path.join(base, `run-${i}`);
-      await fs.cp(template, root, { recursive: true });
+      const run = `r${i}`;
+      const task = taskOf(run);
+      await finished(root, run);
       const store = openStore(root);
-      const versionsBefore = (await store.history(TASK)).length;
-      const parentBefore = await hashTree(path.join(root, TASK));
+      const versionsBefore = (await store.history(task)).length;
+      const parentBefore = await hashTree(path.join(root, task));
       const at = pick(random, durations.get(op)! + 1);
       try {
-        const run = `r${i}`;
         const first = await operate(op, root, run, at);
         tally.runs++;
         if (first.killed || op === 'stop') tally.faults++;
         const checked = subject(op, run);
-        for (const id of new Set([TASK, checked])) {
+        for (const id of new Set([task, checked])) {
           const corrupt = await corruptionOf(root, id);
           if (corrupt) tally.violation('half-written operation', `${where}, killed after ${at} ms: task ${id}: ${corrupt}`);
         }
-        if ((await store.history(TASK)).length < versionsBefore)
-          tally.violation('version lost', `${where}: task ${TASK} had ${versionsBefore} versions, it has fewer`);
-        if (op === 'fork' && (await hashTree(path.join(root, TASK))) !== parentBefore)
+        if ((await store.history(task)).length < versionsBefore)
+          tally.violation('version lost', `${where}: task ${task} had ${versionsBefore} versions, it has fewer`);
+        if (op === 'fork' && (await hashTree(path.join(root, task))) !== parentBefore)
           tally.violation('parent of a fork changed', `${where}, killed after ${at} ms: the parent's folder changed`);
 
         // Done again where the kill stopped it: the operation completes, or says it already did (a fork's id exists).
@@ -197,10 +204,10 @@ export async function timeTravel(opts: ScenarioOptions): Promise<ScenarioReport>
             `${where}: ${checked} is ${entry?.checkpoint?.status ?? 'unreadable'}: ${resumed.out.trim().slice(0, 400)}`,
           );
         // Kept effects keep their key: the index of each task is published once, whatever was rerun.
-        for (const id of new Set([TASK, checked])) {
+        for (const id of new Set([task, checked])) {
           const key = `${id}:publish-index`;
           const published = (service!.applied.get(key) ?? 0) + (service!.duplicates.get(key) ?? 0);
-          if (id === TASK || op === 'stop') {
+          if (id === task || op === 'stop') {
             if (published === 0) tally.violation('index never published', `${where}: ${key}`);
           }
         }
@@ -210,8 +217,7 @@ export async function timeTravel(opts: ScenarioOptions): Promise<ScenarioReport>
         await fs.rm(root, { recursive: true, force: true });
       }
     });
-    // Every copy of the task keeps its publish under the template's key; a fork and a stopped run have keys of their own:
-    // each key is published once, ever.
+    // Every task has keys of its own (its id is in them), and each key is published once, ever.
     for (const [key, duplicates] of service.duplicates) {
       if (duplicates > 0) tally.violation('index published more than once', `${key} was POSTed again ${duplicates} times`);
     }
