@@ -20,7 +20,9 @@ in the environment (each overrides the matching argument):
 
 The exit code says how the task ended: 0 done, 1 failed, 2 bad input (nothing
 written), 3 waiting for a human, 4 waiting for approval, 5 halted, 6 another
-runner holds the task, 7 crashed.
+runner holds the task, 7 crashed, 8 stopped by a person (`waystation stop`, the
+app's Stop: the run stopped before its next step or effect, saved the stop and
+let the lease go; the task is interrupted until a person resumes it).
 """
 
 from __future__ import annotations

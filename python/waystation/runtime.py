@@ -30,6 +30,7 @@ from .errors import (
     ReadOnlyTaskError,
     SchemaError,
     StepFailed,
+    StopRequested,
     TaskNotFoundError,
     TaskReadError,
     WaitingForHuman,
@@ -44,6 +45,8 @@ from .store import Store, is_task_id, now_iso
 T = TypeVar("T")
 MODES = ("manual", "auto", "confirm")
 DEFAULT_MAX_AUTO_ATTEMPTS = 3
+#: The exit code of a run a person stopped (electron/runtime/worker-protocol.ts, RunExit.stopped).
+EXIT_STOPPED = 8
 
 
 def redact(text: str, env: Optional[dict[str, str]] = None) -> str:
@@ -87,10 +90,14 @@ class Outcome:
     version: int
     message: str
     next: Optional[str] = None
+    #: The run ended because a person stopped it: the task is left interrupted (status running, no holder) and is not retried automatically.
+    stopped: bool = False
 
     @property
     def exit_code(self) -> int:
-        """The exit code of the runtime's convention: 0 done, 1 failed, 3 waiting for a human, 4 waiting for approval, 5 halted."""
+        """The exit code of the runtime's convention: 0 done, 1 failed, 3 waiting for a human, 4 waiting for approval, 5 halted, 8 stopped."""
+        if self.stopped:
+            return EXIT_STOPPED
         return {"done": 0, "failed": 1, "waiting_human": 3, "waiting_approval": 4, "halted": 5}.get(self.status, 7)
 
 
@@ -160,6 +167,12 @@ class _Engine:
     @property
     def task_id(self) -> str:
         return self.working["task_id"]
+
+    def check_stop(self) -> None:
+        """A safe boundary: unwind the agent when a person asked this run to stop (before a step starts, before an effect)."""
+        request = self.lease.stop_request() if self.lease is not None else None
+        if request:
+            raise StopRequested(request)
 
     def report(self, line: str) -> None:
         if self._report:
@@ -233,6 +246,7 @@ class _Engine:
         if step["status"] in ("done", "skipped"):
             self.report(f"{step['id']} ({step['name']}): already {step['status']}, stored result reused")
             return self.stored_result(step)  # type: ignore[no-any-return]
+        self.check_stop()
         sid = step["id"]
         failures_before = int(step.get("failures", 0) or 0)
         previous_error = step.get("error")
@@ -254,7 +268,7 @@ class _Engine:
                 problems = validate(plain, step["output_schema"], "result")
                 if problems:
                     raise _StepOutputError(f"the result does not match the step's output schema: {'; '.join(problems)}")
-        except (WaitingForHuman, LeaseLostError, KeyboardInterrupt, SystemExit):
+        except (WaitingForHuman, LeaseLostError, StopRequested, KeyboardInterrupt, SystemExit):
             self.current_step = None
             raise
         except Exception as err:  # noqa: BLE001 - any failure of the agent's step is recorded, then re-raised as StepFailed
@@ -360,28 +374,35 @@ class _Engine:
         )
         return result
 
+    def effect_for(self, key: str) -> Optional[dict[str, Any]]:
+        """The ledger entry that answers for the key an agent asks with: the entry with that key, or the one
+        that records it as its `asked_key` (a repeat a person chose when rewinding, an effect carried into a
+        fork); a superseded entry never."""
+        return next((e for e in self.working["side_effects"] if not e.get("superseded_by") and (e.get("asked_key") or e["idempotency_key"]) == key), None)
+
     def run_effect(self, type_: str, key: str, perform: Callable[[str], T], request: Any = None, probe: Optional[Callable[[dict[str, Any]], ProbeResult]] = None) -> T:
         if not type_ or not isinstance(type_, str) or not key or not isinstance(key, str) or not callable(perform):
             raise OperationError("invalid", "an effect needs a type and an idempotency key (non-empty strings) and a perform function")
         step_id = self.current_step
         the_probe = self.probe_for(type_, probe)
-        effects = self.working["side_effects"]
-        existing = next((e for e in effects if e["idempotency_key"] == key), None)
+        existing = self.effect_for(key)
         if existing is not None:
+            held = existing["idempotency_key"]
             if existing["status"] == "done":
-                self.report(f"effect {existing['type']} (key {key}): already done, not performed again")
-                return existing.get("outcome")  # type: ignore[no-any-return]
+                self.report(f"effect {existing['type']} (key {held}): already done, not performed again")
+                return copy.deepcopy(existing.get("outcome"))  # type: ignore[no-any-return]
             if existing["status"] in ("intent", "uncertain"):
                 if the_probe is None:
                     self.wait_for_human(
-                        f"side effect {existing['type']} (key {key}) may or may not have happened and has no probe; "
-                        f"check by hand, then resume with --effect-happened or --effect-not-happened {key}"
+                        f"side effect {existing['type']} (key {held}) may or may not have happened and has no probe; "
+                        f"check by hand, then resume with --effect-happened or --effect-not-happened {held}"
                     )
                 else:
                     settled = self.settle_by_probe(existing, the_probe)
                     if settled.get("happened"):
                         return settled.get("outcome")  # type: ignore[no-any-return]
-        existing = next((e for e in self.working["side_effects"] if e["idempotency_key"] == key), None)
+        self.check_stop()
+        existing = self.effect_for(key)
         if existing is None:
             entry: dict[str, Any] = {"id": f"effect-{len(self.working['side_effects']) + 1}", "type": type_, "status": "not_started", "idempotency_key": key, "attempts": 0}
             if step_id is not None:
@@ -389,6 +410,8 @@ class _Engine:
             self.working["side_effects"].append(entry)
             existing = entry
         effect_id = existing["id"]
+        # A repeat a person chose runs under its own, new key.
+        key = existing["idempotency_key"]
 
         def by_id(d: dict[str, Any]) -> dict[str, Any]:
             return next(e for e in d["side_effects"] if e["id"] == effect_id)
@@ -452,9 +475,8 @@ class _Engine:
     def complete(self, messages: list[dict[str, str]], **opts: Any) -> Completion:
         step_id = self.current_step
         step = next((s for s in self.working["plan"] if s["id"] == step_id), None) if step_id else None
-        failures = int((step or {}).get("failures", 0) or 0)
         digest = hashlib.sha256(canonical_json(messages).encode("utf-8")).hexdigest()[:16]
-        call_key = f"{step_id or '-'}#{failures}#{self.call_index}:{digest}"
+        call_key = f"{step_id or '-'}#{_attempt_tag(step)}#{self.call_index}:{digest}"
         self.call_index += 1
         cached = self.llm_cache.get(call_key)
         if cached:
@@ -503,8 +525,7 @@ class _Engine:
             raise OperationError("invalid", f'remember("{key}") was called twice in {"step " + step_id if step_id else "the task"}; give each action its own key')
         self.remember_keys.add(mark)
         step = next((s for s in self.working["plan"] if s["id"] == step_id), None) if step_id else None
-        failures = int((step or {}).get("failures", 0) or 0)
-        call_key = f"remember:{step_id or '-'}#{failures}:{key}"
+        call_key = f"remember:{step_id or '-'}#{_attempt_tag(step)}:{key}"
         saved = self.remembered.get(call_key)
         if saved is not None:
             self.report(f"{step_id or 'task'}: {key}: result reused from the checkpoint (not run again)")
@@ -561,6 +582,24 @@ class _Engine:
     def outcome(self, status: str, message: str, nxt: Optional[str]) -> Outcome:
         return Outcome(self.task_id, status, self.working["version"], redact(message, self.env), nxt)
 
+    def record_stop(self, request: dict[str, Any]) -> Outcome:
+        """Save that a person stopped the run: the task stays `running` with no holder (shown interrupted), and
+        `recovery.stopped` keeps automatic recovery away from it until a person resumes it."""
+        by = redact(str(request.get("by") or "someone"), self.env)
+        at = request.get("at") or now_iso()
+        reason = redact(request["reason"], self.env) if request.get("reason") else None
+
+        def stop(d: dict[str, Any]) -> None:
+            d["status"] = "running"
+            d["recovery"]["stopped"] = {"by": by, "at": at, **({"reason": reason} if reason else {})}
+            d["resume_hint"] = f"stopped by {by} at {at}{f' ({reason})' if reason else ''}; continue with `{_hint(d, 'resume')}`"
+
+        self.save(stop, source={"kind": "stop", "actor": by, "note": f"stopped: {reason}" if reason else "stopped by a person"})
+        self.event("runner", None, {"status": "stopped", "by": by, **({"reason": reason} if reason else {})})
+        out = self.outcome("running", f"task {self.task_id} stopped by {by}", f"continue: {_hint(self.working, 'resume')}")
+        out.stopped = True
+        return out
+
     # ---- the end of a drive ----------------------------------------------------------------
 
     def finish_done(self) -> Outcome:
@@ -581,6 +620,8 @@ class _Engine:
     def finish_error(self, err: BaseException, on_failure: Optional[Callable[["_Engine"], Optional[Outcome]]]) -> Outcome:
         if isinstance(err, LeaseLostError):
             return self.outcome(self.working["status"], str(err), "another runner took the task over; check it with `waystation tail`")
+        if isinstance(err, StopRequested):
+            return self.record_stop(err.request)
         if isinstance(err, WaitingForHuman):
             self.event("runner", None, {"status": "waiting_human", "reason": err.reason})
             return self.outcome("waiting_human", f"task {self.task_id} is waiting for a human: {err.reason}", f"when ready: {_hint(self.working, 'resume')}")
@@ -602,6 +643,15 @@ class _Engine:
 
 class _StepOutputError(Exception):
     pass
+
+
+def _attempt_tag(step: Optional[dict[str, Any]]) -> str:
+    """What tells one attempt of a step from the next in the keys of its recorded model replies and
+    remembered results: its failures, and the reruns a person asked for (a rewind), so neither replays
+    what an earlier attempt recorded. The same tag as task-engine.ts."""
+    failures = int((step or {}).get("failures", 0) or 0)
+    reruns = int((step or {}).get("reruns", 0) or 0)
+    return f"{failures}r{reruns}" if reruns > 0 else str(failures)
 
 
 def _upsert_artifact(d: dict[str, Any], a: dict[str, Any]) -> None:
@@ -921,6 +971,9 @@ class Run:
                         s.update(status="pending", result_ref=None, finished_at=None)
                 d["artifacts"] = [a for a in d["artifacts"] if not (a.get("step_id") and a["step_id"] in reset)]
             d["recovery"]["auto_attempts"] = d["recovery"]["auto_attempts"] + 1 if trigger == "auto" else 0
+            # A person's resume ends a stop; the runner's own never does.
+            if trigger != "auto" and d["recovery"].get("stopped"):
+                d["recovery"]["stopped"] = None
             if trigger != "auto":
                 for w in d.get("human_waits", []):
                     if not w.get("resolved_at"):
