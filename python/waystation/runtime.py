@@ -36,7 +36,7 @@ from .errors import (
     WaitingForHuman,
 )
 from .jsonutil import canonical_json, to_plain
-from .lease import Lease, acquire_lease
+from .lease import Lease, acquire_lease, highest_entry, lease_is_live, write_stop_request
 from .llm import Completion, Model, estimate_cost_usd, model_from_env
 from .resume import ResumeContext, artifact_base_dir, build_resume_context, check_artifacts, decide_resume, describe_plan, same_plan
 from .schema import CURRENT_SCHEMA_VERSION, check_checkpoint, expected_current_step, validate
@@ -1259,6 +1259,23 @@ def _with_engine(root: str, task_id: str, owner: str, fn: Callable[[_Engine, dic
     finally:
         store.settle(task_id)
         lease.release()
+
+
+def request_stop(root: str, task_id: str, actor: Optional[str] = None, reason: Optional[str] = None) -> dict[str, Any]:
+    """Ask the runner that drives `task_id` (in any language) to stop at its next step or effect.
+
+    Writes the stop request beside the run's lease entry (docs/FORMAT.md, "The lease") and returns it;
+    the runner saves the stop and lets the lease go. Refused (OperationError, nothing written) when no
+    live runner holds the task. Ending a runner that does not stop is `waystation stop --force`.
+    """
+    store = Store(root)
+    if not store.exists(task_id):
+        raise OperationError("not-found", f'there is no task "{task_id}" in {store.root}; nothing was written')
+    task_dir = store.task_dir(task_id)
+    current = highest_entry(os.path.join(task_dir, "lease"))
+    if not current or not current[1] or not lease_is_live(current[1]):
+        raise OperationError("invalid", f"task {task_id} is not driven by a runner now; there is nothing to stop. Nothing was written.")
+    return write_stop_request(task_dir, current[0], actor or os.environ.get("USER") or "human", reason)
 
 
 def reject_task(root: str, task_id: str, reason: str, actor: Optional[str] = None) -> Outcome:
