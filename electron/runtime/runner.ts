@@ -313,6 +313,17 @@ export class Runner extends EventEmitter {
           );
         } else if (refusal) {
           outcome = refused(taskId, refusal, lastError.replace(/^error:\s*/, '') || `agent ${entry.name} refused the job (exit ${code})`);
+        } else if (code === RunExit.stopped && cp?.recovery.stopped) {
+          // The agent honoured a stop request: it saved the stop and let the lease go (docs/WRITING-AGENTS.md).
+          outcome = {
+            task_id: taskId,
+            status: cp.status,
+            version: cp.version,
+            message: lastOut || `task ${taskId} stopped by ${cp.recovery.stopped.by}`,
+            next: `continue: ${commandHint(taskId, 'resume')}`,
+            exitCode: RunExit.stopped,
+            stopped: true,
+          };
         } else if (signal || code === null || code === RunExit.crashed || code > RunExit.crashed || !cp) {
           outcome = {
             task_id: taskId,
