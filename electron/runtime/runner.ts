@@ -41,6 +41,7 @@ import { defaultWorkerLaunch } from './worker-launch.js';
 import { commandAgentRef, refusalOfExit, spawnCommandAgent, type CommandAgentEntry, type CommandJob } from './command-agent.js';
 import { WriteLimitError } from '../store/write-limits.js';
 import { handJob, JOB_VIA_IPC_ENV, optionsTooLarge } from './worker-job-channel.js';
+import { hashCommand } from './command-files.js';
 import {
   exitCodeForError,
   exitCodeForOutcome,
@@ -272,10 +273,11 @@ export class Runner extends EventEmitter {
   }
 
   /** Start a command agent and wait for it: its lines go out as events, its exit code and checkpoint say how the task ended. */
-  private spawnCommand(entry: CommandAgentEntry, job: CommandJob): Promise<RunOutcome> {
+  private async spawnCommand(entry: CommandAgentEntry, job: CommandJob): Promise<RunOutcome> {
     const env = this.opts.env ?? process.env;
     const taskId = job.taskId;
-    const child = spawnCommandAgent(entry, job, env);
+    // The command's files as they are now: a start records their hash, a resume tells a change from the recorded one.
+    const child = spawnCommandAgent(entry, job, env, await hashCommand(job.root, entry.command));
     this.children.add(child);
     this.emit('event', { type: 'spawned', taskId, pid: child.pid ?? -1, job: job.kind });
     let lastOut = '';

@@ -152,6 +152,13 @@ def describe_plan(plan: dict[str, Any], cp: dict[str, Any]) -> list[str]:
         lines.append(f"perform again, under a new key (a person chose it): {', '.join(map(effect, plan['redo_effects']))}")
     if plan.get("drift"):
         lines.append(f"drifted (the steps that made them rerun): {'; '.join(plan['drift'])}")
+    if plan.get("module_changed"):
+        ref = cp.get("agent") or {}
+        lines.append(
+            f"the agent module changed since the task recorded it ({ref['module']}): the remaining steps run with the new code"
+            if ref.get("module")
+            else f"the files of the agent's command changed since the task recorded them ({' '.join(ref.get('command') or ['command'])}): the remaining steps run with the new code"
+        )
     return lines
 
 

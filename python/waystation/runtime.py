@@ -798,7 +798,18 @@ class Run:
     The `task()` context manager and `run_agent()` are built on it.
     """
 
-    def __init__(self, root: str, task_id: str, agent: Agent, *, model: Optional[Model] = None, report: Optional[Callable[[str], None]] = None, actor: Optional[str] = None, env: Optional[dict[str, str]] = None) -> None:
+    def __init__(
+        self,
+        root: str,
+        task_id: str,
+        agent: Agent,
+        *,
+        model: Optional[Model] = None,
+        report: Optional[Callable[[str], None]] = None,
+        actor: Optional[str] = None,
+        env: Optional[dict[str, str]] = None,
+        command_sha256: Optional[str] = None,
+    ) -> None:
         if not is_task_id(task_id):
             raise OperationError("invalid", f'"{task_id}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit')
         self.root = os.path.abspath(root)
@@ -812,6 +823,14 @@ class Run:
         self.lease: Optional[Lease] = None
         self.engine: Optional[_Engine] = None
         self.early: Optional[Outcome] = None
+        #: For a command agent the app runs: the hash of its command's files now (the runner hands it over).
+        self.command_sha256 = command_sha256
+
+    def code_changed(self, cp: dict[str, Any]) -> bool:
+        """Whether a command agent's files changed since the task recorded them: both hashes known and different."""
+        ref = cp.get("agent") or {}
+        recorded = ref.get("command_sha256")
+        return bool(ref.get("command") and recorded and self.command_sha256 and recorded != self.command_sha256)
 
     def _take_lease(self) -> None:
         try:
@@ -948,6 +967,12 @@ class Run:
                     e.update(status="done" if happened else "not_started", reconciliation="settled-by-human" if happened else "settled-by-human-retry", updated_at=now_iso())
 
             engine.save(settled, source={"kind": "runtime", "actor": (approval or {}).get("actor", self.actor), "note": "uncertain side effects settled by a human"})
+        changed = self.code_changed(engine.working)
+        if changed:
+            engine.report(
+                f"the files of the command agent {self.agent.name} changed since task {self.task_id} recorded them "
+                f"(sha256 {engine.working['agent']['command_sha256'][:12]}… is now {(self.command_sha256 or '')[:12]}…); the remaining steps run with the new code"
+            )
         # 2. Verify the outside world; 3. find the next step (the plan for 4. is decided here too).
         confirm = cp["recovery"]["mode"] == "confirm"
         decision = self._decide(engine.working, rerun_drifted or confirm)
@@ -978,13 +1003,17 @@ class Run:
                 for w in d.get("human_waits", []):
                     if not w.get("resolved_at"):
                         w.update(resolved_at=now_iso(), by=actor, note=note)
+            if changed and d.get("agent"):
+                # The new hash is recorded with the resume, so the history shows when the code changed and who resumed with it.
+                d["agent"]["previous_command_sha256"] = d["agent"]["command_sha256"]
+                d["agent"]["command_sha256"] = self.command_sha256
             d["status"] = "running"
             d["resume_hint"] = f"resumed{' automatically' if trigger == 'auto' else ' by ' + actor}: {'; '.join(describe_plan(decision.plan, d))}"
 
         source = (
-            {"kind": "approval", "actor": approval["actor"], "note": f"resume plan {approval['id']} approved"}
+            {"kind": "approval", "actor": approval["actor"], "note": f"resume plan {approval['id']} approved{' (with the changed agent command)' if changed else ''}"}
             if approval
-            else {"kind": "runtime", **({} if trigger == "auto" else {"actor": actor}), "note": f"resumed ({trigger})"}
+            else {"kind": "runtime", **({} if trigger == "auto" else {"actor": actor}), "note": f"resumed ({trigger}){'; the agent command changed since the last run' if changed else ''}"}
         )
         engine.save(resumed, source=source)
         # 4. Reconcile uncertain effects the agent can probe before running; the rest are probed where the step calls them.
@@ -1024,7 +1053,7 @@ class Run:
             raise OperationError("halted", f"task {cp['task_id']} is halted{by}; it is not resumed. Nothing was written.")
 
     def _decide(self, cp: dict[str, Any], rerun_drifted: bool) -> Any:
-        return decide_resume(cp, check_artifacts(self.root, cp), lambda e: e["type"] in self.agent.probes, rerun_drifted)
+        return decide_resume(cp, check_artifacts(self.root, cp), lambda e: e["type"] in self.agent.probes, rerun_drifted, self.code_changed(cp))
 
     def confirm_after_failure(self, engine: _Engine) -> Optional[Outcome]:
         """In confirm mode a failure is followed by a resume plan for a human to approve."""
@@ -1130,7 +1159,8 @@ def run_agent(
     """
     env = os.environ if env is None else env
     task_id = task_id or generate_task_id(agent.name)
-    run = Run(root, task_id, agent, model=model, report=report, actor=actor, env=env)
+    command_sha256 = (agent_ref or {}).get("command_sha256")
+    run = Run(root, task_id, agent, model=model, report=report, actor=actor, env=env, command_sha256=command_sha256)
     store = run.store
     exists = store.exists(task_id) and store.newest_version(task_id) > 0
     try:
@@ -1160,7 +1190,7 @@ def run_agent(
             report(f"auto mode: resuming {task_id} in {delay / 1000:g}s (attempt {rec['auto_attempts'] + 1})")
         time.sleep(delay / 1000)
         delay *= 2
-        run = Run(root, task_id, agent, model=model, report=report, actor=actor, env=env)
+        run = Run(root, task_id, agent, model=model, report=report, actor=actor, env=env, command_sha256=command_sha256)
         try:
             early = run.resume("auto")
             outcome = early or run.drive()
