@@ -14,9 +14,10 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { resolveCommand } from './command-agent.js';
 
-/** One file of a command, relative to the directory (with `/`), and its sha256. */
+/** One file of a command: relative to the directory (with `/`), its real path, and its sha256. */
 export interface CommandFile {
   file: string;
+  path: string;
   sha256: string;
 }
 
@@ -36,12 +37,16 @@ export async function commandFiles(root: string, command: readonly string[]): Pr
   for (const part of resolveCommand(root, command)) {
     if (!path.isAbsolute(part)) continue;
     const real = await fs.realpath(part).catch(() => null);
-    if (!real || !inside(realRoot, real) || out.some((f) => f.file === path.relative(realRoot, real).split(path.sep).join('/'))) continue;
+    if (!real || !inside(realRoot, real) || out.some((f) => f.path === real)) continue;
     const stat = await fs.stat(real).catch(() => null);
     if (!stat?.isFile()) continue;
     const bytes = await fs.readFile(real).catch(() => null);
     if (!bytes) continue;
-    out.push({ file: path.relative(realRoot, real).split(path.sep).join('/'), sha256: createHash('sha256').update(bytes).digest('hex') });
+    out.push({
+      file: path.relative(realRoot, real).split(path.sep).join('/'),
+      path: real,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
   }
   return out;
 }

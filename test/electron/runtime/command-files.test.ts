@@ -30,9 +30,10 @@ afterAll(async () => {
 describe("a command agent's files", () => {
   it('are the files its command names inside the directory, in the order it names them', async () => {
     const files = await commandFiles(root, ['python3', '-u', 'demo.py', './agents/helper.py', '--flag', 'agents', 'demo.py']);
+    const real = await fs.realpath(root);
     expect(files).toEqual([
-      { file: 'demo.py', sha256: sha('print("demo")\n') },
-      { file: 'agents/helper.py', sha256: sha('print("helper")\n') },
+      { file: 'demo.py', path: path.join(real, 'demo.py'), sha256: sha('print("demo")\n') },
+      { file: 'agents/helper.py', path: path.join(real, 'agents', 'helper.py'), sha256: sha('print("helper")\n') },
     ]);
   });
 
