@@ -21,7 +21,7 @@ import { leaseTtlMs } from '../store/lease-record.js';
 import { readStopRequest } from '../store/stop-request.js';
 import { forkTask, type ForkRequest } from './fork-task.js';
 import { rewindTask, type RewindRequest } from './rewind-task.js';
-import { stopTask, type StopRequestOptions } from './stop-task.js';
+import { STOP_OPERATION, stopTask, type StopRequestOptions } from './stop-task.js';
 import { agentLoadTimeoutMs, isModuleSpecifier } from './agent-loader.js';
 import { describeAgentModule, killMarginMs, type DescribeOptions } from './agent-describer.js';
 import { AGENTS_CONFIG_FILE, describeConfigEntry, readAgentsConfig } from './agent-catalog.js';
@@ -360,11 +360,17 @@ export class Runner extends EventEmitter {
     return Number.isFinite(n) && n >= 0 && (this.opts.env ?? process.env).WAYSTATION_AUTO_BACKOFF_MS !== '' ? n : 1000;
   }
 
-  /** Whether a person asked the task's current run to stop (a run whose process was ended by a second stop leaves only that). */
+  /**
+   * Whether a person asked the task's current run to stop: a stop request on its lease entry (a run whose process
+   * was ended by a second stop leaves only that), or the stop being recorded under the lease after such a run.
+   */
   private async stopWasAsked(taskId: string, known?: string): Promise<boolean> {
     const location = known ?? (await this.store.getTask(taskId).catch(() => null))?.location ?? taskId;
     const current = await readLeaseEntry(path.join(this.root, location)).catch(() => null);
-    return current !== null && readStopRequest(path.join(this.root, location, 'lease'), current.n) !== null;
+    if (current === null) return false;
+    if (readStopRequest(path.join(this.root, location, 'lease'), current.n) !== null) return true;
+    // stop-task.ts records the stop of an ended run under a lease of its own (owner `stop:…`): not a run to retry.
+    return current.entry?.owner?.startsWith(`${STOP_OPERATION}:`) === true;
   }
 
   /** Wait, a lease time-to-live at most, while a live holder other than this runner's workers drives the task. */

@@ -28,11 +28,13 @@ import json, sys, time, urllib.error, urllib.request
 import waystation
 from waystation import PlannedStep
 
-def publish(url, key):
+def publish(url, key, linger):
     req = urllib.request.Request(url, data=b'{"step":"two"}', method="POST",
                                  headers={"Idempotency-Key": key, "Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=10) as res:
-        return json.loads(res.read())
+        answer = json.loads(res.read())
+    time.sleep(linger)  # published, its outcome not yet recorded
+    return answer
 
 def probe(effect, options):
     try:
@@ -50,14 +52,15 @@ def run(t):
             time.sleep(pause)
             if sid != "two":
                 return sid
-            return t.effect("http-publish", key=f"{t.task_id}:two", perform=lambda key: publish(t.options["publish_url"], key))
+            linger = t.options["linger_ms"] / 1000
+            return t.effect("http-publish", key=f"{t.task_id}:two", perform=lambda key: publish(t.options["publish_url"], key, linger))
         return body
     for sid in ("one", "two", "three"):
         t.step(sid, step(sid))
 
 agent = waystation.Agent(
     name="py-slow",
-    options={"type": "object", "properties": {"step_ms": {"type": "integer", "default": 0}, "publish_url": {"type": "string"}}, "required": ["publish_url"]},
+    options={"type": "object", "properties": {"step_ms": {"type": "integer", "default": 0}, "linger_ms": {"type": "integer", "default": 0}, "publish_url": {"type": "string"}}, "required": ["publish_url"]},
     plan=[PlannedStep(s, s) for s in ("one", "two", "three")],
     goal="take its time",
     probes={"http-publish": probe},
@@ -144,6 +147,34 @@ describe('a Python command agent', () => {
     expect(final.recovery.stopped ?? null).toBeNull();
     expect(final.plan.map((s) => s.attempts)).toEqual([1, 1, 1]);
     expect(service.applied.get('stop-me:two')).toBe(1);
+  }, 60_000);
+
+  it('is ended by a forced stop mid-effect, and its resume probes the effect instead of repeating it', async () => {
+    const events: RunnerEvent[] = [];
+    const run = runner(events).startRun({
+      agent: 'py-slow',
+      taskId: 'force-me',
+      mode: 'auto',
+      options: { linger_ms: 30_000, publish_url: service.url },
+    });
+    // Published, its outcome not recorded: the effect is in flight.
+    for (let i = 0; i < 1200 && !service.applied.get('force-me:two'); i++) await sleep(25);
+    expect(service.applied.get('force-me:two')).toBe(1);
+    const stopped = await cli('stop', root, 'force-me', '--force', '--by', 'grace');
+    expect(stopped.code, stopped.out).toBe(0);
+    const outcome = await run;
+    expect(outcome.exitCode, JSON.stringify(events.filter((e) => e.type !== 'line'))).toBe(RunExit.crashed);
+    expect(events.some((e) => e.type === 'retrying')).toBe(false);
+    const cp = await task('force-me');
+    expect(cp.recovery.stopped).toMatchObject({ by: 'grace' });
+    expect(cp.side_effects).toEqual([expect.objectContaining({ idempotency_key: 'force-me:two', status: 'intent' })]);
+    expect(await runner().recoverInterrupted()).toEqual([]);
+
+    const resumed = await runner().resume('force-me');
+    expect(resumed.status, resumed.message).toBe('done');
+    expect(service.applied.get('force-me:two')).toBe(1);
+    expect(service.probes.get('force-me:two')).toBe(1);
+    expect((await task('force-me')).side_effects[0]).toMatchObject({ status: 'done', reconciliation: 'probed-done' });
   }, 60_000);
 
   it('resumes a rewind TypeScript wrote: a kept effect is not repeated, a redo runs once under its new key', async () => {
