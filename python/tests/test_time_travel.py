@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 from waystation import Agent, PlannedStep, Store, run_agent
 from waystation.lease import acquire_lease
 from waystation.resume import decide_resume, describe_plan, same_plan
@@ -151,3 +153,24 @@ def test_plans_with_different_redo_effects_are_not_the_same_plan():
     base = {"rerun_step": "a", "probe_effects": [], "retry_effects": [], "drift": []}
     assert same_plan(base, dict(base))
     assert not same_plan(base, {**base, "redo_effects": ["effect-2"]})
+
+
+def test_editing_a_done_step_reruns_the_later_ones_or_keeps_them(root, model):
+    from waystation import OperationError, edit_step_result
+
+    published: list = []
+    agent = publishing_agent(published)
+    run_agent(agent, root, "t", model=model)
+    out = edit_step_result(root, "t", "draft", "by hand", actor="ada", later="keep")
+    assert out.status == "done"
+    cp = Store(root).load("t")
+    assert [s["status"] for s in cp["plan"]] == ["done", "done"] and cp["plan"][0]["edited"]["by"] == "ada"
+    out = edit_step_result(root, "t", "draft", "by hand again", actor="ada")
+    assert out.status == "waiting_human"
+    assert [s["status"] for s in Store(root).load("t")["plan"]] == ["done", "pending"]
+    # The rerun of the later step finds its effect done: the publication is kept.
+    assert run_agent(agent, root, "t", model=model).status == "done"
+    assert published == ["t:publish"]
+    assert Store(root).read_blob("t", Store(root).load("t")["plan"][0]["result_ref"]) == "by hand again"
+    with pytest.raises(OperationError, match='"rerun" or "keep"'):
+        edit_step_result(root, "t", "draft", "x", later="sometimes")

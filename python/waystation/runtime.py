@@ -1334,9 +1334,15 @@ def reject_task(root: str, task_id: str, reason: str, actor: Optional[str] = Non
     return _with_engine(root, task_id, "reject", reject)
 
 
-def edit_step_result(root: str, task_id: str, step: str, value: Any, actor: Optional[str] = None, expected_version: Optional[int] = None) -> Outcome:
-    """Replace a step's result with a human's value (checked against its output schema); later steps go back to pending."""
+def edit_step_result(root: str, task_id: str, step: str, value: Any, actor: Optional[str] = None, expected_version: Optional[int] = None, later: str = "rerun") -> Outcome:
+    """Replace a step's result with a human's value (checked against its output schema), done steps too.
+
+    `later="rerun"` (the default) sets the steps after it that ran back to pending, since they were computed
+    from the old value; `later="keep"` says they still stand.
+    """
     who = actor or os.environ.get("USER") or "human"
+    if later not in ("rerun", "keep"):
+        raise OperationError("invalid", f'later must be "rerun" or "keep", not {later!r}; nothing was written')
 
     def edit(engine: _Engine, cp: dict[str, Any]) -> Outcome:
         if expected_version is not None and cp["version"] != expected_version:
@@ -1352,6 +1358,7 @@ def edit_step_result(root: str, task_id: str, step: str, value: Any, actor: Opti
             raise OperationError("invalid", f"the value does not fit step {s0['id']}'s output schema: {'; '.join(problems)}. Nothing was written.")
         before = engine.stored_result(s0)
         at = now_iso()
+        had_pending = bool(cp["recovery"].get("pending_approval"))
 
         def apply(d: dict[str, Any]) -> None:
             s = d["plan"][index]
@@ -1359,18 +1366,19 @@ def edit_step_result(root: str, task_id: str, step: str, value: Any, actor: Opti
                 d["errors"].append({"at": at, "step_id": s["id"], "what": s["error"]["message"], "fix": f"result replaced by a human edit ({who})", "verification": "the value satisfies the step's output schema" if s.get("output_schema") else "no output schema is declared; the value was accepted as given"})
             s.update(status="done", error=None, finished_at=at, edited={"by": who, "at": at})
             s.pop("result", None)
-            later = d["plan"][index + 1 :]
-            reset = {x["id"] for x in later if x["status"] in ("done", "failed", "running")}
-            for x in later:
+            after_it = d["plan"][index + 1 :]
+            reset = {x["id"] for x in after_it if x["status"] in ("done", "failed", "running")} if later == "rerun" else set()
+            for x in after_it:
                 if x["id"] in reset:
                     x.update(status="pending", result_ref=None, error=None, finished_at=None)
             d["artifacts"] = [a for a in d["artifacts"] if not (a.get("step_id") and a["step_id"] in reset)]
             d["recovery"]["pending_approval"] = None
-            nxt = next((x for x in later if x["status"] not in ("done", "skipped")), None)
+            nxt = next((x for x in after_it if x["status"] not in ("done", "skipped")), None)
             d["status"] = "waiting_human" if nxt else "done"
             if not nxt:
                 d["phase"] = "done"
-            d["resume_hint"] = f"{s['id']} was set by {who}; resume continues at {nxt['id']} ({nxt['name']}): `{_hint(d, 'resume')}`" if nxt else f"{s['id']} was set by {who}; every step is finished"
+            dropped = " (the pending resume plan was dropped: it no longer applies)" if had_pending else ""
+            d["resume_hint"] = f"{s['id']} was set by {who}; resume continues at {nxt['id']} ({nxt['name']}): `{_hint(d, 'resume')}`{dropped}" if nxt else f"{s['id']} was set by {who}; every step is finished"
 
         engine.save(apply, results={s0["id"]: to_plain(value)}, source={"kind": "human-edit", "actor": who, "edit": {"step_id": s0["id"], "before": before, "after": to_plain(value)}})
         engine.event("runner", None, {"status": "edited", "step_id": s0["id"], "by": who})
