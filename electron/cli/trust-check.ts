@@ -107,7 +107,7 @@ export async function requireTrust(
   }
   const would = await whatWouldRun(state.root, opts.extra);
   const why =
-    `${state.root} is not trusted${state.changed ? ` (its ${AGENTS_CONFIG_FILE} or a registered module changed since it was trusted)` : ''}` +
+    `${state.root} is not trusted${state.changed ? ` (its ${AGENTS_CONFIG_FILE}, a registered module or a command agent script changed since it was trusted)` : ''}` +
     `: \`waystation ${opts.command}\` would run code from it`;
   if (ctx.io.ask) {
     ctx.io.err(`${why}:\n${would.length ? would.join('\n') : '  its tasks and agents'}\n`);
@@ -120,7 +120,7 @@ export async function requireTrust(
   }
   throw new UsageError(
     `${why}${would.length ? ` (${would.map((l) => l.trim()).join('; ')})` : ''}; nothing was run. ` +
-      `Add --trust to trust it (remembered until its ${AGENTS_CONFIG_FILE} or a registered module changes), ` +
+      `Add --trust to trust it (remembered until its ${AGENTS_CONFIG_FILE}, a registered module or a command agent script changes), ` +
       'or inspect it first: waystation ls, show and agents run nothing',
   );
 }

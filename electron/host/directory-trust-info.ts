@@ -36,7 +36,7 @@ export async function describeDirectoryTrust(
   else if (!opts.canTrust) message = `${root} is browsed read-only: this host was started without running tasks`;
   else
     message =
-      `${root} is not trusted${state.changed ? ' (its waystation.config.json or a registered module changed since it was trusted)' : ''}: ` +
+      `${root} is not trusted${state.changed ? ' (its waystation.config.json, a registered module or a command agent script changed since it was trusted)' : ''}: ` +
       `it is browsed read-only, nothing in it is run; ${whatRuns}. To run it, ${howToTrust(root)}`;
   return {
     root,

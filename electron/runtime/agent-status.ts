@@ -9,6 +9,7 @@ import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import { builtInAgents } from './built-in-agents.js';
 import { foreignAgentProblem, hashModule, moduleFileOf } from './agent-loader.js';
 import { readAgentsConfig } from './agent-catalog.js';
+import { hashCommand } from './command-files.js';
 
 export interface AgentStatus {
   /**
@@ -26,7 +27,7 @@ export interface AgentStatus {
   module_changed?: boolean;
   /** Why the task cannot be resumed, or what a human should know before resuming. */
   problem?: string;
-  /** Module agents: the hash the task recorded, and the file's hash now (absent when the file cannot be read). */
+  /** Module agents: the hash the task recorded, and the file's hash now (absent when the file cannot be read); command agents: the hash of their files (command-files.ts). */
   recorded_sha256?: string;
   current_sha256?: string;
 }
@@ -50,7 +51,8 @@ export async function agentStatus(root: string, cp: Checkpoint, opts: AgentStatu
     if (builtInAgents().has(ref.name)) return { kind: 'builtin', available: true };
     // A command agent is found by its name in the directory's configuration, which is read, never run.
     const config = await readAgentsConfig(root);
-    if (config.commands.some((c) => c.name === ref.name)) return { kind: 'command', available: true };
+    const entry = config.commands.find((c) => c.name === ref.name);
+    if (entry) return commandStatus(root, ref.command_sha256, entry.command);
     if ((ref as { command?: unknown }).command !== undefined)
       return {
         kind: 'command',
@@ -82,4 +84,20 @@ export async function agentStatus(root: string, cp: Checkpoint, opts: AgentStatu
     };
   }
   return { kind: 'module', available: true, file, module_changed: false, ...recorded, current_sha256: sha };
+}
+
+/** A registered command agent: available, and changed when the files its command names inside the directory differ from those the task recorded. */
+async function commandStatus(root: string, recorded: string | undefined, command: readonly string[]): Promise<AgentStatus> {
+  if (!recorded) return { kind: 'command', available: true };
+  const current = await hashCommand(root, command);
+  if (current === recorded)
+    return { kind: 'command', available: true, module_changed: false, recorded_sha256: recorded, current_sha256: current };
+  return {
+    kind: 'command',
+    available: true,
+    module_changed: true,
+    recorded_sha256: recorded,
+    ...(current ? { current_sha256: current } : {}),
+    problem: `the files of the command agent (${command.join(' ')}) changed since the task recorded them; resuming runs the new code`,
+  };
 }

@@ -34,9 +34,12 @@ export const CommandAgentEntry = z.strictObject({
 });
 export type CommandAgentEntry = z.infer<typeof CommandAgentEntry>;
 
-/** What a task started from a command agent records of it (never secrets: the command as registered). */
-export function commandAgentRef(entry: CommandAgentEntry): Partial<AgentRef> & { name: string } {
-  return { name: entry.name, command: entry.command, project_root: '.' };
+/**
+ * What a task started from a command agent records of it (never secrets: the command as registered), with
+ * the hash of the command's files inside the directory (command-files.ts) when it names any.
+ */
+export function commandAgentRef(entry: CommandAgentEntry, commandSha256: string | null = null): Partial<AgentRef> & { name: string } {
+  return { name: entry.name, command: entry.command, project_root: '.', ...(commandSha256 ? { command_sha256: commandSha256 } : {}) };
 }
 
 /**
@@ -56,14 +59,22 @@ export function resolveCommand(root: string, command: readonly string[]): string
 /** The jobs a command agent is given: everything but `describe`, which its configuration entry answers. */
 export type CommandJob = Exclude<WorkerJob, { kind: 'describe' }>;
 
-/** The environment a command agent is started with: the job, handed over as WAYSTATION_* variables. */
-export function commandJobEnv(entry: CommandAgentEntry, job: CommandJob, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+/**
+ * The environment a command agent is started with: the job, handed over as WAYSTATION_* variables.
+ * `commandSha256` is the hash of its files now: a start records it, a resume compares it with the recorded one.
+ */
+export function commandJobEnv(
+  entry: CommandAgentEntry,
+  job: CommandJob,
+  base: NodeJS.ProcessEnv,
+  commandSha256: string | null = null,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...base,
     WAYSTATION_DIR: job.root,
     WAYSTATION_TASK_ID: job.taskId,
     WAYSTATION_AGENT_NAME: entry.name,
-    WAYSTATION_AGENT_REF: JSON.stringify(commandAgentRef(entry)),
+    WAYSTATION_AGENT_REF: JSON.stringify(commandAgentRef(entry, commandSha256)),
   };
   // Variables of an enclosing run (a command agent that starts another) must not leak into this job.
   for (const name of [
@@ -96,11 +107,16 @@ export function commandJobEnv(entry: CommandAgentEntry, job: CommandJob, base: N
 }
 
 /** Start a command agent for a job, in the directory root, with its output piped. */
-export function spawnCommandAgent(entry: CommandAgentEntry, job: CommandJob, env: NodeJS.ProcessEnv): ChildProcess {
+export function spawnCommandAgent(
+  entry: CommandAgentEntry,
+  job: CommandJob,
+  env: NodeJS.ProcessEnv,
+  commandSha256: string | null = null,
+): ChildProcess {
   const [program, ...args] = resolveCommand(job.root, entry.command);
   return spawn(program, [...args, job.root, '--task', job.taskId], {
     cwd: job.root,
-    env: commandJobEnv(entry, job, env),
+    env: commandJobEnv(entry, job, env, commandSha256),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

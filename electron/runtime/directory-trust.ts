@@ -9,8 +9,9 @@
  * resumed.
  *
  * The choice is remembered per directory (by its realpath) in one file in the
- * user's configuration folder, with a hash of waystation.config.json and of
- * every module it registers: when any of them changes, the trust is forgotten
+ * user's configuration folder, with a hash of waystation.config.json, of
+ * every module it registers and of the script files its command agents name
+ * inside the directory: when any of them changes, the trust is forgotten
  * and the directory is untrusted again.
  */
 import { createHash } from 'node:crypto';
@@ -22,6 +23,7 @@ import { writeFileAtomic } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
 import { AGENTS_CONFIG_FILE, readAgentsConfig } from './agent-catalog.js';
 import { isModuleSpecifier } from './agent-loader.js';
+import { commandFiles } from './command-files.js';
 
 /** The environment variable that puts the trust store elsewhere (tests, side-by-side profiles). */
 export const TRUST_FILE_ENV = 'WAYSTATION_TRUST_FILE';
@@ -92,7 +94,10 @@ export async function trustKey(dir: string): Promise<string> {
   return fs.realpath(resolved).catch(() => resolved);
 }
 
-/** Hash what a directory's trust covers: waystation.config.json and every module file it registers. */
+/**
+ * Hash what a directory's trust covers: waystation.config.json, every module file it registers, and the
+ * files each registered command agent's command names inside the directory (command-files.ts).
+ */
 export async function trustFingerprint(dir: string): Promise<TrustFingerprint> {
   const root = await trustKey(dir);
   const configFile = path.join(root, AGENTS_CONFIG_FILE);
@@ -100,6 +105,11 @@ export async function trustFingerprint(dir: string): Promise<TrustFingerprint> {
   const { agents } = await registeredCode(root);
   for (const a of agents) {
     if (a.file && !files.some((f) => f.file === a.file)) files.push({ file: a.file, sha256: await sha256Of(a.file) });
+  }
+  for (const c of (await readAgentsConfig(root)).commands) {
+    for (const f of await commandFiles(root, c.command)) {
+      if (!files.some((x) => x.file === f.path)) files.push({ file: f.path, sha256: f.sha256 });
+    }
   }
   return { root, files };
 }

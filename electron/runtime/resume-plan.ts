@@ -145,7 +145,9 @@ export function describePlan(plan: ResumePlan, cp: Checkpoint): string[] {
   if (plan.drift.length) lines.push(`drifted (the steps that made them rerun): ${plan.drift.join('; ')}`);
   if (plan.module_changed) {
     lines.push(
-      `the agent module changed since the task recorded it (${cp.agent?.module ?? 'module'}): the remaining steps run with the new code`,
+      cp.agent?.module || !cp.agent?.command
+        ? `the agent module changed since the task recorded it (${cp.agent?.module ?? 'module'}): the remaining steps run with the new code`
+        : `the files of the agent's command changed since the task recorded them (${cp.agent.command.join(' ')}): the remaining steps run with the new code`,
     );
   }
   return lines;

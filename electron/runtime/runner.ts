@@ -21,7 +21,7 @@ import { leaseTtlMs } from '../store/lease-record.js';
 import { readStopRequest } from '../store/stop-request.js';
 import { forkTask, type ForkRequest } from './fork-task.js';
 import { rewindTask, type RewindRequest } from './rewind-task.js';
-import { stopTask, type StopRequestOptions } from './stop-task.js';
+import { STOP_OPERATION, stopTask, type StopRequestOptions } from './stop-task.js';
 import { agentLoadTimeoutMs, isModuleSpecifier } from './agent-loader.js';
 import { describeAgentModule, killMarginMs, type DescribeOptions } from './agent-describer.js';
 import { AGENTS_CONFIG_FILE, describeConfigEntry, readAgentsConfig } from './agent-catalog.js';
@@ -41,6 +41,7 @@ import { defaultWorkerLaunch } from './worker-launch.js';
 import { commandAgentRef, refusalOfExit, spawnCommandAgent, type CommandAgentEntry, type CommandJob } from './command-agent.js';
 import { WriteLimitError } from '../store/write-limits.js';
 import { handJob, JOB_VIA_IPC_ENV, optionsTooLarge } from './worker-job-channel.js';
+import { hashCommand } from './command-files.js';
 import {
   exitCodeForError,
   exitCodeForOutcome,
@@ -272,10 +273,11 @@ export class Runner extends EventEmitter {
   }
 
   /** Start a command agent and wait for it: its lines go out as events, its exit code and checkpoint say how the task ended. */
-  private spawnCommand(entry: CommandAgentEntry, job: CommandJob): Promise<RunOutcome> {
+  private async spawnCommand(entry: CommandAgentEntry, job: CommandJob): Promise<RunOutcome> {
     const env = this.opts.env ?? process.env;
     const taskId = job.taskId;
-    const child = spawnCommandAgent(entry, job, env);
+    // The command's files as they are now: a start records their hash, a resume tells a change from the recorded one.
+    const child = spawnCommandAgent(entry, job, env, await hashCommand(job.root, entry.command));
     this.children.add(child);
     this.emit('event', { type: 'spawned', taskId, pid: child.pid ?? -1, job: job.kind });
     let lastOut = '';
@@ -313,6 +315,17 @@ export class Runner extends EventEmitter {
           );
         } else if (refusal) {
           outcome = refused(taskId, refusal, lastError.replace(/^error:\s*/, '') || `agent ${entry.name} refused the job (exit ${code})`);
+        } else if (code === RunExit.stopped && cp?.recovery.stopped) {
+          // The agent honoured a stop request: it saved the stop and let the lease go (docs/WRITING-AGENTS.md).
+          outcome = {
+            task_id: taskId,
+            status: cp.status,
+            version: cp.version,
+            message: lastOut || `task ${taskId} stopped by ${cp.recovery.stopped.by}`,
+            next: `continue: ${commandHint(taskId, 'resume')}`,
+            exitCode: RunExit.stopped,
+            stopped: true,
+          };
         } else if (signal || code === null || code === RunExit.crashed || code > RunExit.crashed || !cp) {
           outcome = {
             task_id: taskId,
@@ -347,11 +360,17 @@ export class Runner extends EventEmitter {
     return Number.isFinite(n) && n >= 0 && (this.opts.env ?? process.env).WAYSTATION_AUTO_BACKOFF_MS !== '' ? n : 1000;
   }
 
-  /** Whether a person asked the task's current run to stop (a run whose process was ended by a second stop leaves only that). */
+  /**
+   * Whether a person asked the task's current run to stop: a stop request on its lease entry (a run whose process
+   * was ended by a second stop leaves only that), or the stop being recorded under the lease after such a run.
+   */
   private async stopWasAsked(taskId: string, known?: string): Promise<boolean> {
     const location = known ?? (await this.store.getTask(taskId).catch(() => null))?.location ?? taskId;
     const current = await readLeaseEntry(path.join(this.root, location)).catch(() => null);
-    return current !== null && readStopRequest(path.join(this.root, location, 'lease'), current.n) !== null;
+    if (current === null) return false;
+    if (readStopRequest(path.join(this.root, location, 'lease'), current.n) !== null) return true;
+    // stop-task.ts records the stop of an ended run under a lease of its own (owner `stop:…`): not a run to retry.
+    return current.entry?.owner?.startsWith(`${STOP_OPERATION}:`) === true;
   }
 
   /** Wait, a lease time-to-live at most, while a live holder other than this runner's workers drives the task. */

@@ -32,6 +32,9 @@ export interface StopRequestOptions {
 /** How a stop ended: the run stopped by itself, its process was ended, or the request is left for the runner (waitMs 0). */
 export type StopOutcome = EngineOutcome & { stopped: true; how: 'stopped' | 'ended' | 'requested' | 'recorded' };
 
+/** The lease owner under which a stop is recorded for a run that is gone (the runner tells it from a run by it). */
+export const STOP_OPERATION = 'stop';
+
 const POLL_MS = 50;
 const TERM_GRACE_MS = 2_000;
 
@@ -126,7 +129,7 @@ async function record(
   request: { by: string; reason?: string },
   how: 'recorded' | 'ended',
 ): Promise<StopOutcome> {
-  const outcome = await withTaskEngine(env, taskId, 'stop', (engine, cp) =>
+  const outcome = await withTaskEngine(env, taskId, STOP_OPERATION, (engine, cp) =>
     // A run that ended between the request and now (done, failed, waiting) is left as it ended.
     cp.status === 'running'
       ? engine.recordStop(request)

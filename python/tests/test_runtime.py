@@ -364,3 +364,26 @@ def test_events_follow_the_run(root, model):
     assert types[0] == "runner" and "step-start" in types and "step-finish" in types and types[-1] == "runner"
     ids = [e["id"] for e in Store(root).read_events("t")]
     assert ids == list(range(1, len(ids) + 1))
+
+
+def test_a_changed_command_is_reported_put_in_the_plan_and_recorded_with_the_resume(root, model):
+    calls = Calls()
+    broken = {"on": True}
+    agent = two_step_agent(calls, fail=lambda: broken["on"])
+    ref = {"command": ["python3", "two.py"], "project_root": ".", "command_sha256": "a" * 64}
+    assert run_agent(agent, root, "t", model=model, mode="confirm", agent_ref=ref).status == "waiting_approval"
+    cp = Store(root).load("t")
+    assert cp["agent"]["command_sha256"] == "a" * 64 and "module_changed" not in cp["recovery"]["pending_approval"]["plan"]
+    broken["on"] = False
+    lines = []
+    changed = {**ref, "command_sha256": "b" * 64}
+    # The plan approved-to-be did not name the change: a new plan that does waits for approval.
+    out = run_agent(agent, root, "t", model=model, approve=True, agent_ref=changed, report=lines.append)
+    assert out.status == "waiting_approval" and calls.n == {"a": 1, "b": 1}
+    assert Store(root).load("t")["recovery"]["pending_approval"]["plan"]["module_changed"] is True
+    assert "the files of the agent's command changed since the task recorded them (python3 two.py)" in out.message
+    assert any("changed since task t recorded them" in line for line in lines)
+    out = run_agent(agent, root, "t", model=model, approve=True, agent_ref=changed)
+    assert out.status == "done" and calls.n == {"a": 1, "b": 2}
+    cp = Store(root).load("t")
+    assert cp["agent"]["command_sha256"] == "b" * 64 and cp["agent"]["previous_command_sha256"] == "a" * 64

@@ -20,13 +20,14 @@ from .errors import (
     ReadOnlyTaskError,
     SchemaError,
     StepFailed,
+    StopRequested,
     StoreWriteError,
     TaskNotFoundError,
     TaskReadError,
     WaitingForHuman,
     WaystationError,
 )
-from .lease import Lease, acquire_lease, read_lease
+from .lease import Lease, acquire_lease, read_lease, read_stop_request, write_stop_request
 from .llm import Completion, OfflineModel, OpenAIModel, estimate_cost_usd, model_from_env
 from .resume import ResumeContext, check_artifacts
 from .runtime import (
@@ -39,6 +40,7 @@ from .runtime import (
     edit_step_result,
     generate_task_id,
     reject_task,
+    request_stop,
     run_agent,
     task,
 )
@@ -50,9 +52,9 @@ __version__ = "0.1.0"
 __all__ = [
     "Agent", "Completion", "ConflictError", "LeaseHeldError", "LeaseLostError", "LlmCallError", "Lease",
     "OfflineModel", "OpenAIModel", "OperationError", "Outcome", "PlannedStep", "ReadOnlyTaskError",
-    "ResumeContext", "Run", "SchemaError", "StepFailed", "Store", "StoreWriteError", "TaskContext",
+    "ResumeContext", "Run", "SchemaError", "StepFailed", "StopRequested", "Store", "StoreWriteError", "TaskContext",
     "TaskNotFoundError", "TaskNotRunnable", "TaskReadError", "WaitingForHuman", "WaystationError",
     "acquire_lease", "check_artifacts", "checkpoint_schema", "edit_step_result", "estimate_cost_usd",
-    "generate_task_id", "invariant_problems", "main", "model_from_env", "read_lease", "reject_task",
-    "run_agent", "task", "validate",
+    "generate_task_id", "invariant_problems", "main", "model_from_env", "read_lease", "read_stop_request", "reject_task",
+    "request_stop", "run_agent", "task", "validate", "write_stop_request",
 ]

@@ -20,7 +20,9 @@ in the environment (each overrides the matching argument):
 
 The exit code says how the task ended: 0 done, 1 failed, 2 bad input (nothing
 written), 3 waiting for a human, 4 waiting for approval, 5 halted, 6 another
-runner holds the task, 7 crashed.
+runner holds the task, 7 crashed, 8 stopped by a person (`waystation stop`, the
+app's Stop: the run stopped before its next step or effect, saved the stop and
+let the lease go; the task is interrupted until a person resumes it).
 """
 
 from __future__ import annotations
@@ -136,7 +138,7 @@ def main(agent: Agent, argv: Optional[list[str]] = None) -> int:
         agent_ref = json.loads(env.get("WAYSTATION_AGENT_REF") or "{}")
     except ValueError:
         agent_ref = {}
-    agent_ref = {k: v for k, v in agent_ref.items() if k in ("command", "project_root")} if isinstance(agent_ref, dict) else {}
+    agent_ref = {k: v for k, v in agent_ref.items() if k in ("command", "project_root", "command_sha256")} if isinstance(agent_ref, dict) else {}
     try:
         if action == "start" and task_id and Store(root).exists(task_id) and Store(root).newest_version(task_id) > 0:
             raise OperationError("exists", f"task {task_id} already exists in {root}; resume it instead")
@@ -144,7 +146,7 @@ def main(agent: Agent, argv: Optional[list[str]] = None) -> int:
             raise OperationError("not-found", f'there is no task "{task_id}" in {os.path.abspath(root)}')
         trigger = env.get("WAYSTATION_TRIGGER") or "human"
         if trigger == "auto" and action == "resume":
-            outcome = _auto_resume(agent, root, task_id or "", actor)
+            outcome = _auto_resume(agent, root, task_id or "", actor, agent_ref.get("command_sha256"))
         else:
             outcome = run_agent(
                 agent,
@@ -173,9 +175,9 @@ def main(agent: Agent, argv: Optional[list[str]] = None) -> int:
     return outcome.exit_code
 
 
-def _auto_resume(agent: Agent, root: str, task_id: str, actor: Optional[str]) -> Outcome:
+def _auto_resume(agent: Agent, root: str, task_id: str, actor: Optional[str], command_sha256: Optional[str]) -> Outcome:
     """One automatic resume (the host's start-up recovery): counted against the attempt limit."""
-    run = Run(root, task_id, agent, report=_report, actor=actor)
+    run = Run(root, task_id, agent, report=_report, actor=actor, command_sha256=command_sha256)
     try:
         early = run.resume("auto")
         return early or run.drive()

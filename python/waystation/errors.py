@@ -91,6 +91,19 @@ class WaitingForHuman(WaystationError):
         self.reason = reason
 
 
+class StopRequested(WaystationError):
+    """A person asked this run to stop (`waystation stop`, the app's Stop): raised at a safe boundary to unwind the agent.
+
+    Raised before a step starts and before an effect's intent is recorded, so nothing of either has
+    happened yet; the runtime then saves the stop (`recovery.stopped`) and lets the lease go.
+    `request` is the stop request as read: ``{"by", "at", "reason"?, "count"}``.
+    """
+
+    def __init__(self, request: dict[str, Any]) -> None:
+        super().__init__(f"stopped by {request.get('by', 'someone')}")
+        self.request = request
+
+
 class LlmCallError(WaystationError):
     """A model call failed for good, after its retries (which are still recorded)."""
 

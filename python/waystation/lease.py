@@ -26,6 +26,7 @@ from .errors import LeaseHeldError, LeaseLostError
 
 DEFAULT_LEASE_TTL_MS = 30_000
 _ENTRY = re.compile(r"^(\d+)\.json$")
+_STOP = re.compile(r"^(\d+)\.stop\.json$")
 
 
 def lease_ttl_ms(env: Optional[dict[str, str]] = None) -> float:
@@ -139,6 +140,57 @@ def read_lease(task_dir: str) -> Optional[dict[str, Any]]:
     return found[1] if found else None
 
 
+def _stop_path(lease_dir: str, n: int) -> str:
+    return os.path.join(lease_dir, f"{n}.stop.json")
+
+
+def read_stop_request(lease_dir: str, n: int) -> Optional[dict[str, Any]]:
+    """The stop request for lease entry `n` (`lease/<n>.stop.json`, docs/FORMAT.md), or None.
+
+    ``{"by", "at", "reason"?, "count"}``; a request that cannot be read is still a request (stopping is
+    the safe reading of it), with `by` "someone". The same rule as electron/store/stop-request.ts.
+    """
+    try:
+        data: Optional[bytes] = files.read_bytes(_stop_path(lease_dir, n), max_bytes=64 * 1024)
+        if data is None:
+            return None
+    except OSError:
+        data = None
+    fallback: dict[str, Any] = {"by": "someone", "at": "1970-01-01T00:00:00.000Z", "count": 1}
+    try:
+        parsed = json.loads(data.decode("utf-8")) if data is not None else None
+    except (ValueError, UnicodeDecodeError):
+        parsed = None
+    if not isinstance(parsed, dict):
+        return fallback
+    request: dict[str, Any] = {
+        "by": parsed["by"] if isinstance(parsed.get("by"), str) else fallback["by"],
+        "at": parsed["at"] if isinstance(parsed.get("at"), str) else fallback["at"],
+    }
+    if isinstance(parsed.get("reason"), str):
+        request["reason"] = parsed["reason"]
+    count = parsed.get("count")
+    request["count"] = count if isinstance(count, (int, float)) and not isinstance(count, bool) and count > 0 else 1
+    return request
+
+
+def write_stop_request(task_dir: str, n: int, by: str, reason: Optional[str] = None) -> dict[str, Any]:
+    """Ask the holder of lease entry `n` to stop at its next step or effect; returns the request as written.
+
+    Written whole (temp file and rename), so the holder reads a request or none; `count` says how often
+    it was asked (above 1: end the process now).
+    """
+    lease_dir = os.path.join(task_dir, "lease")
+    before = read_stop_request(lease_dir, n)
+    request: dict[str, Any] = {"by": by, "at": _iso()}
+    if reason:
+        request["reason"] = reason
+    request["count"] = int((before or {}).get("count", 0)) + 1
+    target = _stop_path(lease_dir, n)
+    files.commit_replace(files.write_temp(target, json.dumps(request, separators=(",", ":"), ensure_ascii=False) + "\n"), target)
+    return request
+
+
 def _write_exclusive(lease_dir: str, n: int, entry: dict[str, Any]) -> bool:
     target = os.path.join(lease_dir, f"{n}.json")
     return files.commit_create(files.write_temp(target, json.dumps(entry, separators=(",", ":")) + "\n"), target)
@@ -168,6 +220,10 @@ class Lease:
     @property
     def lost(self) -> Optional[LeaseLostError]:
         return self._lost
+
+    def stop_request(self) -> Optional[dict[str, Any]]:
+        """A person's request that this run stop (`lease/<n>.stop.json`), or None: checked at each safe boundary."""
+        return read_stop_request(self.lease_dir, self.n)
 
     def assert_held(self) -> None:
         """Raise LeaseLostError if the lease was taken over; called before every write."""
@@ -252,6 +308,7 @@ def _prune(lease_dir: str, current: int) -> None:
     if current <= keep:
         return
     for name in os.listdir(lease_dir):
-        m = _ENTRY.match(name)
+        # Stop requests (`<n>.stop.json`) of runs long gone go with their entries.
+        m = _ENTRY.match(name) or _STOP.match(name)
         if m and int(m.group(1)) < current - keep:
             files.remove_quietly(os.path.join(lease_dir, name))

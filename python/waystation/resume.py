@@ -85,8 +85,15 @@ def decide_resume(cp: dict[str, Any], artifacts: list[dict[str, Any]], can_probe
             nxt = reset_from if nxt == -1 else min(nxt, reset_from)
     probe_effects: list[str] = []
     retry_effects: list[str] = []
+    redo_effects: list[str] = []
+    # A repeat a person chose when rewinding (docs/RUNTIME.md, "Time travel"): the entry another one is superseded by.
+    repeats = {e["superseded_by"] for e in cp["side_effects"] if e.get("superseded_by")}
     for e in cp["side_effects"]:
-        if e["status"] in ("intent", "uncertain"):
+        if e.get("superseded_by"):
+            continue
+        if e["id"] in repeats and e["status"] == "not_started" and int(e.get("attempts", 0) or 0) == 0:
+            redo_effects.append(e["id"])
+        elif e["status"] in ("intent", "uncertain"):
             if e.get("has_probe") is False and not can_probe(e):
                 blocking.append(
                     f"side effect {e['id']} ({e['type']}, key {e['idempotency_key']}) may or may not have happened and has no probe: "
@@ -106,6 +113,8 @@ def decide_resume(cp: dict[str, Any], artifacts: list[dict[str, Any]], can_probe
     }
     if module_changed:
         plan["module_changed"] = True
+    if redo_effects:
+        plan["redo_effects"] = redo_effects
     return ResumeDecision(plan, blocking, reset_from)
 
 
@@ -116,6 +125,7 @@ def same_plan(a: dict[str, Any], b: dict[str, Any]) -> bool:
         and list(a.get("probe_effects", [])) == list(b.get("probe_effects", []))
         and list(a.get("retry_effects", [])) == list(b.get("retry_effects", []))
         and list(a.get("drift", [])) == list(b.get("drift", []))
+        and list(a.get("redo_effects", [])) == list(b.get("redo_effects", []))
         and bool(a.get("module_changed")) == bool(b.get("module_changed"))
     )
 
@@ -138,8 +148,17 @@ def describe_plan(plan: dict[str, Any], cp: dict[str, Any]) -> list[str]:
         lines.append(f"probe, then mark done or retry with the same key: {', '.join(map(effect, plan['probe_effects']))}")
     if plan.get("retry_effects"):
         lines.append(f"retry with the same key: {', '.join(map(effect, plan['retry_effects']))}")
+    if plan.get("redo_effects"):
+        lines.append(f"perform again, under a new key (a person chose it): {', '.join(map(effect, plan['redo_effects']))}")
     if plan.get("drift"):
         lines.append(f"drifted (the steps that made them rerun): {'; '.join(plan['drift'])}")
+    if plan.get("module_changed"):
+        ref = cp.get("agent") or {}
+        lines.append(
+            f"the agent module changed since the task recorded it ({ref['module']}): the remaining steps run with the new code"
+            if ref.get("module")
+            else f"the files of the agent's command changed since the task recorded them ({' '.join(ref.get('command') or ['command'])}): the remaining steps run with the new code"
+        )
     return lines
 
 

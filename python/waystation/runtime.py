@@ -30,12 +30,13 @@ from .errors import (
     ReadOnlyTaskError,
     SchemaError,
     StepFailed,
+    StopRequested,
     TaskNotFoundError,
     TaskReadError,
     WaitingForHuman,
 )
 from .jsonutil import canonical_json, to_plain
-from .lease import Lease, acquire_lease
+from .lease import Lease, acquire_lease, highest_entry, lease_is_live, write_stop_request
 from .llm import Completion, Model, estimate_cost_usd, model_from_env
 from .resume import ResumeContext, artifact_base_dir, build_resume_context, check_artifacts, decide_resume, describe_plan, same_plan
 from .schema import CURRENT_SCHEMA_VERSION, check_checkpoint, expected_current_step, validate
@@ -44,6 +45,8 @@ from .store import Store, is_task_id, now_iso
 T = TypeVar("T")
 MODES = ("manual", "auto", "confirm")
 DEFAULT_MAX_AUTO_ATTEMPTS = 3
+#: The exit code of a run a person stopped (electron/runtime/worker-protocol.ts, RunExit.stopped).
+EXIT_STOPPED = 8
 
 
 def redact(text: str, env: Optional[dict[str, str]] = None) -> str:
@@ -87,10 +90,14 @@ class Outcome:
     version: int
     message: str
     next: Optional[str] = None
+    #: The run ended because a person stopped it: the task is left interrupted (status running, no holder) and is not retried automatically.
+    stopped: bool = False
 
     @property
     def exit_code(self) -> int:
-        """The exit code of the runtime's convention: 0 done, 1 failed, 3 waiting for a human, 4 waiting for approval, 5 halted."""
+        """The exit code of the runtime's convention: 0 done, 1 failed, 3 waiting for a human, 4 waiting for approval, 5 halted, 8 stopped."""
+        if self.stopped:
+            return EXIT_STOPPED
         return {"done": 0, "failed": 1, "waiting_human": 3, "waiting_approval": 4, "halted": 5}.get(self.status, 7)
 
 
@@ -160,6 +167,12 @@ class _Engine:
     @property
     def task_id(self) -> str:
         return self.working["task_id"]
+
+    def check_stop(self) -> None:
+        """A safe boundary: unwind the agent when a person asked this run to stop (before a step starts, before an effect)."""
+        request = self.lease.stop_request() if self.lease is not None else None
+        if request:
+            raise StopRequested(request)
 
     def report(self, line: str) -> None:
         if self._report:
@@ -233,6 +246,7 @@ class _Engine:
         if step["status"] in ("done", "skipped"):
             self.report(f"{step['id']} ({step['name']}): already {step['status']}, stored result reused")
             return self.stored_result(step)  # type: ignore[no-any-return]
+        self.check_stop()
         sid = step["id"]
         failures_before = int(step.get("failures", 0) or 0)
         previous_error = step.get("error")
@@ -254,7 +268,7 @@ class _Engine:
                 problems = validate(plain, step["output_schema"], "result")
                 if problems:
                     raise _StepOutputError(f"the result does not match the step's output schema: {'; '.join(problems)}")
-        except (WaitingForHuman, LeaseLostError, KeyboardInterrupt, SystemExit):
+        except (WaitingForHuman, LeaseLostError, StopRequested, KeyboardInterrupt, SystemExit):
             self.current_step = None
             raise
         except Exception as err:  # noqa: BLE001 - any failure of the agent's step is recorded, then re-raised as StepFailed
@@ -360,28 +374,35 @@ class _Engine:
         )
         return result
 
+    def effect_for(self, key: str) -> Optional[dict[str, Any]]:
+        """The ledger entry that answers for the key an agent asks with: the entry with that key, or the one
+        that records it as its `asked_key` (a repeat a person chose when rewinding, an effect carried into a
+        fork); a superseded entry never."""
+        return next((e for e in self.working["side_effects"] if not e.get("superseded_by") and (e.get("asked_key") or e["idempotency_key"]) == key), None)
+
     def run_effect(self, type_: str, key: str, perform: Callable[[str], T], request: Any = None, probe: Optional[Callable[[dict[str, Any]], ProbeResult]] = None) -> T:
         if not type_ or not isinstance(type_, str) or not key or not isinstance(key, str) or not callable(perform):
             raise OperationError("invalid", "an effect needs a type and an idempotency key (non-empty strings) and a perform function")
         step_id = self.current_step
         the_probe = self.probe_for(type_, probe)
-        effects = self.working["side_effects"]
-        existing = next((e for e in effects if e["idempotency_key"] == key), None)
+        existing = self.effect_for(key)
         if existing is not None:
+            held = existing["idempotency_key"]
             if existing["status"] == "done":
-                self.report(f"effect {existing['type']} (key {key}): already done, not performed again")
-                return existing.get("outcome")  # type: ignore[no-any-return]
+                self.report(f"effect {existing['type']} (key {held}): already done, not performed again")
+                return copy.deepcopy(existing.get("outcome"))  # type: ignore[no-any-return]
             if existing["status"] in ("intent", "uncertain"):
                 if the_probe is None:
                     self.wait_for_human(
-                        f"side effect {existing['type']} (key {key}) may or may not have happened and has no probe; "
-                        f"check by hand, then resume with --effect-happened or --effect-not-happened {key}"
+                        f"side effect {existing['type']} (key {held}) may or may not have happened and has no probe; "
+                        f"check by hand, then resume with --effect-happened or --effect-not-happened {held}"
                     )
                 else:
                     settled = self.settle_by_probe(existing, the_probe)
                     if settled.get("happened"):
                         return settled.get("outcome")  # type: ignore[no-any-return]
-        existing = next((e for e in self.working["side_effects"] if e["idempotency_key"] == key), None)
+        self.check_stop()
+        existing = self.effect_for(key)
         if existing is None:
             entry: dict[str, Any] = {"id": f"effect-{len(self.working['side_effects']) + 1}", "type": type_, "status": "not_started", "idempotency_key": key, "attempts": 0}
             if step_id is not None:
@@ -389,6 +410,8 @@ class _Engine:
             self.working["side_effects"].append(entry)
             existing = entry
         effect_id = existing["id"]
+        # A repeat a person chose runs under its own, new key.
+        key = existing["idempotency_key"]
 
         def by_id(d: dict[str, Any]) -> dict[str, Any]:
             return next(e for e in d["side_effects"] if e["id"] == effect_id)
@@ -452,9 +475,8 @@ class _Engine:
     def complete(self, messages: list[dict[str, str]], **opts: Any) -> Completion:
         step_id = self.current_step
         step = next((s for s in self.working["plan"] if s["id"] == step_id), None) if step_id else None
-        failures = int((step or {}).get("failures", 0) or 0)
         digest = hashlib.sha256(canonical_json(messages).encode("utf-8")).hexdigest()[:16]
-        call_key = f"{step_id or '-'}#{failures}#{self.call_index}:{digest}"
+        call_key = f"{step_id or '-'}#{_attempt_tag(step)}#{self.call_index}:{digest}"
         self.call_index += 1
         cached = self.llm_cache.get(call_key)
         if cached:
@@ -503,8 +525,7 @@ class _Engine:
             raise OperationError("invalid", f'remember("{key}") was called twice in {"step " + step_id if step_id else "the task"}; give each action its own key')
         self.remember_keys.add(mark)
         step = next((s for s in self.working["plan"] if s["id"] == step_id), None) if step_id else None
-        failures = int((step or {}).get("failures", 0) or 0)
-        call_key = f"remember:{step_id or '-'}#{failures}:{key}"
+        call_key = f"remember:{step_id or '-'}#{_attempt_tag(step)}:{key}"
         saved = self.remembered.get(call_key)
         if saved is not None:
             self.report(f"{step_id or 'task'}: {key}: result reused from the checkpoint (not run again)")
@@ -561,6 +582,24 @@ class _Engine:
     def outcome(self, status: str, message: str, nxt: Optional[str]) -> Outcome:
         return Outcome(self.task_id, status, self.working["version"], redact(message, self.env), nxt)
 
+    def record_stop(self, request: dict[str, Any]) -> Outcome:
+        """Save that a person stopped the run: the task stays `running` with no holder (shown interrupted), and
+        `recovery.stopped` keeps automatic recovery away from it until a person resumes it."""
+        by = redact(str(request.get("by") or "someone"), self.env)
+        at = request.get("at") or now_iso()
+        reason = redact(request["reason"], self.env) if request.get("reason") else None
+
+        def stop(d: dict[str, Any]) -> None:
+            d["status"] = "running"
+            d["recovery"]["stopped"] = {"by": by, "at": at, **({"reason": reason} if reason else {})}
+            d["resume_hint"] = f"stopped by {by} at {at}{f' ({reason})' if reason else ''}; continue with `{_hint(d, 'resume')}`"
+
+        self.save(stop, source={"kind": "stop", "actor": by, "note": f"stopped: {reason}" if reason else "stopped by a person"})
+        self.event("runner", None, {"status": "stopped", "by": by, **({"reason": reason} if reason else {})})
+        out = self.outcome("running", f"task {self.task_id} stopped by {by}", f"continue: {_hint(self.working, 'resume')}")
+        out.stopped = True
+        return out
+
     # ---- the end of a drive ----------------------------------------------------------------
 
     def finish_done(self) -> Outcome:
@@ -581,6 +620,8 @@ class _Engine:
     def finish_error(self, err: BaseException, on_failure: Optional[Callable[["_Engine"], Optional[Outcome]]]) -> Outcome:
         if isinstance(err, LeaseLostError):
             return self.outcome(self.working["status"], str(err), "another runner took the task over; check it with `waystation tail`")
+        if isinstance(err, StopRequested):
+            return self.record_stop(err.request)
         if isinstance(err, WaitingForHuman):
             self.event("runner", None, {"status": "waiting_human", "reason": err.reason})
             return self.outcome("waiting_human", f"task {self.task_id} is waiting for a human: {err.reason}", f"when ready: {_hint(self.working, 'resume')}")
@@ -602,6 +643,15 @@ class _Engine:
 
 class _StepOutputError(Exception):
     pass
+
+
+def _attempt_tag(step: Optional[dict[str, Any]]) -> str:
+    """What tells one attempt of a step from the next in the keys of its recorded model replies and
+    remembered results: its failures, and the reruns a person asked for (a rewind), so neither replays
+    what an earlier attempt recorded. The same tag as task-engine.ts."""
+    failures = int((step or {}).get("failures", 0) or 0)
+    reruns = int((step or {}).get("reruns", 0) or 0)
+    return f"{failures}r{reruns}" if reruns > 0 else str(failures)
 
 
 def _upsert_artifact(d: dict[str, Any], a: dict[str, Any]) -> None:
@@ -748,7 +798,18 @@ class Run:
     The `task()` context manager and `run_agent()` are built on it.
     """
 
-    def __init__(self, root: str, task_id: str, agent: Agent, *, model: Optional[Model] = None, report: Optional[Callable[[str], None]] = None, actor: Optional[str] = None, env: Optional[dict[str, str]] = None) -> None:
+    def __init__(
+        self,
+        root: str,
+        task_id: str,
+        agent: Agent,
+        *,
+        model: Optional[Model] = None,
+        report: Optional[Callable[[str], None]] = None,
+        actor: Optional[str] = None,
+        env: Optional[dict[str, str]] = None,
+        command_sha256: Optional[str] = None,
+    ) -> None:
         if not is_task_id(task_id):
             raise OperationError("invalid", f'"{task_id}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit')
         self.root = os.path.abspath(root)
@@ -762,6 +823,14 @@ class Run:
         self.lease: Optional[Lease] = None
         self.engine: Optional[_Engine] = None
         self.early: Optional[Outcome] = None
+        #: For a command agent the app runs: the hash of its command's files now (the runner hands it over).
+        self.command_sha256 = command_sha256
+
+    def code_changed(self, cp: dict[str, Any]) -> bool:
+        """Whether a command agent's files changed since the task recorded them: both hashes known and different."""
+        ref = cp.get("agent") or {}
+        recorded = ref.get("command_sha256")
+        return bool(ref.get("command") and recorded and self.command_sha256 and recorded != self.command_sha256)
 
     def _take_lease(self) -> None:
         try:
@@ -898,6 +967,12 @@ class Run:
                     e.update(status="done" if happened else "not_started", reconciliation="settled-by-human" if happened else "settled-by-human-retry", updated_at=now_iso())
 
             engine.save(settled, source={"kind": "runtime", "actor": (approval or {}).get("actor", self.actor), "note": "uncertain side effects settled by a human"})
+        changed = self.code_changed(engine.working)
+        if changed:
+            engine.report(
+                f"the files of the command agent {self.agent.name} changed since task {self.task_id} recorded them "
+                f"(sha256 {engine.working['agent']['command_sha256'][:12]}… is now {(self.command_sha256 or '')[:12]}…); the remaining steps run with the new code"
+            )
         # 2. Verify the outside world; 3. find the next step (the plan for 4. is decided here too).
         confirm = cp["recovery"]["mode"] == "confirm"
         decision = self._decide(engine.working, rerun_drifted or confirm)
@@ -921,17 +996,24 @@ class Run:
                         s.update(status="pending", result_ref=None, finished_at=None)
                 d["artifacts"] = [a for a in d["artifacts"] if not (a.get("step_id") and a["step_id"] in reset)]
             d["recovery"]["auto_attempts"] = d["recovery"]["auto_attempts"] + 1 if trigger == "auto" else 0
+            # A person's resume ends a stop; the runner's own never does.
+            if trigger != "auto" and d["recovery"].get("stopped"):
+                d["recovery"]["stopped"] = None
             if trigger != "auto":
                 for w in d.get("human_waits", []):
                     if not w.get("resolved_at"):
                         w.update(resolved_at=now_iso(), by=actor, note=note)
+            if changed and d.get("agent"):
+                # The new hash is recorded with the resume, so the history shows when the code changed and who resumed with it.
+                d["agent"]["previous_command_sha256"] = d["agent"]["command_sha256"]
+                d["agent"]["command_sha256"] = self.command_sha256
             d["status"] = "running"
             d["resume_hint"] = f"resumed{' automatically' if trigger == 'auto' else ' by ' + actor}: {'; '.join(describe_plan(decision.plan, d))}"
 
         source = (
-            {"kind": "approval", "actor": approval["actor"], "note": f"resume plan {approval['id']} approved"}
+            {"kind": "approval", "actor": approval["actor"], "note": f"resume plan {approval['id']} approved{' (with the changed agent command)' if changed else ''}"}
             if approval
-            else {"kind": "runtime", **({} if trigger == "auto" else {"actor": actor}), "note": f"resumed ({trigger})"}
+            else {"kind": "runtime", **({} if trigger == "auto" else {"actor": actor}), "note": f"resumed ({trigger}){'; the agent command changed since the last run' if changed else ''}"}
         )
         engine.save(resumed, source=source)
         # 4. Reconcile uncertain effects the agent can probe before running; the rest are probed where the step calls them.
@@ -971,7 +1053,7 @@ class Run:
             raise OperationError("halted", f"task {cp['task_id']} is halted{by}; it is not resumed. Nothing was written.")
 
     def _decide(self, cp: dict[str, Any], rerun_drifted: bool) -> Any:
-        return decide_resume(cp, check_artifacts(self.root, cp), lambda e: e["type"] in self.agent.probes, rerun_drifted)
+        return decide_resume(cp, check_artifacts(self.root, cp), lambda e: e["type"] in self.agent.probes, rerun_drifted, self.code_changed(cp))
 
     def confirm_after_failure(self, engine: _Engine) -> Optional[Outcome]:
         """In confirm mode a failure is followed by a resume plan for a human to approve."""
@@ -1077,7 +1159,8 @@ def run_agent(
     """
     env = os.environ if env is None else env
     task_id = task_id or generate_task_id(agent.name)
-    run = Run(root, task_id, agent, model=model, report=report, actor=actor, env=env)
+    command_sha256 = (agent_ref or {}).get("command_sha256")
+    run = Run(root, task_id, agent, model=model, report=report, actor=actor, env=env, command_sha256=command_sha256)
     store = run.store
     exists = store.exists(task_id) and store.newest_version(task_id) > 0
     try:
@@ -1107,7 +1190,7 @@ def run_agent(
             report(f"auto mode: resuming {task_id} in {delay / 1000:g}s (attempt {rec['auto_attempts'] + 1})")
         time.sleep(delay / 1000)
         delay *= 2
-        run = Run(root, task_id, agent, model=model, report=report, actor=actor, env=env)
+        run = Run(root, task_id, agent, model=model, report=report, actor=actor, env=env, command_sha256=command_sha256)
         try:
             early = run.resume("auto")
             outcome = early or run.drive()
@@ -1208,6 +1291,23 @@ def _with_engine(root: str, task_id: str, owner: str, fn: Callable[[_Engine, dic
         lease.release()
 
 
+def request_stop(root: str, task_id: str, actor: Optional[str] = None, reason: Optional[str] = None) -> dict[str, Any]:
+    """Ask the runner that drives `task_id` (in any language) to stop at its next step or effect.
+
+    Writes the stop request beside the run's lease entry (docs/FORMAT.md, "The lease") and returns it;
+    the runner saves the stop and lets the lease go. Refused (OperationError, nothing written) when no
+    live runner holds the task. Ending a runner that does not stop is `waystation stop --force`.
+    """
+    store = Store(root)
+    if not store.exists(task_id):
+        raise OperationError("not-found", f'there is no task "{task_id}" in {store.root}; nothing was written')
+    task_dir = store.task_dir(task_id)
+    current = highest_entry(os.path.join(task_dir, "lease"))
+    if not current or not current[1] or not lease_is_live(current[1]):
+        raise OperationError("invalid", f"task {task_id} is not driven by a runner now; there is nothing to stop. Nothing was written.")
+    return write_stop_request(task_dir, current[0], actor or os.environ.get("USER") or "human", reason)
+
+
 def reject_task(root: str, task_id: str, reason: str, actor: Optional[str] = None) -> Outcome:
     """Reject the pending resume plan: record who, when and why, and halt the task."""
     reason = (reason or "").strip()
@@ -1234,9 +1334,15 @@ def reject_task(root: str, task_id: str, reason: str, actor: Optional[str] = Non
     return _with_engine(root, task_id, "reject", reject)
 
 
-def edit_step_result(root: str, task_id: str, step: str, value: Any, actor: Optional[str] = None, expected_version: Optional[int] = None) -> Outcome:
-    """Replace a step's result with a human's value (checked against its output schema); later steps go back to pending."""
+def edit_step_result(root: str, task_id: str, step: str, value: Any, actor: Optional[str] = None, expected_version: Optional[int] = None, later: str = "rerun") -> Outcome:
+    """Replace a step's result with a human's value (checked against its output schema), done steps too.
+
+    `later="rerun"` (the default) sets the steps after it that ran back to pending, since they were computed
+    from the old value; `later="keep"` says they still stand.
+    """
     who = actor or os.environ.get("USER") or "human"
+    if later not in ("rerun", "keep"):
+        raise OperationError("invalid", f'later must be "rerun" or "keep", not {later!r}; nothing was written')
 
     def edit(engine: _Engine, cp: dict[str, Any]) -> Outcome:
         if expected_version is not None and cp["version"] != expected_version:
@@ -1252,6 +1358,7 @@ def edit_step_result(root: str, task_id: str, step: str, value: Any, actor: Opti
             raise OperationError("invalid", f"the value does not fit step {s0['id']}'s output schema: {'; '.join(problems)}. Nothing was written.")
         before = engine.stored_result(s0)
         at = now_iso()
+        had_pending = bool(cp["recovery"].get("pending_approval"))
 
         def apply(d: dict[str, Any]) -> None:
             s = d["plan"][index]
@@ -1259,18 +1366,19 @@ def edit_step_result(root: str, task_id: str, step: str, value: Any, actor: Opti
                 d["errors"].append({"at": at, "step_id": s["id"], "what": s["error"]["message"], "fix": f"result replaced by a human edit ({who})", "verification": "the value satisfies the step's output schema" if s.get("output_schema") else "no output schema is declared; the value was accepted as given"})
             s.update(status="done", error=None, finished_at=at, edited={"by": who, "at": at})
             s.pop("result", None)
-            later = d["plan"][index + 1 :]
-            reset = {x["id"] for x in later if x["status"] in ("done", "failed", "running")}
-            for x in later:
+            after_it = d["plan"][index + 1 :]
+            reset = {x["id"] for x in after_it if x["status"] in ("done", "failed", "running")} if later == "rerun" else set()
+            for x in after_it:
                 if x["id"] in reset:
                     x.update(status="pending", result_ref=None, error=None, finished_at=None)
             d["artifacts"] = [a for a in d["artifacts"] if not (a.get("step_id") and a["step_id"] in reset)]
             d["recovery"]["pending_approval"] = None
-            nxt = next((x for x in later if x["status"] not in ("done", "skipped")), None)
+            nxt = next((x for x in after_it if x["status"] not in ("done", "skipped")), None)
             d["status"] = "waiting_human" if nxt else "done"
             if not nxt:
                 d["phase"] = "done"
-            d["resume_hint"] = f"{s['id']} was set by {who}; resume continues at {nxt['id']} ({nxt['name']}): `{_hint(d, 'resume')}`" if nxt else f"{s['id']} was set by {who}; every step is finished"
+            dropped = " (the pending resume plan was dropped: it no longer applies)" if had_pending else ""
+            d["resume_hint"] = f"{s['id']} was set by {who}; resume continues at {nxt['id']} ({nxt['name']}): `{_hint(d, 'resume')}`{dropped}" if nxt else f"{s['id']} was set by {who}; every step is finished"
 
         engine.save(apply, results={s0["id"]: to_plain(value)}, source={"kind": "human-edit", "actor": who, "edit": {"step_id": s0["id"], "before": before, "after": to_plain(value)}})
         engine.event("runner", None, {"status": "edited", "step_id": s0["id"], "by": who})

@@ -218,6 +218,12 @@ export const AgentRef = z.looseObject({
   module_sha256: z.string().optional(),
   /** The module's hash before the last resume that ran changed code: the history shows when the code changed. */
   previous_module_sha256: z.string().optional(),
+  /** A command agent's program and arguments as registered (waystation.config.json), paths relative to the directory. */
+  command: z.array(z.string()).optional(),
+  /** For a command agent: the hash of the files its command names inside the directory (docs/WRITING-AGENTS.md). */
+  command_sha256: z.string().optional(),
+  /** The command files' hash before the last resume that ran changed ones. */
+  previous_command_sha256: z.string().optional(),
   options: z.record(z.string(), z.unknown()).default({}),
 });
 export type AgentRef = z.infer<typeof AgentRef>;

@@ -1,7 +1,7 @@
 /**
  * A Python command agent through the app's own API, as the inspector drives it:
  * `waystation serve` lists it, starts it (New task), shows its lines on the
- * console, reports its task and its agent, and resumes it; opened read-only,
+ * console, reports its task and its agent, stops it (Stop) and resumes it; opened read-only,
  * the same directory offers it nowhere and runs nothing.
  */
 import { spawn } from 'node:child_process';
@@ -18,12 +18,17 @@ const WAIT_MS = 30_000;
 let root: string;
 
 const AGENT = `
-import os, sys
+import os, sys, time
 import waystation
 from waystation import PlannedStep
 
+def greet(t):
+    if os.path.exists(os.path.join(t.root, "slow")):
+        time.sleep(1.5)
+    return "hello " + t.options["who"]
+
 def run(t):
-    t.step("greet", lambda: "hello " + t.options["who"])
+    t.step("greet", lambda: greet(t))
     def check():
         if not os.path.exists(os.path.join(t.root, "ok")):
             raise RuntimeError("no ok file yet")
@@ -109,6 +114,34 @@ describe('a Python command agent in the served app', () => {
     } finally {
       await host.stop();
       await fs.rm(path.join(root, 'ok'), { force: true });
+    }
+  }, 120_000);
+
+  it("is stopped by the app's Stop at its next step, and resumed by a person", async () => {
+    const host = await serve(['--trust']);
+    await fs.writeFile(path.join(root, 'slow'), '');
+    try {
+      const started = await host.rpc('startTask', { agent: 'py-greeter', taskId: 'served-3', mode: 'auto', options: { who: 'Ada' } });
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      await host.statusUntil('served-3', 'running');
+      const stopped = await host.rpc('stopTask', { taskId: 'served-3', reason: 'not now', by: 'grace' });
+      expect(stopped.status, JSON.stringify(stopped.body)).toBe(200);
+      await host.statusUntil('served-3', 'interrupted');
+      const detail = (await host.get('/api/tasks/served-3')) as {
+        checkpoint: { recovery: { stopped?: { by: string; reason?: string } }; plan: { status: string }[] };
+      };
+      expect(detail.checkpoint.recovery.stopped).toMatchObject({ by: 'grace', reason: 'not now' });
+      expect(detail.checkpoint.plan.map((s) => s.status)).toEqual(['done', 'pending']);
+
+      await fs.rm(path.join(root, 'slow'));
+      await fs.writeFile(path.join(root, 'ok'), '');
+      const resumed = await host.rpc('resumeTask', { taskId: 'served-3' });
+      expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+      await host.statusUntil('served-3', 'done');
+    } finally {
+      await host.stop();
+      await fs.rm(path.join(root, 'ok'), { force: true });
+      await fs.rm(path.join(root, 'slow'), { force: true });
     }
   }, 120_000);
 

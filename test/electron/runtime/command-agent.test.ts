@@ -14,6 +14,7 @@ import { Runner, type RunnerEvent } from '../../../electron/runtime/runner.js';
 import { listAvailableAgents, readAgentsConfig } from '../../../electron/runtime/agent-catalog.js';
 import { agentStatus } from '../../../electron/runtime/agent-status.js';
 import { resolveCommand } from '../../../electron/runtime/command-agent.js';
+import { hashCommand } from '../../../electron/runtime/command-files.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -118,7 +119,16 @@ describe('a command agent', () => {
     expect(events.some((e) => e.type === 'spawned')).toBe(true);
     const cp = await task('g1');
     expect(cp.agent).toMatchObject({ name: 'py-greeter', command: ['python3', 'greeter.py'], project_root: '.', options: { who: 'ana' } });
-    expect(await agentStatus(root, cp)).toEqual({ kind: 'command', available: true });
+    // The task recorded the hash of the script its command names; unchanged, the status says so.
+    const sha = await hashCommand(root, ['python3', 'greeter.py']);
+    expect(cp.agent).toMatchObject({ command_sha256: sha });
+    expect(await agentStatus(root, cp)).toEqual({
+      kind: 'command',
+      available: true,
+      module_changed: false,
+      recorded_sha256: sha,
+      current_sha256: sha,
+    });
 
     await fs.writeFile(path.join(root, 'ok'), '');
     const second = await runner().resume('g1');

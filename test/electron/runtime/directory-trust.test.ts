@@ -1,6 +1,7 @@
 /**
  * The trust store: where it lives, what a trust covers, and that it is
- * forgotten when waystation.config.json or a registered module changes.
+ * forgotten when waystation.config.json, a registered module or a command
+ * agent's script changes.
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -56,6 +57,27 @@ describe('the trust store', () => {
     expect(await trustState(root, env)).toMatchObject({ trusted: false, changed: true });
     await trustDirectory(root, env);
     expect(await isTrusted(root, env)).toBe(true);
+  });
+
+  it("covers a command agent's script files inside the directory, not the program it runs", async () => {
+    await fs.writeFile(path.join(root, 'agent.py'), 'print("hello")\n');
+    await fs.writeFile(
+      path.join(root, 'waystation.config.json'),
+      JSON.stringify({ agents: [{ module: './agents/a.mjs' }, { name: 'py', command: ['python3', 'agent.py'] }] }),
+    );
+    const print = await trustDirectory(root, env);
+    expect(print.files.map((f) => f.file)).toEqual([
+      path.join(root, 'waystation.config.json'),
+      path.join(root, 'agents/a.mjs'),
+      path.join(root, 'agent.py'),
+    ]);
+    expect(await isTrusted(root, env)).toBe(true);
+    await fs.writeFile(path.join(root, 'agent.py'), 'print("changed")\n');
+    expect(await trustState(root, env)).toMatchObject({ trusted: false, changed: true });
+    await trustDirectory(root, env);
+    // A script that goes is a change too.
+    await fs.rm(path.join(root, 'agent.py'));
+    expect(await trustState(root, env)).toMatchObject({ trusted: false, changed: true });
   });
 
   it('is forgotten when a waystation.config.json appears in a directory trusted without one', async () => {
