@@ -186,11 +186,13 @@ export async function timeTravel(opts: ScenarioOptions): Promise<ScenarioReport>
         if (op === 'fork' && (await hashTree(path.join(root, task))) !== parentBefore)
           tally.violation('parent of a fork changed', `${where}, killed after ${at} ms: the parent's folder changed`);
 
-        // Done again where the kill stopped it: the operation completes, or says it already did (a fork's id exists).
-        if (first.killed && op !== 'stop') {
+        // A kill that landed before the operation wrote its version leaves it to be done again, and it completes; one
+        // that landed after leaves it done (whole, as the checks above say).
+        const applied =
+          op === 'fork' ? Boolean((await store.getTask(checked))?.checkpoint) : (await store.history(task)).length > versionsBefore;
+        if (first.killed && op !== 'stop' && !applied) {
           const again = await operate(op, root, run);
-          const already = op === 'fork' && /exists/.test(again.out);
-          if (again.code !== 0 && !already)
+          if (again.code !== 0)
             tally.violation(
               'operation cannot be done again after the kill',
               `${where}: exit ${again.code}: ${again.out.trim().slice(0, 400)}`,
