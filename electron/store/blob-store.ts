@@ -152,7 +152,8 @@ export async function readHistoryChain(
   count: number,
   after?: HistoryMark,
 ): Promise<HistoryChainRead> {
-  const { ctx: reader, pace } = versionWalk(ctx);
+  // Every chunk of the chain was carried by a version no newer than the checkpoint naming its head.
+  const { ctx: reader, pace } = versionWalk(ctx, { listed: true });
   return walkHistoryChain(
     async (ref) => {
       await pace();

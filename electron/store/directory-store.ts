@@ -31,7 +31,7 @@ import type { ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, eventsPath, readEventLog } from './event-log.js';
 import { readVersionFile, rebuildVersion, versionWalk } from './version-file.js';
-import { DETAIL, listVersionNumbers, loadVersion, loadVersions } from './task-reader.js';
+import { CONTENT, DETAIL, listVersionNumbers, loadVersion, loadVersions, type ReadDepth } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
 import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
 import { acquireLease } from './file-lease.js';
@@ -127,38 +127,38 @@ class DirectoryStore implements CheckpointStore {
     return scanRoot<T | ListedTask>(ctx, this.concurrency, keep ?? ((entries) => entries));
   }
 
-  /** Find one task the way the listing would show it, validated whole and with the detail checks (gaps) on. */
-  private async find(taskId: string): Promise<FoundTask<Checkpoint> | null> {
+  /** Find one task the way the listing would show it, validated whole and with the detail checks (gaps) on unless `depth` says less. */
+  private async find(taskId: string, depth: ReadDepth<Checkpoint> = DETAIL): Promise<FoundTask<Checkpoint> | null> {
     if (!isSafeTaskId(taskId)) return null;
     const ctx = await this.ctx();
     try {
       const st = await this.fs.lstat(path.join(this.root, taskId));
       if (st.isDirectory() || st.isSymbolicLink()) {
-        const found = st.isDirectory() ? await readFolder(ctx, taskId, DETAIL) : await this.findLinked(ctx, taskId);
+        const found = st.isDirectory() ? await readFolder(ctx, taskId, depth) : await this.findLinked(ctx, taskId, depth);
         if (found) return found;
       }
     } catch (err) {
       if (errorCode(err) !== 'ENOENT') throw err;
     }
-    const asFile = await readRootFile(ctx, `${taskId}.json`, DETAIL);
+    const asFile = await readRootFile(ctx, `${taskId}.json`, depth);
     if (asFile) return asFile;
-    const rootLegacy = await readRootFile(ctx, ROOT_LEGACY_FILE, DETAIL);
+    const rootLegacy = await readRootFile(ctx, ROOT_LEGACY_FILE, depth);
     return rootLegacy && rootLegacy.entry.task_id === taskId ? rootLegacy : null;
   }
 
-  private async findLinked(ctx: ReadContext, taskId: string): Promise<FoundTask<Checkpoint> | null> {
+  private async findLinked(ctx: ReadContext, taskId: string, depth: ReadDepth<Checkpoint>): Promise<FoundTask<Checkpoint> | null> {
     const dirents = await this.fs.readdir(this.root);
     const d = dirents.find((e) => e.name === taskId);
     if (!d) return null;
-    return readRootEntry(ctx, d, DETAIL);
+    return readRootEntry(ctx, d, depth);
   }
 
   async getTask(taskId: string): Promise<TaskEntry | null> {
     return (await this.find(taskId))?.entry ?? null;
   }
 
-  private async requireTask(taskId: string): Promise<FoundTask<Checkpoint>> {
-    const found = await this.find(taskId);
+  private async requireTask(taskId: string, depth: ReadDepth<Checkpoint> = DETAIL): Promise<FoundTask<Checkpoint>> {
+    const found = await this.find(taskId, depth);
     if (!found)
       throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `there is no task ${JSON.stringify(taskId)} in ${this.root}`)]);
     // A task folder that is a symlink out of the root: the paths below it would be read through the link.
@@ -388,7 +388,8 @@ class DirectoryStore implements CheckpointStore {
     // A past version of a task folder names its history's head itself: the rest of the task is not read.
     let cp = version === undefined ? null : await this.readOwnVersion(taskId, version);
     if (!cp) {
-      const found = await this.requireTask(taskId);
+      // The gaps in the version names are the task view's report, not the history's.
+      const found = await this.requireTask(taskId, CONTENT);
       if (found.legacy) return { from: 0, messages: found.legacy.messages };
       cp = version === undefined ? found.entry.checkpoint : await this.readVersion(taskId, version);
       if (!cp) throw new TaskReadError(taskId, found.entry.problems);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errorCode, settledReads, syncReadsOf, type StoreFs, type WholeFile } from './store-fs.js';
-import type { SegmentMemo } from './version-file.js';
+import type { SegmentMemo, VersionNames } from './version-file.js';
 
 /** What a reader needs: the file system, the root (resolved) and the size limit. */
 export interface ReadContext {
@@ -21,6 +21,8 @@ export interface ReadContext {
   maxFileBytes: number;
   /** A sequential reader's last version file (see SegmentMemo); none for other readers. */
   segments?: SegmentMemo;
+  /** A walk's listing of a task's versions/ (see VersionNames); none for other readers. */
+  versionNames?: VersionNames;
 }
 
 /** Files a sequential reader reads between two turns of the event loop. */

@@ -16,15 +16,43 @@ const SECRET_NAMES = /(^|_)(API_KEY|TOKEN|SECRET|PASSWORD)$/;
 /** Shorter values are not treated as secrets: they would match ordinary text. */
 const MIN_SECRET_LENGTH = 8;
 
-/** The secret values of an environment: OPENAI_API_KEY and every *_API_KEY, *_TOKEN, *_SECRET, *_PASSWORD. */
-export function secretsOf(env: NodeJS.ProcessEnv = process.env): string[] {
-  const out = new Set<string>();
-  for (const [name, value] of Object.entries(env)) {
-    const v = value?.trim();
-    if (v && v.length >= MIN_SECRET_LENGTH && SECRET_NAMES.test(name)) out.add(v);
+// Whether a variable's name marks a secret, by name: the names rarely change, and testing each again on every save
+// cost more than the save's own scrubbing.
+const secretName = new Map<string, boolean>();
+// The last answer, returned again while the secret values are the same (no sort, no new array).
+let lastValues = '';
+let lastSecrets: readonly string[] = [];
+
+/**
+ * The secret values of an environment: OPENAI_API_KEY and every *_API_KEY, *_TOKEN, *_SECRET, *_PASSWORD.
+ *
+ * Read afresh on every call (a key set a moment ago is scrubbed from the next save), but only the names are
+ * enumerated, and only a secret's value is read: `process.env` makes a native call per value it hands out,
+ * and enumerating its entries on every save and event was a tenth of a runtime save.
+ */
+export function secretsOf(env: NodeJS.ProcessEnv = process.env): readonly string[] {
+  let values = '';
+  const found: string[] = [];
+  for (const name of Object.keys(env)) {
+    let isSecret = secretName.get(name);
+    if (isSecret === undefined) {
+      isSecret = SECRET_NAMES.test(name);
+      if (secretName.size > 10_000) secretName.clear();
+      secretName.set(name, isSecret);
+    }
+    if (!isSecret) continue;
+    const v = env[name]?.trim();
+    if (v && v.length >= MIN_SECRET_LENGTH) {
+      found.push(v);
+      values += v + '\u0000';
+    }
   }
+  if (values === lastValues) return lastSecrets;
   // Longest first, so a secret that contains another is replaced whole.
-  return [...out].sort((a, b) => b.length - a.length);
+  const secrets = [...new Set(found)].sort((a, b) => b.length - a.length);
+  lastValues = values;
+  lastSecrets = secrets;
+  return secrets;
 }
 
 /** A string with every secret replaced. */

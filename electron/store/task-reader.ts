@@ -45,6 +45,12 @@ export const LISTING: ReadDepth<CheckpointHead> = { gaps: false, noteLease: true
 /** Opening a task: see ReadDepth. */
 export const DETAIL: ReadDepth<Checkpoint> = { gaps: true, noteLease: false, check: checkCheckpoint, whole: (cp) => cp };
 
+/**
+ * Reading what a task holds (its history): validated whole like DETAIL, without the gap check, whose
+ * listing of `versions/` (and a read of each segment's tail) reports problems nothing read here depends on.
+ */
+export const CONTENT: ReadDepth<Checkpoint> = { ...DETAIL, gaps: false };
+
 /** A version loaded and validated (as a whole Checkpoint unless checked for less). */
 export type LoadedVersion<C extends CheckpointHead = Checkpoint> =
   | { ok: true; checkpoint: C; doc: unknown; readOnly: boolean; problems: Problem[]; fullBytes: number; deltaBytes: number }

@@ -203,7 +203,7 @@ export class SegmentMemo {
     const span = this.segment?.records.find((r) => r.version === version);
     if (!span) return null;
     for (let v = this.checkedUpTo + 1; v <= version; v++) {
-      if (await exists(ctx, versionPath(taskDir, v))) return null;
+      if (await hasOwnFile(ctx, taskDir, v)) return null;
       this.checkedUpTo = v;
     }
     return { abs: this.abs, bytes: this.bytes, span };
@@ -215,12 +215,78 @@ export class SegmentMemo {
 }
 
 /**
- * sequentialReads for a walk over versions or the blobs they carry: the
- * reader also keeps the version file it read last (SegmentMemo).
+ * The names in a task's `versions/` folder, read once, for a walk over
+ * versions that were all written before it started (a history chain, whose
+ * every chunk was carried by a version no newer than the checkpoint that
+ * names its head). Walking back through a segment asks, for each version,
+ * whether it has a file of its own: one `stat` per version of the task, most
+ * of them answering "not there", where one `readdir` answers them all.
+ *
+ * A name not in the listing is not taken as final: when a version is found
+ * nowhere, the walk lists the folder again and looks once more
+ * (locateRecord), so a file written after the listing is still found.
  */
-export function versionWalk(ctx: ReadContext): { ctx: ReadContext; pace: () => Promise<void> } {
+export class VersionNames {
+  private taskDir = '';
+  /** The version numbers with a file of their own. */
+  private names: Set<number> | null = null;
+  /** Whether the listing was read again since the last version found nowhere. */
+  private fresh = false;
+
+  /** Whether version `version` has a file of its own (errors other than "not there" count as present, as in `exists`). */
+  async has(ctx: ReadContext, taskDir: string, version: number): Promise<boolean> {
+    if (this.names === null || this.taskDir !== taskDir) {
+      let names: string[];
+      try {
+        names = await ctx.fs.readdirNames(path.join(taskDir, VERSIONS_DIR));
+      } catch {
+        return exists(ctx, versionPath(taskDir, version));
+      }
+      this.names = new Set();
+      for (const name of names) {
+        const v = parseVersionFileName(name);
+        if (v !== null) this.names.add(v);
+      }
+      this.taskDir = taskDir;
+    }
+    return this.names.has(version);
+  }
+
+  /**
+   * After a version was found nowhere: forget the listing so the next lookup
+   * reads it again, once per miss. True when that is worth a second look
+   * (the listing had not just been read).
+   */
+  relist(): boolean {
+    if (this.fresh || this.names === null) return false;
+    this.names = null;
+    this.fresh = true;
+    return true;
+  }
+
+  /** A version was found: the next miss may list the folder again. */
+  found(): void {
+    this.fresh = false;
+  }
+}
+
+/** Whether version `version` has a file of its own, from the walk's listing when it has one. */
+function hasOwnFile(ctx: ReadContext, taskDir: string, version: number): Promise<boolean> {
+  return ctx.versionNames ? ctx.versionNames.has(ctx, taskDir, version) : exists(ctx, versionPath(taskDir, version));
+}
+
+/**
+ * sequentialReads for a walk over versions or the blobs they carry: the
+ * reader also keeps the version file it read last (SegmentMemo), and with
+ * `listed`, answers which versions have a file of their own from one listing
+ * of `versions/` (VersionNames; only for versions written before the walk).
+ */
+export function versionWalk(ctx: ReadContext, opts: { listed?: boolean } = {}): { ctx: ReadContext; pace: () => Promise<void> } {
   const walk = sequentialReads(ctx);
-  return { ctx: { ...walk.ctx, segments: new SegmentMemo() }, pace: walk.pace };
+  return {
+    ctx: { ...walk.ctx, segments: new SegmentMemo(), ...(opts.listed ? { versionNames: new VersionNames() } : {}) },
+    pace: walk.pace,
+  };
 }
 
 /** A version's record found: the file it is in, that file's bytes, and where in them the record lies. */
@@ -244,12 +310,23 @@ type Located = { ok: true; value: LocatedRecord } | { ok: false; problem: Proble
  * every byte of every segment it passes through.
  */
 export async function locateRecord(ctx: ReadContext, taskDir: string, version: number): Promise<Located> {
+  const located = await locateOnce(ctx, taskDir, version);
+  if (!ctx.versionNames) return located;
+  if (located.ok || !located.missing) {
+    ctx.versionNames.found();
+    return located;
+  }
+  // Found nowhere by the walk's listing of versions/: list the folder again and look once more.
+  return ctx.versionNames.relist() ? locateRecord(ctx, taskDir, version) : located;
+}
+
+async function locateOnce(ctx: ReadContext, taskDir: string, version: number): Promise<Located> {
   const memo = ctx.segments;
   const held = await memo?.find(ctx, taskDir, version);
   if (held) return { ok: true, value: held };
   const own = versionPath(taskDir, version);
   // Most versions of a segment have no file of their own: a lookup that finds nothing costs no error.
-  const raw = (await exists(ctx, own)) ? await readBytes(ctx, own) : ({ ok: false, missing: true } as const);
+  const raw = (await hasOwnFile(ctx, taskDir, version)) ? await readBytes(ctx, own) : ({ ok: false, missing: true } as const);
   if (raw.ok) {
     const segment = parseSegment(raw.bytes, version, false);
     memo?.keep(own, raw.bytes, segment, version);
@@ -261,7 +338,7 @@ export async function locateRecord(ctx: ReadContext, taskDir: string, version: n
   if (!raw.missing) return { ok: false, problem: raw.problem, missing: false };
   for (let f = version - 1; f >= Math.max(1, version - SEGMENT_VERSIONS + 1); f--) {
     const abs = versionPath(taskDir, f);
-    if (!memo?.holds(abs) && !(await exists(ctx, abs))) continue;
+    if (!memo?.holds(abs) && !(await hasOwnFile(ctx, taskDir, f))) continue;
     // The names between this file and the version were just found absent.
     const read = await readBytes(ctx, abs);
     if (!read.ok) return read.missing ? missingVersion(ctx, taskDir, version) : { ok: false, problem: read.problem, missing: false };

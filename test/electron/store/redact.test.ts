@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { StoreWriteError } from '../../../electron/store/store-types.js';
+import { secretsOf } from '../../../electron/store/redact.js';
 import { captureCli as cli } from '../cli/capture-cli.js';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
@@ -78,6 +79,31 @@ describe('the store scrubs the key from everything it writes', () => {
     expect(err).toBeInstanceOf(StoreWriteError);
     expect((err as Error).message).not.toContain(KEY);
     expect(await fs.readdir(root)).toEqual([]);
+  });
+});
+
+describe('the secrets are those of the environment at each write', () => {
+  it('a key set, changed or removed between two saves of one store is scrubbed as it stands at the second', async () => {
+    const store = openStore(root);
+    const first = await store.create(makeCheckpoint('t', 2));
+    const later = 'tok-set-after-open-9b1e77';
+    process.env.WAYSTATION_TEST_TOKEN = later;
+    process.env.OPENAI_API_KEY = `${KEY}-rotated`;
+    try {
+      expect(secretsOf()).toEqual(expect.arrayContaining([`${KEY}-rotated`, later]));
+      expect(secretsOf()).not.toContain(KEY);
+      const cp = withoutVersion(first.checkpoint);
+      await store.save('t', { expectedVersion: 1, checkpoint: { ...cp, goal: `uses ${later} and ${KEY}-rotated` } });
+      const text = await allText(path.join(root, 't'));
+      expect(text).not.toContain(later);
+      expect(text).not.toContain(`${KEY}-rotated`);
+    } finally {
+      delete process.env.WAYSTATION_TEST_TOKEN;
+    }
+    expect(secretsOf()).not.toContain(later);
+    expect(secretsOf()).toContain(`${KEY}-rotated`);
+    delete process.env.OPENAI_API_KEY;
+    expect(secretsOf()).not.toContain(`${KEY}-rotated`);
   });
 });
 
