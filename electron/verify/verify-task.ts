@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import type { ArtifactHead, CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 import { checkInvariants } from '../../shared/checkpoint/invariants.js';
+import type { Problem } from '../../shared/checkpoint/problem.js';
 import type { TaskFormat } from '../../shared/checkpoint/task-summary.js';
 import type { ArtifactCheck, UncertainEffect, VerifyReport } from '../../shared/checkpoint/verify-report.js';
 import { mapLimit } from '../store/directory-scan.js';
@@ -213,4 +214,18 @@ export async function verifyTask(root: string, cp: Checkpoint, opts: VerifyOptio
     uncertain_effects: uncertain,
     invariant_problems,
   };
+}
+
+/**
+ * The report with the task's version-numbering problems among its invariants:
+ * a checkpoint.json that claims a version no file holds, a version file that
+ * holds another version, a gap. The checkpoint verified can be whole while its
+ * history contradicts itself, and verify is where a person looks for that.
+ */
+export function withNumberingProblems<R extends VerifyReport>(report: R, problems: readonly Problem[]): R {
+  const numbering = problems.filter((p) => p.reason === 'invariant' || p.reason === 'missing-version');
+  const known = new Set(report.invariant_problems.map((p) => `${p.file}\u0000${p.message}`));
+  const added = numbering.filter((p) => !known.has(`${p.file}\u0000${p.message}`));
+  if (added.length === 0) return report;
+  return { ...report, ok: false, invariant_problems: [...added, ...report.invariant_problems] };
 }
