@@ -458,7 +458,7 @@ export class HostService implements WaystationService {
       if (why) throw new ApiError('invalid-input', why);
     }
     const heavy = optionsTooLarge(input.options);
-    if (heavy) throw new ApiError('invalid-input', heavy);
+    if (heavy) throw new ApiError('too-large', heavy);
     // Only an agent the directory's catalog lists is started: a path is never an agent name.
     if (this.options.runner && !dir.readOnly) refuseUnlistedAgent(input.agent, await this.listAgents());
     return this.operations.start(dir, input);

@@ -467,7 +467,7 @@ export class Runner extends EventEmitter {
       if (why) return refused(req.taskId, 'invalid', why);
     }
     const heavy = optionsTooLarge(req.options);
-    if (heavy) return refused(req.taskId ?? '', 'invalid', heavy);
+    if (heavy) return refused(req.taskId ?? '', 'too-large', heavy);
     let agentRef;
     try {
       agentRef = await this.resolveAgent(req);
