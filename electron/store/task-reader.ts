@@ -10,6 +10,7 @@ import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js'
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shared/checkpoint/legacy.js';
 import type { TaskEntry } from './store-types.js';
+import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
 import { exists, readBytes, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
 import { errorCode, READ_FLAGS, type StoreFileHandle } from './store-fs.js';
@@ -249,12 +250,16 @@ export async function probeVersion(ctx: ReadContext, taskDir: string, version: n
  */
 async function hotAhead(ctx: ReadContext, taskDir: string, version: number): Promise<Problem | undefined> {
   if (await exists(ctx, versionPath(taskDir, version))) return undefined;
+  // A folder with no version file at all holds a task written as its checkpoint.json alone (by hand, or by
+  // a writer in another language): nothing contradicts it.
+  const files = await versionFiles(ctx, taskDir);
+  if (files.length === 0) return undefined;
   const located = await locateRecord(ctx, taskDir, version);
   if (located.ok || !located.missing) return undefined;
   return problem(
     relPath(ctx, path.join(taskDir, HOT_FILE)),
     'invariant',
-    `checkpoint.json claims version ${version}, which no file in ${VERSIONS_DIR}/ holds`,
+    `checkpoint.json claims version ${version}, which no file in ${VERSIONS_DIR}/ holds (the newest file there is version ${files.at(-1)})`,
   );
 }
 
@@ -422,6 +427,8 @@ export async function readNativeTask<C extends CheckpointHead>(
     numbers ??= hasVersions ? await listVersionNumbers(ctx, taskDir) : [];
     problems.push(...gapProblems(ctx, taskDir, numbers));
     if (hasVersions) problems.push(...(await misnumberedFiles(ctx, taskDir, await versionFiles(ctx, taskDir))));
+    const log = await eventLogProblem(ctx.fs, taskDir, relPath(ctx, eventsPath(taskDir)), ctx.maxEventLogBytes);
+    if (log) problems.push(log);
   }
   if (checkpoint && checkpoint.task_id !== taskId) {
     problems.push(

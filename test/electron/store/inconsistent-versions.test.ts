@@ -40,7 +40,7 @@ async function inspector(): Promise<{ listed: string; detail: string; shown: num
   const service = new HostService({ host: 'web', runner: null });
   try {
     await service.open(root);
-    const list = await service.listTasks({});
+    const list = await service.listTasks();
     const detail = await service.getTask({ taskId: 't' });
     return { listed: JSON.stringify(list[0].problems), detail: JSON.stringify(detail.problems), shown: detail.checkpoint?.version };
   } finally {
