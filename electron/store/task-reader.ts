@@ -286,7 +286,7 @@ export async function misnumberedFiles(ctx: ReadContext, taskDir: string, files:
     } catch {
       continue;
     }
-    let held: number | null = null;
+    let held: number | null;
     try {
       const { bytesRead } = await handle.read(head, 0, head.length, 0);
       const m = ENVELOPE_HEAD.exec(head.subarray(0, bytesRead).toString('latin1'));
