@@ -27,10 +27,12 @@ describe('a task whose creation hit a full disk', () => {
     for (const nth of [1, 4]) {
       const taskId = `t${nth}`;
       const faulty = new FaultyFs({ group: 'write', nth, code: 'ENOSPC', persistent: true });
-      const failed = await openStore(root, { fs: faulty }).create(makeCheckpoint(taskId)).then(
-        () => false,
-        () => true,
-      );
+      const failed = await openStore(root, { fs: faulty })
+        .create(makeCheckpoint(taskId))
+        .then(
+          () => false,
+          () => true,
+        );
       expect(failed, `write ${nth} fails the creation`).toBe(true);
       await fs.rm(path.join(root, taskId, 'lease'), { recursive: true, force: true });
       const runner = new Runner({ root });
