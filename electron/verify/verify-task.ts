@@ -61,7 +61,8 @@ function code(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
 }
 
-async function sha256File(file: string): Promise<{ sha256: string; size: number }> {
+/** A file's sha256 and size, streamed: an artifact of gigabytes is hashed in bounded memory. */
+export async function sha256File(file: string): Promise<{ sha256: string; size: number }> {
   const hash = createHash('sha256');
   let size = 0;
   for await (const chunk of createReadStream(file)) {
