@@ -82,8 +82,9 @@ export async function trustIfEmpty(root: string): Promise<void> {
 
 /** What trusting a directory lets run, in a line or two, read without importing anything. */
 export async function whatWouldRun(root: string, extra: readonly string[] = []): Promise<string[]> {
-  const code = await registeredCode(root);
+  const [code, config] = await Promise.all([registeredCode(root), readAgentsConfig(root)]);
   const lines = code.agents.map((a) => `  agent module ${a.module}${a.export ? ` (export ${a.export})` : ''}, registered as "${a.name}"`);
+  for (const c of config.commands) lines.push(`  command agent "${c.name}": ${c.command.join(' ')}`);
   if (code.problem) lines.push(`  (${code.problem})`);
   return [...lines, ...extra.map((e) => `  ${e}`)];
 }

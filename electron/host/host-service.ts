@@ -429,9 +429,12 @@ export class HostService implements WaystationService {
     const entry = await dir.reads.entry(input.taskId);
     // Only a Waystation task folder keeps an event log; another format has none to show.
     if (entry.format !== 'waystation') return { events: [], skipped: 0 };
-    const events = await dir.store.readEvents(entry.task_id, input.after);
-    const skipped = Math.max(0, events.length - EVENTS_PAGE);
-    return { events: skipped > 0 ? events.slice(skipped) : events, skipped };
+    // The newest page only: a log of millions of lines is never held whole. Ids go up by one per event, so
+    // those before the page are counted from the first one sent.
+    const events = await dir.store.readEvents(entry.task_id, input.after, { last: EVENTS_PAGE });
+    const first = events[0];
+    const skipped = first ? Math.max(0, first.id - (input.after ?? 0) - 1) : 0;
+    return { events: events.length > EVENTS_PAGE ? events.slice(-EVENTS_PAGE) : events, skipped };
   }
 
   async diffVersions(input: ApiParsedInput<'diffVersions'>): Promise<ApiOutputs['diffVersions']> {
@@ -458,7 +461,7 @@ export class HostService implements WaystationService {
       if (why) throw new ApiError('invalid-input', why);
     }
     const heavy = optionsTooLarge(input.options);
-    if (heavy) throw new ApiError('invalid-input', heavy);
+    if (heavy) throw new ApiError('too-large', heavy);
     // Only an agent the directory's catalog lists is started: a path is never an agent name.
     if (this.options.runner && !dir.readOnly) refuseUnlistedAgent(input.agent, await this.listAgents());
     return this.operations.start(dir, input);

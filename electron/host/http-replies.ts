@@ -54,7 +54,7 @@ export function readBody(req: http.IncomingMessage, maxBody: number): Promise<un
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > maxBody) {
-      reject(new HttpFailure(413, new ApiError('invalid-input', `the request body is larger than ${maxBody} bytes; nothing was done`)));
+      reject(new HttpFailure(413, new ApiError('too-large', `the request body is larger than ${maxBody} bytes; nothing was done`)));
       req.resume();
       return;
     }
@@ -66,7 +66,7 @@ export function readBody(req: http.IncomingMessage, maxBody: number): Promise<un
       size += chunk.length;
       if (size > maxBody) {
         failed = true;
-        reject(new HttpFailure(413, new ApiError('invalid-input', `the request body is larger than ${maxBody} bytes; nothing was done`)));
+        reject(new HttpFailure(413, new ApiError('too-large', `the request body is larger than ${maxBody} bytes; nothing was done`)));
         return;
       }
       chunks.push(chunk);

@@ -14,7 +14,7 @@ import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summ
 import { hasRecoveryNews } from '../store/recovery-report.js';
 import { TaskReadError, type CheckpointSource, type TaskEntry } from '../store/store-types.js';
 import { summarizeEntry } from '../verify/summarize-entry.js';
-import { verifyTask } from '../verify/verify-task.js';
+import { verifyTask, withNumberingProblems } from '../verify/verify-task.js';
 import type { EventHub } from './event-hub.js';
 import type { LoadFailures } from './load-failures.js';
 import { taskAgentStatus, type ModuleHashCache } from './task-agent-status.js';
@@ -124,7 +124,10 @@ export class TaskReads {
   async verifyTask(input: ApiParsedInput<'verifyTask'>): Promise<ApiOutputs['verifyTask']> {
     const entry = await this.entry(input.taskId);
     const cp = await this.checkpointAt(entry, undefined);
-    const report = await verifyTask(this.options.store.artifactRoot, cp, { location: entry.location, format: entry.format });
+    const report = withNumberingProblems(
+      await verifyTask(this.options.store.artifactRoot, cp, { location: entry.location, format: entry.format }),
+      entry.problems,
+    );
     this.noteVerifiedDrift(report);
     // Only a native task folder has versions a power cut can tear; a legacy file is read as it is.
     const recovery = await this.options.store.recoveryReport(entry);

@@ -8,7 +8,8 @@
  *
  * is started as a process of its own, like a worker: the runner hands it the
  * directory and the task id as arguments (`<command...> DIR --task ID`) and the
- * rest of the job in the environment (the protocol of python/waystation/cli.py,
+ * rest of the job in the environment, a start's options in a file the
+ * environment names (the protocol of python/waystation/cli.py,
  * documented in docs/WRITING-AGENTS.md), reads its output line by line for the
  * activity feed, and learns how the task ended from its exit code and the
  * checkpoint it wrote. Nothing of it runs to list it: the name, description and
@@ -17,7 +18,8 @@
  * directory.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
@@ -79,6 +81,7 @@ export function commandJobEnv(
   // Variables of an enclosing run (a command agent that starts another) must not leak into this job.
   for (const name of [
     'WAYSTATION_OPTIONS',
+    OPTIONS_FILE_ENV,
     'WAYSTATION_MODE',
     'WAYSTATION_MAX_ATTEMPTS',
     'WAYSTATION_TRIGGER',
@@ -89,7 +92,10 @@ export function commandJobEnv(
   if (job.actor) env.WAYSTATION_ACTOR = job.actor;
   if (job.kind === 'start') {
     env.WAYSTATION_ACTION = 'start';
-    env.WAYSTATION_OPTIONS = JSON.stringify(job.options ?? {});
+    // Linux caps one environment string at 128 KiB (a larger one fails the spawn with E2BIG): options of any
+    // size go in a file (spawnCommandAgent), and small ones in the variable too, for agents that read only it.
+    const options = JSON.stringify(job.options ?? {});
+    if (Buffer.byteLength(options, 'utf8') <= ENV_OPTIONS_BYTES) env.WAYSTATION_OPTIONS = options;
     if (job.mode) env.WAYSTATION_MODE = job.mode;
     if (job.maxAutoAttempts !== undefined) env.WAYSTATION_MAX_ATTEMPTS = String(job.maxAutoAttempts);
   } else if (job.kind === 'approve') {
@@ -106,7 +112,17 @@ export function commandJobEnv(
   return env;
 }
 
-/** Start a command agent for a job, in the directory root, with its output piped. */
+/** The variable naming the file that holds a start's options, as a JSON object. */
+export const OPTIONS_FILE_ENV = 'WAYSTATION_OPTIONS_FILE';
+/** Options up to this size are also given in WAYSTATION_OPTIONS: well under the 128 KiB one variable may hold. */
+export const ENV_OPTIONS_BYTES = 64 * 1024;
+
+/**
+ * Start a command agent for a job, in the directory root, with its output
+ * piped. A start's options are written to a file only the user can read, in
+ * a private temporary folder (options can hold what a person typed), named by
+ * WAYSTATION_OPTIONS_FILE and removed when the process ends.
+ */
 export function spawnCommandAgent(
   entry: CommandAgentEntry,
   job: CommandJob,
@@ -114,11 +130,25 @@ export function spawnCommandAgent(
   commandSha256: string | null = null,
 ): ChildProcess {
   const [program, ...args] = resolveCommand(job.root, entry.command);
-  return spawn(program, [...args, job.root, '--task', job.taskId], {
+  const jobEnv = commandJobEnv(entry, job, env, commandSha256);
+  let folder: string | null = null;
+  if (job.kind === 'start') {
+    folder = mkdtempSync(path.join(os.tmpdir(), 'waystation-options-'));
+    const file = path.join(folder, 'options.json');
+    writeFileSync(file, JSON.stringify(job.options ?? {}), { mode: 0o600 });
+    jobEnv[OPTIONS_FILE_ENV] = file;
+  }
+  const child = spawn(program, [...args, job.root, '--task', job.taskId], {
     cwd: job.root,
-    env: commandJobEnv(entry, job, env, commandSha256),
+    env: jobEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  if (folder) {
+    const remove = () => rmSync(folder, { recursive: true, force: true });
+    child.once('exit', remove);
+    child.once('error', remove);
+  }
+  return child;
 }
 
 /** The error code a command agent's exit code stands for when it wrote nothing: 2 bad input, 6 busy. */

@@ -231,6 +231,7 @@ export class Runner extends EventEmitter {
             crashed: true,
             signal,
           };
+          if (cp) await this.noteCrash(taskId, outcome.message);
         }
         this.emit('event', { type: 'exited', taskId, outcome });
         resolve(outcome);
@@ -337,6 +338,7 @@ export class Runner extends EventEmitter {
             crashed: true,
             signal,
           };
+          if (cp) await this.noteCrash(taskId, outcome.message);
         } else {
           outcome = {
             task_id: taskId,
@@ -386,6 +388,17 @@ export class Runner extends EventEmitter {
   /** Whether the task has a readable version: a start has got as far as creating it. */
   async hasVersion(taskId: string): Promise<boolean> {
     return (await this.latest(taskId)) !== null;
+  }
+
+  /**
+   * Record in the task's event log why its process ended without a word: a
+   * worker that died (right after creating version 1, or mid-step) leaves the
+   * task `running` with no holder, shown interrupted, and this line says what
+   * happened to it (`waystation tail`, the Events tab). The versions are not
+   * touched: the lease holder that died was the only writer entitled to.
+   */
+  private async noteCrash(taskId: string, message: string): Promise<void> {
+    await this.store.appendEvent(taskId, { type: 'runner', data: { status: 'crashed', message } }).catch(() => undefined);
   }
 
   private async latest(taskId: string): Promise<Checkpoint | null> {
@@ -467,7 +480,7 @@ export class Runner extends EventEmitter {
       if (why) return refused(req.taskId, 'invalid', why);
     }
     const heavy = optionsTooLarge(req.options);
-    if (heavy) return refused(req.taskId ?? '', 'invalid', heavy);
+    if (heavy) return refused(req.taskId ?? '', 'too-large', heavy);
     let agentRef;
     try {
       agentRef = await this.resolveAgent(req);

@@ -28,7 +28,7 @@ import { WriteLimitError } from '../store/write-limits.js';
 import { writeFileAtomic as writeFileDurably } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
 import { isSealed } from '../store/frozen-json.js';
-import { artifactBaseDir } from '../verify/verify-task.js';
+import { artifactBaseDir, sha256File } from '../verify/verify-task.js';
 import type { ChatMessage, Completion, CompletionOptions, LlmProvider } from '../llm/provider.js';
 import { LlmCallError } from '../llm/provider.js';
 import { estimateCostUsd } from '../llm/cost.js';
@@ -614,7 +614,8 @@ export class TaskEngine {
 
   private async recordArtifact(p: string, type: string): Promise<Artifact> {
     const abs = this.resolvePath(p);
-    const bytes = await fs.readFile(abs);
+    // Streamed: an artifact can be larger than any buffer the process should hold.
+    const hashed = await sha256File(abs);
     const base = artifactBaseDir(this.root, this.working);
     const rel = path.relative(base, abs);
     // Inside the base, a relative path keeps the task portable with its directory; outside, the absolute path is the only honest name.
@@ -622,8 +623,8 @@ export class TaskEngine {
     const artifact: Artifact = {
       type,
       path: recorded,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-      size: bytes.length,
+      sha256: hashed.sha256,
+      size: hashed.size,
       status: 'written',
       ...(this.currentStep ? { step_id: this.currentStep } : {}),
     };

@@ -115,6 +115,15 @@ export async function loadForWrite(store: CheckpointStore, taskId: string): Prom
   if (entry.format !== 'waystation' || entry.read_only) {
     throw new OperationError('read-only', `task ${taskId} (${entry.location}) is read-only (${entry.format}); nothing was written`);
   }
+  if (isUnfinishedCreate(entry)) {
+    // A creation that failed (a full disk, a crash) before version 1 existed: there is nothing to resume, and
+    // starting again under the same id is safe.
+    throw new OperationError(
+      'not-found',
+      `task ${taskId} was never saved: its creation failed before version 1 was written, so there is nothing to resume. ` +
+        `Start it again under the same id: waystation run ${store.root} AGENT --task ${taskId}`,
+    );
+  }
   if (!entry.checkpoint) {
     const why = entry.problems.map((p) => `${p.file}: ${p.message}`).join('; ') || 'no readable version';
     throw new OperationError('unreadable', `task ${taskId} cannot be read (${why}); nothing was written`);

@@ -29,7 +29,8 @@ import {
 import { nodeFs, errorCode, syncReadsOf, type StoreFs } from './store-fs.js';
 import type { ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
-import { appendEventLine, eventsPath, readEventLog } from './event-log.js';
+import { appendEventLine, eventsPath, MAX_EVENT_LOG_BYTES, readEventTail } from './event-log.js';
+import { EventCursor } from './event-cursor.js';
 import { readVersionFile, rebuildVersion, versionWalk } from './version-file.js';
 import { CONTENT, DETAIL, listVersionNumbers, loadVersion, loadVersions, type ReadDepth } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
@@ -47,6 +48,8 @@ export interface StoreOptions {
   fs?: StoreFs;
   /** Files larger than this are reported `too-large` and not loaded. Default 64 MiB. */
   maxFileBytes?: number;
+  /** The most of an event log one read goes through (default MAX_EVENT_LOG_BYTES); the newest part is read. */
+  maxEventLogBytes?: number;
   /** How many tasks listTasks reads at once. Default 32. */
   concurrency?: number;
 }
@@ -66,6 +69,7 @@ export function openStore(root: string, opts: StoreOptions = {}): CheckpointStor
 class DirectoryStore implements CheckpointStore {
   private readonly fs: StoreFs;
   private readonly maxFileBytes: number;
+  private readonly maxEventLogBytes: number;
   private readonly concurrency: number;
   private ctxPromise: Promise<ReadContext> | null = null;
   private readonly writers = new Map<string, TaskWriter>();
@@ -74,6 +78,8 @@ class DirectoryStore implements CheckpointStore {
   private readonly eventState = new Map<string, { lastId: number; torn: boolean; size: number; mtimeMs: number }>();
 
   private readonly subscriptions = new Set<StoreSubscription>();
+  /** Reads of the event logs, each going through only what was appended since the last. */
+  private readonly events: EventCursor;
 
   constructor(
     readonly root: string,
@@ -82,17 +88,31 @@ class DirectoryStore implements CheckpointStore {
     this.fs = opts.fs ?? nodeFs;
     this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.concurrency = opts.concurrency ?? 32;
+    this.maxEventLogBytes = opts.maxEventLogBytes ?? MAX_EVENT_LOG_BYTES;
+    this.events = new EventCursor(this.fs, { maxBytes: this.maxEventLogBytes });
   }
 
   /** The read context; the root's realpath is resolved once it exists. */
   private async ctx(): Promise<ReadContext> {
     if (!this.ctxPromise) {
       this.ctxPromise = this.fs.realpath(this.root).then(
-        (realRoot) => ({ fs: this.fs, root: this.root, realRoot, maxFileBytes: this.maxFileBytes }),
+        (realRoot) => ({
+          fs: this.fs,
+          root: this.root,
+          realRoot,
+          maxFileBytes: this.maxFileBytes,
+          maxEventLogBytes: this.maxEventLogBytes,
+        }),
         () => {
           // Not there yet: retry next time rather than caching a guess.
           this.ctxPromise = null;
-          return { fs: this.fs, root: this.root, realRoot: this.root, maxFileBytes: this.maxFileBytes };
+          return {
+            fs: this.fs,
+            root: this.root,
+            realRoot: this.root,
+            maxFileBytes: this.maxFileBytes,
+            maxEventLogBytes: this.maxEventLogBytes,
+          };
         },
       );
     }
@@ -422,8 +442,10 @@ class DirectoryStore implements CheckpointStore {
     // did: a log that changed size or mtime is read again, so ids never repeat.
     const before = await this.eventLogStat(dir);
     if (!state || before.size !== state.size || before.mtimeMs !== state.mtimeMs) {
-      const log = await readEventLog(this.fs, dir);
-      state = { lastId: log.events.reduce((m, e) => Math.max(m, e.id), 0), torn: !log.endsClean, ...before };
+      // The newest id is on the log's last lines: read from its end, never the whole log.
+      const tail = await readEventTail(this.fs, dir, (newestFirst) => newestFirst.length > 0);
+      const lastId = (tail?.newestFirst ?? []).reduce((m, e) => Math.max(m, e.id), 0);
+      state = { lastId, torn: (tail?.tornBytes ?? 0) > 0, ...before };
     }
     const { at, ...rest } = redactJson(event, secretsOf());
     const full: TaskEvent = { id: state.lastId + 1, task_id: taskId, ...rest, at: at ?? new Date().toISOString() };
@@ -447,10 +469,9 @@ class DirectoryStore implements CheckpointStore {
     }
   }
 
-  async readEvents(taskId: string, afterId = 0): Promise<TaskEvent[]> {
+  async readEvents(taskId: string, afterId = 0, opts: { last?: number } = {}): Promise<TaskEvent[]> {
     if (!isSafeTaskId(taskId)) return [];
-    const log = await readEventLog(this.fs, path.join(this.root, taskId));
-    return log.events.filter((e) => e.id > afterId);
+    return this.events.read(path.join(this.root, taskId), afterId, opts.last);
   }
 
   async prepareForWrites(): Promise<void> {

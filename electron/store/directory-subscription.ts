@@ -10,9 +10,9 @@
  */
 import path from 'node:path';
 import { watch } from 'chokidar';
-import { EVENTS_FILE, parseEvents } from './event-log.js';
+import { EVENTS_FILE, scanEventLog } from './event-log.js';
 import type { StoreFs } from './store-fs.js';
-import type { StoreChange, StoreSubscription } from './store-types.js';
+import type { StoreChange, StoreSubscription, TaskEvent } from './store-types.js';
 
 /** Folders of a task that never hold its event log; chokidar need not read them. */
 const UNWATCHED = new Set(['versions', 'blobs', 'lease']);
@@ -24,7 +24,7 @@ export async function subscribeDirectory(
   onChange: (change: StoreChange) => void,
   onError?: (err: Error) => void,
 ): Promise<StoreSubscription> {
-  const offsets = new Map<string, number>();
+  const offsets = new Map<string, { end: number; ino?: number }>();
   // One read at a time per log, so two change events never deliver the same lines.
   const reading = new Map<string, Promise<void>>();
 
@@ -34,23 +34,17 @@ export async function subscribeDirectory(
   };
 
   const deliver = async (file: string, taskId: string): Promise<void> => {
-    let bytes: Buffer;
+    // Only what was appended since the last delivery is read: a log of a million lines costs nothing more per change.
+    const held = offsets.get(file);
+    const events: TaskEvent[] = [];
+    let scan;
     try {
-      const handle = await fs.open(file, 'r');
-      try {
-        bytes = await handle.readFile();
-      } finally {
-        await handle.close();
-      }
+      scan = await scanEventLog(fs, path.dirname(file), (e) => void events.push(e), { from: held?.end ?? 0, ino: held?.ino });
     } catch {
       return; // removed meanwhile: nothing to deliver
     }
-    let from = offsets.get(file) ?? 0;
-    if (bytes.length < from) from = 0;
-    const end = bytes.lastIndexOf(0x0a) + 1;
-    if (end <= from) return;
-    offsets.set(file, end);
-    const { events } = parseEvents(bytes.subarray(from, end).toString('utf8'));
+    if (!scan) return;
+    offsets.set(file, { end: scan.end, ino: scan.ino });
     if (events.length > 0) onChange({ task_id: taskId, events });
   };
 
@@ -59,7 +53,7 @@ export async function subscribeDirectory(
     if (taskId === null) return;
     if (initial) {
       // What was in a log before the subscription began is not news.
-      offsets.set(file, size ?? 0);
+      offsets.set(file, { end: size ?? 0 });
       return;
     }
     const prev = reading.get(file) ?? Promise.resolve();

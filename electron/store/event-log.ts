@@ -3,6 +3,7 @@
  * ids increasing by one per task.
  */
 import path from 'node:path';
+import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import type { TaskEvent } from './store-types.js';
 import { errorCode, type StoreFs } from './store-fs.js';
 
@@ -36,21 +37,188 @@ export function parseEvents(text: string): { events: TaskEvent[]; endsClean: boo
   return { events, endsClean };
 }
 
-/** Read the whole log; a missing file is an empty log. */
-export async function readEventLog(fs: StoreFs, taskDir: string): Promise<{ events: TaskEvent[]; endsClean: boolean }> {
-  let text: string;
+/**
+ * The most of a log one read goes through: past it, only its newest part is
+ * read (a reader never holds a whole log of gigabytes, nor spends seconds on
+ * one), and the task says so (eventLogProblem).
+ */
+export const MAX_EVENT_LOG_BYTES = 64 * 1024 * 1024;
+/** Bytes read per call: a log is streamed through a buffer of this size. */
+const CHUNK_BYTES = 1024 * 1024;
+/** A line longer than this is no event a writer wrote (events are small); it is skipped unread. */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/** Where a scan of the log ended: the byte after its last complete line, and what the file was. */
+export interface EventScan {
+  /** Offset just past the last complete line: where a later read of what was appended starts. */
+  end: number;
+  size: number;
+  /** The file's inode: a log replaced (a task removed and written anew) is read again from its start. */
+  ino: number;
+  /** False when the log ends in a line with no newline: a torn append, or one being written. */
+  endsClean: boolean;
+  /** Bytes at the start of the range left unread because the range was over `maxBytes`. */
+  skippedBytes: number;
+  /** True when `from` was given but not used (the log is another file, or shorter): it was read from its start. */
+  restarted: boolean;
+}
+
+export interface ScanOptions {
+  /** The byte to start at: the `end` of an earlier scan, to read only what was appended since. */
+  from?: number;
+  /** The inode the earlier scan saw: `from` applies only to the same file. */
+  ino?: number;
+  /** Read at most this many bytes, the newest (default MAX_EVENT_LOG_BYTES). */
+  maxBytes?: number;
+  chunkBytes?: number;
+}
+
+/**
+ * Stream the log's complete lines from `from` to its end, one event at a time
+ * to `onEvent`, in bounded memory (a chunk and the line it cuts); unparseable
+ * lines are skipped. Null when there is no log.
+ */
+export async function scanEventLog(
+  fs: StoreFs,
+  taskDir: string,
+  onEvent: (e: TaskEvent) => void,
+  opts: ScanOptions = {},
+): Promise<EventScan | null> {
+  let handle;
   try {
-    const handle = await fs.open(eventsPath(taskDir), 'r');
-    try {
-      text = (await handle.readFile()).toString('utf8');
-    } finally {
-      await handle.close();
-    }
+    handle = await fs.open(eventsPath(taskDir), 'r');
   } catch (err) {
-    if (errorCode(err) === 'ENOENT') return { events: [], endsClean: true };
+    if (errorCode(err) === 'ENOENT') return null;
     throw err;
   }
-  return parseEvents(text);
+  try {
+    const st = await handle.stat();
+    const maxBytes = opts.maxBytes ?? MAX_EVENT_LOG_BYTES;
+    const resumes = opts.from !== undefined && opts.from <= st.size && (opts.ino === undefined || opts.ino === st.ino);
+    let start = resumes ? opts.from! : 0;
+    let skippedBytes = 0;
+    // Over the limit, the newest part is read, from the first line that starts in it.
+    let dropFirst = false;
+    if (st.size - start > maxBytes) {
+      skippedBytes = st.size - maxBytes - start;
+      start = st.size - maxBytes;
+      dropFirst = true;
+    }
+    const chunk = Buffer.alloc(Math.min(opts.chunkBytes ?? CHUNK_BYTES, Math.max(1, st.size - start)));
+    let carry: Buffer = Buffer.alloc(0);
+    let carryTooLong = false;
+    let pos = start;
+    let end = start;
+    while (pos < st.size) {
+      const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, st.size - pos), pos);
+      if (bytesRead === 0) break;
+      const data = carry.length ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+      const dataStart = pos - carry.length;
+      pos += bytesRead;
+      let lineStart = 0;
+      for (let nl = data.indexOf(0x0a); nl !== -1; nl = data.indexOf(0x0a, lineStart)) {
+        if (dropFirst) dropFirst = false;
+        else if (!carryTooLong) parseLine(data.subarray(lineStart, nl), onEvent);
+        carryTooLong = false;
+        lineStart = nl + 1;
+        end = dataStart + lineStart;
+      }
+      const rest = data.subarray(lineStart);
+      if (rest.length > MAX_LINE_BYTES) {
+        carryTooLong = true;
+        carry = Buffer.alloc(0);
+      } else {
+        // Copied: `chunk` is overwritten by the next read.
+        carry = Buffer.from(rest);
+      }
+    }
+    return { end, size: st.size, ino: st.ino, endsClean: end === st.size, skippedBytes, restarted: opts.from !== undefined && !resumes };
+  } finally {
+    await handle.close();
+  }
+}
+
+function parseLine(bytes: Buffer, onEvent: (e: TaskEvent) => void): void {
+  if (bytes.length === 0) return;
+  try {
+    const e = JSON.parse(bytes.toString('utf8')) as TaskEvent;
+    if (e && typeof e === 'object' && typeof e.id === 'number' && typeof e.type === 'string') onEvent(e);
+  } catch {
+    // A line torn by a crash and then followed by later appends.
+  }
+}
+
+/** The events of the log after id `afterId`, streamed (see scanEventLog); a missing file is an empty log. */
+export async function readEventLog(
+  fs: StoreFs,
+  taskDir: string,
+  opts: ScanOptions & { afterId?: number } = {},
+): Promise<{ events: TaskEvent[]; endsClean: boolean; scan: EventScan | null }> {
+  const events: TaskEvent[] = [];
+  const afterId = opts.afterId ?? 0;
+  const scan = await scanEventLog(fs, taskDir, (e) => (e.id > afterId ? void events.push(e) : undefined), opts);
+  return { events, endsClean: scan?.endsClean ?? true, scan };
+}
+
+/**
+ * The end of the log, read backwards from its last byte in growing windows
+ * (a few KiB for a healthy log, never more than `maxBytes`): the newest
+ * events, the newest first. `want` says when enough were found.
+ */
+export async function readEventTail(
+  fs: StoreFs,
+  taskDir: string,
+  want: (newestFirst: readonly TaskEvent[]) => boolean,
+  maxBytes = MAX_EVENT_LOG_BYTES,
+): Promise<{ newestFirst: TaskEvent[]; size: number; tornBytes: number } | null> {
+  let handle;
+  try {
+    handle = await fs.open(eventsPath(taskDir), 'r');
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    const { size } = await handle.stat();
+    let window = Math.min(size, 64 * 1024);
+    for (;;) {
+      const bytes = Buffer.alloc(window);
+      const { bytesRead } = await handle.read(bytes, 0, window, size - window);
+      const text = bytes.subarray(0, bytesRead);
+      const lastNl = text.lastIndexOf(0x0a);
+      const tornBytes = bytesRead - (lastNl + 1);
+      // The window's first line is cut unless the window starts the file.
+      const from = window === size ? 0 : text.indexOf(0x0a) + 1;
+      const newestFirst: TaskEvent[] = [];
+      if (lastNl >= from) {
+        const lines = text.subarray(from, lastNl).toString('utf8').split('\n');
+        for (let i = lines.length - 1; i >= 0; i--) parseLine(Buffer.from(lines[i]), (e) => void newestFirst.push(e));
+      }
+      if (want(newestFirst) || window >= Math.min(size, maxBytes)) return { newestFirst, size, tornBytes };
+      window = Math.min(size, maxBytes, window * 4);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The task's problem when its log is over the limit one read goes through, or null. */
+export async function eventLogProblem(fs: StoreFs, taskDir: string, file: string, maxBytes = MAX_EVENT_LOG_BYTES): Promise<Problem | null> {
+  let size: number;
+  try {
+    size = (await fs.stat(eventsPath(taskDir))).size;
+  } catch {
+    return null;
+  }
+  if (size <= maxBytes) return null;
+  return {
+    ...problem(
+      file,
+      'too-large',
+      `${size} bytes, over the ${maxBytes}-byte limit one read of the event log goes through: only its newest ${maxBytes} bytes are read, so older events are not shown; the checkpoint is not affected`,
+    ),
+    severity: 'warning',
+  };
 }
 
 /**

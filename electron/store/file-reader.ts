@@ -19,6 +19,8 @@ export interface ReadContext {
   /** The root with symlinks resolved, for the outside-root check. */
   realRoot: string;
   maxFileBytes: number;
+  /** The most of an event log one read goes through (event-log.ts); a larger log is a warning on its task. */
+  maxEventLogBytes?: number;
   /** A sequential reader's last version file (see SegmentMemo); none for other readers. */
   segments?: SegmentMemo;
   /** A walk's listing of a task's versions/ (see VersionNames); none for other readers. */

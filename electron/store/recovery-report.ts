@@ -11,9 +11,10 @@
 import path from 'node:path';
 import type { RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
 import { isTempName } from './atomic-file.js';
-import { parseEvents, eventsPath } from './event-log.js';
+import { readEventTail } from './event-log.js';
 import { readBytes, relPath, type ReadContext } from './file-reader.js';
 import { nodeFs, type StoreFs } from './store-fs.js';
+import type { TaskEvent } from './store-types.js';
 import { listVersionNumbers, loadVersion, readHot, versionFiles } from './task-reader.js';
 import { VERSIONS_DIR, versionPath } from './version-file.js';
 import { isSealedHead, parseSegment, type Segment } from './version-records.js';
@@ -83,11 +84,12 @@ export async function recoveryReport(
 
   let eventsBehind = 0;
   let torn = 0;
-  const log = await readEventLogText(fs, taskDir);
+  // From the log's end, back to its newest version event: a log of gigabytes is never read whole.
+  const isVersion = (e: TaskEvent) => e.type === 'version' && typeof e.version === 'number';
+  const log = await readEventTail(fs, taskDir, (newestFirst) => newestFirst.some(isVersion)).catch(() => null);
   if (log !== null) {
-    const { events } = parseEvents(log);
-    torn = log.endsWith('\n') || log.length === 0 ? 0 : Buffer.byteLength(log.slice(log.lastIndexOf('\n') + 1));
-    const newestEvent = events.reduce((n, e) => (e.type === 'version' && typeof e.version === 'number' ? Math.max(n, e.version) : n), 0);
+    torn = log.tornBytes;
+    const newestEvent = log.newestFirst.reduce((n, e) => (isVersion(e) ? Math.max(n, e.version!) : n), 0);
     eventsBehind = Math.max(0, latest - newestEvent);
   }
 
@@ -162,17 +164,4 @@ async function segmentTail(ctx: ReadContext, taskDir: string): Promise<(Segment 
   const abs = versionPath(taskDir, last);
   const read = await readBytes(ctx, abs);
   return read.ok ? { ...parseSegment(read.bytes, last), file: relPath(ctx, abs) } : null;
-}
-
-async function readEventLogText(fs: StoreFs, taskDir: string): Promise<string | null> {
-  try {
-    const handle = await fs.open(eventsPath(taskDir), 'r');
-    try {
-      return (await handle.readFile()).toString('utf8');
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return null;
-  }
 }

@@ -298,8 +298,13 @@ export interface CheckpointSource {
    * from 0.
    */
   readHistoryAfter(taskId: string, version?: number, after?: HistoryMark): Promise<HistoryTail>;
-  /** Events with id > afterId (default 0), oldest first. */
-  readEvents(taskId: string, afterId?: number): Promise<TaskEvent[]>;
+  /**
+   * Events with id > afterId (default 0), oldest first; with `last`, only the
+   * newest `last` of them. A store reads its log in bounded memory (a
+   * directory: only what was appended since its last read, and at most the
+   * newest MAX_EVENT_LOG_BYTES of a huge log).
+   */
+  readEvents(taskId: string, afterId?: number, opts?: { last?: number }): Promise<TaskEvent[]>;
   /** The task's lease as readers see it; never writes. A source nobody writes to answers "not held". */
   readLease(taskId: string, opts?: { ttlMs?: number; now?: number }): Promise<LeaseRead>;
   /**

@@ -10,10 +10,19 @@ import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js'
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shared/checkpoint/legacy.js';
 import type { TaskEntry } from './store-types.js';
+import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
 import { exists, readBytes, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
 import { errorCode, READ_FLAGS, type StoreFileHandle } from './store-fs.js';
-import { parseVersionFileName, rebuildVersion, VERSIONS_DIR, versionPath, versionWalk, type RebuiltVersion } from './version-file.js';
+import {
+  locateRecord,
+  parseVersionFileName,
+  rebuildVersion,
+  VERSIONS_DIR,
+  versionPath,
+  versionWalk,
+  type RebuiltVersion,
+} from './version-file.js';
 import { HEAD_BYTES, isSealedHead, lastSeal, parseSegment, SEAL_TAIL_BYTES, SEGMENT_VERSIONS } from './version-records.js';
 
 export const HOT_FILE = 'checkpoint.json';
@@ -239,6 +248,72 @@ export async function probeVersion(ctx: ReadContext, taskDir: string, version: n
   }
 }
 
+/**
+ * The problem when checkpoint.json names a version that `versions/` does not
+ * hold (a hot snapshot copied from elsewhere, or edited by hand): the copy is
+ * then not used, as a torn one is not, and the task shows its newest version
+ * file. Costs one lookup of a file that usually exists.
+ */
+async function hotAhead(ctx: ReadContext, taskDir: string, version: number): Promise<Problem | undefined> {
+  if (await exists(ctx, versionPath(taskDir, version))) return undefined;
+  // A folder with no version file at all holds a task written as its checkpoint.json alone (by hand, or by
+  // a writer in another language): nothing contradicts it.
+  const files = await versionFiles(ctx, taskDir);
+  if (files.length === 0) return undefined;
+  const located = await locateRecord(ctx, taskDir, version);
+  if (located.ok || !located.missing) return undefined;
+  return problem(
+    relPath(ctx, path.join(taskDir, HOT_FILE)),
+    'invariant',
+    `checkpoint.json claims version ${version}, which no file in ${VERSIONS_DIR}/ holds (the newest file there is version ${files.at(-1)})`,
+  );
+}
+
+/** How a version file begins (version-records.ts, recordHead): the number its envelope holds. */
+const ENVELOPE_HEAD = /^\{"format":"waystation-version","version":(\d+),/;
+
+/**
+ * Problems for version files whose envelope holds another version than the
+ * file is named for (a file copied or renamed into `versions/`): from the
+ * first bytes of each file, so a history of thousands of versions costs a
+ * small read per file. A file whose head is not an envelope is left to the
+ * reads that parse it, which say what is wrong with it.
+ */
+export async function misnumberedFiles(ctx: ReadContext, taskDir: string, files: readonly number[]): Promise<Problem[]> {
+  const { ctx: reader, pace } = versionWalk(ctx);
+  const out: Problem[] = [];
+  const head = Buffer.alloc(HEAD_BYTES);
+  for (const n of files) {
+    await pace();
+    const abs = versionPath(taskDir, n);
+    let handle: StoreFileHandle;
+    try {
+      handle = await reader.fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW);
+    } catch {
+      continue;
+    }
+    let held: number | null;
+    try {
+      const { bytesRead } = await handle.read(head, 0, head.length, 0);
+      const m = ENVELOPE_HEAD.exec(head.subarray(0, bytesRead).toString('latin1'));
+      held = m ? Number(m[1]) : null;
+    } catch {
+      held = null;
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+    if (held === null || held === n) continue;
+    out.push(
+      problem(
+        relPath(ctx, abs),
+        'invariant',
+        `the file is named for version ${n} but holds version ${held}: version ${n}, and the versions rebuilt from it, do not read; move the file out of ${VERSIONS_DIR}/ to let the next save write version ${n}`,
+      ),
+    );
+  }
+  return out;
+}
+
 /** Problems for gaps in the numbered history: `[1, 2, 5]` misses 3 and 4. */
 export function gapProblems(ctx: ReadContext, taskDir: string, numbers: number[]): Problem[] {
   const out: Problem[] = [];
@@ -283,7 +358,11 @@ export async function readNativeTask<C extends CheckpointHead>(
   let hotDoc: unknown = null;
   if (hot.ok) {
     const checked = depth.check(hot.value, relPath(ctx, path.join(taskDir, HOT_FILE)));
-    if (checked.checkpoint) {
+    const ahead = checked.checkpoint && hasVersions ? await hotAhead(ctx, taskDir, checked.checkpoint.version) : undefined;
+    if (ahead) {
+      // Taken at its word, the task would show a version no file holds, and the next save would follow it.
+      hotProblems.push(ahead);
+    } else if (checked.checkpoint) {
       problems.push(...checked.problems);
       checkpoint = checked.checkpoint;
       readOnly = checked.readOnly;
@@ -353,6 +432,9 @@ export async function readNativeTask<C extends CheckpointHead>(
   if (depth.gaps) {
     numbers ??= hasVersions ? await listVersionNumbers(ctx, taskDir) : [];
     problems.push(...gapProblems(ctx, taskDir, numbers));
+    if (hasVersions) problems.push(...(await misnumberedFiles(ctx, taskDir, await versionFiles(ctx, taskDir))));
+    const log = await eventLogProblem(ctx.fs, taskDir, relPath(ctx, eventsPath(taskDir)), ctx.maxEventLogBytes);
+    if (log) problems.push(log);
   }
   if (checkpoint && checkpoint.task_id !== taskId) {
     problems.push(

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import type { ArtifactHead, CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 import { checkInvariants } from '../../shared/checkpoint/invariants.js';
+import type { Problem } from '../../shared/checkpoint/problem.js';
 import type { TaskFormat } from '../../shared/checkpoint/task-summary.js';
 import type { ArtifactCheck, UncertainEffect, VerifyReport } from '../../shared/checkpoint/verify-report.js';
 import { mapLimit } from '../store/directory-scan.js';
@@ -60,7 +61,8 @@ function code(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
 }
 
-async function sha256File(file: string): Promise<{ sha256: string; size: number }> {
+/** A file's sha256 and size, streamed: an artifact of gigabytes is hashed in bounded memory. */
+export async function sha256File(file: string): Promise<{ sha256: string; size: number }> {
   const hash = createHash('sha256');
   let size = 0;
   for await (const chunk of createReadStream(file)) {
@@ -213,4 +215,18 @@ export async function verifyTask(root: string, cp: Checkpoint, opts: VerifyOptio
     uncertain_effects: uncertain,
     invariant_problems,
   };
+}
+
+/**
+ * The report with the task's version-numbering problems among its invariants:
+ * a checkpoint.json that claims a version no file holds, a version file that
+ * holds another version, a gap. The checkpoint verified can be whole while its
+ * history contradicts itself, and verify is where a person looks for that.
+ */
+export function withNumberingProblems<R extends VerifyReport>(report: R, problems: readonly Problem[]): R {
+  const numbering = problems.filter((p) => p.reason === 'invariant' || p.reason === 'missing-version');
+  const known = new Set(report.invariant_problems.map((p) => `${p.file}\u0000${p.message}`));
+  const added = numbering.filter((p) => !known.has(`${p.file}\u0000${p.message}`));
+  if (added.length === 0) return report;
+  return { ...report, ok: false, invariant_problems: [...added, ...report.invariant_problems] };
 }

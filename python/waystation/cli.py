@@ -11,7 +11,8 @@ way, with the directory and the task id as arguments, and hand the rest over
 in the environment (each overrides the matching argument):
 
     WAYSTATION_DIR, WAYSTATION_TASK_ID   the directory and the task
-    WAYSTATION_OPTIONS                   the options, as a JSON object (a new task)
+    WAYSTATION_OPTIONS_FILE              a file holding the options, as a JSON object (a new task)
+    WAYSTATION_OPTIONS                   the same options when small (under 64 KiB); the file wins
     WAYSTATION_MODE, WAYSTATION_MAX_ATTEMPTS
     WAYSTATION_ACTION                    start | resume | approve
     WAYSTATION_TRIGGER                   human | auto (an automatic resume counts against the attempt limit)
@@ -106,14 +107,24 @@ def main(agent: Agent, argv: Optional[list[str]] = None) -> int:
         if value is not None:
             options[key] = value if not isinstance(value, str) else _coerce(value, props.get(key) or {})
     try:
-        if env.get("WAYSTATION_OPTIONS"):
-            given = json.loads(env["WAYSTATION_OPTIONS"])
+        # Options of any size come in a file: one environment variable holds at most 128 KiB on Linux.
+        given_text = None
+        if env.get("WAYSTATION_OPTIONS_FILE"):
+            with open(env["WAYSTATION_OPTIONS_FILE"], encoding="utf-8") as f:
+                given_text = f.read()
+        elif env.get("WAYSTATION_OPTIONS"):
+            given_text = env["WAYSTATION_OPTIONS"]
+        if given_text is not None:
+            given = json.loads(given_text)
             if not isinstance(given, dict):
                 raise ValueError("not a JSON object")
             options.update(given)
         resume = json.loads(env.get("WAYSTATION_RESUME") or "{}")
+    except OSError as err:
+        print(f"error: cannot read the options file {env.get('WAYSTATION_OPTIONS_FILE')} ({err.strerror}); nothing was written", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except ValueError as err:
-        print(f"error: WAYSTATION_OPTIONS / WAYSTATION_RESUME must be JSON objects ({err}); nothing was written", file=sys.stderr)
+        print(f"error: WAYSTATION_OPTIONS(_FILE) / WAYSTATION_RESUME must be JSON objects ({err}); nothing was written", file=sys.stderr)
         return EXIT_BAD_INPUT
     mode = env.get("WAYSTATION_MODE") or args.mode or "manual"
     try:

@@ -33,6 +33,8 @@ const DirectoryTrust = z.object({
   can_trust: z.boolean(),
   changed: z.boolean(),
   agents: z.array(z.object({ name: z.string(), module: z.string(), export: z.string().optional() })),
+  /** The command agents it registers (programs started as processes of their own), as registered; the host always sends it. */
+  commands: z.array(z.object({ name: z.string(), command: z.array(z.string()) })).optional(),
   config_problem: z.string().nullable(),
   resumes: z.array(z.string()),
   message: z.string(),

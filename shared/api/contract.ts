@@ -161,6 +161,8 @@ export interface DirectoryTrust {
   changed: boolean;
   /** The agent modules its waystation.config.json registers: loaded once trusted. */
   agents: { name: string; module: string; export?: string }[];
+  /** The command agents it registers (programs run as processes of their own): startable once trusted. The host always sends it. */
+  commands?: { name: string; command: string[] }[];
   /** What is wrong with waystation.config.json, if anything. */
   config_problem: string | null;
   /** Interrupted auto- and confirm-mode tasks that the host resumes (or plans) as soon as it is trusted. */

@@ -12,7 +12,16 @@
  */
 
 /** Every code an API error can carry, as the client receives it. */
-export const apiErrorCodes = ['invalid-input', 'not-found', 'conflict', 'read-only', 'forbidden', 'unavailable', 'failed'] as const;
+export const apiErrorCodes = [
+  'invalid-input',
+  'too-large',
+  'not-found',
+  'conflict',
+  'read-only',
+  'forbidden',
+  'unavailable',
+  'failed',
+] as const;
 export type ApiErrorCode = (typeof apiErrorCodes)[number];
 
 /**
@@ -22,10 +31,14 @@ export type ApiErrorCode = (typeof apiErrorCodes)[number];
  * had: the task's agent module is missing, throws on load or exports no
  * agent. Retrying changes nothing until the module is fixed, so it is not a
  * 5xx; the task was left untouched, so it is not a conflict.
+ *
+ * `too-large` (413): a request, or a part of it (an agent's options), over a
+ * size limit; the message names the limit and what to send instead.
  */
 export const apiErrorStatus = {
   'invalid-input': 400,
   forbidden: 403,
+  'too-large': 413,
   'not-found': 404,
   conflict: 409,
   'read-only': 409,
@@ -48,6 +61,7 @@ export function isApiErrorCode(code: unknown): code is ApiErrorCode {
 export const serviceErrorCodes = {
   // The API's codes, thrown as they are.
   'invalid-input': 'invalid-input',
+  'too-large': 'too-large',
   'not-found': 'not-found',
   conflict: 'conflict',
   'read-only': 'read-only',

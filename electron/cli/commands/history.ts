@@ -14,7 +14,10 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<DIR>', SOURCE_ARGUMENT)
     .argument('<TASK>', 'the task id')
     .option('--json', 'print an array of {version, source, updated_at, bytes}')
-    .addHelpText('after', '\nExit status: 0 for a complete history, 1 when versions are missing or unreadable, 2 for an unknown task.')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 for a complete history, 1 when versions are missing, unreadable or misnumbered, 2 for an unknown task.',
+    )
     .action(async (dir: string, taskId: string, opts: { json?: boolean }) => {
       const { source: store, entry } = await requireSourceTask(ctx, dir, taskId);
       let versions;
@@ -27,8 +30,9 @@ export function register(program: Command, ctx: CliContext): void {
         ctx.fail(ExitCode.problems);
         return;
       }
-      // Gaps are reported on the task rather than thrown, so the versions that exist stay listed.
-      const gaps = entry.problems.filter((p) => p.reason === 'missing-version');
+      // Gaps and version numbers that contradict each other (a misnumbered file, a checkpoint.json ahead of the
+      // files) are reported on the task rather than thrown, so the versions that exist stay listed.
+      const gaps = entry.problems.filter((p) => p.reason === 'missing-version' || p.reason === 'invariant');
       if (gaps.length > 0) ctx.fail(ExitCode.problems);
       for (const p of gaps) ctx.io.err(`${formatProblem(ctx.errStyle, p)}\n`);
       if (opts.json) {

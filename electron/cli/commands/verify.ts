@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import type { VerifyResult } from '../../../shared/api/contract.js';
 import { hasRecoveryNews, type RecoveryReport } from '../../store/recovery-report.js';
-import { verifyTask } from '../../verify/verify-task.js';
+import { verifyTask, withNumberingProblems } from '../../verify/verify-task.js';
 import { ExitCode, requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { colorStatus, formatJson, formatProblem, type Style } from '../output.js';
 
@@ -61,11 +61,14 @@ export function register(program: Command, ctx: CliContext): void {
         if (news) ctx.io.err(`${renderRecovery(news).join('\n')}\n`);
         return ctx.fail(ExitCode.problems);
       }
-      const verified = await verifyTask(store.artifactRoot, entry.checkpoint, {
-        location: entry.location,
-        format: entry.format,
-        allowAbsolute: !opts.confine,
-      });
+      const verified = withNumberingProblems(
+        await verifyTask(store.artifactRoot, entry.checkpoint, {
+          location: entry.location,
+          format: entry.format,
+          allowAbsolute: !opts.confine,
+        }),
+        entry.problems,
+      );
       const report: VerifyResult = news ? { ...verified, recovery: news } : verified;
       ctx.io.out(opts.json ? formatJson(report) : renderReport(ctx.style, report));
       if (!report.ok) ctx.fail(ExitCode.problems);

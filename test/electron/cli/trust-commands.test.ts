@@ -70,6 +70,23 @@ describe('an untrusted directory on the command line', () => {
     expect(await isTrusted(root)).toBe(true);
   });
 
+  it('names the command agents that would run, without starting them', async () => {
+    await fs.writeFile(
+      path.join(root, 'waystation.config.json'),
+      JSON.stringify({
+        agents: [
+          { module: './agents/marked.mjs', name: 'marked' },
+          { name: 'py-tool', command: ['python3', 'tool.py', '--fast'] },
+        ],
+      }),
+    );
+    const r = await cli('resume', root, 't');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('./agents/marked.mjs');
+    expect(r.err).toContain('command agent "py-tool": python3 tool.py --fast');
+    await expect(fs.access(marker)).rejects.toThrow();
+  });
+
   it('a new task of a built-in agent needs no trust: the person named the code', async () => {
     await distrustDirectory(root);
     expect((await cli('run', root, 'checkpoint-demo', '--task', 'fresh')).code).toBe(0);

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../shared/api/contract.js';
-import { dispatch } from '../../../shared/api/dispatch.js';
+import { dispatch, httpStatusOf } from '../../../shared/api/dispatch.js';
 import { createHostRunner } from '../../../electron/host/host-runner.js';
 import { HostService } from '../../../electron/host/host-service.js';
 import { Runner } from '../../../electron/runtime/runner.js';
@@ -59,7 +59,9 @@ describe('startTask', () => {
     const err = await refusal(
       dispatch(service, 'startTask', { agent: 'checkpoint-demo', taskId: 'big', options: { pad: 'x'.repeat(MAX_OPTIONS_BYTES + 10) } }),
     );
-    expect(err.code).toBe('invalid-input');
+    // A size over a limit is its own refusal, answered over HTTP as 413 Content Too Large.
+    expect(err.code).toBe('too-large');
+    expect(httpStatusOf(err.code)).toBe(413);
     expect(err.message).toContain(`${MAX_OPTIONS_BYTES}-byte limit`);
     // 200 KB of options, past what one environment variable may hold on Linux (128 KiB), reach the worker.
     const runner = new Runner({ root });

@@ -103,6 +103,20 @@ describe('an untrusted directory', () => {
     await fs.access(marker);
   });
 
+  it('names the command agents that trusting would let run', async () => {
+    await fs.writeFile(
+      path.join(root, 'waystation.config.json'),
+      JSON.stringify({ agents: [{ module: './agents/marked.mjs' }, { name: 'py-tool', command: ['python3', 'tool.py'] }] }),
+    );
+    service = new HostService({ host: 'web', runner: createHostRunner() });
+    await service.open(root);
+    const trust = await service.getDirectoryTrust();
+    expect(trust.commands).toEqual([{ name: 'py-tool', command: ['python3', 'tool.py'] }]);
+    expect(trust.message).toContain('the command agent "py-tool" (python3 tool.py)');
+    expect(trust.message).toContain('./agents/marked.mjs');
+    await expect(fs.access(marker)).rejects.toThrow();
+  });
+
   it('refuses to trust a directory other than the open one', async () => {
     service = new HostService({ host: 'web', runner: createHostRunner() });
     await service.open(root);

@@ -73,7 +73,7 @@ async function writeHot(taskId: string, doc: unknown): Promise<void> {
 }
 
 describe('listing', () => {
-  it('reads each task folder once, its hot snapshot once, and probes for one newer version: nothing else', async () => {
+  it('reads each task folder once, its hot snapshot once, and probes for its version and one newer: nothing else', async () => {
     const seed = openStore(root);
     await seed.create(makeCheckpoint('a'));
     const b = (await seed.create(makeCheckpoint('b'))).checkpoint;
@@ -84,8 +84,11 @@ describe('listing', () => {
       ['a', 1, []],
       ['b', 2, []],
     ]);
+    // One lookup of the version the hot snapshot names (a hot snapshot no file backs is not shown), one for a newer one.
     expect(rec.calls.filter((c) => c !== 'readdir .').sort()).toEqual([
+      'exists a/versions/00000001.json',
       'exists a/versions/00000002.json',
+      'exists b/versions/00000002.json',
       'exists b/versions/00000003.json',
       'read a/checkpoint.json',
       'read b/checkpoint.json',
@@ -169,7 +172,7 @@ function recordingSyncFs(): { fs: StoreFs; calls: string[] } {
 }
 
 describe('listing through synchronous reads', () => {
-  it('opens each hot snapshot outright and stat-s for a newer version and a lease: no readdir of a task folder', async () => {
+  it('opens each hot snapshot outright and stat-s for its version, a newer one and a lease: no readdir of a task folder', async () => {
     const seed = openStore(root);
     await seed.create(makeCheckpoint('a'));
     await seed.create(makeCheckpoint('b'));
@@ -182,8 +185,10 @@ describe('listing through synchronous reads', () => {
     ]);
     expect(rec.calls.filter((c) => c !== 'readdir .').sort()).toEqual([
       'exists a/lease',
+      'exists a/versions/00000001.json',
       'exists a/versions/00000002.json',
       'exists b/lease',
+      'exists b/versions/00000001.json',
       'exists b/versions/00000002.json',
       'read a/checkpoint.json',
       'read b/checkpoint.json',

@@ -1,7 +1,9 @@
 /**
  * Malformed input: a corpus generated with fast-check by mutating a valid task
  * (truncation, wrong types, huge strings, deep nesting, duplicate keys,
- * invalid UTF-8, a future schema, symlink cycles and links out of the root,
+ * invalid UTF-8, a future schema, version numbers that contradict the files
+ * (checkpoint.json ahead of versions/, a file holding another version than its
+ * name), symlink cycles and links out of the root,
  * named pipes and links to devices that never stop giving bytes),
  * put through every reader: the CLI (ls, show, history, diff, verify), and the
  * host API, whose listTasks and getTask are what the UI loads through.
@@ -64,6 +66,8 @@ const KINDS = [
   'device-link',
   'random-bytes',
   'empty',
+  'version-renumbered',
+  'version-misplaced',
 ] as const;
 
 /** One mutation of one file of the victim task. */
@@ -104,6 +108,7 @@ const DOCUMENT_KINDS: ReadonlySet<Mutation['kind']> = new Set([
   'deep-nesting',
   'duplicate-keys',
   'future-schema',
+  'version-renumbered',
 ]);
 
 /**
@@ -211,6 +216,20 @@ export async function mutate(taskDir: string, outside: string, m: Mutation): Pro
       else (doc as Record<string, unknown>).schema_version = 99;
       out = JSON.stringify(doc);
       break;
+    case 'version-renumbered': {
+      // checkpoint.json claiming a version past the files, or an envelope holding another version than its file's name.
+      if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return `${rel}: not an object`;
+      const d = doc as Record<string, unknown>;
+      d.version = (typeof d.version === 'number' ? d.version : 0) + 1 + index(10);
+      out = JSON.stringify(doc);
+      rel += `, its version set to ${String(d.version)}`;
+      break;
+    }
+    case 'version-misplaced':
+      // Version 1's file copied over another: a file stored under the wrong number.
+      await fs.rm(file, { force: true });
+      await fs.copyFile(path.join(taskDir, 'versions/00000001.json'), file);
+      return `${m.target === 'seal' || m.target === 'blob' ? rel.split(',')[0] : rel}: replaced by a copy of version 1's file`;
     case 'random-bytes': {
       const i = at(original.length);
       out = Buffer.concat([original.subarray(0, i), Buffer.from(m.bytes), original.subarray(i + m.bytes.length)]);

@@ -1,0 +1,99 @@
+/**
+ * Version numbers that contradict each other: a checkpoint.json that claims a
+ * version no file holds, and a version file that holds another version than
+ * its name. Every reader reports them, and the next save follows the newest
+ * version that reads, never a file that does not exist.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../../electron/cli/main.js';
+import { HostService } from '../../../electron/host/host-service.js';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
+
+let root: string;
+beforeEach(async () => {
+  root = await tempRoot();
+});
+afterEach(() => cleanup(root));
+
+/** A task with ten versions, each a file of its own. */
+async function tenVersions(taskId: string): Promise<void> {
+  const store = openStore(root);
+  let cp = (await store.create(makeCheckpoint(taskId, 3))).checkpoint;
+  for (let v = 2; v <= 10; v++) {
+    const next = withoutVersion(cp);
+    next.phase = `phase ${v}`;
+    cp = (await store.save(taskId, { expectedVersion: cp.version, checkpoint: next })).checkpoint;
+  }
+}
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, { out: (s) => void (out += s), err: (s) => void (err += s), color: false });
+  return { code, out, err };
+}
+
+async function inspector(): Promise<{ listed: string; detail: string; shown: number | undefined }> {
+  const service = new HostService({ host: 'web', runner: null });
+  try {
+    await service.open(root);
+    const list = await service.listTasks();
+    const detail = await service.getTask({ taskId: 't' });
+    return { listed: JSON.stringify(list[0].problems), detail: JSON.stringify(detail.problems), shown: detail.checkpoint?.version };
+  } finally {
+    await service.close();
+  }
+}
+
+describe('inconsistent version numbers', () => {
+  it('a checkpoint.json ahead of versions/ is reported by every reader, and the next save follows the newest version file', async () => {
+    await tenVersions('t');
+    const hot = path.join(root, 't', 'checkpoint.json');
+    const doc = JSON.parse(await fs.readFile(hot, 'utf8')) as { version: number };
+    doc.version = 15;
+    await fs.writeFile(hot, JSON.stringify(doc));
+
+    const ls = await cli('ls', root, '--json');
+    const row = (JSON.parse(ls.out) as { version: number; problems: { message: string }[] }[])[0];
+    expect(row.version).toBe(10);
+    expect(JSON.stringify(row.problems)).toContain('claims version 15');
+    const history = await cli('history', root, 't');
+    expect(history.code).toBe(1);
+    expect(history.err).toContain('claims version 15');
+    const verify = await cli('verify', root, 't');
+    expect(verify.out + verify.err).toContain('claims version 15');
+    const seen = await inspector();
+    expect(seen.shown).toBe(10);
+    expect(seen.listed).toContain('claims version 15');
+    expect(seen.detail).toContain('claims version 15');
+
+    // The edit follows version 10 and writes 11: no file of version 15 is ever named.
+    const edit = await cli('edit', root, 't', 's1', '--value', '{"edited":true}');
+    expect(edit.err).not.toContain('00000015');
+    expect(edit.code).toBe(0);
+    const after = await openStore(root).getTask('t');
+    expect(after?.checkpoint?.version).toBe(11);
+    expect(after?.problems).toEqual([]);
+  });
+
+  it('a version file holding another version is reported by every reader, and the other versions stay listed', async () => {
+    await tenVersions('t');
+    const versions = path.join(root, 't', 'versions');
+    await fs.copyFile(path.join(versions, '00000001.json'), path.join(versions, '00000005.json'));
+
+    const history = await cli('history', root, 't');
+    expect(history.code).toBe(1);
+    expect(history.err).toContain('t/versions/00000005.json');
+    expect(history.err).toContain('named for version 5 but holds version 1');
+    const verify = await cli('verify', root, 't');
+    expect(verify.code).not.toBe(0);
+    expect(verify.out + verify.err).toContain('named for version 5 but holds version 1');
+    const show = await cli('show', root, 't');
+    expect(show.out + show.err).toContain('named for version 5 but holds version 1');
+    const seen = await inspector();
+    expect(seen.detail).toContain('named for version 5 but holds version 1');
+  });
+});
