@@ -16,7 +16,8 @@ interface PlannedAt {
   parent: { checkpoint_id: string };
 }
 
-const gone = (plan: PlannedAt) => new ForkRefused(`checkpoint ${plan.parent.checkpoint_id} is no longer in ${plan.file}; nothing was written`);
+const gone = (plan: PlannedAt) =>
+  new ForkRefused(`checkpoint ${plan.parent.checkpoint_id} is no longer in ${plan.file}; nothing was written`);
 
 /** The fork's one `checkpoints` row, into the SQLite file. */
 export function insertSqliteFork(file: string, plan: PlannedAt, rows: Extract<ForkRows, { kind: 'sqlite' }>): void {
@@ -45,7 +46,11 @@ export function insertSqliteFork(file: string, plan: PlannedAt, rows: Extract<Fo
 }
 
 /** The fork's `checkpoint_blobs` rows and its `checkpoints` row, on a connection already in a write transaction. */
-export async function insertPostgresFork(client: pg.ClientBase, plan: PlannedAt, rows: Extract<ForkRows, { kind: 'postgres' }>): Promise<void> {
+export async function insertPostgresFork(
+  client: pg.ClientBase,
+  plan: PlannedAt,
+  rows: Extract<ForkRows, { kind: 'postgres' }>,
+): Promise<void> {
   const parent = await client.query('SELECT 1 FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3', [
     plan.thread_id,
     plan.checkpoint_ns,
@@ -62,14 +67,10 @@ export async function insertPostgresFork(client: pg.ClientBase, plan: PlannedAt,
         `channel ${b.channel} of thread ${plan.thread_id} already has a value at version ${b.version} (the thread changed since the fork was planned); nothing was written`,
       );
     }
-    await client.query('INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ($1, $2, $3, $4, $5, $6)', [
-      plan.thread_id,
-      plan.checkpoint_ns,
-      b.channel,
-      b.version,
-      b.type,
-      Buffer.from(b.blob),
-    ]);
+    await client.query(
+      'INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ($1, $2, $3, $4, $5, $6)',
+      [plan.thread_id, plan.checkpoint_ns, b.channel, b.version, b.type, Buffer.from(b.blob)],
+    );
   }
   await client.query(
     'INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata) VALUES ($1, $2, $3, $4, $5, $6)',

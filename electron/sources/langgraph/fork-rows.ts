@@ -68,7 +68,8 @@ const bytesOf = (data: Uint8Array | string | null): Uint8Array =>
 function parsedJson(value: CheckpointRow['checkpoint'], what: string): Record<string, unknown> {
   let parsed: unknown;
   try {
-    parsed = value.type === 'jsonb' ? (value as { json: unknown }).json : JSON.parse(textOf((value as { data: Uint8Array | string | null }).data));
+    parsed =
+      value.type === 'jsonb' ? (value as { json: unknown }).json : JSON.parse(textOf((value as { data: Uint8Array | string | null }).data));
   } catch (err) {
     throw new ForkRefused(`the ${what} cannot be read as JSON (${err instanceof Error ? err.message : String(err)}); nothing was written`);
   }
@@ -105,7 +106,12 @@ export function jsonSqliteRow(row: CheckpointRow, fork: ForkRequest, bump: Bump)
     checkpoint_id: id,
     step,
     channels,
-    rows: { kind: 'sqlite', type: 'json', checkpoint: new TextEncoder().encode(JSON.stringify(newDoc)), metadata: JSON.stringify(metadata) },
+    rows: {
+      kind: 'sqlite',
+      type: 'json',
+      checkpoint: new TextEncoder().encode(JSON.stringify(newDoc)),
+      metadata: JSON.stringify(metadata),
+    },
   };
 }
 

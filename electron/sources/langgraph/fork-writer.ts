@@ -52,13 +52,13 @@ export interface ForkPlan {
   rows: ForkRows;
 }
 
-/** A channel version after `max`: JavaScript counts with integers, Python with `"<32-digit counter>.<random>"` (get_next_version). */
-export const nextVersion = (max: unknown): unknown =>
-  typeof max === 'number' ? max + 1 : `${String(versionNumber(max) + 1).padStart(32, '0')}.${String(Math.random()).padStart(16, '0')}`;
+/** Channel version `n` as a checkpointer writes it: JavaScript counts with integers, Python with `"<32-digit counter>.<random>"` (get_next_version). */
+export const versionText = (n: number, python: boolean): unknown =>
+  python ? `${String(n).padStart(32, '0')}.${String(Math.random()).padStart(16, '0')}` : n;
 
-const highest = (versions: Iterable<unknown>): unknown => {
-  let max: unknown = undefined;
-  for (const v of versions) if (max === undefined || versionNumber(v) > versionNumber(max)) max = v;
+const highestNumber = (versions: Iterable<unknown>): number => {
+  let max = 0;
+  for (const v of versions) max = Math.max(max, versionNumber(v));
   return max;
 };
 
@@ -113,8 +113,11 @@ export async function planFork(
   // A PostgreSQL thread's blobs are keyed by channel and version across all its branches: the bumped version goes past
   // every version the thread has stored, so neither this checkpoint nor what LangGraph writes after it meets an old blob.
   const threadMax = rows instanceof PostgresRows ? await rows.highestBlobVersion(thread_id, checkpoint_ns) : undefined;
-  const bump = (checkpointVersions: Record<string, unknown>) =>
-    nextVersion(highest([...Object.values(checkpointVersions), ...(threadMax === undefined ? [] : [threadMax])]) ?? 0);
+  const bump = (checkpointVersions: Record<string, unknown>) => {
+    const own = Object.values(checkpointVersions);
+    const python = own.length > 0 ? own.some((v) => typeof v === 'string') : serde === 'msgpack';
+    return versionText(highestNumber([...own, ...(threadMax === undefined ? [] : [threadMax])]) + 1, python);
+  };
   const built =
     rows instanceof SqliteRows
       ? serde === 'json'
@@ -140,10 +143,12 @@ export async function planFork(
 export async function writeFork(source: LangGraphSource, plan: ForkPlan): Promise<void> {
   const rows = source.rows;
   if (plan.rows.kind === 'sqlite') {
-    if (!(rows instanceof SqliteRows)) throw new ForkRefused(`the fork was planned for a SQLite file, not ${rows.locator}; nothing was written`);
+    if (!(rows instanceof SqliteRows))
+      throw new ForkRefused(`the fork was planned for a SQLite file, not ${rows.locator}; nothing was written`);
     insertSqliteFork(rows.locator, plan, plan.rows);
   } else {
-    if (!(rows instanceof PostgresRows)) throw new ForkRefused(`the fork was planned for a database, not ${rows.locator}; nothing was written`);
+    if (!(rows instanceof PostgresRows))
+      throw new ForkRefused(`the fork was planned for a database, not ${rows.locator}; nothing was written`);
     await rows.writeTransaction((client) => insertPostgresFork(client, plan, plan.rows as Extract<ForkRows, { kind: 'postgres' }>));
   }
 }

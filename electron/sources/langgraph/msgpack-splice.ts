@@ -130,7 +130,8 @@ export function mapEntries(bytes: Uint8Array): RawEntry[] {
 /** A msgpack map of these entries, in this order, their bytes as they are. */
 export function joinEntries(entries: readonly Pick<RawEntry, 'keyBytes' | 'valueBytes'>[]): Uint8Array {
   const n = entries.length;
-  const header = n <= 15 ? [0x80 | n] : n <= 0xffff ? [0xde, n >> 8, n & 0xff] : [0xdf, n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
+  const header =
+    n <= 15 ? [0x80 | n] : n <= 0xffff ? [0xde, n >> 8, n & 0xff] : [0xdf, n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
   const size = entries.reduce((s, e) => s + e.keyBytes.length + e.valueBytes.length, header.length);
   const out = new Uint8Array(size);
   out.set(header, 0);

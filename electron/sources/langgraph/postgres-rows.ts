@@ -202,10 +202,10 @@ export class PostgresRows implements CheckpointRows {
   /** The highest channel version among the thread's blobs (all its branches), or undefined when it has none. */
   async highestBlobVersion(threadId: string, ns: string): Promise<string | undefined> {
     return this.read(async (c) => {
-      const r = await c.query<{ version: string }>('SELECT DISTINCT version FROM checkpoint_blobs WHERE thread_id = $1 AND checkpoint_ns = $2', [
-        threadId,
-        ns,
-      ]);
+      const r = await c.query<{ version: string }>(
+        'SELECT DISTINCT version FROM checkpoint_blobs WHERE thread_id = $1 AND checkpoint_ns = $2',
+        [threadId, ns],
+      );
       let max: string | undefined;
       for (const { version } of r.rows) if (max === undefined || versionNumber(version) > versionNumber(max)) max = version;
       return max;

@@ -81,7 +81,9 @@ function prepare(value: unknown, where: string): unknown {
       name: given.name ?? null,
       id: given.id ?? null,
       ...spec.defaults,
-      ...Object.fromEntries(Object.entries(given).filter(([k]) => !['content', 'additional_kwargs', 'response_metadata', 'name', 'id'].includes(k))),
+      ...Object.fromEntries(
+        Object.entries(given).filter(([k]) => !['content', 'additional_kwargs', 'response_metadata', 'name', 'id'].includes(k)),
+      ),
     };
     return new ExtData(EXT.pydanticV2, encode([spec.module, cls, fields, 'model_validate_json']));
   }
