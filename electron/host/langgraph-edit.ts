@@ -14,7 +14,10 @@ import { LangGraphSource } from '../sources/langgraph/langgraph-source.js';
 
 function langGraphOf(store: CheckpointSource): LangGraphSource {
   if (!(store instanceof LangGraphSource)) {
-    throw new ApiError('invalid-input', 'editing state is for LangGraph threads; this directory is not a LangGraph checkpointer. Nothing was written.');
+    throw new ApiError(
+      'invalid-input',
+      'editing state is for LangGraph threads; this directory is not a LangGraph checkpointer. Nothing was written.',
+    );
   }
   return store;
 }

@@ -41,12 +41,16 @@ export function LangGraphDiffWords({ change, a, b }: { change: Change; a: number
   if (change.interrupt) {
     rows.push({
       label: 'Waiting for a human',
-      body: change.interrupt.to.length ? `asks ${change.interrupt.to.map((v) => previewValue(v)).join('; ')}` : 'answered: no longer waiting',
+      body: change.interrupt.to.length
+        ? `asks ${change.interrupt.to.map((v) => previewValue(v)).join('; ')}`
+        : 'answered: no longer waiting',
     });
   }
   return (
     <section className="diff-summary" aria-label={`LangGraph changes from version ${a} to version ${b}`}>
-      <h3 className="section-title">LangGraph: checkpoint {a} → {b}</h3>
+      <h3 className="section-title">
+        LangGraph: checkpoint {a} → {b}
+      </h3>
       {rows.length === 0 ? (
         <p className="empty-inline">The thread&apos;s messages, channels and next nodes are the same.</p>
       ) : (

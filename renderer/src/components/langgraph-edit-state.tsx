@@ -109,8 +109,8 @@ export function LangGraphEditState({ detail }: { detail: TaskDetail }) {
         {!plan ? (
           <>
             <p className="muted">
-              New values for the thread&apos;s channels, as JSON (messages as {'{"role": "user", "content": "..."}'}). The channels you leave
-              out keep their values. Nothing is written until you confirm.
+              New values for the thread&apos;s channels, as JSON (messages as {'{"role": "user", "content": "..."}'}). The channels you
+              leave out keep their values. Nothing is written until you confirm.
             </p>
             <label htmlFor="lg-edit-values">Channel values</label>
             <textarea
