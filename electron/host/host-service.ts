@@ -36,6 +36,7 @@ import { openLocation } from '../store/open-location.js';
 import { isCheckpointStore, type CheckpointSource, type CheckpointStore } from '../store/store-types.js';
 import { detectLocation } from '../sources/detect-location.js';
 import { openLangGraphSource } from '../sources/langgraph/open-langgraph.js';
+import { editThreadState, previewThreadEdit } from './langgraph-edit.js';
 import { builtInAgentInfos, catalogOf } from './agent-catalog-cache.js';
 import { EventHub } from './event-hub.js';
 import { HostOperations } from './host-operations.js';
@@ -497,5 +498,14 @@ export class HostService implements WaystationService {
 
   async rewindTask(input: ApiParsedInput<'rewindTask'>): Promise<ActionResult> {
     return this.operations.rewind(this.trusted(), input);
+  }
+
+  // A LangGraph checkpointer is browsed read-only; editing a thread's state is its one write, asked for explicitly.
+  async previewThreadEdit(input: ApiParsedInput<'previewThreadEdit'>): Promise<ApiOutputs['previewThreadEdit']> {
+    return previewThreadEdit(this.dir().store, input);
+  }
+
+  async editThreadState(input: ApiParsedInput<'editThreadState'>): Promise<ActionResult> {
+    return editThreadState(this.dir().store, input);
   }
 }

@@ -8,6 +8,7 @@
  * kept in a small cache, and what a full verify found drifted is remembered,
  * so the task view shows it even when a stat cannot (a same-size rewrite).
  */
+import { langGraphPartOf, summarizeLangGraphChange } from '../../shared/diff/langgraph-change.js';
 import { ApiError, type ApiOutputs, type ApiParsedInput, type TaskDetail } from '../../shared/api/contract.js';
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
@@ -118,7 +119,15 @@ export class TaskReads {
 
   async diffVersions(input: ApiParsedInput<'diffVersions'>): Promise<ApiOutputs['diffVersions']> {
     const [a, b] = await this.versionsOf(input.taskId, [input.a, input.b]);
-    return { a: input.a, b: input.b, summary: summarizeChange(a, b), entries: structuredDiff(a, b) };
+    const result: ApiOutputs['diffVersions'] = { a: input.a, b: input.b, summary: summarizeChange(a, b), entries: structuredDiff(a, b) };
+    // Two checkpoints of a LangGraph thread are told in its own words too, which need both conversations.
+    const [lgA, lgB] = [langGraphPartOf(a), langGraphPartOf(b)];
+    if (lgA && lgB) {
+      const store = this.options.store;
+      const [mA, mB] = [await store.readHistory(a.task_id, input.a), await store.readHistory(b.task_id, input.b)];
+      result.langgraph = summarizeLangGraphChange(lgA, lgB, mA, mB);
+    }
+    return result;
   }
 
   async verifyTask(input: ApiParsedInput<'verifyTask'>): Promise<ApiOutputs['verifyTask']> {

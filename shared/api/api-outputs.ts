@@ -82,6 +82,19 @@ const AgentInfo = z.object({
   problem: z.string().optional(),
 });
 
+/** The words of a LangGraph diff (shared/diff/langgraph-change.ts). */
+const LangGraphChangeSchema = z.object({
+  from_checkpoint: z.string(),
+  to_checkpoint: z.string(),
+  messages_added: z.array(HistoryMessage),
+  messages_removed: z.array(HistoryMessage),
+  channels_added: z.array(z.string()),
+  channels_removed: z.array(z.string()),
+  channels_changed: z.array(z.string()),
+  next: z.object({ from: z.array(z.string()), to: z.array(z.string()) }).nullable(),
+  interrupt: z.object({ from: z.array(z.unknown()), to: z.array(z.unknown()) }).nullable(),
+});
+
 const ActionResult = z.object({ taskId: z.string(), version: z.number().int().nullable(), message: z.string() });
 
 /** The output schema of each method, by method name. */
@@ -109,7 +122,13 @@ export const apiOutputs = {
     ),
     skipped: z.number().int().nonnegative(),
   }),
-  diffVersions: z.object({ a: z.number().int(), b: z.number().int(), summary: ChangeSummary, entries: z.array(StructuredDiffEntry) }),
+  diffVersions: z.object({
+    a: z.number().int(),
+    b: z.number().int(),
+    summary: ChangeSummary,
+    entries: z.array(StructuredDiffEntry),
+    langgraph: LangGraphChangeSchema.optional(),
+  }),
   verifyTask: VerifyResult,
   getOverview: z.object({
     tasks_read: z.number().int().nonnegative(),
@@ -137,6 +156,18 @@ export const apiOutputs = {
   stopTask: ActionResult,
   forkTask: ActionResult,
   previewRewind: RewindPlan,
+  previewThreadEdit: z.object({
+    taskId: z.string(),
+    where: z.string(),
+    thread_id: z.string(),
+    checkpoint_ns: z.string(),
+    parent: z.object({ checkpoint_id: z.string(), version: z.number().int().positive() }),
+    step: z.number().int(),
+    serde: z.enum(['json', 'msgpack']),
+    channels: z.array(z.object({ name: z.string(), from: z.unknown(), to: z.unknown() })),
+    values: z.record(z.string(), z.unknown()),
+  }),
+  editThreadState: ActionResult,
   rewindTask: ActionResult,
 } as const satisfies Record<ApiMethod, z.ZodType>;
 

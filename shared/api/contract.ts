@@ -15,6 +15,7 @@ import { RecoveryReport } from '../checkpoint/recovery-report.js';
 import { VerifyReport } from '../checkpoint/verify-report.js';
 import type { RewindPlan } from '../checkpoint/rewind-plan.js';
 import type { ChangeSummary, StructuredDiffEntry } from '../diff/semantic-summary.js';
+import type { LangGraphChange } from '../diff/langgraph-change.js';
 import { isApiErrorCode, ServiceError, type ApiErrorCode } from './error-codes.js';
 
 /**
@@ -28,6 +29,11 @@ const TaskId = z
   .max(200)
   .refine((id) => !/[/\\\0]/.test(id) && id !== '.' && id !== '..', 'a task id cannot contain "/", "\\" or NUL, nor be "." or ".."');
 const Version = z.number().int().positive();
+/** New values for a LangGraph thread's channels: channel name -> value. */
+const ThreadValues = z
+  .record(z.string().min(1).max(200), z.unknown())
+  .refine((v) => Object.keys(v).length > 0, 'name at least one channel to set')
+  .refine((v) => Object.keys(v).length <= 100, 'at most 100 channels at once');
 
 /** Input schema of each method, by method name. Method names double as IPC channel suffixes and RPC routes. */
 export const apiInputs = {
@@ -119,6 +125,13 @@ export const apiInputs = {
     reason: z.string().trim().max(10_000).optional(),
     by: z.string().min(1).max(200).optional(),
   }),
+  /** What editing a LangGraph thread's state at `version` would write (as LangGraph's updateState): nothing is written. */
+  previewThreadEdit: z.object({ taskId: TaskId, version: Version, values: ThreadValues }),
+  /**
+   * Write it: one new checkpoint on the thread, forked from `version`, whose
+   * checkpoint must still be `expectedCheckpointId` (the one the preview showed); no existing row changes.
+   */
+  editThreadState: z.object({ taskId: TaskId, version: Version, values: ThreadValues, expectedCheckpointId: z.string().min(1).max(100) }),
 } as const;
 
 export type ApiMethod = keyof typeof apiInputs;
@@ -269,6 +282,26 @@ export interface DiffResult {
   b: number;
   summary: ChangeSummary;
   entries: StructuredDiffEntry[];
+  /** For two checkpoints of a LangGraph thread: the change in its own words (messages, channels, next nodes, interrupts). */
+  langgraph?: LangGraphChange;
+}
+
+/** What a LangGraph state edit writes (previewThreadEdit), before it is written. */
+export interface ThreadEditPlan {
+  taskId: string;
+  /** The checkpointer: a file, or a database's URL without its password. */
+  where: string;
+  thread_id: string;
+  checkpoint_ns: string;
+  parent: { checkpoint_id: string; version: number };
+  /** The metadata written: `source: update`, this step. */
+  step: number;
+  /** The serializer the checkpoint is written with: `json` (JavaScript's) or `msgpack` (Python's). */
+  serde: 'json' | 'msgpack';
+  /** Each channel set, with its version before and after. */
+  channels: { name: string; from: unknown; to: unknown }[];
+  /** The values written, as given. */
+  values: Record<string, unknown>;
 }
 
 export interface AgentInfo {
@@ -329,6 +362,9 @@ export interface ApiOutputs {
   forkTask: ActionResult;
   previewRewind: RewindPlan;
   rewindTask: ActionResult;
+  previewThreadEdit: ThreadEditPlan;
+  /** `version` is the new checkpoint's version on the thread. */
+  editThreadState: ActionResult;
 }
 
 /**

@@ -2,8 +2,9 @@
  * End-to-end: the built renderer in Chromium, against `waystation serve` on a
  * LangGraph SQLite checkpointer file written by real LangGraph
  * (test/support/langgraph-graphs.ts): the threads listed, the interrupted one
- * in Needs attention, a thread's messages, its history with the fork, a diff,
- * and not a byte of the file changed. Waits are on what the page shows.
+ * in Needs attention, a thread's messages, its history with the fork, a diff
+ * (with its words), not a byte of the file changed by reading, then an edit of
+ * the state through its dialog, listed in History. Waits are on what the page shows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -127,10 +128,43 @@ describe.skipIf(!existsSync(CHROMIUM))('the inspector on a LangGraph checkpointe
     const table = page.getByRole('table', { name: 'Changes from version 2 to version 7' });
     await table.waitFor({ timeout: LONG });
     expect(await table.textContent()).toContain('/history/count');
+    // Above the fields, the change in LangGraph's words.
+    const words = page.getByRole('region', { name: 'LangGraph changes from version 2 to version 7' });
+    await words.waitFor({ timeout: LONG });
+    expect(await words.textContent()).toContain('Messages added');
     await page.screenshot({ path: path.join(SHOTS, 'langgraph-history-diff.png') });
   });
 
   it('changed not a byte of the file while serving it', async () => {
     expect(fingerprint(file)).toEqual(before);
+  });
+
+  it('edits the state through the dialog, which shows what it will write, and History lists the new checkpoint', async () => {
+    await openTask(THREADS.weatherTwice);
+    const versionsBefore = (await rpc<{ versions: unknown[] }>('getHistory', { taskId: THREADS.weatherTwice })).versions.length;
+    await page.getByRole('button', { name: 'Edit state…' }).click();
+    const dialog = page.getByRole('dialog', { name: /Edit state of version/ });
+    await dialog.waitFor({ timeout: LONG });
+    await dialog
+      .getByLabel('Channel values')
+      .fill(JSON.stringify({ messages: [{ role: 'user', content: 'What is the weather in Quito?' }] }));
+    await dialog.getByRole('button', { name: 'Preview' }).click();
+    const shown = dialog.getByRole('region', { name: 'What will be written' });
+    await shown.waitFor({ timeout: LONG });
+    expect(await shown.textContent()).toContain('Channel messages');
+    expect(await shown.textContent()).toContain('source update');
+    // Previewing wrote nothing.
+    expect(fingerprint(file)).toEqual(before);
+    await page.screenshot({ path: path.join(SHOTS, 'langgraph-edit-state.png') });
+    await dialog.getByRole('button', { name: 'Write checkpoint' }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: LONG });
+    await page.getByRole('tab', { name: /History/ }).click();
+    await page.getByRole('radio', { name: `Diff to version ${versionsBefore + 1}`, exact: true }).waitFor({ timeout: LONG });
+    const history = await rpc<{ versions: { source: { kind: string; note: string } }[] }>('getHistory', { taskId: THREADS.weatherTwice });
+    expect(history.versions).toHaveLength(versionsBefore + 1);
+    expect(history.versions.at(-1)!.source).toMatchObject({
+      kind: 'human-edit',
+      note: expect.stringMatching(/^update, step \d+/),
+    });
   });
 });

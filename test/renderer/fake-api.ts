@@ -370,6 +370,15 @@ export class FakeApi {
         record('rewindTask', i);
         return { taskId: i.taskId, version: null, message: 'rewound' };
       },
+      // The fake holds Waystation tasks only: as the host answers for a directory that is no LangGraph checkpointer.
+      previewThreadEdit: async (i) => {
+        record('previewThreadEdit', i);
+        throw new ApiError('invalid-input', 'editing state is for LangGraph threads; nothing was written');
+      },
+      editThreadState: async (i) => {
+        record('editThreadState', i);
+        throw new ApiError('invalid-input', 'editing state is for LangGraph threads; nothing was written');
+      },
       subscribe: (listener, lastEventId, onStatus) => {
         this.calls.push({ method: 'subscribe', input: { lastEventId } });
         this.listeners.add(listener);

@@ -33,7 +33,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description(
       "write a new checkpoint on a LangGraph thread, forked from one of its checkpoints with new channel values, as LangGraph's updateState does",
     )
-    .argument('<SOURCE>', 'the LangGraph SQLite checkpointer file')
+    .argument('<SOURCE>', 'the LangGraph checkpointer: a SQLite file or a postgres:// URL')
     .argument('<THREAD>', 'the thread (its task id, as `waystation ls SOURCE` lists it)')
     .requiredOption('--checkpoint <ID>', 'the checkpoint to fork from: its id, or its version number')
     .requiredOption('--values <JSON>', 'the new values, a JSON object: channel name -> value (messages as {"role": ..., "content": ...})')
@@ -41,7 +41,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'print the plan (and whether it was written) as JSON')
     .addHelpText(
       'after',
-      '\nExisting checkpoints are never changed: one new row is inserted, in one transaction.' +
+      '\nExisting rows are never changed: the new checkpoint (and, in PostgreSQL, its channel blobs) is inserted in one transaction.' +
         '\nInvoking the graph on the thread afterwards carries on from the new checkpoint.' +
         '\nExit status: 0 when planned (or written, with --write), 1 when refused, 2 for a usage error.',
     )
@@ -59,17 +59,25 @@ export function register(program: Command, ctx: CliContext): void {
         ctx.io.err(`${err.message}${err instanceof UnwritableValue ? '; nothing was written' : ''}\n`);
         return ctx.fail(ExitCode.problems);
       }
-      if (opts.write) writeFork(plan);
+      if (opts.write) {
+        try {
+          await writeFork(source, plan);
+        } catch (err) {
+          if (!(err instanceof ForkRefused)) throw err;
+          ctx.io.err(`${err.message}\n`);
+          return ctx.fail(ExitCode.problems);
+        }
+      }
       const s = ctx.style;
       if (opts.json) {
-        const { row: _row, ...shown } = plan;
+        const { rows: _rows, ...shown } = plan;
         ctx.io.out(formatJson({ ...shown, written: opts.write === true }));
         return;
       }
       const lines = [
         `${opts.write ? 'Wrote' : 'Would write'} checkpoint ${s.bold(plan.checkpoint_id)} on thread ${s.bold(plan.thread_id)}`,
         `  parent     ${plan.parent.checkpoint_id} ${s.dim(`(version ${plan.parent.version})`)}`,
-        `  metadata   source update, step ${plan.step}`,
+        `  metadata   source update, step ${plan.step} ${s.dim(`(${plan.serde} serde)`)}`,
         ...plan.channels.map((c) => `  channel    ${c.name}: version ${inlineJson(c.from)} → ${inlineJson(c.to)}`),
         opts.write
           ? s.dim('Invoking the graph on the thread now carries on from this checkpoint.')

@@ -14,8 +14,11 @@ const UUID_EPOCH_OFFSET_MS = 12_219_292_800_000;
 export function timeOfCheckpointId(id: string): string | null {
   const hex = id.replace(/-/g, '');
   if (!/^[0-9a-f]{12}6[0-9a-f]{19}$/i.test(hex)) return null;
-  const t = (BigInt(`0x${hex.slice(0, 8)}`) << 28n) | (BigInt(`0x${hex.slice(8, 12)}`) << 12n) | BigInt(`0x${hex.slice(13, 16)}`);
-  const ms = Number(t / 10_000n) - UUID_EPOCH_OFFSET_MS;
+  // The 60-bit time is high * 2^28 + rest; 2^28 = 26,843 * 10,000 + 5,456 splits the division by 10,000 (to
+  // milliseconds) into parts that stay exact in doubles, without BigInt (History times every version of a thread).
+  const high = Number.parseInt(hex.slice(0, 8), 16);
+  const rest = Number.parseInt(hex.slice(8, 12), 16) * 4096 + Number.parseInt(hex.slice(13, 16), 16);
+  const ms = high * 26_843 + Math.floor((high * 5_456 + rest) / 10_000) - UUID_EPOCH_OFFSET_MS;
   const date = new Date(ms);
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }

@@ -67,8 +67,9 @@ export class LangGraphSource implements CheckpointSource {
     this.versionsKept.clear();
   }
 
-  private async threads(): Promise<Map<string, ThreadRow>> {
-    await this.fresh();
+  /** The threads as of now; `checked` when fresh() was just asked (a listing asks once, not once a thread). */
+  private async threads(checked = false): Promise<Map<string, ThreadRow>> {
+    if (!checked) await this.fresh();
     if (!this.threadRows) {
       const rows = await this.rows.threads();
       this.threadRows = new Map(rows.map((r) => [taskIdOf(r.thread_id, r.checkpoint_ns), r]));
@@ -76,8 +77,8 @@ export class LangGraphSource implements CheckpointSource {
     return this.threadRows;
   }
 
-  private async context(taskId: string): Promise<ThreadContext | null> {
-    const thread = (await this.threads()).get(taskId);
+  private async context(taskId: string, checked = false): Promise<ThreadContext | null> {
+    const thread = (await this.threads(checked)).get(taskId);
     if (!thread) return null;
     let links = this.linksKept.get(taskId);
     if (!links) {
@@ -157,7 +158,7 @@ export class LangGraphSource implements CheckpointSource {
     const ids = [...(await this.threads()).keys()].sort();
     const entries: ListedTask[] = [];
     for (const id of ids) {
-      const ctx = await this.context(id);
+      const ctx = await this.context(id, true);
       if (ctx) entries.push(await this.entryOf(ctx, true));
     }
     return keep ? keep(entries) : entries;

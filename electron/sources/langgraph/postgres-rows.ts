@@ -14,6 +14,7 @@
  */
 import pg from 'pg';
 import { redactUrl } from '../../store/postgres/redact-url.js';
+import { versionNumber } from './thread-mapping.js';
 import type { CheckpointLink, CheckpointRef, CheckpointRow, CheckpointRows, StoredValue, ThreadRow } from './checkpoint-rows.js';
 
 /** The tables a LangGraph PostgreSQL checkpointer creates. */
@@ -26,10 +27,13 @@ export class PostgresRows implements CheckpointRows {
   readonly kind = 'postgres' as const;
   readonly locator: string;
   private readonly pool: pg.Pool;
+  /** Kept only for the one write (a fork), which connects on its own. */
+  private readonly url: string;
   private checked: Promise<void> | null = null;
 
   constructor(url: string) {
     this.locator = redactUrl(url);
+    this.url = url;
     this.pool = new pg.Pool({
       connectionString: url,
       max: 2,
@@ -193,6 +197,44 @@ export class PostgresRows implements CheckpointRows {
         })),
       };
     });
+  }
+
+  /** The highest channel version among the thread's blobs (all its branches), or undefined when it has none. */
+  async highestBlobVersion(threadId: string, ns: string): Promise<string | undefined> {
+    return this.read(async (c) => {
+      const r = await c.query<{ version: string }>(
+        'SELECT DISTINCT version FROM checkpoint_blobs WHERE thread_id = $1 AND checkpoint_ns = $2',
+        [threadId, ns],
+      );
+      let max: string | undefined;
+      for (const { version } of r.rows) if (max === undefined || versionNumber(version) > versionNumber(max)) max = version;
+      return max;
+    });
+  }
+
+  /**
+   * Run `fn` in a write transaction on a connection of its own: the one
+   * write (a fork). The reads' pool stays read-only.
+   */
+  async writeTransaction<T>(fn: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+    await (this.checked ??= this.checkTables());
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000, application_name: 'waystation (fork)' });
+    try {
+      await client.connect();
+    } catch (err) {
+      throw new Error(`cannot connect to ${this.locator}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    try {
+      await client.query('BEGIN');
+      const out = await fn(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      await client.end().catch(() => {});
+    }
   }
 
   /**

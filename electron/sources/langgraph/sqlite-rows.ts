@@ -215,7 +215,11 @@ export class SqliteRows implements CheckpointRows {
   }
 
   async changeMark(): Promise<string> {
-    const r = this.current().mark.get() as { c: number; m: string | null; w: number };
+    const st = this.current();
+    // Opened immutable (no writer): what it holds changes only with the file, and current() reopens it then, so the
+    // file's own mark says it; counting the rows would cost a scan of the tables on every read.
+    if (this.mark && this.mark.wal === null) return `file:${this.mark.main}`;
+    const r = st.mark.get() as { c: number; m: string | null; w: number };
     return `${r.c}:${r.m ?? ''}:${r.w}`;
   }
 

@@ -8,10 +8,12 @@ import type { StructuredDiffEntry } from '../../../shared/diff/semantic-summary.
 import { StatusBadge } from './status-badge.js';
 import { ValueView, previewValue } from './json-view.js';
 import { formatCount, formatDuration } from './format.js';
+import { LangGraphDiffWords } from './langgraph-diff-words.js';
 
 export function DiffView({ diff }: { diff: DiffResult }) {
   return (
     <div className="diff-view">
+      {diff.langgraph && <LangGraphDiffWords change={diff.langgraph} a={diff.a} b={diff.b} />}
       <SemanticSummary diff={diff} />
       <SideBySide entries={diff.entries} a={diff.a} b={diff.b} />
     </div>

@@ -19,6 +19,7 @@ import { HistoryTab } from './history-tab.js';
 import { MessagesTab } from './messages-tab.js';
 import { EventsTab } from './events-tab.js';
 import { ImportConfirm, resumeImports } from './import-confirm.js';
+import { LangGraphEditState } from './langgraph-edit-state.js';
 import { ApprovalPanel } from './approval-panel.js';
 import { ActivityFeed } from './activity-feed.js';
 import { AgentNotice, AgentTag, agentBlockReason } from './agent-status.js';
@@ -161,6 +162,7 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
           {/* The header speaks of the version shown: an older one had its own status. */}
           {viewingOld && cp ? <StatusBadge status={cp.status} /> : <TaskStatusBadge status={status} />}
           <span className="spacer" />
+          <LangGraphEditState detail={detail} />
           {canResume && (
             <button
               type="button"

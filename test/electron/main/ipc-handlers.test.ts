@@ -83,6 +83,8 @@ const validInputs: { [M in ApiMethod]: ApiInput<M> } = {
   forkTask: { taskId: 't1', version: 2 },
   previewRewind: { taskId: 't1', stepId: 's1' },
   rewindTask: { taskId: 't1', stepId: 's1', redo: ['effect-1'] },
+  previewThreadEdit: { taskId: 't1', version: 2, values: { draft: 'Hello' } },
+  editThreadState: { taskId: 't1', version: 2, values: { draft: 'Hello' }, expectedCheckpointId: 'cp-2' },
 };
 
 /** Every channel the main process answers, with a valid input for each. */
