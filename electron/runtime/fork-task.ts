@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Checkpoint, HistoryMessage } from '../../shared/checkpoint/schema.js';
 import { ConflictError, TaskReadError } from '../store/store-types.js';
-import { defaultActor, OperationError, TASK_ID_RE, type OperationEnv } from './task-operations.js';
+import { defaultActor, isUnfinishedCreate, OperationError, TASK_ID_RE, type OperationEnv } from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
 import { commandHint } from './command-hint.js';
 
@@ -70,7 +70,9 @@ export async function forkTask(env: OperationEnv, parentId: string, version: num
       `"${taskId}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit. Nothing was written.`,
     );
   }
-  if (await env.store.getTask(taskId))
+  // A fork (or start) interrupted before its first version was written left only a folder: forking again takes its place.
+  const existing = await env.store.getTask(taskId);
+  if (existing && !isUnfinishedCreate(existing))
     throw new OperationError('exists', `task ${taskId} already exists in ${env.root}; nothing was written`);
   const cp = await readParent(env, parentId, version);
   const actor = req.actor ?? defaultActor(env);

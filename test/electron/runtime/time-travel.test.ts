@@ -243,6 +243,18 @@ describe('fork', () => {
     expect(await refusal(forkTask(env, 'none', 1))).toMatchObject({ code: 'not-found' });
     expect((await store.listTasks()).map((t) => t.task_id)).toEqual(['sum']);
   });
+
+  it('takes the place of a fork interrupted before its first version, which left only a folder', async () => {
+    const done = await summarized('sum');
+    // What a fork killed between making the task's folder and writing its version leaves behind.
+    await fs.mkdir(path.join(root, 'half', 'versions'), { recursive: true });
+    expect((await store.getTask('half'))?.checkpoint).toBeNull();
+    const forked = await forkTask(env, 'sum', done.version, { taskId: 'half' });
+    expect(forked.task_id).toBe('half');
+    const cp = (await store.getTask('half'))!.checkpoint!;
+    expect(cp.version).toBe(1);
+    expect(cp.forked_from).toMatchObject({ task_id: 'sum', version: done.version });
+  });
 });
 
 describe('editing a done step', () => {
