@@ -64,6 +64,13 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO waystation_meta (key, value) VALUES ('schema_version', '1');
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- A person's request that the current holding stop (stop-request.ts's fields, as JSON); cleared whenever the generation changes.
+      ALTER TABLE waystation_leases ADD COLUMN stop_request text;
+    `,
+  },
 ];
 
 /** The schema version this build reads and writes. */

@@ -27,6 +27,7 @@ import {
   type ListedTask,
   type SaveRequest,
   type SaveResult,
+  type StopAsked,
   type StoreChange,
   type StoreSubscription,
   type TaskEntry,
@@ -40,7 +41,8 @@ import { isSafeTaskId } from '../directory-scan.js';
 import { Connection, type ConnectionOptions } from './pg-connection.js';
 import { PostgresStoreError } from './pg-errors.js';
 import { insertEvent, subscribePg, type NewEvent } from './pg-events.js';
-import { acquirePgLease, readLeaseRow } from './pg-lease.js';
+import { acquirePgLease, readLeaseRow, requestPgStop } from './pg-lease.js';
+import type { StopRequest } from '../stop-request.js';
 import * as reads from './pg-reads.js';
 import { migrate, missingSchema, newerSchema, olderSchema, readSchemaVersion, SCHEMA_VERSION } from './pg-schema.js';
 import { PgTaskWriter } from './pg-writes.js';
@@ -246,7 +248,17 @@ export class PostgresStore implements CheckpointStore {
     await this.readable();
     const row = await this.conn.read((c) => readLeaseRow(c, taskId));
     const entry = row?.entry ?? null;
-    return { entry, info: leaseInfoOf(entry, opts) };
+    return { entry, info: leaseInfoOf(entry, opts), ...(row ? { generation: row.generation } : {}) };
+  }
+
+  async requestStop(taskId: string, request: { by: string; reason?: string }): Promise<StopAsked | null> {
+    await this.writable(taskId);
+    return requestPgStop(this.conn, taskId, request);
+  }
+
+  async readStopRequest(taskId: string): Promise<StopRequest | null> {
+    await this.readable();
+    return (await this.conn.read((c) => readLeaseRow(c, taskId)))?.stop ?? null;
   }
 
   async subscribe(onChange: (change: StoreChange) => void, onError?: (err: Error) => void): Promise<StoreSubscription> {

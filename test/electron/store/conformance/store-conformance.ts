@@ -2,7 +2,7 @@
  * The contract every CheckpointStore keeps, as tests that run against any
  * implementation: versions, history, several versions at once, blobs and
  * history messages, races for one version, leases with takeover and
- * fencing, events with no gap and no duplicate, and the subscription to
+ * fencing, stop requests bound to one holding of the lease, events with no gap and no duplicate, and the subscription to
  * changes. A backend proves itself by passing this suite; what only one
  * backend can have (segments, power cuts, a dropped connection) is tested
  * beside it, in that backend's own files.
@@ -306,6 +306,63 @@ export function describeStoreConformance(name: string, makeHarness: () => Promis
         await b.heartbeat();
         expect(b.lost).toBeNull();
         await b.release();
+      });
+    });
+
+    describe('stop requests', () => {
+      it('asks the live holding only, counts each ask, and the holder and any reader see it', async () => {
+        await store.create(makeCheckpoint('t1'));
+        const before = await h.footprint();
+        // Nobody holds the lease: nothing to ask, and nothing is written.
+        expect(await open().requestStop('t1', { by: 'grace' })).toBeNull();
+        expect(await h.footprint()).toEqual(before);
+        expect(await store.readStopRequest('t1')).toBeNull();
+
+        const a = await store.acquireLease('t1', { owner: 'a', heartbeatMs: 0 });
+        expect(await a.stopRequest()).toBeNull();
+        expect((await open().readLease('t1')).generation).toBe(a.generation);
+        const first = await open().requestStop('t1', { by: 'grace', reason: 'wrong input' });
+        expect(first).toMatchObject({ generation: a.generation, request: { by: 'grace', reason: 'wrong input', count: 1 } });
+        expect(first?.holder.owner).toMatch(/^a:/);
+        expect(await a.stopRequest()).toMatchObject({ by: 'grace', reason: 'wrong input', count: 1 });
+        const second = await open().requestStop('t1', { by: 'ada' });
+        expect(second?.request).toMatchObject({ by: 'ada', count: 2 });
+        expect(await open().readStopRequest('t1')).toMatchObject({ by: 'ada', count: 2 });
+        // A heartbeat keeps the request: it is the holding's, not the entry's text.
+        await a.heartbeat();
+        expect(await a.stopRequest()).toMatchObject({ count: 2 });
+
+        // Once the holder lets go, the next run starts with no stop asked of it.
+        await a.release();
+        expect(await open().readStopRequest('t1')).toBeNull();
+        const b = await open().acquireLease('t1', { owner: 'b', heartbeatMs: 0 });
+        expect(await b.stopRequest()).toBeNull();
+        expect((await open().readLease('t1')).generation).toBe(b.generation);
+        await b.release();
+      });
+
+      it("stays readable after its holder's process died, until another run takes the lease", async () => {
+        await store.create(makeCheckpoint('t1'));
+        const child = spawn(process.execPath, ['--import', 'tsx', CHILD, h.location, 't1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const generation = await new Promise<number>((resolve, reject) => {
+          let out = '';
+          child.stdout!.on('data', (d: Buffer) => {
+            out += d.toString();
+            const m = /held (\d+)/.exec(out);
+            if (m) resolve(Number(m[1]));
+          });
+          child.on('exit', (code) => reject(new Error(`the lease holder exited with ${code} before holding the lease`)));
+        });
+        expect((await store.requestStop('t1', { by: 'grace' }))?.generation).toBe(generation);
+        child.kill('SIGKILL');
+        await new Promise((r) => child.once('exit', r));
+        // The holder is gone: no further ask, but the one made is what a supervisor finds.
+        expect(await open().requestStop('t1', { by: 'grace' })).toBeNull();
+        expect(await open().readStopRequest('t1')).toMatchObject({ by: 'grace', count: 1 });
+        const taken = await store.acquireLease('t1', { owner: 'b', heartbeatMs: 0 });
+        expect(await taken.stopRequest()).toBeNull();
+        expect(await open().readStopRequest('t1')).toBeNull();
+        await taken.release();
       });
     });
 
