@@ -16,6 +16,11 @@
  * When the connection drops while a save is under way the outcome is
  * unknown to the driver; the writer reconnects and reads the (task, version)
  * row back, telling by the writer token it wrote whether the save committed.
+ * A dropped connection does not end the server's side of it at once (a
+ * network fault can leave it waiting, its COMMIT still on the way), so
+ * before it reads, the writer ends that server process
+ * (`pg_terminate_backend`, waiting for it to exit): from then on the
+ * outcome can no longer change, and "no row" means it never will be.
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
@@ -136,7 +141,12 @@ export class PgTaskWriter {
     const token = randomBytes(8).toString('hex');
     const cp = normalized as unknown as Checkpoint;
 
-    const commit = (c: pg.ClientBase) => this.commit(c, request, next, kind, body, bytes, doc, token, cp, blobs);
+    // The server process the transaction runs in: what must be gone before a lost commit's outcome is asked for.
+    let backend: number | null = null;
+    const commit = (c: pg.ClientBase) => {
+      backend = backendPid(c);
+      return this.commit(c, request, next, kind, body, bytes, doc, token, cp, blobs);
+    };
     try {
       await this.conn.transaction(commit);
     } catch (err) {
@@ -144,7 +154,7 @@ export class PgTaskWriter {
       if (pgCode(err) === '23505') throw new ConflictError(this.taskId, next);
       if (err instanceof LeaseLostError || err instanceof ConflictError || err instanceof TaskReadError) throw err;
       if (isConnectionLost(err)) {
-        if (!(await this.committed(next, token))) throw this.notCommitted(next, err);
+        if (!(await this.committed(next, token, backend))) throw this.notCommitted(next, err);
       } else throw this.conn.mapError(err);
     }
     this.state = {
@@ -197,14 +207,22 @@ export class PgTaskWriter {
     await insertEvent(c, this.taskId, { type: 'version', version: next });
   }
 
-  /** After a dropped connection: whether this writer's version `next` is in the database (by its token). */
-  private async committed(next: number, token: string): Promise<boolean> {
+  /**
+   * After a dropped connection: whether this writer's version `next` is in
+   * the database (by its token), asked once the server process `backend` that
+   * ran the transaction is gone, so the answer is final.
+   */
+  private async committed(next: number, token: string, backend: number | null): Promise<boolean> {
     let last: unknown;
     for (let attempt = 0; attempt < OUTCOME_ATTEMPTS; attempt++) {
       try {
-        const { rows } = await this.conn.withClient((c) =>
-          c.query<{ writer: string }>(`SELECT writer FROM waystation_versions WHERE task_id = $1 AND version = $2`, [this.taskId, next]),
-        );
+        const { rows } = await this.conn.withClient(async (c) => {
+          if (backend !== null && !(await backendGone(c, backend))) throw new Error(`server process ${backend} has not exited yet`);
+          return c.query<{ writer: string }>(`SELECT writer FROM waystation_versions WHERE task_id = $1 AND version = $2`, [
+            this.taskId,
+            next,
+          ]);
+        });
         if (rows.length === 0) return false;
         if (rows[0].writer === token) return true;
         throw new ConflictError(this.taskId, next);
@@ -227,4 +245,28 @@ export class PgTaskWriter {
       problem(this.taskId, 'io', `${lost} before version ${next} was committed; nothing was written and version ${next - 1} is intact`),
     ]);
   }
+}
+
+/** The server process id of a connection (from the start-up handshake), or null when the driver does not say. */
+function backendPid(client: pg.ClientBase): number | null {
+  const pid = (client as unknown as { processID?: unknown }).processID;
+  return typeof pid === 'number' && pid > 0 ? pid : null;
+}
+
+/**
+ * End the server process of a connection that dropped, if it is still there,
+ * and wait (up to 5 s) for it to exit: a transaction it still holds open is
+ * rolled back, and a COMMIT it is carrying out completes first. True once it
+ * is gone. Only a process of this store's own (its application name) and
+ * role is ended; one of another role cannot be, and is waited for.
+ */
+async function backendGone(client: pg.ClientBase, pid: number): Promise<boolean> {
+  const { rows } = await client.query<{ ended: boolean | null }>(
+    `SELECT CASE WHEN usename = current_user THEN pg_terminate_backend(pid, 5000) END AS ended
+       FROM pg_stat_activity WHERE pid = $1 AND application_name = 'waystation'`,
+    [pid],
+  );
+  if (rows.length === 0 || rows[0].ended === true) return true;
+  const still = await client.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [pid]);
+  return still.rowCount === 0;
 }
