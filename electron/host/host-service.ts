@@ -33,6 +33,7 @@ import {
 import type { TaskListing } from '../../shared/checkpoint/task-summary.js';
 import { openStore } from '../store/directory-store.js';
 import { openLocation } from '../store/open-location.js';
+import { isPostgresUrl, redactUrl } from '../store/postgres/redact-url.js';
 import { isCheckpointStore, type CheckpointSource, type CheckpointStore } from '../store/store-types.js';
 import { detectLocation } from '../sources/detect-location.js';
 import { openLangGraphSource } from '../sources/langgraph/open-langgraph.js';
@@ -331,6 +332,7 @@ export class HostService implements WaystationService {
   }
 
   async openDirectory(input: ApiParsedInput<'openDirectory'>): Promise<DirectoryInfo> {
+    if (isPostgresUrl(input.path)) return this.openDatabase(input);
     const requested = path.resolve(input.path);
     const current = this.root;
     const same = current !== null && (requested === current || (await fs.realpath(requested).catch(() => requested)) === current);
@@ -342,7 +344,7 @@ export class HostService implements WaystationService {
       // The web host serves the one directory it was started on; anything else would widen what the token opens.
       throw new ApiError(
         'forbidden',
-        `this web host serves ${current ?? 'no directory'} only; start \`waystation serve ${input.path}\` to browse another directory`,
+        `this web host serves ${this.current?.store.root ?? 'no directory'} only; start \`waystation serve ${input.path}\` to browse another directory`,
       );
     }
     const recent = this.options.recent?.list() ?? [];
@@ -351,6 +353,25 @@ export class HostService implements WaystationService {
       throw new ApiError('forbidden', `${requested} is not among the recent folders; choose it with Open folder… first`);
     }
     return this.open(requested, { readOnly: input.readOnly });
+  }
+
+  /**
+   * Open a database the user named in the app's Open database… dialog. A URL
+   * names no file a renderer could reach beyond what it was shown, so, unlike
+   * a folder, it need not be among the recent ones (which never hold URLs:
+   * their passwords would be written to the settings file). The web host
+   * still serves only the location it was started on.
+   */
+  private async openDatabase(input: ApiParsedInput<'openDirectory'>): Promise<DirectoryInfo> {
+    const shown = redactUrl(input.path);
+    if (this.options.host === 'web') {
+      if (this.current?.store.root === shown) return this.directoryInfo();
+      throw new ApiError(
+        'forbidden',
+        `this web host serves ${this.current?.store.root ?? 'no directory'} only; start \`waystation serve ${shown}\` to browse that database`,
+      );
+    }
+    return this.open(input.path, { readOnly: input.readOnly });
   }
 
   async getOverview(): Promise<ApiOutputs['getOverview']> {

@@ -85,4 +85,41 @@ describe('the host over a PostgreSQL store', () => {
       await publish.close();
     }
   }, 60_000);
+
+  it('opens a database named by the app (openDirectory) on the desktop, keeps it out of the recent folders, and the web host refuses one', async () => {
+    const url = await createDatabase('hostopen');
+    const writer = openPostgresStore(url);
+    await writer.create(makeCheckpoint('t1'));
+    await writer.close();
+    const remembered: string[] = [];
+    const desktop = new HostService({
+      host: 'desktop',
+      runner: null,
+      recent: { list: () => [...remembered], readOnly: () => [], remember: async (root) => void remembered.push(root) },
+    });
+    const web = new HostService({ host: 'web', runner: null });
+    try {
+      const info = await desktop.openDirectory({ path: url });
+      expect(info.root).toBe(url.replace(`:${TEST_PASSWORD}`, ''));
+      expect((await desktop.listTasks()).map((t) => t.task_id)).toEqual(['t1']);
+      expect(remembered).toEqual([]);
+
+      const other = await createDatabase('hostother');
+      const init = openPostgresStore(other);
+      await init.prepareForWrites();
+      await init.close();
+      await web.open(other);
+      // The same database again is fine; another one would widen what the web host's token opens.
+      expect((await web.openDirectory({ path: other })).root).toBe(other.replace(`:${TEST_PASSWORD}`, ''));
+      const refused = await web.openDirectory({ path: url }).then(
+        () => null,
+        (err: unknown) => err as Error,
+      );
+      expect(refused?.message).toMatch(/this web host serves .* only; start `waystation serve postgres:\/\/postgres@/);
+      expect(refused?.message).not.toContain(TEST_PASSWORD);
+    } finally {
+      await desktop.close();
+      await web.close();
+    }
+  });
 });
