@@ -27,6 +27,8 @@ import type pg from 'pg';
 import { problem } from '../../../shared/checkpoint/problem.js';
 import { CURRENT_SCHEMA_VERSION, type Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { encodeJson } from '../frozen-json.js';
+import { redactJson, secretsOf } from '../redact.js';
+import { checkFileSize, checkValueDepth } from '../write-limits.js';
 import { LeaseLostError } from '../lease-rules.js';
 import { buildVersion, KEYFRAME_DELTA_RATIO } from '../version-build.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from '../store-types.js';
@@ -58,6 +60,8 @@ export class PgTaskWriter {
   constructor(
     private readonly conn: Connection,
     readonly taskId: string,
+    /** The largest version a directory's reader loads: a row over it could not be copied to one (write-limits.ts). */
+    private readonly maxFileBytes: number,
   ) {}
 
   invalidate(): void {
@@ -117,14 +121,29 @@ export class PgTaskWriter {
     return this.write(request);
   }
 
-  private async write(request: SaveRequest): Promise<SaveResult> {
+  private async write(raw: SaveRequest): Promise<SaveResult> {
+    // No secret is written, whoever wrote the request (redact.ts), as in a directory.
+    const secrets = secretsOf();
+    const request: SaveRequest = {
+      ...raw,
+      checkpoint: redactJson(raw.checkpoint, secrets),
+      ...(raw.results ? { results: redactJson(raw.results, secrets) } : {}),
+      ...(raw.appendHistory ? { appendHistory: redactJson(raw.appendHistory, secrets) } : {}),
+    };
     const state = this.state!;
     const next = state.lastVersion + 1;
+    const versionName = `${this.taskId} version ${next}`;
+    // What a reader would refuse is never written (write-limits.ts): the same limits as a directory's, so any task can be copied to one.
+    checkValueDepth(this.taskId, versionName, {
+      checkpoint: request.checkpoint,
+      results: request.results,
+      messages: request.appendHistory,
+    });
     const { normalized, blobs, ops } = buildVersion(request, next, {
       taskId: this.taskId,
       base: state.base,
       trusted: state.trusted,
-      file: `${this.taskId} version ${next}`,
+      file: versionName,
     });
     const doc = encodeJson(normalized).toString('utf8');
     const fullBytes = Buffer.byteLength(doc);
@@ -138,6 +157,8 @@ export class PgTaskWriter {
       }
     }
     const bytes = Buffer.byteLength(body);
+    checkFileSize(this.taskId, versionName, bytes + blobs.reduce((n, b) => n + b.bytes.length, 0), this.maxFileBytes);
+    checkFileSize(this.taskId, `${this.taskId} (the task's latest checkpoint)`, fullBytes, this.maxFileBytes);
     const token = randomBytes(8).toString('hex');
     const cp = normalized as unknown as Checkpoint;
 

@@ -38,6 +38,8 @@ import {
   type VersionsAfter,
 } from '../store-types.js';
 import { isSafeTaskId } from '../directory-scan.js';
+import { DEFAULT_MAX_FILE_BYTES } from '../directory-store.js';
+import { holdsSecret, redactJson, secretsOf } from '../redact.js';
 import { Connection, type ConnectionOptions } from './pg-connection.js';
 import { PostgresStoreError } from './pg-errors.js';
 import { insertEvent, subscribePg, type NewEvent } from './pg-events.js';
@@ -54,6 +56,8 @@ export interface PostgresStoreOptions extends ConnectionOptions {
   autoInit?: boolean;
   /** What relative artifact paths resolve against. Default: WAYSTATION_ARTIFACT_ROOT, else the working directory. */
   artifactRoot?: string;
+  /** The largest version a save may write, as a directory's file limit (write-limits.ts). Default 64 MiB. */
+  maxFileBytes?: number;
 }
 
 /** What the first call found of the schema. */
@@ -156,7 +160,7 @@ export class PostgresStore implements CheckpointStore {
   private writer(taskId: string): PgTaskWriter {
     let w = this.writers.get(taskId);
     if (!w) {
-      w = new PgTaskWriter(this.conn, taskId);
+      w = new PgTaskWriter(this.conn, taskId, this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
       this.writers.set(taskId, w);
     }
     return w;
@@ -308,6 +312,14 @@ export class PostgresStore implements CheckpointStore {
     opts: Parameters<CheckpointStore['create']>[1] = {},
   ): Promise<SaveResult> {
     const taskId = (checkpoint as { task_id?: unknown }).task_id;
+    if (typeof taskId === 'string' && holdsSecret(taskId, secretsOf()))
+      throw new StoreWriteError('[redacted]', [
+        problem(
+          '[redacted]',
+          'schema',
+          'the task id holds a secret (an API key of the environment); choose another id; nothing was written',
+        ),
+      ]);
     if (typeof taskId !== 'string' || !isSafeTaskId(taskId))
       throw new StoreWriteError(String(taskId), [
         problem(
@@ -339,7 +351,7 @@ export class PostgresStore implements CheckpointStore {
     await this.writable(taskId);
     return this.withLock(taskId, async () => {
       try {
-        return await this.conn.transaction((c) => insertEvent(c, taskId, event));
+        return await this.conn.transaction((c) => insertEvent(c, taskId, redactJson(event, secretsOf())));
       } catch (err) {
         throw err instanceof TaskReadError ? err : this.conn.mapError(err);
       }

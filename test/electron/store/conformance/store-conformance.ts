@@ -21,6 +21,7 @@ import {
   type StoreChange,
   type TaskEvent,
 } from '../../../../electron/store/store-types.js';
+import { MAX_VALUE_DEPTH, WriteLimitError } from '../../../../electron/store/write-limits.js';
 import { makeCheckpoint, withoutVersion } from '../store-test-helpers.js';
 
 /** One store's storage, opened as many times as a test needs (each open is another process's view). */
@@ -306,6 +307,46 @@ export function describeStoreConformance(name: string, makeHarness: () => Promis
         await b.heartbeat();
         expect(b.lost).toBeNull();
         await b.release();
+      });
+    });
+
+    describe('what is written', () => {
+      it('refuses a value nested deeper than readers accept, naming the limit, with nothing written', async () => {
+        const v1 = (await store.create(makeCheckpoint('t1'))).checkpoint;
+        const before = await h.footprint();
+        let deep: unknown = 1;
+        for (let i = 0; i < 600; i++) deep = [deep];
+        const err = await store
+          .save('t1', { expectedVersion: 1, checkpoint: withoutVersion(v1), results: { s1: deep } })
+          .catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(WriteLimitError);
+        expect((err as WriteLimitError).limit).toBe('depth');
+        expect((err as Error).message).toContain(`more than ${MAX_VALUE_DEPTH} levels`);
+        expect(await h.footprint()).toEqual(before);
+        expect((await next(store, v1, 'two')).checkpoint.version).toBe(2);
+      });
+
+      it('writes no API key of the environment: scrubbed from versions, results, messages and events, and refused in a task id', async () => {
+        const key = 'sk-conformance-5e1d7c3b9a';
+        const saved = process.env.OPENAI_API_KEY;
+        process.env.OPENAI_API_KEY = key;
+        try {
+          const v1 = (await store.create(makeCheckpoint('t1', 3, { goal: `goal with ${key}` }))).checkpoint;
+          await next(store, v1, `phase ${key}`, { results: { s1: { [key]: `remembered ${key}` } }, messages: [`the key is ${key}`] });
+          await store.appendEvent('t1', { type: 'log', data: { line: key } });
+          const stored = [...(await h.footprint()).values()].join('\n');
+          expect(stored).not.toContain(key);
+          expect(stored).toContain('[redacted]');
+          const fresh = open();
+          expect(JSON.stringify(await fresh.getTask('t1'))).not.toContain(key);
+          expect(JSON.stringify(await fresh.readHistory('t1'))).not.toContain(key);
+          const refused = await store.create(makeCheckpoint(`task-${key}`)).catch((e: unknown) => e as Error);
+          expect(refused).toBeInstanceOf(StoreWriteError);
+          expect((refused as Error).message).not.toContain(key);
+        } finally {
+          if (saved === undefined) delete process.env.OPENAI_API_KEY;
+          else process.env.OPENAI_API_KEY = saved;
+        }
       });
     });
 
