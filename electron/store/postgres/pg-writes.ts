@@ -19,7 +19,7 @@
  * A dropped connection does not end the server's side of it at once (a
  * network fault can leave it waiting, its COMMIT still on the way), so
  * before it reads, the writer ends that server process
- * (`pg_terminate_backend`, waiting for it to exit): from then on the
+ * (`pg_terminate_backend`, then waiting for it to exit): from then on the
  * outcome can no longer change, and "no row" means it never will be.
  */
 import { randomBytes } from 'node:crypto';
@@ -275,19 +275,26 @@ function backendPid(client: pg.ClientBase): number | null {
 }
 
 /**
- * End the server process of a connection that dropped, if it is still there,
- * and wait (up to 5 s) for it to exit: a transaction it still holds open is
- * rolled back, and a COMMIT it is carrying out completes first. True once it
- * is gone. Only a process of this store's own (its application name) and
- * role is ended; one of another role cannot be, and is waited for.
+ * End the server process of a connection that dropped, if it is still there:
+ * a transaction it still holds open is rolled back, and a COMMIT it is
+ * carrying out completes first. True once it is gone (the caller asks again
+ * until it is). Only a process of this store's own (its application name)
+ * and role is ended; one of another role cannot be, and is waited for.
+ * `pg_terminate_backend(pid)` without a timeout works on every supported
+ * server version.
  */
 async function backendGone(client: pg.ClientBase, pid: number): Promise<boolean> {
-  const { rows } = await client.query<{ ended: boolean | null }>(
-    `SELECT CASE WHEN usename = current_user THEN pg_terminate_backend(pid, 5000) END AS ended
+  const { rows } = await client.query<{ signalled: boolean | null }>(
+    `SELECT CASE WHEN usename = current_user THEN pg_terminate_backend(pid) END AS signalled
        FROM pg_stat_activity WHERE pid = $1 AND application_name = 'waystation'`,
     [pid],
   );
-  if (rows.length === 0 || rows[0].ended === true) return true;
-  const still = await client.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [pid]);
-  return still.rowCount === 0;
+  if (rows.length === 0) return true;
+  // Signalled, it exits within moments; look again before the caller waits.
+  for (let i = 0; i < 20; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    const still = await client.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [pid]);
+    if (still.rowCount === 0) return true;
+  }
+  return false;
 }

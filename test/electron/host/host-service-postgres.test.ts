@@ -6,6 +6,7 @@ import { createHostRunner } from '../../../electron/host/host-runner.js';
 import { Runner } from '../../../electron/runtime/runner.js';
 import { startFakePublishService } from '../../fakes/fake-publish-service.js';
 import { useOfflineWorkers } from '../../support/offline-workers.js';
+import { trustAll } from '../../support/trust-all.js';
 import { HostService } from '../../../electron/host/host-service.js';
 import type { HostEvent } from '../../../shared/api/contract.js';
 import { openPostgresStore } from '../../../electron/store/postgres/postgres-store.js';
@@ -57,7 +58,7 @@ describe('the host over a PostgreSQL store', () => {
     const url = await createDatabase('hoststop');
     const publish = await startFakePublishService();
     const store = openPostgresStore(url);
-    const service = new HostService({ host: 'web', runner: createHostRunner({ env: { ...process.env } }) });
+    const service = new HostService({ host: 'web', runner: createHostRunner({ env: { ...process.env } }), trust: trustAll });
     try {
       // The run is another process's: a worker started by a runner of its own, as on another machine.
       const run = new Runner({ root: url, actor: 'ci' }).startRun({
