@@ -119,7 +119,11 @@ async function openServer(opts: PostgresComparisonOptions): Promise<Server> {
   if (opts.serverUrl) adminUrl = opts.serverUrl;
   else {
     opts.log('PostgreSQL: starting a throwaway cluster with the durable defaults');
-    cluster = await startCluster({ durable: true });
+    const started = await startCluster({ durable: true });
+    cluster = started;
+    // Stopped on every way out, an interrupted run's included: a throwaway cluster must not outlive it.
+    process.once('exit', () => stopClusterSync(started));
+    process.once('SIGINT', () => process.exit(130));
     adminUrl = clusterUrl(cluster, 'postgres');
   }
   const suffix = `${process.pid}_${Date.now().toString(36)}`;
@@ -150,6 +154,7 @@ async function openServer(opts: PostgresComparisonOptions): Promise<Server> {
     },
     close: () => {
       if (cluster) stopClusterSync(cluster);
+      cluster = null;
     },
   };
 }
@@ -360,8 +365,8 @@ async function stampPgTasks(url: string, tasks: number): Promise<void> {
     await c.query('BEGIN');
     const ids = `SELECT 'task-' || lpad(i::text, 6, '0') AS id, CASE WHEN i % 3 = 0 THEN 'template-kind-0' ELSE 'template-kind-1' END AS tmpl FROM generate_series(0, $1 - 1) AS i`;
     await c.query(
-      `INSERT INTO waystation_tasks (task_id, last_version, head, last_event_id)
-         SELECT n.id, t.last_version, replace(t.head, n.tmpl, n.id), t.last_event_id FROM (${ids}) n JOIN waystation_tasks t ON t.task_id = n.tmpl`,
+      `INSERT INTO waystation_tasks (task_id, last_version, head, head_version, last_event_id)
+         SELECT n.id, t.last_version, replace(t.head, n.tmpl, n.id), t.head_version, t.last_event_id FROM (${ids}) n JOIN waystation_tasks t ON t.task_id = n.tmpl`,
       [tasks],
     );
     await c.query(

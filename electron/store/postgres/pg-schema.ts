@@ -71,6 +71,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE waystation_leases ADD COLUMN stop_request text;
     `,
   },
+  {
+    version: 3,
+    sql: `
+      -- The version \`head\` holds: brought up to date every few saves (pg-writes.ts, HEAD_EVERY), not on every one; readers apply the deltas after it.
+      ALTER TABLE waystation_tasks ADD COLUMN head_version integer;
+      UPDATE waystation_tasks SET head_version = last_version;
+      ALTER TABLE waystation_tasks ALTER COLUMN head_version SET NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build reads and writes. */

@@ -13,6 +13,14 @@
  * json-diff), with a full snapshot whenever the deltas since the last one
  * would outweigh two snapshots: the keyframe rule of the directory store.
  *
+ * The task row's `head` (the checkpoint a listing shows) is not rewritten by
+ * every save: a long task's checkpoint is megabytes, and rewriting it each
+ * time made late saves a hundred times slower than early ones. It is brought
+ * up to date at a full snapshot, every HEAD_EVERY versions, and when the
+ * lease is let go (`settle`); `head_version` says which version it holds and
+ * readers apply the few deltas after it (pg-reads.ts), as a directory's
+ * checkpoint.json lags behind its open segment.
+ *
  * When the connection drops while a save is under way the outcome is
  * unknown to the driver; the writer reconnects and reads the (task, version)
  * row back, telling by the writer token it wrote whether the save committed.
@@ -24,7 +32,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { problem } from '../../../shared/checkpoint/problem.js';
+import { problem, type Problem } from '../../../shared/checkpoint/problem.js';
 import { CURRENT_SCHEMA_VERSION, type Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { encodeJson } from '../frozen-json.js';
 import { redactJson, secretsOf } from '../redact.js';
@@ -42,12 +50,17 @@ type Json = Record<string, unknown>;
 
 interface WriterState {
   lastVersion: number;
+  /** The version the task row's head holds. */
+  headVersion: number;
   base: Json | null;
   fullBytes: number;
   deltaSince: number;
   trusted: boolean;
   readOnly: string | null;
 }
+
+/** The task row's head is rewritten at least every this many versions (and at every full snapshot). */
+export const HEAD_EVERY = 16;
 
 /** How often, and how far apart, the outcome of a save cut off by a dropped connection is asked for. */
 const OUTCOME_ATTEMPTS = 8;
@@ -71,9 +84,10 @@ export class PgTaskWriter {
   /** The newest version and its document, from the task row and the rows since the last full snapshot. */
   private async deriveState(): Promise<WriterState> {
     return this.conn.read(async (c) => {
-      const { rows } = await c.query<{ last_version: number }>(`SELECT last_version FROM waystation_tasks WHERE task_id = $1`, [
-        this.taskId,
-      ]);
+      const { rows } = await c.query<{ last_version: number; head_version: number }>(
+        `SELECT last_version, head_version FROM waystation_tasks WHERE task_id = $1`,
+        [this.taskId],
+      );
       if (rows.length === 0)
         throw new TaskReadError(this.taskId, [
           problem(this.taskId, 'unreadable', `there is no task ${JSON.stringify(this.taskId)} in ${this.conn.shown}`),
@@ -87,6 +101,7 @@ export class PgTaskWriter {
       const schema = (built.doc as Json | null)?.schema_version;
       return {
         lastVersion: last,
+        headVersion: rows[0].head_version,
         base: built.doc as Json,
         fullBytes: built.fullBytes,
         deltaSince: built.deltaBytes,
@@ -100,7 +115,7 @@ export class PgTaskWriter {
   }
 
   async create(request: Omit<SaveRequest, 'expectedVersion'>): Promise<SaveResult> {
-    this.state = { lastVersion: 0, base: null, fullBytes: 0, deltaSince: 0, trusted: false, readOnly: null };
+    this.state = { lastVersion: 0, headVersion: 0, base: null, fullBytes: 0, deltaSince: 0, trusted: false, readOnly: null };
     return this.write({ ...request, expectedVersion: 0 });
   }
 
@@ -164,9 +179,10 @@ export class PgTaskWriter {
 
     // The server process the transaction runs in: what must be gone before a lost commit's outcome is asked for.
     let backend: number | null = null;
+    const writeHead = next === 1 || kind === 'full' || next - state.headVersion >= HEAD_EVERY;
     const commit = (c: pg.ClientBase) => {
       backend = backendPid(c);
-      return this.commit(c, request, next, kind, body, bytes, doc, token, cp, blobs);
+      return this.commit(c, request, next, kind, body, bytes, writeHead ? doc : null, token, cp, blobs);
     };
     try {
       await this.conn.transaction(commit);
@@ -180,6 +196,7 @@ export class PgTaskWriter {
     }
     this.state = {
       lastVersion: next,
+      headVersion: writeHead ? next : state.headVersion,
       base: normalized,
       fullBytes: kind === 'full' ? fullBytes : state.fullBytes,
       deltaSince: kind === 'full' ? 0 : state.deltaSince + bytes,
@@ -196,7 +213,8 @@ export class PgTaskWriter {
     kind: 'full' | 'delta',
     body: string,
     bytes: number,
-    doc: string,
+    /** The checkpoint for the task row's head, or null to leave the head where it is. */
+    doc: string | null,
     token: string,
     cp: Checkpoint,
     blobs: { hex: string; bytes: Buffer }[],
@@ -215,17 +233,53 @@ export class PgTaskWriter {
       `INSERT INTO waystation_versions (task_id, version, kind, body, bytes, source, updated_at, writer) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [this.taskId, next, kind, body, bytes, JSON.stringify(cp.source), cp.run.updated_at, token],
     );
-    if (next === 1) await c.query(`INSERT INTO waystation_tasks (task_id, last_version, head) VALUES ($1, 1, $2)`, [this.taskId, doc]);
+    if (next === 1)
+      await c.query(`INSERT INTO waystation_tasks (task_id, last_version, head, head_version) VALUES ($1, 1, $2, 1)`, [this.taskId, doc]);
     else {
-      const updated = await c.query(`UPDATE waystation_tasks SET last_version = $2, head = $3 WHERE task_id = $1 AND last_version = $4`, [
-        this.taskId,
-        next,
-        doc,
-        next - 1,
-      ]);
+      const updated =
+        doc === null
+          ? await c.query(`UPDATE waystation_tasks SET last_version = $2 WHERE task_id = $1 AND last_version = $3`, [
+              this.taskId,
+              next,
+              next - 1,
+            ])
+          : await c.query(
+              `UPDATE waystation_tasks SET last_version = $2, head = $3, head_version = $2 WHERE task_id = $1 AND last_version = $4`,
+              [this.taskId, next, doc, next - 1],
+            );
       if (updated.rowCount === 0) throw new ConflictError(this.taskId, next);
     }
     await insertEvent(c, this.taskId, { type: 'version', version: next });
+  }
+
+  /**
+   * Bring the task row's head up to the newest version this writer saved,
+   * when it lags (before the lease is let go): a finished task is then
+   * listed from its head alone. Returns what could not be done, as warnings.
+   */
+  async settle(): Promise<Problem[]> {
+    const state = this.state;
+    if (!state || !state.trusted || state.headVersion >= state.lastVersion || state.base === null) return [];
+    try {
+      const doc = encodeJson(state.base).toString('utf8');
+      await this.conn.withClient((c) =>
+        c.query(`UPDATE waystation_tasks SET head = $2, head_version = $3 WHERE task_id = $1 AND last_version = $3`, [
+          this.taskId,
+          doc,
+          state.lastVersion,
+        ]),
+      );
+      state.headVersion = state.lastVersion;
+      return [];
+    } catch (err) {
+      return [
+        problem(
+          this.taskId,
+          'io',
+          `the listing's copy of version ${state.lastVersion} could not be written (${this.conn.mapError(err).message}); the version is saved, and readers apply it from its delta`,
+        ),
+      ];
+    }
   }
 
   /**

@@ -337,8 +337,10 @@ export class PostgresStore implements CheckpointStore {
     return this.withLock(taskId, () => this.writer(taskId).save(request));
   }
 
-  async settle(): Promise<Problem[]> {
-    return [];
+  /** The task row's head brought up to the newest version (pg-writes.ts): what a directory's settle does for checkpoint.json. */
+  async settle(taskId: string): Promise<Problem[]> {
+    const writer = this.writers.get(taskId);
+    return writer ? this.withLock(taskId, () => writer.settle()) : [];
   }
 
   async importTask(taskId: string): Promise<SaveResult> {

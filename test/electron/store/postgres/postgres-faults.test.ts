@@ -102,9 +102,9 @@ describe('write limits', () => {
     const url = await createDatabase('limits');
     const store = openPostgresStore(url, { maxFileBytes: 64 * 1024 });
     const v1 = (await store.create(makeCheckpoint('t1'))).checkpoint;
-    const err = await store
+    const err = (await store
       .save('t1', { expectedVersion: 1, checkpoint: withoutVersion(v1), results: { s1: 'x'.repeat(100 * 1024) } })
-      .catch((e: unknown) => e as Error);
+      .catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(WriteLimitError);
     expect((err as WriteLimitError).limit).toBe('file-size');
     expect(err.message).toContain('65536-byte limit');
