@@ -34,7 +34,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { problem, type Problem } from '../../../shared/checkpoint/problem.js';
 import { CURRENT_SCHEMA_VERSION, type Checkpoint } from '../../../shared/checkpoint/schema.js';
-import { encodeJson } from '../frozen-json.js';
+import { EncodeArena, encodeJson } from '../frozen-json.js';
 import { redactJson, secretsOf } from '../redact.js';
 import { checkFileSize, checkValueDepth } from '../write-limits.js';
 import { LeaseLostError } from '../lease-rules.js';
@@ -69,6 +69,8 @@ const OUTCOME_DELAY_MS = 250;
 /** Writes the versions of one task. Callers serialise calls per task. */
 export class PgTaskWriter {
   private state: WriterState | null = null;
+  /** The buffers this task's documents are encoded into, in turn (see EncodeArena). */
+  private readonly arena = new EncodeArena();
 
   constructor(
     private readonly conn: Connection,
@@ -160,18 +162,23 @@ export class PgTaskWriter {
       trusted: state.trusted,
       file: versionName,
     });
-    const doc = encodeJson(normalized).toString('utf8');
-    const fullBytes = Buffer.byteLength(doc);
+    // Encoded into the writer's arena, mostly from the remembered encodings of what did not change; turned into
+    // text only when it is written (a full snapshot, or the task row's head): for a long task that is megabytes.
+    const docBytes = encodeJson(normalized, this.arena);
+    const fullBytes = docBytes.length;
     let kind: 'full' | 'delta' = 'full';
-    let body = doc;
+    let delta: string | null = null;
     if (ops !== null) {
-      const delta = JSON.stringify(ops);
-      if (state.deltaSince + Buffer.byteLength(delta) < KEYFRAME_DELTA_RATIO * fullBytes) {
+      const text = JSON.stringify(ops);
+      if (state.deltaSince + Buffer.byteLength(text) < KEYFRAME_DELTA_RATIO * fullBytes) {
         kind = 'delta';
-        body = delta;
+        delta = text;
       }
     }
-    const bytes = Buffer.byteLength(body);
+    const writeHead = next === 1 || kind === 'full' || next - state.headVersion >= HEAD_EVERY;
+    const doc = kind === 'full' || writeHead ? docBytes.toString('utf8') : null;
+    const body = delta ?? doc!;
+    const bytes = delta !== null ? Buffer.byteLength(delta) : fullBytes;
     checkFileSize(this.taskId, versionName, bytes + blobs.reduce((n, b) => n + b.bytes.length, 0), this.maxFileBytes);
     checkFileSize(this.taskId, `${this.taskId} (the task's latest checkpoint)`, fullBytes, this.maxFileBytes);
     const token = randomBytes(8).toString('hex');
@@ -179,7 +186,6 @@ export class PgTaskWriter {
 
     // The server process the transaction runs in: what must be gone before a lost commit's outcome is asked for.
     let backend: number | null = null;
-    const writeHead = next === 1 || kind === 'full' || next - state.headVersion >= HEAD_EVERY;
     const commit = (c: pg.ClientBase) => {
       backend = backendPid(c);
       return this.commit(c, request, next, kind, body, bytes, writeHead ? doc : null, token, cp, blobs);
