@@ -118,7 +118,10 @@ export class HostService implements WaystationService {
   async open(dir: string, opts: { readOnly?: boolean } = {}): Promise<DirectoryInfo> {
     // A database or a LangGraph checkpointer opens as a store or a source of its own; anything else must be a directory.
     const found = await detectLocation(dir);
-    if (found.kind === 'postgres-store') return this.openNonDirectory((this.options.openStore ?? openLocation)(dir), opts);
+    // The runner opens the database itself, so it is handed the URL as given (its password included); everything
+    // shown names it by store.root, without the password.
+    if (found.kind === 'postgres-store')
+      return this.openNonDirectory((this.options.openStore ?? openLocation)(dir), { ...opts, location: dir });
     if (found.kind === 'langgraph-sqlite' || found.kind === 'langgraph-postgres') {
       // Waystation never runs a LangGraph graph: a checkpointer is browsed, read-only whatever was asked.
       const source = await openLangGraphSource(dir);
@@ -175,7 +178,10 @@ export class HostService implements WaystationService {
    * a password, and that list is stored in the clear); a LangGraph file is,
    * read-only. A source that cannot be written is browsed read-only.
    */
-  private async openNonDirectory(store: CheckpointSource, opts: { readOnly?: boolean; remember?: boolean }): Promise<DirectoryInfo> {
+  private async openNonDirectory(
+    store: CheckpointSource,
+    opts: { readOnly?: boolean; remember?: boolean; location?: string },
+  ): Promise<DirectoryInfo> {
     try {
       // Fails here, with the store's own words (unreachable, wrong password, no schema), before anything is replaced.
       await store.listTasks((entries) => entries.slice(0, 0));
@@ -189,7 +195,7 @@ export class HostService implements WaystationService {
     await this.closeDirectory();
     this.untrusted = untrusted;
     const opened = new OpenDirectory({
-      root: store.root,
+      root: opts.location ?? store.root,
       readOnly: !writable || !this.options.runner || untrusted || (opts.readOnly ?? false),
       store,
       hub: this.hub,
