@@ -15,8 +15,15 @@
  *   --warm-up 100            steps of a throwaway task each side saves first (0: none)
  *   --seed 1                 payload seed
  *   --no-json                do not write bench/results/
- *   --skip-runtime           skip the last section: an agent through the runtime against a real LangGraph
+ *   --skip-runtime           skip the section of an agent through the runtime against a real LangGraph
  *                            StateGraph (every graph step up to 1,000 steps; --full-langgraph: every one)
+ *   --skip-postgres          skip the PostgreSQL section (Waystation's PostgreSQL store against PostgresSaver)
+ *   --only-postgres          run the PostgreSQL section alone
+ *   --pg-url URL             the server of the PostgreSQL section (default: a throwaway cluster, durable settings)
+ *   --pg-runners 8           runners saving at once in the PostgreSQL section
+ *   --pg-concurrent-steps 200  saves each of them makes
+ *   --pg-list-tasks 10000    tasks of the inspector listing on PostgreSQL
+ *   --pg-live-samples 50     saves timed for the live-update latency
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -26,6 +33,7 @@ import { formatComparison, runComparison } from './lib/compare/comparison.js';
 import { writeResultsFile } from './lib/results-file.js';
 import { runRuntimeBench } from './lib/runtime/runtime-bench.js';
 import { formatGraphComparison, formatRuntimeBench } from './lib/runtime/runtime-report.js';
+import { formatPostgresComparison, runPostgresComparison } from './lib/compare/postgres-comparison.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +46,13 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     'no-json': { type: 'boolean', default: false },
     'skip-runtime': { type: 'boolean', default: false },
+    'skip-postgres': { type: 'boolean', default: false },
+    'only-postgres': { type: 'boolean', default: false },
+    'pg-url': { type: 'string' },
+    'pg-runners': { type: 'string', default: '8' },
+    'pg-concurrent-steps': { type: 'string', default: '200' },
+    'pg-list-tasks': { type: 'string', default: '10000' },
+    'pg-live-samples': { type: 'string', default: '50' },
   },
 });
 
@@ -60,43 +75,90 @@ if (
   process.exit(2);
 }
 
+const pgCounts = ['pg-runners', 'pg-concurrent-steps', 'pg-list-tasks', 'pg-live-samples'] as const;
+for (const name of pgCounts) {
+  const n = Number(values[name]);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`--${name} takes a whole number of at least 1, not "${values[name]}"`);
+    process.exit(2);
+  }
+}
+
 const ownDir = values.dir === undefined;
 const workDir = values.dir ? path.resolve(values.dir) : await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-compare-'));
 await fs.mkdir(workDir, { recursive: true });
 const command = ['npm run bench:compare', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
 
-try {
-  const result = await runComparison({
-    steps,
-    seed,
+/** The PostgreSQL section, printed after the others. */
+async function postgresSection() {
+  const pgResult = await runPostgresComparison(
+    {
+      steps,
+      seed,
+      readRuns,
+      fullLangGraphUpTo: values['full-langgraph'] ? Number.POSITIVE_INFINITY : 1000,
+      runners: Number(values['pg-runners']),
+      concurrentSteps: Number(values['pg-concurrent-steps']),
+      listTasks: Number(values['pg-list-tasks']),
+      liveSamples: Number(values['pg-live-samples']),
+      serverUrl: values['pg-url'],
+      log: (line) => console.error(line),
+    },
     workDir,
-    fullLangGraphUpTo: values['full-langgraph'] ? Number.POSITIVE_INFINITY : 1000,
-    readRuns,
-    warmUpSteps,
-    keepData: values.keep,
-    log: (line) => console.error(line),
-  });
-  console.log(formatComparison(result, command));
-  const runtime = values['skip-runtime']
-    ? null
-    : await runRuntimeBench({
-        steps,
-        readRuns,
-        dir: path.join(workDir, 'runtime'),
-        langgraph: { fullUpTo: values['full-langgraph'] ? Number.POSITIVE_INFINITY : 1000 },
-        log: (line) => console.error(line),
-      });
-  if (runtime) {
-    console.log(`\n## Through the runtime, against a real LangGraph graph\n\n${formatGraphComparison(runtime.cases, runtime.graphs)}\n`);
-    console.log(`### The runtime's own figures\n\n${formatRuntimeBench(runtime.cases)}\n`);
-  }
-  if (!values['no-json']) console.error(`\nresults: ${await writeResultsFile('compare', { command, ...result, runtime })}`);
-  const inconsistent = result.runs.filter((r) => !r.consistency.ok);
-  if (inconsistent.length > 0) {
-    console.error(
-      `reads disagreed between the sides at ${inconsistent.map((r) => r.steps).join(', ')} steps: the figures above are not comparable`,
+  );
+  console.log(`\n${formatPostgresComparison(pgResult)}\n`);
+  return pgResult;
+}
+
+try {
+  if (values['only-postgres']) {
+    const load = os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(', ');
+    console.log(`# Waystation on PostgreSQL\n\n\`${command}\`, ${os.cpus().length} cores, load average at the start ${load}\n`);
+    const postgres = await postgresSection();
+    console.log(
+      `load average at the end: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', ')}`,
     );
-    process.exitCode = 1;
+    if (!values['no-json']) console.error(`\nresults: ${await writeResultsFile('compare-postgres', { command, postgres })}`);
+  } else {
+    const result = await runComparison({
+      steps,
+      seed,
+      workDir,
+      fullLangGraphUpTo: values['full-langgraph'] ? Number.POSITIVE_INFINITY : 1000,
+      readRuns,
+      warmUpSteps,
+      keepData: values.keep,
+      log: (line) => console.error(line),
+    });
+    console.log(formatComparison(result, command));
+    const runtime = values['skip-runtime']
+      ? null
+      : await runRuntimeBench({
+          steps,
+          readRuns,
+          dir: path.join(workDir, 'runtime'),
+          langgraph: { fullUpTo: values['full-langgraph'] ? Number.POSITIVE_INFINITY : 1000 },
+          log: (line) => console.error(line),
+        });
+    if (runtime) {
+      console.log(`\n## Through the runtime, against a real LangGraph graph\n\n${formatGraphComparison(runtime.cases, runtime.graphs)}\n`);
+      console.log(`### The runtime's own figures\n\n${formatRuntimeBench(runtime.cases)}\n`);
+    }
+    const postgres = values['skip-postgres'] ? null : await postgresSection();
+    if (!values['no-json']) console.error(`\nresults: ${await writeResultsFile('compare', { command, ...result, runtime, postgres })}`);
+    const inconsistent = result.runs.filter((r) => !r.consistency.ok);
+    if (inconsistent.length > 0) {
+      console.error(
+        `reads disagreed between the sides at ${inconsistent.map((r) => r.steps).join(', ')} steps: the figures above are not comparable`,
+      );
+      process.exitCode = 1;
+    }
   }
 } finally {
   if (ownDir && !values.keep) await fs.rm(workDir, { recursive: true, force: true });

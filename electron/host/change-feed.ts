@@ -93,7 +93,7 @@ export class ChangeFeed {
    * batch for its task, as a watcher's would.
    */
   async startFromStore(): Promise<void> {
-    const { root, store, queue, hub, isOpen } = this.options;
+    const { store, queue, hub, isOpen } = this.options;
     this.subscription = await store.subscribe(
       (change) => {
         const taskId = change.task_id;
@@ -103,7 +103,7 @@ export class ChangeFeed {
         queue.run(() => this.apply(batch)).catch(() => {});
       },
       (err) => {
-        if (isOpen()) hub.publish({ type: 'directory-notice', root, detail: `watching ${store.root}: ${err.message}` });
+        if (isOpen()) hub.publish({ type: 'directory-notice', root: store.root, detail: `watching ${store.root}: ${err.message}` });
       },
     );
   }

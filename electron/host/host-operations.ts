@@ -22,7 +22,7 @@ export class HostOperations {
     if (dir.readOnly) {
       throw new ApiError(
         'forbidden',
-        `${dir.root} is open read-only: no task is started, resumed, approved, rejected or edited there; nothing was done. Open it with Open folder… to run its tasks`,
+        `${dir.store.root} is open read-only: no task is started, resumed, approved, rejected or edited there; nothing was done. Open it with Open folder… to run its tasks`,
       );
     }
     return this.runnerPort;

@@ -33,6 +33,7 @@ import {
 import type { TaskListing } from '../../shared/checkpoint/task-summary.js';
 import { openStore } from '../store/directory-store.js';
 import { openLocation } from '../store/open-location.js';
+import { isPostgresUrl, redactUrl } from '../store/postgres/redact-url.js';
 import { isCheckpointStore, type CheckpointSource, type CheckpointStore } from '../store/store-types.js';
 import { detectLocation } from '../sources/detect-location.js';
 import { openLangGraphSource } from '../sources/langgraph/open-langgraph.js';
@@ -118,7 +119,10 @@ export class HostService implements WaystationService {
   async open(dir: string, opts: { readOnly?: boolean } = {}): Promise<DirectoryInfo> {
     // A database or a LangGraph checkpointer opens as a store or a source of its own; anything else must be a directory.
     const found = await detectLocation(dir);
-    if (found.kind === 'postgres-store') return this.openNonDirectory((this.options.openStore ?? openLocation)(dir), opts);
+    // The runner opens the database itself, so it is handed the URL as given (its password included); everything
+    // shown names it by store.root, without the password.
+    if (found.kind === 'postgres-store')
+      return this.openNonDirectory((this.options.openStore ?? openLocation)(dir), { ...opts, location: dir });
     if (found.kind === 'langgraph-sqlite' || found.kind === 'langgraph-postgres') {
       // Waystation never runs a LangGraph graph: a checkpointer is browsed, read-only whatever was asked.
       const source = await openLangGraphSource(dir);
@@ -175,7 +179,10 @@ export class HostService implements WaystationService {
    * a password, and that list is stored in the clear); a LangGraph file is,
    * read-only. A source that cannot be written is browsed read-only.
    */
-  private async openNonDirectory(store: CheckpointSource, opts: { readOnly?: boolean; remember?: boolean }): Promise<DirectoryInfo> {
+  private async openNonDirectory(
+    store: CheckpointSource,
+    opts: { readOnly?: boolean; remember?: boolean; location?: string },
+  ): Promise<DirectoryInfo> {
     try {
       // Fails here, with the store's own words (unreachable, wrong password, no schema), before anything is replaced.
       await store.listTasks((entries) => entries.slice(0, 0));
@@ -189,7 +196,7 @@ export class HostService implements WaystationService {
     await this.closeDirectory();
     this.untrusted = untrusted;
     const opened = new OpenDirectory({
-      root: store.root,
+      root: opts.location ?? store.root,
       readOnly: !writable || !this.options.runner || untrusted || (opts.readOnly ?? false),
       store,
       hub: this.hub,
@@ -332,6 +339,7 @@ export class HostService implements WaystationService {
   }
 
   async openDirectory(input: ApiParsedInput<'openDirectory'>): Promise<DirectoryInfo> {
+    if (isPostgresUrl(input.path)) return this.openDatabase(input);
     const requested = path.resolve(input.path);
     const current = this.root;
     const same = current !== null && (requested === current || (await fs.realpath(requested).catch(() => requested)) === current);
@@ -343,7 +351,7 @@ export class HostService implements WaystationService {
       // The web host serves the one directory it was started on; anything else would widen what the token opens.
       throw new ApiError(
         'forbidden',
-        `this web host serves ${current ?? 'no directory'} only; start \`waystation serve ${input.path}\` to browse another directory`,
+        `this web host serves ${this.current?.store.root ?? 'no directory'} only; start \`waystation serve ${input.path}\` to browse another directory`,
       );
     }
     const recent = this.options.recent?.list() ?? [];
@@ -352,6 +360,25 @@ export class HostService implements WaystationService {
       throw new ApiError('forbidden', `${requested} is not among the recent folders; choose it with Open folder… first`);
     }
     return this.open(requested, { readOnly: input.readOnly });
+  }
+
+  /**
+   * Open a database the user named in the app's Open database… dialog. A URL
+   * names no file a renderer could reach beyond what it was shown, so, unlike
+   * a folder, it need not be among the recent ones (which never hold URLs:
+   * their passwords would be written to the settings file). The web host
+   * still serves only the location it was started on.
+   */
+  private async openDatabase(input: ApiParsedInput<'openDirectory'>): Promise<DirectoryInfo> {
+    const shown = redactUrl(input.path);
+    if (this.options.host === 'web') {
+      if (this.current?.store.root === shown) return this.directoryInfo();
+      throw new ApiError(
+        'forbidden',
+        `this web host serves ${this.current?.store.root ?? 'no directory'} only; start \`waystation serve ${shown}\` to browse that database`,
+      );
+    }
+    return this.open(input.path, { readOnly: input.readOnly });
   }
 
   async getOverview(): Promise<ApiOutputs['getOverview']> {

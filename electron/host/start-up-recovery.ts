@@ -35,8 +35,8 @@ export function startRecovery(
         // Recovery is best effort: the tasks stay interrupted and resumable by hand, and the reason is shown.
         hub.publish({
           type: 'directory-notice',
-          root: dir.root,
-          detail: `automatic recovery in ${dir.root} stopped: ${messageOf(err)}; interrupted tasks can be resumed by hand`,
+          root: dir.store.root,
+          detail: `automatic recovery in ${dir.store.root} stopped: ${messageOf(err)}; interrupted tasks can be resumed by hand`,
         });
       },
     );

@@ -53,13 +53,14 @@ export class TaskReads {
    * names the link, never where it leads.
    */
   async entry(taskId: string): Promise<TaskEntry> {
-    const { root, store } = this.options;
+    const { store } = this.options;
     const entry = await store.getTask(taskId);
-    if (!entry) throw new ApiError('not-found', `there is no task "${taskId}" in ${root}`);
+    // Named by the store's root: a database's URL without its password.
+    if (!entry) throw new ApiError('not-found', `there is no task "${taskId}" in ${store.root}`);
     if (entry.problems.some((p) => p.reason === 'outside-root')) {
       throw new ApiError(
         'forbidden',
-        `task "${entry.task_id}" (${entry.location}) is a symbolic link leading outside the checkpoint directory ${root}; it is not read, and nothing was done`,
+        `task "${entry.task_id}" (${entry.location}) is a symbolic link leading outside the checkpoint directory ${store.root}; it is not read, and nothing was done`,
       );
     }
     this.options.locations.set(entry.location, entry.task_id);

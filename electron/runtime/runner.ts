@@ -16,9 +16,7 @@ import type { CheckpointStore, TaskEvent } from '../store/store-types.js';
 import { openLocation, resolveLocation } from '../store/open-location.js';
 import { redactSecrets } from '../llm/provider-from-env.js';
 import { builtInAgents } from './built-in-agents.js';
-import { readLeaseEntry } from '../store/file-lease.js';
 import { leaseTtlMs } from '../store/lease-record.js';
-import { readStopRequest } from '../store/stop-request.js';
 import { forkTask, type ForkRequest } from './fork-task.js';
 import { rewindTask, type RewindRequest } from './rewind-task.js';
 import { STOP_OPERATION, stopTask, type StopRequestOptions } from './stop-task.js';
@@ -363,16 +361,14 @@ export class Runner extends EventEmitter {
   }
 
   /**
-   * Whether a person asked the task's current run to stop: a stop request on its lease entry (a run whose process
-   * was ended by a second stop leaves only that), or the stop being recorded under the lease after such a run.
+   * Whether a person asked the task's current run to stop: a stop request on its holding of the lease (a run whose
+   * process was ended by a second stop leaves only that), or the stop being recorded under the lease after such a run.
    */
-  private async stopWasAsked(taskId: string, known?: string): Promise<boolean> {
-    const location = known ?? (await this.store.getTask(taskId).catch(() => null))?.location ?? taskId;
-    const current = await readLeaseEntry(path.join(this.root, location)).catch(() => null);
-    if (current === null) return false;
-    if (readStopRequest(path.join(this.root, location, 'lease'), current.n) !== null) return true;
+  private async stopWasAsked(taskId: string): Promise<boolean> {
+    if ((await this.store.readStopRequest(taskId).catch(() => null)) !== null) return true;
     // stop-task.ts records the stop of an ended run under a lease of its own (owner `stop:…`): not a run to retry.
-    return current.entry?.owner?.startsWith(`${STOP_OPERATION}:`) === true;
+    const lease = await this.store.readLease(taskId).catch(() => null);
+    return lease?.entry?.owner?.startsWith(`${STOP_OPERATION}:`) === true;
   }
 
   /** Wait, a lease time-to-live at most, while a live holder other than this runner's workers drives the task. */
@@ -488,6 +484,12 @@ export class Runner extends EventEmitter {
       return refused(req.taskId ?? '', err instanceof OperationError ? err.code : 'agent-unavailable', (err as Error).message);
     }
     const taskId = req.taskId ?? generateTaskId(agentRef.name);
+    try {
+      // A database with no schema yet gets it here, when its store allows (as `waystation run` does).
+      await this.store.prepareForWrites();
+    } catch (err) {
+      return refused(taskId, (err as { code?: string }).code ?? 'io', (err as Error).message);
+    }
     const existing = req.taskId ? await this.store.getTask(taskId) : null;
     if (existing && !isUnfinishedCreate(existing)) {
       const name = existing.checkpoint?.agent?.name;
@@ -695,7 +697,7 @@ export class Runner extends EventEmitter {
       const cp = entry?.checkpoint;
       if (!entry || !cp || entry.read_only || entry.format !== 'waystation' || !cp.agent || this.shuttingDown) return null;
       const live = (await this.store.readLease(taskId)).info.held;
-      if (live || this.shuttingDown || cp.recovery.stopped || (await this.stopWasAsked(taskId, entry.location))) return null;
+      if (live || this.shuttingDown || cp.recovery.stopped || (await this.stopWasAsked(taskId))) return null;
       const interrupted = cp.status === 'running';
       const max = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
       // Auto mode resumes what failed or was interrupted, with attempts left; confirm mode prepares a plan for what was interrupted.

@@ -1,8 +1,9 @@
 /**
  * Stopping a task a runner drives, from any process on any machine that sees
- * the directory: a stop request beside the run's lease entry
- * (stop-request.ts), which the runner honours at its next safe boundary by
- * saving a `stop` version and letting the lease go.
+ * the store: a stop request bound to the run's holding of the lease
+ * (CheckpointStore.requestStop: a file beside a directory's lease entry, a
+ * column of a database's lease row), which the runner honours at its next
+ * safe boundary by saving a `stop` version and letting the lease go.
  *
  * A second stop, or a run that does not stop within the wait, ends the
  * runner's process (on this host): an effect it had in flight is left as an
@@ -11,11 +12,8 @@
  * resumes it.
  */
 import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readLeaseEntry } from '../store/file-lease.js';
-import { leaseIsLive, pidAlive } from '../store/lease-rules.js';
-import { writeStopRequest } from '../store/stop-request.js';
+import { pidAlive, type LeaseEntry } from '../store/lease-rules.js';
 import { defaultActor, OperationError, withTaskEngine, type OperationEnv } from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
 import { commandHint } from './command-hint.js';
@@ -56,21 +54,22 @@ export async function stopTask(env: OperationEnv, taskId: string, opts: StopRequ
   if (!cp || entry.format !== 'waystation') {
     throw new OperationError('read-only', `task ${taskId} (${entry.location}) is not a task a runner drives; nothing was written`);
   }
-  const taskDir = path.join(env.root, entry.location);
-  const holder = async () => {
-    const current = await readLeaseEntry(taskDir);
-    return current && leaseIsLive(current.entry) ? { n: current.n, entry: current.entry! } : null;
+  // The live holding of the lease: its generation changes when the holder lets go or is taken over.
+  const holder = async (): Promise<{ generation: number; entry: LeaseEntry } | null> => {
+    const read = await env.store.readLease(taskId);
+    return read.info.held && read.entry && read.generation !== undefined ? { generation: read.generation, entry: read.entry } : null;
   };
-  const held = await holder();
-  if (!held) {
+  const asked = (await holder()) ? await env.store.requestStop(taskId, { by, reason: opts.reason }) : null;
+  if (!asked) {
+    // Nobody live holds the lease (or its holder let go between the look and the request): nothing to ask.
     if (cp.status !== 'running') {
       throw new OperationError('invalid', `task ${taskId} is not running (it is ${cp.status}); there is nothing to stop`);
     }
     return record(env, taskId, { by, reason: opts.reason }, 'recorded');
   }
-
-  const request = await writeStopRequest(taskDir, held.n, { by, reason: opts.reason });
-  const released = async () => (await holder())?.n !== held.n;
+  const { request } = asked;
+  const held = { generation: asked.generation, entry: asked.holder };
+  const released = async () => (await holder())?.generation !== held.generation;
   const waitMs = opts.force || request.count > 1 ? 0 : (opts.waitMs ?? 30_000);
   if (!opts.force && request.count === 1) {
     if (waitMs === 0 || (await until(released, waitMs))) {

@@ -162,8 +162,8 @@ export class TaskEngine {
   }
 
   /** A safe boundary: unwind the agent when a person asked this run to stop (checked before a step starts and before an effect). */
-  private checkStop(): void {
-    const request = this.deps.lease?.stopRequest() ?? null;
+  private async checkStop(): Promise<void> {
+    const request = (await this.deps.lease?.stopRequest()) ?? null;
     if (request) throw new StopSignal(request);
   }
 
@@ -347,7 +347,11 @@ export class TaskEngine {
       return (await this.storedResult(listed)) as T;
     }
 
-    this.checkStop();
+    await this.checkStop();
+    // The check awaited: a step started meanwhile (steps run in parallel by mistake) is refused as a nested one.
+    if (this.currentStep !== null) {
+      throw new Error(`step "${idOrName}" was started inside step "${this.currentStep}"; steps do not nest`);
+    }
     const id = listed.id;
     const failuresBefore = listed.failures ?? 0;
     const previousError = listed.error ?? null;
@@ -509,7 +513,7 @@ export class TaskEngine {
         }
       }
     }
-    this.checkStop();
+    await this.checkStop();
     i = this.effectIndex(spec.key);
     if (i < 0) {
       this.edit((d) => {

@@ -35,12 +35,13 @@ import { readVersionFile, rebuildVersion, versionWalk } from './version-file.js'
 import { CONTENT, DETAIL, listVersionNumbers, loadVersion, loadVersions, type ReadDepth } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
 import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
-import { acquireLease } from './file-lease.js';
-import { readLease } from './lease-record.js';
-import { leaseInfoOf, type LeaseEntry, type LeaseOptions } from './lease-rules.js';
+import { acquireLease, LEASE_DIR } from './file-lease.js';
+import { highestEntry } from './lease-record.js';
+import { leaseInfoOf, leaseIsLive, type LeaseEntry, type LeaseOptions } from './lease-rules.js';
+import { readStopRequest, writeStopRequest, type StopRequest } from './stop-request.js';
 import { recoveryReport } from './recovery-report.js';
 import { subscribeDirectory } from './directory-subscription.js';
-import type { LeaseRead, StoreChange, StoreSubscription, TaskLease } from './store-types.js';
+import type { LeaseRead, StopAsked, StoreChange, StoreSubscription, TaskLease } from './store-types.js';
 import type { RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
 
 export interface StoreOptions {
@@ -492,13 +493,30 @@ class DirectoryStore implements CheckpointStore {
   }
 
   async readLease(taskId: string, opts: { ttlMs?: number; now?: number } = {}): Promise<LeaseRead> {
-    let entry: LeaseEntry | null = null;
+    let current: { n: number; entry: LeaseEntry | null } | null = null;
     try {
-      if (isSafeTaskId(taskId)) entry = await readLease(path.join(this.root, taskId));
+      if (isSafeTaskId(taskId)) current = await highestEntry(path.join(this.root, taskId, LEASE_DIR));
     } catch {
       // A reader must not claim a task is running on evidence it cannot read.
     }
-    return { entry, info: leaseInfoOf(entry, opts) };
+    const entry = current?.entry ?? null;
+    return { entry, info: leaseInfoOf(entry, opts), ...(current ? { generation: current.n } : {}) };
+  }
+
+  async requestStop(taskId: string, request: { by: string; reason?: string }): Promise<StopAsked | null> {
+    if (!isSafeTaskId(taskId))
+      throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `${JSON.stringify(taskId)} is not a task id`)]);
+    const taskDir = path.join(this.root, taskId);
+    const current = await highestEntry(path.join(taskDir, LEASE_DIR));
+    if (!current?.entry || !leaseIsLive(current.entry)) return null;
+    return { request: await writeStopRequest(taskDir, current.n, request), generation: current.n, holder: current.entry };
+  }
+
+  async readStopRequest(taskId: string): Promise<StopRequest | null> {
+    if (!isSafeTaskId(taskId)) return null;
+    const leaseDir = path.join(this.root, taskId, LEASE_DIR);
+    const current = await highestEntry(leaseDir).catch(() => null);
+    return current ? readStopRequest(leaseDir, current.n) : null;
   }
 
   recoveryReport(entry: Pick<TaskEntry, 'task_id' | 'location' | 'format'>): Promise<RecoveryReport | null> {

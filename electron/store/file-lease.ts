@@ -100,9 +100,9 @@ export class Lease implements TaskLease {
     this.stop();
   }
 
-  /** A person's request that this holder stop (electron/runtime/stop-request.ts), or null: checked at each safe boundary. */
-  stopRequest(): StopRequest | null {
-    return readStopRequest(this.leaseDir, this.n);
+  /** A person's request that this holder stop (stop-request.ts), or null: checked at each safe boundary. */
+  stopRequest(): Promise<StopRequest | null> {
+    return Promise.resolve(readStopRequest(this.leaseDir, this.n));
   }
 
   startHeartbeat(): void {

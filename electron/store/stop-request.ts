@@ -1,8 +1,10 @@
 /**
- * Stopping a running task from another process: a person's request, left
- * beside the lease entry of the run it is meant for (`lease/<n>.stop.json`),
- * which the holder checks at every safe boundary (before a step starts,
- * before an effect's intent is recorded).
+ * Stopping a running task from another process: a person's request, bound
+ * to the holding of the lease it is meant for, which the holder checks at
+ * every safe boundary (before a step starts, before an effect's intent is
+ * recorded). A directory keeps it beside the lease entry of that run
+ * (`lease/<n>.stop.json`, here); a database in the lease row
+ * (postgres/pg-lease.ts). Both keep the same fields.
  *
  * Bound to one lease entry so that it stops exactly that run: a later run
  * takes entry n+2 or higher and never sees it. The file is written whole
@@ -26,12 +28,11 @@ function requestPath(leaseDir: string, n: number): string {
   return path.join(leaseDir, `${n}.stop.json`);
 }
 
-/** The stop request for lease entry `n`, or null. Synchronous: it is one stat on the runner's hot path. */
-export function readStopRequest(leaseDir: string, n: number): StopRequest | null {
-  const file = requestPath(leaseDir, n);
-  if (!existsSync(file)) return null;
+/** A stored request's text as a StopRequest; null for none. */
+export function parseStopRequest(text: string | null): StopRequest | null {
+  if (text === null) return null;
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<StopRequest>;
+    const parsed = JSON.parse(text) as Partial<StopRequest>;
     return {
       by: typeof parsed.by === 'string' ? parsed.by : 'someone',
       at: typeof parsed.at === 'string' ? parsed.at : new Date(0).toISOString(),
@@ -44,19 +45,36 @@ export function readStopRequest(leaseDir: string, n: number): StopRequest | null
   }
 }
 
+/** The request to store when `req` asks again after `before` (its count says how often it was asked). */
+export function nextStopRequest(before: StopRequest | null, req: { by: string; reason?: string }): StopRequest {
+  return {
+    by: req.by,
+    at: new Date().toISOString(),
+    ...(req.reason ? { reason: req.reason } : {}),
+    count: (before?.count ?? 0) + 1,
+  };
+}
+
+/** The stop request for lease entry `n`, or null. Synchronous: it is one stat on the runner's hot path. */
+export function readStopRequest(leaseDir: string, n: number): StopRequest | null {
+  const file = requestPath(leaseDir, n);
+  if (!existsSync(file)) return null;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    text = '';
+  }
+  return parseStopRequest(text);
+}
+
 /**
  * Ask the holder of lease entry `n` to stop; returns the request as written
  * (its `count` says how often it was asked).
  */
 export async function writeStopRequest(taskDir: string, n: number, req: { by: string; reason?: string }): Promise<StopRequest> {
   const leaseDir = path.join(taskDir, 'lease');
-  const before = readStopRequest(leaseDir, n);
-  const request: StopRequest = {
-    by: req.by,
-    at: new Date().toISOString(),
-    ...(req.reason ? { reason: req.reason } : {}),
-    count: (before?.count ?? 0) + 1,
-  };
+  const request = nextStopRequest(readStopRequest(leaseDir, n), req);
   const target = requestPath(leaseDir, n);
   await commitReplace(nodeFs, await writeTemp(nodeFs, target, JSON.stringify(request) + '\n'), target);
   return request;

@@ -113,8 +113,12 @@ export interface TaskLease extends SaveLease {
   heartbeat(): Promise<void>;
   /** Let the lease go; another runner may take it at once. */
   release(): Promise<void>;
-  /** A person's request that this holder stop (stop-request.ts), or null: checked at each safe boundary. */
-  stopRequest(): StopRequest | null;
+  /**
+   * A person's request that this holding stop (`requestStop`), or null:
+   * checked at each safe boundary. A check that cannot reach the storage
+   * answers null: the save that follows reports the fault.
+   */
+  stopRequest(): Promise<StopRequest | null>;
 }
 
 /** The lease of a task as a reader sees it: its entry, and whether it stands for a live holder. */
@@ -123,6 +127,21 @@ export interface LeaseRead {
   entry: LeaseEntry | null;
   /** What a reader shows: held by a live holder or not (the runtime's liveness rule). */
   info: LeaseInfo;
+  /**
+   * Which holding the entry is (TaskLease.generation): every acquisition and
+   * every release raises it, so a caller that saw it change knows the holder
+   * let go or was taken over. Absent when never leased, or for a source
+   * nobody writes to.
+   */
+  generation?: number;
+}
+
+/** A stop request as stored for a holding of a task's lease: what was asked, of which holding, held by whom. */
+export interface StopAsked {
+  request: StopRequest;
+  /** The holding it is for (TaskLease.generation): a later holding never sees it. */
+  generation: number;
+  holder: LeaseEntry;
 }
 
 /** A change in a store, as a subscription delivers it: which task, and the events appended to it. */
@@ -365,6 +384,20 @@ export interface CheckpointStore extends CheckpointSource {
    * then shows the native task instead of the legacy one. Returns version 1.
    */
   importTask(taskId: string): Promise<SaveResult>;
+  /**
+   * Ask the run that holds the task's lease to stop at its next safe
+   * boundary: the request is stored for that holding only (a directory
+   * writes `lease/<n>.stop.json`, a database a column of the lease row), and
+   * asking again raises its count. Null, with nothing written, when no live
+   * runner holds the lease.
+   */
+  requestStop(taskId: string, request: { by: string; reason?: string }): Promise<StopAsked | null>;
+  /**
+   * The stop asked of the task's current holding (its newest lease entry,
+   * live or not), or null: what a supervisor checks after a run ended, so a
+   * run a person stopped is not retried even when its process was ended.
+   */
+  readStopRequest(taskId: string): Promise<StopRequest | null>;
   /** Append an event; returns it with its id. */
   appendEvent(taskId: string, event: Omit<TaskEvent, 'id' | 'task_id' | 'at'> & { at?: string }): Promise<TaskEvent>;
 }

@@ -53,7 +53,7 @@ async function rendererBuildIsStale(): Promise<boolean> {
 const BUILD_LOCK = path.join(REPO, '.waystation-tmp', 'renderer-build.lock');
 
 /** Build dist-renderer/ when it is stale; one process builds while the others wait for its lock to go. */
-async function ensureRendererBuilt(): Promise<void> {
+export async function ensureRendererBuilt(): Promise<void> {
   await fs.mkdir(path.dirname(BUILD_LOCK), { recursive: true });
   for (;;) {
     if (!(await rendererBuildIsStale())) return;

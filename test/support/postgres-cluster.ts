@@ -66,8 +66,14 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** initdb and start a cluster in a new temporary folder. */
-export async function startCluster(): Promise<ClusterInfo> {
+/**
+ * initdb and start a cluster in a new temporary folder.
+ *
+ * The tests' cluster skips fsync (its data is thrown away); `durable` keeps
+ * the server's defaults (fsync, synchronous commit, full page writes), as the
+ * benchmarks need to compare durable saves.
+ */
+export async function startCluster(opts: { durable?: boolean } = {}): Promise<ClusterInfo> {
   if (!existsSync(path.join(PG_BIN, 'initdb')))
     throw new Error(`PostgreSQL is not installed (${PG_BIN}/initdb is missing): apt-get install postgresql (.ci/run does)`);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-pg-'));
@@ -99,7 +105,8 @@ export async function startCluster(): Promise<ClusterInfo> {
         path.join(dir, 'server.log'),
         '-w',
         '-o',
-        `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+        `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c max_connections=200` +
+          (opts.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off'),
         'start',
       ]);
       return { dir, dataDir, socketDir, port };

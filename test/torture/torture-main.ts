@@ -13,7 +13,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { formatTable } from '../../bench/lib/table.js';
 import { writeResultsFile } from '../../bench/lib/results-file.js';
-import { crashKill } from './scenarios/crash-kill.js';
+import { crashKill, crashKillPostgres } from './scenarios/crash-kill.js';
 import { tornWrites } from './scenarios/torn-writes.js';
 import { diskFaults } from './scenarios/disk-faults.js';
 import { races } from './scenarios/races.js';
@@ -45,6 +45,7 @@ if (!Number.isInteger(crashRuns) || crashRuns < 1 || !(scale > 0) || !Number.isI
 /** Each scenario with its full-scale count. */
 const scenarios: { name: string; run: Scenario; runs: number }[] = [
   { name: 'crashes', run: crashKill, runs: crashRuns },
+  { name: 'crashes-postgres', run: crashKillPostgres, runs: Math.round(100 * scale) },
   { name: 'torn-writes', run: tornWrites, runs: Math.round(2000 * scale) },
   { name: 'disk-faults', run: diskFaults, runs: Math.round(1000 * scale) },
   { name: 'races', run: races, runs: Math.round(300 * scale) },

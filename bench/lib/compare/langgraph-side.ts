@@ -210,7 +210,7 @@ function configureDurability(saver: SqliteSaver): { journalMode: string; synchro
   };
 }
 
-function* fullSchedule(steps: number): Generator<number> {
+export function* fullSchedule(steps: number): Generator<number> {
   for (let step = 1; step <= steps; step++) yield step;
 }
 
@@ -231,7 +231,7 @@ export function sampledSchedule(steps: number): number[] {
 }
 
 /** One LangGraph thread being driven step by step, as the Pregel loop would. */
-class LangGraphThread {
+export class LangGraphThread {
   readonly messages: HistoryMessage[] = [];
   latestId = '';
   /** Serialized bytes handed to the saver so far (checkpoints, metadata, writes). */
@@ -242,6 +242,8 @@ class LangGraphThread {
     private readonly saver: BaseCheckpointSaver,
     private readonly seed: number,
     private readonly countBytes: boolean,
+    /** Several threads of one saver (the concurrent runners) each need an id of their own. */
+    readonly threadId = THREAD_ID,
   ) {}
 
   /** The "input" checkpoint (step -1): the user's request, before any step. Not timed. */
@@ -258,7 +260,7 @@ class LangGraphThread {
     const metadata: CheckpointMetadata = { source: 'input', step: -1, parents: {} };
     await this.count(checkpoint, metadata, null);
     const config = await this.saver.put(
-      { configurable: { thread_id: THREAD_ID, checkpoint_ns: '' } },
+      { configurable: { thread_id: this.threadId, checkpoint_ns: '' } },
       checkpoint,
       metadata,
       checkpoint.channel_versions,
@@ -277,7 +279,7 @@ class LangGraphThread {
     while (this.messages.length < step) this.messages.push(workloadMessage(this.seed, this.messages.length));
     const message = workloadMessage(this.seed, step);
     const result = workloadResult(this.seed, step);
-    const parent = { configurable: { thread_id: THREAD_ID, checkpoint_ns: '', checkpoint_id: this.latestId } };
+    const parent = { configurable: { thread_id: this.threadId, checkpoint_ns: '', checkpoint_id: this.latestId } };
     const writes: PendingWrite[] = [
       ['messages', [message]],
       ['result', result],
@@ -389,7 +391,12 @@ export async function serializedRunBytes(steps: number, seed: number): Promise<n
   return total;
 }
 
-async function timeRead(runs: number, what: string, read: () => Promise<{ checkpoint: Checkpoint } | undefined>): Promise<ReadTiming> {
+/** Time a LangGraph read `runs` times; what it read is kept for the check that both sides read the same. */
+export async function timeRead(
+  runs: number,
+  what: string,
+  read: () => Promise<{ checkpoint: Checkpoint } | undefined>,
+): Promise<ReadTiming> {
   const { result, ms } = await timeRepeated(runs, read);
   if (!result) throw new Error(`LangGraph read returned no checkpoint: ${what}`);
   const messages = result.checkpoint.channel_values.messages as HistoryMessage[];

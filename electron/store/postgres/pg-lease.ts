@@ -5,7 +5,9 @@
  * store's (`leaseIsLive`); a save is fenced in its committing transaction by
  * comparing the row's generation with its lease's (pg-writes.ts), under a
  * share lock, so a takeover waits for a commit already under way and every
- * later save of the old holder is refused.
+ * later save of the old holder is refused. A stop request is a column of
+ * the row, bound to its generation: a release or a takeover clears it, so a
+ * later run never sees a stop meant for an earlier one.
  */
 import type pg from 'pg';
 import {
@@ -19,18 +21,22 @@ import {
   type LeaseEntry,
   type LeaseOptions,
 } from '../lease-rules.js';
-import type { TaskLease } from '../store-types.js';
+import { nextStopRequest, parseStopRequest, type StopRequest } from '../stop-request.js';
+import type { StopAsked, TaskLease } from '../store-types.js';
 import type { Connection } from './pg-connection.js';
 import { pgCode } from './pg-errors.js';
 
+/** A lease row as read: its generation, its entry, and the stop asked of that generation. */
+export interface LeaseRow {
+  generation: number;
+  entry: LeaseEntry | null;
+  stop: StopRequest | null;
+}
+
 /** The current lease row of a task, or null when none was ever taken. */
-export async function readLeaseRow(
-  client: pg.ClientBase,
-  taskId: string,
-  lock = '',
-): Promise<{ generation: number; entry: LeaseEntry | null } | null> {
-  const { rows } = await client.query<{ generation: number; entry: string }>(
-    `SELECT generation, entry FROM waystation_leases WHERE task_id = $1 ${lock}`,
+export async function readLeaseRow(client: pg.ClientBase, taskId: string, lock = ''): Promise<LeaseRow | null> {
+  const { rows } = await client.query<{ generation: number; entry: string; stop_request: string | null }>(
+    `SELECT generation, entry, stop_request FROM waystation_leases WHERE task_id = $1 ${lock}`,
     [taskId],
   );
   if (rows.length === 0) return null;
@@ -40,7 +46,26 @@ export async function readLeaseRow(
   } catch {
     // A row that does not parse stands for no live holder, as an unreadable lease file does.
   }
-  return { generation: rows[0].generation, entry };
+  return { generation: rows[0].generation, entry, stop: parseStopRequest(rows[0].stop_request) };
+}
+
+/** Ask the live holder of a task's lease to stop (in one transaction with the row locked); null when nobody live holds it. */
+export async function requestPgStop(conn: Connection, taskId: string, req: { by: string; reason?: string }): Promise<StopAsked | null> {
+  try {
+    return await conn.transaction(async (c) => {
+      const row = await readLeaseRow(c, taskId, 'FOR UPDATE');
+      if (!row?.entry || !leaseIsLive(row.entry)) return null;
+      const request = nextStopRequest(row.stop, req);
+      await c.query(`UPDATE waystation_leases SET stop_request = $3 WHERE task_id = $1 AND generation = $2`, [
+        taskId,
+        row.generation,
+        JSON.stringify(request),
+      ]);
+      return { request, generation: row.generation, holder: row.entry };
+    });
+  } catch (err) {
+    throw conn.mapError(err);
+  }
 }
 
 /** A lease held through a database row. */
@@ -69,9 +94,20 @@ export class PgLease implements TaskLease {
     if (this.lostError) throw this.lostError;
   }
 
-  /** Stop requests are files beside a directory's lease entries; a database has none yet. */
-  stopRequest(): null {
-    return null;
+  /** The stop asked of this generation, read from the lease row: one query at each safe boundary. */
+  async stopRequest(): Promise<StopRequest | null> {
+    try {
+      const { rows } = await this.conn.withClient((c) =>
+        c.query<{ stop_request: string | null }>(`SELECT stop_request FROM waystation_leases WHERE task_id = $1 AND generation = $2`, [
+          this.taskId,
+          this.generation,
+        ]),
+      );
+      return parseStopRequest(rows[0]?.stop_request ?? null);
+    } catch {
+      // A check that cannot reach the server is no stop: the save that follows reports the fault, and nothing is lost.
+      return null;
+    }
   }
 
   startHeartbeat(): void {
@@ -115,11 +151,10 @@ export class PgLease implements TaskLease {
     this.releasing = true;
     const released = { ...this.entry, heartbeat_at: new Date().toISOString(), released: true };
     await this.conn.withClient((c) =>
-      c.query(`UPDATE waystation_leases SET generation = generation + 1, entry = $3 WHERE task_id = $1 AND generation = $2`, [
-        this.taskId,
-        this.generation,
-        JSON.stringify(released),
-      ]),
+      c.query(
+        `UPDATE waystation_leases SET generation = generation + 1, entry = $3, stop_request = NULL WHERE task_id = $1 AND generation = $2`,
+        [this.taskId, this.generation, JSON.stringify(released)],
+      ),
     );
   }
 }
@@ -135,7 +170,7 @@ export async function acquirePgLease(conn: Connection, taskId: string, opts: Lea
         if (current?.entry && leaseIsLive(current.entry, ttl)) throw new LeaseHeldError(taskId, current.entry);
         const next = (current?.generation ?? 0) + 1;
         if (current)
-          await c.query(`UPDATE waystation_leases SET generation = $2, entry = $3 WHERE task_id = $1`, [
+          await c.query(`UPDATE waystation_leases SET generation = $2, entry = $3, stop_request = NULL WHERE task_id = $1`, [
             taskId,
             next,
             JSON.stringify(entry),

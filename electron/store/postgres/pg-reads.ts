@@ -1,7 +1,9 @@
 /**
- * Reading tasks from a PostgreSQL store: the listing from the task rows, a
- * version rebuilt from its nearest full snapshot and the deltas after it,
- * the history list, blobs checked against their hash, and events.
+ * Reading tasks from a PostgreSQL store: the listing from the task rows (a
+ * row's head holds version `head_version`, which may lag the newest by a few
+ * deltas: they are applied here, see pg-writes.ts), a version rebuilt from
+ * its nearest full snapshot and the deltas after it, the history list, blobs
+ * checked against their hash, and events.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
@@ -14,9 +16,54 @@ import { SYNC_SLICE } from '../directory-scan.js';
 import { TaskReadError, type KeepListed, type ListedTask, type TaskEntry, type TaskEvent, type VersionInfo } from '../store-types.js';
 import type { Problem } from '../../../shared/checkpoint/problem.js';
 
+/** A task row as the listing and getTask read it. */
+interface TaskRow {
+  task_id: string;
+  head: string;
+  head_version: number;
+  last_version: number;
+}
+
+/** The deltas after each lagging row's head, up to the version the row named, by task id, oldest first. */
+async function deltasAfterHeads(
+  client: pg.ClientBase,
+  rows: readonly TaskRow[],
+): Promise<Map<string, { version: number; body: string }[]>> {
+  const lagging = rows.filter((r) => r.head_version < r.last_version);
+  const out = new Map<string, { version: number; body: string }[]>();
+  if (lagging.length === 0) return out;
+  // Bounded by what the row said: a save committed since adds versions the head read here must not take.
+  const { rows: found } = await client.query<{ task_id: string; version: number; body: string }>(
+    `SELECT v.task_id, v.version, v.body
+       FROM unnest($1::text[], $2::int[], $3::int[]) AS l(task_id, after, upto)
+       JOIN waystation_versions v ON v.task_id = l.task_id AND v.version > l.after AND v.version <= l.upto
+      ORDER BY v.task_id, v.version`,
+    [lagging.map((r) => r.task_id), lagging.map((r) => r.head_version), lagging.map((r) => r.last_version)],
+  );
+  for (const f of found) {
+    let list = out.get(f.task_id);
+    if (!list) out.set(f.task_id, (list = []));
+    list.push({ version: f.version, body: f.body });
+  }
+  return out;
+}
+
+/** The row's newest checkpoint as JSON: its head with the deltas after it applied; null when they do not apply. */
+function currentDoc(row: TaskRow, deltas: readonly { version: number; body: string }[] = []): unknown {
+  let doc = parseOrNull(row.head);
+  if (row.head_version >= row.last_version) return doc;
+  if (deltas.length !== row.last_version - row.head_version) return null;
+  try {
+    for (const d of deltas) doc = applyDiff(doc, JSON.parse(d.body) as DiffOp[]);
+    return doc;
+  } catch {
+    return null;
+  }
+}
+
 /** A task row turned into a listing entry (the head checked as a listing checks it). */
-function listedOf(row: { task_id: string; head: string; has_lease: boolean }, readOnly: boolean): ListedTask {
-  const checked = checkCheckpointHead(parseOrNull(row.head), row.task_id);
+function listedOf(row: TaskRow & { has_lease: boolean }, doc: unknown, readOnly: boolean): ListedTask {
+  const checked = checkCheckpointHead(doc, row.task_id);
   return {
     task_id: row.task_id,
     location: row.task_id,
@@ -38,22 +85,27 @@ function parseOrNull(text: string): unknown {
 
 /** Every task, in task id order, handed to `keep` a slice at a time. */
 export async function listTasks<T>(client: pg.ClientBase, readOnly: boolean, keep: KeepListed<T>): Promise<T[]> {
-  const { rows } = await client.query<{ task_id: string; head: string; has_lease: boolean }>(
-    `SELECT t.task_id, t.head, (l.task_id IS NOT NULL) AS has_lease
+  const { rows } = await client.query<TaskRow & { has_lease: boolean }>(
+    `SELECT t.task_id, t.head, t.head_version, t.last_version, (l.task_id IS NOT NULL) AS has_lease
        FROM waystation_tasks t LEFT JOIN waystation_leases l ON l.task_id = t.task_id
       ORDER BY t.task_id COLLATE "C"`,
   );
+  const deltas = await deltasAfterHeads(client, rows);
   const out: T[] = [];
   for (let i = 0; i < rows.length; i += SYNC_SLICE)
-    out.push(...(await keep(rows.slice(i, i + SYNC_SLICE).map((r) => listedOf(r, readOnly)))));
+    out.push(...(await keep(rows.slice(i, i + SYNC_SLICE).map((r) => listedOf(r, currentDoc(r, deltas.get(r.task_id)), readOnly)))));
   return out;
 }
 
 /** One task, validated whole; null when there is none. */
 export async function getTask(client: pg.ClientBase, taskId: string, readOnly: boolean): Promise<TaskEntry | null> {
-  const { rows } = await client.query<{ head: string }>(`SELECT head FROM waystation_tasks WHERE task_id = $1`, [taskId]);
+  const { rows } = await client.query<TaskRow>(
+    `SELECT task_id, head, head_version, last_version FROM waystation_tasks WHERE task_id = $1`,
+    [taskId],
+  );
   if (rows.length === 0) return null;
-  const checked = checkCheckpoint(parseOrNull(rows[0].head), taskId);
+  const deltas = await deltasAfterHeads(client, rows);
+  const checked = checkCheckpoint(currentDoc(rows[0], deltas.get(taskId)), taskId);
   return {
     task_id: taskId,
     location: taskId,

@@ -64,6 +64,22 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO waystation_meta (key, value) VALUES ('schema_version', '1');
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- A person's request that the current holding stop (stop-request.ts's fields, as JSON); cleared whenever the generation changes.
+      ALTER TABLE waystation_leases ADD COLUMN stop_request text;
+    `,
+  },
+  {
+    version: 3,
+    sql: `
+      -- The version \`head\` holds: brought up to date every few saves (pg-writes.ts, HEAD_EVERY), not on every one; readers apply the deltas after it.
+      ALTER TABLE waystation_tasks ADD COLUMN head_version integer;
+      UPDATE waystation_tasks SET head_version = last_version;
+      ALTER TABLE waystation_tasks ALTER COLUMN head_version SET NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this build reads and writes. */

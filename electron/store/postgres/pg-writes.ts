@@ -13,15 +13,30 @@
  * json-diff), with a full snapshot whenever the deltas since the last one
  * would outweigh two snapshots: the keyframe rule of the directory store.
  *
+ * The task row's `head` (the checkpoint a listing shows) is not rewritten by
+ * every save: a long task's checkpoint is megabytes, and rewriting it each
+ * time made late saves a hundred times slower than early ones. It is brought
+ * up to date at a full snapshot, every HEAD_EVERY versions, and when the
+ * lease is let go (`settle`); `head_version` says which version it holds and
+ * readers apply the few deltas after it (pg-reads.ts), as a directory's
+ * checkpoint.json lags behind its open segment.
+ *
  * When the connection drops while a save is under way the outcome is
  * unknown to the driver; the writer reconnects and reads the (task, version)
  * row back, telling by the writer token it wrote whether the save committed.
+ * A dropped connection does not end the server's side of it at once (a
+ * network fault can leave it waiting, its COMMIT still on the way), so
+ * before it reads, the writer ends that server process
+ * (`pg_terminate_backend`, then waiting for it to exit): from then on the
+ * outcome can no longer change, and "no row" means it never will be.
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { problem } from '../../../shared/checkpoint/problem.js';
+import { problem, type Problem } from '../../../shared/checkpoint/problem.js';
 import { CURRENT_SCHEMA_VERSION, type Checkpoint } from '../../../shared/checkpoint/schema.js';
-import { encodeJson } from '../frozen-json.js';
+import { EncodeArena, encodeJson } from '../frozen-json.js';
+import { redactJson, secretsOf } from '../redact.js';
+import { checkFileSize, checkValueDepth } from '../write-limits.js';
 import { LeaseLostError } from '../lease-rules.js';
 import { buildVersion, KEYFRAME_DELTA_RATIO } from '../version-build.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from '../store-types.js';
@@ -35,12 +50,17 @@ type Json = Record<string, unknown>;
 
 interface WriterState {
   lastVersion: number;
+  /** The version the task row's head holds. */
+  headVersion: number;
   base: Json | null;
   fullBytes: number;
   deltaSince: number;
   trusted: boolean;
   readOnly: string | null;
 }
+
+/** The task row's head is rewritten at least every this many versions (and at every full snapshot). */
+export const HEAD_EVERY = 16;
 
 /** How often, and how far apart, the outcome of a save cut off by a dropped connection is asked for. */
 const OUTCOME_ATTEMPTS = 8;
@@ -49,10 +69,14 @@ const OUTCOME_DELAY_MS = 250;
 /** Writes the versions of one task. Callers serialise calls per task. */
 export class PgTaskWriter {
   private state: WriterState | null = null;
+  /** The buffers this task's documents are encoded into, in turn (see EncodeArena). */
+  private readonly arena = new EncodeArena();
 
   constructor(
     private readonly conn: Connection,
     readonly taskId: string,
+    /** The largest version a directory's reader loads: a row over it could not be copied to one (write-limits.ts). */
+    private readonly maxFileBytes: number,
   ) {}
 
   invalidate(): void {
@@ -62,9 +86,10 @@ export class PgTaskWriter {
   /** The newest version and its document, from the task row and the rows since the last full snapshot. */
   private async deriveState(): Promise<WriterState> {
     return this.conn.read(async (c) => {
-      const { rows } = await c.query<{ last_version: number }>(`SELECT last_version FROM waystation_tasks WHERE task_id = $1`, [
-        this.taskId,
-      ]);
+      const { rows } = await c.query<{ last_version: number; head_version: number }>(
+        `SELECT last_version, head_version FROM waystation_tasks WHERE task_id = $1`,
+        [this.taskId],
+      );
       if (rows.length === 0)
         throw new TaskReadError(this.taskId, [
           problem(this.taskId, 'unreadable', `there is no task ${JSON.stringify(this.taskId)} in ${this.conn.shown}`),
@@ -78,6 +103,7 @@ export class PgTaskWriter {
       const schema = (built.doc as Json | null)?.schema_version;
       return {
         lastVersion: last,
+        headVersion: rows[0].head_version,
         base: built.doc as Json,
         fullBytes: built.fullBytes,
         deltaSince: built.deltaBytes,
@@ -91,7 +117,7 @@ export class PgTaskWriter {
   }
 
   async create(request: Omit<SaveRequest, 'expectedVersion'>): Promise<SaveResult> {
-    this.state = { lastVersion: 0, base: null, fullBytes: 0, deltaSince: 0, trusted: false, readOnly: null };
+    this.state = { lastVersion: 0, headVersion: 0, base: null, fullBytes: 0, deltaSince: 0, trusted: false, readOnly: null };
     return this.write({ ...request, expectedVersion: 0 });
   }
 
@@ -112,31 +138,58 @@ export class PgTaskWriter {
     return this.write(request);
   }
 
-  private async write(request: SaveRequest): Promise<SaveResult> {
+  private async write(raw: SaveRequest): Promise<SaveResult> {
+    // No secret is written, whoever wrote the request (redact.ts), as in a directory.
+    const secrets = secretsOf();
+    const request: SaveRequest = {
+      ...raw,
+      checkpoint: redactJson(raw.checkpoint, secrets),
+      ...(raw.results ? { results: redactJson(raw.results, secrets) } : {}),
+      ...(raw.appendHistory ? { appendHistory: redactJson(raw.appendHistory, secrets) } : {}),
+    };
     const state = this.state!;
     const next = state.lastVersion + 1;
+    const versionName = `${this.taskId} version ${next}`;
+    // What a reader would refuse is never written (write-limits.ts): the same limits as a directory's, so any task can be copied to one.
+    checkValueDepth(this.taskId, versionName, {
+      checkpoint: request.checkpoint,
+      results: request.results,
+      messages: request.appendHistory,
+    });
     const { normalized, blobs, ops } = buildVersion(request, next, {
       taskId: this.taskId,
       base: state.base,
       trusted: state.trusted,
-      file: `${this.taskId} version ${next}`,
+      file: versionName,
     });
-    const doc = encodeJson(normalized).toString('utf8');
-    const fullBytes = Buffer.byteLength(doc);
+    // Encoded into the writer's arena, mostly from the remembered encodings of what did not change; turned into
+    // text only when it is written (a full snapshot, or the task row's head): for a long task that is megabytes.
+    const docBytes = encodeJson(normalized, this.arena);
+    const fullBytes = docBytes.length;
     let kind: 'full' | 'delta' = 'full';
-    let body = doc;
+    let delta: string | null = null;
     if (ops !== null) {
-      const delta = JSON.stringify(ops);
-      if (state.deltaSince + Buffer.byteLength(delta) < KEYFRAME_DELTA_RATIO * fullBytes) {
+      const text = JSON.stringify(ops);
+      if (state.deltaSince + Buffer.byteLength(text) < KEYFRAME_DELTA_RATIO * fullBytes) {
         kind = 'delta';
-        body = delta;
+        delta = text;
       }
     }
-    const bytes = Buffer.byteLength(body);
+    const writeHead = next === 1 || kind === 'full' || next - state.headVersion >= HEAD_EVERY;
+    const doc = kind === 'full' || writeHead ? docBytes.toString('utf8') : null;
+    const body = delta ?? doc!;
+    const bytes = delta !== null ? Buffer.byteLength(delta) : fullBytes;
+    checkFileSize(this.taskId, versionName, bytes + blobs.reduce((n, b) => n + b.bytes.length, 0), this.maxFileBytes);
+    checkFileSize(this.taskId, `${this.taskId} (the task's latest checkpoint)`, fullBytes, this.maxFileBytes);
     const token = randomBytes(8).toString('hex');
     const cp = normalized as unknown as Checkpoint;
 
-    const commit = (c: pg.ClientBase) => this.commit(c, request, next, kind, body, bytes, doc, token, cp, blobs);
+    // The server process the transaction runs in: what must be gone before a lost commit's outcome is asked for.
+    let backend: number | null = null;
+    const commit = (c: pg.ClientBase) => {
+      backend = backendPid(c);
+      return this.commit(c, request, next, kind, body, bytes, writeHead ? doc : null, token, cp, blobs);
+    };
     try {
       await this.conn.transaction(commit);
     } catch (err) {
@@ -144,11 +197,12 @@ export class PgTaskWriter {
       if (pgCode(err) === '23505') throw new ConflictError(this.taskId, next);
       if (err instanceof LeaseLostError || err instanceof ConflictError || err instanceof TaskReadError) throw err;
       if (isConnectionLost(err)) {
-        if (!(await this.committed(next, token))) throw this.notCommitted(next, err);
+        if (!(await this.committed(next, token, backend))) throw this.notCommitted(next, err);
       } else throw this.conn.mapError(err);
     }
     this.state = {
       lastVersion: next,
+      headVersion: writeHead ? next : state.headVersion,
       base: normalized,
       fullBytes: kind === 'full' ? fullBytes : state.fullBytes,
       deltaSince: kind === 'full' ? 0 : state.deltaSince + bytes,
@@ -165,7 +219,8 @@ export class PgTaskWriter {
     kind: 'full' | 'delta',
     body: string,
     bytes: number,
-    doc: string,
+    /** The checkpoint for the task row's head, or null to leave the head where it is. */
+    doc: string | null,
     token: string,
     cp: Checkpoint,
     blobs: { hex: string; bytes: Buffer }[],
@@ -184,27 +239,71 @@ export class PgTaskWriter {
       `INSERT INTO waystation_versions (task_id, version, kind, body, bytes, source, updated_at, writer) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [this.taskId, next, kind, body, bytes, JSON.stringify(cp.source), cp.run.updated_at, token],
     );
-    if (next === 1) await c.query(`INSERT INTO waystation_tasks (task_id, last_version, head) VALUES ($1, 1, $2)`, [this.taskId, doc]);
+    if (next === 1)
+      await c.query(`INSERT INTO waystation_tasks (task_id, last_version, head, head_version) VALUES ($1, 1, $2, 1)`, [this.taskId, doc]);
     else {
-      const updated = await c.query(`UPDATE waystation_tasks SET last_version = $2, head = $3 WHERE task_id = $1 AND last_version = $4`, [
-        this.taskId,
-        next,
-        doc,
-        next - 1,
-      ]);
+      const updated =
+        doc === null
+          ? await c.query(`UPDATE waystation_tasks SET last_version = $2 WHERE task_id = $1 AND last_version = $3`, [
+              this.taskId,
+              next,
+              next - 1,
+            ])
+          : await c.query(
+              `UPDATE waystation_tasks SET last_version = $2, head = $3, head_version = $2 WHERE task_id = $1 AND last_version = $4`,
+              [this.taskId, next, doc, next - 1],
+            );
       if (updated.rowCount === 0) throw new ConflictError(this.taskId, next);
     }
     await insertEvent(c, this.taskId, { type: 'version', version: next });
   }
 
-  /** After a dropped connection: whether this writer's version `next` is in the database (by its token). */
-  private async committed(next: number, token: string): Promise<boolean> {
+  /**
+   * Bring the task row's head up to the newest version this writer saved,
+   * when it lags (before the lease is let go): a finished task is then
+   * listed from its head alone. Returns what could not be done, as warnings.
+   */
+  async settle(): Promise<Problem[]> {
+    const state = this.state;
+    if (!state || !state.trusted || state.headVersion >= state.lastVersion || state.base === null) return [];
+    try {
+      const doc = encodeJson(state.base).toString('utf8');
+      await this.conn.withClient((c) =>
+        c.query(`UPDATE waystation_tasks SET head = $2, head_version = $3 WHERE task_id = $1 AND last_version = $3`, [
+          this.taskId,
+          doc,
+          state.lastVersion,
+        ]),
+      );
+      state.headVersion = state.lastVersion;
+      return [];
+    } catch (err) {
+      return [
+        problem(
+          this.taskId,
+          'io',
+          `the listing's copy of version ${state.lastVersion} could not be written (${this.conn.mapError(err).message}); the version is saved, and readers apply it from its delta`,
+        ),
+      ];
+    }
+  }
+
+  /**
+   * After a dropped connection: whether this writer's version `next` is in
+   * the database (by its token), asked once the server process `backend` that
+   * ran the transaction is gone, so the answer is final.
+   */
+  private async committed(next: number, token: string, backend: number | null): Promise<boolean> {
     let last: unknown;
     for (let attempt = 0; attempt < OUTCOME_ATTEMPTS; attempt++) {
       try {
-        const { rows } = await this.conn.withClient((c) =>
-          c.query<{ writer: string }>(`SELECT writer FROM waystation_versions WHERE task_id = $1 AND version = $2`, [this.taskId, next]),
-        );
+        const { rows } = await this.conn.withClient(async (c) => {
+          if (backend !== null && !(await backendGone(c, backend))) throw new Error(`server process ${backend} has not exited yet`);
+          return c.query<{ writer: string }>(`SELECT writer FROM waystation_versions WHERE task_id = $1 AND version = $2`, [
+            this.taskId,
+            next,
+          ]);
+        });
         if (rows.length === 0) return false;
         if (rows[0].writer === token) return true;
         throw new ConflictError(this.taskId, next);
@@ -227,4 +326,35 @@ export class PgTaskWriter {
       problem(this.taskId, 'io', `${lost} before version ${next} was committed; nothing was written and version ${next - 1} is intact`),
     ]);
   }
+}
+
+/** The server process id of a connection (from the start-up handshake), or null when the driver does not say. */
+function backendPid(client: pg.ClientBase): number | null {
+  const pid = (client as unknown as { processID?: unknown }).processID;
+  return typeof pid === 'number' && pid > 0 ? pid : null;
+}
+
+/**
+ * End the server process of a connection that dropped, if it is still there:
+ * a transaction it still holds open is rolled back, and a COMMIT it is
+ * carrying out completes first. True once it is gone (the caller asks again
+ * until it is). Only a process of this store's own (its application name)
+ * and role is ended; one of another role cannot be, and is waited for.
+ * `pg_terminate_backend(pid)` without a timeout works on every supported
+ * server version.
+ */
+async function backendGone(client: pg.ClientBase, pid: number): Promise<boolean> {
+  const { rows } = await client.query<{ signalled: boolean | null }>(
+    `SELECT CASE WHEN usename = current_user THEN pg_terminate_backend(pid) END AS signalled
+       FROM pg_stat_activity WHERE pid = $1 AND application_name = 'waystation'`,
+    [pid],
+  );
+  if (rows.length === 0) return true;
+  // Signalled, it exits within moments; look again before the caller waits.
+  for (let i = 0; i < 20; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    const still = await client.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [pid]);
+    if (still.rowCount === 0) return true;
+  }
+  return false;
 }

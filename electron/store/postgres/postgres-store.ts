@@ -27,6 +27,7 @@ import {
   type ListedTask,
   type SaveRequest,
   type SaveResult,
+  type StopAsked,
   type StoreChange,
   type StoreSubscription,
   type TaskEntry,
@@ -37,10 +38,13 @@ import {
   type VersionsAfter,
 } from '../store-types.js';
 import { isSafeTaskId } from '../directory-scan.js';
+import { DEFAULT_MAX_FILE_BYTES } from '../directory-store.js';
+import { holdsSecret, redactJson, secretsOf } from '../redact.js';
 import { Connection, type ConnectionOptions } from './pg-connection.js';
 import { PostgresStoreError } from './pg-errors.js';
 import { insertEvent, subscribePg, type NewEvent } from './pg-events.js';
-import { acquirePgLease, readLeaseRow } from './pg-lease.js';
+import { acquirePgLease, readLeaseRow, requestPgStop } from './pg-lease.js';
+import type { StopRequest } from '../stop-request.js';
 import * as reads from './pg-reads.js';
 import { migrate, missingSchema, newerSchema, olderSchema, readSchemaVersion, SCHEMA_VERSION } from './pg-schema.js';
 import { PgTaskWriter } from './pg-writes.js';
@@ -52,6 +56,8 @@ export interface PostgresStoreOptions extends ConnectionOptions {
   autoInit?: boolean;
   /** What relative artifact paths resolve against. Default: WAYSTATION_ARTIFACT_ROOT, else the working directory. */
   artifactRoot?: string;
+  /** The largest version a save may write, as a directory's file limit (write-limits.ts). Default 64 MiB. */
+  maxFileBytes?: number;
 }
 
 /** What the first call found of the schema. */
@@ -154,7 +160,7 @@ export class PostgresStore implements CheckpointStore {
   private writer(taskId: string): PgTaskWriter {
     let w = this.writers.get(taskId);
     if (!w) {
-      w = new PgTaskWriter(this.conn, taskId);
+      w = new PgTaskWriter(this.conn, taskId, this.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
       this.writers.set(taskId, w);
     }
     return w;
@@ -246,7 +252,17 @@ export class PostgresStore implements CheckpointStore {
     await this.readable();
     const row = await this.conn.read((c) => readLeaseRow(c, taskId));
     const entry = row?.entry ?? null;
-    return { entry, info: leaseInfoOf(entry, opts) };
+    return { entry, info: leaseInfoOf(entry, opts), ...(row ? { generation: row.generation } : {}) };
+  }
+
+  async requestStop(taskId: string, request: { by: string; reason?: string }): Promise<StopAsked | null> {
+    await this.writable(taskId);
+    return requestPgStop(this.conn, taskId, request);
+  }
+
+  async readStopRequest(taskId: string): Promise<StopRequest | null> {
+    await this.readable();
+    return (await this.conn.read((c) => readLeaseRow(c, taskId)))?.stop ?? null;
   }
 
   async subscribe(onChange: (change: StoreChange) => void, onError?: (err: Error) => void): Promise<StoreSubscription> {
@@ -296,6 +312,14 @@ export class PostgresStore implements CheckpointStore {
     opts: Parameters<CheckpointStore['create']>[1] = {},
   ): Promise<SaveResult> {
     const taskId = (checkpoint as { task_id?: unknown }).task_id;
+    if (typeof taskId === 'string' && holdsSecret(taskId, secretsOf()))
+      throw new StoreWriteError('[redacted]', [
+        problem(
+          '[redacted]',
+          'schema',
+          'the task id holds a secret (an API key of the environment); choose another id; nothing was written',
+        ),
+      ]);
     if (typeof taskId !== 'string' || !isSafeTaskId(taskId))
       throw new StoreWriteError(String(taskId), [
         problem(
@@ -313,8 +337,10 @@ export class PostgresStore implements CheckpointStore {
     return this.withLock(taskId, () => this.writer(taskId).save(request));
   }
 
-  async settle(): Promise<Problem[]> {
-    return [];
+  /** The task row's head brought up to the newest version (pg-writes.ts): what a directory's settle does for checkpoint.json. */
+  async settle(taskId: string): Promise<Problem[]> {
+    const writer = this.writers.get(taskId);
+    return writer ? this.withLock(taskId, () => writer.settle()) : [];
   }
 
   async importTask(taskId: string): Promise<SaveResult> {
@@ -327,7 +353,7 @@ export class PostgresStore implements CheckpointStore {
     await this.writable(taskId);
     return this.withLock(taskId, async () => {
       try {
-        return await this.conn.transaction((c) => insertEvent(c, taskId, event));
+        return await this.conn.transaction((c) => insertEvent(c, taskId, redactJson(event, secretsOf())));
       } catch (err) {
         throw err instanceof TaskReadError ? err : this.conn.mapError(err);
       }

@@ -1,11 +1,13 @@
 /**
  * The open checkpoint directory: shown in the toolbar, switchable in the
- * desktop app (the folder picker, to run tasks or read-only, and the recent
- * folders, each reopened in the mode it was last opened in), fixed in browser
- * mode, where the web host serves the one directory it was started on.
+ * desktop app (the folder picker, to run tasks or read-only, a PostgreSQL
+ * database by its URL, and the recent folders, each reopened in the mode it
+ * was last opened in), fixed in browser mode, where the web host serves the
+ * one directory or database it was started on.
  */
 import { useShallow } from 'zustand/react/shallow';
 import { useAppStore } from '../store/app-store.js';
+import { OpenDatabaseButton } from './open-database-dialog.js';
 
 const READ_ONLY_HINT =
   'Browse a folder without running anything in it: no task is resumed on opening, no agent module is loaded, nothing can be started, resumed, approved, rejected or edited. For folders you do not trust.';
@@ -49,6 +51,7 @@ export function DirectoryControls() {
       <button type="button" onClick={() => void chooseDirectory({ readOnly: true })} disabled={choosing} title={READ_ONLY_HINT}>
         Open read-only…
       </button>
+      <OpenDatabaseButton />
       {recent.length > 0 && (
         <label className="recent-select">
           <span className="visually-hidden">Recent folders</span>
@@ -96,13 +99,17 @@ export function NoDirectory() {
       <p>
         <strong>No checkpoint directory is open.</strong>
       </p>
-      <p>Open a folder that holds task checkpoints (one folder per task), or a new empty one to start tasks in.</p>
+      <p>
+        Open a folder that holds task checkpoints (one folder per task), or a new empty one to start tasks in, or a PostgreSQL database that
+        a team's runners share.
+      </p>
       <button type="button" className="primary" onClick={() => void chooseDirectory()}>
         Open folder…
       </button>{' '}
       <button type="button" onClick={() => void chooseDirectory({ readOnly: true })} title={READ_ONLY_HINT}>
         Open read-only…
-      </button>
+      </button>{' '}
+      <OpenDatabaseButton />
       {recent.length > 0 && (
         <>
           <p className="muted small">Recent folders</p>

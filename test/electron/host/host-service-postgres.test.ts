@@ -1,9 +1,21 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
+import { createHostRunner } from '../../../electron/host/host-runner.js';
+import { Runner } from '../../../electron/runtime/runner.js';
+import { startFakePublishService } from '../../fakes/fake-publish-service.js';
+import { useOfflineWorkers } from '../../support/offline-workers.js';
+import { trustAll } from '../../support/trust-all.js';
 import { HostService } from '../../../electron/host/host-service.js';
 import type { HostEvent } from '../../../shared/api/contract.js';
 import { openPostgresStore } from '../../../electron/store/postgres/postgres-store.js';
 import { createDatabase, TEST_PASSWORD } from '../../support/postgres-cluster.js';
 import { makeCheckpoint, withoutVersion } from '../store/store-test-helpers.js';
+
+useOfflineWorkers();
+
+const slowAgent = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fakes/slow-agent.ts');
 
 describe('the host over a PostgreSQL store', () => {
   it('lists the tasks, names the database without its password, and sees another runner’s saves live', async () => {
@@ -39,6 +51,76 @@ describe('the host over a PostgreSQL store', () => {
     } finally {
       await service.close();
       await runner.close();
+    }
+  });
+
+  it('stops a task another runner drives against the database, at its next step', async () => {
+    const url = await createDatabase('hoststop');
+    const publish = await startFakePublishService();
+    const store = openPostgresStore(url);
+    const service = new HostService({ host: 'web', runner: createHostRunner({ env: { ...process.env } }), trust: trustAll });
+    try {
+      // The run is another process's: a worker started by a runner of its own, as on another machine.
+      const run = new Runner({ root: url, actor: 'ci' }).startRun({
+        agent: slowAgent,
+        taskId: 'slow',
+        mode: 'auto',
+        options: { stepMs: 600, publishUrl: publish.url },
+      });
+      for (let i = 0; ; i++) {
+        const started = (await store.readEvents('slow').catch(() => [])).some((e) => e.type === 'step-start');
+        if (started && (await store.readLease('slow')).info.held) break;
+        if (i > 1200) throw new Error('the task never started');
+        await sleep(25);
+      }
+      await service.open(url);
+      const result = await service.stopTask({ taskId: 'slow', by: 'grace', reason: 'wrong input' });
+      expect(JSON.stringify(result)).not.toContain(TEST_PASSWORD);
+      expect((await run).stopped).toBe(true);
+      const cp = (await store.getTask('slow'))!.checkpoint!;
+      expect(cp.recovery.stopped).toMatchObject({ by: 'grace', reason: 'wrong input' });
+      expect((await store.readLease('slow')).info.held).toBe(false);
+    } finally {
+      await service.close();
+      await store.close();
+      await publish.close();
+    }
+  }, 60_000);
+
+  it('opens a database named by the app (openDirectory) on the desktop, keeps it out of the recent folders, and the web host refuses one', async () => {
+    const url = await createDatabase('hostopen');
+    const writer = openPostgresStore(url);
+    await writer.create(makeCheckpoint('t1'));
+    await writer.close();
+    const remembered: string[] = [];
+    const desktop = new HostService({
+      host: 'desktop',
+      runner: null,
+      recent: { list: () => [...remembered], readOnly: () => [], remember: async (root) => void remembered.push(root) },
+    });
+    const web = new HostService({ host: 'web', runner: null });
+    try {
+      const info = await desktop.openDirectory({ path: url });
+      expect(info.root).toBe(url.replace(`:${TEST_PASSWORD}`, ''));
+      expect((await desktop.listTasks()).map((t) => t.task_id)).toEqual(['t1']);
+      expect(remembered).toEqual([]);
+
+      const other = await createDatabase('hostother');
+      const init = openPostgresStore(other);
+      await init.prepareForWrites();
+      await init.close();
+      await web.open(other);
+      // The same database again is fine; another one would widen what the web host's token opens.
+      expect((await web.openDirectory({ path: other })).root).toBe(other.replace(`:${TEST_PASSWORD}`, ''));
+      const refused = await web.openDirectory({ path: url }).then(
+        () => null,
+        (err: unknown) => err as Error,
+      );
+      expect(refused?.message).toMatch(/this web host serves .* only; start `waystation serve postgres:\/\/postgres@/);
+      expect(refused?.message).not.toContain(TEST_PASSWORD);
+    } finally {
+      await desktop.close();
+      await web.close();
     }
   });
 });

@@ -1,17 +1,32 @@
 /**
- * Audits of a task folder from what is on disk: every version readable and
+ * Audits of a task from what its store holds (a checkpoint directory or a
+ * PostgreSQL URL, as `openLocation` takes): every version readable and
  * contiguous, and no step that was done ever run again.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { openStore } from '../../../electron/store/directory-store.js';
+import { openLocation } from '../../../electron/store/open-location.js';
+import type { CheckpointSource } from '../../../electron/store/store-types.js';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { messageOf } from './scenario.js';
 
 /** Problems that make a task corrupt or unreadable; an interrupted create (no version yet) is not one. */
-export async function corruptionOf(root: string, taskId: string): Promise<string | null> {
-  const store = openStore(root);
+export function corruptionOf(location: string, taskId: string): Promise<string | null> {
+  return withSource(location, (store) => corruptionIn(store, taskId));
+}
+
+/** Open the store at `location` for one audit, and close it after (a database's connections with it). */
+async function withSource<T>(location: string, fn: (store: CheckpointSource) => Promise<T>): Promise<T> {
+  const store = openLocation(location);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function corruptionIn(store: CheckpointSource, taskId: string): Promise<string | null> {
   const entry = await store.getTask(taskId);
   if (!entry) return null;
   const errors = entry.problems.filter((p) => p.severity === 'error');
@@ -35,8 +50,11 @@ export async function corruptionOf(root: string, taskId: string): Promise<string
  * or drift rerun happens in these scenarios) and the event log (no step-start
  * after the step's done step-finish).
  */
-export async function doneStepsRunAgain(root: string, taskId: string): Promise<string[]> {
-  const store = openStore(root);
+export function doneStepsRunAgain(location: string, taskId: string): Promise<string[]> {
+  return withSource(location, (store) => doneStepsIn(store, taskId));
+}
+
+async function doneStepsIn(store: CheckpointSource, taskId: string): Promise<string[]> {
   const out: string[] = [];
   const history = await store.history(taskId);
   const doneAt = new Map<string, { version: number; ref: string | null | undefined }>();
@@ -72,8 +90,13 @@ export async function doneStepsRunAgain(root: string, taskId: string): Promise<s
  * The parts of a finished task that must not depend on its id or on crashes:
  * step results and the artifacts' contents, the task id replaced by `<task>`.
  */
-export async function finalResults(root: string, taskId: string): Promise<string> {
-  const store = openStore(root);
+export function finalResults(location: string, taskId: string): Promise<string> {
+  return withSource(location, (store) => finalResultsIn(store, taskId));
+}
+
+async function finalResultsIn(store: CheckpointSource, taskId: string): Promise<string> {
+  // Relative artifact paths resolve where the store says: a directory's root, a database's artifact folder.
+  const root = store.artifactRoot;
   const cp = (await store.getTask(taskId))?.checkpoint;
   if (!cp) return 'no checkpoint';
   const results: Record<string, unknown> = {};

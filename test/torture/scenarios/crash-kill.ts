@@ -2,7 +2,9 @@
  * Crashes: SIGKILL the runner (the `waystation` CLI process), its worker, or
  * both, at random moments of runs of both demo agents in every recovery mode,
  * then resume (or approve, in confirm mode) until the task is done, killing
- * again now and then.
+ * again now and then. On a checkpoint directory (`crashKill`) or on a
+ * database of a throwaway PostgreSQL cluster (`crashKillPostgres`), where a
+ * kill also lands in the middle of a transaction.
  *
  * Counted: done steps executed again, side effects performed more than once
  * (by the fake publish service, by idempotency key), corrupt or unreadable
@@ -13,9 +15,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readLease } from '../../../electron/store/lease-record.js';
 import { pidAlive } from '../../../electron/store/lease-rules.js';
-import { openStore } from '../../../electron/store/directory-store.js';
+import { openLocation } from '../../../electron/store/open-location.js';
+import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
+import { createDatabase } from '../../support/postgres-cluster.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { startFakePublishService, type FakePublishService } from '../../fakes/fake-publish-service.js';
 import { bundleCli, REPO } from '../lib/cli-bundle.js';
@@ -122,9 +125,24 @@ function runCommand(cli: string, args: string[], env: NodeJS.ProcessEnv, kill: K
   });
 }
 
+/** The task's latest checkpoint in the store at `location`, or null (read by a store of its own, closed after). */
+async function latestOf(location: string, taskId: string): Promise<Checkpoint | null> {
+  const store = openLocation(location);
+  try {
+    return (await store.getTask(taskId))?.checkpoint ?? null;
+  } finally {
+    await store.close();
+  }
+}
+
 /** Wait until the process holding the task's lease (an orphaned worker of a killed runner) is gone. */
-async function waitForHolder(root: string, taskId: string): Promise<boolean> {
-  const lease = await readLease(path.join(root, taskId)).catch(() => null);
+async function waitForHolder(location: string, taskId: string): Promise<boolean> {
+  const store = openLocation(location);
+  const lease = await store
+    .readLease(taskId)
+    .then((r) => r.entry)
+    .catch(() => null)
+    .finally(() => store.close());
   if (!lease || lease.released) return false;
   const until = Date.now() + 40_000;
   while (pidAlive(lease.pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
@@ -140,14 +158,49 @@ async function markdownInput(dir: string): Promise<string> {
   return input;
 }
 
+/** Where the runs keep their tasks: what the CLI is given, and what the runners' environment adds. */
+interface CrashStore {
+  name: string;
+  /** Set up in `base`: the location (a folder or a URL) and the environment of the CLI processes. */
+  prepare(base: string): Promise<{ location: string; env: NodeJS.ProcessEnv }>;
+}
+
+const DIRECTORY: CrashStore = {
+  name: 'crashes (SIGKILL runner/worker)',
+  prepare: async (base) => {
+    const root = path.join(base, 'root');
+    await fs.mkdir(root);
+    return { location: root, env: {} };
+  },
+};
+
+const POSTGRES: CrashStore = {
+  name: 'crashes on PostgreSQL (SIGKILL runner/worker)',
+  prepare: async (base) => {
+    // A database names no folder: the artifacts go to one of the run's own.
+    const artifacts = path.join(base, 'artifacts');
+    await fs.mkdir(artifacts);
+    return { location: await createDatabase('torture'), env: { WAYSTATION_ARTIFACT_ROOT: artifacts } };
+  },
+};
+
 /** SIGKILLs of runners and workers over `runs` runs, spread over both agents, three modes and three targets. */
-export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> {
-  const tally = new Tally('crashes (SIGKILL runner/worker)', CHECKS, opts.seed);
+export function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> {
+  return crashKillIn(opts, DIRECTORY);
+}
+
+/** The same kills, the tasks kept in a database of the throwaway PostgreSQL cluster. */
+export function crashKillPostgres(opts: ScenarioOptions): Promise<ScenarioReport> {
+  return crashKillIn(opts, POSTGRES);
+}
+
+async function crashKillIn(opts: ScenarioOptions, store: CrashStore): Promise<ScenarioReport> {
+  const tally = new Tally(store.name, CHECKS, opts.seed);
   const random = seededRandom(opts.seed);
   const parallel = opts.parallel ?? os.cpus().length + 1;
   const base = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-torture-crash-'));
-  const root = path.join(base, 'root');
-  await fs.mkdir(root);
+  const prepared = await store.prepare(base);
+  const root = prepared.location;
   const input = await markdownInput(base);
   let service: FakePublishService | null = null;
   const bundle = await bundleCli();
@@ -159,6 +212,7 @@ export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> 
       WAYSTATION_OFFLINE_LATENCY_MS: '10',
       WAYSTATION_AUTO_BACKOFF_MS: '20',
       NO_COLOR: '1',
+      ...prepared.env,
     };
     delete env.OPENAI_API_KEY;
     const agentArgs = (agent: Agent) => (agent === 'md-summarizer' ? ['--input', input, '--publish-url', service!.url] : []);
@@ -222,7 +276,7 @@ export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> 
         tally.bump(`kills of the ${plan.target}`);
         for (let n = 0; ; n++) {
           if (cmd.killed) {
-            const status = (await openStore(root).getTask(taskId))?.checkpoint?.status;
+            const status = (await latestOf(root, taskId))?.status;
             tally.bump(
               status === undefined
                 ? 'kills before version 1 existed'
@@ -233,7 +287,7 @@ export async function crashKill(opts: ScenarioOptions): Promise<ScenarioReport> 
             const corrupt = await corruptionOf(root, taskId);
             if (corrupt) tally.violation('corrupt or unreadable checkpoint', `${where}: after a kill: ${corrupt}`);
           }
-          const cp = (await openStore(root).getTask(taskId))?.checkpoint ?? null;
+          const cp = await latestOf(root, taskId);
           if (cp?.status === 'done') break;
           if (n >= MAX_COMMANDS) {
             tally.violation(

@@ -2,7 +2,7 @@
  * The contract every CheckpointStore keeps, as tests that run against any
  * implementation: versions, history, several versions at once, blobs and
  * history messages, races for one version, leases with takeover and
- * fencing, events with no gap and no duplicate, and the subscription to
+ * fencing, stop requests bound to one holding of the lease, events with no gap and no duplicate, and the subscription to
  * changes. A backend proves itself by passing this suite; what only one
  * backend can have (segments, power cuts, a dropped connection) is tested
  * beside it, in that backend's own files.
@@ -21,6 +21,7 @@ import {
   type StoreChange,
   type TaskEvent,
 } from '../../../../electron/store/store-types.js';
+import { MAX_VALUE_DEPTH, WriteLimitError } from '../../../../electron/store/write-limits.js';
 import { makeCheckpoint, withoutVersion } from '../store-test-helpers.js';
 
 /** One store's storage, opened as many times as a test needs (each open is another process's view). */
@@ -306,6 +307,103 @@ export function describeStoreConformance(name: string, makeHarness: () => Promis
         await b.heartbeat();
         expect(b.lost).toBeNull();
         await b.release();
+      });
+    });
+
+    describe('what is written', () => {
+      it('refuses a value nested deeper than readers accept, naming the limit, with nothing written', async () => {
+        const v1 = (await store.create(makeCheckpoint('t1'))).checkpoint;
+        const before = await h.footprint();
+        let deep: unknown = 1;
+        for (let i = 0; i < 600; i++) deep = [deep];
+        const err = await store
+          .save('t1', { expectedVersion: 1, checkpoint: withoutVersion(v1), results: { s1: deep } })
+          .catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(WriteLimitError);
+        expect((err as WriteLimitError).limit).toBe('depth');
+        expect((err as Error).message).toContain(`more than ${MAX_VALUE_DEPTH} levels`);
+        expect(await h.footprint()).toEqual(before);
+        expect((await next(store, v1, 'two')).checkpoint.version).toBe(2);
+      });
+
+      it('writes no API key of the environment: scrubbed from versions, results, messages and events, and refused in a task id', async () => {
+        const key = 'sk-conformance-5e1d7c3b9a';
+        const saved = process.env.OPENAI_API_KEY;
+        process.env.OPENAI_API_KEY = key;
+        try {
+          const v1 = (await store.create(makeCheckpoint('t1', 3, { goal: `goal with ${key}` }))).checkpoint;
+          await next(store, v1, `phase ${key}`, { results: { s1: { [key]: `remembered ${key}` } }, messages: [`the key is ${key}`] });
+          await store.appendEvent('t1', { type: 'log', data: { line: key } });
+          const stored = [...(await h.footprint()).values()].join('\n');
+          expect(stored).not.toContain(key);
+          expect(stored).toContain('[redacted]');
+          const fresh = open();
+          expect(JSON.stringify(await fresh.getTask('t1'))).not.toContain(key);
+          expect(JSON.stringify(await fresh.readHistory('t1'))).not.toContain(key);
+          const refused = await store.create(makeCheckpoint(`task-${key}`)).catch((e: unknown) => e as Error);
+          expect(refused).toBeInstanceOf(StoreWriteError);
+          expect((refused as Error).message).not.toContain(key);
+        } finally {
+          if (saved === undefined) delete process.env.OPENAI_API_KEY;
+          else process.env.OPENAI_API_KEY = saved;
+        }
+      });
+    });
+
+    describe('stop requests', () => {
+      it('asks the live holding only, counts each ask, and the holder and any reader see it', async () => {
+        await store.create(makeCheckpoint('t1'));
+        const before = await h.footprint();
+        // Nobody holds the lease: nothing to ask, and nothing is written.
+        expect(await open().requestStop('t1', { by: 'grace' })).toBeNull();
+        expect(await h.footprint()).toEqual(before);
+        expect(await store.readStopRequest('t1')).toBeNull();
+
+        const a = await store.acquireLease('t1', { owner: 'a', heartbeatMs: 0 });
+        expect(await a.stopRequest()).toBeNull();
+        expect((await open().readLease('t1')).generation).toBe(a.generation);
+        const first = await open().requestStop('t1', { by: 'grace', reason: 'wrong input' });
+        expect(first).toMatchObject({ generation: a.generation, request: { by: 'grace', reason: 'wrong input', count: 1 } });
+        expect(first?.holder.owner).toMatch(/^a:/);
+        expect(await a.stopRequest()).toMatchObject({ by: 'grace', reason: 'wrong input', count: 1 });
+        const second = await open().requestStop('t1', { by: 'ada' });
+        expect(second?.request).toMatchObject({ by: 'ada', count: 2 });
+        expect(await open().readStopRequest('t1')).toMatchObject({ by: 'ada', count: 2 });
+        // A heartbeat keeps the request: it is the holding's, not the entry's text.
+        await a.heartbeat();
+        expect(await a.stopRequest()).toMatchObject({ count: 2 });
+
+        // Once the holder lets go, the next run starts with no stop asked of it.
+        await a.release();
+        expect(await open().readStopRequest('t1')).toBeNull();
+        const b = await open().acquireLease('t1', { owner: 'b', heartbeatMs: 0 });
+        expect(await b.stopRequest()).toBeNull();
+        expect((await open().readLease('t1')).generation).toBe(b.generation);
+        await b.release();
+      });
+
+      it("stays readable after its holder's process died, until another run takes the lease", async () => {
+        await store.create(makeCheckpoint('t1'));
+        const child = spawn(process.execPath, ['--import', 'tsx', CHILD, h.location, 't1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const generation = await new Promise<number>((resolve, reject) => {
+          let out = '';
+          child.stdout!.on('data', (d: Buffer) => {
+            out += d.toString();
+            const m = /held (\d+)/.exec(out);
+            if (m) resolve(Number(m[1]));
+          });
+          child.on('exit', (code) => reject(new Error(`the lease holder exited with ${code} before holding the lease`)));
+        });
+        expect((await store.requestStop('t1', { by: 'grace' }))?.generation).toBe(generation);
+        child.kill('SIGKILL');
+        await new Promise((r) => child.once('exit', r));
+        // The holder is gone: no further ask, but the one made is what a supervisor finds.
+        expect(await open().requestStop('t1', { by: 'grace' })).toBeNull();
+        expect(await open().readStopRequest('t1')).toMatchObject({ by: 'grace', count: 1 });
+        const taken = await store.acquireLease('t1', { owner: 'b', heartbeatMs: 0 });
+        expect(await taken.stopRequest()).toBeNull();
+        expect(await open().readStopRequest('t1')).toBeNull();
+        await taken.release();
       });
     });
 

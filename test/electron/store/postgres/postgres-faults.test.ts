@@ -4,6 +4,7 @@ import { openPostgresStore } from '../../../../electron/store/postgres/postgres-
 import { PostgresStoreError } from '../../../../electron/store/postgres/pg-errors.js';
 import { migrate, MIGRATIONS, readSchemaVersion, SCHEMA_VERSION } from '../../../../electron/store/postgres/pg-schema.js';
 import { ReadOnlyError, StoreWriteError } from '../../../../electron/store/store-types.js';
+import { WriteLimitError } from '../../../../electron/store/write-limits.js';
 import { clusterUrl, createDatabase, TEST_PASSWORD, testCluster } from '../../../support/postgres-cluster.js';
 import { makeCheckpoint, withoutVersion } from '../store-test-helpers.js';
 
@@ -92,6 +93,23 @@ describe('connection faults', () => {
     const again = await store.save('t1', { expectedVersion: 1, checkpoint: { ...withoutVersion(v1), phase: 'two' }, lease });
     expect(again.checkpoint.version).toBe(2);
     await lease.release();
+    await store.close();
+  });
+});
+
+describe('write limits', () => {
+  it('a version larger than a directory could hold is refused naming the size limit, nothing written', async () => {
+    const url = await createDatabase('limits');
+    const store = openPostgresStore(url, { maxFileBytes: 64 * 1024 });
+    const v1 = (await store.create(makeCheckpoint('t1'))).checkpoint;
+    const err = (await store
+      .save('t1', { expectedVersion: 1, checkpoint: withoutVersion(v1), results: { s1: 'x'.repeat(100 * 1024) } })
+      .catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(WriteLimitError);
+    expect((err as WriteLimitError).limit).toBe('file-size');
+    expect(err.message).toContain('65536-byte limit');
+    expect((await store.history('t1')).map((v) => v.version)).toEqual([1]);
+    await withClient(url, async (c) => expect((await c.query('SELECT 1 FROM waystation_blobs')).rowCount).toBe(0));
     await store.close();
   });
 });

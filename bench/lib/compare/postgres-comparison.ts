@@ -1,0 +1,674 @@
+/**
+ * The PostgreSQL section of `npm run bench:compare`: Waystation's PostgreSQL
+ * store against LangGraph's PostgresSaver on the same server, in the same
+ * run, with the workload of the directory comparison (the agent workload of
+ * agent-workload.ts, saved as Waystation's runtime and LangGraph's Pregel
+ * loop save a step).
+ *
+ * Measured:
+ *  - per task length: save p50/p99 early and late, storage
+ *    (`pg_total_relation_size` of each side's tables), latest and middle reads;
+ *  - 8 runners saving at once, each with its own connections (8 machines),
+ *    against one runner alone, on each side;
+ *  - the inspector's task list at 10,000 tasks: the host opening the
+ *    database and listing it, against the same on a checkpoint directory;
+ *  - live updates: a save on one connection to the change reaching a host
+ *    subscriber, against the same on a directory.
+ *
+ * The server is a throwaway cluster with PostgreSQL's durable defaults
+ * (fsync, synchronous_commit, full_page_writes on), or one given by URL.
+ */
+import pg from 'pg';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { HostService } from '../../../electron/host/host-service.js';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { openPostgresStore, type PostgresStore } from '../../../electron/store/postgres/postgres-store.js';
+import type { CheckpointStore } from '../../../electron/store/store-types.js';
+import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
+import type { HostEvent } from '../../../shared/api/contract.js';
+import { clusterUrl, startCluster, stopClusterSync, type ClusterInfo } from '../../../test/support/postgres-cluster.js';
+import { workloadMessage, workloadResult, workloadStepId } from '../agent-workload.js';
+import { formatBytes, formatCount, formatMs, formatRatio } from '../format.js';
+import { percentile } from '../percentile.js';
+import { ensureScaleFixture, scaleAfterStep, scaleInitialCheckpoint, scaleTaskId, scaleTaskKind } from '../scale-fixture.js';
+import { formatTable } from '../table.js';
+import { msSince, nowNs, timeRepeated } from '../timing.js';
+import { fullSchedule, LangGraphThread, sampledSchedule, serializedRunBytes, timeRead } from './langgraph-side.js';
+import { middleStep, timedRanges, type ReadTiming, type SaveTimes } from './side-result.js';
+import { initialState, nextState } from './waystation-side.js';
+
+export interface PostgresComparisonOptions {
+  steps: number[];
+  seed: number;
+  readRuns: number;
+  /** Longer tasks run LangGraph's steps sampled (its storage projected), as the SQLite section does. */
+  fullLangGraphUpTo: number;
+  /** Saves each runner makes in the concurrency test. */
+  concurrentSteps: number;
+  runners: number;
+  /** Tasks of the inspector listing. */
+  listTasks: number;
+  /** Saves timed for the live-update latency. */
+  liveSamples: number;
+  /** An existing server's URL (a database the benchmark may create databases beside); default: a throwaway cluster. */
+  serverUrl?: string;
+  /** Folder of the directory fixtures (the listing's baseline). */
+  fixtureCacheDir?: string;
+  log: (line: string) => void;
+}
+
+export interface PgSide {
+  side: string;
+  saves: SaveTimes;
+  storageBytes: number;
+  storageProjected: boolean;
+  reads: { latest: ReadTiming; middle: ReadTiming };
+}
+
+export interface PgRun {
+  steps: number;
+  waystation: PgSide;
+  langgraph: PgSide;
+}
+
+export interface ConcurrencyFigure {
+  side: string;
+  runners: number;
+  saves: number;
+  wallMs: number;
+  savesPerSecond: number;
+}
+
+export interface PostgresComparisonResult {
+  server: string;
+  runs: PgRun[];
+  concurrency: { waystation: ConcurrencyFigure[]; langgraph: ConcurrencyFigure[] };
+  listing: { tasks: number; postgres: ListingFigure; directory: ListingFigure };
+  live: { postgres: number[]; directory: number[] };
+}
+
+export interface ListingFigure {
+  /** A fresh store's listTasks. */
+  storeListMs: number;
+  /** A host opening the location and answering listTasks (what the inspector's first screen waits for). */
+  hostOpenAndListMs: number;
+  rows: number;
+}
+
+/** Tables of each side, whose `pg_total_relation_size` (data, indexes, TOAST) is its storage. */
+const WAYSTATION_TABLES = [
+  'waystation_meta',
+  'waystation_tasks',
+  'waystation_versions',
+  'waystation_blobs',
+  'waystation_leases',
+  'waystation_events',
+];
+const LANGGRAPH_TABLES = ['checkpoint_migrations', 'checkpoints', 'checkpoint_blobs', 'checkpoint_writes'];
+
+/** The server the section runs against, and a way to make databases on it. */
+interface Server {
+  shown: string;
+  database(name: string): Promise<string>;
+  close(): void;
+}
+
+async function openServer(opts: PostgresComparisonOptions): Promise<Server> {
+  let cluster: ClusterInfo | null = null;
+  let adminUrl: string;
+  if (opts.serverUrl) adminUrl = opts.serverUrl;
+  else {
+    opts.log('PostgreSQL: starting a throwaway cluster with the durable defaults');
+    const started = await startCluster({ durable: true });
+    cluster = started;
+    // Stopped on every way out, an interrupted run's included: a throwaway cluster must not outlive it.
+    process.once('exit', () => stopClusterSync(started));
+    process.once('SIGINT', () => process.exit(130));
+    adminUrl = clusterUrl(cluster, 'postgres');
+  }
+  const suffix = `${process.pid}_${Date.now().toString(36)}`;
+  const made: string[] = [];
+  const admin = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    try {
+      return await fn(c);
+    } finally {
+      await c.end();
+    }
+  };
+  const settings = await admin((c) =>
+    c.query<{ name: string; setting: string }>(
+      `SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'server_version') ORDER BY name`,
+    ),
+  );
+  return {
+    shown: `PostgreSQL ${settings.rows.map((r) => `${r.name}=${r.setting}`).join(', ')}${cluster ? ' (a throwaway cluster on this machine)' : ''}`,
+    database: async (name) => {
+      const db = `bench_${name}_${suffix}`;
+      await admin((c) => c.query(`CREATE DATABASE ${db}`));
+      made.push(db);
+      const u = new URL(adminUrl);
+      u.pathname = `/${db}`;
+      return u.toString();
+    },
+    close: () => {
+      if (cluster) stopClusterSync(cluster);
+      cluster = null;
+    },
+  };
+}
+
+async function relationBytes(url: string, tables: readonly string[]): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ bytes: string }>(
+      `SELECT COALESCE(SUM(pg_total_relation_size(to_regclass(t))), 0)::bigint AS bytes FROM unnest($1::text[]) AS t`,
+      [tables],
+    );
+    return Number(rows[0].bytes);
+  } finally {
+    await c.end();
+  }
+}
+
+const TASK_ID = 'bench-compare';
+
+/** Replay the workload through the PostgreSQL store, as waystation-side.ts does through a directory. */
+async function runWaystationPg(url: string, steps: number, opts: PostgresComparisonOptions): Promise<PgSide> {
+  const store = openPostgresStore(url);
+  try {
+    await store.prepareForWrites();
+    const { early, late } = timedRanges(steps);
+    const middle = middleStep(steps);
+    const created = await store.create(initialState(steps), { appendHistory: [workloadMessage(opts.seed, 0)] });
+    const lease = await store.acquireLease(TASK_ID, { owner: 'bench', heartbeatMs: 0 });
+    let current = created.checkpoint;
+    const allMs: number[] = [];
+    for (let step = 1; step <= steps; step++) {
+      const next = nextState(current, step, steps, opts.seed);
+      const start = nowNs();
+      const saved = await store.save(TASK_ID, {
+        expectedVersion: current.version,
+        checkpoint: next,
+        results: { [workloadStepId(step)]: workloadResult(opts.seed, step) },
+        appendHistory: [workloadMessage(opts.seed, step)],
+        lease,
+      });
+      allMs.push(msSince(start));
+      current = saved.checkpoint;
+    }
+    await lease.release();
+    const storageBytes = await relationBytes(url, WAYSTATION_TABLES);
+    const reader = openPostgresStore(url);
+    try {
+      const read = async (what: string, fn: () => Promise<{ checkpoint: Checkpoint; history: { content: string }[] }>) => {
+        const { result, ms } = await timeRepeated(opts.readRuns, fn);
+        return { what, ms, messages: result.history.length, lastMessage: result.history[result.history.length - 1]?.content ?? '' };
+      };
+      const latest = await read('getTask + readHistory: latest checkpoint and the whole message list', async () => {
+        const entry = await reader.getTask(TASK_ID);
+        if (!entry?.checkpoint) throw new Error(`getTask(${TASK_ID}) found no readable checkpoint in ${reader.root}`);
+        return { checkpoint: entry.checkpoint, history: await reader.readHistory(TASK_ID) };
+      });
+      const middleRead = await read(`readVersion(${middle + 1}) + readHistory(${middle + 1}): the middle step's state`, async () => ({
+        checkpoint: await reader.readVersion(TASK_ID, middle + 1),
+        history: await reader.readHistory(TASK_ID, middle + 1),
+      }));
+      return {
+        side: 'Waystation (PostgreSQL store)',
+        saves: { early, late, earlyMs: allMs.slice(early.from - 1, early.to), lateMs: allMs.slice(late.from - 1, late.to), allMs },
+        storageBytes,
+        storageProjected: false,
+        reads: { latest, middle: middleRead },
+      };
+    } finally {
+      await reader.close();
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/** Replay the workload through PostgresSaver, as langgraph-side.ts does through SqliteSaver. */
+async function runLangGraphPg(
+  url: string,
+  steps: number,
+  sampled: boolean,
+  bytesPerSerialized: number | null,
+  opts: PostgresComparisonOptions,
+): Promise<PgSide & { serializedBytes: number }> {
+  const saver = PostgresSaver.fromConnString(url);
+  try {
+    await saver.setup();
+    const { early, late } = timedRanges(steps);
+    const middle = middleStep(steps);
+    const thread = new LangGraphThread(saver, opts.seed, !sampled);
+    await thread.putInput();
+    const earlyMs: number[] = [];
+    const lateMs: number[] = [];
+    const allMs: number[] | null = sampled ? null : [];
+    let middleId = '';
+    for (const step of sampled ? sampledSchedule(steps) : fullSchedule(steps)) {
+      const ms = await thread.step(step);
+      if (step === middle) middleId = thread.latestId;
+      if (step >= early.from && step <= early.to) earlyMs.push(ms);
+      if (step >= late.from) lateMs.push(ms);
+      allMs?.push(ms);
+    }
+    const measured = await relationBytes(url, LANGGRAPH_TABLES);
+    const serializedBytes = sampled ? await serializedRunBytes(steps, opts.seed) : thread.serializedBytes;
+    if (sampled && bytesPerSerialized === null) throw new Error(`a sampled PostgresSaver run of ${steps} steps needs a full run first`);
+    const latest = await timeRead(opts.readRuns, 'getTuple (latest): checkpoint with the whole message list', () =>
+      saver.getTuple({ configurable: { thread_id: thread.threadId } }),
+    );
+    const middleRead = await timeRead(opts.readRuns, `getTuple (checkpoint of step ${middle})`, () =>
+      saver.getTuple({ configurable: { thread_id: thread.threadId, checkpoint_ns: '', checkpoint_id: middleId } }),
+    );
+    return {
+      side: 'LangGraph PostgresSaver',
+      saves: { early, late, earlyMs, lateMs, allMs },
+      storageBytes: sampled ? Math.round(serializedBytes * bytesPerSerialized!) : measured,
+      storageProjected: sampled,
+      reads: { latest, middle: middleRead },
+      serializedBytes,
+    };
+  } finally {
+    await saver.end();
+  }
+}
+
+/** `runners` runners at once, each with its own pool (its own machine) and task, `steps` saves each. */
+async function concurrentWaystation(url: string, runners: number, steps: number, seed: number): Promise<ConcurrencyFigure> {
+  const stores = Array.from({ length: runners }, () => openPostgresStore(url));
+  try {
+    await stores[0].prepareForWrites();
+    const tasks = await Promise.all(
+      stores.map(async (store, r) => {
+        const taskId = `concurrent-${runners}-${r}`;
+        const created = await store.create({ ...initialState(steps), task_id: taskId }, { appendHistory: [workloadMessage(seed, 0)] });
+        return { store, taskId, lease: await store.acquireLease(taskId, { owner: 'bench', heartbeatMs: 0 }), current: created.checkpoint };
+      }),
+    );
+    const start = nowNs();
+    await Promise.all(
+      tasks.map(async (t) => {
+        for (let step = 1; step <= steps; step++) {
+          const saved = await t.store.save(t.taskId, {
+            expectedVersion: t.current.version,
+            checkpoint: nextState(t.current, step, steps, seed),
+            results: { [workloadStepId(step)]: workloadResult(seed, step) },
+            appendHistory: [workloadMessage(seed, step)],
+            lease: t.lease,
+          });
+          t.current = saved.checkpoint;
+        }
+      }),
+    );
+    const wallMs = msSince(start);
+    await Promise.all(tasks.map((t) => t.lease.release()));
+    return { side: 'Waystation', runners, saves: runners * steps, wallMs, savesPerSecond: (runners * steps * 1000) / wallMs };
+  } finally {
+    await Promise.all(stores.map((s) => s.close()));
+  }
+}
+
+async function concurrentLangGraph(url: string, runners: number, steps: number, seed: number): Promise<ConcurrencyFigure> {
+  const savers = Array.from({ length: runners }, () => PostgresSaver.fromConnString(url));
+  try {
+    await savers[0].setup();
+    const threads = savers.map((saver, r) => new LangGraphThread(saver, seed, false, `concurrent-${runners}-${r}`));
+    await Promise.all(threads.map((t) => t.putInput()));
+    const start = nowNs();
+    await Promise.all(
+      threads.map(async (t) => {
+        for (let step = 1; step <= steps; step++) await t.step(step);
+      }),
+    );
+    const wallMs = msSince(start);
+    return { side: 'LangGraph PostgresSaver', runners, saves: runners * steps, wallMs, savesPerSecond: (runners * steps * 1000) / wallMs };
+  } finally {
+    await Promise.all(savers.map((s) => s.end()));
+  }
+}
+
+/** Versions of each listed task, as the inspector-at-scale fixture writes them. */
+const LIST_VERSIONS = 4;
+
+/**
+ * A database of `tasks` tasks: two templates written by the store (the two
+ * kinds of the scale fixture), stamped into every task id in SQL, as the
+ * directory fixture stamps its files.
+ */
+async function stampPgTasks(url: string, tasks: number): Promise<void> {
+  const store = openPostgresStore(url);
+  try {
+    await store.prepareForWrites();
+    for (const kind of [0, 1] as const) {
+      const id = `template-kind-${kind}`;
+      let cp = scaleInitialCheckpoint(id, kind, LIST_VERSIONS);
+      const { version: _v, ...first } = cp;
+      await store.create(first);
+      for (let k = 1; k < LIST_VERSIONS; k++) {
+        cp = scaleAfterStep(cp, k);
+        const { version: _n, ...rest } = cp;
+        await store.save(id, { expectedVersion: k, checkpoint: rest });
+      }
+    }
+  } finally {
+    await store.close();
+  }
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('BEGIN');
+    const ids = `SELECT 'task-' || lpad(i::text, 6, '0') AS id, CASE WHEN i % 3 = 0 THEN 'template-kind-0' ELSE 'template-kind-1' END AS tmpl FROM generate_series(0, $1 - 1) AS i`;
+    await c.query(
+      `INSERT INTO waystation_tasks (task_id, last_version, head, head_version, last_event_id)
+         SELECT n.id, t.last_version, replace(t.head, n.tmpl, n.id), t.head_version, t.last_event_id FROM (${ids}) n JOIN waystation_tasks t ON t.task_id = n.tmpl`,
+      [tasks],
+    );
+    await c.query(
+      `INSERT INTO waystation_versions (task_id, version, kind, body, bytes, source, updated_at, writer)
+         SELECT n.id, v.version, v.kind, replace(v.body, n.tmpl, n.id), v.bytes, v.source, v.updated_at, v.writer FROM (${ids}) n JOIN waystation_versions v ON v.task_id = n.tmpl`,
+      [tasks],
+    );
+    await c.query(
+      `INSERT INTO waystation_events (task_id, id, body)
+         SELECT n.id, e.id, replace(e.body, n.tmpl, n.id) FROM (${ids}) n JOIN waystation_events e ON e.task_id = n.tmpl`,
+      [tasks],
+    );
+    for (const table of ['waystation_events', 'waystation_versions', 'waystation_tasks'])
+      await c.query(`DELETE FROM ${table} WHERE task_id LIKE 'template-kind-%'`);
+    await c.query('COMMIT');
+    await c.query('ANALYZE');
+  } finally {
+    await c.end();
+  }
+  // The stamped copies must read as the store wrote them: check a sample of each kind.
+  const check = openPostgresStore(url);
+  try {
+    for (const i of [0, 1, tasks - 1]) {
+      const entry = await check.getTask(scaleTaskId(i));
+      const expected = scaleInitialCheckpoint(scaleTaskId(i), scaleTaskKind(i), LIST_VERSIONS);
+      if (!entry?.checkpoint || entry.checkpoint.task_id !== scaleTaskId(i) || entry.checkpoint.plan.length !== expected.plan.length)
+        throw new Error(`stamped task ${scaleTaskId(i)} does not read back as written`);
+      await check.readVersion(scaleTaskId(i), 2);
+    }
+  } finally {
+    await check.close();
+  }
+}
+
+async function listingFigure(location: string, open: () => CheckpointStore): Promise<ListingFigure> {
+  const store = open();
+  let storeListMs: number;
+  try {
+    const start = nowNs();
+    await store.listTasks();
+    storeListMs = msSince(start);
+  } finally {
+    await store.close();
+  }
+  const host = new HostService({ host: 'web', runner: null });
+  try {
+    const start = nowNs();
+    await host.open(location);
+    const rows = (await host.listTasks()).length;
+    return { storeListMs, hostOpenAndListMs: msSince(start), rows };
+  } finally {
+    await host.close();
+  }
+}
+
+/** Milliseconds from the start of each save on one store to its change reaching a host subscribed to another. */
+async function liveLatency(location: string, writer: CheckpointStore, samples: number): Promise<number[]> {
+  const host = new HostService({ host: 'web', runner: null });
+  const waiting = new Map<number, () => void>();
+  try {
+    await writer.prepareForWrites();
+    let cp = (await writer.create({ ...initialState(samples + 1), task_id: 'live-probe' })).checkpoint;
+    await host.open(location);
+    host.subscribe((e: HostEvent) => {
+      if (e.type === 'task-changed' && e.taskId === 'live-probe' && e.version !== null) waiting.get(e.version)?.();
+    });
+    const out: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const version = cp.version + 1;
+      let timer: NodeJS.Timeout | undefined;
+      const seen = new Promise<void>((resolve, reject) => {
+        waiting.set(version, resolve);
+        // A change that never arrives is a broken feed, not a slow one: say so rather than wait forever.
+        timer = setTimeout(() => reject(new Error(`version ${version} of the live probe never reached the host of ${location}`)), 15_000);
+      }).finally(() => clearTimeout(timer));
+      const start = nowNs();
+      cp = (await writer.save('live-probe', { expectedVersion: cp.version, checkpoint: nextState(cp, i + 1, samples + 1, 1) })).checkpoint;
+      await seen;
+      out.push(msSince(start));
+      waiting.delete(version);
+      // Spaced out, as a runner's steps are: each save is a change of its own, not one of a burst.
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    return out;
+  } finally {
+    await host.close();
+    await writer.close();
+  }
+}
+
+/** Run the whole PostgreSQL section. */
+export async function runPostgresComparison(opts: PostgresComparisonOptions, workDir: string): Promise<PostgresComparisonResult> {
+  const server = await openServer(opts);
+  try {
+    const runs: PgRun[] = [];
+    let bytesPerSerialized: number | null = null;
+    for (const steps of [...opts.steps].sort((a, b) => a - b)) {
+      const sampled = steps > opts.fullLangGraphUpTo;
+      opts.log(`PostgreSQL, ${formatCount(steps)} steps: Waystation`);
+      const waystation = await runWaystationPg(await server.database(`ws_${steps}`), steps, opts);
+      opts.log(`  LangGraph PostgresSaver${sampled ? ' (sampled)' : ''}`);
+      const langgraph = await runLangGraphPg(await server.database(`lg_${steps}`), steps, sampled, bytesPerSerialized, opts);
+      if (!sampled) bytesPerSerialized = langgraph.storageBytes / langgraph.serializedBytes;
+      runs.push({ steps, waystation, langgraph });
+    }
+
+    opts.log(`PostgreSQL: ${opts.runners} runners at once, ${opts.concurrentSteps} saves each, and one alone`);
+    const wsUrl = await server.database('concurrent_ws');
+    const lgUrl = await server.database('concurrent_lg');
+    const concurrency = {
+      waystation: [
+        await concurrentWaystation(wsUrl, 1, opts.concurrentSteps, opts.seed),
+        await concurrentWaystation(wsUrl, opts.runners, opts.concurrentSteps, opts.seed),
+      ],
+      langgraph: [
+        await concurrentLangGraph(lgUrl, 1, opts.concurrentSteps, opts.seed),
+        await concurrentLangGraph(lgUrl, opts.runners, opts.concurrentSteps, opts.seed),
+      ],
+    };
+
+    opts.log(`PostgreSQL: the inspector's list at ${formatCount(opts.listTasks)} tasks (and a directory of as many)`);
+    const listUrl = await server.database('listing');
+    await stampPgTasks(listUrl, opts.listTasks);
+    const fixture = await ensureScaleFixture({
+      tasks: opts.listTasks,
+      versionsPerTask: LIST_VERSIONS,
+      cacheDir: opts.fixtureCacheDir,
+      log: opts.log,
+    });
+    const listing = {
+      tasks: opts.listTasks,
+      postgres: await listingFigure(listUrl, () => openPostgresStore(listUrl)),
+      directory: await listingFigure(fixture.root, () => openStore(fixture.root)),
+    };
+
+    opts.log(`PostgreSQL: live-update latency over ${opts.liveSamples} saves (and on a directory)`);
+    const liveUrl = await server.database('live');
+    const liveStore: PostgresStore = openPostgresStore(liveUrl);
+    const liveDir = `${workDir}/live-directory`;
+    const live = {
+      postgres: await liveLatency(liveUrl, liveStore, opts.liveSamples),
+      directory: await liveLatency(liveDir, openStore(liveDir), opts.liveSamples),
+    };
+    return { server: server.shown, runs, concurrency, listing, live };
+  } finally {
+    server.close();
+  }
+}
+
+const median = (xs: readonly number[]) => percentile(xs, 50);
+
+/** The section as Markdown, ratios against the baseline of the same run. */
+export function formatPostgresComparison(r: PostgresComparisonResult): string {
+  const out: string[] = ['## On PostgreSQL: Waystation against LangGraph PostgresSaver', '', `Server: ${r.server}.`, ''];
+  out.push(
+    formatTable(
+      [
+        { header: 'steps' },
+        { header: 'side' },
+        { header: 'save p50 early', align: 'right' },
+        { header: 'save p99 early', align: 'right' },
+        { header: 'save p50 late', align: 'right' },
+        { header: 'save p99 late', align: 'right' },
+        { header: 'storage', align: 'right' },
+        { header: 'latest read', align: 'right' },
+        { header: 'middle read', align: 'right' },
+      ],
+      r.runs.flatMap((run) =>
+        [run.waystation, run.langgraph].map((s) => [
+          formatCount(run.steps),
+          s.side,
+          formatMs(median(s.saves.earlyMs)),
+          formatMs(percentile(s.saves.earlyMs, 99)),
+          formatMs(median(s.saves.lateMs)),
+          formatMs(percentile(s.saves.lateMs, 99)),
+          `${formatBytes(s.storageBytes)}${s.storageProjected ? ' (projected)' : ''}`,
+          formatMs(median(s.reads.latest.ms)),
+          formatMs(median(s.reads.middle.ms)),
+        ]),
+      ),
+    ),
+  );
+  out.push('', 'PostgresSaver ÷ Waystation (above 1: Waystation is faster or smaller):', '');
+  out.push(
+    formatTable(
+      [
+        { header: 'steps' },
+        { header: 'save p50 early', align: 'right' },
+        { header: 'save p50 late', align: 'right' },
+        { header: 'storage', align: 'right' },
+        { header: 'latest read', align: 'right' },
+        { header: 'middle read', align: 'right' },
+        { header: 'Waystation late ÷ early', align: 'right' },
+      ],
+      r.runs.map(({ steps, waystation: w, langgraph: l }) => [
+        formatCount(steps),
+        formatRatio(median(l.saves.earlyMs) / median(w.saves.earlyMs)),
+        formatRatio(median(l.saves.lateMs) / median(w.saves.lateMs)),
+        formatRatio(l.storageBytes / w.storageBytes),
+        formatRatio(median(l.reads.latest.ms) / median(w.reads.latest.ms)),
+        formatRatio(median(l.reads.middle.ms) / median(w.reads.middle.ms)),
+        formatRatio(median(w.saves.lateMs) / median(w.saves.earlyMs)),
+      ]),
+    ),
+  );
+  out.push('', '### Runners saving at once, each with its own connections', '');
+  const conc = [...r.concurrency.waystation, ...r.concurrency.langgraph];
+  out.push(
+    formatTable(
+      [
+        { header: 'side' },
+        { header: 'runners', align: 'right' },
+        { header: 'saves', align: 'right' },
+        { header: 'wall', align: 'right' },
+        { header: 'saves/s', align: 'right' },
+        { header: '÷ one runner', align: 'right' },
+      ],
+      conc.map((c) => {
+        const alone = conc.find((o) => o.side === c.side && o.runners === 1)!;
+        return [
+          c.side,
+          String(c.runners),
+          formatCount(c.saves),
+          formatMs(c.wallMs),
+          c.savesPerSecond.toFixed(0),
+          formatRatio(c.savesPerSecond / alone.savesPerSecond),
+        ];
+      }),
+    ),
+  );
+  const many = (side: ConcurrencyFigure[]) => side[side.length - 1];
+  out.push(
+    '',
+    `At ${many(r.concurrency.waystation).runners} runners Waystation saves ${formatRatio(many(r.concurrency.waystation).savesPerSecond / many(r.concurrency.langgraph).savesPerSecond)} as many steps a second as PostgresSaver.`,
+  );
+  const { listing } = r;
+  out.push('', `### The inspector's task list at ${formatCount(listing.tasks)} tasks`, '');
+  out.push(
+    formatTable(
+      [
+        { header: 'store' },
+        { header: 'store listTasks', align: 'right' },
+        { header: 'host open + listTasks', align: 'right' },
+        { header: 'rows', align: 'right' },
+      ],
+      [
+        [
+          'PostgreSQL',
+          formatMs(listing.postgres.storeListMs),
+          formatMs(listing.postgres.hostOpenAndListMs),
+          formatCount(listing.postgres.rows),
+        ],
+        [
+          'directory',
+          formatMs(listing.directory.storeListMs),
+          formatMs(listing.directory.hostOpenAndListMs),
+          formatCount(listing.directory.rows),
+        ],
+        [
+          'PostgreSQL ÷ directory',
+          formatRatio(listing.postgres.storeListMs / listing.directory.storeListMs),
+          formatRatio(listing.postgres.hostOpenAndListMs / listing.directory.hostOpenAndListMs),
+          '',
+        ],
+      ],
+    ),
+  );
+  out.push('', '### Live updates: a save to the change reaching a host subscriber', '');
+  out.push(
+    formatTable(
+      [
+        { header: 'store' },
+        { header: 'samples', align: 'right' },
+        { header: 'p50', align: 'right' },
+        { header: 'p95', align: 'right' },
+        { header: 'max', align: 'right' },
+      ],
+      [
+        [
+          'PostgreSQL (LISTEN/NOTIFY)',
+          String(r.live.postgres.length),
+          formatMs(median(r.live.postgres)),
+          formatMs(percentile(r.live.postgres, 95)),
+          formatMs(Math.max(...r.live.postgres)),
+        ],
+        [
+          'directory (file watcher)',
+          String(r.live.directory.length),
+          formatMs(median(r.live.directory)),
+          formatMs(percentile(r.live.directory, 95)),
+          formatMs(Math.max(...r.live.directory)),
+        ],
+        [
+          'PostgreSQL ÷ directory',
+          '',
+          formatRatio(median(r.live.postgres) / median(r.live.directory)),
+          formatRatio(percentile(r.live.postgres, 95) / percentile(r.live.directory, 95)),
+          '',
+        ],
+      ],
+    ),
+  );
+  out.push('', `Target: p95 under 250 ms on PostgreSQL; measured ${formatMs(percentile(r.live.postgres, 95))}.`);
+  return out.join('\n');
+}

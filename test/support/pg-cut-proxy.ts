@@ -1,0 +1,96 @@
+/**
+ * A TCP proxy between a store and the test cluster that cuts one connection
+ * at the moment a transaction's COMMIT goes by: the faults a network gives
+ * a database client, made on purpose against the real server.
+ *
+ * - `deliver`: the COMMIT reaches the server, then the client's side is cut
+ *   before the answer comes back (the save committed; the client cannot know).
+ * - `withhold`: the client's side is cut and the COMMIT is kept back, to be
+ *   handed to the server later (`release`), as a slow network might: the
+ *   server process sits in its transaction meanwhile.
+ */
+import net from 'node:net';
+
+export type CutMode = 'deliver' | 'withhold';
+
+export interface CutProxy {
+  /** A URL like `url` that goes through the proxy. */
+  url(url: string): string;
+  /** Cut the next connection that sends a COMMIT, as `mode` says; resolves when it has been cut. */
+  armCommitCut(mode: CutMode): Promise<void>;
+  /** Hand a withheld COMMIT to the server; false when the server's side is gone by then. */
+  release(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** The simple-query message node-postgres sends for `COMMIT`: 'Q', its length, the text and a NUL. */
+function isCommit(chunk: Buffer): boolean {
+  return chunk.includes(Buffer.from('COMMIT\0'));
+}
+
+/** Start a proxy to the server at 127.0.0.1:`port`. */
+export async function startCutProxy(port: number): Promise<CutProxy> {
+  let armed: { mode: CutMode; done: () => void } | null = null;
+  let held: { upstream: net.Socket; chunk: Buffer } | null = null;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    client.on('close', () => sockets.delete(client));
+    upstream.on('close', () => sockets.delete(upstream));
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    upstream.on('data', (d: Buffer) => {
+      if (!client.destroyed) client.write(d);
+    });
+    upstream.on('end', () => client.end());
+    client.on('data', (d: Buffer) => {
+      if (armed && isCommit(d)) {
+        const { mode, done } = armed;
+        armed = null;
+        if (mode === 'deliver') {
+          // The server has the COMMIT before the client's side goes: it commits, and its answer is lost.
+          upstream.write(d, () => {
+            client.destroy();
+            done();
+          });
+        } else {
+          held = { upstream, chunk: d };
+          client.destroy();
+          done();
+        }
+        return;
+      }
+      upstream.write(d);
+    });
+    client.on('end', () => {
+      // A withheld COMMIT keeps the server's side open until it is released.
+      if (held?.upstream !== upstream) upstream.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const proxyPort = (server.address() as net.AddressInfo).port;
+  return {
+    url: (url) => {
+      const u = new URL(url);
+      u.host = `127.0.0.1:${proxyPort}`;
+      return u.toString();
+    },
+    armCommitCut: (mode) =>
+      new Promise<void>((resolve) => {
+        armed = { mode, done: resolve };
+      }),
+    release: async () => {
+      const h = held;
+      held = null;
+      if (!h || h.upstream.destroyed || !h.upstream.writable) return false;
+      return new Promise<boolean>((resolve) => {
+        h.upstream.write(h.chunk, (err) => resolve(!err));
+      });
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
