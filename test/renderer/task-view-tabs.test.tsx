@@ -197,11 +197,12 @@ describe('step results', () => {
     expect(shown().length).toBeLessThan(LONG_TEXT.length);
   });
 
-  it('names each step in its Edit result button', async () => {
+  it('offers Edit result on every step, done ones too, each button named for its step', async () => {
     const { store } = setup();
     await openRich(store);
     expect(screen.getByRole('button', { name: 'Edit result of step summarize' })).toBeTruthy();
-    expect(screen.queryByRole('button', { name: 'Edit result of step read notes' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Edit result of step read notes' })).toBeTruthy();
+    expect(screen.getAllByRole('button', { name: /^Edit result of step / })).toHaveLength(2);
   });
 });
 
