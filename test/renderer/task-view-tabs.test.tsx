@@ -202,7 +202,10 @@ describe('step results', () => {
     await openRich(store);
     expect(screen.getByRole('button', { name: 'Edit result of step summarize' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Edit result of step read notes' })).toBeTruthy();
-    expect(screen.getAllByRole('button', { name: /^Edit result of step / })).toHaveLength(2);
+    const steps = store.getState().detail!.checkpoint!.plan;
+    expect(screen.getAllByRole('button', { name: /^Edit result of step / }).map((b) => b.getAttribute('aria-label'))).toEqual(
+      steps.map((s) => `Edit result of step ${s.name || s.id}`),
+    );
   });
 });
 
