@@ -106,6 +106,7 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
 
     const note = page.getByRole('note', { name: 'Stopped by a person' });
     await note.waitFor({ timeout: LONG });
+    await page.screenshot({ path: path.join(SHOTS, 'stopped-task-light.png') });
     await header().locator('.badge', { hasText: 'Interrupted' }).first().waitFor({ timeout: LONG });
     const cp = (await task('tt-stop')).checkpoint!;
     expect(cp.recovery.stopped).toMatchObject({ by: expect.any(String), at: expect.any(String) });
@@ -133,6 +134,7 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
     expect(await dialog.getByRole('button', { name: 'Fork', exact: true }).isDisabled()).toBe(true);
     await id.fill('tt-fork');
     await dialog.getByRole('textbox', { name: /^Why/ }).fill('try another summary');
+    await page.screenshot({ path: path.join(SHOTS, 'fork-dialog-light.png') });
     await dialog.getByRole('button', { name: 'Fork', exact: true }).click();
     await dialog.waitFor({ state: 'hidden', timeout: LONG });
 
@@ -159,12 +161,13 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
 
     // Keep, the default.
     let version = (await task('tt-rerun')).checkpoint!.version;
-    await page.getByRole('button', { name: 'Rerun from step summarize a.md' }).click();
+    await page.getByRole('button', { name: 'Rerun from here: step summarize a.md' }).click();
     let dialog = page.getByRole('dialog', { name: 'Rerun from “summarize a.md”' });
     await dialog.getByRole('list', { name: 'Steps to rerun' }).waitFor({ timeout: LONG });
     expect(await dialog.getByRole('list', { name: 'Steps to rerun' }).getByRole('listitem').count()).toBe(3);
     expect(await dialog.getByRole('list', { name: 'Artifacts written again' }).textContent()).toContain('index.json');
     expect(await dialog.getByRole('radio', { name: /^Keep: not performed again/ }).isChecked()).toBe(true);
+    await page.screenshot({ path: path.join(SHOTS, 'rerun-from-here-light.png') });
     // Looking is not writing.
     expect((await task('tt-rerun')).checkpoint!.version).toBe(version);
     await dialog.getByRole('button', { name: 'Rerun 3 steps' }).click();
@@ -174,7 +177,7 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
 
     // Redo, chosen for the publish alone.
     version = (await task('tt-rerun')).checkpoint!.version;
-    await page.getByRole('button', { name: 'Rerun from step write and publish the index' }).click({ timeout: LONG });
+    await page.getByRole('button', { name: 'Rerun from here: step write and publish the index' }).click({ timeout: LONG });
     dialog = page.getByRole('dialog', { name: 'Rerun from “write and publish the index”' });
     await dialog.getByRole('radio', { name: /^Redo: perform it again/ }).check({ timeout: LONG });
     await dialog.getByRole('button', { name: 'Rerun 1 step' }).click();
@@ -210,6 +213,7 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
     await page.getByRole('button', { name: 'Save as new version…' }).click();
     const choice = page.getByRole('group', { name: /2 later steps ran with the old value/ });
     await choice.waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'edit-later-steps-light.png') });
     expect((await task('tt-edit')).checkpoint!.version).toBe(version);
     await choice.getByRole('button', { name: 'Save and rerun later steps' }).click();
 

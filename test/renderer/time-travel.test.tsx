@@ -103,6 +103,7 @@ describe('the store, going back', () => {
     const fake = new FakeApi().add(makeCheckpoint('r', { status: 'running' }));
     const store = newStore(fake.api);
     await store.getState().init();
+    fake.emit({ type: 'runner', taskId: 'r', state: 'started', detail: '' });
     expect(await store.getState().stopTask('r')).toBe(true);
     expect(store.getState().stopRequests.r).toMatchObject({ forced: false });
     expect(await store.getState().stopTask('r', { force: true })).toBe(true);
@@ -110,6 +111,16 @@ describe('the store, going back', () => {
     expect(store.getState().stopRequests.r).toMatchObject({ forced: true });
     fake.emit({ type: 'runner', taskId: 'r', state: 'exited', detail: 'stopped' });
     expect(store.getState().stopRequests.r).toBeUndefined();
+  });
+
+  it('records no stop to force when the run ended before the answer came', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('r', { status: 'running' }));
+    const store = newStore(fake.api);
+    await store.getState().init();
+    // No runner of this host drives it, and no lease is held: the stop was recorded, and nothing runs to force.
+    expect(await store.getState().stopTask('r')).toBe(true);
+    expect(inputOf(fake, 'stopTask')).toEqual([{ taskId: 'r' }]);
+    expect(store.getState().stopRequests).toEqual({});
   });
 
   it('says why a stop was refused, and records no stop', async () => {
@@ -264,10 +275,10 @@ describe('the controls, going back', () => {
     fireEvent.click(await screen.findByRole('tab', { name: /Plan/ }));
     for (const name of ['summarize a.md', 'summarize b.md', 'write and publish the index']) {
       expect(screen.getByRole('button', { name: `Edit result of step ${name}` })).toBeTruthy();
-      expect(screen.getByRole('button', { name: `Rerun from step ${name}` })).toBeTruthy();
+      expect(screen.getByRole('button', { name: `Rerun from here: step ${name}` })).toBeTruthy();
     }
     // Cancelled: nothing sent, and focus back on the button that opened it.
-    const opener = screen.getByRole('button', { name: 'Rerun from step summarize b.md' });
+    const opener = screen.getByRole('button', { name: 'Rerun from here: step summarize b.md' });
     opener.focus();
     fireEvent.click(opener);
     let dialog = await screen.findByRole('dialog', { name: 'Rerun from “summarize b.md”' });

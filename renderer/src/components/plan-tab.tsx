@@ -158,7 +158,7 @@ function StepRow({ step, index, current, version, editable, rerunnable, editingV
               type="button"
               className="link"
               aria-haspopup="dialog"
-              aria-label={`Rerun from step ${stepLabel}`}
+              aria-label={`Rerun from here: step ${stepLabel}`}
               onClick={() => void previewRewind(taskId, step.id)}
             >
               Rerun from here

@@ -106,7 +106,8 @@ export function StepEditor({ step, initial, busy, later = [], onSave, onCancel }
               setServerErrors([]);
             }
           }),
-          EditorView.contentAttributes.of({ 'aria-label': label }),
+          // The explicit tabindex says what the browser already does (the content takes focus): checkers then see the scroller's focusable content.
+          EditorView.contentAttributes.of({ 'aria-label': label, tabindex: '0' }),
         ],
       }),
     });

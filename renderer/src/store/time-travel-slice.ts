@@ -30,8 +30,12 @@ export const createTimeTravelSlice: Slice<TimeTravelSlice> = (set, get) => {
       const done = busy(`stop:${taskId}`, force ? 'Ending the run…' : 'Stopping…');
       try {
         const result = await get().api.stopTask({ taskId, ...(force ? { force } : {}) });
-        set({ stopRequests: { ...get().stopRequests, [taskId]: { at: new Date().toISOString(), forced: force } } });
-        get().notify('info', result.message || `Asked ${taskId} to stop`, taskId);
+        // The run may have stopped before the answer came (its exit already heard): then there is nothing left to force.
+        const open = get().detail?.summary.task_id === taskId ? get().detail : null;
+        if (get().runners[taskId] || open?.lease.held) {
+          set({ stopRequests: { ...get().stopRequests, [taskId]: { at: new Date().toISOString(), forced: force } } });
+          get().notify('info', result.message || `Asked ${taskId} to stop`, taskId);
+        }
         await Promise.all([get().loadTasks(), get().selectedTaskId === taskId ? get().refreshSelected() : undefined]);
         return true;
       } catch (err) {
