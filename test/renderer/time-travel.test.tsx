@@ -372,6 +372,15 @@ describe('the controls, going back', () => {
     await waitFor(() => expect(store.getState().selectedTaskId).toBe('p-two'));
     expect(inputOf(fake, 'forkTask')).toEqual([{ taskId: 'p', version: 1, newTaskId: 'p-two' }]);
 
+    // Beside the version menu: the version shown.
+    act(() => store.getState().selectTask('p'));
+    fireEvent.click(await screen.findByRole('button', { name: 'Fork from this version…' }));
+    const again = await screen.findByRole('dialog', { name: 'Fork p from version 2' });
+    // Escape: the browser fires `cancel` on the dialog.
+    fireEvent(again, new Event('cancel', { cancelable: true }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(fake.count('forkTask')).toBe(1);
+
     // The child links back to its parent.
     act(() => store.getState().selectTask('p-child'));
     fireEvent.click(await screen.findByRole('tab', { name: /History/ }));
