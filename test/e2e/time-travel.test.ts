@@ -53,8 +53,8 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
   }
 
   /** Start a summariser over `input` through the API (a second client) and wait until it is done. */
-  async function summarised(taskId: string, input: string) {
-    await rpc<ActionResult>('startTask', { agent: 'md-summarizer', taskId, options: { input, 'publish-url': publish.url } });
+  async function summarised(taskId: string, input: string, mode: 'manual' | 'confirm' = 'manual') {
+    await rpc<ActionResult>('startTask', { agent: 'md-summarizer', taskId, mode, options: { input, 'publish-url': publish.url } });
     await expect.poll(async () => (await task(taskId).catch(() => null))?.checkpoint?.status, { timeout: LONG }).toBe('done');
   }
 
@@ -231,5 +231,31 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
     await expect
       .poll(async () => (await rpc<TaskSummary[]>('listTasks')).find((t) => t.task_id === 'tt-edit')?.display_status, { timeout: LONG })
       .toBe('done');
+  }, 90_000);
+
+  it('in confirm mode, a rerun with a redo waits for approval like any other resume, and the approval performs it', async () => {
+    await summarised('tt-confirm', notes, 'confirm');
+    await openTask('tt-confirm');
+    await page.getByRole('tab', { name: /^Plan/ }).click();
+    const version = (await task('tt-confirm')).checkpoint!.version;
+    await page.getByRole('button', { name: 'Rerun from here: step write and publish the index' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rerun from “write and publish the index”' });
+    await dialog.getByText('confirm mode: the resume prepares a plan that waits for approval').waitFor({ timeout: LONG });
+    await dialog.getByRole('radio', { name: /^Redo: perform it again/ }).check();
+    await dialog.getByRole('button', { name: 'Rerun 1 step' }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: LONG });
+
+    const approval = page.getByRole('region', { name: 'Resume approval' });
+    await approval.waitFor({ timeout: LONG });
+    expect(await approval.textContent()).toContain('Perform again, under a new key');
+    expect(await approval.textContent()).toContain('tt-confirm:publish-index-redo2');
+    // Nothing was performed before the approval.
+    expect([...publish.applied.keys()].filter((k) => k.startsWith('tt-confirm'))).toEqual(['tt-confirm:publish-index']);
+    await approval.getByRole('button', { name: /^Approve/ }).click();
+    await doneAfter('tt-confirm', version);
+    expect([...publish.applied.entries()].filter(([k]) => k.startsWith('tt-confirm'))).toEqual([
+      ['tt-confirm:publish-index', 1],
+      ['tt-confirm:publish-index-redo2', 1],
+    ]);
   }, 90_000);
 });
