@@ -1,9 +1,10 @@
 /**
  * End-to-end, going back in a task's history from the inspector in Chromium,
- * against the real loopback host and runner: Stop a running task, Fork from a
- * version (the parent's folder byte for byte unchanged), Rerun from a step
- * keeping and then redoing the publish (counted by a publish service that
- * records every key it applied), and Edit result on a done step with its
+ * against the real loopback host and runner: Stop a running task, Force stop
+ * one held inside a side effect, Fork from a version (the parent's folder byte
+ * for byte unchanged), Rerun from a step keeping and then redoing the publish
+ * (counted by a publish service that records every key it applied), in
+ * confirm mode through the approval, and Edit result on a done step with its
  * later steps rerun.
  *
  * One host and one browser for the file. The offline model answers after a
@@ -11,6 +12,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -116,6 +119,41 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
     expect((await task('tt-stop')).lease.held).toBe(false);
     expect(await page.getByRole('button', { name: /Stop/ }).count()).toBe(0);
     await page.getByRole('button', { name: /Resume/ }).waitFor();
+  }, 60_000);
+
+  it('ends a run held inside a side effect with Force stop: the effect is left for the resume to probe', async () => {
+    // A publish service that takes the request and never answers: the run waits inside the effect, where no polite stop reaches it.
+    const held: http.ServerResponse[] = [];
+    let posted = 0;
+    const hanging = http.createServer((req, res) => {
+      if (req.method === 'POST') {
+        posted++;
+        held.push(res);
+        return;
+      }
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+    });
+    await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/publish`;
+      await rpc<ActionResult>('startTask', { agent: 'md-summarizer', taskId: 'tt-force', options: { input: notes, 'publish-url': url } });
+      await openTask('tt-force');
+      await expect.poll(() => posted, { timeout: LONG }).toBe(1);
+      await page.getByRole('button', { name: '■ Stop' }).click();
+      // Asked, not yet stopped: the second press ends the process.
+      await page.getByRole('status').filter({ hasText: 'Stop asked' }).waitFor({ timeout: LONG });
+      await page.getByRole('button', { name: '■ Force stop' }).click();
+      await page.getByRole('note', { name: 'Stopped by a person' }).waitFor({ timeout: LONG });
+      await header().locator('.badge', { hasText: 'Interrupted' }).first().waitFor({ timeout: LONG });
+      const cp = (await task('tt-force')).checkpoint!;
+      expect(cp.recovery.stopped).toMatchObject({ by: expect.any(String) });
+      // The publish was in flight: recorded as an intent, never as done, so the next resume probes it.
+      expect(cp.side_effects.map((e) => e.status)).toEqual(['intent']);
+      expect((await task('tt-force')).lease.held).toBe(false);
+    } finally {
+      for (const res of held) res.destroy();
+      await new Promise((r) => hanging.close(r));
+    }
   }, 60_000);
 
   it('forks a version from History into a new task, links the two both ways, and leaves the parent untouched', async () => {
