@@ -192,6 +192,7 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
     }
     await page.getByRole('tab', { name: new RegExp(`^${view}`) }).click();
     if (view === 'History') {
+      await page.getByRole('navigation', { name: 'Forks' }).waitFor({ timeout: LONG });
       await page.getByRole('radio', { name: `Diff from version ${diffPair.a}`, exact: true }).check();
       await page.getByRole('radio', { name: `Diff to version ${diffPair.b}`, exact: true }).check();
       await page.getByRole('table', { name: `Changes from version ${diffPair.a} to version ${diffPair.b}` }).waitFor({ timeout: LONG });
@@ -230,6 +231,14 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
       }
     }
     expect(taskId, 'a failed demo task with a step transition in its history').toBeTruthy();
+    // A fork of it, so its History shows the links to forks and the version forked from (the task itself is only read).
+    const fork = `${taskId}-fork`;
+    await world.rpc('forkTask', { taskId, version: diffPair.b, newTaskId: fork });
+    const listedBy = Date.now() + 30_000;
+    while (!(await world.rpc<TaskSummary[]>('listTasks')).some((t) => t.task_id === fork && t.forked_from?.task_id === taskId)) {
+      if (Date.now() > listedBy) throw new Error(`the host did not list the fork ${fork}:\n${world.output.join('')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }, 180_000);
 
   afterEach(async (ctx) => {

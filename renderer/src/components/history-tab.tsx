@@ -52,7 +52,7 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
           {parent && (
             <p>
               <span className="tag source-fork">⑂ fork</span> Forked from{' '}
-              <button type="button" className="link mono" onClick={() => open(parent.task_id)}>
+              <button type="button" className="link mono wrap-anywhere" onClick={() => open(parent.task_id)}>
                 {parent.task_id}
               </button>{' '}
               at version {parent.version}
@@ -64,7 +64,7 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
               {children.map((c, i) => (
                 <span key={c.task_id}>
                   {i > 0 && ', '}
-                  <button type="button" className="link mono" onClick={() => open(c.task_id)}>
+                  <button type="button" className="link mono wrap-anywhere" onClick={() => open(c.task_id)}>
                     {c.task_id}
                   </button>{' '}
                   <span className="muted small">(from v{c.version})</span>
@@ -92,11 +92,6 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
                 <th scope="col">Version</th>
                 <th scope="col">Source</th>
                 <th scope="col">Time</th>
-                {onFork && (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                )}
               </tr>
             </thead>
             <tbody>
@@ -120,13 +115,28 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
                       onChange={() => setDiffPair(diff.a, v.version)}
                     />
                   </td>
-                  <td className="mono">v{v.version}</td>
+                  <td>
+                    <span className="mono">v{v.version}</span>
+                    {onFork && (
+                      <div>
+                        <button
+                          type="button"
+                          className="link small"
+                          aria-haspopup="dialog"
+                          aria-label={`Fork from version ${v.version}`}
+                          onClick={() => onFork(v.version)}
+                        >
+                          ⑂ Fork
+                        </button>
+                      </div>
+                    )}
+                  </td>
                   <td>
                     <SourceCell entry={v} />
                     {(childrenAt.get(v.version) ?? []).map((c) => (
                       <div key={c.task_id} className="small note">
                         ⑂ forked into{' '}
-                        <button type="button" className="link mono" onClick={() => open(c.task_id)}>
+                        <button type="button" className="link mono wrap-anywhere" onClick={() => open(c.task_id)}>
                           {c.task_id}
                         </button>
                       </div>
@@ -135,19 +145,6 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
                   <td className="small" title={`${formatBytes(v.bytes)} on disk`}>
                     <time dateTime={v.updated_at}>{formatTime(v.updated_at)}</time>
                   </td>
-                  {onFork && (
-                    <td>
-                      <button
-                        type="button"
-                        className="link"
-                        aria-haspopup="dialog"
-                        aria-label={`Fork from version ${v.version}`}
-                        onClick={() => onFork(v.version)}
-                      >
-                        ⑂ Fork
-                      </button>
-                    </td>
-                  )}
                 </tr>
               ))}
             </tbody>
