@@ -106,11 +106,14 @@ export function StepEditor({ step, initial, busy, later = [], onSave, onCancel }
               setServerErrors([]);
             }
           }),
-          // The explicit tabindex says what the browser already does (the content takes focus): checkers then see the scroller's focusable content.
-          EditorView.contentAttributes.of({ 'aria-label': label, tabindex: '0' }),
+          EditorView.contentAttributes.of({ 'aria-label': label }),
+          // Long values wrap instead of scrolling sideways.
+          EditorView.lineWrapping,
         ],
       }),
     });
+    // A value taller than the editor scrolls: the scroller itself takes focus, so the keyboard can scroll it too.
+    view.scrollDOM.tabIndex = 0;
     return () => view.destroy();
   }, [initialText, schema, label]);
 
