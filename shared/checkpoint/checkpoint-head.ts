@@ -83,6 +83,8 @@ export type CheckpointHead = {
   source: { kind: VersionSourceKind };
   history?: { count: number; head: string | null };
   agent?: { name: string; project_root?: string } | null;
+  /** A fork's parent (not checked by isCheckpointHead: a summary reads it only when well formed). */
+  forked_from?: { task_id?: unknown; version?: unknown } | null;
 };
 
 type Obj = Record<string, unknown>;

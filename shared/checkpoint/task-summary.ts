@@ -52,6 +52,8 @@ export const TaskSummary = z.object({
   location: z.string(),
   /** Empty when the task is healthy. */
   problems: z.array(Problem),
+  /** Set for a fork: the task and version it started from, so a list finds a task's forks without opening them. */
+  forked_from: z.object({ task_id: z.string(), version: z.number().int().positive() }).optional(),
 });
 export type TaskSummary = z.infer<typeof TaskSummary>;
 
@@ -131,7 +133,15 @@ export function toTaskSummary(entry: TaskSummarySource, extra: TaskSummaryExtra 
     read_only: entry.read_only,
     location: entry.location,
     problems,
+    ...forkedFrom(cp),
   };
+}
+
+/** The parent a fork records, when it records a well-formed one (a listing reads the head unchecked there). */
+function forkedFrom(cp: CheckpointHead | null): Pick<TaskSummary, 'forked_from'> {
+  const f = cp?.forked_from;
+  if (!f || typeof f.task_id !== 'string' || !f.task_id || !Number.isSafeInteger(f.version) || (f.version as number) < 1) return {};
+  return { forked_from: { task_id: f.task_id, version: f.version as number } };
 }
 
 /** True when any problem is an error (warnings such as legacy-format leave a task usable). */

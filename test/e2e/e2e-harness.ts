@@ -133,7 +133,12 @@ export interface E2eWorld {
  * returns once that task has run to done, so every file starts from the same
  * directory.
  */
-export async function startWorld(opts: { prefix: string; hostArgs?: string[] }): Promise<E2eWorld> {
+export async function startWorld(opts: {
+  prefix: string;
+  hostArgs?: string[];
+  /** Set over the host's environment (a slower offline model, say), after the defaults. */
+  env?: NodeJS.ProcessEnv;
+}): Promise<E2eWorld> {
   await fs.mkdir(SHOTS, { recursive: true });
   await ensureRendererBuilt();
   const bundleDir = await bundleForNode(
@@ -156,6 +161,7 @@ export async function startWorld(opts: { prefix: string; hostArgs?: string[] }):
   const env: NodeJS.ProcessEnv = { ...process.env, WAYSTATION_OFFLINE_LATENCY_MS: '0', NO_COLOR: '1' };
   delete env.OPENAI_API_KEY;
   delete env.SKIP_FAILURE;
+  Object.assign(env, opts.env ?? {});
   const output: string[] = [];
   const { host, url } = await serve(cli, root, opts.hostArgs ?? [], env, output);
 

@@ -3,7 +3,9 @@
  * the real host over a demo directory:
  *
  * - accessibility: axe-core finds no violation of serious or critical impact
- *   on the task list and on every tab of the task view, in light and in dark;
+ *   on the task list, on every tab of the task view, and with each dialog of
+ *   going back open (Rerun from here, Edit result's later-steps choice, Fork),
+ *   in light and in dark;
  * - layout: from 1024 to 1920 pixels wide, in both themes, no view scrolls
  *   sideways, no pane is wider than its column, and no text is cut short
  *   without a way to read it whole.
@@ -30,6 +32,60 @@ const TABS = ['Plan', 'Artifacts', 'Side effects', 'Errors', 'Run', 'Messages', 
 const LONG = 45_000;
 /** Moderate by axe's scale, and still required: a level-one heading, one main landmark, nothing outside landmarks. */
 const STRUCTURE_RULES = ['page-has-heading-one', 'landmark-one-main', 'region'];
+
+type PageStep = (page: Page) => Promise<void>;
+/** The controls of going back, each opened as a person would and closed again (Escape for a dialog). */
+const GOING_BACK: [string, PageStep, PageStep][] = [
+  [
+    'Rerun from here',
+    async (page) => {
+      await page.getByRole('tab', { name: /^Plan/ }).click();
+      await page
+        .getByRole('button', { name: /^Rerun from here: step / })
+        .first()
+        .click();
+      await page.getByRole('dialog').getByRole('list', { name: 'Steps to rerun' }).waitFor({ timeout: LONG });
+    },
+    async (page) => {
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    },
+  ],
+  [
+    'Edit result, later steps',
+    async (page) => {
+      await page.getByRole('tab', { name: /^Plan/ }).click();
+      await page
+        .getByRole('button', { name: /^Edit result of step / })
+        .first()
+        .click();
+      await page.getByRole('button', { name: 'Save as new version…' }).click({ timeout: LONG });
+      await page.getByRole('group', { name: /later steps? ran with the old value/ }).waitFor();
+    },
+    async (page) => {
+      await page.getByRole('button', { name: 'Back to the value' }).click();
+      await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    },
+  ],
+  [
+    'Fork',
+    async (page) => {
+      await page.getByRole('tab', { name: /^History/ }).click();
+      await page
+        .getByRole('button', { name: /^Fork from version / })
+        .first()
+        .click();
+      await page
+        .getByRole('dialog')
+        .getByRole('textbox', { name: /^New task id/ })
+        .waitFor();
+    },
+    async (page) => {
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    },
+  ],
+];
 
 interface AxeFinding {
   id: string;
@@ -136,6 +192,7 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
     }
     await page.getByRole('tab', { name: new RegExp(`^${view}`) }).click();
     if (view === 'History') {
+      await page.getByRole('navigation', { name: 'Forks' }).waitFor({ timeout: LONG });
       await page.getByRole('radio', { name: `Diff from version ${diffPair.a}`, exact: true }).check();
       await page.getByRole('radio', { name: `Diff to version ${diffPair.b}`, exact: true }).check();
       await page.getByRole('table', { name: `Changes from version ${diffPair.a} to version ${diffPair.b}` }).waitFor({ timeout: LONG });
@@ -174,6 +231,14 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
       }
     }
     expect(taskId, 'a failed demo task with a step transition in its history').toBeTruthy();
+    // A fork of it, so its History shows the links to forks and the version forked from (the task itself is only read).
+    const fork = `${taskId}-fork`;
+    await world.rpc('forkTask', { taskId, version: diffPair.b, newTaskId: fork });
+    const listedBy = Date.now() + 30_000;
+    while (!(await world.rpc<TaskSummary[]>('listTasks')).some((t) => t.task_id === fork && t.forked_from?.task_id === taskId)) {
+      if (Date.now() > listedBy) throw new Error(`the host did not list the fork ${fork}:\n${world.output.join('')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }, 180_000);
 
   afterEach(async (ctx) => {
@@ -215,6 +280,11 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
       for (const tab of TABS) {
         await show(tab);
         found.push(...(await axeViolations(page)).map((v) => `${tab}: ${v}`));
+      }
+      for (const [name, open, close] of GOING_BACK) {
+        await open(page);
+        found.push(...(await axeViolations(page)).map((v) => `${name}: ${v}`));
+        await close(page);
       }
       expect(found).toEqual([]);
     }, 180_000);

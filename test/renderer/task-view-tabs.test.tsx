@@ -197,11 +197,15 @@ describe('step results', () => {
     expect(shown().length).toBeLessThan(LONG_TEXT.length);
   });
 
-  it('names each step in its Edit result button', async () => {
+  it('offers Edit result on every step, done ones too, each button named for its step', async () => {
     const { store } = setup();
     await openRich(store);
     expect(screen.getByRole('button', { name: 'Edit result of step summarize' })).toBeTruthy();
-    expect(screen.queryByRole('button', { name: 'Edit result of step read notes' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Edit result of step read notes' })).toBeTruthy();
+    const steps = store.getState().detail!.checkpoint!.plan;
+    expect(screen.getAllByRole('button', { name: /^Edit result of step / }).map((b) => b.getAttribute('aria-label'))).toEqual(
+      steps.map((s) => `Edit result of step ${s.name || s.id}`),
+    );
   });
 });
 

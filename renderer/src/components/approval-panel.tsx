@@ -109,6 +109,19 @@ export function ApprovalPanel({
                 <span className="muted">none</span>
               )}
             </dd>
+            {(plan.redo_effects ?? []).length > 0 && (
+              <>
+                {/* Chosen by a person when rerunning from a step: a repeat, under a new key, of an effect that was done. */}
+                <dt>Perform again, under a new key</dt>
+                <dd>
+                  <ul className="plain">
+                    {(plan.redo_effects ?? []).map((id) => (
+                      <li key={id}>{effect(id)}</li>
+                    ))}
+                  </ul>
+                </dd>
+              </>
+            )}
             <dt>Drift found</dt>
             <dd>
               {plan.drift.length ? (

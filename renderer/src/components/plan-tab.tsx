@@ -1,4 +1,8 @@
-/** The plan as a timeline: one row per step, results on demand, and the editor for a failed step. */
+/**
+ * The plan as a timeline: one row per step, results on demand, and on every
+ * step the ways back: edit its result (the editor), or rerun from it (the
+ * rerun's preview, rewind-dialog).
+ */
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { Checkpoint, PlanStep } from '../../../shared/checkpoint/schema.js';
@@ -10,6 +14,7 @@ import { ValueView } from './json-view.js';
 const StepEditor = lazy(() => import('./step-editor.js').then((m) => ({ default: m.StepEditor })));
 import { between, formatCount, formatDuration, formatTime } from './format.js';
 import { stepEdits, type StepEdit } from '../store/step-edits.js';
+import { canRerunFrom, stepsAnEditReruns } from '../store/later-steps.js';
 import { StepCalls } from './step-calls.js';
 
 export function PlanTab({ checkpoint, readOnly }: { checkpoint: Checkpoint; readOnly: boolean }) {
@@ -29,7 +34,9 @@ export function PlanTab({ checkpoint, readOnly }: { checkpoint: Checkpoint; read
           index={i}
           current={i === checkpoint.current_step && checkpoint.status !== 'done'}
           version={checkpoint.version}
-          editable={!readOnly && step.status === 'failed'}
+          // A halted task stays halted (its resume plan was rejected): fork it to try again.
+          editable={!readOnly && checkpoint.status !== 'halted' && step.status !== 'running'}
+          rerunnable={!readOnly && canRerunFrom(checkpoint, step.id)}
           editingVersion={editing?.stepId === step.id ? editing.version : null}
           setEditing={(on) => setEditing(on ? { stepId: step.id, version: checkpoint.version } : null)}
           taskId={checkpoint.task_id}
@@ -47,6 +54,8 @@ interface RowProps {
   current: boolean;
   version: number;
   editable: boolean;
+  /** "Rerun from here" is offered: the step or one after it has run. */
+  rerunnable: boolean;
   /** The version the step's editor was opened on; null when it is not being edited. */
   editingVersion: number | null;
   setEditing(on: boolean): void;
@@ -56,7 +65,7 @@ interface RowProps {
   checkpoint: Checkpoint;
 }
 
-function StepRow({ step, index, current, version, editable, editingVersion, setEditing, taskId, edit, checkpoint }: RowProps) {
+function StepRow({ step, index, current, version, editable, rerunnable, editingVersion, setEditing, taskId, edit, checkpoint }: RowProps) {
   const [open, setOpen] = useState(false);
   const [callsOpen, setCallsOpen] = useState(false);
   const callCount = (checkpoint.run.llm_calls ?? []).filter((c) => c.step_id === step.id).length;
@@ -69,6 +78,7 @@ function StepRow({ step, index, current, version, editable, editingVersion, setE
   );
   const loadStepResult = useAppStore((s) => s.loadStepResult);
   const editStep = useAppStore((s) => s.editStep);
+  const previewRewind = useAppStore((s) => s.previewRewind);
   const hasResult = step.result_ref != null || step.result !== undefined;
   const duration = step.elapsed_ms ?? between(step.started_at, step.finished_at);
   // Every row has the same buttons: the step's name tells them apart for a screen reader.
@@ -143,6 +153,17 @@ function StepRow({ step, index, current, version, editable, editingVersion, setE
               Edit result
             </button>
           )}
+          {rerunnable && (
+            <button
+              type="button"
+              className="link"
+              aria-haspopup="dialog"
+              aria-label={`Rerun from here: step ${stepLabel}`}
+              onClick={() => void previewRewind(taskId, step.id)}
+            >
+              Rerun from here
+            </button>
+          )}
         </div>
         {callsOpen && <StepCalls checkpoint={checkpoint} step={step} />}
         {open && (
@@ -175,9 +196,10 @@ function StepRow({ step, index, current, version, editable, editingVersion, setE
                 step={step}
                 initial={editResult?.found ? editResult.value : undefined}
                 busy={busy}
+                later={stepsAnEditReruns(checkpoint, step.id)}
                 onCancel={() => setEditing(false)}
-                onSave={async (value) => {
-                  const outcome = await editStep(taskId, step.id, value, editingVersion);
+                onSave={async (value, later) => {
+                  const outcome = await editStep(taskId, step.id, value, editingVersion, later);
                   if (outcome.ok) setEditing(false);
                   return outcome;
                 }}

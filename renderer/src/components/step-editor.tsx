@@ -1,9 +1,11 @@
 /**
- * The editor for a failed step's result: CodeMirror with JSON syntax and the
- * step's output_schema checked as you type. Save stays disabled while the
- * value is invalid, so nothing is ever written from bad input.
+ * The editor for a step's result, failed or done: CodeMirror with JSON syntax
+ * and the step's output_schema checked as you type. Save stays disabled while
+ * the value is invalid, so nothing is ever written from bad input. When steps
+ * after this one ran with the old value, saving asks whether they rerun or
+ * stay as they are, naming them, before the one write.
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { EditorView, basicSetup } from 'codemirror';
 import { EditorState } from '@codemirror/state';
 import { json } from '@codemirror/lang-json';
@@ -57,11 +59,14 @@ interface Props {
   step: PlanStep;
   initial: unknown;
   busy: boolean;
-  onSave(value: unknown): Promise<{ ok: boolean; errors: string[] }>;
+  /** The steps after this one that ran, computed from the old value: saving asks whether they rerun or stay. */
+  later?: readonly PlanStep[];
+  /** `later` is given when there were later steps to ask about. */
+  onSave(value: unknown, later?: 'keep' | 'rerun'): Promise<{ ok: boolean; errors: string[] }>;
   onCancel(): void;
 }
 
-export function StepEditor({ step, initial, busy, onSave, onCancel }: Props) {
+export function StepEditor({ step, initial, busy, later = [], onSave, onCancel }: Props) {
   const host = useRef<HTMLDivElement>(null);
   // The task view refreshes on every live event and hands down new (equal) objects;
   // an edit session takes the step as it was when editing began and builds the editor
@@ -102,14 +107,33 @@ export function StepEditor({ step, initial, busy, onSave, onCancel }: Props) {
             }
           }),
           EditorView.contentAttributes.of({ 'aria-label': label }),
+          // Long values wrap instead of scrolling sideways.
+          EditorView.lineWrapping,
         ],
       }),
     });
+    // A value taller than the editor scrolls: the scroller itself takes focus, so the keyboard can scroll it too.
+    view.scrollDOM.tabIndex = 0;
     return () => view.destroy();
   }, [initialText, schema, label]);
 
   const errors = serverErrors.length ? serverErrors : validation.errors;
   const valid = validation.errors.length === 0;
+  // Save pressed with later steps to ask about: the choice is shown, nothing is written yet.
+  const [choosing, setChoosing] = useState(false);
+  const laterId = useId();
+  const firstChoice = useRef<HTMLButtonElement>(null);
+  // The Save button is gone once the choice shows: focus goes to the choice, not to the page's start.
+  useEffect(() => {
+    if (choosing) firstChoice.current?.focus();
+  }, [choosing]);
+  const save = async (choice?: 'keep' | 'rerun') => {
+    const outcome = await onSave(validation.value, choice);
+    if (!outcome.ok) {
+      setServerErrors(outcome.errors);
+      setChoosing(false);
+    }
+  };
 
   return (
     <div className="step-editor">
@@ -135,22 +159,43 @@ export function StepEditor({ step, initial, busy, onSave, onCancel }: Props) {
           </p>
         )}
       </div>
-      <div className="row-actions">
-        <button
-          type="button"
-          className="primary"
-          disabled={!valid || busy}
-          onClick={async () => {
-            const outcome = await onSave(validation.value);
-            if (!outcome.ok) setServerErrors(outcome.errors);
-          }}
-        >
-          {busy ? 'Saving…' : 'Save as new version'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      {choosing && valid ? (
+        <div className="later-choice" role="group" aria-labelledby={laterId}>
+          <p id={laterId}>
+            <strong>
+              {later.length} later step{later.length === 1 ? '' : 's'} ran with the old value:
+            </strong>{' '}
+            {later.map((s) => s.name || s.id).join(', ')}. Rerun {later.length === 1 ? 'it' : 'them'} from the new value, or keep{' '}
+            {later.length === 1 ? 'it' : 'them'} as {later.length === 1 ? 'it is' : 'they are'}? Side effects they recorded stay done either
+            way.
+          </p>
+          <div className="row-actions">
+            <button ref={firstChoice} type="button" className="primary" disabled={busy} onClick={() => void save('rerun')}>
+              {busy ? 'Saving…' : 'Save and rerun later steps'}
+            </button>
+            <button type="button" disabled={busy} onClick={() => void save('keep')}>
+              Save and keep later steps
+            </button>
+            <button type="button" disabled={busy} onClick={() => setChoosing(false)}>
+              Back to the value
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="row-actions">
+          <button
+            type="button"
+            className="primary"
+            disabled={!valid || busy}
+            onClick={() => (later.length > 0 ? setChoosing(true) : void save())}
+          >
+            {busy ? 'Saving…' : later.length > 0 ? 'Save as new version…' : 'Save as new version'}
+          </button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      )}
     </div>
   );
 }

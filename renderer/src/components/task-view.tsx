@@ -24,6 +24,9 @@ import { ApprovalPanel } from './approval-panel.js';
 import { ActivityFeed } from './activity-feed.js';
 import { AgentNotice, AgentTag, agentBlockReason } from './agent-status.js';
 import { formatRelative, formatTime, taskLabel } from './format.js';
+import { StopButton, StoppedNote } from './stop-control.js';
+import { ForkDialog } from './fork-dialog.js';
+import { RewindDialog } from './rewind-dialog.js';
 
 const RESUMABLE: ReadonlySet<DisplayStatus> = new Set<DisplayStatus>(['failed', 'interrupted', 'halted', 'drifted', 'waiting_human']);
 
@@ -124,6 +127,11 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
   const agentNoteId = useId();
   // Resuming a task of another format imports it: asked about first, per task opened.
   const [confirmingImport, setConfirmingImport] = useState(false);
+  // The version being forked, while the fork dialog is open.
+  const [forking, setForking] = useState<number | null>(null);
+  // Going back writes: never from an older version's view of the header, a read-only directory, or a file of another format.
+  const writable = cp !== null && !detail.read_only && directoryReadOnly === null;
+  const canStop = writable && !viewingOld && running;
   const agent = detail.agent_status;
   // The agent notice matters only where a resume or an approval is on offer; a done task's old module is history.
   const showAgentNotice = !viewingOld && cp !== null && (RESUMABLE.has(status) || pending !== null);
@@ -158,11 +166,15 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
     <article className="task-view" aria-label={`Task ${taskLabel(summary)}`}>
       <header className="task-header">
         <div className="task-title-row">
-          <h1 className="task-title">{taskLabel(summary)}</h1>
+          {/* Focusable from script: where focus lands when a dialog took away the control that opened it. */}
+          <h1 className="task-title" tabIndex={-1}>
+            {taskLabel(summary)}
+          </h1>
           {/* The header speaks of the version shown: an older one had its own status. */}
           {viewingOld && cp ? <StatusBadge status={cp.status} /> : <TaskStatusBadge status={status} />}
           <span className="spacer" />
           <LangGraphEditState detail={detail} />
+          {canStop && <StopButton taskId={taskId} />}
           {canResume && (
             <button
               type="button"
@@ -187,6 +199,17 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
         <div className="task-meta">
           <span className="mono">{taskId}</span>
           {detail.version !== null && <VersionPicker detail={detail} />}
+          {writable && detail.version !== null && (
+            <button
+              type="button"
+              className="link"
+              aria-haspopup="dialog"
+              title={`Fork a new task from version ${detail.version}`}
+              onClick={() => setForking(detail.version)}
+            >
+              Fork from this version…
+            </button>
+          )}
           {summary.mode && <span className="tag">mode: {summary.mode}</span>}
           <AgentTag status={agent} fallbackName={summary.agent_name} />
           {detail.read_only && <span className="tag warn">read-only ({summary.format})</span>}
@@ -219,6 +242,7 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
             </span>
           </div>
         )}
+        {!viewingOld && cp?.recovery.stopped && <StoppedNote stopped={cp.recovery.stopped} />}
         {showAgentNotice && <AgentNotice status={agent} id={agentNoteId} />}
         {canResume && confirmingImport && (
           <ImportConfirm
@@ -284,11 +308,13 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
             {tab === 'errors' && <ErrorsTab checkpoint={cp} />}
             {tab === 'run' && <RunTab checkpoint={cp} />}
             {tab === 'messages' && <MessagesTab />}
-            {tab === 'history' && <HistoryTab />}
+            {tab === 'history' && <HistoryTab onFork={writable ? setForking : null} />}
             {tab === 'events' && <EventsTab taskId={taskId} />}
           </Tabs>
         </>
       )}
+      <ForkDialog taskId={taskId} version={forking} onClose={() => setForking(null)} />
+      <RewindDialog />
     </article>
   );
 }

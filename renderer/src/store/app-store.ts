@@ -9,6 +9,10 @@ import { createStore, useStore, type StoreApi } from 'zustand';
 import type { WaystationApi } from '../../../shared/api/contract.js';
 import { createConnectionSlice } from './connection-slice.js';
 import { createDetailSlice } from './detail-slice.js';
+import { createDirectorySlice } from './directory-slice.js';
+import { createTaskFeedSlice } from './task-feed-slice.js';
+import { createVersionDiffSlice } from './version-diff-slice.js';
+import { createTimeTravelSlice } from './time-travel-slice.js';
 import { createOperationsSlice } from './operations-slice.js';
 import type { Store } from './store-types.js';
 import { createTasksSlice } from './tasks-slice.js';
@@ -20,9 +24,13 @@ export type AppStore = StoreApi<Store>;
 export function createAppStore(api: WaystationApi): AppStore {
   return createStore<Store>()((...a) => ({
     ...createConnectionSlice(api)(...a),
+    ...createDirectorySlice(...a),
     ...createTasksSlice(...a),
     ...createDetailSlice(...a),
+    ...createTaskFeedSlice(...a),
+    ...createVersionDiffSlice(...a),
     ...createOperationsSlice(...a),
+    ...createTimeTravelSlice(...a),
     ...createUiSlice(...a),
   }));
 }

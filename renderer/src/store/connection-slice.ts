@@ -1,8 +1,14 @@
+/**
+ * The host connection: the first load, the live event stream and its status,
+ * and how each event refreshes the store (coalesced, so a burst of versions
+ * is one reload). Which directory is open is directory-slice's.
+ */
 import type { HostEvent, StreamStatus } from '../../../shared/api/contract.js';
 import type { ActivityEntry, ConnectionSlice, Slice } from './store-types.js';
 import type { WaystationApi } from '../../../shared/api/contract.js';
 import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import { errorText } from './error-text.js';
+import { describeTaskEvent } from './activity-text.js';
 
 const ACTIVITY_LIMIT = 200;
 // Bursts of events (a runner writing versions, a watcher replaying a folder)
@@ -10,21 +16,6 @@ const ACTIVITY_LIMIT = 200;
 const COALESCE_MS = 120;
 /** Quiet time after the last change before the directory's figures are asked for again. */
 const OVERVIEW_SETTLE_MS = 1500;
-
-/** A task-event as a line of the live activity: what happened, to which step. */
-function describeTaskEvent(e: { type: string; step_id?: string; version?: number }): string {
-  const step = e.step_id ? `step ${e.step_id}` : null;
-  switch (e.type) {
-    case 'step-start':
-      return `${step ?? 'a step'} started`;
-    case 'step-finish':
-      return `${step ?? 'a step'} finished`;
-    case 'effect':
-      return `side effect recorded${step ? ` in ${step}` : ''}`;
-    default:
-      return [e.type, step, e.version && `v${e.version}`].filter(Boolean).join(' · ');
-  }
-}
 
 /** The host connection: initial load, live events, and how each event refreshes the store. */
 export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice> {
@@ -72,8 +63,6 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
       api,
       connection: 'connecting',
       connectionProblem: null,
-      directory: null,
-      agents: [],
       lastEventId: undefined,
 
       async init() {
@@ -99,14 +88,6 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
         await get().loadOverview();
       },
 
-      async refreshAgents() {
-        try {
-          set({ agents: await api.listAgents({}) });
-        } catch {
-          // No agents only disables "New task"; the inspector itself still works.
-        }
-      },
-
       dispose() {
         unsubscribe?.();
         unsubscribe = null;
@@ -125,10 +106,7 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
         set({ connection: 'live', connectionProblem: null });
         // Back after a gap: whatever happened meanwhile is read again rather than trusted to the replay.
         if (wasOffline) {
-          void api.getDirectory({}).then(
-            (directory) => set({ directory }),
-            () => undefined,
-          );
+          void get().reloadDirectory();
           schedule(true, true);
         }
       },
@@ -153,17 +131,11 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
             if (event.root !== (get().directory?.root ?? null)) get().selectTask(null);
             // The same folder is announced again when its waystation.config.json changes: its agents may differ either way.
             void get().refreshAgents();
-            void api.getDirectory({}).then(
-              (directory) => set({ directory }),
-              () => undefined,
-            );
+            void get().reloadDirectory();
             schedule(true, true);
             break;
           case 'resync':
-            void api.getDirectory({}).then(
-              (directory) => set({ directory }),
-              () => undefined,
-            );
+            void get().reloadDirectory();
             schedule(true, true);
             break;
           case 'directory-notice':
@@ -180,6 +152,7 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
             });
             if (event.state === 'started') set({ runners: { ...get().runners, [event.taskId]: true } });
             if (event.state === 'exited') {
+              get().forgetStop(event.taskId);
               const { [event.taskId]: _gone, ...rest } = get().runners;
               // What was said about the run (started, approved, resumed) is over once its runner is.
               set({
@@ -197,51 +170,6 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
             appendActivity(event.taskId, { id: event.id, at: e.at || at, kind: 'event', text: describeTaskEvent(e) });
             break;
           }
-        }
-      },
-
-      async openDirectory(path: string) {
-        try {
-          const directory = await api.openDirectory({ path });
-          get().selectTask(null);
-          set({ directory });
-          await get().loadTasks();
-          await get().loadOverview();
-        } catch (err) {
-          get().notify('error', errorText(err));
-        }
-      },
-
-      async trustDirectory() {
-        const root = get().directory?.root;
-        if (!root) return false;
-        try {
-          const directory = await api.trustDirectory({ path: root });
-          set({ directory });
-          await get().loadTasks();
-          return true;
-        } catch (err) {
-          get().notify('error', errorText(err));
-          return false;
-        }
-      },
-
-      async chooseDirectory(opts = {}) {
-        // The picker is modal in the main process; the busy mark keeps the button from stacking dialogs.
-        set({ busy: { ...get().busy, 'choose-directory': 'Choosing a folder…' } });
-        try {
-          const directory = await api.chooseDirectory({ readOnly: opts.readOnly ?? false });
-          // null: the picker was cancelled (or this host has none); nothing changes.
-          if (!directory) return;
-          get().selectTask(null);
-          set({ directory });
-          await get().loadTasks();
-          await get().loadOverview();
-        } catch (err) {
-          get().notify('error', errorText(err));
-        } finally {
-          const { 'choose-directory': _done, ...rest } = get().busy;
-          set({ busy: rest });
         }
       },
     } satisfies ConnectionSlice;

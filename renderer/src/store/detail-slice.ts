@@ -1,13 +1,15 @@
-import type { DetailSlice, DiffState, EventsState, MessagesState, Slice } from './store-types.js';
+/**
+ * The open task: which one, which version, its detail and history, step
+ * results read on demand, and its verification. Its messages, events and the
+ * version diff are slices of their own (task-feed-slice, version-diff-slice),
+ * cleared here when the task or version changes.
+ */
+import type { DetailSlice, Slice } from './store-types.js';
 import { errorText } from './error-text.js';
 import { toApiError } from '../../../shared/api/contract.js';
 
 /** How long a just-started task is waited for before "not found" is believed. */
 const WAIT_FOR_NEW_MS = 60_000;
-
-const NO_DIFF: DiffState = { a: null, b: null, state: 'idle', result: null, error: null };
-const NO_EVENTS: EventsState = { state: 'idle', taskId: null, items: [], skipped: 0, error: null };
-const NO_MESSAGES: MessagesState = { state: 'idle', taskId: null, version: null, head: null, items: [], error: null, following: null };
 
 /** What the task view holds before anything of a task is loaded: at start, and on every change of task. */
 const NOTHING_LOADED = {
@@ -21,48 +23,24 @@ const NOTHING_LOADED = {
   verifyReport: null,
   verifyState: 'idle',
   verifyError: null,
-  diff: NO_DIFF,
-  messages: NO_MESSAGES,
-  events: NO_EVENTS,
 } satisfies Partial<DetailSlice>;
 
-/** The open task: its detail, history, step results, verification and the version diff. */
+/** The open task: its detail, history, step results and verification. */
 export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
   // Answers for a task the user has since left are dropped, so a slow
   // response can never paint the wrong task.
   let detailSeq = 0;
-  let diffSeq = 0;
-  let messagesSeq = 0;
-  let eventsSeq = 0;
   // A task just started, looked for until it appears or the time is up.
   let waitingFor: { taskId: string; until: number; delay: number } | null = null;
   let waitTimer: ReturnType<typeof setTimeout> | null = null;
-  // One read at a time: a burst of live events becomes one more read after the current one.
-  let eventsInFlight: Promise<void> | null = null;
-  let eventsAgain = false;
-
-  const loadDiff = async (a: number, b: number) => {
-    const taskId = get().selectedTaskId;
-    if (!taskId) return;
-    const mine = ++diffSeq;
-    set({ diff: { a, b, state: 'loading', result: get().diff.result, error: null } });
-    try {
-      const result = await get().api.diffVersions({ taskId, a, b });
-      if (mine === diffSeq) set({ diff: { a, b, state: 'ready', result, error: null } });
-    } catch (err) {
-      if (mine === diffSeq) set({ diff: { a, b, state: 'error', result: null, error: errorText(err) } });
-    }
-  };
-
   return {
     selectedTaskId: null,
     ...NOTHING_LOADED,
 
     selectTask(taskId, opts = {}) {
       if (taskId === get().selectedTaskId) return;
-      diffSeq++;
-      messagesSeq++;
-      eventsSeq++;
+      get().clearDiff();
+      get().clearFeeds();
       if (waitTimer) clearTimeout(waitTimer);
       waitTimer = null;
       waitingFor = opts.expectNew && taskId ? { taskId, until: Date.now() + WAIT_FOR_NEW_MS, delay: 250 } : null;
@@ -84,79 +62,9 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
       // Asking for the latest is following the latest: new versions keep arriving in the view.
       const next = version === null || version === latest ? null : version;
       if (next === get().viewedVersion) return;
-      messagesSeq++;
-      set({ viewedVersion: next, detailState: 'loading', messages: NO_MESSAGES });
+      get().clearMessages();
+      set({ viewedVersion: next, detailState: 'loading' });
       void get().refreshSelected();
-    },
-
-    async loadMessages() {
-      const taskId = get().selectedTaskId;
-      const detail = get().detail;
-      const version = detail?.version ?? null;
-      if (!taskId || version === null) return;
-      const current = get().messages;
-      if (current.taskId === taskId && (current.version === version || current.following === version) && current.state !== 'error') return;
-      const head = detail?.checkpoint?.history?.head ?? null;
-      // A task running on: the messages shown stay on screen, and only those appended since are fetched.
-      const continues = current.state === 'ready' && current.taskId === taskId && current.version !== null && version > current.version;
-      const mine = ++messagesSeq;
-      if (continues) set({ messages: { ...current, following: version } });
-      else set({ messages: { state: 'loading', taskId, version, head, items: [], error: null, following: null } });
-      try {
-        const answer = await get().api.getMessages(
-          continues ? { taskId, version, after: { head: current.head, count: current.items.length } } : { taskId, version },
-        );
-        if (mine !== messagesSeq) return;
-        // The host answers from the caller's count when the new history continues the one shown, else from 0.
-        const items =
-          answer.from > 0 && answer.from <= current.items.length
-            ? [...current.items.slice(0, answer.from), ...answer.messages]
-            : answer.messages;
-        set({ messages: { state: 'ready', taskId, version, head, items, error: null, following: null } });
-      } catch (err) {
-        if (mine === messagesSeq)
-          set({ messages: { state: 'error', taskId, version, head, items: [], error: errorText(err), following: null } });
-      }
-    },
-
-    async loadEvents() {
-      if (eventsInFlight) {
-        eventsAgain = true;
-        return eventsInFlight;
-      }
-      const run = async () => {
-        const taskId = get().selectedTaskId;
-        if (!taskId) return;
-        const current = get().events;
-        const held = current.taskId === taskId && current.state === 'ready' ? current : null;
-        const after = held?.items.at(-1)?.id ?? 0;
-        const mine = ++eventsSeq;
-        if (!held) set({ events: { ...NO_EVENTS, state: 'loading', taskId } });
-        try {
-          const answer = await get().api.getEvents({ taskId, after });
-          if (mine !== eventsSeq || get().selectedTaskId !== taskId) return;
-          // A log that starts over (a task folder made anew) has ids at or below the last one held: read it whole.
-          if (held && answer.events.length > 0 && answer.events[0].id <= after) {
-            set({ events: { ...NO_EVENTS, taskId } });
-            eventsAgain = true;
-            return;
-          }
-          const items = held ? [...held.items, ...answer.events] : answer.events;
-          set({ events: { state: 'ready', taskId, items, skipped: (held?.skipped ?? 0) + answer.skipped, error: null } });
-        } catch (err) {
-          if (mine === eventsSeq && get().selectedTaskId === taskId)
-            set({ events: { ...NO_EVENTS, state: 'error', taskId, error: errorText(err) } });
-        }
-      };
-      eventsInFlight = (async () => {
-        do {
-          eventsAgain = false;
-          await run();
-        } while (eventsAgain);
-      })().finally(() => {
-        eventsInFlight = null;
-      });
-      return eventsInFlight;
     },
 
     async refreshSelected() {
@@ -203,8 +111,7 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
       }
 
       // A newly written version moves an open "latest vs previous" diff along with it.
-      const { diff } = get();
-      if (history.status === 'fulfilled' && diff.a !== null && diff.b !== null) void loadDiff(diff.a, diff.b);
+      if (history.status === 'fulfilled') get().reloadDiff();
     },
 
     async loadStepResult(stepId, version) {
@@ -234,16 +141,6 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
       } catch (err) {
         if (get().selectedTaskId === taskId) set({ verifyState: 'error', verifyError: errorText(err) });
       }
-    },
-
-    setDiffPair(a, b) {
-      if (a === null || b === null || a === b) {
-        diffSeq++;
-        set({ diff: { ...NO_DIFF, a, b } });
-        return;
-      }
-      // Always diff older → newer, whichever order the versions were picked in.
-      void loadDiff(Math.min(a, b), Math.max(a, b));
     },
   };
 };

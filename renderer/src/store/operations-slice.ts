@@ -33,6 +33,8 @@ export const createOperationsSlice: Slice<OperationsSlice> = (set, get) => {
     runners: {},
 
     async resume(taskId) {
+      // A new run: a stop asked of the last one is over.
+      get().forgetStop(taskId);
       const result = await track(`resume:${taskId}`, 'Resuming…', () => get().api.resumeTask({ taskId }));
       if (result) await afterAction(get(), result.message || `Resumed ${taskId}`, taskId);
       return result !== undefined;
@@ -54,7 +56,7 @@ export const createOperationsSlice: Slice<OperationsSlice> = (set, get) => {
       return result !== undefined;
     },
 
-    async editStep(taskId, stepId, value, expectedVersion) {
+    async editStep(taskId, stepId, value, expectedVersion, later) {
       // Validate here as well as in the editor: nothing is sent, let alone written, for an invalid value.
       const step = get().detail?.checkpoint?.plan.find((s) => s.id === stepId);
       const errors = validateAgainstSchema(step?.output_schema ?? null, value);
@@ -67,6 +69,7 @@ export const createOperationsSlice: Slice<OperationsSlice> = (set, get) => {
           stepId,
           value,
           ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+          ...(later ? { later } : {}),
         });
         await afterAction(get(), result.message || `Saved version ${result.version}`);
         return { ok: true, errors: [], version: result.version };

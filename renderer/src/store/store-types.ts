@@ -20,6 +20,7 @@ import type {
   WaystationApi,
 } from '../../../shared/api/contract.js';
 import type { HistoryMessage } from '../../../shared/checkpoint/schema.js';
+import type { RewindPlan } from '../../../shared/checkpoint/rewind-plan.js';
 import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import type { VerifyReport } from '../../../shared/checkpoint/verify-report.js';
 import type { TaskFilter } from './task-filter.js';
@@ -36,16 +37,21 @@ export interface ConnectionSlice {
   connectionProblem: { reason: string; retryAt: number } | null;
   /** The event stream's status, as the API reports it. */
   handleStreamStatus(status: StreamStatus): void;
-  directory: DirectoryInfo | null;
-  agents: AgentInfo[];
   lastEventId: number | undefined;
-  /** Ask the host for its agents again: a registered module may have been edited since the last answer. */
-  refreshAgents(): Promise<void>;
   /** Load the directory, tasks and agents, and subscribe to live events. */
   init(): Promise<void>;
   /** Stop listening to the host. */
   dispose(): void;
   handleEvent(event: HostEvent): void;
+}
+
+export interface DirectorySlice {
+  directory: DirectoryInfo | null;
+  agents: AgentInfo[];
+  /** Ask the host for its agents again: a registered module may have been edited since the last answer. */
+  refreshAgents(): Promise<void>;
+  /** Ask the host which directory is open again (it announced a change, or the stream came back). */
+  reloadDirectory(): Promise<void>;
   /** Open a folder from the recent list (desktop; the web host serves one directory). */
   openDirectory(path: string): Promise<void>;
   /** Desktop: show the folder picker and open the folder chosen; nothing happens when it is cancelled. */
@@ -128,22 +134,36 @@ export interface DetailSlice {
   verifyReport: VerifyReport | null;
   verifyState: LoadState;
   verifyError: string | null;
-  diff: DiffState;
-  messages: MessagesState;
-  events: EventsState;
-  /** Read the open task's events: all on first call, then those after the last one held. */
-  loadEvents(): Promise<void>;
   /** Open a task; `expectNew` when it was just started and may not have written its first version yet. */
   selectTask(taskId: string | null, opts?: { expectNew?: boolean }): void;
   /** Show the whole task at an older version (read-only), or the latest again with null. */
   viewVersion(version: number | null): void;
-  /** Load the messages of the version shown, unless they are already loaded. */
-  loadMessages(): Promise<void>;
   /** Reload the selected task's detail and history (after an event or an action). */
   refreshSelected(): Promise<void>;
   loadStepResult(stepId: string, version: number): Promise<void>;
   verify(): Promise<void>;
+}
+
+export interface TaskFeedSlice {
+  messages: MessagesState;
+  events: EventsState;
+  /** Load the messages of the version shown, unless they are already loaded. */
+  loadMessages(): Promise<void>;
+  /** Read the open task's events: all on first call, then those after the last one held. */
+  loadEvents(): Promise<void>;
+  /** Forget the messages shown (another version is opened); an answer still in flight is dropped. */
+  clearMessages(): void;
+  /** Forget the messages and events shown (another task is opened); answers still in flight are dropped. */
+  clearFeeds(): void;
+}
+
+export interface VersionDiffSlice {
+  diff: DiffState;
   setDiffPair(a: number | null, b: number | null): void;
+  /** Compute the picked pair's diff again (a new version arrived); nothing when no pair is picked. */
+  reloadDiff(): void;
+  /** Forget the pair picked (another task is opened). */
+  clearDiff(): void;
 }
 
 export interface Notice {
@@ -179,12 +199,61 @@ export interface OperationsSlice {
   resume(taskId: string): Promise<boolean>;
   approve(taskId: string): Promise<boolean>;
   reject(taskId: string, reason: string): Promise<boolean>;
-  /** `expectedVersion`: the version the editor opened; the host refuses the edit when the task has moved on since. */
-  editStep(taskId: string, stepId: string, value: unknown, expectedVersion?: number): Promise<EditOutcome>;
+  /**
+   * `expectedVersion`: the version the editor opened; the host refuses the edit when the task has moved on since.
+   * `later`: whether the steps after it that ran stay as they are (keep) or are set back to pending (rerun, the host's default).
+   */
+  editStep(taskId: string, stepId: string, value: unknown, expectedVersion?: number, later?: 'keep' | 'rerun'): Promise<EditOutcome>;
   /** Start a task; the new task's id, or why it could not start (shown where the start was asked for, not as a notice). */
   startTask(input: ApiInput<'startTask'>): Promise<{ taskId: string } | { error: string }>;
   notify(kind: Notice['kind'], text: string, taskId?: string): void;
   dismissNotice(id: number): void;
+}
+
+/** A stop this window asked for, while the task's run has not ended yet. */
+export interface StopRequest {
+  at: string;
+  /** The runner's process was ended (Force stop), rather than asked to stop at its next step or effect. */
+  forced: boolean;
+}
+
+/** The rerun a person is looking at before anything is written: the host's plan and the effects chosen to redo. */
+export interface RewindDraft {
+  taskId: string;
+  stepId: string;
+  state: LoadState;
+  /** The host's plan (previewRewind), for the version it names; null until it answers. */
+  plan: RewindPlan | null;
+  /** Ids of the plan's effects to perform again under a new key; every other effect is kept. */
+  redo: string[];
+  /** Why the preview or the rerun was refused, as the host said it. */
+  error: string | null;
+}
+
+export interface TimeTravelSlice {
+  /** Stops asked for by task id, until the task's run ends or it is resumed. */
+  stopRequests: Record<string, StopRequest>;
+  /** Ask the task's runner to stop at its next step or effect; with `force`, end its process now. */
+  stopTask(taskId: string, opts?: { force?: boolean }): Promise<boolean>;
+  /** The task's run ended (or a new one began): a stop asked of it is over. */
+  forgetStop(taskId: string): void;
+  /** Fork a version into a new task and open it; why not, when the host refused (shown in the dialog). */
+  forkTask(input: {
+    taskId: string;
+    version: number;
+    newTaskId?: string;
+    reason?: string;
+  }): Promise<{ taskId: string } | { error: string }>;
+  /** The rerun being previewed, or null when none is. */
+  rewind: RewindDraft | null;
+  /** Ask the host what a rerun from `stepId` would do; nothing is written. */
+  previewRewind(taskId: string, stepId: string): Promise<void>;
+  /** Keep (the default) or redo one effect of the plan shown. */
+  chooseRedo(effectId: string, redo: boolean): void;
+  /** Close the preview; nothing was written. */
+  cancelRewind(): void;
+  /** Write the rerun shown, at the version it was shown for, then (with `resume`) resume the task. */
+  confirmRewind(opts?: { resume?: boolean; reason?: string }): Promise<boolean>;
 }
 
 export type Theme = 'system' | 'light' | 'dark';
@@ -199,7 +268,15 @@ export interface UiSlice {
   setStartDialogOpen(open: boolean): void;
 }
 
-export type Store = ConnectionSlice & TasksSlice & DetailSlice & OperationsSlice & UiSlice;
+export type Store = ConnectionSlice &
+  DirectorySlice &
+  TasksSlice &
+  DetailSlice &
+  TaskFeedSlice &
+  VersionDiffSlice &
+  OperationsSlice &
+  TimeTravelSlice &
+  UiSlice;
 
 /** A slice creator over the whole store. */
 export type Slice<T> = StateCreator<Store, [], [], T>;

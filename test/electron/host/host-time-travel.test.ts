@@ -60,6 +60,12 @@ describe('the host, going back', () => {
       actor: 'ada',
       forked_from: { task_id: 'demo', version: demo.checkpoint!.version },
     });
+    // The list names the fork's parent, so a view of the parent finds its forks without opening every task.
+    // (The host lists the new task once its watcher has seen the folder.)
+    await expect
+      .poll(async () => (await call('listTasks', {})).find((t) => t.task_id === 'demo-b')?.forked_from, { timeout: 15_000 })
+      .toEqual({ task_id: 'demo', version: demo.checkpoint!.version });
+    expect((await call('listTasks', {})).find((t) => t.task_id === 'demo')).not.toHaveProperty('forked_from');
 
     const second = child.checkpoint!.plan[1].id;
     const plan = await call('previewRewind', { taskId: 'demo-b', stepId: second });

@@ -60,6 +60,16 @@ describe('toTaskSummary', () => {
     expect(hasErrors(s.problems)).toBe(true);
   });
 
+  it("names a fork's parent, so a list finds a task's forks without opening them, and leaves a malformed one out", () => {
+    const fork = toTaskSummary(entry({ checkpoint: { ...sampleCheckpoint(), forked_from: { task_id: 'parent', version: 3 } } }));
+    expect(TaskSummary.parse(fork)).toEqual(fork);
+    expect(fork.forked_from).toEqual({ task_id: 'parent', version: 3 });
+    expect(toTaskSummary(entry())).not.toHaveProperty('forked_from');
+    for (const bad of [null, { task_id: '', version: 1 }, { task_id: 'p', version: 0 }, { task_id: 'p', version: '2' }, { version: 2 }]) {
+      expect(toTaskSummary(entry({ checkpoint: { ...sampleCheckpoint(), forked_from: bad } }))).not.toHaveProperty('forked_from');
+    }
+  });
+
   it('shows drift and interrupted runs through display_status', () => {
     expect(toTaskSummary(entry()).display_status).toBe('interrupted');
     expect(toTaskSummary(entry(), { drift: true }).display_status).toBe('drifted');
