@@ -111,3 +111,18 @@ function walk(value: unknown, secrets: readonly string[]): unknown {
 export function holdsSecret(text: string, secrets: readonly string[]): boolean {
   return secrets.some((s) => text.includes(s));
 }
+
+/**
+ * A save request with every secret of the environment scrubbed from what it
+ * writes (the checkpoint, the step results, the messages): what each store's
+ * writer saves, whoever built the request.
+ */
+export function redactSaveRequest<R extends { checkpoint: unknown; results?: unknown; appendHistory?: unknown }>(request: R): R {
+  const secrets = secretsOf();
+  return {
+    ...request,
+    checkpoint: redactJson(request.checkpoint, secrets),
+    ...(request.results ? { results: redactJson(request.results, secrets) } : {}),
+    ...(request.appendHistory ? { appendHistory: redactJson(request.appendHistory, secrets) } : {}),
+  };
+}

@@ -31,7 +31,7 @@ import { buildVersion, KEYFRAME_DELTA_RATIO, type BuiltVersion } from './version
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
 import { checkFileSize, checkValueDepth } from './write-limits.js';
-import { redactJson, secretsOf } from './redact.js';
+import { redactSaveRequest } from './redact.js';
 import { exists, insideRoot, relPath, type ReadContext } from './file-reader.js';
 import { heldPast, HOT_FILE, listVersionNumbers, loadVersion, newestVersion, readHot } from './task-reader.js';
 import {
@@ -253,13 +253,7 @@ export class TaskWriter {
 
   private async write(raw: SaveRequest): Promise<SaveResult> {
     // No secret is written, whoever wrote the request (redact.ts).
-    const secrets = secretsOf();
-    const request: SaveRequest = {
-      ...raw,
-      checkpoint: redactJson(raw.checkpoint, secrets),
-      ...(raw.results ? { results: redactJson(raw.results, secrets) } : {}),
-      ...(raw.appendHistory ? { appendHistory: redactJson(raw.appendHistory, secrets) } : {}),
-    };
+    const request = redactSaveRequest(raw);
     const state = this.state!;
     const next = state.lastVersion + 1;
     const versionName = relPath(this.ctx, versionPath(this.taskDir, next));

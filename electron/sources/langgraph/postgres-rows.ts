@@ -22,6 +22,19 @@ export const POSTGRES_TABLES = ['checkpoints', 'checkpoint_blobs', 'checkpoint_w
 
 const bytes = (b: Buffer | null): Uint8Array | null => (b === null ? null : new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
 
+/** Run `fn` on `client` between `begin` and COMMIT; a throw rolls back and goes on. */
+async function inTransaction<C extends pg.ClientBase, T>(client: C, begin: string, fn: (client: C) => Promise<T>): Promise<T> {
+  await client.query(begin);
+  try {
+    const out = await fn(client);
+    await client.query('COMMIT');
+    return out;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  }
+}
+
 /** A LangGraph PostgreSQL checkpointer, read-only. */
 export class PostgresRows implements CheckpointRows {
   readonly kind = 'postgres' as const;
@@ -60,13 +73,7 @@ export class PostgresRows implements CheckpointRows {
       throw new Error(`cannot connect to ${this.locator}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
     try {
-      await client.query('BEGIN TRANSACTION READ ONLY');
-      const out = await fn(client);
-      await client.query('COMMIT');
-      return out;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
+      return await inTransaction(client, 'BEGIN TRANSACTION READ ONLY', fn);
     } finally {
       client.release();
     }
@@ -225,13 +232,7 @@ export class PostgresRows implements CheckpointRows {
       throw new Error(`cannot connect to ${this.locator}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
     try {
-      await client.query('BEGIN');
-      const out = await fn(client);
-      await client.query('COMMIT');
-      return out;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
+      return await inTransaction(client, 'BEGIN', fn);
     } finally {
       await client.end().catch(() => {});
     }

@@ -35,7 +35,7 @@ import type pg from 'pg';
 import { problem, type Problem } from '../../../shared/checkpoint/problem.js';
 import { CURRENT_SCHEMA_VERSION, type Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { EncodeArena, encodeJson } from '../frozen-json.js';
-import { redactJson, secretsOf } from '../redact.js';
+import { redactSaveRequest } from '../redact.js';
 import { checkFileSize, checkValueDepth } from '../write-limits.js';
 import { LeaseLostError } from '../lease-rules.js';
 import { buildVersion, KEYFRAME_DELTA_RATIO } from '../version-build.js';
@@ -140,13 +140,7 @@ export class PgTaskWriter {
 
   private async write(raw: SaveRequest): Promise<SaveResult> {
     // No secret is written, whoever wrote the request (redact.ts), as in a directory.
-    const secrets = secretsOf();
-    const request: SaveRequest = {
-      ...raw,
-      checkpoint: redactJson(raw.checkpoint, secrets),
-      ...(raw.results ? { results: redactJson(raw.results, secrets) } : {}),
-      ...(raw.appendHistory ? { appendHistory: redactJson(raw.appendHistory, secrets) } : {}),
-    };
+    const request = redactSaveRequest(raw);
     const state = this.state!;
     const next = state.lastVersion + 1;
     const versionName = `${this.taskId} version ${next}`;
