@@ -38,6 +38,8 @@ export const PRELOAD_METHODS = [
   'forkTask',
   'previewRewind',
   'rewindTask',
+  'previewThreadEdit',
+  'editThreadState',
 ] as const;
 
 interface IpcRendererLike {
