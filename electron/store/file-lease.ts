@@ -15,7 +15,7 @@ import { commitCreate, commitReplace, syncDir, writeTemp } from './atomic-file.j
 import { nodeFs } from './store-fs.js';
 import { entryName, ENTRY_RE, highestEntry, leaseIsLive, leaseTtlMs, type LeaseEntry } from './lease-record.js';
 import {
-  heartbeatEvery,
+  startHeartbeatTimer,
   LeaseHeldError,
   LeaseLostError,
   newLeaseEntry,
@@ -106,14 +106,7 @@ export class Lease implements TaskLease {
   }
 
   startHeartbeat(): void {
-    const every = heartbeatEvery(this.opts);
-    if (every <= 0) return;
-    this.timer = setInterval(() => {
-      this.heartbeat().catch(() => {
-        // A failed heartbeat write is retried on the next tick; only a takeover loses the lease.
-      });
-    }, every);
-    this.timer.unref();
+    this.timer = startHeartbeatTimer(this.opts, () => this.heartbeat());
   }
 
   /** Refresh the heartbeat, or notice that someone took the lease over. */

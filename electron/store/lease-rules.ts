@@ -94,6 +94,21 @@ export function heartbeatEvery(opts: LeaseOptions): number {
   return opts.heartbeatMs ?? Math.floor((opts.ttlMs ?? leaseTtlMs()) / 3);
 }
 
+/**
+ * Call `beat` every `heartbeatEvery(opts)` ms (never when that is 0), on an
+ * unref'd timer. A beat that fails (a write the disk or the server refused)
+ * is retried on the next tick: only a takeover loses the lease.
+ */
+export function startHeartbeatTimer(opts: LeaseOptions, beat: () => Promise<void>): NodeJS.Timeout | null {
+  const every = heartbeatEvery(opts);
+  if (every <= 0) return null;
+  const timer = setInterval(() => {
+    beat().catch(() => {});
+  }, every);
+  timer.unref();
+  return timer;
+}
+
 /** A placeholder holder for a LeaseHeldError when the winner of a race could not be read back. */
 export const UNKNOWN_HOLDER: LeaseEntry = {
   owner: 'unknown',

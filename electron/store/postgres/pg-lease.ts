@@ -11,7 +11,7 @@
  */
 import type pg from 'pg';
 import {
-  heartbeatEvery,
+  startHeartbeatTimer,
   leaseIsLive,
   leaseTtlMs,
   LeaseHeldError,
@@ -111,14 +111,7 @@ export class PgLease implements TaskLease {
   }
 
   startHeartbeat(): void {
-    const every = heartbeatEvery(this.opts);
-    if (every <= 0) return;
-    this.timer = setInterval(() => {
-      this.heartbeat().catch(() => {
-        // A heartbeat that could not reach the server is retried on the next tick; only a takeover loses the lease.
-      });
-    }, every);
-    this.timer.unref();
+    this.timer = startHeartbeatTimer(this.opts, () => this.heartbeat());
   }
 
   async heartbeat(): Promise<void> {
