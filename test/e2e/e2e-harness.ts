@@ -109,6 +109,36 @@ export async function stopHost(host: ChildProcess | undefined): Promise<void> {
   await exited;
 }
 
+/** Calls the API of the host at `url` (its token taken from the URL), as a second client would; a refusal throws with its body. */
+export function rpcClient(url: string): <T>(method: string, input?: unknown) => Promise<T> {
+  const u = new URL(url);
+  return async <T>(method: string, input: unknown = {}): Promise<T> => {
+    const res = await fetch(`${u.origin}/api/rpc/${method}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${u.searchParams.get('token')}`, 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    });
+    const body = await res.json();
+    if (!res.ok) throw new Error(`${method}: ${JSON.stringify(body)}`);
+    return body as T;
+  };
+}
+
+/** Debian's Chromium, headless, without the background work that would compete with the page for the cores. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
 export interface E2eWorld {
   tmp: string;
   bundleDir: string;
@@ -165,29 +195,8 @@ export async function startWorld(opts: {
   const output: string[] = [];
   const { host, url } = await serve(cli, root, opts.hostArgs ?? [], env, output);
 
-  const rpc = async <T>(method: string, input: unknown = {}): Promise<T> => {
-    const u = new URL(url);
-    const res = await fetch(`${u.origin}/api/rpc/${method}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${u.searchParams.get('token')}`, 'content-type': 'application/json' },
-      body: JSON.stringify(input),
-    });
-    const body = await res.json();
-    if (!res.ok) throw new Error(`${method}: ${JSON.stringify(body)}`);
-    return body as T;
-  };
-
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  const rpc = rpcClient(url);
+  const browser = await launchChromium();
 
   const resumedBy = Date.now() + 60_000;
   while ((await rpc<TaskSummary[]>('listTasks')).find((t) => t.task_id === 'notes-running')?.display_status !== 'done') {

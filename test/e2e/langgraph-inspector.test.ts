@@ -7,23 +7,19 @@
  * the state through its dialog, listed in History. Waits are on what the page shows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
-import { buildRenderer } from '../support/renderer-build.js';
 import { REPO } from '../support/node-bundle.js';
 import { THREADS, weatherOf } from '../support/langgraph-graphs.js';
 import { fingerprint, scenarioDatabase } from '../support/langgraph-sqlite.js';
+import { ensureRendererBuilt, hasChromium, launchChromium, rowId, rpcClient, serve, SHOTS, stopHost } from './e2e-harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = path.join(REPO, 'test-results/screenshots');
 const LONG = 45_000;
-const rowId = (taskId: string) => `task-row-${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 
-describe.skipIf(!existsSync(CHROMIUM))('the inspector on a LangGraph checkpointer, end to end', () => {
+describe.skipIf(!hasChromium)('the inspector on a LangGraph checkpointer, end to end', () => {
   let dir: string;
   let file: string;
   let before: Record<string, string>;
@@ -33,17 +29,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the inspector on a LangGraph checkpointe
   let page: Page;
   const output: string[] = [];
 
-  async function rpc<T>(method: string, input: unknown = {}): Promise<T> {
-    const u = new URL(url);
-    const res = await fetch(`${u.origin}/api/rpc/${method}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${u.searchParams.get('token')}`, 'content-type': 'application/json' },
-      body: JSON.stringify(input),
-    });
-    const body = await res.json();
-    if (!res.ok) throw new Error(`${method}: ${JSON.stringify(body)}`);
-    return body as T;
-  }
+  const rpc = <T>(method: string, input: unknown = {}): Promise<T> => rpcClient(url)<T>(method, input);
 
   const taskList = () => page.getByRole('listbox', { name: 'Task list' });
 
@@ -57,39 +43,18 @@ describe.skipIf(!existsSync(CHROMIUM))('the inspector on a LangGraph checkpointe
 
   beforeAll(async () => {
     await fs.mkdir(SHOTS, { recursive: true });
-    if (!existsSync(path.join(REPO, 'dist-renderer/index.html'))) await buildRenderer();
+    await ensureRendererBuilt();
     ({ dir, file } = await scenarioDatabase());
     before = fingerprint(file);
-    host = spawn(process.execPath, [path.join(REPO, 'bin/waystation.mjs'), 'serve', file, '--port', '0', '--quiet'], {
-      cwd: REPO,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`waystation serve printed no URL:\n${output.join('')}`)), 60_000);
-      const onData = (chunk: Buffer) => {
-        output.push(chunk.toString());
-        const m = output.join('').match(/http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+/);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[0]);
-        }
-      };
-      host.stdout!.on('data', onData);
-      host.stderr!.on('data', onData);
-      host.once('exit', (code) => reject(new Error(`waystation serve exited with ${code}:\n${output.join('')}`)));
-    });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    ({ host, url } = await serve(path.join(REPO, 'bin/waystation.mjs'), file, ['--quiet'], { ...process.env, NO_COLOR: '1' }, output));
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(url);
   }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
-    if (host && host.exitCode === null) {
-      host.kill('SIGTERM');
-      await new Promise((r) => host.once('exit', r));
-    }
+    await stopHost(host);
     if (dir) await fs.rm(dir, { recursive: true, force: true });
   });
 

@@ -6,6 +6,7 @@ import { openLangGraphSource } from '../../../../electron/sources/langgraph/open
 import { approvalGraph, THREADS, weatherAgent, weatherOf } from '../../../support/langgraph-graphs.js';
 import { closeSaver, fingerprint, scenarioDatabase } from '../../../support/langgraph-sqlite.js';
 import { captureCli } from '../../cli/capture-cli.js';
+import { forkWeatherToRome, ROME_QUESTION } from '../../../support/langgraph-fork-cli.js';
 import Database from 'better-sqlite3';
 
 let dir: string;
@@ -34,15 +35,7 @@ function checkpointRows(): unknown[] {
 describe('fork-thread: a new checkpoint as updateState writes one, that real LangGraph carries on from', () => {
   it('without --write says what it would write and changes not a byte', async () => {
     const before = fingerprint(file);
-    const { code, out } = await captureCli(
-      'fork-thread',
-      file,
-      THREADS.weather,
-      '--checkpoint',
-      '2',
-      '--values',
-      '{"messages": [{"role": "user", "content": "What is the weather in Rome?"}]}',
-    );
+    const { code, out } = await forkWeatherToRome(file, { write: false });
     expect(code).toBe(0);
     expect(out).toContain('Would write checkpoint');
     expect(out).toContain('Nothing was written: add --write to write it.');
@@ -51,17 +44,7 @@ describe('fork-thread: a new checkpoint as updateState writes one, that real Lan
 
   it('writes one new row with the chosen parent, source update and bumped versions; LangGraph then runs on the edited state', async () => {
     const rowsBefore = checkpointRows();
-    const { code, out } = await captureCli(
-      'fork-thread',
-      file,
-      THREADS.weather,
-      '--checkpoint',
-      '2',
-      '--values',
-      '{"messages": [{"role": "user", "content": "What is the weather in Rome?", "id": "edited-question"}]}',
-      '--write',
-      '--json',
-    );
+    const { code, out } = await forkWeatherToRome(file, { write: true });
     expect(code).toBe(0);
     const plan = JSON.parse(out) as {
       checkpoint_id: string;
@@ -88,7 +71,7 @@ describe('fork-thread: a new checkpoint as updateState writes one, that real Lan
       expect(state.next).toEqual(['agent']);
       const result = await agent.invoke(null, config);
       const contents = result.messages.map((m) => String(m.content));
-      expect(contents[0]).toBe('What is the weather in Rome?');
+      expect(contents[0]).toBe(ROME_QUESTION);
       expect(contents.at(-1)).toBe(`The weather: ${weatherOf('Rome')}`);
       expect(result.messages[0].getType()).toBe('human');
     } finally {

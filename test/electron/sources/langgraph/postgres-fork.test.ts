@@ -5,7 +5,7 @@ import { openLangGraphSource } from '../../../../electron/sources/langgraph/open
 import { planFork, writeFork } from '../../../../electron/sources/langgraph/fork-writer.js';
 import { populate, THREADS, weatherAgent, weatherOf } from '../../../support/langgraph-graphs.js';
 import { startPostgres, type PostgresCluster } from '../../../support/langgraph-postgres.js';
-import { captureCli } from '../../cli/capture-cli.js';
+import { forkWeatherToRome, ROME_QUESTION } from '../../../support/langgraph-fork-cli.js';
 
 let cluster: PostgresCluster;
 let url: string;
@@ -43,15 +43,7 @@ afterAll(async () => {
 describe('fork-thread on a PostgreSQL checkpointer written by real LangGraph', () => {
   it('without --write plans and writes nothing', async () => {
     const before = await allRows();
-    const { code, out } = await captureCli(
-      'fork-thread',
-      url,
-      THREADS.weather,
-      '--checkpoint',
-      '2',
-      '--values',
-      '{"messages": [{"role": "user", "content": "What is the weather in Rome?"}]}',
-    );
+    const { code, out } = await forkWeatherToRome(url, { write: false });
     expect(code).toBe(0);
     expect(out).toContain('Nothing was written: add --write to write it.');
     expect(out).toContain('(json serde)');
@@ -60,17 +52,7 @@ describe('fork-thread on a PostgreSQL checkpointer written by real LangGraph', (
 
   it('inserts the checkpoint and one blob at a version no branch of the thread used; LangGraph carries on from it', async () => {
     const before = await allRows();
-    const { code, out } = await captureCli(
-      'fork-thread',
-      url,
-      THREADS.weather,
-      '--checkpoint',
-      '2',
-      '--values',
-      '{"messages": [{"role": "user", "content": "What is the weather in Rome?", "id": "edited-question"}]}',
-      '--write',
-      '--json',
-    );
+    const { code, out } = await forkWeatherToRome(url, { write: true });
     expect(code).toBe(0);
     const plan = JSON.parse(out) as {
       checkpoint_id: string;
@@ -103,11 +85,11 @@ describe('fork-thread on a PostgreSQL checkpointer written by real LangGraph', (
     expect(state.config.configurable?.checkpoint_id).toBe(plan.checkpoint_id);
     expect(state.metadata?.source).toBe('update');
     expect(state.parentConfig?.configurable?.checkpoint_id).toBe(plan.parent.checkpoint_id);
-    expect(state.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['What is the weather in Rome?']);
+    expect(state.values.messages.map((m: { content: unknown }) => m.content)).toEqual([ROME_QUESTION]);
     expect(state.next).toEqual(['agent']);
     const result = await agent.invoke(null, config);
     const contents = result.messages.map((m) => String(m.content));
-    expect(contents[0]).toBe('What is the weather in Rome?');
+    expect(contents[0]).toBe(ROME_QUESTION);
     expect(contents.at(-1)).toBe(`The weather: ${weatherOf('Rome')}`);
     expect(result.messages[0].getType()).toBe('human');
 
