@@ -103,21 +103,27 @@ describe('the malformed corpus in the UI', () => {
 
   it('opens every task, showing each problem the host found', async () => {
     renderApp(store);
+    // Each task is read by a real host from the corpus: on a loaded machine that takes more than waitFor's default second.
+    const hostRead = { timeout: 15_000 };
     for (const t of listed) {
       act(() => store.getState().selectTask(t.task_id));
       if (t.problems.some((p) => p.reason === 'outside-root')) {
         // The host reads nothing of a task with a link out of the root: the view says so instead.
-        await waitFor(() => expect(store.getState().detailState).toBe('error'));
-        const refusal = (await screen.findByRole('heading', { name: `Could not open ${t.task_id}` })).parentElement!;
+        await waitFor(() => expect(store.getState().detailState).toBe('error'), hostRead);
+        const refusal = (await screen.findByRole('heading', { name: `Could not open ${t.task_id}` }, hostRead)).parentElement!;
         expect(refusal.textContent).toMatch(/outside the checkpoint directory.*nothing was done/);
         continue;
       }
-      await waitFor(() => expect(store.getState().detail?.summary.task_id).toBe(t.task_id));
+      await waitFor(() => expect(store.getState().detail?.summary.task_id).toBe(t.task_id), hostRead);
       const detail = store.getState().detail!;
       if (detail.problems.length === 0) continue;
-      const section = await screen.findByRole(detail.problems.some((p) => p.severity === 'error') ? 'alert' : 'note', {
-        name: "Problems with this task's files",
-      });
+      const section = await screen.findByRole(
+        detail.problems.some((p) => p.severity === 'error') ? 'alert' : 'note',
+        {
+          name: "Problems with this task's files",
+        },
+        hostRead,
+      );
       if (!detail.checkpoint) expect(section.textContent).toContain('This task cannot be read');
       for (const p of detail.problems) expect(section.textContent, described.get(t.task_id)).toContain(`${p.file}: ${p.message}`);
     }

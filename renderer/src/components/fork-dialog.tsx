@@ -7,6 +7,7 @@ import { useId, useMemo, useState } from 'react';
 import { newTaskIdProblem } from '../../../shared/checkpoint/new-task-id.js';
 import { useAppStore } from '../store/app-store.js';
 import { ModalDialog } from './modal-dialog.js';
+import { DialogActions } from './dialog-actions.js';
 
 interface Props {
   taskId: string;
@@ -88,19 +89,15 @@ function ForkForm({ taskId, version, titleId, onClose }: { taskId: string; versi
         <span>Why (optional, kept in the fork’s history)</span>
         <input value={reason} onChange={(e) => setReason(e.target.value)} autoComplete="off" />
       </label>
-      {failure && (
-        <p className="error-text" role="alert" aria-label="Why the fork was refused">
-          {failure}
-        </p>
-      )}
-      <div className="row-actions end">
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="submit" className="primary" disabled={problem !== null || busy} aria-busy={busy}>
-          {busy ? 'Forking…' : 'Fork'}
-        </button>
-      </div>
+      <DialogActions
+        failure={failure}
+        failureLabel="Why the fork was refused"
+        onCancel={onClose}
+        submit="Fork"
+        busyText="Forking…"
+        busy={busy}
+        disabled={problem !== null}
+      />
     </form>
   );
 }

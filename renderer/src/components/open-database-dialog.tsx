@@ -9,6 +9,7 @@
  */
 import { useContext, useEffect, useRef, useState } from 'react';
 import { StoreContext, useAppStore } from '../store/app-store.js';
+import { DialogActions } from './dialog-actions.js';
 
 const SCHEME = /^postgres(?:ql)?:\/\//i;
 
@@ -147,19 +148,7 @@ export function OpenDatabaseButton({ className }: { className?: string }) {
               ? problem
               : 'Leave the password empty to use PGPASSWORD or ~/.pgpass. It is used for this connection only: never shown, logged or kept in the recent folders.'}
           </p>
-          {failure && (
-            <p className="error-text" role="alert">
-              {failure}
-            </p>
-          )}
-          <div className="row-actions end">
-            <button type="button" onClick={close}>
-              Cancel
-            </button>
-            <button type="submit" className="primary" disabled={problem !== null || busy} aria-busy={busy}>
-              {busy ? 'Opening…' : 'Open'}
-            </button>
-          </div>
+          <DialogActions failure={failure} onCancel={close} submit="Open" busyText="Opening…" busy={busy} disabled={problem !== null} />
         </form>
       </dialog>
     </>

@@ -11,6 +11,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { RewindDraft } from '../store/store-types.js';
 import { useAppStore } from '../store/app-store.js';
 import { ModalDialog } from './modal-dialog.js';
+import { DialogActions } from './dialog-actions.js';
 
 export function RewindDialog() {
   const rewind = useAppStore((s) => s.rewind);
@@ -144,19 +145,15 @@ function RewindForm({ draft, titleId }: { draft: RewindDraft; titleId: string })
           </label>
         </>
       )}
-      {draft.error && (
-        <p className="error-text" role="alert" aria-label="Why the rerun was refused">
-          {draft.error}
-        </p>
-      )}
-      <div className="row-actions end">
-        <button type="button" onClick={cancel}>
-          Cancel
-        </button>
-        <button type="submit" className="primary" disabled={!plan || draft.state !== 'ready' || busy} aria-busy={busy}>
-          {busy ? 'Working…' : `Rerun ${plan ? plan.rerun.length : ''} step${plan?.rerun.length === 1 ? '' : 's'}`}
-        </button>
-      </div>
+      <DialogActions
+        failure={draft.error}
+        failureLabel="Why the rerun was refused"
+        onCancel={cancel}
+        submit={`Rerun ${plan ? plan.rerun.length : ''} step${plan?.rerun.length === 1 ? '' : 's'}`}
+        busyText="Working…"
+        busy={busy}
+        disabled={!plan || draft.state !== 'ready'}
+      />
     </form>
   );
 }

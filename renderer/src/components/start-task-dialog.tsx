@@ -5,6 +5,7 @@ import type { AgentInfo } from '../../../shared/api/contract.js';
 import type { RecoveryMode } from '../../../shared/checkpoint/schema.js';
 import { validateAgainstSchema } from '../../../shared/checkpoint/output-schema.js';
 import { useAppStore } from '../store/app-store.js';
+import { DialogActions } from './dialog-actions.js';
 
 type Props = Record<string, { type?: string; description?: string; default?: unknown; enum?: unknown[]; title?: string }>;
 
@@ -163,14 +164,13 @@ export function StartTaskDialog() {
             ))}
           </ul>
         )}
-        <div className="row-actions end">
-          <button type="button" onClick={() => setOpen(false)}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={!agent || errors.length > 0 || busy} aria-busy={busy}>
-            {busy ? 'Starting…' : 'Start task'}
-          </button>
-        </div>
+        <DialogActions
+          onCancel={() => setOpen(false)}
+          submit="Start task"
+          busyText="Starting…"
+          busy={busy}
+          disabled={!agent || errors.length > 0}
+        />
       </form>
     </dialog>
   );
