@@ -11,7 +11,6 @@
  * short delay, so a run of many files is still running when Stop is pressed.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs/promises';
@@ -21,21 +20,9 @@ import type { ActionResult, TaskDetail } from '../../shared/api/contract.js';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { startFakePublishService, type FakePublishService } from '../fakes/fake-publish-service.js';
 import { hasChromium, rowId, SHOTS, startWorld, type E2eWorld } from './e2e-harness.js';
+import { hashTree } from '../support/hash-tree.js';
 
 const LONG = 45_000;
-
-/** Every file of a folder with its SHA-256: equal before and after means the folder was not changed. */
-async function hashTree(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const name of (await fs.readdir(dir, { recursive: true })).sort()) {
-    const file = path.join(dir, name);
-    if ((await fs.stat(file)).isFile())
-      out[name] = createHash('sha256')
-        .update(await fs.readFile(file))
-        .digest('hex');
-  }
-  return out;
-}
 
 describe.skipIf(!hasChromium)('going back from the inspector, end to end', () => {
   let world: E2eWorld;

@@ -4,7 +4,6 @@
  * done is never repeated unless a person chose it, effect by effect.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +20,7 @@ import { slowAgent } from '../../fakes/slow-agent.js';
 import { OfflineProvider } from '../../../electron/llm/offline-provider.js';
 import { startFakePublishService, type FakePublishService } from '../../fakes/fake-publish-service.js';
 import { captureCli } from '../cli/capture-cli.js';
+import { hashTree } from '../../support/hash-tree.js';
 
 let root: string;
 let input: string;
@@ -29,19 +29,6 @@ let store: CheckpointStore;
 let env: OperationEnv;
 
 const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
-
-/** Every file of a folder with its SHA-256, to prove a folder was not changed. */
-async function hashTree(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const name of (await fs.readdir(dir, { recursive: true })).sort()) {
-    const file = path.join(dir, name);
-    if ((await fs.stat(file)).isFile())
-      out[name] = createHash('sha256')
-        .update(await fs.readFile(file))
-        .digest('hex');
-  }
-  return out;
-}
 
 beforeEach(async () => {
   // A service of its own per test: it remembers every key it applied.

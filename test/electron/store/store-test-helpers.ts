@@ -6,6 +6,9 @@ import { createHash } from 'node:crypto';
 import type { Checkpoint, CheckpointInput } from '../../../shared/checkpoint/schema.js';
 import type { SaveRequest } from '../../../electron/store/store-types.js';
 import { freshCheckpoint } from '../../../bench/lib/fresh-checkpoint.js';
+import { hashTree } from '../../support/hash-tree.js';
+
+export { hashTree };
 
 /**
  * `T` without the keys `K`, keeping its known keys: the built-in Omit collapses a
@@ -63,27 +66,6 @@ export function loopedSave(cp: Checkpoint, v: number, planLength: number, result
     results: { [next.plan[i].id]: { version: v, text: 'r'.repeat(resultBytes) } },
     appendHistory: [{ role: 'assistant', content: `m${v}` }],
   };
-}
-
-/** sha256 of every file under `dir` (relative path -> hash), symlinks by their target text. */
-export async function hashTree(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (rel: string) => {
-    for (const e of await fs.readdir(path.join(dir, rel), { withFileTypes: true })) {
-      const r = path.join(rel, e.name);
-      const abs = path.join(dir, r);
-      if (e.isSymbolicLink()) out[r] = `link:${await fs.readlink(abs)}`;
-      else if (e.isDirectory()) await walk(r);
-      // Reading a named pipe would wait for a writer; that it is still a pipe is what matters.
-      else if (e.isFIFO()) out[r] = 'fifo';
-      else
-        out[r] = createHash('sha256')
-          .update(await fs.readFile(abs))
-          .digest('hex');
-    }
-  };
-  await walk('');
-  return out;
 }
 
 /** Every file under `dir`, relative, sorted. */

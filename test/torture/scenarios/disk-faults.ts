@@ -11,7 +11,6 @@
  * a disk that fails and stays failing; once the fault is cleared the task
  * resumes to the same result as an undisturbed run, with no done step rerun.
  */
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +26,7 @@ import { FaultyFs, type FaultCode, type FaultGroup } from '../lib/faulty-fs.js';
 import { doneStepsRunAgain, finalResults } from '../lib/task-audit.js';
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
 import { messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { hashTree } from '../../support/hash-tree.js';
 
 const CODES: FaultCode[] = ['ENOSPC', 'EACCES', 'EIO'];
 /** Long enough that replacing it by `<task>` in the results touches nothing else. */
@@ -44,23 +44,6 @@ const CHECKS = [
   'done step executed again',
   'final result differs from an undisturbed run',
 ] as const;
-
-/** sha256 of every file under dir, temp files of interrupted writes included. */
-async function hashTree(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (rel: string) => {
-    for (const e of await fs.readdir(path.join(dir, rel), { withFileTypes: true })) {
-      const r = path.join(rel, e.name);
-      if (e.isDirectory()) await walk(r);
-      else
-        out[r] = createHash('sha256')
-          .update(await fs.readFile(path.join(dir, r)))
-          .digest('hex');
-    }
-  };
-  await walk('');
-  return out;
-}
 
 const same = (a: Record<string, string>, b: Record<string, string>) => JSON.stringify(a) === JSON.stringify(b);
 

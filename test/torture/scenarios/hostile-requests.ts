@@ -5,7 +5,6 @@
  * clients. None may get data, none may write anything, and the host keeps
  * serving the legitimate client throughout.
  */
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -26,6 +25,7 @@ import { apiMethods, ipcChannel, type ApiMethod, type IpcResult } from '../../..
 import { makeCheckpoint } from '../../electron/store/store-test-helpers.js';
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
 import { messageOf, pick, Tally, withTimeout, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { treeDigest as hashTree } from '../../support/hash-tree.js';
 
 const INSIDE = 'INSIDE-SECRET-ONLY-FOR-THE-TOKEN';
 const OUTSIDE = 'OUTSIDE-SECRET-NEVER-SERVED';
@@ -72,21 +72,6 @@ function request(
     if (opts.body !== undefined) req.write(opts.body);
     req.end();
   });
-}
-
-async function hashTree(dir: string): Promise<string> {
-  const h = createHash('sha256');
-  const walk = async (rel: string) => {
-    for (const e of (await fs.readdir(path.join(dir, rel), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const r = path.join(rel, e.name);
-      h.update(r);
-      if (e.isSymbolicLink()) h.update(await fs.readlink(path.join(dir, r)));
-      else if (e.isDirectory()) await walk(r);
-      else h.update(await fs.readFile(path.join(dir, r)));
-    }
-  };
-  await walk('');
-  return h.digest('hex');
 }
 
 const TRAVERSALS = [

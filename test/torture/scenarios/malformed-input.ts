@@ -13,7 +13,6 @@
  * disk are the same afterwards.
  */
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +26,7 @@ import { dispatch } from '../../../shared/api/dispatch.js';
 import { ProblemReason } from '../../../shared/checkpoint/problem.js';
 import { makeCheckpoint, withoutVersion } from '../../electron/store/store-test-helpers.js';
 import { HangError, messageOf, Tally, withTimeout, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { treeDigest as hashTree } from '../../support/hash-tree.js';
 
 const CHECKS = [
   'reader crashed',
@@ -256,23 +256,6 @@ export async function mutate(taskDir: string, outside: string, m: Mutation): Pro
   }
   await fs.writeFile(file, Buffer.concat([whole.subarray(0, from), Buffer.from(out), whole.subarray(to)]));
   return `${rel}: ${m.kind}`;
-}
-
-async function hashTree(dir: string): Promise<string> {
-  const h = createHash('sha256');
-  const walk = async (rel: string) => {
-    const entries = (await fs.readdir(path.join(dir, rel), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const e of entries) {
-      const r = path.join(rel, e.name);
-      h.update(r);
-      if (e.isSymbolicLink()) h.update(`link:${await fs.readlink(path.join(dir, r))}`);
-      else if (e.isDirectory()) await walk(r);
-      else if (e.isFIFO()) h.update('fifo');
-      else h.update(await fs.readFile(path.join(dir, r)));
-    }
-  };
-  await walk('');
-  return h.digest('hex');
 }
 
 /**

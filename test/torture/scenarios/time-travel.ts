@@ -12,7 +12,6 @@
  * index published more than once (every rewind keeps the effect) or never.
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +21,7 @@ import { seededRandom } from '../../../bench/lib/seeded-random.js';
 import { bundleCli, REPO } from '../lib/cli-bundle.js';
 import { corruptionOf } from '../lib/task-audit.js';
 import { forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { treeDigest as hashTree } from '../../support/hash-tree.js';
 
 const CHECKS = [
   'half-written operation',
@@ -77,20 +77,6 @@ function cli(bundle: string, args: string[], env: NodeJS.ProcessEnv, killAfterMs
       resolve({ code, out, killed });
     });
   });
-}
-
-async function hashTree(dir: string): Promise<string> {
-  const h = createHash('sha256');
-  const walk = async (d: string) => {
-    for (const e of (await fs.readdir(d, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-      const p = path.join(d, e.name);
-      h.update(path.relative(dir, p));
-      if (e.isDirectory()) await walk(p);
-      else h.update(await fs.readFile(p));
-    }
-  };
-  await walk(dir);
-  return h.digest('hex');
 }
 
 /** Kills during fork, rewind and edit, and stops during a run, over `runs` runs. */
