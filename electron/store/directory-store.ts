@@ -34,6 +34,7 @@ import { EventCursor } from './event-cursor.js';
 import { readVersionFile, rebuildVersion, versionWalk } from './version-file.js';
 import { CONTENT, DETAIL, listVersionNumbers, loadVersion, loadVersions, type ReadDepth } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
+import { VersionHeads } from './version-heads.js';
 import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
 import { acquireLease, LEASE_DIR } from './file-lease.js';
 import { highestEntry } from './lease-record.js';
@@ -81,6 +82,8 @@ class DirectoryStore implements CheckpointStore {
   private readonly subscriptions = new Set<StoreSubscription>();
   /** Reads of the event logs, each going through only what was appended since the last. */
   private readonly events: EventCursor;
+  /** What each version file's head holds, read once per file (version-heads.ts). */
+  private readonly heads = new VersionHeads();
 
   constructor(
     readonly root: string,
@@ -103,6 +106,7 @@ class DirectoryStore implements CheckpointStore {
           realRoot,
           maxFileBytes: this.maxFileBytes,
           maxEventLogBytes: this.maxEventLogBytes,
+          heads: this.heads,
         }),
         () => {
           // Not there yet: retry next time rather than caching a guess.
@@ -113,6 +117,7 @@ class DirectoryStore implements CheckpointStore {
             realRoot: this.root,
             maxFileBytes: this.maxFileBytes,
             maxEventLogBytes: this.maxEventLogBytes,
+            heads: this.heads,
           };
         },
       );

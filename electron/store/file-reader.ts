@@ -10,6 +10,7 @@ import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errorCode, settledReads, syncReadsOf, type StoreFs, type WholeFile } from './store-fs.js';
 import type { SegmentMemo, VersionNames } from './version-file.js';
+import type { VersionHeads } from './version-heads.js';
 
 /** What a reader needs: the file system, the root (resolved) and the size limit. */
 export interface ReadContext {
@@ -25,6 +26,8 @@ export interface ReadContext {
   segments?: SegmentMemo;
   /** A walk's listing of a task's versions/ (see VersionNames); none for other readers. */
   versionNames?: VersionNames;
+  /** What the heads of the version files read so far hold, kept for the store's lifetime (version-heads.ts). */
+  heads?: VersionHeads;
 }
 
 /** Files a sequential reader reads between two turns of the event loop. */

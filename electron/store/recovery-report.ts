@@ -15,7 +15,8 @@ import { readEventTail } from './event-log.js';
 import { readBytes, relPath, type ReadContext } from './file-reader.js';
 import { nodeFs, type StoreFs } from './store-fs.js';
 import type { TaskEvent } from './store-types.js';
-import { listVersionNumbers, loadVersion, readHot, versionFiles } from './task-reader.js';
+import { listVersionNumbers, loadVersion, misnumberedFiles, readHot, versionFiles } from './task-reader.js';
+import { isAsideName } from './version-heads.js';
 import { VERSIONS_DIR, versionPath } from './version-file.js';
 import { isSealedHead, parseSegment, type Segment } from './version-records.js';
 import { DEFAULT_MAX_FILE_BYTES } from './directory-store.js';
@@ -103,6 +104,13 @@ export async function recoveryReport(
     account.push(`task ${taskId} recovered to version ${latest}, the newest complete version in ${VERSIONS_DIR}/`);
   }
   if (newestFile > latest) account.push(`versions ${latest + 1} to ${newestFile} are on disk but do not read whole; they are not used`);
+  // A file named for one version that holds another is passed over like a torn one; the next save moves it aside.
+  for (const p of await misnumberedFiles(ctx, taskDir, await versionFiles(ctx, taskDir), latest)) account.push(`${p.file}: ${p.message}`);
+  for (const moved of await setAsideFiles(ctx, taskDir)) {
+    account.push(
+      `${moved}: a misnumbered file a save moved aside (it was named for a version it did not hold); never read, kept for you to look at or delete`,
+    );
+  }
   if (tail?.tail === 'damaged')
     account.push(`${tail.file}: version ${tail.tailVersion}: ${tail.tailReason}; it and what follows it in that file are not used`);
   for (const v of [...interrupted].sort((a, b) => a - b)) {
@@ -164,4 +172,14 @@ async function segmentTail(ctx: ReadContext, taskDir: string): Promise<(Segment 
   const abs = versionPath(taskDir, last);
   const read = await readBytes(ctx, abs);
   return read.ok ? { ...parseSegment(read.bytes, last), file: relPath(ctx, abs) } : null;
+}
+
+/** The files in `versions/` that a save moved aside as misnumbered (set-aside.ts), relative to the root. */
+async function setAsideFiles(ctx: ReadContext, taskDir: string): Promise<string[]> {
+  const dir = path.join(taskDir, VERSIONS_DIR);
+  const names = await ctx.fs.readdirNames(dir).catch(() => [] as string[]);
+  return names
+    .filter(isAsideName)
+    .sort()
+    .map((n) => relPath(ctx, path.join(dir, n)));
 }

@@ -14,11 +14,13 @@ import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
 import { exists, readBytes, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
 import { errorCode, READ_FLAGS, type StoreFileHandle } from './store-fs.js';
+import { headVersion, misnumberedProblem } from './version-heads.js';
 import {
   locateRecord,
   parseVersionFileName,
   rebuildVersion,
   VERSIONS_DIR,
+  versionFileName,
   versionPath,
   versionWalk,
   type RebuiltVersion,
@@ -42,6 +44,11 @@ export interface ReadDepth<C extends CheckpointHead> {
   gaps: boolean;
   /** Note on the entry whether the folder has a `lease/` folder (ListedTask.has_lease). */
   noteLease: boolean;
+  /**
+   * Read the head of the version file the hot snapshot names, to catch one that holds another version
+   * (version-heads.ts); without it, that file is only looked up.
+   */
+  heads: boolean;
   /** Check a parsed checkpoint file. */
   check(doc: unknown, file: string): Checked<C>;
   /** A checkpoint validated whole, as this depth's type (a Checkpoint is a head too). */
@@ -49,10 +56,16 @@ export interface ReadDepth<C extends CheckpointHead> {
 }
 
 /** A listing's read: see ReadDepth. */
-export const LISTING: ReadDepth<CheckpointHead> = { gaps: false, noteLease: true, check: checkCheckpointHead, whole: (cp) => cp };
+export const LISTING: ReadDepth<CheckpointHead> = {
+  gaps: false,
+  noteLease: true,
+  heads: false,
+  check: checkCheckpointHead,
+  whole: (cp) => cp,
+};
 
 /** Opening a task: see ReadDepth. */
-export const DETAIL: ReadDepth<Checkpoint> = { gaps: true, noteLease: false, check: checkCheckpoint, whole: (cp) => cp };
+export const DETAIL: ReadDepth<Checkpoint> = { gaps: true, noteLease: false, heads: true, check: checkCheckpoint, whole: (cp) => cp };
 
 /**
  * Reading what a task holds (its history): validated whole like DETAIL, without the gap check, whose
@@ -250,12 +263,26 @@ export async function probeVersion(ctx: ReadContext, taskDir: string, version: n
 
 /**
  * The problem when checkpoint.json names a version that `versions/` does not
- * hold (a hot snapshot copied from elsewhere, or edited by hand): the copy is
- * then not used, as a torn one is not, and the task shows its newest version
- * file. Costs one lookup of a file that usually exists.
+ * hold (a hot snapshot copied from elsewhere, or edited by hand), or whose
+ * file there holds another version (misnumbered): the copy is then not used,
+ * as a torn one is not, and the task shows its newest version that reads.
+ * Costs a lookup of a file that usually exists; with `heads` (opening a task,
+ * not a listing), a look at its head instead: read once per file and store
+ * (version-heads.ts), a stat after that.
  */
-async function hotAhead(ctx: ReadContext, taskDir: string, version: number): Promise<Problem | undefined> {
-  if (await exists(ctx, versionPath(taskDir, version))) return undefined;
+async function hotAhead(ctx: ReadContext, taskDir: string, version: number, heads: boolean): Promise<Problem | undefined> {
+  const file = relPath(ctx, path.join(taskDir, HOT_FILE));
+  const abs = versionPath(taskDir, version);
+  const held = heads ? await headVersion(ctx, abs) : (await exists(ctx, abs)) ? null : 'missing';
+  if (typeof held === 'number' && held !== version) {
+    return problem(
+      file,
+      'invariant',
+      `checkpoint.json claims version ${version}, but ${VERSIONS_DIR}/${versionFileName(version)} holds version ${held}`,
+    );
+  }
+  // A head that is not an envelope's is left to the reads that parse the file, which say what is wrong with it.
+  if (held !== 'missing') return undefined;
   // A folder with no version file at all holds a task written as its checkpoint.json alone (by hand, or by
   // a writer in another language): nothing contradicts it.
   const files = await versionFiles(ctx, taskDir);
@@ -263,55 +290,50 @@ async function hotAhead(ctx: ReadContext, taskDir: string, version: number): Pro
   const located = await locateRecord(ctx, taskDir, version);
   if (located.ok || !located.missing) return undefined;
   return problem(
-    relPath(ctx, path.join(taskDir, HOT_FILE)),
+    file,
     'invariant',
     `checkpoint.json claims version ${version}, which no file in ${VERSIONS_DIR}/ holds (the newest file there is version ${files.at(-1)})`,
   );
 }
 
-/** How a version file begins (version-records.ts, recordHead): the number its envelope holds. */
-const ENVELOPE_HEAD = /^\{"format":"waystation-version","version":(\d+),/;
-
 /**
  * Problems for version files whose envelope holds another version than the
  * file is named for (a file copied or renamed into `versions/`): from the
- * first bytes of each file, so a history of thousands of versions costs a
- * small read per file. A file whose head is not an envelope is left to the
- * reads that parse it, which say what is wrong with it.
+ * first bytes of each file, each read once per store (version-heads.ts), so
+ * opening a task again costs a stat per file and a read per new one. Files
+ * past `shown`, the version the task stands at, are moved aside by the next
+ * save; the others stay, and are errors. A file whose head is not an
+ * envelope is left to the reads that parse it, which say what is wrong.
  */
-export async function misnumberedFiles(ctx: ReadContext, taskDir: string, files: readonly number[]): Promise<Problem[]> {
+export async function misnumberedFiles(ctx: ReadContext, taskDir: string, files: readonly number[], shown: number): Promise<Problem[]> {
   const { ctx: reader, pace } = versionWalk(ctx);
   const out: Problem[] = [];
-  const head = Buffer.alloc(HEAD_BYTES);
   for (const n of files) {
     await pace();
     const abs = versionPath(taskDir, n);
-    let handle: StoreFileHandle;
-    try {
-      handle = await reader.fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW);
-    } catch {
-      continue;
-    }
-    let held: number | null;
-    try {
-      const { bytesRead } = await handle.read(head, 0, head.length, 0);
-      const m = ENVELOPE_HEAD.exec(head.subarray(0, bytesRead).toString('latin1'));
-      held = m ? Number(m[1]) : null;
-    } catch {
-      held = null;
-    } finally {
-      await handle.close().catch(() => undefined);
-    }
-    if (held === null || held === n) continue;
-    out.push(
-      problem(
-        relPath(ctx, abs),
-        'invariant',
-        `the file is named for version ${n} but holds version ${held}: version ${n}, and the versions rebuilt from it, do not read; move the file out of ${VERSIONS_DIR}/ to let the next save write version ${n}`,
-      ),
-    );
+    const held = await headVersion(reader, abs);
+    if (typeof held === 'number' && held !== n) out.push(misnumberedProblem(ctx, abs, n, held, n > shown));
   }
   return out;
+}
+
+/**
+ * The problems of version `version`, which did not load: the file's own
+ * problem when it is misnumbered (moved aside by the next save when every
+ * version tried above it was misnumbered too: `above`), else what the read
+ * said.
+ */
+async function unloaded(
+  ctx: ReadContext,
+  taskDir: string,
+  version: number,
+  problems: Problem[],
+  above: boolean,
+): Promise<{ problems: Problem[]; misnumbered: boolean }> {
+  const abs = versionPath(taskDir, version);
+  const held = await headVersion(ctx, abs);
+  if (typeof held !== 'number' || held === version) return { problems, misnumbered: false };
+  return { problems: [misnumberedProblem(ctx, abs, version, held, above)], misnumbered: true };
 }
 
 /** Problems for gaps in the numbered history: `[1, 2, 5]` misses 3 and 4. */
@@ -358,7 +380,7 @@ export async function readNativeTask<C extends CheckpointHead>(
   let hotDoc: unknown = null;
   if (hot.ok) {
     const checked = depth.check(hot.value, relPath(ctx, path.join(taskDir, HOT_FILE)));
-    const ahead = checked.checkpoint && hasVersions ? await hotAhead(ctx, taskDir, checked.checkpoint.version) : undefined;
+    const ahead = checked.checkpoint && hasVersions ? await hotAhead(ctx, taskDir, checked.checkpoint.version, depth.heads) : undefined;
     if (ahead) {
       // Taken at its word, the task would show a version no file holds, and the next save would follow it.
       hotProblems.push(ahead);
@@ -386,6 +408,8 @@ export async function readNativeTask<C extends CheckpointHead>(
       problems.push(...found.problems);
     }
     const known = { version: hotVersion, rebuilt: { doc: hotDoc, fullBytes: 0, deltaBytes: 0, fullVersion: hotVersion } };
+    // Misnumbered files above the version the task will stand at are moved aside by the next save (set-aside.ts).
+    let above = true;
     for (let v = newest; v > hotVersion; v--) {
       // Checked as deeply as the hot snapshot would have been: a running task's row is read this way on every save.
       const loaded = checkRebuilt(ctx, taskDir, v, await rebuildVersion(ctx, taskDir, v, known), depth.check);
@@ -395,7 +419,9 @@ export async function readNativeTask<C extends CheckpointHead>(
         problems.push(...loaded.problems);
         break;
       }
-      problems.push(...loaded.problems);
+      const bad = await unloaded(ctx, taskDir, v, loaded.problems, above);
+      above &&= bad.misnumbered;
+      problems.push(...bad.problems);
     }
   } else {
     numbers = hasVersions ? await listVersionNumbers(ctx, taskDir) : [];
@@ -403,6 +429,7 @@ export async function readNativeTask<C extends CheckpointHead>(
       problems.push(problem(relPath(ctx, taskDir), 'missing-version', 'the task has neither checkpoint.json nor any version file'));
     }
     // The newest few are tried: one bad file should not hide the versions before it.
+    let above = true;
     for (const v of numbers.slice(-3).reverse()) {
       const loaded = await loadVersion(ctx, taskDir, v);
       if (loaded.ok) {
@@ -411,7 +438,9 @@ export async function readNativeTask<C extends CheckpointHead>(
         problems.push(...loaded.problems);
         break;
       }
-      problems.push(...loaded.problems);
+      const bad = await unloaded(ctx, taskDir, v, loaded.problems, above);
+      above &&= bad.misnumbered;
+      problems.push(...bad.problems);
     }
     // checkpoint.json is a copy of the newest version that writers do not fsync (docs/FORMAT.md): torn, empty
     // or unparsable after a power cut, it costs nothing while the versions read, so it is only a warning then.
@@ -432,7 +461,11 @@ export async function readNativeTask<C extends CheckpointHead>(
   if (depth.gaps) {
     numbers ??= hasVersions ? await listVersionNumbers(ctx, taskDir) : [];
     problems.push(...gapProblems(ctx, taskDir, numbers));
-    if (hasVersions) problems.push(...(await misnumberedFiles(ctx, taskDir, await versionFiles(ctx, taskDir))));
+    if (hasVersions) {
+      // A file the reads above found misnumbered is already reported, with what happens to it.
+      const misnumbered = await misnumberedFiles(ctx, taskDir, await versionFiles(ctx, taskDir), checkpoint?.version ?? 0);
+      problems.push(...misnumbered.filter((m) => !problems.some((p) => p.file === m.file && p.reason === m.reason)));
+    }
     const log = await eventLogProblem(ctx.fs, taskDir, relPath(ctx, eventsPath(taskDir)), ctx.maxEventLogBytes);
     if (log) problems.push(log);
   }

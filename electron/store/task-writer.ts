@@ -47,6 +47,7 @@ import { SEGMENT_VERSIONS } from './version-records.js';
 import { errorCode, syncReadsOf, type StoreFileHandle } from './store-fs.js';
 import { LEASE_DIR, leaseEntryName } from './file-lease.js';
 import { LeaseLostError } from './lease-rules.js';
+import { setAsideMisnumbered } from './set-aside.js';
 
 type Json = Record<string, unknown>;
 
@@ -80,6 +81,8 @@ interface WriterState {
    * next save need only validate what changed. False for a base read from disk.
    */
   trusted: boolean;
+  /** Misnumbered files moved aside while the state was derived (set-aside.ts), told with the next save's result. */
+  setAside?: Problem[];
 }
 
 /** Writes the versions of one task. Callers serialise calls per task. */
@@ -163,6 +166,55 @@ export class TaskWriter {
    */
   private async deriveState(): Promise<WriterState> {
     await this.assertInsideRoot();
+    const setAside: Problem[] = [];
+    for (;;) {
+      const newest = await this.newestOnDisk();
+      if (newest === 0)
+        throw new TaskReadError(this.taskId, [
+          problem(relPath(this.ctx, this.taskDir), 'missing-version', 'the task has no versions to save after'),
+        ]);
+      const loaded = await loadVersion(this.ctx, this.taskDir, newest);
+      if (!loaded.ok) {
+        // A file named for the newest version that holds another (copied or renamed there) is not a version: it
+        // is moved out of the way, as a torn record is passed over, and the task stands at the version before it.
+        const moved = await setAsideMisnumbered(this.ctx, this.taskId, this.taskDir, newest);
+        if (moved !== null) {
+          setAside.push(
+            problem(
+              relPath(this.ctx, versionPath(this.taskDir, newest)),
+              'invariant',
+              `the file was named for version ${newest} but held another version: it was moved to ${moved}, and this save follows version ${newest - 1}`,
+            ),
+          );
+          continue;
+        }
+        // The next version is built on the newest one; when it does not read, nothing can follow it.
+        throw new TaskReadError(
+          this.taskId,
+          loaded.problems.map((p) => ({ ...p, message: `${p.message}; a save must follow version ${newest}, so nothing was written` })),
+        );
+      }
+      const readOnly = loaded.readOnly
+        ? (loaded.problems.find((p) => p.reason === 'future-schema')?.message ?? 'written by a newer Waystation')
+        : null;
+      return {
+        lastVersion: newest,
+        base: loaded.doc as Json,
+        fullBytes: loaded.fullBytes,
+        deltaSince: loaded.deltaBytes,
+        readOnly,
+        trusted: false,
+        setAside,
+      };
+    }
+  }
+
+  /**
+   * The newest version on disk: the hot snapshot names a version, and a stat
+   * per newer version file (and the last seal of each segment found) finds
+   * the newest; without a usable hot snapshot, the listing of `versions/`.
+   */
+  private async newestOnDisk(): Promise<number> {
     const hot = await readHot(this.ctx, this.taskDir);
     let newest = 0;
     if (hot.ok && typeof (hot.value as Json)?.version === 'number' && Number.isInteger((hot.value as Json).version)) {
@@ -172,32 +224,9 @@ export class TaskWriter {
     }
     if (newest === 0) {
       const numbers = await listVersionNumbers(this.ctx, this.taskDir);
-      newest = numbers.length ? numbers[numbers.length - 1] : 0;
-    } else {
-      newest = (await newestVersion(this.ctx, this.taskDir, newest)).newest;
+      return numbers.length ? numbers[numbers.length - 1] : 0;
     }
-    if (newest === 0)
-      throw new TaskReadError(this.taskId, [
-        problem(relPath(this.ctx, this.taskDir), 'missing-version', 'the task has no versions to save after'),
-      ]);
-    const loaded = await loadVersion(this.ctx, this.taskDir, newest);
-    // The next version is built on the newest one; when it does not read, nothing can follow it.
-    if (!loaded.ok)
-      throw new TaskReadError(
-        this.taskId,
-        loaded.problems.map((p) => ({ ...p, message: `${p.message}; a save must follow version ${newest}, so nothing was written` })),
-      );
-    const readOnly = loaded.readOnly
-      ? (loaded.problems.find((p) => p.reason === 'future-schema')?.message ?? 'written by a newer Waystation')
-      : null;
-    return {
-      lastVersion: newest,
-      base: loaded.doc as Json,
-      fullBytes: loaded.fullBytes,
-      deltaSince: loaded.deltaBytes,
-      readOnly,
-      trusted: false,
-    };
+    return (await newestVersion(this.ctx, this.taskDir, newest)).newest;
   }
 
   private async ensureState(): Promise<WriterState> {
@@ -291,6 +320,7 @@ export class TaskWriter {
 
     if (request.lease) await this.fence(request.lease);
     const warnings = segment ? await this.append(segment, next, encoded, docBytes) : await this.commit(next, encoded, docBytes, appendable);
+    if (state.setAside) warnings.unshift(...state.setAside.map((p) => ({ ...p, severity: 'warning' as const })));
 
     this.state = {
       lastVersion: next,

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../electron/cli/main.js';
 import { HostService } from '../../../electron/host/host-service.js';
 import { openStore } from '../../../electron/store/directory-store.js';
+import { recoveryReport } from '../../../electron/store/recovery-report.js';
 import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
 
 let root: string;
@@ -95,5 +96,59 @@ describe('inconsistent version numbers', () => {
     expect(show.out + show.err).toContain('named for version 5 but holds version 1');
     const seen = await inspector();
     expect(seen.detail).toContain('named for version 5 but holds version 1');
+  });
+
+  it('a newest version file holding another version is passed over like a torn one: reported, moved aside by the next save, which writes that version', async () => {
+    await tenVersions('t');
+    const versions = path.join(root, 't', 'versions');
+    const copied = await fs.readFile(path.join(versions, '00000001.json'));
+    await fs.writeFile(path.join(versions, '00000010.json'), copied);
+
+    // Opening the task shows version 9 and says what is wrong with the file of version 10, and what the next save does.
+    const history = await cli('history', root, 't');
+    expect(history.out + history.err).toContain('named for version 10 but holds version 1');
+    const seen = await inspector();
+    expect(seen.shown).toBe(9);
+    expect(seen.detail).toContain('the next save moves it aside');
+    const before = await recoveryReport(root, 't');
+    expect(before.latest_version).toBe(9);
+    expect(before.account.join('\n')).toContain('t/versions/00000010.json: the file is named for version 10 but holds version 1');
+
+    // The edit follows version 9 and writes version 10 itself; the misnumbered file is kept beside it, never read.
+    const edit = await cli('edit', root, 't', 's1', '--value', '{"edited":true}');
+    expect(edit.err).toBe('');
+    expect(edit.code).toBe(0);
+    const names = await fs.readdir(versions);
+    const aside = names.filter((n) => n.startsWith('00000010.json.misnumbered-'));
+    expect(aside).toHaveLength(1);
+    expect(await fs.readFile(path.join(versions, aside[0]))).toEqual(copied);
+    const store = openStore(root);
+    const after = await store.getTask('t');
+    expect(after?.checkpoint?.version).toBe(10);
+    expect(after?.problems).toEqual([]);
+    expect((await store.readVersion('t', 10)).plan[0].result_ref).not.toBeNull();
+    expect((await store.readVersion('t', 9)).phase).toBe('phase 9');
+    const report = await recoveryReport(root, 't');
+    expect(report.latest_version).toBe(10);
+    expect(report.account.join('\n')).toContain(`t/versions/${aside[0]}: a misnumbered file a save moved aside`);
+  });
+
+  it('a save through the store moves a misnumbered newest file aside and says so in its warnings', async () => {
+    await tenVersions('t');
+    const versions = path.join(root, 't', 'versions');
+    await fs.copyFile(path.join(versions, '00000003.json'), path.join(versions, '00000011.json'));
+    const store = openStore(root);
+    const entry = await store.getTask('t');
+    expect(entry?.checkpoint?.version).toBe(10);
+    const next = withoutVersion(entry!.checkpoint!);
+    next.phase = 'after the misnumbered file';
+    const saved = await store.save('t', { expectedVersion: 10, checkpoint: next });
+    expect(saved.checkpoint.version).toBe(11);
+    expect(saved.warnings?.map((w) => w.message).join('\n')).toMatch(
+      /was named for version 11 but held another version: it was moved to t\/versions\/00000011\.json\.misnumbered-\d+/,
+    );
+    const fresh = await openStore(root).getTask('t');
+    expect(fresh?.checkpoint?.phase).toBe('after the misnumbered file');
+    expect(fresh?.problems).toEqual([]);
   });
 });

@@ -1,0 +1,142 @@
+/**
+ * Which version a version file's envelope holds, from its first bytes, and
+ * the problem when that is not the version the file is named for (a file
+ * copied or renamed into `versions/`).
+ *
+ * Waystation never changes a version file once its name exists (a segment
+ * only grows, and its head never changes), so what a file's head says is
+ * kept per store, keyed by the file's path and identity (device, inode, size,
+ * modification and change times): a file seen before costs one lstat, a new
+ * or changed one (copied over, grown) is read again.
+ */
+import { constants, type Stats } from 'node:fs';
+import { problem, type Problem } from '../../shared/checkpoint/problem.js';
+import { relPath, type ReadContext } from './file-reader.js';
+import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
+import { VERSIONS_DIR, versionFileName } from './version-file.js';
+import { HEAD_BYTES } from './version-records.js';
+
+/** How a version file begins (version-records.ts, recordHead): the number its envelope holds. */
+const ENVELOPE_HEAD = /^\{"format":"waystation-version","version":(\d+),/;
+
+/** The version an envelope beginning with `head` holds, or null when `head` is not the beginning of an envelope. */
+export function envelopeVersionOf(head: Uint8Array): number | null {
+  const m = ENVELOPE_HEAD.exec(Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1'));
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * What a file's head says: `missing` when there is no file, else the version
+ * its envelope holds, or null when its head is not an envelope's (left to the
+ * reads that parse it, which say what is wrong) or it could not be read.
+ */
+export type HeadVersion = 'missing' | number | null;
+
+interface Known {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  held: number | null;
+}
+
+const sameFile = (k: Known, st: Stats) =>
+  k.dev === st.dev && k.ino === st.ino && k.size === st.size && k.mtimeMs === st.mtimeMs && k.ctimeMs === st.ctimeMs;
+
+/** The heads of the version files a store has read, by path and identity (see the module comment). */
+export class VersionHeads {
+  private readonly known = new Map<string, Known>();
+
+  /** The version the file at `abs` holds (see HeadVersion). */
+  async versionAt(ctx: ReadContext, abs: string): Promise<HeadVersion> {
+    const known = this.known.get(abs);
+    if (known) {
+      const st = await lstatOrNull(ctx, abs);
+      if (st === 'missing') {
+        this.known.delete(abs);
+        return 'missing';
+      }
+      if (st && sameFile(known, st)) return known.held;
+    }
+    const read = await readHead(ctx, abs);
+    if (read === 'missing') this.known.delete(abs);
+    else if (read.stat) this.known.set(abs, { ...identity(read.stat), held: read.held });
+    return read === 'missing' ? 'missing' : read.held;
+  }
+}
+
+function identity(st: Stats): Omit<Known, 'held'> {
+  return { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
+}
+
+async function lstatOrNull(ctx: ReadContext, abs: string): Promise<Stats | 'missing' | null> {
+  try {
+    const sync = syncReadsOf(ctx.fs);
+    return sync ? sync.lstat(abs) : await ctx.fs.lstat(abs);
+  } catch (err) {
+    const code = errorCode(err);
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : null;
+  }
+}
+
+/** The head of the file at `abs`: the version its envelope holds, and the identity of what was read (none when it could not be). */
+async function readHead(ctx: ReadContext, abs: string): Promise<'missing' | { held: number | null; stat: Stats | null }> {
+  let handle: StoreFileHandle;
+  try {
+    handle = await ctx.fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW);
+  } catch (err) {
+    const code = errorCode(err);
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : { held: null, stat: null };
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return { held: null, stat: null };
+    const head = Buffer.alloc(Math.min(HEAD_BYTES, stat.size));
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return { held: envelopeVersionOf(head.subarray(0, bytesRead)), stat };
+  } catch {
+    return { held: null, stat: null };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** The version the file at `abs` holds, through the store's memory of heads when the context has one. */
+export function headVersion(ctx: ReadContext, abs: string): Promise<HeadVersion> {
+  return (ctx.heads ?? new VersionHeads()).versionAt(ctx, abs);
+}
+
+/**
+ * The problem of version file `n` whose envelope holds version `held`.
+ * `setAside`: the file is past every version that reads, so the next save
+ * moves it out of the way (set-aside.ts) and writes version `n` itself; a
+ * warning then, as a torn hot snapshot is. Otherwise the versions after it
+ * read and nothing will move it: an error, with what a person can do.
+ */
+export function misnumberedProblem(ctx: ReadContext, abs: string, n: number, held: number, setAside: boolean): Problem {
+  const file = relPath(ctx, abs);
+  if (setAside) {
+    return {
+      ...problem(
+        file,
+        'invariant',
+        `the file is named for version ${n} but holds version ${held}: it is not used, and the next save moves it aside (to ${versionFileName(n)}${ASIDE_MARK}<inode> in ${VERSIONS_DIR}/) and writes version ${n}`,
+      ),
+      severity: 'warning',
+    };
+  }
+  return problem(
+    file,
+    'invariant',
+    `the file is named for version ${n} but holds version ${held}: version ${n}, and the versions rebuilt from it, do not read; nothing moves it, since later versions follow it (put version ${n}'s own file back under this name to read them again)`,
+  );
+}
+
+/** Between a version file's name and the inode number, in the name a misnumbered file is moved aside to. */
+export const ASIDE_MARK = '.misnumbered-';
+
+/** True for the name a misnumbered file was moved aside to (`00000005.json.misnumbered-<inode>`), which no reader reads. */
+export function isAsideName(name: string): boolean {
+  return /^\d{8}\.json\.misnumbered-\d+$/.test(name);
+}

@@ -1,0 +1,89 @@
+/**
+ * The heads of version files, read once per file and store: opening a task
+ * again does not read them again, and a file changed since (copied over in
+ * place, or replaced) is read again, so a store kept open still sees a file
+ * misnumbered after it first looked.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
+import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
+
+let root: string;
+beforeEach(async () => {
+  root = await tempRoot();
+});
+afterEach(() => cleanup(root));
+
+async function sixVersions(): Promise<void> {
+  const store = openStore(root);
+  let cp = (await store.create(makeCheckpoint('t', 3))).checkpoint;
+  for (let v = 2; v <= 6; v++) {
+    cp = (await store.save('t', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase: `phase ${v}` } })).checkpoint;
+  }
+}
+
+/** nodeFs with its opens of version files counted. */
+function countingFs(): { fs: StoreFs; opened: string[] } {
+  const opened: string[] = [];
+  const fs: StoreFs = {
+    ...nodeFs,
+    open: (p, flags, mode) => {
+      if (p.includes(`${path.sep}versions${path.sep}`)) opened.push(path.relative(root, p));
+      return nodeFs.open(p, flags, mode);
+    },
+  };
+  return { fs, opened };
+}
+
+const misnumbered = (problems: { file: string; message: string }[]) =>
+  problems.filter((p) => /named for version \d+ but holds/.test(p.message));
+
+describe('version file heads', () => {
+  it('are read once per store: opening the task again opens no version file but the newest (which may be a segment, still growing)', async () => {
+    await sixVersions();
+    const { fs: counting, opened } = countingFs();
+    const store = openStore(root, { fs: counting });
+    expect((await store.getTask('t'))?.problems).toEqual([]);
+    expect(opened.filter((f) => f.startsWith('t/versions/0000000')).length).toBeGreaterThanOrEqual(6);
+    opened.length = 0;
+    expect((await store.getTask('t'))?.problems).toEqual([]);
+    expect(opened.filter((f) => f !== 't/versions/00000006.json')).toEqual([]);
+  });
+
+  it('are read again when a file changed since: a copy over an older file, in place, is reported by the same store', async () => {
+    await sixVersions();
+    const store = openStore(root);
+    expect((await store.getTask('t'))?.problems).toEqual([]);
+    const versions = path.join(root, 't', 'versions');
+    const before = await fs.stat(path.join(versions, '00000003.json'));
+    // Written into the same inode, as `cp` over an existing file does.
+    await fs.writeFile(path.join(versions, '00000003.json'), await fs.readFile(path.join(versions, '00000001.json')));
+    expect((await fs.stat(path.join(versions, '00000003.json'))).ino).toBe(before.ino);
+    const entry = await store.getTask('t');
+    expect(entry?.checkpoint?.version).toBe(6);
+    expect(misnumbered(entry!.problems)).toEqual([
+      expect.objectContaining({
+        file: 't/versions/00000003.json',
+        severity: 'error',
+        message: expect.stringContaining('named for version 3 but holds version 1'),
+      }),
+    ]);
+  });
+
+  it('are read again when a file is replaced under its name, and forgotten when it is removed', async () => {
+    await sixVersions();
+    const store = openStore(root);
+    expect((await store.getTask('t'))?.problems).toEqual([]);
+    const versions = path.join(root, 't', 'versions');
+    const good = await fs.readFile(path.join(versions, '00000002.json'));
+    await fs.rm(path.join(versions, '00000002.json'));
+    await fs.copyFile(path.join(versions, '00000004.json'), path.join(versions, '00000002.json'));
+    expect(misnumbered((await store.getTask('t'))!.problems).map((p) => p.file)).toEqual(['t/versions/00000002.json']);
+    await fs.rm(path.join(versions, '00000002.json'));
+    await fs.writeFile(path.join(versions, '00000002.json'), good);
+    expect((await store.getTask('t'))?.problems).toEqual([]);
+  });
+});
