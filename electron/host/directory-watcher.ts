@@ -2,25 +2,22 @@
  * Watching a checkpoint directory for changes made by anyone: our own runner,
  * another process, a person with a text editor.
  *
- * chokidar reports single files; the host wants to know which tasks changed.
- * So events are mapped to the task they belong to (the first path segment
- * under the root, or a task file at the root), collected per task and flushed
- * in one batch once the directory has been quiet for a moment, with an upper
+ * The folders are watched one `fs.watch` each (folder-watches.ts), which
+ * reports single entries; the host wants to know which tasks changed. So
+ * events are mapped to the task they belong to (the first path segment under
+ * the root, or a task file at the root), collected per task and flushed in
+ * one batch once the directory has been quiet for a moment, with an upper
  * bound so a task written to continuously is still reported regularly.
  * Writers' temporary files (`.name.tmp`, dot-files) are ignored, and so are
- * `versions/` and `blobs/`: chokidar re-reads a folder on every event in it,
- * which costs O(n²) over a burst into a folder of thousands of versions,
- * while every save also renames `checkpoint.json` and appends to
- * `events.jsonl`, which are watched. The event log, not the watcher, is what
- * guarantees that no version goes unreported.
+ * `versions/` and `blobs/`, never watched: every save also renames
+ * `checkpoint.json` or appends to `events.jsonl`, which are. The event log,
+ * not the watcher, is what guarantees that no version goes unreported.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import { FolderWatches } from './folder-watches.js';
 
-/** How long chokidar suppresses further change events of a file after reporting one (its `_throttle('change', path, 50)`). */
-const CHOKIDAR_THROTTLE_MS = 50;
-/** How long after a flush a location that may have had unreported writes is reported again. */
+/** How long after a flush a folder that just appeared is reported again (files written before its watch started). */
 const SETTLE_MS = 250;
 
 /** What happened to one task location during a batch. */
@@ -31,7 +28,8 @@ export interface DirectoryChange {
   kind: 'changed' | 'removed';
   /**
    * Paths below the root that changed, forward slashes, in the order first
-   * seen. Empty for a settling re-report after a burst (see watchDirectory).
+   * seen. Empty for the second report of a folder that had just appeared
+   * (see watchDirectory).
    */
   paths: string[];
 }
@@ -50,10 +48,10 @@ export interface DirectoryWatcher {
   /** Resolves once the initial scan is done; changes after that are reported. */
   readonly ready: Promise<void>;
   /**
-   * Watch these locations (task folders or root files, relative to the root)
-   * afresh. chokidar does not watch a folder that appeared while it walked the
-   * tree; whoever catches up on such folders at ready hands them here, so
-   * their later changes are reported.
+   * Watch these locations (task folders, relative to the root) when they are
+   * not watched yet: whoever catches up at ready on folders that appeared
+   * while the watches were set up hands them here, so their later changes
+   * are reported whatever the timing was.
    */
   watchAgain(locations: readonly string[]): void;
   /** Stop watching; pending changes are flushed first. */
@@ -66,7 +64,7 @@ export interface DirectoryWatcher {
  * Temporary files of writers in progress (FORMAT.md: names starting with `.`
  * or ending with `.tmp`, in any segment), and a task's `blobs/` and
  * `versions/` folders, which only ever gain files alongside a rename of the
- * task's `checkpoint.json`.
+ * task's `checkpoint.json` or an append to its `events.jsonl`.
  */
 export function isIgnoredRelative(relative: string): boolean {
   if (relative === '') return false;
@@ -96,7 +94,6 @@ export function watchDirectory(
   const maxDelayMs = options.maxDelayMs ?? 400;
   const absRoot = path.resolve(root);
   let pending = new Map<string, Set<string>>();
-  const lastNoted = new Map<string, number>();
   let quietTimer: NodeJS.Timeout | null = null;
   let maxTimer: NodeJS.Timeout | null = null;
   let settleTimer: NodeJS.Timeout | null = null;
@@ -107,40 +104,23 @@ export function watchDirectory(
   let closed = false;
   let flushing: Promise<void> = Promise.resolve();
 
-  const relativeOf = (p: string) => path.relative(absRoot, path.resolve(absRoot, p)).split(path.sep).join('/');
-
-  const watcher: FSWatcher = watch(absRoot, {
-    ignoreInitial: true,
-    // task/lease/<n>.json is two folders down; deeper trees are not ours.
-    depth: 2,
-    ignored: (p: string) => {
-      const rel = relativeOf(p);
-      return rel.startsWith('..') || isIgnoredRelative(rel);
-    },
-  });
-
   const schedule = () => {
     if (quietTimer) clearTimeout(quietTimer);
-    quietTimer = setTimeout(() => flush(false), quietMs);
-    if (!maxTimer) maxTimer = setTimeout(() => flush(true), maxDelayMs);
+    quietTimer = setTimeout(() => flush(), quietMs);
+    if (!maxTimer) maxTimer = setTimeout(() => flush(), maxDelayMs);
   };
 
-  const flush = (beforeQuiet: boolean) => {
+  const flush = () => {
     if (quietTimer) clearTimeout(quietTimer);
     if (maxTimer) clearTimeout(maxTimer);
     quietTimer = maxTimer = null;
     if (pending.size === 0) return;
     const batch = pending;
     pending = new Map();
-    const now = Date.now();
     for (const loc of batch.keys()) {
-      // chokidar drops a file's change events for 50 ms after it reported one,
-      // with no trailing event, so a flush before a quiet period may
-      // miss the burst's last writes. And files written into a folder that has
-      // just appeared can be missed while chokidar starts watching it. Either
-      // way the location is reported once more, after things have settled.
-      const active = beforeQuiet && now - (lastNoted.get(loc) ?? 0) < CHOKIDAR_THROTTLE_MS * 2;
-      if (active || freshFolders.has(loc)) settle.add(loc);
+      // Files written into a folder that has just appeared, before its watch
+      // started, go unreported: the folder is reported once more, after things have settled.
+      if (freshFolders.has(loc)) settle.add(loc);
       freshFolders.delete(loc);
     }
     if (settle.size && !settleTimer) {
@@ -149,8 +129,7 @@ export function watchDirectory(
         if (closed) return;
         for (const loc of settle) if (!pending.has(loc)) pending.set(loc, new Set());
         settle.clear();
-        // Not a quiet-period flush either: writes may still be under way.
-        flush(true);
+        flush();
       }, SETTLE_MS);
     }
     // Batches are delivered in order even though checking existence is async.
@@ -171,37 +150,43 @@ export function watchDirectory(
     });
   };
 
-  const note = (event: string, p: string) => {
-    if (closed) return;
-    const rel = relativeOf(p);
-    if (rel === '' || rel.startsWith('..') || isIgnoredRelative(rel)) return;
+  const note = (rel: string, appeared: boolean) => {
+    if (closed || rel === '' || isIgnoredRelative(rel)) return;
     const location = locationOf(rel);
-    if (event === 'addDir') freshFolders.add(location);
+    if (appeared) freshFolders.add(location);
     let paths = pending.get(location);
     if (!paths) pending.set(location, (paths = new Set()));
     paths.add(rel);
-    lastNoted.set(location, Date.now());
     schedule();
   };
 
-  watcher.on('all', (event, p) => note(event, p));
-  watcher.on('error', (err) => options.onError?.(err instanceof Error ? err : new Error(String(err))));
-
-  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  const folders = new FolderWatches(absRoot, {
+    onPath: note,
+    ignored: isIgnoredRelative,
+    onError: (err) => {
+      try {
+        options.onError?.(err);
+      } catch {
+        // A failing error handler must not stop the watcher.
+      }
+    },
+  });
+  const ready = folders.start();
 
   return {
     root: absRoot,
     ready,
     watchAgain(locations) {
       if (closed || locations.length === 0) return;
-      watcher.add(locations.map((l) => path.join(absRoot, l)));
+      folders.watchTasks(locations);
     },
     async close() {
       if (closed) return;
-      flush(false);
+      flush();
       closed = true;
       if (settleTimer) clearTimeout(settleTimer);
-      await watcher.close();
+      folders.close();
+      await ready.catch(() => {});
       await flushing;
     },
   };

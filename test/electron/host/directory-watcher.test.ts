@@ -179,6 +179,50 @@ describe.each([
     expect(batches.every((b) => new Set(b.map((c) => c.location)).size === b.length)).toBe(true);
   });
 
+  it("reports a lease taken and let go in the task's lease folder, and appends to a segment through the event log", async () => {
+    await fs.mkdir(path.join(root, 't1', 'lease'));
+    await startWatching();
+    await fs.writeFile(path.join(root, 't1', 'lease', '00000001.json'), '{"holder":"a"}');
+    await until(() => changesFor('t1').some((c) => c.paths.includes('t1/lease/00000001.json')), 'the lease entry');
+    // A segment append writes into versions/ (never watched) and appends a line to events.jsonl (watched).
+    await fs.appendFile(path.join(root, 't1', 'versions', '00000001.json'), '{"version":2}\n');
+    await fs.appendFile(path.join(root, 't1', 'events.jsonl'), '{"id":1,"type":"version","version":2}\n');
+    await until(() => changesFor('t1').some((c) => c.paths.includes('t1/events.jsonl')), 'the appended event line');
+    expect(batches.flat().flatMap((c) => c.paths).some((p) => p.includes('/versions'))).toBe(false);
+  });
+
+  it('watches a lease folder made after the watch started, and a task folder replaced under the same name', async () => {
+    await startWatching();
+    await fs.mkdir(path.join(root, 't1', 'lease'));
+    await fs.writeFile(path.join(root, 't1', 'lease', '00000001.json'), '{}');
+    await until(() => changesFor('t1').some((c) => c.paths.includes('t1/lease')), 'the new lease folder');
+    // Written once the folder's own event has been seen, so that only its watch can report it.
+    await new Promise((r) => setTimeout(r, 100));
+    await fs.writeFile(path.join(root, 't1', 'lease', '00000002.json'), '{}');
+    await until(() => changesFor('t1').some((c) => c.paths.includes('t1/lease/00000002.json')), 'an entry of the new lease folder');
+
+    await fs.rm(path.join(root, 't1'), { recursive: true });
+    await until(() => changesFor('t1').some((c) => c.kind === 'removed'), 'the removal of t1');
+    await new Promise((r) => setTimeout(r, 400));
+    batches = [];
+    await fs.mkdir(path.join(root, 't1'));
+    await until(() => changesFor('t1').some((c) => c.kind === 'changed'), 'the new t1');
+    await new Promise((r) => setTimeout(r, 400));
+    batches = [];
+    await fs.writeFile(path.join(root, 't1', 'events.jsonl'), '{"id":1}\n');
+    await until(() => changesFor('t1').some((c) => c.paths.includes('t1/events.jsonl')), 'a write into the new t1');
+  });
+
+  it('reports every task gone when the root itself is removed', async () => {
+    await fs.mkdir(path.join(root, 't2'));
+    await fs.writeFile(path.join(root, 'legacy.json'), '{}');
+    await startWatching();
+    await fs.rm(root, { recursive: true });
+    for (const location of ['t1', 't2', 'legacy.json'])
+      await until(() => changesFor(location).some((c) => c.kind === 'removed'), `the removal of ${location}`);
+    await fs.mkdir(root);
+  });
+
   it('stops reporting after close', async () => {
     await startWatching();
     await watcher!.close();
