@@ -19,6 +19,8 @@ export interface MemoryReport {
   heapTotal: number;
   external: number;
   arrayBuffers: number;
+  /** The process's peak resident set so far, bytes (getrusage's ru_maxrss). */
+  maxRss: number;
 }
 
 /** A child process started from a bench/lib script, talking JSON lines on stdout. */
@@ -31,9 +33,14 @@ export interface BenchChild {
   stop(): Promise<void>;
 }
 
-/** Start `node bin/waystation-tsx.mjs bench/lib/<script> ...args` with the GC exposed. */
+/**
+ * Start `bench/lib/<script> ...args` with the GC exposed: a `.mjs` script with
+ * plain Node, as a user's `waystation` runs, a `.ts` one through tsx.
+ */
 export function startBenchChild(script: string, args: string[]): BenchChild {
-  const child = spawn(process.execPath, ['--expose-gc', TSX, path.join(REPO, 'bench', 'lib', script), ...args], {
+  const file = path.join(REPO, 'bench', 'lib', script);
+  const argv = script.endsWith('.mjs') ? ['--expose-gc', file, ...args] : ['--expose-gc', TSX, file, ...args];
+  const child = spawn(process.execPath, argv, {
     cwd: REPO,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -28,7 +28,6 @@ import { fileURLToPath } from 'node:url';
 import diff from 'microdiff';
 import { openStore } from '../../electron/store/directory-store.js';
 import { mapLimit } from '../../electron/store/directory-scan.js';
-import { startWebServer } from '../../electron/host/web-server.js';
 import type { HostEvent } from '../../shared/api/contract.js';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
@@ -59,6 +58,8 @@ export interface InspectorScaleOptions {
 
 export interface InspectorScaleResult {
   fixture: ScaleFixture;
+  /** What the host processes ran: the compiled dist/ (as `waystation serve` does when it is current) or the sources through tsx. */
+  hostFrom: 'dist' | 'sources';
   listing: {
     tasks: number;
     /** Baseline: fs.readFile + JSON.parse of every checkpoint.json. */
@@ -239,7 +240,7 @@ async function coldHostRows(root: string, log: (l: string) => void): Promise<Non
   const once = async () => {
     const tab = await openTab(browser);
     const spawnedAt = performance.timeOrigin + performance.now();
-    const host = startBenchChild('scale-host.ts', [root]);
+    const host = startBenchChild('scale-host.mjs', [root]);
     try {
       const ready = await host.next<{ url: string; hostStartAt: number }>('ready');
       const row = await tab.loadUntilFirstRow(ready.url);
@@ -295,9 +296,11 @@ async function diffBench(bytes: number, runs: number): Promise<InspectorScaleRes
     let microChanges = 0;
     const micro = run(() => (microChanges = diff(a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>).length));
     const stringify = run(() => JSON.stringify(a).length + JSON.stringify(b).length);
-    const server = await startWebServer(tmp, { readOnly: true, rendererDir: path.join(REPO, 'dist-renderer') });
+    // The host in a process of its own, as everywhere else in this benchmark: a host in this process would share
+    // it with the benchmark's own TypeScript loader and its watcher thread would compile its modules through it.
+    const server = startBenchChild('scale-host.mjs', [tmp]);
     try {
-      const client = new HostClient(server.http.url);
+      const client = new HostClient((await server.next<{ url: string }>('ready')).url);
       const first = await timeAsync(() => client.rpc('diffVersions', { taskId: 'large', a: 1, b: 2 }));
       const api = await timeRepeated(runs, () => client.rpc<{ entries: unknown[] }>('diffVersions', { taskId: 'large', a: 1, b: 2 }));
       if (api.result.entries.length !== entries)
@@ -315,7 +318,7 @@ async function diffBench(bytes: number, runs: number): Promise<InspectorScaleRes
         microdiffChanges: microChanges,
       };
     } finally {
-      await server.close();
+      await server.stop();
     }
   } finally {
     await fs.rm(tmp, { recursive: true, force: true });
@@ -421,11 +424,20 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
   log(`  baselines: raw checkpoint.json read ${rawHotReadMs.toFixed(0)} ms, naive all-versions read ${naiveAllVersionsMs.toFixed(0)} ms`);
 
   const spawnedAt = performance.now();
-  const host = startBenchChild('scale-host.ts', [fixture.root]);
+  const host = startBenchChild('scale-host.mjs', [fixture.root]);
+  let hostFrom: InspectorScaleResult['hostFrom'];
   let result: Omit<InspectorScaleResult, 'coldHostRows'>;
   try {
-    const ready = await host.next<{ url: string; openMs: number; hostStartAt: number }>('ready');
+    const ready = await host.next<{ url: string; openMs: number; hostStartAt: number; from: InspectorScaleResult['hostFrom'] }>(
+      'ready',
+    );
     const hostOpenMs = performance.now() - spawnedAt;
+    hostFrom = ready.from;
+    log(
+      ready.from === 'dist'
+        ? '  host: the compiled dist/, as `waystation serve` runs'
+        : '  host: the TypeScript sources through tsx (dist/ is missing or older than the sources: npm run build:lib)',
+    );
     const client = new HostClient(ready.url);
     const first = await timeAsync(() => client.rpc<TaskSummary[]>('listTasks'));
     const listedAt = performance.timeOrigin + performance.now();
@@ -462,7 +474,7 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
 
     host.send('gc');
     const hostMem = await host.next<MemoryReport>('mem');
-    const holder = startBenchChild('parsed-checkpoints-holder.ts', [fixture.root]);
+    const holder = startBenchChild('parsed-checkpoints-holder.mjs', [fixture.root]);
     const baseline = await holder.next<MemoryReport & { held: number }>('mem');
     await holder.stop();
 
@@ -470,7 +482,7 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
     log(
       `  diff: ${diffResult.inProcess.p50.toFixed(1)} ms in process, ${diffResult.apiFirstMs.toFixed(1)} ms over HTTP (first), ${diffResult.api.p50.toFixed(1)} ms (p50 after)`,
     );
-    result = { fixture, listing, firstRows: rows, diff: diffResult, events, memory: { host: hostMem, baseline } };
+    result = { fixture, hostFrom, listing, firstRows: rows, diff: diffResult, events, memory: { host: hostMem, baseline } };
   } finally {
     await host.stop();
   }

@@ -28,14 +28,33 @@ export function formatRelative(iso: string | null | undefined, now = Date.now())
   if (s < 60) return `${s} s ago`;
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
   if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
-  return new Date(t).toLocaleDateString();
+  return localDate().format(t);
 }
+
+/**
+ * The formatters `toLocaleDateString()` and `toLocaleString()` use, made
+ * once: each of those calls builds a new one (locale data looked up anew),
+ * which over the rows of a long task list took longer than rendering them.
+ * The same options, so the text is the same.
+ */
+let dateFormat: Intl.DateTimeFormat | null = null;
+let dateTimeFormat: Intl.DateTimeFormat | null = null;
+const localDate = () => (dateFormat ??= new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'numeric', day: 'numeric' }));
+const localDateTime = () =>
+  (dateTimeFormat ??= new Intl.DateTimeFormat(undefined, {
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }));
 
 /** Local date and time, to the second. */
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const t = Date.parse(iso);
-  return Number.isNaN(t) ? iso : new Date(t).toLocaleString();
+  return Number.isNaN(t) ? iso : localDateTime().format(t);
 }
 
 /** Byte sizes: `512 B`, `4.1 KB`. */

@@ -29,7 +29,9 @@ const ATTENTION: ReadonlySet<DisplayStatus> = new Set<DisplayStatus>([
 
 /** True when a task needs a human look: by its status, or because its files have error-level problems. */
 export function needsAttention(task: TaskSummary): boolean {
-  return ATTENTION.has(task.display_status) || task.problems.some((p) => p.severity === 'error');
+  if (ATTENTION.has(task.display_status)) return true;
+  for (const p of task.problems) if (p.severity === 'error') return true;
+  return false;
 }
 
 // Most urgent first, so the "needs attention" view reads as a to-do list.
@@ -63,8 +65,13 @@ export function filterTasks(tasks: readonly TaskSummary[], filter: TaskFilter): 
     const hay = `${t.task_id} ${t.task_name ?? ''} ${t.phase ?? ''} ${t.agent_name ?? ''} ${t.location} ${t.display_status}`.toLowerCase();
     return words.every((w) => hay.includes(w));
   });
-  const byTime = (a: TaskSummary, b: TaskSummary) =>
-    (b.updated_at ?? '').localeCompare(a.updated_at ?? '') || a.task_id.localeCompare(b.task_id);
+  // Timestamps are ISO 8601 text, whose order is the order of their characters: compared as strings, not with
+  // localeCompare, which goes through the locale's collation and made sorting 10,000 rows the list's slowest step.
+  const byTime = (a: TaskSummary, b: TaskSummary) => {
+    const at = a.updated_at ?? '';
+    const bt = b.updated_at ?? '';
+    return at < bt ? 1 : at > bt ? -1 : a.task_id.localeCompare(b.task_id);
+  };
   const byUrgency = (a: TaskSummary, b: TaskSummary) => URGENCY[a.display_status] - URGENCY[b.display_status] || byTime(a, b);
   const label = (t: TaskSummary) => (t.task_name && t.task_name !== t.agent_name ? t.task_name : t.task_id).toLowerCase();
   const byName = (a: TaskSummary, b: TaskSummary) => label(a).localeCompare(label(b)) || a.task_id.localeCompare(b.task_id);
