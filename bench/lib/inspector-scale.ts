@@ -428,9 +428,7 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
   let hostFrom: InspectorScaleResult['hostFrom'];
   let result: Omit<InspectorScaleResult, 'coldHostRows'>;
   try {
-    const ready = await host.next<{ url: string; openMs: number; hostStartAt: number; from: InspectorScaleResult['hostFrom'] }>(
-      'ready',
-    );
+    const ready = await host.next<{ url: string; openMs: number; hostStartAt: number; from: InspectorScaleResult['hostFrom'] }>('ready');
     const hostOpenMs = performance.now() - spawnedAt;
     hostFrom = ready.from;
     log(

@@ -79,7 +79,7 @@ export class ChangeFeed {
           const before = await seeded.catch(() => null);
           if (!before || !isOpen()) return;
           const changes = await changesSince(root, before);
-          // Folders that appeared during chokidar's walk are not watched by it; they are handed back to it.
+          // Folders that appeared while the watches were set up are handed back, to be watched if they are not yet.
           watcher.watchAgain(changes.filter((c) => c.kind === 'changed' && !before.entries.has(c.location)).map((c) => c.location));
           if (changes.length > 0) await this.apply(changes);
         })

@@ -1,12 +1,12 @@
 /**
  * The directory watcher on a thread of its own.
  *
- * chokidar reads every folder of the tree before it reports anything: seconds
- * of CPU over 10,000 task folders, spent in JavaScript callbacks. On the
- * host's thread that time is taken from the requests a user is waiting for
- * (the first page of the inspector loaded three times slower while the walk
- * ran). On a worker thread the walk runs beside them; only the coalesced
- * batches, a few per second at most, cross over.
+ * Setting up the watches of a large directory (a readdir of the root, a stat
+ * and a watch per task folder: a few hundred milliseconds over 10,000 task
+ * folders) and mapping a busy directory's events to tasks are work the host's
+ * thread need not do while a user waits on its requests. On a worker thread
+ * they run beside them; only the coalesced batches, a few per second at most,
+ * cross over.
  *
  * The worker runs `watchDirectory` unchanged (directory-watcher-worker.ts);
  * this side gives back the same `DirectoryWatcher`.
@@ -32,10 +32,9 @@ export type WatcherThreadCommand = { type: 'watch-again'; locations: string[] } 
 const isTs = import.meta.url.endsWith('.ts');
 
 /**
- * The thread's young generation, small: the walk allocates a great deal that
- * dies at once, and with V8's default the process kept some 130 MiB more
- * after the walk over 10,000 task folders than with the watcher on the main
- * thread; at 4 MiB it keeps about the same.
+ * The thread's young generation, small: what the thread allocates dies at
+ * once, and a large young generation would stay resident as the process's
+ * memory for no use.
  */
 const YOUNG = { maxYoungGenerationSizeMb: 4 };
 

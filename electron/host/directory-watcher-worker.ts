@@ -1,6 +1,6 @@
 /**
- * Entry of the watcher thread (see directory-watcher-thread.ts): chokidar
- * and the batching of `watchDirectory`, posting each batch to the host.
+ * Entry of the watcher thread (see directory-watcher-thread.ts): the folder
+ * watches and the batching of `watchDirectory`, posting each batch to the host.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { watchDirectory } from './directory-watcher.js';
@@ -24,7 +24,7 @@ port.on('message', (command: WatcherThreadCommand) => {
   else if (command.type === 'close') {
     void watcher.close().then(() => {
       post({ type: 'closed' });
-      // chokidar's handles are closed; with the port closed too the thread ends.
+      // The watches are closed; with the port closed too the thread ends.
       port.close();
     });
   }

@@ -159,9 +159,9 @@ export class HostService implements WaystationService {
       () => undefined,
       () => undefined,
     );
-    // chokidar reports nothing until it has read every folder of the tree (seconds of CPU over 10,000 task
-    // folders), so it starts once the first list is built rather than slow it down; whatever changed after
-    // the seed, during the listing or the walk, is caught up once, at ready.
+    // The watcher sets up a watch per task folder (a readdir and 10,000 watches, on its own thread), so it
+    // starts once the first list is built rather than share the cores with it; whatever changed after the
+    // seed, during the listing or the set-up, is caught up once, at ready.
     opened.watching = listed.then(() => opened.feed.start(seeded));
     this.hub.publish({ type: 'directory-changed', root: realRoot });
     const runner = this.options.runner;

@@ -188,7 +188,12 @@ describe.each([
     await fs.appendFile(path.join(root, 't1', 'versions', '00000001.json'), '{"version":2}\n');
     await fs.appendFile(path.join(root, 't1', 'events.jsonl'), '{"id":1,"type":"version","version":2}\n');
     await until(() => changesFor('t1').some((c) => c.paths.includes('t1/events.jsonl')), 'the appended event line');
-    expect(batches.flat().flatMap((c) => c.paths).some((p) => p.includes('/versions'))).toBe(false);
+    expect(
+      batches
+        .flat()
+        .flatMap((c) => c.paths)
+        .some((p) => p.includes('/versions')),
+    ).toBe(false);
   });
 
   it('watches a lease folder made after the watch started, and a task folder replaced under the same name', async () => {
