@@ -436,6 +436,11 @@ export class HostService implements WaystationService {
     return this.dir().list.listings();
   }
 
+  /** listTaskListings as JSON text, in pieces (see KeptTaskList.listingsJson): what GET /api/tasks sends. */
+  async listTaskListingsJson(): Promise<Iterable<string>> {
+    return this.dir().list.listingsJson();
+  }
+
   async getTask(input: ApiParsedInput<'getTask'>): Promise<TaskDetail> {
     return this.dir().reads.getTask(input);
   }

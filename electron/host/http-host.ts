@@ -38,7 +38,7 @@ import { ApiError, type ApiMethod, type WaystationService } from '../../shared/a
 import type { TaskListing } from '../../shared/checkpoint/task-summary.js';
 import { dispatch, isApiMethod } from '../../shared/api/dispatch.js';
 import { openEventStream } from './http-event-stream.js';
-import { HttpFailure, readBody, sendError, sendJson } from './http-replies.js';
+import { HttpFailure, readBody, sendError, sendJson, sendJsonPieces } from './http-replies.js';
 import { serveStatic } from './http-static.js';
 import { guardConnections, type ConnectionGuard, type ConnectionLimits } from './connection-guard.js';
 
@@ -46,6 +46,8 @@ import { guardConnections, type ConnectionGuard, type ConnectionLimits } from '.
 export type WebHostedService = WaystationService & {
   /** Every task's summary with its plan's steps, in the order and shape of `waystation ls --json`. */
   listTaskListings(): Promise<TaskListing[]>;
+  /** The same as JSON text in pieces, sent as they are made; when absent, listTaskListings is sent whole. */
+  listTaskListingsJson?(): Promise<Iterable<string>>;
 };
 
 export interface HttpHostOptions {
@@ -206,7 +208,11 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     if (rest.length === 0 && resource === 'events' && id === undefined)
       return openEventStream(req, res, query, { service: options.service, streams, heartbeatMs, maxBuffered, maxStreams });
     if (rest.length === 0 && resource === 'tasks') {
-      if (id === undefined) return sendJson(res, 200, await options.service.listTaskListings());
+      if (id === undefined) {
+        const service = options.service;
+        if (service.listTaskListingsJson) return sendJsonPieces(res, 200, await service.listTaskListingsJson());
+        return sendJson(res, 200, await service.listTaskListings());
+      }
       if (sub === undefined) {
         const version = query.get('version');
         const input: Record<string, unknown> = { taskId: id };

@@ -38,6 +38,33 @@ export function sendJson(res: http.ServerResponse, status: number, body: unknown
   res.end(text);
 }
 
+/**
+ * Send JSON text made in `pieces` with `status`, each piece written as it is
+ * made and the next one made once the socket has taken it (chunked, so no
+ * length is needed up front); never cached. A client gone mid-way ends it.
+ */
+export async function sendJsonPieces(res: http.ServerResponse, status: number, pieces: Iterable<string>): Promise<void> {
+  res.writeHead(status, {
+    ...COMMON_HEADERS,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+  });
+  for (const piece of pieces) {
+    if (res.destroyed) return;
+    if (!res.write(piece))
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+  }
+  res.end();
+}
+
 /** Send whatever a request failed with as an ApiErrorBody and its status; a reply already under way is cut off. */
 export function sendError(res: http.ServerResponse, err: unknown): void {
   if (res.headersSent) {

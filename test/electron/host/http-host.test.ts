@@ -189,6 +189,25 @@ describe('the token', () => {
     expect(JSON.parse(viaHeader.body)).toEqual([{ task_id: 't1', plan: [] }]);
     expect(viaHeader.headers['content-type']).toMatch(/^application\/json/);
   });
+
+  it('sends the listing in the pieces the service makes it in, when it makes them, with the headers of any JSON answer', async () => {
+    const fake = fakeService(hub);
+    // Large enough that the socket asks the host to wait before the next piece.
+    const rows = Array.from({ length: 2000 }, (_, i) => ({ task_id: `t${i}`, note: 'x'.repeat(500), plan: [] }));
+    fake.service.listTaskListingsJson = async () => ['[', rows.map((r) => JSON.stringify(r)).join(','), ']'];
+    const pieced = await startHttpHost({ service: fake.service, staticDir: null, checkOutputs: false });
+    try {
+      const reply = await request(pieced, { path: '/api/tasks', headers: auth(pieced) });
+      expect(reply.status).toBe(200);
+      expect(JSON.parse(reply.body)).toEqual(rows);
+      expect(reply.headers['content-type']).toMatch(/^application\/json/);
+      expect(reply.headers['cache-control']).toBe('no-store');
+      expect(reply.headers['x-content-type-options']).toBe('nosniff');
+      expect(fake.calls.some((c) => c.method === 'listTaskListings')).toBe(false);
+    } finally {
+      await pieced.close();
+    }
+  });
 });
 
 describe('origins and hosts', () => {

@@ -53,6 +53,19 @@ describe('the kept task list', () => {
     expect(listings).toBe(1);
   });
 
+  it('gives the listing as JSON text in pieces, the very text of the whole listing, for hundreds of tasks and for none', async () => {
+    const empty = new KeptTaskList(root, store, new SerialQueue());
+    expect([...(await empty.listingsJson())].join('')).toBe('[]');
+    // More tasks than one piece holds, so the pieces are joined where one ends and the next begins.
+    const ids = Array.from({ length: 300 }, (_, i) => `t${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < ids.length; i += 50) await Promise.all(ids.slice(i, i + 50).map((id) => store.create(makeCheckpoint(id, 2))));
+    const list = new KeptTaskList(root, store, new SerialQueue());
+    const pieces = [...(await list.listingsJson())];
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(JSON.stringify(await list.listings()));
+    expect((JSON.parse(pieces.join('')) as { task_id: string }[]).map((t) => t.task_id)).toEqual(ids);
+  });
+
   it("serves each task's steps with its listing, as `waystation ls --json` prints them", async () => {
     await store.create(makeCheckpoint('t', 2));
     const list = new KeptTaskList(root, store, new SerialQueue());
