@@ -41,6 +41,12 @@ export function formatInspectorScale(r: InspectorScaleResult): string {
       `${formatRatio(l.restWarm.p50 / l.rawHotReadMs)} of raw read`,
     ],
     [
+      `\`waystation ls\` of ${formatCount(l.tasks)} tasks, process start to exit (median of ${l.cliLs.count})`,
+      formatMs(l.cliLs.p50),
+      l.cliLs.p50 <= 2 * l.rawHotReadMs ? '<= 2x raw read: met' : '<= 2x raw read: missed',
+      `${formatRatio(l.cliLs.p50 / l.rawHotReadMs)} of raw read; \`ls --json\` ${formatMs(l.cliLsJson.p50)} (${formatRatio(l.cliLsJson.p50 / l.rawHotReadMs)})`,
+    ],
+    [
       'host process spawn until serving (directory open; the watcher walks the tree after)',
       formatMs(l.hostOpenMs),
       '',

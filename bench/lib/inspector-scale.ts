@@ -20,6 +20,7 @@
  * - memory: the host process, against a process that only holds every parsed
  *   checkpoint.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, watch } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -80,6 +81,10 @@ export interface InspectorScaleResult {
     restWarm: SampleSummary;
     restBytes: number;
     problemsListed: number;
+    /** `waystation ls DIR`, process start to exit, median of `runs` (what the CLI pays: Node, the listing, the printing). */
+    cliLs: SampleSummary;
+    /** `waystation ls DIR --json`, the same. */
+    cliLsJson: SampleSummary;
   };
   /** Chromium on the host measured above, whose task list was already built by the API calls. */
   firstRows: { coldMs: number; warmMs: number } | null;
@@ -140,6 +145,31 @@ async function naiveAllVersions(root: string, names: string[]): Promise<number> 
     }),
   );
   return ms;
+}
+
+/** `waystation ls` (and `--json`) as a user runs it, process start to exit, `runs` times each, alternating. */
+async function cliLs(root: string, runs: number): Promise<{ cliLs: SampleSummary; cliLsJson: SampleSummary }> {
+  const once = (args: string[]) =>
+    new Promise<number>((resolve, reject) => {
+      const t0 = performance.now();
+      const child = spawn(process.execPath, [path.join(REPO, 'bin', 'waystation.mjs'), 'ls', root, ...args], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.once('error', reject);
+      // Exit status 1 says some task has an error-level problem: still a listing.
+      child.once('exit', (code) =>
+        code === 0 || code === 1 ? resolve(performance.now() - t0) : reject(new Error(`waystation ls exited ${code}: ${stderr}`)),
+      );
+    });
+  const plain: number[] = [];
+  const json: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    plain.push(await once([]));
+    json.push(await once(['--json']));
+  }
+  return { cliLs: summarize(plain), cliLsJson: summarize(json) };
 }
 
 type Browser = Awaited<ReturnType<(typeof import('playwright-core'))['chromium']['launch']>>;
@@ -422,6 +452,8 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
   const rawHotReadMs = await rawHotRead(fixture.root, names);
   const naiveAllVersionsMs = await naiveAllVersions(fixture.root, names);
   log(`  baselines: raw checkpoint.json read ${rawHotReadMs.toFixed(0)} ms, naive all-versions read ${naiveAllVersionsMs.toFixed(0)} ms`);
+  const ls = await cliLs(fixture.root, Math.min(opts.runs, 3));
+  log(`  waystation ls: ${ls.cliLs.p50.toFixed(0)} ms, --json ${ls.cliLsJson.p50.toFixed(0)} ms (median, process start to exit)`);
 
   const spawnedAt = performance.now();
   const host = startBenchChild('scale-host.mjs', [fixture.root]);
@@ -460,6 +492,7 @@ export async function runInspectorScale(opts: InspectorScaleOptions): Promise<In
       restWarm: summarize(rest.ms),
       restBytes: JSON.stringify(rest.result).length,
       problemsListed: first.result.filter((t) => t.problems.length > 0).length,
+      ...ls,
     };
 
     let rows: InspectorScaleResult['firstRows'] = null;
