@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `npm run build:lib` (and `prepare`, so `npm ci` runs it): compiles the library, the
-// CLI and the worker into dist/, then stamps the build with the sources it read and
-// when it started (electron/runtime/build-stamp.ts), so bin/waystation.mjs runs dist/
-// only while it matches the sources. The stamp is removed first: a failed or
-// interrupted build leaves none, and the launcher falls back to the sources.
+// CLI and the worker into dist/, bundles the CLI and the worker (dist/bundle/, what
+// bin/waystation.mjs runs), then stamps the build with the sources it read and when
+// it started (electron/runtime/build-stamp.ts), so the launcher runs dist/ only while
+// it matches the sources. The stamp is removed first: a failed or interrupted build
+// leaves none, and the launcher falls back to the sources.
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -33,5 +34,75 @@ if (r.status !== 0) {
   process.exit(r.status ?? 1);
 }
 
+let bundled;
+try {
+  bundled = await bundleEntries();
+} catch (err) {
+  console.error(`build:lib failed bundling the CLI (${err.message}); dist/ is not stamped, so \`waystation\` runs from the sources.`);
+  process.exit(1);
+}
+
 const { writeBuildStamp } = await import(pathToFileURL(path.join(root, 'dist', 'electron', 'runtime', 'build-stamp.js')).href);
-writeBuildStamp(root, startedAtMs, [...own, 'tsconfig.json', 'tsconfig.lib.json']);
+// This script too: a build made by an older one may lack what the launcher now runs.
+writeBuildStamp(root, startedAtMs, [...own, ...bundled, 'tsconfig.json', 'tsconfig.lib.json', 'bin/build-lib.mjs']);
+
+/**
+ * zod's messages in English only, in the bundle: zod sets English up itself,
+ * Waystation never switches (`z.locales` is used nowhere), and its other
+ * forty-odd languages are half of what a command would otherwise compile at
+ * start. `z.locales.en` stays; an agent's own zod, from node_modules, keeps all of them.
+ */
+function englishZodMessages() {
+  return { name: 'english-zod-messages', setup: keepEnglishOnly };
+}
+function keepEnglishOnly(build) {
+  build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+    args.importer.split(path.sep).join('/').includes('/node_modules/zod/v4/')
+      ? { path: path.join(path.dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-english' }
+      : undefined,
+  );
+  build.onLoad({ filter: /.*/, namespace: 'zod-english' }, (args) => ({
+    contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+    resolveDir: path.dirname(args.path),
+  }));
+}
+
+/**
+ * Bundle the CLI, the worker process and the directory watcher's thread into
+ * dist/bundle/: a command then loads a few files instead of some five hundred
+ * (its own modules, zod, commander), which is most of its start-up. Each
+ * command stays a chunk of its own, imported only when run (command-list.ts);
+ * the entries sit side by side, as the runner and the watcher look for them
+ * beside the code that starts them. Packages that must be found at run time
+ * stay outside: the native SQLite binding, tsx (registered for TypeScript
+ * agents), and pg, loaded only for a database. Resolves to the package's own
+ * source files it read, for the stamp.
+ */
+async function bundleEntries() {
+  const { build } = await import('esbuild');
+  const outdir = path.join(root, 'dist', 'bundle');
+  rmSync(outdir, { recursive: true, force: true });
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: {
+      main: 'electron/cli/main.ts',
+      'worker-main': 'electron/runtime/worker-main.ts',
+      'directory-watcher-worker': 'electron/host/directory-watcher-worker.ts',
+    },
+    outdir,
+    chunkNames: 'chunk-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: true,
+    external: ['better-sqlite3', 'tsx', 'pg', 'electron'],
+    // Bundled CommonJS packages call require(); an ES module has none of its own.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    plugins: [englishZodMessages()],
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return Object.keys(result.metafile.inputs).filter((f) => !f.split('/').includes('node_modules'));
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `waystation` command. Runs the compiled CLI in dist/ (built by `npm ci` through
-// `prepare`, or `npm run build:lib`) when its build stamp matches the sources; otherwise
+// The `waystation` command. Runs the bundled CLI in dist/bundle/ (built by `npm ci`
+// through `prepare`, or `npm run build:lib`) when its build stamp matches the sources; otherwise
 // the TypeScript sources through tsx, which works the same but starts several times
 // slower. In a development checkout an edited source therefore never runs as old
 // compiled code. WAYSTATION_FROM_SOURCE=1 always runs the sources.
@@ -24,7 +24,7 @@ async function buildState() {
 
 const build = await buildState();
 if (build.state === 'fresh') {
-  await import('../dist/electron/cli/main.js');
+  await import('../dist/bundle/main.js');
 } else {
   // Said on a terminal only: scripts reading stderr get the command's own messages and nothing else.
   if (build.state !== 'forced' && process.stderr.isTTY) {

@@ -48,6 +48,28 @@ export function summaryRequest(rel: string, text: string): string {
 
 const summaryName = (rel: string) => rel.replace(/\.(md|markdown)$/i, '') + '.summary.md';
 
+/**
+ * A path as a task records it (its output folder, the files a step wrote):
+ * relative to the checkpoint directory when inside it (the default output,
+ * DIR/outputs/<task>), so a directory moved or copied elsewhere writes its
+ * summaries into itself, not where it was; absolute when outside it, the one
+ * name that place has.
+ */
+export function recordedPath(p: string, rootDir: string): string {
+  const rel = path.relative(rootDir, p);
+  if (rel === '') return '.';
+  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) ? p : rel.split(path.sep).join('/');
+}
+
+/**
+ * The folder a recorded output option names, in the directory as it is now.
+ * A task created while outputs were recorded absolute keeps writing where it
+ * always did.
+ */
+export function outputFolder(option: string, rootDir: string): string {
+  return path.resolve(rootDir, option);
+}
+
 /** Ask the publish service whether a publication with this key exists. */
 async function probePublish(effect: SideEffect): Promise<ProbeResult> {
   const url = (effect.request as { url?: string } | undefined)?.url;
@@ -73,8 +95,9 @@ export const mdSummarizer = defineAgent({
   name: 'md-summarizer',
   description: 'Summarise each Markdown file of --input into --output, then publish an index to --publish-url exactly once.',
   options: Options,
-  // Paths are made absolute once, at creation, so a resume from another working directory finds the same files;
-  // the input folder is checked here, so a start with a wrong one is refused before any version is written.
+  // Paths are fixed once, at creation, so a resume from another working directory finds the same files: the input
+  // absolute, the output folder as recordedPath records it. The input folder is checked here, so a start with
+  // a wrong one is refused before any version is written.
   resolveOptions: async (o, env): Promise<Options> => {
     const input = path.resolve(env.baseDir, o.input);
     const stat = await fs.stat(input).catch((err: NodeJS.ErrnoException) => err);
@@ -83,7 +106,8 @@ export const mdSummarizer = defineAgent({
       const relative = path.isAbsolute(o.input) ? '' : ` (${JSON.stringify(o.input)} is read relative to ${env.baseDir})`;
       throw new Error(`cannot read the input folder ${input}${relative}: ${why}; no task was created`);
     }
-    return { ...o, input, output: path.resolve(env.baseDir, o.output ?? path.join(env.rootDir, 'outputs', env.taskId)) };
+    const output = path.resolve(env.baseDir, o.output ?? path.join(env.rootDir, 'outputs', env.taskId));
+    return { ...o, input, output: recordedPath(output, env.rootDir) };
   },
   goal: (o) => `summarise the Markdown files of ${o.input} and publish an index${o['publish-url'] ? ` to ${o['publish-url']}` : ''}`,
   async plan(o) {
@@ -101,7 +125,8 @@ export const mdSummarizer = defineAgent({
   probes: { 'http-publish': (effect) => probePublish(effect) },
   async run(ctx) {
     const o = ctx.options;
-    const outDir = o.output!;
+    // Resolved against the directory as it is now: a folder inside it moved or was copied with it.
+    const outDir = outputFolder(o.output!, ctx.rootDir);
     const summaries: z.output<typeof Summary>[] = [];
     await ctx.phase('summarize');
     for (const { id } of ctx.plan.filter((s) => s.id.startsWith('summarize:'))) {
@@ -114,7 +139,7 @@ export const mdSummarizer = defineAgent({
         ]);
         const summaryPath = path.join(outDir, summaryName(rel));
         await ctx.writeArtifact(summaryPath, `# Summary of ${rel}\n\n${reply.text}\n`, { type: 'summary' });
-        return { file: rel, summary_path: summaryPath, summary: reply.text };
+        return { file: rel, summary_path: recordedPath(summaryPath, ctx.rootDir), summary: reply.text };
       });
       summaries.push(result);
     }
@@ -130,7 +155,7 @@ export const mdSummarizer = defineAgent({
       const url = o['publish-url'];
       if (!url) {
         ctx.log('no --publish-url given: the index was written but not published');
-        return { index_path: indexPath, published: null };
+        return { index_path: recordedPath(indexPath, ctx.rootDir), published: null };
       }
       const published = await ctx.effect({
         type: 'http-publish',
@@ -148,7 +173,7 @@ export const mdSummarizer = defineAgent({
         },
         probe: probePublish,
       });
-      return { index_path: indexPath, published };
+      return { index_path: recordedPath(indexPath, ctx.rootDir), published };
     });
   },
 });

@@ -10,7 +10,6 @@ import path from 'node:path';
 import { isPostgresUrl, redactUrl } from '../store/postgres/redact-url.js';
 import type { CheckpointSource, CheckpointStore, TaskEntry } from '../store/store-types.js';
 import { detectLocation } from '../sources/detect-location.js';
-import { openLangGraphSource } from '../sources/langgraph/open-langgraph.js';
 import { createStyle, type Style } from './style.js';
 import { refuseUrlDirectory } from './directory-argument.js';
 
@@ -147,6 +146,8 @@ export async function requireSource(ctx: CliContext, location: string): Promise<
     const store = ctx.openStore(found.kind === 'directory' ? found.dir : found.url);
     return { root: store.root, source: store };
   }
+  // LangGraph's readers (msgpack, SQLite, PostgreSQL) load only for a LangGraph location.
+  const { openLangGraphSource } = await import('../sources/langgraph/open-langgraph.js');
   const source = await openLangGraphSource(location);
   ctx.atExit(() => source.close());
   return { root: source.root, source };

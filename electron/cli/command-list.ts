@@ -66,3 +66,15 @@ export function commandsToLoad(argv: readonly string[]): readonly CommandEntry[]
   const known = commandList.find((c) => c.name === first);
   return known ? [known] : commandList;
 }
+
+/** The commands that hand their work to a worker process. */
+const WORKER_COMMANDS = new Set(['run', 'resume', 'approve']);
+
+/**
+ * Whether `argv` runs a command that starts a worker process (and not its
+ * help), so the CLI can start one before it has loaded the command.
+ */
+export function startsWorker(argv: readonly string[]): boolean {
+  const first = argv.find((a) => !a.startsWith('-'));
+  return first !== undefined && WORKER_COMMANDS.has(first) && !argv.some((a) => HELP_FLAGS.has(a));
+}

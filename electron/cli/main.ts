@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import type { CheckpointStore } from '../store/store-types.js';
 import { createContext, ExitCode, UsageError, type CliIo } from './cli-context.js';
-import { commandsToLoad } from './command-list.js';
+import { commandsToLoad, startsWorker } from './command-list.js';
 import { shouldColor } from './style.js';
 
 const EXIT_HELP = `
@@ -127,5 +127,14 @@ function isProcessEntry(): boolean {
 }
 
 if (isProcessEntry()) {
-  process.exitCode = await runCli(process.argv.slice(2), processIo());
+  const argv = process.argv.slice(2);
+  // A worker started now loads while the command does (runtime/worker-standby.ts).
+  const standby = startsWorker(argv) ? await import('../runtime/worker-standby.js') : null;
+  standby?.startStandbyWorker();
+  try {
+    process.exitCode = await runCli(argv, processIo());
+  } finally {
+    // A run refused before it started a worker leaves the standby unused: it exits having done nothing.
+    standby?.stopStandbyWorker();
+  }
 }

@@ -3,7 +3,7 @@
  * piped or asked (NO_COLOR), aligned tables, and short renderings of sizes,
  * durations, hashes and problems.
  */
-import stringWidth from 'string-width';
+import { createRequire } from 'node:module';
 import type { Problem } from '../../shared/checkpoint/problem.js';
 
 // Styling is its own module, so `waystation --version` styles its errors without loading the width tables.
@@ -26,10 +26,24 @@ export function stripAnsi(s: string): string {
  * hand-kept list of ranges does not keep up with.
  */
 export function displayWidth(s: string): number {
-  return stringWidth(s);
+  const plain = stripAnsi(s);
+  // Printable ASCII (most of what the CLI prints) is one column a character, as string-width would say.
+  if (PRINTABLE_ASCII.test(plain)) return plain.length;
+  widthOf ??= (createRequire(import.meta.url)('string-width') as { default: (s: string) => number }).default;
+  return widthOf(s);
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+/**
+ * string-width, loaded the first time a string needs it: building its Unicode
+ * tables costs more than the rest of `waystation ls` on an empty directory.
+ * It is an ES module, which `require` loads on the Node versions this package
+ * supports (20.19 and later).
+ */
+let widthOf: ((s: string) => number) | undefined;
+
+/** Grapheme clusters, for cutting text; made on first use (ICU's segmenter is not free to build). */
+let graphemes: Intl.Segmenter | undefined;
 
 /**
  * Cut plain text (no colour codes) to at most `max` columns, ending in `…` when cut.
@@ -42,6 +56,7 @@ export function truncateToWidth(text: string, max: number): string {
   if (max < 1) return '';
   let out = '';
   let width = 0;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { segment } of graphemes.segment(text)) {
     const w = displayWidth(segment);
     if (width + w > max - 1) break;

@@ -182,7 +182,8 @@ export async function generateDemoDirectory(dir: string): Promise<DemoResult> {
 async function writeCutOffRun(store: ReturnType<typeof openStore>, notesDir: string): Promise<void> {
   const files = Object.keys(NOTES).sort();
   const at = new Date().toISOString();
-  const options = { input: notesDir, output: path.join(store.root, 'outputs', 'notes-running') };
+  // As the agent records them: the output folder relative to the directory (md-summarizer.ts, recordedPath).
+  const options = { input: notesDir, output: 'outputs/notes-running' };
   const plan: CheckpointInput['plan'] = [
     ...files.map((f) => ({ id: `summarize:${f}`, name: `summarize ${f}`, status: 'pending' as const, attempts: 0 })),
     { id: 'publish-index', name: 'write and publish the index', status: 'pending' as const, attempts: 0 },
@@ -217,7 +218,9 @@ async function writeCutOffRun(store: ReturnType<typeof openStore>, notesDir: str
   await store.save('notes-running', {
     expectedVersion: v1.checkpoint.version,
     checkpoint: running,
-    results: { [step1]: { file: files[0], summary_path: path.join(options.output, files[0].replace(/\.md$/, '.summary.md')), summary } },
+    results: {
+      [step1]: { file: files[0], summary_path: path.posix.join(options.output, files[0].replace(/\.md$/, '.summary.md')), summary },
+    },
   });
 }
 

@@ -36,6 +36,7 @@ import {
   type ResumeRequest,
 } from './task-operations.js';
 import { defaultWorkerLaunch } from './worker-launch.js';
+import { adoptStandbyWorker } from './worker-standby.js';
 import { commandAgentRef, refusalOfExit, spawnCommandAgent, type CommandAgentEntry, type CommandJob } from './command-agent.js';
 import { WriteLimitError } from '../store/write-limits.js';
 import { handJob, JOB_VIA_IPC_ENV, optionsTooLarge } from './worker-job-channel.js';
@@ -156,15 +157,21 @@ export class Runner extends EventEmitter {
     const { entry, execArgv = [] } = this.opts.workerLaunch ?? defaultWorkerLaunch();
     const env = this.opts.env ?? process.env;
     const projectRoot = job.kind === 'start' ? job.agentRef.project_root : undefined;
-    const child = fork(entry, [], {
-      execArgv,
-      // The job goes over IPC (worker-job-channel.ts); a database names no folder, so the worker resolves artifacts against the runner's.
-      env: { ...env, [JOB_VIA_IPC_ENV]: '1', WAYSTATION_ARTIFACT_ROOT: this.root },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      // A module agent starts in its project, as it would when its author runs it.
-      cwd: projectRoot ? path.resolve(this.root, projectRoot) : process.cwd(),
-    });
-    handJob(child, job);
+    // A module agent starts in its project, as it would when its author runs it.
+    const cwd = projectRoot ? path.resolve(this.root, projectRoot) : process.cwd();
+    // A database names no folder, so the worker resolves artifacts against the runner's.
+    const artifactRoot = { WAYSTATION_ARTIFACT_ROOT: this.root };
+    // The worker the CLI started while it loaded, when it is this very process (worker-standby.ts); else a new one.
+    const child =
+      adoptStandbyWorker({ entry, execArgv, cwd, env }) ??
+      fork(entry, [], {
+        execArgv,
+        // The job goes over IPC (worker-job-channel.ts).
+        env: { ...env, [JOB_VIA_IPC_ENV]: '1', ...artifactRoot },
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        cwd,
+      });
+    handJob(child, job, artifactRoot);
     this.children.add(child);
     const taskId = job.taskId;
     this.emit('event', { type: 'spawned', taskId, pid: child.pid ?? -1, job: job.kind });

@@ -19,9 +19,13 @@ export function optionsTooLarge(options: unknown): string | null {
   return `the agent's options are ${bytes} bytes of JSON, over the ${MAX_OPTIONS_BYTES}-byte limit; pass large inputs as a file (an --input path) instead. Nothing was started`;
 }
 
-/** Hand a forked worker its job (see the module comment). */
-export function handJob(child: ChildProcess, job: unknown): void {
-  child.send({ type: 'job', job }, (err) => {
+/**
+ * Hand a forked worker its job (see the module comment), with the variables
+ * it sets in its environment before it starts on it: a worker started before
+ * its job was known (worker-standby.ts) could not be given them at its start.
+ */
+export function handJob(child: ChildProcess, job: unknown, env: Record<string, string> = {}): void {
+  child.send({ type: 'job', job, env }, (err) => {
     // The worker died before it read its job: its exit is reported like any other.
     if (err) child.kill('SIGKILL');
   });
@@ -33,10 +37,13 @@ export function receiveJob(): Promise<string | null> {
   if (process.env[JOB_VIA_IPC_ENV] !== '1' || !process.send) return Promise.resolve(null);
   return new Promise((resolve) => {
     const onMessage = (m: unknown) => {
-      const msg = m as { type?: unknown; job?: unknown } | null;
+      const msg = m as { type?: unknown; job?: unknown; env?: unknown } | null;
       if (msg?.type !== 'job') return;
       process.off('message', onMessage);
       process.off('disconnect', onGone);
+      if (msg.env && typeof msg.env === 'object') {
+        for (const [key, value] of Object.entries(msg.env)) if (typeof value === 'string') process.env[key] = value;
+      }
       resolve(JSON.stringify(msg.job));
     };
     const onGone = () => {

@@ -15,6 +15,7 @@ import { builtInAgent } from '../agents/registry.js';
 import { AgentLoadError, describeModuleAgent, loadAgent, type LoadedAgent } from './agent-loader.js';
 import { WriteLimitError } from '../store/write-limits.js';
 import { receiveJob } from './worker-job-channel.js';
+import { STANDBY_ENV } from './worker-standby.js';
 import { approveTask, loadForWrite, OperationError, resumeTask, startTask, type OperationEnv } from './task-operations.js';
 import { exitCodeForError, exitCodeForOutcome, RunExit, type WorkerJob, type WorkerMessage } from './worker-protocol.js';
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
@@ -125,6 +126,8 @@ async function run(job: WorkerJob): Promise<number> {
 let code: number;
 try {
   const raw = await receiveJob();
+  // A worker started ahead of its job (worker-standby.ts) and let go: it has done nothing, and says nothing.
+  if (!raw && process.env[STANDBY_ENV]) process.exit(RunExit.done);
   if (!raw) throw new OperationError('invalid', 'the worker was started without a job (WAYSTATION_JOB, or its first IPC message)');
   code = await run(JSON.parse(raw) as WorkerJob);
 } catch (err) {

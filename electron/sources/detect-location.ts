@@ -7,12 +7,14 @@
  * Detection only reads: a file's first 16 bytes, then its table names from a
  * read-only open (langgraph/sqlite-rows.ts); a database's catalog, over a
  * connection opened read-only.
+ *
+ * The SQLite reader and the PostgreSQL client are imported only when a
+ * location needs them: a directory, what most commands are given, is told by
+ * one stat, and the CLI's start-up should not pay for either.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import pg from 'pg';
 import { isPostgresUrl } from '../store/postgres/redact-url.js';
-import { NotLangGraphError, SqliteRows } from './langgraph/sqlite-rows.js';
 
 export type DetectedLocation =
   /** A folder: a Waystation checkpoint directory (its path, resolved). */
@@ -51,6 +53,7 @@ export async function detectLocation(location: string): Promise<DetectedLocation
       reason: `${location} is not a checkpoint directory, nor an SQLite database (a LangGraph SQLite checkpointer file)`,
     };
   }
+  const { NotLangGraphError, SqliteRows } = await import('./langgraph/sqlite-rows.js');
   const rows = new SqliteRows(file);
   try {
     await rows.changeMark();
@@ -73,6 +76,7 @@ export async function detectLocation(location: string): Promise<DetectedLocation
  * store, which says why in its own words (without the password).
  */
 async function detectPostgres(url: string): Promise<DetectedLocation> {
+  const { default: pg } = await import('pg');
   const client = new pg.Client({
     connectionString: url,
     connectionTimeoutMillis: 10_000,

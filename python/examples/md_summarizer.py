@@ -97,9 +97,26 @@ def post_index(url: str, index: dict[str, Any], key: str) -> dict[str, Any]:
         raise RuntimeError(f"the publish service answered {err.code} {err.reason}") from None
 
 
+def recorded_path(p: str, root: str) -> str:
+    """A path as the task records it: relative to the checkpoint directory when inside it (the default output,
+    DIR/outputs/<task>), so a directory moved or copied elsewhere writes its summaries into itself; absolute outside it."""
+    rel = os.path.relpath(os.path.abspath(p), os.path.abspath(root))
+    if rel == os.curdir:
+        return "."
+    return p if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel) else rel.replace(os.sep, "/")
+
+
+def output_folder(option: str, root: str) -> str:
+    """The folder a recorded output option names, in the directory as it is now; an absolute one (tasks created before
+    outputs were recorded relative) stays where it always was."""
+    return os.path.join(os.path.abspath(root), option)
+
+
 def resolve(options: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
-    # Paths are made absolute once, at creation, so a resume from another working directory finds the same files.
-    return {**options, "input": os.path.abspath(options["input"]), "output": os.path.abspath(options.get("output") or os.path.join(env["root"], "outputs", env["task_id"]))}
+    # Paths are fixed once, at creation, so a resume from another working directory finds the same files:
+    # the input absolute, the output folder as recorded_path records it.
+    output = os.path.abspath(options.get("output") or os.path.join(env["root"], "outputs", env["task_id"]))
+    return {**options, "input": os.path.abspath(options["input"]), "output": recorded_path(output, env["root"])}
 
 
 def plan(options: dict[str, Any], env: dict[str, str]) -> list[PlannedStep]:
@@ -112,7 +129,8 @@ def plan(options: dict[str, Any], env: dict[str, str]) -> list[PlannedStep]:
 
 def run(t: TaskContext) -> None:
     o = t.options
-    out_dir = o["output"]
+    # Resolved against the directory as it is now: a folder inside it moved or was copied with it.
+    out_dir = output_folder(o["output"], t.root)
     summaries: list[dict[str, Any]] = []
     t.phase("summarize")
     for step in [s for s in t.plan if s["id"].startswith("summarize:")]:
@@ -129,7 +147,7 @@ def run(t: TaskContext) -> None:
             )
             summary_path = os.path.join(out_dir, summary_name(rel))
             t.write_artifact(summary_path, f"# Summary of {rel}\n\n{reply.text}\n", type="summary")
-            return {"file": rel, "summary_path": summary_path, "summary": reply.text}
+            return {"file": rel, "summary_path": recorded_path(summary_path, t.root), "summary": reply.text}
 
         summaries.append(t.step(step["id"], summarise))
 
@@ -142,7 +160,7 @@ def run(t: TaskContext) -> None:
         url = o.get("publish-url")
         if not url:
             t.log("no --publish-url given: the index was written but not published")
-            return {"index_path": index_path, "published": None}
+            return {"index_path": recorded_path(index_path, t.root), "published": None}
         published = t.effect(
             "http-publish",
             key=f"{t.task_id}:publish-index",
@@ -150,7 +168,7 @@ def run(t: TaskContext) -> None:
             perform=lambda key: post_index(url, index, key),
             probe=probe_publish,
         )
-        return {"index_path": index_path, "published": published}
+        return {"index_path": recorded_path(index_path, t.root), "published": published}
 
     t.step("publish-index", publish)
 

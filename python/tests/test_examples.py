@@ -54,11 +54,13 @@ def test_bad_input_exits_2_with_nothing_written(root):
 
 
 class Publisher:
-    """A publish service that applies a key once, answers repeats with the same record, and answers probes."""
+    """A publish service that applies a key once, answers repeats with the same record, and answers probes.
+    `refuse` POSTs are answered 500 without applying anything."""
 
     def __init__(self):
         self.applied: dict[str, int] = {}
         self.records: dict[str, dict] = {}
+        self.refuse = 0
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -75,6 +77,11 @@ class Publisher:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
                 key = self.headers["idempotency-key"]
+                if owner.refuse > 0:
+                    owner.refuse -= 1
+                    self.send_response(500)
+                    self.end_headers()
+                    return
                 if key not in owner.records:
                     owner.applied[key] = owner.applied.get(key, 0) + 1
                     owner.records[key] = {"id": f"pub-{len(owner.records) + 1}", "key": key, "body": body}
@@ -117,6 +124,46 @@ def test_the_summariser_checkpoints_each_file_and_publishes_once(root, tmp_path,
     assert {a["path"] for a in cp["artifacts"]} == {"outputs/md/a.summary.md", "outputs/md/b.summary.md", "outputs/md/deep/c.summary.md", "outputs/md/index.json"}
     again = run_example("md_summarizer.py", root, "--task", "md")
     assert again.returncode == 0 and publisher.applied == {"md:publish-index": 1}
+
+
+def test_the_summariser_records_its_output_inside_the_directory_relatively(root, tmp_path, publisher):
+    """A copied directory, resumed, writes into its own output folder, not the original's."""
+    import shutil
+
+    src = make_input(str(tmp_path))
+    publisher.refuse = 1
+    first = run_example("md_summarizer.py", root, "--task", "mv", "--input", src, "--publish-url", publisher.url)
+    assert first.returncode == 1, first.stderr + first.stdout
+    assert Store(root).load("mv")["agent"]["options"]["output"] == "outputs/mv"
+    copy = str(tmp_path / "copy")
+    shutil.copytree(root, copy)
+    shutil.rmtree(os.path.join(root, "outputs"))
+    again = run_example("md_summarizer.py", copy, "--task", "mv")
+    assert again.returncode == 0, again.stderr + again.stdout
+    with open(os.path.join(copy, "outputs", "mv", "index.json"), encoding="utf-8") as f:
+        assert len(json.load(f)["files"]) == 3
+    assert not os.path.exists(os.path.join(root, "outputs"))
+    assert publisher.applied == {"mv:publish-index": 1}
+
+
+def test_the_summariser_keeps_an_output_outside_the_directory_absolute(root, tmp_path, publisher):
+    """An output folder outside the directory has no other name: a copy resumed writes there too, as tasks recorded
+    with an absolute output always did."""
+    import shutil
+
+    src = make_input(str(tmp_path))
+    out = str(tmp_path / "elsewhere")
+    publisher.refuse = 1
+    first = run_example("md_summarizer.py", root, "--task", "abs", "--input", src, "--output", out, "--publish-url", publisher.url)
+    assert first.returncode == 1, first.stderr + first.stdout
+    assert Store(root).load("abs")["agent"]["options"]["output"] == out
+    copy = str(tmp_path / "copy")
+    shutil.copytree(root, copy)
+    os.remove(os.path.join(out, "index.json"))
+    again = run_example("md_summarizer.py", copy, "--task", "abs")
+    assert again.returncode == 0, again.stderr + again.stdout
+    assert os.path.exists(os.path.join(out, "index.json"))
+    assert not os.path.exists(os.path.join(copy, "outputs"))
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -6,7 +6,7 @@ import { openStore } from '../../../electron/store/directory-store.js';
 import { verifyTask } from '../../../electron/verify/verify-task.js';
 import { Runner } from '../../../electron/runtime/runner.js';
 import { startTask, resumeTask } from '../../../electron/runtime/task-operations.js';
-import { mdSummarizer, SUMMARY_INSTRUCTIONS, summaryRequest } from '../../../electron/agents/md-summarizer.js';
+import { mdSummarizer, recordedPath, SUMMARY_INSTRUCTIONS, summaryRequest } from '../../../electron/agents/md-summarizer.js';
 import { checkpointDemo } from '../../../electron/agents/checkpoint-demo.js';
 import { builtInAgent } from '../../../electron/agents/registry.js';
 import { OfflineProvider, offlineReply } from '../../../electron/llm/offline-provider.js';
@@ -127,5 +127,61 @@ describe('md-summarizer', () => {
       { role: 'user', content: summaryRequest('d.md', await fs.readFile(path.join(input, 'd.md'), 'utf8')) },
     ]);
     expect(await fs.readFile(path.join(root, 'outputs/killed/d.summary.md'), 'utf8')).toBe(`# Summary of d.md\n\n${expected}\n`);
+  });
+
+  it('records its output folder relative to the directory: a copy resumed elsewhere writes into its own folder', async () => {
+    const env = { store: openStore(root), root, llm: new OfflineProvider(0) };
+    service.failNext('500');
+    expect((await startTask(env, mdSummarizer, { taskId: 'moved', options: { input, 'publish-url': service.url } })).status).toBe('failed');
+    const cp = (await env.store.getTask('moved'))!.checkpoint!;
+    expect(cp.agent?.options).toMatchObject({ output: 'outputs/moved' });
+    const copy = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-md-copy-'));
+    try {
+      await fs.cp(root, copy, { recursive: true });
+      // The original's output is gone, so nothing written there can pass unnoticed.
+      await fs.rm(path.join(root, 'outputs'), { recursive: true });
+      const resumed = await resumeTask({ store: openStore(copy), root: copy, llm: new OfflineProvider(0) }, mdSummarizer, 'moved');
+      expect(resumed.status).toBe('done');
+      const index = JSON.parse(await fs.readFile(path.join(copy, 'outputs/moved/index.json'), 'utf8')) as { files: unknown[] };
+      expect(index.files).toHaveLength(4);
+      await expect(fs.access(path.join(root, 'outputs'))).rejects.toThrow();
+      const done = (await openStore(copy).getTask('moved'))!.checkpoint!;
+      expect((await verifyTask(copy, done)).ok).toBe(true);
+    } finally {
+      await fs.rm(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('resumes a task that recorded an absolute output folder, writing where it always did', async () => {
+    // How tasks were created before the output folder was recorded relative.
+    const absoluteOutput = {
+      ...mdSummarizer,
+      resolveOptions: async (o: Record<string, unknown>, planEnv: Parameters<NonNullable<typeof mdSummarizer.resolveOptions>>[1]) => ({
+        ...(await mdSummarizer.resolveOptions!(o as never, planEnv)),
+        output: path.join(planEnv.rootDir, 'outputs', planEnv.taskId),
+      }),
+    } as typeof mdSummarizer;
+    const env = { store: openStore(root), root, llm: new OfflineProvider(0) };
+    service.failNext('500');
+    expect((await startTask(env, absoluteOutput, { taskId: 'old', options: { input, 'publish-url': service.url } })).status).toBe('failed');
+    const copy = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-md-copy-'));
+    try {
+      await fs.cp(root, copy, { recursive: true });
+      await fs.rm(path.join(root, 'outputs/old/index.json'));
+      const resumed = await resumeTask({ store: openStore(copy), root: copy, llm: new OfflineProvider(0) }, mdSummarizer, 'old');
+      expect(resumed.status).toBe('done');
+      expect(JSON.parse(await fs.readFile(path.join(root, 'outputs/old/index.json'), 'utf8'))).toMatchObject({ task_id: 'old' });
+    } finally {
+      await fs.rm(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('names a path inside the directory relatively, and one outside it absolutely', () => {
+    const dir = path.join(os.tmpdir(), 'dir');
+    expect(recordedPath(path.join(dir, 'outputs', 't'), dir)).toBe('outputs/t');
+    expect(recordedPath(dir, dir)).toBe('.');
+    expect(recordedPath(path.join(dir, '..', 'elsewhere'), dir)).toBe(path.join(os.tmpdir(), 'elsewhere'));
+    // A folder whose name starts with two dots is still inside.
+    expect(recordedPath(path.join(dir, '..dots', 'x'), dir)).toBe('..dots/x');
   });
 });
