@@ -28,7 +28,7 @@ import {
   type VersionsAfter,
 } from './store-types.js';
 import { nodeFs, errorCode, syncReadsOf, type StoreFs } from './store-fs.js';
-import type { ReadContext } from './file-reader.js';
+import { sequentialReads, type ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, eventsPath, MAX_EVENT_LOG_BYTES, readEventTail } from './event-log.js';
 import { EventCursor } from './event-cursor.js';
@@ -158,11 +158,12 @@ class DirectoryStore implements CheckpointStore {
   private async find<C extends CheckpointHead = Checkpoint>(
     taskId: string,
     depth: ReadDepth<C> = DETAIL as unknown as ReadDepth<C>,
+    reader?: ReadContext,
   ): Promise<FoundTask<C> | null> {
     if (!isSafeTaskId(taskId)) return null;
-    const ctx = await this.ctx();
+    const ctx = reader ?? (await this.ctx());
     try {
-      const st = await this.fs.lstat(path.join(this.root, taskId));
+      const st = await ctx.fs.lstat(path.join(this.root, taskId));
       if (st.isDirectory() || st.isSymbolicLink()) {
         const found = st.isDirectory() ? await readFolder(ctx, taskId, depth) : await this.findLinked(ctx, taskId, depth);
         if (found) return found;
@@ -190,8 +191,9 @@ class DirectoryStore implements CheckpointStore {
   private async requireTask<C extends CheckpointHead = Checkpoint>(
     taskId: string,
     depth: ReadDepth<C> = DETAIL as unknown as ReadDepth<C>,
+    reader?: ReadContext,
   ): Promise<FoundTask<C>> {
-    const found = await this.find(taskId, depth);
+    const found = await this.find(taskId, depth, reader);
     if (!found)
       throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `there is no task ${JSON.stringify(taskId)} in ${this.root}`)]);
     // A task folder that is a symlink out of the root: the paths below it would be read through the link.
@@ -421,8 +423,10 @@ class DirectoryStore implements CheckpointStore {
     // A past version of a task folder names its history's head itself: the rest of the task is not read.
     let cp: { history: Checkpoint['history'] } | null = version === undefined ? null : await this.readOwnVersion(taskId, version);
     if (!cp) {
-      // The gaps in the version names are the task view's report, not the history's.
-      const found = await this.requireTask(taskId, HISTORY);
+      // The gaps in the version names are the task view's report, not the history's. A handful of small files
+      // and checkpoint.json, read one after the other: from the page cache, the trips through the thread pool
+      // cost more than the reads (sequentialReads).
+      const found = await this.requireTask(taskId, HISTORY, sequentialReads(await this.ctx()).ctx);
       if (found.legacy) return { from: 0, messages: found.legacy.messages };
       cp = version === undefined ? found.entry.checkpoint : await this.readVersion(taskId, version);
       if (!cp) throw new TaskReadError(taskId, found.entry.problems);

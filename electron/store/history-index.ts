@@ -13,7 +13,7 @@
  * found the way every chunk was found before (blob-store.ts).
  */
 import path from 'node:path';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Problem } from '../../shared/checkpoint/problem.js';
 import type { StoreFs } from './store-fs.js';
 import { parseJsonBytes, readBytes, relPath, type ReadContext } from './file-reader.js';
@@ -89,8 +89,8 @@ type ChunkRead = { ok: true; value: unknown } | { ok: false; problem: Problem };
 export class HistoryIndexReader {
   /** Where the chunks the walk may ask for next are: each line's head, then the `prev` of each chunk read. */
   private readonly expected = new Map<string, { line: number; pos: number }>();
-  /** The version file read last: chunks of one file come one after the other. */
-  private held: { file: number; bytes: Buffer } | null = null;
+  /** The version file read last (chunks of one file come one after the other), and its name for a problem. */
+  private held: { file: number; bytes: Buffer; name: string } | null = null;
 
   private constructor(
     private readonly ctx: ReadContext,
@@ -116,24 +116,25 @@ export class HistoryIndexReader {
     const m = BLOB_REF_PATTERN.exec(ref);
     if (!m) return null;
     const [file, start, end] = this.lines[at.line].chunks[at.pos];
-    const bytes = await this.fileBytes(file);
-    if (!bytes || end > bytes.length) return null;
-    const slice = bytes.subarray(start, end);
+    const held = await this.fileBytes(file);
+    if (!held || end > held.bytes.length) return null;
+    const slice = held.bytes.subarray(start, end);
     // The one check that makes the cache safe to use: the bytes are the chunk only if they hash to its name.
-    if (createHash('sha256').update(slice).digest('hex') !== m[1]) return null;
-    const parsed = parseJsonBytes(relPath(this.ctx, versionPath(this.taskDir, file)), slice);
+    if (hash('sha256', slice, 'hex') !== m[1]) return null;
+    const parsed = parseJsonBytes(held.name, slice);
     if (!parsed.ok) return { ok: false, problem: parsed.problem };
     const prev = (parsed.value as { prev?: unknown } | null)?.prev;
     if (typeof prev === 'string' && at.pos > 0 && !this.expected.has(prev)) this.expected.set(prev, { line: at.line, pos: at.pos - 1 });
     return { ok: true, value: parsed.value };
   }
 
-  private async fileBytes(file: number): Promise<Buffer | null> {
-    if (this.held?.file === file) return this.held.bytes;
-    const read = await readBytes(this.ctx, versionPath(this.taskDir, file));
+  private async fileBytes(file: number): Promise<{ bytes: Buffer; name: string } | null> {
+    if (this.held?.file === file) return this.held;
+    const abs = versionPath(this.taskDir, file);
+    const read = await readBytes(this.ctx, abs);
     if (!read.ok) return null;
-    this.held = { file, bytes: read.bytes };
-    return read.bytes;
+    this.held = { file, bytes: read.bytes, name: relPath(this.ctx, abs) };
+    return this.held;
   }
 }
 

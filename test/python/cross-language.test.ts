@@ -138,6 +138,18 @@ describe('TypeScript writes, Python resumes', () => {
     const verify = await cliJson('verify', root, 'ts-demo');
     expect(verify.json).toMatchObject({ ok: true, drift: false });
     await expectEveryVersionValid('ts-demo');
+    // The history index TypeScript wrote stops at the versions Python added after it (Python writes none): the
+    // history reads the same in both languages, whole.
+    await fs.stat(path.join(root, 'ts-demo', 'versions', 'history-index.jsonl'));
+    const messages = await openStore(root).readHistory('ts-demo');
+    expect(messages).toHaveLength(cp.history.count);
+    const read = spawnSync(
+      'python3',
+      ['-c', 'import json, sys; from waystation.store import Store; print(json.dumps(Store(sys.argv[1]).read_history("ts-demo")))', root],
+      { env: { ...quick, PYTHONPATH: path.join(repo, 'python') }, encoding: 'utf8' },
+    );
+    expect(read.status, read.stderr).toBe(0);
+    expect(JSON.parse(read.stdout)).toEqual(JSON.parse(JSON.stringify(messages)));
   }, 120_000);
 
   it('gives the same results as an uninterrupted TypeScript run: the offline model agrees across languages', async () => {
