@@ -159,16 +159,20 @@ export async function readHistoryChain(
   // Every chunk of the chain was carried by a version no newer than the checkpoint naming its head.
   const { ctx: reader, pace } = versionWalk(ctx, { listed: true });
   const index = head === null ? null : await HistoryIndexReader.open(reader, taskDir);
-  return walkHistoryChain(
-    async (ref) => {
-      await pace();
-      return (await index?.read(ref)) ?? readBlobValue(reader, taskDir, ref);
-    },
-    relPath(ctx, taskDir),
-    head,
-    count,
-    after,
-  );
+  try {
+    return await walkHistoryChain(
+      async (ref) => {
+        await pace();
+        return (await index?.read(ref)) ?? readBlobValue(reader, taskDir, ref);
+      },
+      relPath(ctx, taskDir),
+      head,
+      count,
+      after,
+    );
+  } finally {
+    await index?.close();
+  }
 }
 
 export type HistoryChainRead = { ok: true; messages: unknown[]; from: number } | { ok: false; problem: Problem };

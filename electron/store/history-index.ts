@@ -15,7 +15,8 @@
 import path from 'node:path';
 import { hash } from 'node:crypto';
 import type { Problem } from '../../shared/checkpoint/problem.js';
-import type { StoreFs } from './store-fs.js';
+import { constants } from 'node:fs';
+import { READ_FLAGS, type StoreFileHandle, type StoreFs } from './store-fs.js';
 import { parseJsonBytes, readBytes, relPath, type ReadContext } from './file-reader.js';
 import { VERSIONS_DIR, versionPath } from './version-file.js';
 import { BLOB_REF_PATTERN } from '../../shared/checkpoint/schema.js';
@@ -89,8 +90,11 @@ type ChunkRead = { ok: true; value: unknown } | { ok: false; problem: Problem };
 export class HistoryIndexReader {
   /** Where the chunks the walk may ask for next are: each line's head, then the `prev` of each chunk read. */
   private readonly expected = new Map<string, { line: number; pos: number }>();
-  /** The version file read last (chunks of one file come one after the other), and its name for a problem. */
-  private held: { file: number; bytes: Buffer; name: string } | null = null;
+  /**
+   * The version file read last, open: chunks of one file come one after the other, and only their bytes are
+   * read (a segment's results and envelopes are two thirds of it). Its name is kept for a problem.
+   */
+  private held: { file: number; handle: StoreFileHandle | null; size: number; name: string } | null = null;
 
   private constructor(
     private readonly ctx: ReadContext,
@@ -116,9 +120,11 @@ export class HistoryIndexReader {
     const m = BLOB_REF_PATTERN.exec(ref);
     if (!m) return null;
     const [file, start, end] = this.lines[at.line].chunks[at.pos];
-    const held = await this.fileBytes(file);
-    if (!held || end > held.bytes.length) return null;
-    const slice = held.bytes.subarray(start, end);
+    const held = await this.open(file);
+    if (!held.handle || end > held.size) return null;
+    const slice = Buffer.allocUnsafe(end - start);
+    const got = await held.handle.read(slice, 0, slice.length, start).catch(() => null);
+    if (got?.bytesRead !== slice.length) return null;
     // The one check that makes the cache safe to use: the bytes are the chunk only if they hash to its name.
     if (hash('sha256', slice, 'hex') !== m[1]) return null;
     const parsed = parseJsonBytes(held.name, slice);
@@ -128,12 +134,36 @@ export class HistoryIndexReader {
     return { ok: true, value: parsed.value };
   }
 
-  private async fileBytes(file: number): Promise<{ bytes: Buffer; name: string } | null> {
+  /** Close the file held open; the walk calls it when it is done. */
+  async close(): Promise<void> {
+    await this.held?.handle?.close().catch(() => undefined);
+    this.held = null;
+  }
+
+  /**
+   * Version file `file`, open for reading, with its size; no handle when it cannot be opened as a regular file
+   * within the size limit (a symbolic link is not followed here, nor a file over the limit read: the long way
+   * checks where the link leads, and reports the file).
+   */
+  private async open(file: number): Promise<{ handle: StoreFileHandle | null; size: number; name: string }> {
     if (this.held?.file === file) return this.held;
+    await this.close();
     const abs = versionPath(this.taskDir, file);
-    const read = await readBytes(this.ctx, abs);
-    if (!read.ok) return null;
-    this.held = { file, bytes: read.bytes, name: relPath(this.ctx, abs) };
+    let handle: StoreFileHandle | null = null;
+    let size = 0;
+    try {
+      handle = await this.ctx.fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW);
+      const st = await handle.stat();
+      if (st.isFile() && st.size <= this.ctx.maxFileBytes) size = st.size;
+      else {
+        await handle.close().catch(() => undefined);
+        handle = null;
+      }
+    } catch {
+      await handle?.close().catch(() => undefined);
+      handle = null;
+    }
+    this.held = { file, handle, size, name: relPath(this.ctx, abs) };
     return this.held;
   }
 }
@@ -166,17 +196,12 @@ export class HistoryIndexWriter {
     return this.chunks;
   }
 
-  /** Forget what was noted (its versions were not all saved as noted). */
-  drop(): void {
-    this.lines = [];
-    this.chunks = 0;
-  }
-
   /** Append the noted lines to the index. A failure is not reported: readers find the chunks without it. */
   async flush(fs: StoreFs, taskDir: string): Promise<void> {
     if (this.lines.length === 0) return;
     const text = this.lines.map(encodeIndexLine).join('');
-    this.drop();
+    this.lines = [];
+    this.chunks = 0;
     await fs.appendFile(historyIndexPath(taskDir), text).catch(() => undefined);
   }
 }

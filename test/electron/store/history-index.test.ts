@@ -32,14 +32,21 @@ beforeEach(async () => {
 });
 afterEach(() => cleanup(dir));
 
-/** nodeFs with the reads of version files counted, by name. */
+/** nodeFs with the reads of version files counted, by name: read whole, or opened to read a part. */
 function countingFs() {
   const reads: string[] = [];
+  const note = (p: string) => {
+    if (path.basename(path.dirname(p)) === 'versions') reads.push(path.basename(p));
+  };
   const fs: StoreFs = {
     ...nodeFs,
     readWholeFile: (p, opts) => {
-      if (path.basename(path.dirname(p)) === 'versions') reads.push(path.basename(p));
+      note(p);
       return nodeFs.readWholeFile(p, opts);
+    },
+    open: (p, flags, mode) => {
+      note(p);
+      return nodeFs.open(p, flags, mode);
     },
   };
   return { fs, reads };
