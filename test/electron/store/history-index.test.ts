@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { openStore } from '../../../electron/store/directory-store.js';
 import type { SaveLease } from '../../../electron/store/store-types.js';
@@ -113,6 +113,15 @@ describe('the history index', () => {
       }),
       { numRuns: 25 },
     );
+  });
+
+  it('reads through a version file that is a symbolic link inside the directory (the index does not follow it; the long way checks where it leads)', async () => {
+    const lines = decodeIndexLines(await readFile(historyIndexPath(taskDir)));
+    const [file] = lines[1].chunks[0];
+    const abs = path.join(taskDir, 'versions', `${String(file).padStart(8, '0')}.json`);
+    await rename(abs, path.join(dir, 'moved.json'));
+    await symlink(path.join('..', '..', 'moved.json'), abs);
+    expect(await contents()).toEqual(expected);
   });
 
   it('leaves a damaged chunk to the read that reports it, with the same error as without the index', async () => {
