@@ -80,6 +80,8 @@ export type HistoryHead = CheckpointHead & { history: HistoryRefType };
 export const HISTORY: ReadDepth<HistoryHead> = {
   gaps: false,
   noteLease: false,
+  // As when the task is opened: a version file holding another version than its name is not taken for it.
+  heads: true,
   check(doc, file) {
     const head = checkCheckpointHead(doc, file);
     if (!head.checkpoint) return { ...head, checkpoint: null };
