@@ -12,6 +12,7 @@ import { BLOB_REF_PATTERN } from '../../shared/checkpoint/schema.js';
 import { parseJsonBytes, readBytes, relPath, type ReadContext } from './file-reader.js';
 import { findCarriedBlob, locateRecord, versionWalk, type CarriedBlob } from './version-file.js';
 import type { HistoryMark } from './store-types.js';
+import { HistoryIndexReader } from './history-index.js';
 
 export const BLOBS_DIR = 'blobs';
 
@@ -133,7 +134,10 @@ function parsed(file: string, bytes: Uint8Array): { ok: true; value: unknown } |
  * Follow a history chain from its head and return the messages oldest first.
  *
  * Each chunk names the one before it, so the files are read one after the
- * other, with versionWalk (10,000 steps: 10,000 records).
+ * other, with versionWalk (10,000 steps: 10,000 records). A chunk the
+ * task's history index places is read from there, its bytes checked against
+ * its name (history-index.ts); any other is found in the record of the
+ * version that carries it.
  *
  * `count` bounds the walk, so a chain that loops back on itself cannot hang a reader.
  *
@@ -154,16 +158,21 @@ export async function readHistoryChain(
 ): Promise<HistoryChainRead> {
   // Every chunk of the chain was carried by a version no newer than the checkpoint naming its head.
   const { ctx: reader, pace } = versionWalk(ctx, { listed: true });
-  return walkHistoryChain(
-    async (ref) => {
-      await pace();
-      return readBlobValue(reader, taskDir, ref);
-    },
-    relPath(ctx, taskDir),
-    head,
-    count,
-    after,
-  );
+  const index = head === null ? null : await HistoryIndexReader.open(reader, taskDir);
+  try {
+    return await walkHistoryChain(
+      async (ref) => {
+        await pace();
+        return (await index?.read(ref)) ?? readBlobValue(reader, taskDir, ref);
+      },
+      relPath(ctx, taskDir),
+      head,
+      count,
+      after,
+    );
+  } finally {
+    await index?.close();
+  }
 }
 
 export type HistoryChainRead = { ok: true; messages: unknown[]; from: number } | { ok: false; problem: Problem };

@@ -6,6 +6,7 @@ import { promises as fsp } from 'node:fs';
 import { holdsSecret, redactJson, secretsOf } from './redact.js';
 import path from 'node:path';
 import type { Checkpoint, HistoryMessage } from '../../shared/checkpoint/schema.js';
+import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 import { VersionSource } from '../../shared/checkpoint/schema.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { applyDiff } from '../../shared/diff/json-diff.js';
@@ -27,12 +28,12 @@ import {
   type VersionsAfter,
 } from './store-types.js';
 import { nodeFs, errorCode, syncReadsOf, type StoreFs } from './store-fs.js';
-import type { ReadContext } from './file-reader.js';
+import { sequentialReads, type ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, eventsPath, MAX_EVENT_LOG_BYTES, readEventTail } from './event-log.js';
 import { EventCursor } from './event-cursor.js';
 import { readVersionFile, rebuildVersion, versionWalk } from './version-file.js';
-import { CONTENT, DETAIL, listVersionNumbers, loadVersion, loadVersions, type ReadDepth } from './task-reader.js';
+import { HISTORY, DETAIL, listVersionNumbers, loadVersion, loadVersions, type ReadDepth } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
 import { VersionHeads } from './version-heads.js';
 import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
@@ -154,11 +155,15 @@ class DirectoryStore implements CheckpointStore {
   }
 
   /** Find one task the way the listing would show it, validated whole and with the detail checks (gaps) on unless `depth` says less. */
-  private async find(taskId: string, depth: ReadDepth<Checkpoint> = DETAIL): Promise<FoundTask<Checkpoint> | null> {
+  private async find<C extends CheckpointHead = Checkpoint>(
+    taskId: string,
+    depth: ReadDepth<C> = DETAIL as unknown as ReadDepth<C>,
+    reader?: ReadContext,
+  ): Promise<FoundTask<C> | null> {
     if (!isSafeTaskId(taskId)) return null;
-    const ctx = await this.ctx();
+    const ctx = reader ?? (await this.ctx());
     try {
-      const st = await this.fs.lstat(path.join(this.root, taskId));
+      const st = await ctx.fs.lstat(path.join(this.root, taskId));
       if (st.isDirectory() || st.isSymbolicLink()) {
         const found = st.isDirectory() ? await readFolder(ctx, taskId, depth) : await this.findLinked(ctx, taskId, depth);
         if (found) return found;
@@ -172,7 +177,7 @@ class DirectoryStore implements CheckpointStore {
     return rootLegacy && rootLegacy.entry.task_id === taskId ? rootLegacy : null;
   }
 
-  private async findLinked(ctx: ReadContext, taskId: string, depth: ReadDepth<Checkpoint>): Promise<FoundTask<Checkpoint> | null> {
+  private async findLinked<C extends CheckpointHead>(ctx: ReadContext, taskId: string, depth: ReadDepth<C>): Promise<FoundTask<C> | null> {
     const dirents = await this.fs.readdir(this.root);
     const d = dirents.find((e) => e.name === taskId);
     if (!d) return null;
@@ -183,8 +188,12 @@ class DirectoryStore implements CheckpointStore {
     return (await this.find(taskId))?.entry ?? null;
   }
 
-  private async requireTask(taskId: string, depth: ReadDepth<Checkpoint> = DETAIL): Promise<FoundTask<Checkpoint>> {
-    const found = await this.find(taskId, depth);
+  private async requireTask<C extends CheckpointHead = Checkpoint>(
+    taskId: string,
+    depth: ReadDepth<C> = DETAIL as unknown as ReadDepth<C>,
+    reader?: ReadContext,
+  ): Promise<FoundTask<C>> {
+    const found = await this.find(taskId, depth, reader);
     if (!found)
       throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `there is no task ${JSON.stringify(taskId)} in ${this.root}`)]);
     // A task folder that is a symlink out of the root: the paths below it would be read through the link.
@@ -412,10 +421,12 @@ class DirectoryStore implements CheckpointStore {
 
   private async historyTail(taskId: string, version: number | undefined, after?: HistoryMark): Promise<HistoryTail> {
     // A past version of a task folder names its history's head itself: the rest of the task is not read.
-    let cp = version === undefined ? null : await this.readOwnVersion(taskId, version);
+    let cp: { history: Checkpoint['history'] } | null = version === undefined ? null : await this.readOwnVersion(taskId, version);
     if (!cp) {
-      // The gaps in the version names are the task view's report, not the history's.
-      const found = await this.requireTask(taskId, CONTENT);
+      // The gaps in the version names are the task view's report, not the history's. A handful of small files
+      // and checkpoint.json, read one after the other: from the page cache, the trips through the thread pool
+      // cost more than the reads (sequentialReads).
+      const found = await this.requireTask(taskId, HISTORY, sequentialReads(await this.ctx()).ctx);
       if (found.legacy) return { from: 0, messages: found.legacy.messages };
       cp = version === undefined ? found.entry.checkpoint : await this.readVersion(taskId, version);
       if (!cp) throw new TaskReadError(taskId, found.entry.problems);

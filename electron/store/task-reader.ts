@@ -4,8 +4,8 @@
  */
 import { constants } from 'node:fs';
 import path from 'node:path';
-import type { Checkpoint, HistoryMessage } from '../../shared/checkpoint/schema.js';
-import { Checkpoint as CheckpointSchema } from '../../shared/checkpoint/schema.js';
+import type { Checkpoint, HistoryMessage, HistoryRef as HistoryRefType } from '../../shared/checkpoint/schema.js';
+import { Checkpoint as CheckpointSchema, HistoryRef } from '../../shared/checkpoint/schema.js';
 import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shared/checkpoint/legacy.js';
@@ -67,11 +67,31 @@ export const LISTING: ReadDepth<CheckpointHead> = {
 /** Opening a task: see ReadDepth. */
 export const DETAIL: ReadDepth<Checkpoint> = { gaps: true, noteLease: false, heads: true, check: checkCheckpoint, whole: (cp) => cp };
 
+/** What reading a task's message history needs of its newest checkpoint: what a list row checks, and `history`. */
+export type HistoryHead = CheckpointHead & { history: HistoryRefType };
+
 /**
- * Reading what a task holds (its history): validated whole like DETAIL, without the gap check, whose
- * listing of `versions/` (and a read of each segment's tail) reports problems nothing read here depends on.
+ * Reading a task's message history: the checkpoint checked as a listing checks it, and its `history` as the
+ * schema says, without the gap check, whose listing of `versions/` (and a read of each segment's tail) reports
+ * problems nothing read here depends on. The rest of the checkpoint is not what is read: validating it whole
+ * (a copy of every object in it, the plan of 10,000 steps included) cost more than the history did, and opening
+ * the task reports what is wrong with it. What the cheap check refuses gets zod's own account, as in a listing.
  */
-export const CONTENT: ReadDepth<Checkpoint> = { ...DETAIL, gaps: false };
+export const HISTORY: ReadDepth<HistoryHead> = {
+  gaps: false,
+  noteLease: false,
+  // As when the task is opened: a version file holding another version than its name is not taken for it.
+  heads: true,
+  check(doc, file) {
+    const head = checkCheckpointHead(doc, file);
+    if (!head.checkpoint) return { ...head, checkpoint: null };
+    const history = HistoryRef.safeParse((head.checkpoint as { history?: unknown }).history ?? { count: 0, head: null });
+    if (history.success) return { ...head, checkpoint: { ...head.checkpoint, history: history.data } };
+    const whole = checkCheckpoint(doc, file);
+    return whole.checkpoint ? whole : { ...whole, checkpoint: null };
+  },
+  whole: (cp) => cp,
+};
 
 /** A version loaded and validated (as a whole Checkpoint unless checked for less). */
 export type LoadedVersion<C extends CheckpointHead = Checkpoint> =

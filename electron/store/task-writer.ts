@@ -48,6 +48,8 @@ import { errorCode, syncReadsOf, type StoreFileHandle } from './store-fs.js';
 import { LEASE_DIR, leaseEntryName } from './file-lease.js';
 import { LeaseLostError } from './lease-rules.js';
 import { setAsideMisnumbered } from './set-aside.js';
+import { HistoryIndexWriter, type ChunkPlace } from './history-index.js';
+import { parseBlobRef, type EncodedBlob } from './blob-store.js';
 
 type Json = Record<string, unknown>;
 
@@ -91,6 +93,8 @@ export class TaskWriter {
   private segment: OpenSegment | null = null;
   /** The buffers this task's documents are encoded into, in turn (see EncodeArena). */
   private readonly arena = new EncodeArena();
+  /** Where the history chunks this writer committed lie, until they are written to the history index. */
+  private readonly index = new HistoryIndexWriter();
 
   constructor(
     private readonly ctx: ReadContext,
@@ -102,6 +106,7 @@ export class TaskWriter {
   async invalidate(): Promise<void> {
     this.state = null;
     await this.closeSegment();
+    await this.index.flush(this.ctx.fs, this.taskDir);
   }
 
   /** Stop appending: the next save starts a new file. */
@@ -117,6 +122,7 @@ export class TaskWriter {
    * lease is let go; returns what could not be done, as warnings.
    */
   async settle(): Promise<Problem[]> {
+    await this.index.flush(this.ctx.fs, this.taskDir);
     if (!this.segment) return [];
     await this.closeSegment();
     const state = this.state;
@@ -319,8 +325,13 @@ export class TaskWriter {
     if (!segment) await this.closeSegment();
 
     if (request.lease) await this.fence(request.lease);
+    const chunk = chunkPlace(normalized, state.base, next, blobs, encoded, segment ? [segment.first, segment.size] : [next, 0]);
     const warnings = segment ? await this.append(segment, next, encoded, docBytes) : await this.commit(next, encoded, docBytes, appendable);
     if (state.setAside) warnings.unshift(...state.setAside.map((p) => ({ ...p, severity: 'warning' as const })));
+    // Committed: the history index may point readers at the chunk. Its lines are written when the segment closes
+    // (a writer without the lease closes none: a segment's worth of chunks at a time).
+    if (chunk) this.index.note(chunk.ref, chunk.prev, chunk.place);
+    if ((appendable && this.segment === null) || this.index.pending >= SEGMENT_VERSIONS) await this.index.flush(this.ctx.fs, this.taskDir);
 
     this.state = {
       lastVersion: next,
@@ -533,4 +544,27 @@ export class TaskWriter {
       ),
     ]);
   }
+}
+
+/**
+ * Where the history chunk version `next` introduced lies in its file, for the
+ * history index: the version's record starts at byte `at[1]` of the file
+ * named for version `at[0]`. Null when the version added no chunk.
+ */
+function chunkPlace(
+  normalized: Json,
+  base: Json | null,
+  next: number,
+  blobs: readonly EncodedBlob[],
+  encoded: EncodedVersion,
+  at: readonly [number, number],
+): { ref: string; prev: string | null; place: ChunkPlace } | null {
+  const head = (normalized.history as { head?: unknown } | undefined)?.head;
+  const ref = typeof head === 'string' ? parseBlobRef(head) : null;
+  if (!ref || ref.version !== next) return null;
+  const i = blobs.findIndex((b) => b.hex === ref.hex);
+  const span = encoded.blobSpans[i];
+  if (!span) return null;
+  const prev = (base?.history as { head?: unknown } | undefined)?.head;
+  return { ref: head as string, prev: typeof prev === 'string' ? prev : null, place: [at[0], at[1] + span[0], at[1] + span[1]] };
 }

@@ -59,6 +59,8 @@ export interface CarriedBlob {
 export interface EncodedVersion {
   bytes: Buffer;
   envelopeBytes: number;
+  /** Where each carried blob's line lies in `bytes`, [start, end) without its line break, in the order given. */
+  blobSpans: (readonly [number, number])[];
 }
 
 /**
@@ -111,12 +113,18 @@ const NEWLINE = 0x0a;
 function withCarried(envelopeOpen: Uint8Array[], blobs: readonly CarriedBlob[], sealVersion: number | null): EncodedVersion {
   const parts: Uint8Array[] = [...envelopeOpen, CLOSE];
   const envelopeBytes = parts.reduce((n, p) => n + p.length, 0);
+  const blobSpans: (readonly [number, number])[] = [];
   if (blobs.length > 0 || sealVersion !== null) {
-    for (const b of blobs) parts.push(LINE_BREAK, b.bytes);
+    let at = envelopeBytes;
+    for (const b of blobs) {
+      parts.push(LINE_BREAK, b.bytes);
+      blobSpans.push([at + 1, at + 1 + b.bytes.length]);
+      at += 1 + b.bytes.length;
+    }
     parts.push(LINE_BREAK);
   }
   const record = Buffer.concat(parts);
-  return { bytes: sealVersion === null ? record : sealRecord(record, sealVersion), envelopeBytes };
+  return { bytes: sealVersion === null ? record : sealRecord(record, sealVersion), envelopeBytes, blobSpans };
 }
 
 const CLOSE = Buffer.from('}');

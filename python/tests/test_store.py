@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 
@@ -83,6 +84,36 @@ def test_saves_under_the_lease_append_to_segments_of_sixteen_and_settle_brings_t
         assert json.load(open(os.path.join(root, "t1", HOT_FILE)))["version"] == 21
     finally:
         lease.release()
+
+
+def test_the_history_index_places_every_chunk_a_writer_saved_at_bytes_that_hash_to_its_name(root):
+    store = Store(root)
+    store.create(checkpoint("t1"), append_history=[{"role": "user", "content": "m1"}])
+    lease = acquire_lease(os.path.join(root, "t1"), "t1")
+    cp = store.load("t1")
+    try:
+        # Under the lease (segments), then without it (files of their own, 16 chunks a line): 40 chunks in all.
+        for i in range(2, 42):
+            nxt = without_version(cp)
+            nxt["phase"] = f"p{i}"
+            cp = store.save("t1", cp["version"], nxt, results={"s0": {"n": i}}, append_history=[{"role": "assistant", "content": f"m{i}"}], lease=lease if i < 30 else None)
+        store.settle("t1")
+    finally:
+        lease.release()
+    index = os.path.join(root, "t1", "versions", "history-index.jsonl")
+    lines = [json.loads(line) for line in open(index, encoding="utf-8")]
+    assert all(line["history-index"] == 1 for line in lines)
+    places = {}
+    for line in lines:
+        ref = line["head"]
+        for f, start, end in reversed(line["chunks"]):
+            data = open(vpath(root, "t1", f), "rb").read()[start:end]
+            assert hashlib.sha256(data).hexdigest() == ref[len("sha256:") : ref.index("@")]
+            places[ref] = (f, start, end)
+            ref = json.loads(data)["prev"]
+    # Every chunk, version 1's included, is placed, the newest last.
+    assert len(places) == 41 and lines[-1]["head"] == cp["history"]["head"]
+    assert [m["content"] for m in store.read_history("t1")] == [f"m{i}" for i in range(1, 42)]
 
 
 def test_a_torn_tail_is_ignored_and_the_next_save_is_a_file_of_its_own(root):

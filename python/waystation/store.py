@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .lease import Lease
 
 VERSIONS_DIR = "versions"
+HISTORY_INDEX_FILE = "history-index.jsonl"
 HOT_FILE = "checkpoint.json"
 EVENTS_FILE = "events.jsonl"
 BLOB_REF = re.compile(r"^sha256:([0-9a-f]{64})(?:@([1-9][0-9]{0,14}))?$")
@@ -474,6 +475,7 @@ class TaskWriter:
         self._state: Optional[dict[str, Any]] = None
         self._segment: Optional[_Segment] = None
         self._lock = threading.RLock()
+        self._index = _HistoryIndexWriter(os.path.join(self.task_dir, VERSIONS_DIR, HISTORY_INDEX_FILE))
 
     def _vpath(self, v: int) -> str:
         return os.path.join(self.task_dir, VERSIONS_DIR, version_file_name(v))
@@ -482,6 +484,7 @@ class TaskWriter:
         """Forget the cached state: the next save derives it from disk and starts a file of its own."""
         self._state = None
         self._close_segment()
+        self._index.flush()
 
     def _close_segment(self) -> None:
         seg, self._segment = self._segment, None
@@ -494,6 +497,7 @@ class TaskWriter:
     def settle(self) -> None:
         """Close the segment and bring checkpoint.json up to the last version (when the lease is let go)."""
         with self._lock:
+            self._index.flush()
             if self._segment is None:
                 return
             self._close_segment()
@@ -624,10 +628,17 @@ class TaskWriter:
         is_full = encoded is None
         if encoded is None:
             encoded = encode_full(nxt, doc_bytes, blobs, appendable)
+        place = (segment.first, segment.size) if segment is not None else (nxt, 0)
         if segment is not None:
             self._append(segment, nxt, encoded[0], doc_bytes)
         else:
             self._commit(nxt, encoded[0], doc_bytes, appendable)
+        # Committed: the history index may point readers at the chunk (docs/FORMAT.md, "The history index").
+        chunk = _chunk_place(doc, state["base"], nxt, blobs, encoded[1], place)
+        if chunk is not None:
+            self._index.note(*chunk)
+        if (appendable and self._segment is None) or self._index.pending >= SEGMENT_VERSIONS:
+            self._index.flush()
         self._state = {
             "last": nxt,
             "base": doc,
@@ -744,3 +755,50 @@ def blob_refs(cp: dict[str, Any]) -> Iterable[str]:
     head = (cp.get("history") or {}).get("head")
     if head:
         yield head
+
+
+def _chunk_place(
+    doc: dict[str, Any], base: Optional[dict[str, Any]], nxt: int, blobs: list[Blob], envelope_len: int, at: tuple[int, int]
+) -> Optional[tuple[str, Optional[str], list[int]]]:
+    """The history chunk version `nxt` introduced, its `prev`, and where it lies: [file, start, end]; None if it added none."""
+    head = (doc.get("history") or {}).get("head")
+    if not isinstance(head, str) or not head.endswith(f"@{nxt}"):
+        return None
+    hex_ = head[len("sha256:") : head.index("@")]
+    start = envelope_len + 1
+    for b in blobs:
+        if b.hex == hex_:
+            prev = ((base or {}).get("history") or {}).get("head")
+            return head, prev if isinstance(prev, str) else None, [at[0], at[1] + start, at[1] + start + len(b.data)]
+        start += len(b.data) + 1
+    return None
+
+
+class _HistoryIndexWriter:
+    """The history index lines of the chunks saved since the last flush: a cache, appended without fsync."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.lines: list[dict[str, Any]] = []
+        self.pending = 0
+
+    def note(self, ref: str, prev: Optional[str], place: list[int]) -> None:
+        last = self.lines[-1] if self.lines else None
+        if last is not None and prev is not None and last["head"] == prev:
+            last["chunks"].append(place)
+            last["head"] = ref
+        else:
+            self.lines.append({"history-index": 1, "head": ref, "chunks": [place]})
+        self.pending += 1
+
+    def flush(self) -> None:
+        """Append the noted lines; a failure is not reported (readers find the chunks without the index)."""
+        if not self.lines:
+            return
+        text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in self.lines)
+        self.lines, self.pending = [], 0
+        try:
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(text)
+        except OSError:
+            pass

@@ -34,6 +34,17 @@ function python(args: string[], env: NodeJS.ProcessEnv = quick): { status: numbe
   return { status: run.status, out: `${run.stdout}${run.stderr}` };
 }
 
+/** A task's message history as the Python library reads it. */
+function pythonHistory(taskId: string): unknown {
+  const read = spawnSync(
+    'python3',
+    ['-c', 'import json, sys; from waystation.store import Store; print(json.dumps(Store(sys.argv[1]).read_history(sys.argv[2])))', root, taskId],
+    { env: { ...quick, PYTHONPATH: path.join(repo, 'python') }, encoding: 'utf8' },
+  );
+  expect(read.status, read.stderr).toBe(0);
+  return JSON.parse(read.stdout);
+}
+
 /** Every version of a task, rebuilt by the TypeScript store, checked against docs/checkpoint.schema.json. */
 async function expectEveryVersionValid(taskId: string): Promise<number> {
   const schema = JSON.parse(await fs.readFile(path.join(repo, 'docs/checkpoint.schema.json'), 'utf8')) as object;
@@ -86,6 +97,11 @@ describe('Python writes, TypeScript reads', () => {
     expect(entry.problems).toEqual([]);
     expect(await openStore(root).readBlob('py-demo', entry.checkpoint!.plan[0].result_ref!)).toEqual(expect.any(String));
     expect(await expectEveryVersionValid('py-demo')).toBe(row.version);
+    // Python's writer keeps the history index too: TypeScript reads the history through it, as Python reads it.
+    expect(files).toContain('history-index.jsonl');
+    const messages = await openStore(root).readHistory('py-demo');
+    expect(messages).toHaveLength(entry.checkpoint!.history.count);
+    expect(pythonHistory('py-demo')).toEqual(JSON.parse(JSON.stringify(messages)));
   }, 120_000);
 
   it('is resumed by the TypeScript runtime where the Python run failed', async () => {
@@ -138,6 +154,12 @@ describe('TypeScript writes, Python resumes', () => {
     const verify = await cliJson('verify', root, 'ts-demo');
     expect(verify.json).toMatchObject({ ok: true, drift: false });
     await expectEveryVersionValid('ts-demo');
+    // The history index TypeScript wrote stops at the versions Python added after it (Python writes none): the
+    // history reads the same in both languages, whole.
+    await fs.stat(path.join(root, 'ts-demo', 'versions', 'history-index.jsonl'));
+    const messages = await openStore(root).readHistory('ts-demo');
+    expect(messages).toHaveLength(cp.history.count);
+    expect(pythonHistory('ts-demo')).toEqual(JSON.parse(JSON.stringify(messages)));
   }, 120_000);
 
   it('gives the same results as an uninterrupted TypeScript run: the offline model agrees across languages', async () => {

@@ -1,14 +1,18 @@
 /**
- * Reading a history chain walks back through the segments of its versions: it
- * lists `versions/` once instead of asking, version by version, whether each
- * has a file of its own, and still finds a file the listing missed.
+ * Reading a history chain that no history index places (a task another
+ * program wrote, or whose index is gone) walks back through the segments of
+ * its versions: it lists `versions/` once instead of asking, version by
+ * version, whether each has a file of its own, and still finds a file the
+ * listing missed.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { openStore } from '../../../electron/store/directory-store.js';
 import type { SaveLease } from '../../../electron/store/store-types.js';
 import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
 import { versionFileName } from '../../../electron/store/version-file.js';
+import { historyIndexPath } from '../../../electron/store/history-index.js';
 import { cleanup, loopedSave, makeCheckpoint, tempRoot } from './store-test-helpers.js';
 
 const TASK = 'walk';
@@ -24,6 +28,8 @@ beforeEach(async () => {
   let cp = (await store.create(makeCheckpoint(TASK, PLAN))).checkpoint;
   for (let v = 2; v <= LAST; v++) cp = (await store.save(TASK, { ...loopedSave(cp, v, PLAN, 30), lease: held })).checkpoint;
   await store.settle(TASK);
+  // The walk every chunk took before the index, and still takes for chunks no index places.
+  await rm(historyIndexPath(path.join(dir, TASK)));
 });
 afterEach(() => cleanup(dir));
 

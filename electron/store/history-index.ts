@@ -1,0 +1,207 @@
+/**
+ * The history index: where the chunks of a task's message history lie in its
+ * version files (docs/FORMAT.md, "The history index"), so that reading the
+ * history goes straight to each chunk's bytes instead of finding the record
+ * of the version that carries it and hashing its lines one by one.
+ *
+ * It is a derived cache, never a record: `versions/history-index.jsonl`,
+ * appended without fsync by the writer that saved the chunks, one line per
+ * run of chunks it wrote. A reader uses an entry only when the bytes it points
+ * to hash to the name of the chunk it is looking for, so an index that is
+ * stale, torn, damaged, missing or written by no one (another program's
+ * writer maintains none) costs speed, never a wrong answer: the chunk is then
+ * found the way every chunk was found before (blob-store.ts).
+ */
+import path from 'node:path';
+import { hash } from 'node:crypto';
+import type { Problem } from '../../shared/checkpoint/problem.js';
+import { constants } from 'node:fs';
+import { READ_FLAGS, type StoreFileHandle, type StoreFs } from './store-fs.js';
+import { parseJsonBytes, readBytes, relPath, type ReadContext } from './file-reader.js';
+import { VERSIONS_DIR, versionPath } from './version-file.js';
+import { BLOB_REF_PATTERN } from '../../shared/checkpoint/schema.js';
+
+export const HISTORY_INDEX_FILE = 'history-index.jsonl';
+
+/** The version of an index line's layout; lines of another version are skipped. */
+const LINE_VERSION = 1;
+
+/** Where one chunk's bytes are: the version file (by the version it is named for) and the byte range in it. */
+export type ChunkPlace = readonly [file: number, start: number, end: number];
+
+/**
+ * One line of the index: a run of chunks, oldest first, each the `prev` of
+ * the one after it, the last of them named `head`. Only the newest chunk's
+ * name is written; each older one is named by the `prev` of the chunk read
+ * after it, so a line costs about fifteen bytes a chunk.
+ */
+export interface IndexLine {
+  head: string;
+  chunks: ChunkPlace[];
+}
+
+export function historyIndexPath(taskDir: string): string {
+  return path.join(taskDir, VERSIONS_DIR, HISTORY_INDEX_FILE);
+}
+
+/** The text of one index line, with its line break. */
+export function encodeIndexLine(line: IndexLine): string {
+  return `${JSON.stringify({ 'history-index': LINE_VERSION, head: line.head, chunks: line.chunks })}\n`;
+}
+
+/** The lines of an index file that are whole and well formed, in order; anything else is skipped. */
+export function decodeIndexLines(bytes: Buffer): IndexLine[] {
+  const out: IndexLine[] = [];
+  let start = 0;
+  for (let eol = bytes.indexOf(0x0a); eol >= 0; start = eol + 1, eol = bytes.indexOf(0x0a, start)) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(bytes.subarray(start, eol).toString('utf8'));
+    } catch {
+      continue;
+    }
+    const line = doc as { 'history-index'?: unknown; head?: unknown; chunks?: unknown };
+    if (line?.['history-index'] !== LINE_VERSION || typeof line.head !== 'string' || !BLOB_REF_PATTERN.test(line.head)) continue;
+    if (!Array.isArray(line.chunks) || line.chunks.length === 0 || !line.chunks.every(isPlace)) continue;
+    out.push({ head: line.head, chunks: line.chunks as ChunkPlace[] });
+  }
+  return out;
+}
+
+function isPlace(p: unknown): p is ChunkPlace {
+  return (
+    Array.isArray(p) &&
+    p.length === 3 &&
+    p.every((n) => Number.isSafeInteger(n)) &&
+    (p[0] as number) >= 1 &&
+    (p[1] as number) >= 0 &&
+    (p[2] as number) > (p[1] as number)
+  );
+}
+
+type ChunkRead = { ok: true; value: unknown } | { ok: false; problem: Problem };
+
+/**
+ * The index of one task, read for one walk of its history: `read(ref)` gives
+ * the chunk named `ref` from where the index says it is, checked against its
+ * name, or null when the index does not know it or its bytes are not there
+ * (the caller then finds the chunk the long way).
+ */
+export class HistoryIndexReader {
+  /** Where the chunks the walk may ask for next are: each line's head, then the `prev` of each chunk read. */
+  private readonly expected = new Map<string, { line: number; pos: number }>();
+  /**
+   * The version file read last, open: chunks of one file come one after the other, and only their bytes are
+   * read (a segment's results and envelopes are two thirds of it). Its name is kept for a problem.
+   */
+  private held: { file: number; handle: StoreFileHandle | null; size: number; name: string } | null = null;
+
+  private constructor(
+    private readonly ctx: ReadContext,
+    private readonly taskDir: string,
+    private readonly lines: readonly IndexLine[],
+  ) {
+    lines.forEach((l, i) => this.expected.set(l.head, { line: i, pos: l.chunks.length - 1 }));
+  }
+
+  /** The task's index, or null when it has none that reads. Never throws. */
+  static async open(ctx: ReadContext, taskDir: string): Promise<HistoryIndexReader | null> {
+    const raw = await readBytes(ctx, historyIndexPath(taskDir));
+    if (!raw.ok) return null;
+    const lines = decodeIndexLines(raw.bytes);
+    return lines.length > 0 ? new HistoryIndexReader(ctx, taskDir, lines) : null;
+  }
+
+  /** The chunk `ref`, read where the index places it and checked against its name; null when the index cannot give it. */
+  async read(ref: string): Promise<ChunkRead | null> {
+    const at = this.expected.get(ref);
+    if (!at) return null;
+    this.expected.delete(ref);
+    const m = BLOB_REF_PATTERN.exec(ref);
+    if (!m) return null;
+    const [file, start, end] = this.lines[at.line].chunks[at.pos];
+    const held = await this.open(file);
+    if (!held.handle || end > held.size) return null;
+    const slice = Buffer.allocUnsafe(end - start);
+    const got = await held.handle.read(slice, 0, slice.length, start).catch(() => null);
+    if (got?.bytesRead !== slice.length) return null;
+    // The one check that makes the cache safe to use: the bytes are the chunk only if they hash to its name.
+    if (hash('sha256', slice, 'hex') !== m[1]) return null;
+    const parsed = parseJsonBytes(held.name, slice);
+    if (!parsed.ok) return { ok: false, problem: parsed.problem };
+    const prev = (parsed.value as { prev?: unknown } | null)?.prev;
+    if (typeof prev === 'string' && at.pos > 0 && !this.expected.has(prev)) this.expected.set(prev, { line: at.line, pos: at.pos - 1 });
+    return { ok: true, value: parsed.value };
+  }
+
+  /** Close the file held open; the walk calls it when it is done. */
+  async close(): Promise<void> {
+    await this.held?.handle?.close().catch(() => undefined);
+    this.held = null;
+  }
+
+  /**
+   * Version file `file`, open for reading, with its size; no handle when it cannot be opened as a regular file
+   * within the size limit (a symbolic link is not followed here, nor a file over the limit read: the long way
+   * checks where the link leads, and reports the file).
+   */
+  private async open(file: number): Promise<{ handle: StoreFileHandle | null; size: number; name: string }> {
+    if (this.held?.file === file) return this.held;
+    await this.close();
+    const abs = versionPath(this.taskDir, file);
+    let handle: StoreFileHandle | null = null;
+    let size = 0;
+    try {
+      handle = await this.ctx.fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW);
+      const st = await handle.stat();
+      if (st.isFile() && st.size <= this.ctx.maxFileBytes) size = st.size;
+      else {
+        await handle.close().catch(() => undefined);
+        handle = null;
+      }
+    } catch {
+      await handle?.close().catch(() => undefined);
+      handle = null;
+    }
+    this.held = { file, handle, size, name: relPath(this.ctx, abs) };
+    return this.held;
+  }
+}
+
+/**
+ * What a writer has saved of the history since it last wrote the index, and
+ * the writing of it. A writer notes each chunk it commits; the lines are
+ * appended when its segment closes and whenever a segment's worth of chunks
+ * has gathered, without fsync: the index is derived, and a line lost to a
+ * crash only sends readers the long way for the chunks it held.
+ */
+export class HistoryIndexWriter {
+  private lines: IndexLine[] = [];
+  private chunks = 0;
+
+  /** Chunk `ref`, whose `prev` is `prev`, committed at bytes [start, end) of the version file named for `file`. */
+  note(ref: string, prev: string | null, place: ChunkPlace): void {
+    const last = this.lines.at(-1);
+    if (last && prev !== null && last.head === prev) {
+      last.chunks.push(place);
+      last.head = ref;
+    } else {
+      this.lines.push({ head: ref, chunks: [place] });
+    }
+    this.chunks++;
+  }
+
+  /** Chunks noted and not yet written. */
+  get pending(): number {
+    return this.chunks;
+  }
+
+  /** Append the noted lines to the index. A failure is not reported: readers find the chunks without it. */
+  async flush(fs: StoreFs, taskDir: string): Promise<void> {
+    if (this.lines.length === 0) return;
+    const text = this.lines.map(encodeIndexLine).join('');
+    this.lines = [];
+    this.chunks = 0;
+    await fs.appendFile(historyIndexPath(taskDir), text).catch(() => undefined);
+  }
+}
