@@ -26,7 +26,7 @@ import {
   type VersionMark,
   type VersionsAfter,
 } from './store-types.js';
-import { nodeFs, errorCode, settledReads, syncReadsOf, type StoreFs } from './store-fs.js';
+import { nodeFs, errorCode, syncReadsOf, type StoreFs } from './store-fs.js';
 import type { ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, eventsPath, MAX_EVENT_LOG_BYTES, readEventTail } from './event-log.js';
@@ -96,17 +96,6 @@ class DirectoryStore implements CheckpointStore {
     this.events = new EventCursor(this.fs, { maxBytes: this.maxEventLogBytes });
   }
 
-  /**
-   * The read context for one task's reads: answered synchronously where the file system can (see settledReads),
-   * since a dozen small reads each cost a trip through the thread pool, more than the read itself from the page
-   * cache. Walks over many files still yield to the event loop (sequentialReads).
-   */
-  private async taskCtx(): Promise<ReadContext> {
-    const ctx = await this.ctx();
-    const sync = syncReadsOf(ctx.fs);
-    return sync ? { ...ctx, fs: settledReads(ctx.fs, sync) } : ctx;
-  }
-
   /** The read context; the root's realpath is resolved once it exists. */
   private async ctx(): Promise<ReadContext> {
     if (!this.ctxPromise) {
@@ -167,9 +156,9 @@ class DirectoryStore implements CheckpointStore {
   /** Find one task the way the listing would show it, validated whole and with the detail checks (gaps) on unless `depth` says less. */
   private async find(taskId: string, depth: ReadDepth<Checkpoint> = DETAIL): Promise<FoundTask<Checkpoint> | null> {
     if (!isSafeTaskId(taskId)) return null;
-    const ctx = await this.taskCtx();
+    const ctx = await this.ctx();
     try {
-      const st = await ctx.fs.lstat(path.join(this.root, taskId));
+      const st = await this.fs.lstat(path.join(this.root, taskId));
       if (st.isDirectory() || st.isSymbolicLink()) {
         const found = st.isDirectory() ? await readFolder(ctx, taskId, depth) : await this.findLinked(ctx, taskId, depth);
         if (found) return found;
