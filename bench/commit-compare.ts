@@ -1,8 +1,9 @@
 /**
  * Is this tree's store slower than an earlier commit's? The same workload
  * (bench/lib/store-workload.ts: saves with and without the lease, reading the
- * latest version, listing a directory) runs against the directory store of
- * both trees, in child processes that alternate (base, this, base, this…),
+ * latest version from a fresh store and from one kept open, listing a
+ * directory) runs against the directory store of both trees, in child
+ * processes that alternate (base, this, base, this…),
  * on the same machine in the same run, and the ratios are printed.
  *
  * The base is checked out with `git archive` into a temporary folder that
@@ -25,6 +26,7 @@ const METRICS: { key: keyof StoreWorkloadResult; label: string }[] = [
   { key: 'saveMs', label: 'save, no lease (ms, median)' },
   { key: 'leasedSaveMs', label: 'save under the lease (ms, median)' },
   { key: 'getTaskMs', label: 'latest version of the task (ms, median)' },
+  { key: 'getTaskAgainMs', label: 'the same, from a store that opened it before (ms, median)' },
   { key: 'listMs', label: 'list the directory (ms, median)' },
 ];
 

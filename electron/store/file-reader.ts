@@ -44,10 +44,10 @@ const SEQUENTIAL_SLICE = 256;
  */
 export function sequentialReads(ctx: ReadContext): { ctx: ReadContext; pace: () => Promise<void> } {
   const sync = syncReadsOf(ctx.fs);
-  if (!sync) return { ctx, pace: () => Promise.resolve() };
+  if (!sync && !ctx.fs.settled) return { ctx, pace: () => Promise.resolve() };
   let files = 0;
   return {
-    ctx: { ...ctx, fs: settledReads(ctx.fs, sync) },
+    ctx: sync ? { ...ctx, fs: settledReads(ctx.fs, sync) } : ctx,
     pace: () => (++files % SEQUENTIAL_SLICE === 0 ? nextTurn() : Promise.resolve()),
   };
 }

@@ -86,6 +86,8 @@ export interface StoreFs {
    * without a round trip through the thread pool (see `syncReadsOf`).
    */
   readonly syncReads?: SyncStoreReads;
+  /** Its reads are answered synchronously already (settledReads): a long walk through it still yields now and then. */
+  readonly settled?: boolean;
 }
 
 /** The read-only calls of a StoreFs as synchronous functions: same arguments, same results, same errors (thrown). */
@@ -144,6 +146,7 @@ export function settledReads(fs: StoreFs, sync: SyncStoreReads): StoreFs {
     readdirNames: settled(sync.readdirNames),
     // The settled calls mirror nothing: this StoreFs is itself the fast path.
     syncReads: undefined,
+    settled: true,
   };
 }
 

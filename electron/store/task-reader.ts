@@ -153,8 +153,8 @@ function checkRebuilt<C extends CheckpointHead>(
  * strays are skipped. A file followed by a gap in the names is read: it may
  * be a segment holding the versions after its own (up to the next file).
  */
-export async function listVersionNumbers(ctx: ReadContext, taskDir: string): Promise<number[]> {
-  const files = await versionFiles(ctx, taskDir);
+export async function listVersionNumbers(ctx: ReadContext, taskDir: string, files?: readonly number[]): Promise<number[]> {
+  files ??= await versionFiles(ctx, taskDir);
   const { ctx: reader, pace } = versionWalk(ctx);
   const out: number[] = [];
   for (let i = 0; i < files.length; i++) {
@@ -479,11 +479,13 @@ export async function readNativeTask<C extends CheckpointHead>(
   }
 
   if (depth.gaps) {
-    numbers ??= hasVersions ? await listVersionNumbers(ctx, taskDir) : [];
+    // One listing of versions/ for both checks below.
+    const files = hasVersions ? await versionFiles(ctx, taskDir) : [];
+    numbers ??= hasVersions ? await listVersionNumbers(ctx, taskDir, files) : [];
     problems.push(...gapProblems(ctx, taskDir, numbers));
     if (hasVersions) {
       // A file the reads above found misnumbered is already reported, with what happens to it.
-      const misnumbered = await misnumberedFiles(ctx, taskDir, await versionFiles(ctx, taskDir), checkpoint?.version ?? 0);
+      const misnumbered = await misnumberedFiles(ctx, taskDir, files, checkpoint?.version ?? 0);
       problems.push(...misnumbered.filter((m) => !problems.some((p) => p.file === m.file && p.reason === m.reason)));
     }
     const log = await eventLogProblem(ctx.fs, taskDir, relPath(ctx, eventsPath(taskDir)), ctx.maxEventLogBytes);

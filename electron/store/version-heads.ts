@@ -9,10 +9,10 @@
  * modification and change times): a file seen before costs one lstat, a new
  * or changed one (copied over, grown) is read again.
  */
-import { constants, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { relPath, type ReadContext } from './file-reader.js';
-import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
+import { errorCode, nodeFs, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
 import { VERSIONS_DIR, versionFileName } from './version-file.js';
 import { HEAD_BYTES } from './version-records.js';
 
@@ -49,7 +49,47 @@ export class VersionHeads {
   private readonly known = new Map<string, Known>();
 
   /** The version the file at `abs` holds (see HeadVersion). */
-  async versionAt(ctx: ReadContext, abs: string): Promise<HeadVersion> {
+  versionAt(ctx: ReadContext, abs: string): Promise<HeadVersion> {
+    return onNodeFs(ctx) ? Promise.resolve(this.versionAtNow(abs)) : this.versionAtThrough(ctx, abs);
+  }
+
+  /** versionAt with node:fs's synchronous calls: a task opened reads the head of each of its files this way. */
+  private versionAtNow(abs: string): HeadVersion {
+    const known = this.known.get(abs);
+    if (known) {
+      let st: Stats | undefined;
+      try {
+        st = lstatSync(abs, { throwIfNoEntry: false });
+      } catch {
+        st = undefined;
+      }
+      if (st === undefined) this.known.delete(abs);
+      else if (sameFile(known, st)) return known.held;
+    }
+    let fd: number;
+    try {
+      fd = openSync(abs, READ_FLAGS | constants.O_NOFOLLOW);
+    } catch (err) {
+      this.known.delete(abs);
+      const code = errorCode(err);
+      return code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : null;
+    }
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile()) return null;
+      const n = readSync(fd, HEAD, 0, Math.min(HEAD_BYTES, st.size), 0);
+      const held = envelopeVersionOf(HEAD.subarray(0, n));
+      this.known.set(abs, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, held });
+      return held;
+    } catch {
+      return null;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** versionAt through the context's own calls (a file system that injects faults, or models a disk). */
+  private async versionAtThrough(ctx: ReadContext, abs: string): Promise<HeadVersion> {
     const known = this.known.get(abs);
     if (known) {
       const st = await lstatOrNull(ctx, abs);
@@ -64,6 +104,19 @@ export class VersionHeads {
     else if (read.stat) this.known.set(abs, { ...identity(read.stat), held: read.held });
     return read === 'missing' ? 'missing' : read.held;
   }
+}
+
+/** The buffer the synchronous reads read heads into (nothing else runs between a read and its parse). */
+const HEAD = Buffer.alloc(HEAD_BYTES);
+
+/**
+ * True when the context's calls are node:fs's own (nodeFs, or its reads answered synchronously): its heads are
+ * then read with node:fs's synchronous calls directly, with no handle and no promise per call. A file system
+ * with calls of its own (one that injects faults) is read through them.
+ */
+function onNodeFs(ctx: ReadContext): boolean {
+  const fs = ctx.fs;
+  return fs.open === nodeFs.open && (fs.settled === true || syncReadsOf(fs) !== null);
 }
 
 function identity(st: Stats): Omit<Known, 'held'> {
@@ -92,7 +145,7 @@ async function readHead(ctx: ReadContext, abs: string): Promise<'missing' | { he
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) return { held: null, stat: null };
-    const head = Buffer.alloc(Math.min(HEAD_BYTES, stat.size));
+    const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, stat.size));
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
     return { held: envelopeVersionOf(head.subarray(0, bytesRead)), stat };
   } catch {
