@@ -80,6 +80,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE waystation_tasks ALTER COLUMN head_version SET NOT NULL;
     `,
   },
+  {
+    version: 4,
+    sql: `
+      -- The listing's fields of the newest version (pg-summary.ts), written by the transaction that commits it; NULL for a task
+      -- too long to keep them in its row (the listing then reads its head and the deltas after it). A head that holds the newest
+      -- version is a summary already.
+      ALTER TABLE waystation_tasks ADD COLUMN summary text;
+      UPDATE waystation_tasks SET summary = head WHERE head_version = last_version AND length(head) <= 65536;
+    `,
+  },
 ];
 
 /** The schema version this build reads and writes. */

@@ -3,8 +3,8 @@
  *
  * A version is committed by one transaction: its blobs (content-addressed,
  * inserted once), its row in `waystation_versions` keyed by (task,
- * version), the task row brought up to it, its `version` event, and a
- * NOTIFY. The key is the commit point: of two writers racing for a version
+ * version), the task row brought up to it and its `version` event; a NOTIFY
+ * follows once it has committed (pg-events.ts). The key is the commit point: of two writers racing for a version
  * the second insert fails, its transaction rolls back, and it gets
  * ConflictError with nothing left behind. A save under a lease first takes a
  * share lock on the lease row and compares generations: the fence.
@@ -42,7 +42,8 @@ import { buildVersion, KEYFRAME_DELTA_RATIO } from '../version-build.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from '../store-types.js';
 import type { Connection } from './pg-connection.js';
 import { isConnectionLost, pgCode, PostgresStoreError } from './pg-errors.js';
-import { insertEvent } from './pg-events.js';
+import { writeEvent } from './pg-events.js';
+import { summaryOf } from './pg-summary.js';
 import { readLeaseRow } from './pg-lease.js';
 import { rebuildDoc } from './pg-reads.js';
 
@@ -185,7 +186,7 @@ export class PgTaskWriter {
       return this.commit(c, request, next, kind, body, bytes, writeHead ? doc : null, token, cp, blobs);
     };
     try {
-      await this.conn.transaction(commit);
+      await this.conn.transaction(commit, [this.taskId]);
     } catch (err) {
       this.state = null;
       if (pgCode(err) === '23505') throw new ConflictError(this.taskId, next);
@@ -233,23 +234,28 @@ export class PgTaskWriter {
       `INSERT INTO waystation_versions (task_id, version, kind, body, bytes, source, updated_at, writer) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [this.taskId, next, kind, body, bytes, JSON.stringify(cp.source), cp.run.updated_at, token],
     );
-    if (next === 1)
-      await c.query(`INSERT INTO waystation_tasks (task_id, last_version, head, head_version) VALUES ($1, 1, $2, 1)`, [this.taskId, doc]);
-    else {
-      const updated =
-        doc === null
-          ? await c.query(`UPDATE waystation_tasks SET last_version = $2 WHERE task_id = $1 AND last_version = $3`, [
-              this.taskId,
-              next,
-              next - 1,
-            ])
-          : await c.query(
-              `UPDATE waystation_tasks SET last_version = $2, head = $3, head_version = $2 WHERE task_id = $1 AND last_version = $4`,
-              [this.taskId, next, doc, next - 1],
+    // One statement brings the row to the version: its counter, its summary, the event id it takes, and the head when due.
+    const summary = summaryOf(cp);
+    const updated =
+      next === 1
+        ? await c.query<{ event_id: string }>(
+            `INSERT INTO waystation_tasks (task_id, last_version, head, head_version, summary, last_event_id) VALUES ($1, 1, $2, 1, $3, 1)
+             RETURNING last_event_id AS event_id`,
+            [this.taskId, doc, summary],
+          )
+        : doc === null
+          ? await c.query<{ event_id: string }>(
+              `UPDATE waystation_tasks SET last_version = $2, summary = $4, last_event_id = last_event_id + 1
+                WHERE task_id = $1 AND last_version = $3 RETURNING last_event_id AS event_id`,
+              [this.taskId, next, next - 1, summary],
+            )
+          : await c.query<{ event_id: string }>(
+              `UPDATE waystation_tasks SET last_version = $2, summary = $4, last_event_id = last_event_id + 1, head = $5, head_version = $2
+                WHERE task_id = $1 AND last_version = $3 RETURNING last_event_id AS event_id`,
+              [this.taskId, next, next - 1, summary, doc],
             );
-      if (updated.rowCount === 0) throw new ConflictError(this.taskId, next);
-    }
-    await insertEvent(c, this.taskId, { type: 'version', version: next });
+    if (updated.rows.length === 0) throw new ConflictError(this.taskId, next);
+    await writeEvent(c, this.taskId, Number(updated.rows[0].event_id), { type: 'version', version: next });
   }
 
   /**
