@@ -30,7 +30,8 @@ import { clusterUrl, startCluster, stopClusterSync, type ClusterInfo } from '../
 import { workloadMessage, workloadResult, workloadStepId } from '../agent-workload.js';
 import { formatBytes, formatCount, formatMs, formatRatio } from '../format.js';
 import { percentile } from '../percentile.js';
-import { ensureScaleFixture, scaleAfterStep, scaleInitialCheckpoint, scaleTaskId, scaleTaskKind } from '../scale-fixture.js';
+import { ensureScaleFixture } from '../scale-fixture.js';
+import { LIST_VERSIONS, stampPgTasks } from './pg-list-fixture.js';
 import { formatTable } from '../table.js';
 import { msSince, nowNs, timeRepeated } from '../timing.js';
 import { fullSchedule, LangGraphThread, sampledSchedule, serializedRunBytes, timeRead } from './langgraph-side.js';
@@ -280,7 +281,7 @@ async function runLangGraphPg(
 }
 
 /** `runners` runners at once, each with its own pool (its own machine) and task, `steps` saves each. */
-async function concurrentWaystation(url: string, runners: number, steps: number, seed: number): Promise<ConcurrencyFigure> {
+export async function concurrentWaystation(url: string, runners: number, steps: number, seed: number): Promise<ConcurrencyFigure> {
   const stores = Array.from({ length: runners }, () => openPostgresStore(url));
   try {
     await stores[0].prepareForWrites();
@@ -333,75 +334,7 @@ async function concurrentLangGraph(url: string, runners: number, steps: number, 
   }
 }
 
-/** Versions of each listed task, as the inspector-at-scale fixture writes them. */
-const LIST_VERSIONS = 4;
-
-/**
- * A database of `tasks` tasks: two templates written by the store (the two
- * kinds of the scale fixture), stamped into every task id in SQL, as the
- * directory fixture stamps its files.
- */
-async function stampPgTasks(url: string, tasks: number): Promise<void> {
-  const store = openPostgresStore(url);
-  try {
-    await store.prepareForWrites();
-    for (const kind of [0, 1] as const) {
-      const id = `template-kind-${kind}`;
-      let cp = scaleInitialCheckpoint(id, kind, LIST_VERSIONS);
-      const { version: _v, ...first } = cp;
-      await store.create(first);
-      for (let k = 1; k < LIST_VERSIONS; k++) {
-        cp = scaleAfterStep(cp, k);
-        const { version: _n, ...rest } = cp;
-        await store.save(id, { expectedVersion: k, checkpoint: rest });
-      }
-    }
-  } finally {
-    await store.close();
-  }
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query('BEGIN');
-    const ids = `SELECT 'task-' || lpad(i::text, 6, '0') AS id, CASE WHEN i % 3 = 0 THEN 'template-kind-0' ELSE 'template-kind-1' END AS tmpl FROM generate_series(0, $1 - 1) AS i`;
-    await c.query(
-      `INSERT INTO waystation_tasks (task_id, last_version, head, head_version, last_event_id)
-         SELECT n.id, t.last_version, replace(t.head, n.tmpl, n.id), t.head_version, t.last_event_id FROM (${ids}) n JOIN waystation_tasks t ON t.task_id = n.tmpl`,
-      [tasks],
-    );
-    await c.query(
-      `INSERT INTO waystation_versions (task_id, version, kind, body, bytes, source, updated_at, writer)
-         SELECT n.id, v.version, v.kind, replace(v.body, n.tmpl, n.id), v.bytes, v.source, v.updated_at, v.writer FROM (${ids}) n JOIN waystation_versions v ON v.task_id = n.tmpl`,
-      [tasks],
-    );
-    await c.query(
-      `INSERT INTO waystation_events (task_id, id, body)
-         SELECT n.id, e.id, replace(e.body, n.tmpl, n.id) FROM (${ids}) n JOIN waystation_events e ON e.task_id = n.tmpl`,
-      [tasks],
-    );
-    for (const table of ['waystation_events', 'waystation_versions', 'waystation_tasks'])
-      await c.query(`DELETE FROM ${table} WHERE task_id LIKE 'template-kind-%'`);
-    await c.query('COMMIT');
-    await c.query('ANALYZE');
-  } finally {
-    await c.end();
-  }
-  // The stamped copies must read as the store wrote them: check a sample of each kind.
-  const check = openPostgresStore(url);
-  try {
-    for (const i of [0, 1, tasks - 1]) {
-      const entry = await check.getTask(scaleTaskId(i));
-      const expected = scaleInitialCheckpoint(scaleTaskId(i), scaleTaskKind(i), LIST_VERSIONS);
-      if (!entry?.checkpoint || entry.checkpoint.task_id !== scaleTaskId(i) || entry.checkpoint.plan.length !== expected.plan.length)
-        throw new Error(`stamped task ${scaleTaskId(i)} does not read back as written`);
-      await check.readVersion(scaleTaskId(i), 2);
-    }
-  } finally {
-    await check.close();
-  }
-}
-
-async function listingFigure(location: string, open: () => CheckpointStore): Promise<ListingFigure> {
+export async function listingFigure(location: string, open: () => CheckpointStore): Promise<ListingFigure> {
   const store = open();
   let storeListMs: number;
   try {

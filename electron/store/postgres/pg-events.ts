@@ -62,6 +62,7 @@ export async function subscribePg(
   conn: Connection,
   onChange: (change: StoreChange) => void,
   onError?: (err: Error) => void,
+  opts: { catchUpMs?: number } = {},
 ): Promise<StoreSubscription> {
   const delivered = new Map<string, number>();
   let closed = false;
@@ -134,7 +135,7 @@ export async function subscribePg(
   await connect(true);
   const sweep = setInterval(() => {
     if (client) void enqueue(() => catchUp(false));
-  }, CATCH_UP_MS);
+  }, opts.catchUpMs ?? CATCH_UP_MS);
   sweep.unref();
   return {
     async close() {

@@ -16,10 +16,12 @@
  * The task row's `head` (the checkpoint a listing shows) is not rewritten by
  * every save: a long task's checkpoint is megabytes, and rewriting it each
  * time made late saves a hundred times slower than early ones. It is brought
- * up to date at a full snapshot, every HEAD_EVERY versions, and when the
- * lease is let go (`settle`); `head_version` says which version it holds and
- * readers apply the few deltas after it (pg-reads.ts), as a directory's
- * checkpoint.json lags behind its open segment.
+ * up to date at a full snapshot, after HEAD_EVERY versions and deltas of a
+ * quarter of its size (HEAD_DELTA_RATIO), and when the lease is let go
+ * (`settle`); `head_version` says which version it holds and readers apply
+ * the deltas after it (pg-reads.ts), as a directory's checkpoint.json lags
+ * behind its open segment. The listing reads neither: the row's `summary`
+ * is written by every save (pg-summary.ts).
  *
  * When the connection drops while a save is under way the outcome is
  * unknown to the driver; the writer reconnects and reads the (task, version)
@@ -53,6 +55,8 @@ interface WriterState {
   lastVersion: number;
   /** The version the task row's head holds. */
   headVersion: number;
+  /** Bytes of the deltas after the head's version: what a reader applies to it. */
+  deltaSinceHead: number;
   base: Json | null;
   fullBytes: number;
   deltaSince: number;
@@ -60,8 +64,17 @@ interface WriterState {
   readOnly: string | null;
 }
 
-/** The task row's head is rewritten at least every this many versions (and at every full snapshot). */
+/**
+ * The task row's head is rewritten at every full snapshot, and otherwise
+ * once it lags by HEAD_EVERY versions and by deltas of at least 1 /
+ * HEAD_DELTA_RATIO of the checkpoint's size: a small task's head is then
+ * rewritten every HEAD_EVERY versions, and a long task's (megabytes, each
+ * rewrite compressed and logged in the write-ahead log) only after deltas of
+ * a quarter of its size, so that what a save writes does not grow with the
+ * task, and a reader applies deltas of at most that size to the head.
+ */
 export const HEAD_EVERY = 16;
+export const HEAD_DELTA_RATIO = 4;
 
 /** How often, and how far apart, the outcome of a save cut off by a dropped connection is asked for. */
 const OUTCOME_ATTEMPTS = 8;
@@ -87,8 +100,10 @@ export class PgTaskWriter {
   /** The newest version and its document, from the task row and the rows since the last full snapshot. */
   private async deriveState(): Promise<WriterState> {
     return this.conn.read(async (c) => {
-      const { rows } = await c.query<{ last_version: number; head_version: number }>(
-        `SELECT last_version, head_version FROM waystation_tasks WHERE task_id = $1`,
+      const { rows } = await c.query<{ last_version: number; head_version: number; since_head: string }>(
+        `SELECT t.last_version, t.head_version,
+                (SELECT COALESCE(sum(v.bytes), 0) FROM waystation_versions v WHERE v.task_id = t.task_id AND v.version > t.head_version) AS since_head
+           FROM waystation_tasks t WHERE t.task_id = $1`,
         [this.taskId],
       );
       if (rows.length === 0)
@@ -105,6 +120,7 @@ export class PgTaskWriter {
       return {
         lastVersion: last,
         headVersion: rows[0].head_version,
+        deltaSinceHead: Number(rows[0].since_head),
         base: built.doc as Json,
         fullBytes: built.fullBytes,
         deltaSince: built.deltaBytes,
@@ -118,7 +134,16 @@ export class PgTaskWriter {
   }
 
   async create(request: Omit<SaveRequest, 'expectedVersion'>): Promise<SaveResult> {
-    this.state = { lastVersion: 0, headVersion: 0, base: null, fullBytes: 0, deltaSince: 0, trusted: false, readOnly: null };
+    this.state = {
+      lastVersion: 0,
+      headVersion: 0,
+      deltaSinceHead: 0,
+      base: null,
+      fullBytes: 0,
+      deltaSince: 0,
+      trusted: false,
+      readOnly: null,
+    };
     return this.write({ ...request, expectedVersion: 0 });
   }
 
@@ -170,10 +195,13 @@ export class PgTaskWriter {
         delta = text;
       }
     }
-    const writeHead = next === 1 || kind === 'full' || next - state.headVersion >= HEAD_EVERY;
+    const bytes = delta !== null ? Buffer.byteLength(delta) : fullBytes;
+    const writeHead =
+      next === 1 ||
+      kind === 'full' ||
+      (next - state.headVersion >= HEAD_EVERY && (state.deltaSinceHead + bytes) * HEAD_DELTA_RATIO >= fullBytes);
     const doc = kind === 'full' || writeHead ? docBytes.toString('utf8') : null;
     const body = delta ?? doc!;
-    const bytes = delta !== null ? Buffer.byteLength(delta) : fullBytes;
     checkFileSize(this.taskId, versionName, bytes + blobs.reduce((n, b) => n + b.bytes.length, 0), this.maxFileBytes);
     checkFileSize(this.taskId, `${this.taskId} (the task's latest checkpoint)`, fullBytes, this.maxFileBytes);
     const token = randomBytes(8).toString('hex');
@@ -198,6 +226,7 @@ export class PgTaskWriter {
     this.state = {
       lastVersion: next,
       headVersion: writeHead ? next : state.headVersion,
+      deltaSinceHead: writeHead ? 0 : state.deltaSinceHead + bytes,
       base: normalized,
       fullBytes: kind === 'full' ? fullBytes : state.fullBytes,
       deltaSince: kind === 'full' ? 0 : state.deltaSince + bytes,
@@ -276,6 +305,7 @@ export class PgTaskWriter {
         ]),
       );
       state.headVersion = state.lastVersion;
+      state.deltaSinceHead = 0;
       return [];
     } catch (err) {
       return [
