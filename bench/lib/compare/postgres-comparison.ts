@@ -18,6 +18,9 @@
  * The server is a throwaway cluster with PostgreSQL's durable defaults
  * (fsync, synchronous_commit, full_page_writes on), or one given by URL.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { HostService } from '../../../electron/host/host-service.js';
@@ -33,6 +36,8 @@ import { percentile } from '../percentile.js';
 import { ensureScaleFixture } from '../scale-fixture.js';
 import { LIST_VERSIONS, stampPgTasks } from './pg-list-fixture.js';
 import { formatTable } from '../table.js';
+import { startBenchChild } from '../host-client.js';
+import { CHROMIUM, coldHostRows, firstRows } from '../inspector-scale.js';
 import { msSince, nowNs, timeRepeated } from '../timing.js';
 import { fullSchedule, LangGraphThread, sampledSchedule, serializedRunBytes, timeRead } from './langgraph-side.js';
 import { middleStep, timedRanges, type ReadTiming, type SaveTimes } from './side-result.js';
@@ -85,7 +90,17 @@ export interface PostgresComparisonResult {
   runs: PgRun[];
   concurrency: { waystation: ConcurrencyFigure[]; langgraph: ConcurrencyFigure[] };
   listing: { tasks: number; postgres: ListingFigure; directory: ListingFigure };
+  /** Chromium's first task row at that many tasks; null when Chromium or the built renderer is missing. */
+  firstRows: { postgres: FirstRowsFigure; directory: FirstRowsFigure } | null;
   live: { postgres: number[]; directory: number[] };
+}
+
+/** The inspector-at-scale benchmark's two first-rows figures (inspector-scale.ts), on one location. */
+export interface FirstRowsFigure {
+  /** A host whose list is built: navigation start to the first task row, first page load and the median of three more. */
+  warmHost: { coldMs: number; warmMs: number };
+  /** A host started for the page: its start to the first task row (first, and three more hosts). */
+  coldHost: { hostStartToRowMs: number; laterHostStartToRowMs: number[] };
 }
 
 export interface ListingFigure {
@@ -95,6 +110,8 @@ export interface ListingFigure {
   hostOpenAndListMs: number;
   rows: number;
 }
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /** Tables of each side, whose `pg_total_relation_size` (data, indexes, TOAST) is its storage. */
 const WAYSTATION_TABLES = [
@@ -355,6 +372,21 @@ export async function listingFigure(location: string, open: () => CheckpointStor
   }
 }
 
+/** Chromium's first task row from `location` (a database URL or a folder), measured as the inspector-at-scale benchmark does. */
+async function firstRowsFigure(location: string, log: (line: string) => void): Promise<FirstRowsFigure> {
+  const host = startBenchChild('scale-host.ts', [location]);
+  let warmHost: FirstRowsFigure['warmHost'];
+  try {
+    const ready = await host.next<{ url: string }>('ready');
+    // The page asks for the list the host built on open, as a window opened on a running host does.
+    warmHost = await firstRows(ready.url, log);
+  } finally {
+    await host.stop();
+  }
+  const cold = await coldHostRows(location, log);
+  return { warmHost, coldHost: { hostStartToRowMs: cold.hostStartToRowMs, laterHostStartToRowMs: cold.laterHostStartToRowMs } };
+}
+
 /** Milliseconds from the start of each save on one store to its change reaching a host subscribed to another. */
 async function liveLatency(location: string, writer: CheckpointStore, samples: number): Promise<number[]> {
   const host = new HostService({ host: 'web', runner: null });
@@ -435,6 +467,13 @@ export async function runPostgresComparison(opts: PostgresComparisonOptions, wor
       directory: await listingFigure(fixture.root, () => openStore(fixture.root)),
     };
 
+    opts.log(`PostgreSQL: the first rows in Chromium at ${formatCount(opts.listTasks)} tasks (and on the directory)`);
+    const firstRowsAt = existsSync(CHROMIUM) && existsSync(path.join(REPO, 'dist-renderer', 'index.html'));
+    if (!firstRowsAt) opts.log('  skipped: no Chromium or no built renderer (npm run build:renderer)');
+    const firstRowsResult = firstRowsAt
+      ? { postgres: await firstRowsFigure(listUrl, opts.log), directory: await firstRowsFigure(fixture.root, opts.log) }
+      : null;
+
     opts.log(`PostgreSQL: live-update latency over ${opts.liveSamples} saves (and on a directory)`);
     const liveUrl = await server.database('live');
     const liveStore: PostgresStore = openPostgresStore(liveUrl);
@@ -443,7 +482,7 @@ export async function runPostgresComparison(opts: PostgresComparisonOptions, wor
       postgres: await liveLatency(liveUrl, liveStore, opts.liveSamples),
       directory: await liveLatency(liveDir, openStore(liveDir), opts.liveSamples),
     };
-    return { server: server.shown, runs, concurrency, listing, live };
+    return { server: server.shown, runs, concurrency, listing, firstRows: firstRowsResult, live };
   } finally {
     server.close();
   }
@@ -456,17 +495,16 @@ export function formatPostgresComparison(r: PostgresComparisonResult): string {
   const out: string[] = ['## On PostgreSQL: Waystation against LangGraph PostgresSaver', '', `Server: ${r.server}.`, ''];
   out.push(
     formatTable(
-      [
-        { header: 'steps' },
-        { header: 'side' },
-        { header: 'save p50 early', align: 'right' },
-        { header: 'save p99 early', align: 'right' },
-        { header: 'save p50 late', align: 'right' },
-        { header: 'save p99 late', align: 'right' },
-        { header: 'storage', align: 'right' },
-        { header: 'latest read', align: 'right' },
-        { header: 'middle read', align: 'right' },
-      ],
+      columns(
+        ['steps', 'side'],
+        'save p50 early',
+        'save p99 early',
+        'save p50 late',
+        'save p99 late',
+        'storage',
+        'latest read',
+        'middle read',
+      ),
       r.runs.flatMap((run) =>
         [run.waystation, run.langgraph].map((s) => [
           formatCount(run.steps),
@@ -485,15 +523,7 @@ export function formatPostgresComparison(r: PostgresComparisonResult): string {
   out.push('', 'PostgresSaver ÷ Waystation (above 1: Waystation is faster or smaller):', '');
   out.push(
     formatTable(
-      [
-        { header: 'steps' },
-        { header: 'save p50 early', align: 'right' },
-        { header: 'save p50 late', align: 'right' },
-        { header: 'storage', align: 'right' },
-        { header: 'latest read', align: 'right' },
-        { header: 'middle read', align: 'right' },
-        { header: 'Waystation late ÷ early', align: 'right' },
-      ],
+      columns('steps', 'save p50 early', 'save p50 late', 'storage', 'latest read', 'middle read', 'Waystation late ÷ early'),
       r.runs.map(({ steps, waystation: w, langgraph: l }) => [
         formatCount(steps),
         formatRatio(median(l.saves.earlyMs) / median(w.saves.earlyMs)),
@@ -509,14 +539,7 @@ export function formatPostgresComparison(r: PostgresComparisonResult): string {
   const conc = [...r.concurrency.waystation, ...r.concurrency.langgraph];
   out.push(
     formatTable(
-      [
-        { header: 'side' },
-        { header: 'runners', align: 'right' },
-        { header: 'saves', align: 'right' },
-        { header: 'wall', align: 'right' },
-        { header: 'saves/s', align: 'right' },
-        { header: '÷ one runner', align: 'right' },
-      ],
+      columns('side', 'runners', 'saves', 'wall', 'saves/s', '÷ one runner'),
       conc.map((c) => {
         const alone = conc.find((o) => o.side === c.side && o.runners === 1)!;
         return [
@@ -538,70 +561,76 @@ export function formatPostgresComparison(r: PostgresComparisonResult): string {
   const { listing } = r;
   out.push('', `### The inspector's task list at ${formatCount(listing.tasks)} tasks`, '');
   out.push(
-    formatTable(
+    againstDirectory(
+      ['PostgreSQL', 'directory'],
       [
-        { header: 'store' },
-        { header: 'store listTasks', align: 'right' },
-        { header: 'host open + listTasks', align: 'right' },
-        { header: 'rows', align: 'right' },
-      ],
-      [
-        [
-          'PostgreSQL',
-          formatMs(listing.postgres.storeListMs),
-          formatMs(listing.postgres.hostOpenAndListMs),
-          formatCount(listing.postgres.rows),
-        ],
-        [
-          'directory',
-          formatMs(listing.directory.storeListMs),
-          formatMs(listing.directory.hostOpenAndListMs),
-          formatCount(listing.directory.rows),
-        ],
-        [
-          'PostgreSQL ÷ directory',
-          formatRatio(listing.postgres.storeListMs / listing.directory.storeListMs),
-          formatRatio(listing.postgres.hostOpenAndListMs / listing.directory.hostOpenAndListMs),
-          '',
-        ],
+        { header: 'store listTasks', postgres: listing.postgres.storeListMs, directory: listing.directory.storeListMs },
+        { header: 'host open + listTasks', postgres: listing.postgres.hostOpenAndListMs, directory: listing.directory.hostOpenAndListMs },
+        { header: 'rows', postgres: listing.postgres.rows, directory: listing.directory.rows, format: formatCount, ratio: false },
       ],
     ),
   );
+  if (r.firstRows) {
+    const { postgres: p, directory: d } = r.firstRows;
+    out.push('', '### The first task rows in Chromium', '');
+    out.push(
+      againstDirectory(
+        ['PostgreSQL', 'directory'],
+        [
+          { header: 'list built: first page load', postgres: p.warmHost.coldMs, directory: d.warmHost.coldMs },
+          { header: 'list built: later loads (median)', postgres: p.warmHost.warmMs, directory: d.warmHost.warmMs },
+          { header: 'host started for the page', postgres: p.coldHost.hostStartToRowMs, directory: d.coldHost.hostStartToRowMs },
+          {
+            header: 'later cold hosts (median)',
+            postgres: median(p.coldHost.laterHostStartToRowMs),
+            directory: median(d.coldHost.laterHostStartToRowMs),
+          },
+        ],
+      ),
+    );
+    out.push(
+      '',
+      "From navigation start to the first row on a host whose list is built; from the host's start to the first row on a host started for the page (inspector-scale.ts). Target: under 1 s.",
+    );
+  }
   out.push('', '### Live updates: a save to the change reaching a host subscriber', '');
+  const live = (xs: number[]) => ({ p50: median(xs), p95: percentile(xs, 95), max: Math.max(...xs) });
+  const [lp, ld] = [live(r.live.postgres), live(r.live.directory)];
   out.push(
-    formatTable(
+    againstDirectory(
+      ['PostgreSQL (LISTEN/NOTIFY)', 'directory (file watcher)'],
       [
-        { header: 'store' },
-        { header: 'samples', align: 'right' },
-        { header: 'p50', align: 'right' },
-        { header: 'p95', align: 'right' },
-        { header: 'max', align: 'right' },
-      ],
-      [
-        [
-          'PostgreSQL (LISTEN/NOTIFY)',
-          String(r.live.postgres.length),
-          formatMs(median(r.live.postgres)),
-          formatMs(percentile(r.live.postgres, 95)),
-          formatMs(Math.max(...r.live.postgres)),
-        ],
-        [
-          'directory (file watcher)',
-          String(r.live.directory.length),
-          formatMs(median(r.live.directory)),
-          formatMs(percentile(r.live.directory, 95)),
-          formatMs(Math.max(...r.live.directory)),
-        ],
-        [
-          'PostgreSQL ÷ directory',
-          '',
-          formatRatio(median(r.live.postgres) / median(r.live.directory)),
-          formatRatio(percentile(r.live.postgres, 95) / percentile(r.live.directory, 95)),
-          '',
-        ],
+        { header: 'samples', postgres: r.live.postgres.length, directory: r.live.directory.length, format: String, ratio: false },
+        { header: 'p50', postgres: lp.p50, directory: ld.p50 },
+        { header: 'p95', postgres: lp.p95, directory: ld.p95 },
+        { header: 'max', postgres: lp.max, directory: ld.max, ratio: false },
       ],
     ),
   );
   out.push('', `Target: p95 under 250 ms on PostgreSQL; measured ${formatMs(percentile(r.live.postgres, 95))}.`);
   return out.join('\n');
+}
+
+/** A table's columns: the first (or first few) name the row, the others hold figures, right-aligned. */
+function columns(names: string | string[], ...figures: string[]): { header: string; align?: 'right' }[] {
+  return [...[names].flat().map((header) => ({ header })), ...figures.map((header) => ({ header, align: 'right' as const }))];
+}
+
+/** One figure of each store, and how it is shown (milliseconds by default); `ratio: false` leaves the ratio row empty. */
+interface Compared {
+  header: string;
+  postgres: number;
+  directory: number;
+  format?: (n: number) => string;
+  ratio?: boolean;
+}
+
+/** A table of figures on PostgreSQL and on a directory, with a row of their ratios: each table of the section past the saves. */
+function againstDirectory(names: [string, string], figures: readonly Compared[]): string {
+  const shown = (c: Compared, n: number) => (c.format ?? formatMs)(n);
+  return formatTable(columns('store', ...figures.map((c) => c.header)), [
+    [names[0], ...figures.map((c) => shown(c, c.postgres))],
+    [names[1], ...figures.map((c) => shown(c, c.directory))],
+    ['PostgreSQL ÷ directory', ...figures.map((c) => (c.ratio === false ? '' : formatRatio(c.postgres / c.directory)))],
+  ]);
 }
