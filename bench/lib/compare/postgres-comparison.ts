@@ -8,8 +8,8 @@
  * Measured:
  *  - per task length: save p50/p99 early and late, storage
  *    (`pg_total_relation_size` of each side's tables), latest and middle reads;
- *  - 8 runners saving at once, each with its own connections (8 machines),
- *    against one runner alone, on each side;
+ *  - 8 runners saving at once, each in a process of its own with its own
+ *    connections and task (8 machines), against one runner alone, on each side;
  *  - the inspector's task list at 10,000 tasks: the host opening the
  *    database and listing it, against the same on a checkpoint directory;
  *  - live updates: a save on one connection to the change reaching a host
@@ -297,57 +297,47 @@ async function runLangGraphPg(
   }
 }
 
-/** `runners` runners at once, each with its own pool (its own machine) and task, `steps` saves each. */
-export async function concurrentWaystation(url: string, runners: number, steps: number, seed: number): Promise<ConcurrencyFigure> {
-  const stores = Array.from({ length: runners }, () => openPostgresStore(url));
-  try {
-    await stores[0].prepareForWrites();
-    const tasks = await Promise.all(
-      stores.map(async (store, r) => {
-        const taskId = `concurrent-${runners}-${r}`;
-        const created = await store.create({ ...initialState(steps), task_id: taskId }, { appendHistory: [workloadMessage(seed, 0)] });
-        return { store, taskId, lease: await store.acquireLease(taskId, { owner: 'bench', heartbeatMs: 0 }), current: created.checkpoint };
-      }),
-    );
-    const start = nowNs();
-    await Promise.all(
-      tasks.map(async (t) => {
-        for (let step = 1; step <= steps; step++) {
-          const saved = await t.store.save(t.taskId, {
-            expectedVersion: t.current.version,
-            checkpoint: nextState(t.current, step, steps, seed),
-            results: { [workloadStepId(step)]: workloadResult(seed, step) },
-            appendHistory: [workloadMessage(seed, step)],
-            lease: t.lease,
-          });
-          t.current = saved.checkpoint;
-        }
-      }),
-    );
-    const wallMs = msSince(start);
-    await Promise.all(tasks.map((t) => t.lease.release()));
-    return { side: 'Waystation', runners, saves: runners * steps, wallMs, savesPerSecond: (runners * steps * 1000) / wallMs };
-  } finally {
-    await Promise.all(stores.map((s) => s.close()));
+/**
+ * `runners` runners at once, each in a process of its own (pg-runner.ts: its own connections and task, as
+ * on a machine of its own), `steps` saves each; timed from the first runner's first save to the last one's
+ * last, once every runner has created its task and waits.
+ */
+async function concurrent(
+  side: 'waystation' | 'langgraph',
+  url: string,
+  runners: number,
+  steps: number,
+  seed: number,
+): Promise<ConcurrencyFigure> {
+  if (side === 'waystation') {
+    // The schema made once, before the runners race to create their tasks.
+    const store = openPostgresStore(url);
+    await store.prepareForWrites();
+    await store.close();
+  } else {
+    const saver = PostgresSaver.fromConnString(url);
+    await saver.setup();
+    await saver.end();
   }
-}
-
-async function concurrentLangGraph(url: string, runners: number, steps: number, seed: number): Promise<ConcurrencyFigure> {
-  const savers = Array.from({ length: runners }, () => PostgresSaver.fromConnString(url));
+  // Each runner its own payloads, as different tasks have: with one seed the eight saved the same results and
+  // messages, the same content-addressed blobs, and each insert of a blob waited for another runner's commit.
+  const children = Array.from({ length: runners }, (_, r) =>
+    startBenchChild('compare/pg-runner.ts', [side, url, `concurrent-${runners}-${r}`, String(steps), String(seed + r)]),
+  );
   try {
-    await savers[0].setup();
-    const threads = savers.map((saver, r) => new LangGraphThread(saver, seed, false, `concurrent-${runners}-${r}`));
-    await Promise.all(threads.map((t) => t.putInput()));
-    const start = nowNs();
-    await Promise.all(
-      threads.map(async (t) => {
-        for (let step = 1; step <= steps; step++) await t.step(step);
-      }),
-    );
-    const wallMs = msSince(start);
-    return { side: 'LangGraph PostgresSaver', runners, saves: runners * steps, wallMs, savesPerSecond: (runners * steps * 1000) / wallMs };
+    await Promise.all(children.map((c) => c.next('ready')));
+    for (const c of children) c.send('go');
+    const done = await Promise.all(children.map((c) => c.next<{ startAt: number; endAt: number }>('done', 600_000)));
+    const wallMs = Math.max(...done.map((d) => d.endAt)) - Math.min(...done.map((d) => d.startAt));
+    return {
+      side: side === 'waystation' ? 'Waystation' : 'LangGraph PostgresSaver',
+      runners,
+      saves: runners * steps,
+      wallMs,
+      savesPerSecond: (runners * steps * 1000) / wallMs,
+    };
   } finally {
-    await Promise.all(savers.map((s) => s.end()));
+    await Promise.all(children.map((c) => c.stop()));
   }
 }
 
@@ -443,12 +433,12 @@ export async function runPostgresComparison(opts: PostgresComparisonOptions, wor
     const lgUrl = await server.database('concurrent_lg');
     const concurrency = {
       waystation: [
-        await concurrentWaystation(wsUrl, 1, opts.concurrentSteps, opts.seed),
-        await concurrentWaystation(wsUrl, opts.runners, opts.concurrentSteps, opts.seed),
+        await concurrent('waystation', wsUrl, 1, opts.concurrentSteps, opts.seed),
+        await concurrent('waystation', wsUrl, opts.runners, opts.concurrentSteps, opts.seed),
       ],
       langgraph: [
-        await concurrentLangGraph(lgUrl, 1, opts.concurrentSteps, opts.seed),
-        await concurrentLangGraph(lgUrl, opts.runners, opts.concurrentSteps, opts.seed),
+        await concurrent('langgraph', lgUrl, 1, opts.concurrentSteps, opts.seed),
+        await concurrent('langgraph', lgUrl, opts.runners, opts.concurrentSteps, opts.seed),
       ],
     };
 
@@ -535,7 +525,7 @@ export function formatPostgresComparison(r: PostgresComparisonResult): string {
       ]),
     ),
   );
-  out.push('', '### Runners saving at once, each with its own connections', '');
+  out.push('', '### Runners saving at once, each in a process of its own with its own connections', '');
   const conc = [...r.concurrency.waystation, ...r.concurrency.langgraph];
   out.push(
     formatTable(
