@@ -460,8 +460,15 @@ export async function runPostgresComparison(opts: PostgresComparisonOptions, wor
     opts.log(`PostgreSQL: the first rows in Chromium at ${formatCount(opts.listTasks)} tasks (and on the directory)`);
     const firstRowsAt = existsSync(CHROMIUM) && existsSync(path.join(REPO, 'dist-renderer', 'index.html'));
     if (!firstRowsAt) opts.log('  skipped: no Chromium or no built renderer (npm run build:renderer)');
+    // A browser that fails under load (a page closed, a timeout) costs this table, not the figures measured before it.
     const firstRowsResult = firstRowsAt
-      ? { postgres: await firstRowsFigure(listUrl, opts.log), directory: await firstRowsFigure(fixture.root, opts.log) }
+      ? await (async () => ({
+          postgres: await firstRowsFigure(listUrl, opts.log),
+          directory: await firstRowsFigure(fixture.root, opts.log),
+        }))().catch((err: unknown) => {
+          opts.log(`  first rows: not measured (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+          return null;
+        })
       : null;
 
     opts.log(`PostgreSQL: live-update latency over ${opts.liveSamples} saves (and on a directory)`);
