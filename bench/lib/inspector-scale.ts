@@ -239,8 +239,11 @@ async function blankPageLoad(browser: Browser): Promise<void> {
   await blank.close();
 }
 
-/** Chromium on a running host: navigation start to the first task row, first page load and later ones. */
-async function firstRows(url: string, log: (l: string) => void): Promise<{ coldMs: number; warmMs: number }> {
+/**
+ * Chromium on a running host: navigation start to the first task row, first page load and later ones. The
+ * PostgreSQL section (postgres-comparison.ts) measures the same on a database, as coldHostRows.
+ */
+export async function firstRows(url: string, log: (l: string) => void): Promise<{ coldMs: number; warmMs: number }> {
   const browser = await launchChromium();
   try {
     await blankPageLoad(browser);
@@ -265,7 +268,7 @@ async function firstRows(url: string, log: (l: string) => void): Promise<{ coldM
  * hosts are then started cold, one after the other, as when the app is
  * opened again.
  */
-async function coldHostRows(root: string, log: (l: string) => void): Promise<NonNullable<InspectorScaleResult['coldHostRows']>> {
+export async function coldHostRows(root: string, log: (l: string) => void): Promise<NonNullable<InspectorScaleResult['coldHostRows']>> {
   const browser = await launchChromium();
   const once = async () => {
     const tab = await openTab(browser);

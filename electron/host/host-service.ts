@@ -183,18 +183,15 @@ export class HostService implements WaystationService {
     store: CheckpointSource,
     opts: { readOnly?: boolean; remember?: boolean; location?: string },
   ): Promise<DirectoryInfo> {
+    const writable = isCheckpointStore(store);
+    let untrusted: boolean;
     try {
-      // Fails here, with the store's own words (unreachable, wrong password, no schema), before anything is replaced.
-      await store.listTasks((entries) => entries.slice(0, 0));
+      // A database holds no code: what runs is read from its artifact folder, which must be trusted like a directory.
+      untrusted = writable && this.options.runner ? !(await this.trustGate().isTrusted(store.artifactRoot)) : false;
     } catch (err) {
       await store.close().catch(() => {});
       throw err;
     }
-    const writable = isCheckpointStore(store);
-    // A database holds no code: what runs is read from its artifact folder, which must be trusted like a directory.
-    const untrusted = writable && this.options.runner ? !(await this.trustGate().isTrusted(store.artifactRoot)) : false;
-    await this.closeDirectory();
-    this.untrusted = untrusted;
     const opened = new OpenDirectory({
       root: opts.location ?? store.root,
       readOnly: !writable || !this.options.runner || untrusted || (opts.readOnly ?? false),
@@ -205,12 +202,20 @@ export class HostService implements WaystationService {
       watch: this.options.watch,
       onClose: () => store.close(),
     });
+    try {
+      // The task list, built before anything is replaced: it fails here with the store's own words (unreachable,
+      // wrong password, no schema), and is then the one the renderer's first listing is answered from. A database
+      // is listed once on open, not once to check it and again to show it.
+      await opened.list.built();
+    } catch (err) {
+      await opened.close().catch(() => {});
+      throw err;
+    }
+    await this.closeDirectory();
+    this.untrusted = untrusted;
     this.current = opened;
     if (opts.remember) await this.rememberFolder(store.root, true);
-    const listed = opened.list.built().then(
-      () => undefined,
-      () => undefined,
-    );
+    const listed = Promise.resolve();
     opened.watching = opened.feed.startFromStore();
     await opened.watching;
     this.hub.publish({ type: 'directory-changed', root: store.root });

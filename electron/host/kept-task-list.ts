@@ -37,7 +37,9 @@ export function keep(entry: ListedTask, summary: TaskSummary): KeptSummary {
   const volatile = summary.display_status === 'running' || (entry.checkpoint?.artifacts?.length ?? 0) > 0;
   const steps: string[] = [];
   for (const s of entry.checkpoint?.plan ?? []) steps.push(s.id, s.name, s.status);
-  return { summary, recheck: volatile ? entry : null, steps };
+  // Kept without the lease the listing read: a recheck reads it afresh (it may have been let go or taken since).
+  const { lease: _read, ...recheck } = entry;
+  return { summary, recheck: volatile ? recheck : null, steps };
 }
 
 /** The steps a listing shows, back from their flat form. */

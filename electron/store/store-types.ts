@@ -49,6 +49,12 @@ export interface ListedTask extends TaskEntry<CheckpointHead> {
    * the task, so its lease need not be read.
    */
   has_lease?: boolean;
+  /**
+   * The lease entry, when the store read it with the listing (a database
+   * reads every row's in the listing's one query): summarizing the task then
+   * reads no lease of its own. Null when there is none or it does not parse.
+   */
+  lease?: LeaseEntry | null;
 }
 
 export interface VersionInfo {

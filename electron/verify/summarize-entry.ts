@@ -7,7 +7,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { checkInvariants } from '../../shared/checkpoint/invariants.js';
 import { toTaskSummary, type TaskSummary, type TaskSummarySource } from '../../shared/checkpoint/task-summary.js';
-import type { CheckpointSource } from '../store/store-types.js';
+import type { CheckpointSource, ListedTask } from '../store/store-types.js';
+import { leaseInfoOf } from '../store/lease-rules.js';
 
 /** How a lease is judged: the runtime's time-to-live by default, at the present time. */
 export interface LeaseReadOptions {
@@ -29,9 +30,10 @@ export interface SummarizeOptions {
 
 /**
  * A task to summarize: a listing's entry or a whole one. `has_lease: false`
- * (the listing saw no `lease/` folder) spares reading a lease that is not there.
+ * (the listing saw no `lease/` folder) spares reading a lease that is not there,
+ * and `lease` (the entry the listing read) reading the one that is.
  */
-export type SummarizedEntry = TaskSummarySource & { has_lease?: boolean };
+export type SummarizedEntry = TaskSummarySource & Pick<ListedTask, 'has_lease' | 'lease'>;
 
 /**
  * Summarize one task of a source (its lease as the source reads it, its artifacts under `source.artifactRoot`).
@@ -44,7 +46,12 @@ export async function summarizeEntry(source: CheckpointSource, entry: Summarized
   const cp = entry.checkpoint;
   // Only native tasks have a lease folder; legacy files are never driven in place.
   const leased = entry.format === 'waystation' && entry.has_lease !== false;
-  const lease = leased ? (await source.readLease(entry.task_id, opts.lease)).info : { held: false };
+  // A lease the listing read with the task (a database's) is judged as read; otherwise it is read now.
+  const lease = !leased
+    ? { held: false }
+    : entry.lease !== undefined
+      ? leaseInfoOf(entry.lease, opts.lease)
+      : (await source.readLease(entry.task_id, opts.lease)).info;
   // A task a live runner is driving shows as running whatever its files say (see deriveDisplayStatus): no need to stat them.
   const drivenNow = cp?.status === 'running' && lease.held;
   const drift = opts.drift ?? (cp && !drivenNow ? await quickDriftCheck(source.artifactRoot, cp) : false);

@@ -8,8 +8,8 @@
  * Measured:
  *  - per task length: save p50/p99 early and late, storage
  *    (`pg_total_relation_size` of each side's tables), latest and middle reads;
- *  - 8 runners saving at once, each with its own connections (8 machines),
- *    against one runner alone, on each side;
+ *  - 8 runners saving at once, each in a process of its own with its own
+ *    connections and task (8 machines), against one runner alone, on each side;
  *  - the inspector's task list at 10,000 tasks: the host opening the
  *    database and listing it, against the same on a checkpoint directory;
  *  - live updates: a save on one connection to the change reaching a host
@@ -18,6 +18,9 @@
  * The server is a throwaway cluster with PostgreSQL's durable defaults
  * (fsync, synchronous_commit, full_page_writes on), or one given by URL.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { HostService } from '../../../electron/host/host-service.js';
@@ -30,8 +33,11 @@ import { clusterUrl, startCluster, stopClusterSync, type ClusterInfo } from '../
 import { workloadMessage, workloadResult, workloadStepId } from '../agent-workload.js';
 import { formatBytes, formatCount, formatMs, formatRatio } from '../format.js';
 import { percentile } from '../percentile.js';
-import { ensureScaleFixture, scaleAfterStep, scaleInitialCheckpoint, scaleTaskId, scaleTaskKind } from '../scale-fixture.js';
+import { ensureScaleFixture } from '../scale-fixture.js';
+import { LIST_VERSIONS, stampPgTasks } from './pg-list-fixture.js';
 import { formatTable } from '../table.js';
+import { startBenchChild } from '../host-client.js';
+import { CHROMIUM, coldHostRows, firstRows } from '../inspector-scale.js';
 import { msSince, nowNs, timeRepeated } from '../timing.js';
 import { fullSchedule, LangGraphThread, sampledSchedule, serializedRunBytes, timeRead } from './langgraph-side.js';
 import { middleStep, timedRanges, type ReadTiming, type SaveTimes } from './side-result.js';
@@ -84,7 +90,17 @@ export interface PostgresComparisonResult {
   runs: PgRun[];
   concurrency: { waystation: ConcurrencyFigure[]; langgraph: ConcurrencyFigure[] };
   listing: { tasks: number; postgres: ListingFigure; directory: ListingFigure };
+  /** Chromium's first task row at that many tasks; null when Chromium or the built renderer is missing. */
+  firstRows: { postgres: FirstRowsFigure; directory: FirstRowsFigure } | null;
   live: { postgres: number[]; directory: number[] };
+}
+
+/** The inspector-at-scale benchmark's two first-rows figures (inspector-scale.ts), on one location. */
+export interface FirstRowsFigure {
+  /** A host whose list is built: navigation start to the first task row, first page load and the median of three more. */
+  warmHost: { coldMs: number; warmMs: number };
+  /** A host started for the page: its start to the first task row (first, and three more hosts). */
+  coldHost: { hostStartToRowMs: number; laterHostStartToRowMs: number[] };
 }
 
 export interface ListingFigure {
@@ -94,6 +110,8 @@ export interface ListingFigure {
   hostOpenAndListMs: number;
   rows: number;
 }
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /** Tables of each side, whose `pg_total_relation_size` (data, indexes, TOAST) is its storage. */
 const WAYSTATION_TABLES = [
@@ -279,129 +297,51 @@ async function runLangGraphPg(
   }
 }
 
-/** `runners` runners at once, each with its own pool (its own machine) and task, `steps` saves each. */
-async function concurrentWaystation(url: string, runners: number, steps: number, seed: number): Promise<ConcurrencyFigure> {
-  const stores = Array.from({ length: runners }, () => openPostgresStore(url));
-  try {
-    await stores[0].prepareForWrites();
-    const tasks = await Promise.all(
-      stores.map(async (store, r) => {
-        const taskId = `concurrent-${runners}-${r}`;
-        const created = await store.create({ ...initialState(steps), task_id: taskId }, { appendHistory: [workloadMessage(seed, 0)] });
-        return { store, taskId, lease: await store.acquireLease(taskId, { owner: 'bench', heartbeatMs: 0 }), current: created.checkpoint };
-      }),
-    );
-    const start = nowNs();
-    await Promise.all(
-      tasks.map(async (t) => {
-        for (let step = 1; step <= steps; step++) {
-          const saved = await t.store.save(t.taskId, {
-            expectedVersion: t.current.version,
-            checkpoint: nextState(t.current, step, steps, seed),
-            results: { [workloadStepId(step)]: workloadResult(seed, step) },
-            appendHistory: [workloadMessage(seed, step)],
-            lease: t.lease,
-          });
-          t.current = saved.checkpoint;
-        }
-      }),
-    );
-    const wallMs = msSince(start);
-    await Promise.all(tasks.map((t) => t.lease.release()));
-    return { side: 'Waystation', runners, saves: runners * steps, wallMs, savesPerSecond: (runners * steps * 1000) / wallMs };
-  } finally {
-    await Promise.all(stores.map((s) => s.close()));
-  }
-}
-
-async function concurrentLangGraph(url: string, runners: number, steps: number, seed: number): Promise<ConcurrencyFigure> {
-  const savers = Array.from({ length: runners }, () => PostgresSaver.fromConnString(url));
-  try {
-    await savers[0].setup();
-    const threads = savers.map((saver, r) => new LangGraphThread(saver, seed, false, `concurrent-${runners}-${r}`));
-    await Promise.all(threads.map((t) => t.putInput()));
-    const start = nowNs();
-    await Promise.all(
-      threads.map(async (t) => {
-        for (let step = 1; step <= steps; step++) await t.step(step);
-      }),
-    );
-    const wallMs = msSince(start);
-    return { side: 'LangGraph PostgresSaver', runners, saves: runners * steps, wallMs, savesPerSecond: (runners * steps * 1000) / wallMs };
-  } finally {
-    await Promise.all(savers.map((s) => s.end()));
-  }
-}
-
-/** Versions of each listed task, as the inspector-at-scale fixture writes them. */
-const LIST_VERSIONS = 4;
-
 /**
- * A database of `tasks` tasks: two templates written by the store (the two
- * kinds of the scale fixture), stamped into every task id in SQL, as the
- * directory fixture stamps its files.
+ * `runners` runners at once, each in a process of its own (pg-runner.ts: its own connections and task, as
+ * on a machine of its own), `steps` saves each; timed from the first runner's first save to the last one's
+ * last, once every runner has created its task and waits.
  */
-async function stampPgTasks(url: string, tasks: number): Promise<void> {
-  const store = openPostgresStore(url);
-  try {
+async function concurrent(
+  side: 'waystation' | 'langgraph',
+  url: string,
+  runners: number,
+  steps: number,
+  seed: number,
+): Promise<ConcurrencyFigure> {
+  if (side === 'waystation') {
+    // The schema made once, before the runners race to create their tasks.
+    const store = openPostgresStore(url);
     await store.prepareForWrites();
-    for (const kind of [0, 1] as const) {
-      const id = `template-kind-${kind}`;
-      let cp = scaleInitialCheckpoint(id, kind, LIST_VERSIONS);
-      const { version: _v, ...first } = cp;
-      await store.create(first);
-      for (let k = 1; k < LIST_VERSIONS; k++) {
-        cp = scaleAfterStep(cp, k);
-        const { version: _n, ...rest } = cp;
-        await store.save(id, { expectedVersion: k, checkpoint: rest });
-      }
-    }
-  } finally {
     await store.close();
+  } else {
+    const saver = PostgresSaver.fromConnString(url);
+    await saver.setup();
+    await saver.end();
   }
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
+  // Each runner its own payloads, as different tasks have: with one seed the eight saved the same results and
+  // messages, the same content-addressed blobs, and each insert of a blob waited for another runner's commit.
+  const children = Array.from({ length: runners }, (_, r) =>
+    startBenchChild('compare/pg-runner.ts', [side, url, `concurrent-${runners}-${r}`, String(steps), String(seed + r)]),
+  );
   try {
-    await c.query('BEGIN');
-    const ids = `SELECT 'task-' || lpad(i::text, 6, '0') AS id, CASE WHEN i % 3 = 0 THEN 'template-kind-0' ELSE 'template-kind-1' END AS tmpl FROM generate_series(0, $1 - 1) AS i`;
-    await c.query(
-      `INSERT INTO waystation_tasks (task_id, last_version, head, head_version, last_event_id)
-         SELECT n.id, t.last_version, replace(t.head, n.tmpl, n.id), t.head_version, t.last_event_id FROM (${ids}) n JOIN waystation_tasks t ON t.task_id = n.tmpl`,
-      [tasks],
-    );
-    await c.query(
-      `INSERT INTO waystation_versions (task_id, version, kind, body, bytes, source, updated_at, writer)
-         SELECT n.id, v.version, v.kind, replace(v.body, n.tmpl, n.id), v.bytes, v.source, v.updated_at, v.writer FROM (${ids}) n JOIN waystation_versions v ON v.task_id = n.tmpl`,
-      [tasks],
-    );
-    await c.query(
-      `INSERT INTO waystation_events (task_id, id, body)
-         SELECT n.id, e.id, replace(e.body, n.tmpl, n.id) FROM (${ids}) n JOIN waystation_events e ON e.task_id = n.tmpl`,
-      [tasks],
-    );
-    for (const table of ['waystation_events', 'waystation_versions', 'waystation_tasks'])
-      await c.query(`DELETE FROM ${table} WHERE task_id LIKE 'template-kind-%'`);
-    await c.query('COMMIT');
-    await c.query('ANALYZE');
+    await Promise.all(children.map((c) => c.next('ready')));
+    for (const c of children) c.send('go');
+    const done = await Promise.all(children.map((c) => c.next<{ startAt: number; endAt: number }>('done', 600_000)));
+    const wallMs = Math.max(...done.map((d) => d.endAt)) - Math.min(...done.map((d) => d.startAt));
+    return {
+      side: side === 'waystation' ? 'Waystation' : 'LangGraph PostgresSaver',
+      runners,
+      saves: runners * steps,
+      wallMs,
+      savesPerSecond: (runners * steps * 1000) / wallMs,
+    };
   } finally {
-    await c.end();
-  }
-  // The stamped copies must read as the store wrote them: check a sample of each kind.
-  const check = openPostgresStore(url);
-  try {
-    for (const i of [0, 1, tasks - 1]) {
-      const entry = await check.getTask(scaleTaskId(i));
-      const expected = scaleInitialCheckpoint(scaleTaskId(i), scaleTaskKind(i), LIST_VERSIONS);
-      if (!entry?.checkpoint || entry.checkpoint.task_id !== scaleTaskId(i) || entry.checkpoint.plan.length !== expected.plan.length)
-        throw new Error(`stamped task ${scaleTaskId(i)} does not read back as written`);
-      await check.readVersion(scaleTaskId(i), 2);
-    }
-  } finally {
-    await check.close();
+    await Promise.all(children.map((c) => c.stop()));
   }
 }
 
-async function listingFigure(location: string, open: () => CheckpointStore): Promise<ListingFigure> {
+export async function listingFigure(location: string, open: () => CheckpointStore): Promise<ListingFigure> {
   const store = open();
   let storeListMs: number;
   try {
@@ -420,6 +360,21 @@ async function listingFigure(location: string, open: () => CheckpointStore): Pro
   } finally {
     await host.close();
   }
+}
+
+/** Chromium's first task row from `location` (a database URL or a folder), measured as the inspector-at-scale benchmark does. */
+async function firstRowsFigure(location: string, log: (line: string) => void): Promise<FirstRowsFigure> {
+  const host = startBenchChild('scale-host.ts', [location]);
+  let warmHost: FirstRowsFigure['warmHost'];
+  try {
+    const ready = await host.next<{ url: string }>('ready');
+    // The page asks for the list the host built on open, as a window opened on a running host does.
+    warmHost = await firstRows(ready.url, log);
+  } finally {
+    await host.stop();
+  }
+  const cold = await coldHostRows(location, log);
+  return { warmHost, coldHost: { hostStartToRowMs: cold.hostStartToRowMs, laterHostStartToRowMs: cold.laterHostStartToRowMs } };
 }
 
 /** Milliseconds from the start of each save on one store to its change reaching a host subscribed to another. */
@@ -478,12 +433,12 @@ export async function runPostgresComparison(opts: PostgresComparisonOptions, wor
     const lgUrl = await server.database('concurrent_lg');
     const concurrency = {
       waystation: [
-        await concurrentWaystation(wsUrl, 1, opts.concurrentSteps, opts.seed),
-        await concurrentWaystation(wsUrl, opts.runners, opts.concurrentSteps, opts.seed),
+        await concurrent('waystation', wsUrl, 1, opts.concurrentSteps, opts.seed),
+        await concurrent('waystation', wsUrl, opts.runners, opts.concurrentSteps, opts.seed),
       ],
       langgraph: [
-        await concurrentLangGraph(lgUrl, 1, opts.concurrentSteps, opts.seed),
-        await concurrentLangGraph(lgUrl, opts.runners, opts.concurrentSteps, opts.seed),
+        await concurrent('langgraph', lgUrl, 1, opts.concurrentSteps, opts.seed),
+        await concurrent('langgraph', lgUrl, opts.runners, opts.concurrentSteps, opts.seed),
       ],
     };
 
@@ -502,6 +457,20 @@ export async function runPostgresComparison(opts: PostgresComparisonOptions, wor
       directory: await listingFigure(fixture.root, () => openStore(fixture.root)),
     };
 
+    opts.log(`PostgreSQL: the first rows in Chromium at ${formatCount(opts.listTasks)} tasks (and on the directory)`);
+    const firstRowsAt = existsSync(CHROMIUM) && existsSync(path.join(REPO, 'dist-renderer', 'index.html'));
+    if (!firstRowsAt) opts.log('  skipped: no Chromium or no built renderer (npm run build:renderer)');
+    // A browser that fails under load (a page closed, a timeout) costs this table, not the figures measured before it.
+    const firstRowsResult = firstRowsAt
+      ? await (async () => ({
+          postgres: await firstRowsFigure(listUrl, opts.log),
+          directory: await firstRowsFigure(fixture.root, opts.log),
+        }))().catch((err: unknown) => {
+          opts.log(`  first rows: not measured (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+          return null;
+        })
+      : null;
+
     opts.log(`PostgreSQL: live-update latency over ${opts.liveSamples} saves (and on a directory)`);
     const liveUrl = await server.database('live');
     const liveStore: PostgresStore = openPostgresStore(liveUrl);
@@ -510,7 +479,7 @@ export async function runPostgresComparison(opts: PostgresComparisonOptions, wor
       postgres: await liveLatency(liveUrl, liveStore, opts.liveSamples),
       directory: await liveLatency(liveDir, openStore(liveDir), opts.liveSamples),
     };
-    return { server: server.shown, runs, concurrency, listing, live };
+    return { server: server.shown, runs, concurrency, listing, firstRows: firstRowsResult, live };
   } finally {
     server.close();
   }
@@ -523,17 +492,16 @@ export function formatPostgresComparison(r: PostgresComparisonResult): string {
   const out: string[] = ['## On PostgreSQL: Waystation against LangGraph PostgresSaver', '', `Server: ${r.server}.`, ''];
   out.push(
     formatTable(
-      [
-        { header: 'steps' },
-        { header: 'side' },
-        { header: 'save p50 early', align: 'right' },
-        { header: 'save p99 early', align: 'right' },
-        { header: 'save p50 late', align: 'right' },
-        { header: 'save p99 late', align: 'right' },
-        { header: 'storage', align: 'right' },
-        { header: 'latest read', align: 'right' },
-        { header: 'middle read', align: 'right' },
-      ],
+      columns(
+        ['steps', 'side'],
+        'save p50 early',
+        'save p99 early',
+        'save p50 late',
+        'save p99 late',
+        'storage',
+        'latest read',
+        'middle read',
+      ),
       r.runs.flatMap((run) =>
         [run.waystation, run.langgraph].map((s) => [
           formatCount(run.steps),
@@ -552,15 +520,7 @@ export function formatPostgresComparison(r: PostgresComparisonResult): string {
   out.push('', 'PostgresSaver ÷ Waystation (above 1: Waystation is faster or smaller):', '');
   out.push(
     formatTable(
-      [
-        { header: 'steps' },
-        { header: 'save p50 early', align: 'right' },
-        { header: 'save p50 late', align: 'right' },
-        { header: 'storage', align: 'right' },
-        { header: 'latest read', align: 'right' },
-        { header: 'middle read', align: 'right' },
-        { header: 'Waystation late ÷ early', align: 'right' },
-      ],
+      columns('steps', 'save p50 early', 'save p50 late', 'storage', 'latest read', 'middle read', 'Waystation late ÷ early'),
       r.runs.map(({ steps, waystation: w, langgraph: l }) => [
         formatCount(steps),
         formatRatio(median(l.saves.earlyMs) / median(w.saves.earlyMs)),
@@ -572,18 +532,11 @@ export function formatPostgresComparison(r: PostgresComparisonResult): string {
       ]),
     ),
   );
-  out.push('', '### Runners saving at once, each with its own connections', '');
+  out.push('', '### Runners saving at once, each in a process of its own with its own connections', '');
   const conc = [...r.concurrency.waystation, ...r.concurrency.langgraph];
   out.push(
     formatTable(
-      [
-        { header: 'side' },
-        { header: 'runners', align: 'right' },
-        { header: 'saves', align: 'right' },
-        { header: 'wall', align: 'right' },
-        { header: 'saves/s', align: 'right' },
-        { header: '÷ one runner', align: 'right' },
-      ],
+      columns('side', 'runners', 'saves', 'wall', 'saves/s', '÷ one runner'),
       conc.map((c) => {
         const alone = conc.find((o) => o.side === c.side && o.runners === 1)!;
         return [
@@ -605,70 +558,76 @@ export function formatPostgresComparison(r: PostgresComparisonResult): string {
   const { listing } = r;
   out.push('', `### The inspector's task list at ${formatCount(listing.tasks)} tasks`, '');
   out.push(
-    formatTable(
+    againstDirectory(
+      ['PostgreSQL', 'directory'],
       [
-        { header: 'store' },
-        { header: 'store listTasks', align: 'right' },
-        { header: 'host open + listTasks', align: 'right' },
-        { header: 'rows', align: 'right' },
-      ],
-      [
-        [
-          'PostgreSQL',
-          formatMs(listing.postgres.storeListMs),
-          formatMs(listing.postgres.hostOpenAndListMs),
-          formatCount(listing.postgres.rows),
-        ],
-        [
-          'directory',
-          formatMs(listing.directory.storeListMs),
-          formatMs(listing.directory.hostOpenAndListMs),
-          formatCount(listing.directory.rows),
-        ],
-        [
-          'PostgreSQL ÷ directory',
-          formatRatio(listing.postgres.storeListMs / listing.directory.storeListMs),
-          formatRatio(listing.postgres.hostOpenAndListMs / listing.directory.hostOpenAndListMs),
-          '',
-        ],
+        { header: 'store listTasks', postgres: listing.postgres.storeListMs, directory: listing.directory.storeListMs },
+        { header: 'host open + listTasks', postgres: listing.postgres.hostOpenAndListMs, directory: listing.directory.hostOpenAndListMs },
+        { header: 'rows', postgres: listing.postgres.rows, directory: listing.directory.rows, format: formatCount, ratio: false },
       ],
     ),
   );
+  if (r.firstRows) {
+    const { postgres: p, directory: d } = r.firstRows;
+    out.push('', '### The first task rows in Chromium', '');
+    out.push(
+      againstDirectory(
+        ['PostgreSQL', 'directory'],
+        [
+          { header: 'list built: first page load', postgres: p.warmHost.coldMs, directory: d.warmHost.coldMs },
+          { header: 'list built: later loads (median)', postgres: p.warmHost.warmMs, directory: d.warmHost.warmMs },
+          { header: 'host started for the page', postgres: p.coldHost.hostStartToRowMs, directory: d.coldHost.hostStartToRowMs },
+          {
+            header: 'later cold hosts (median)',
+            postgres: median(p.coldHost.laterHostStartToRowMs),
+            directory: median(d.coldHost.laterHostStartToRowMs),
+          },
+        ],
+      ),
+    );
+    out.push(
+      '',
+      "From navigation start to the first row on a host whose list is built; from the host's start to the first row on a host started for the page (inspector-scale.ts). Target: under 1 s.",
+    );
+  }
   out.push('', '### Live updates: a save to the change reaching a host subscriber', '');
+  const live = (xs: number[]) => ({ p50: median(xs), p95: percentile(xs, 95), max: Math.max(...xs) });
+  const [lp, ld] = [live(r.live.postgres), live(r.live.directory)];
   out.push(
-    formatTable(
+    againstDirectory(
+      ['PostgreSQL (LISTEN/NOTIFY)', 'directory (file watcher)'],
       [
-        { header: 'store' },
-        { header: 'samples', align: 'right' },
-        { header: 'p50', align: 'right' },
-        { header: 'p95', align: 'right' },
-        { header: 'max', align: 'right' },
-      ],
-      [
-        [
-          'PostgreSQL (LISTEN/NOTIFY)',
-          String(r.live.postgres.length),
-          formatMs(median(r.live.postgres)),
-          formatMs(percentile(r.live.postgres, 95)),
-          formatMs(Math.max(...r.live.postgres)),
-        ],
-        [
-          'directory (file watcher)',
-          String(r.live.directory.length),
-          formatMs(median(r.live.directory)),
-          formatMs(percentile(r.live.directory, 95)),
-          formatMs(Math.max(...r.live.directory)),
-        ],
-        [
-          'PostgreSQL ÷ directory',
-          '',
-          formatRatio(median(r.live.postgres) / median(r.live.directory)),
-          formatRatio(percentile(r.live.postgres, 95) / percentile(r.live.directory, 95)),
-          '',
-        ],
+        { header: 'samples', postgres: r.live.postgres.length, directory: r.live.directory.length, format: String, ratio: false },
+        { header: 'p50', postgres: lp.p50, directory: ld.p50 },
+        { header: 'p95', postgres: lp.p95, directory: ld.p95 },
+        { header: 'max', postgres: lp.max, directory: ld.max, ratio: false },
       ],
     ),
   );
   out.push('', `Target: p95 under 250 ms on PostgreSQL; measured ${formatMs(percentile(r.live.postgres, 95))}.`);
   return out.join('\n');
+}
+
+/** A table's columns: the first (or first few) name the row, the others hold figures, right-aligned. */
+function columns(names: string | string[], ...figures: string[]): { header: string; align?: 'right' }[] {
+  return [...[names].flat().map((header) => ({ header })), ...figures.map((header) => ({ header, align: 'right' as const }))];
+}
+
+/** One figure of each store, and how it is shown (milliseconds by default); `ratio: false` leaves the ratio row empty. */
+interface Compared {
+  header: string;
+  postgres: number;
+  directory: number;
+  format?: (n: number) => string;
+  ratio?: boolean;
+}
+
+/** A table of figures on PostgreSQL and on a directory, with a row of their ratios: each table of the section past the saves. */
+function againstDirectory(names: [string, string], figures: readonly Compared[]): string {
+  const shown = (c: Compared, n: number) => (c.format ?? formatMs)(n);
+  return formatTable(columns('store', ...figures.map((c) => c.header)), [
+    [names[0], ...figures.map((c) => shown(c, c.postgres))],
+    [names[1], ...figures.map((c) => shown(c, c.directory))],
+    ['PostgreSQL ÷ directory', ...figures.map((c) => (c.ratio === false ? '' : formatRatio(c.postgres / c.directory)))],
+  ]);
 }

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { isConnectionLost, mapConnectError } from './pg-errors.js';
 import { redactUrl } from './redact-url.js';
+import { CHANGES_CHANNEL } from './pg-schema.js';
 
 export interface ConnectionOptions {
   /** Per statement, in ms (the server cancels a longer one). Default 30 s. */
@@ -101,23 +102,59 @@ export class Connection {
     }
   }
 
-  /** Run `fn` in a transaction; it is rolled back when `fn` throws. */
-  async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * Run `fn` in a transaction; it is rolled back when `fn` throws. Once it
+   * has committed, the tasks in `notify` are announced on the change channel
+   * (notifyChanges), on the same connection.
+   */
+  async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>, notify: readonly string[] = []): Promise<T> {
     return this.withClient(async (client) => {
       await client.query('BEGIN');
+      let out: T;
       try {
-        const out = await fn(client);
+        out = await fn(client);
         await client.query('COMMIT');
-        return out;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       }
+      if (notify.length > 0) await notifyChanges(client, notify);
+      return out;
     });
   }
 
   async close(): Promise<void> {
     await this.pool.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Announce committed changes of `taskIds` on CHANGES_CHANNEL, in a
+ * transaction of its own after the one that made them.
+ *
+ * A transaction that sends NOTIFY takes one lock for the whole server at
+ * commit and holds it until its commit record is flushed: sent from the
+ * saves' own transactions, it made every save wait for the flushes of all
+ * the others, one after the other, where PostgreSQL would flush them
+ * together. This transaction holds no data, only the notification, so its
+ * commit need not wait for the disk (`synchronous_commit` off for it alone;
+ * the saves keep the server's setting): the lock is held for moments.
+ *
+ * Best effort: the change is committed whatever becomes of this. A
+ * notification that never goes out (the connection dropped, or the writer
+ * died, between the two) is made up for by the subscriber's catch-up
+ * (pg-events.ts), and readers take event ids from the table, never from the
+ * notification, so nothing is skipped or delivered twice.
+ */
+export async function notifyChanges(client: pg.ClientBase, taskIds: readonly string[]): Promise<void> {
+  try {
+    // One statement, so one implicit transaction: the local setting is its own.
+    await client.query(`SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, t) FROM unnest($2::text[]) AS t`, [
+      CHANGES_CHANNEL,
+      taskIds,
+    ]);
+  } catch {
+    // The change is committed; the subscribers' catch-up finds it (see above).
   }
 }
 

@@ -3,11 +3,15 @@
  *
  * A task's event ids come from its row's counter, advanced in the same
  * transaction that inserts the event, so they increase by one with no gap
- * and commit in id order. Every commit sends NOTIFY on CHANGES_CHANNEL with
- * the task id; a subscriber LISTENs on a connection of its own and reads the
- * events after the last id it delivered for that task. When that connection
- * drops it reconnects and catches up from the table, so nothing is skipped
- * or delivered twice.
+ * and commit in id order. Once a transaction that added events has
+ * committed, its writer sends NOTIFY on CHANGES_CHANNEL with the task id, in
+ * a transaction of its own (notifyChanges, pg-connection.ts: sent from the
+ * saves' own transactions it serialised their commits). A subscriber LISTENs
+ * on a connection of its own and reads the events after the last id it
+ * delivered for that task. When that connection drops it reconnects and
+ * catches up from the table, so nothing is skipped or delivered twice; and
+ * since a writer can die between its commit and its notification, it also
+ * catches up every CATCH_UP_MS, the one way such a change still arrives.
  */
 import type pg from 'pg';
 import { problem } from '../../../shared/checkpoint/problem.js';
@@ -18,7 +22,11 @@ import { readEvents } from './pg-reads.js';
 
 export type NewEvent = Omit<TaskEvent, 'id' | 'task_id' | 'at'> & { at?: string };
 
-/** Append one event inside the caller's transaction, and notify; returns it with its id. */
+/**
+ * Append one event inside the caller's transaction; returns it with its id.
+ * The caller announces it once that transaction has committed
+ * (Connection.transaction's `notify`).
+ */
 export async function insertEvent(client: pg.ClientBase, taskId: string, event: NewEvent): Promise<TaskEvent> {
   const { rows } = await client.query<{ id: string }>(
     `UPDATE waystation_tasks SET last_event_id = last_event_id + 1 WHERE task_id = $1 RETURNING last_event_id AS id`,
@@ -28,12 +36,23 @@ export async function insertEvent(client: pg.ClientBase, taskId: string, event: 
     throw new TaskReadError(taskId, [
       problem(taskId, 'unreadable', `there is no Waystation task ${JSON.stringify(taskId)} to log events for`),
     ]);
+  return writeEvent(client, taskId, Number(rows[0].id), event);
+}
+
+/** Write the event whose id the caller's transaction has just taken from the task row's counter. */
+export async function writeEvent(client: pg.ClientBase, taskId: string, id: number, event: NewEvent): Promise<TaskEvent> {
   const { at, ...rest } = event;
-  const full: TaskEvent = { id: Number(rows[0].id), task_id: taskId, ...rest, at: at ?? new Date().toISOString() };
+  const full: TaskEvent = { id, task_id: taskId, ...rest, at: at ?? new Date().toISOString() };
   await client.query(`INSERT INTO waystation_events (task_id, id, body) VALUES ($1, $2, $3)`, [taskId, full.id, JSON.stringify(full)]);
-  await client.query(`SELECT pg_notify($1, $2)`, [CHANGES_CHANNEL, taskId]);
   return full;
 }
+
+/**
+ * How often a subscriber compares every task's event counter with what it
+ * delivered: a change whose notification was never sent (its writer died
+ * just after committing) arrives within this, every other one at once.
+ */
+export const CATCH_UP_MS = 5_000;
 
 /** How long to wait before reconnecting a dropped LISTEN connection, at most. */
 const MAX_RECONNECT_MS = 5_000;
@@ -43,6 +62,7 @@ export async function subscribePg(
   conn: Connection,
   onChange: (change: StoreChange) => void,
   onError?: (err: Error) => void,
+  opts: { catchUpMs?: number } = {},
 ): Promise<StoreSubscription> {
   const delivered = new Map<string, number>();
   let closed = false;
@@ -113,9 +133,14 @@ export async function subscribePg(
   };
 
   await connect(true);
+  const sweep = setInterval(() => {
+    if (client) void enqueue(() => catchUp(false));
+  }, opts.catchUpMs ?? CATCH_UP_MS);
+  sweep.unref();
   return {
     async close() {
       closed = true;
+      clearInterval(sweep);
       const c = client;
       client = null;
       await c?.end().catch(() => undefined);

@@ -40,13 +40,17 @@ export async function readLeaseRow(client: pg.ClientBase, taskId: string, lock =
     [taskId],
   );
   if (rows.length === 0) return null;
-  let entry: LeaseEntry | null = null;
+  return { generation: rows[0].generation, entry: parseLeaseEntry(rows[0].entry), stop: parseStopRequest(rows[0].stop_request) };
+}
+
+/** A lease row's entry column; null when there is none or it does not parse (no live holder, as an unreadable lease file). */
+export function parseLeaseEntry(text: string | null): LeaseEntry | null {
+  if (text === null) return null;
   try {
-    entry = JSON.parse(rows[0].entry) as LeaseEntry;
+    return JSON.parse(text) as LeaseEntry;
   } catch {
-    // A row that does not parse stands for no live holder, as an unreadable lease file does.
+    return null;
   }
-  return { generation: rows[0].generation, entry, stop: parseStopRequest(rows[0].stop_request) };
 }
 
 /** Ask the live holder of a task's lease to stop (in one transaction with the row locked); null when nobody live holds it. */

@@ -11,17 +11,35 @@ import { problem } from '../../../shared/checkpoint/problem.js';
 import { VersionSource, type Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { applyDiff, type DiffOp } from '../../../shared/diff/json-diff.js';
 import { checkCheckpoint, checkCheckpointHead } from '../checkpoint-check.js';
-import { parseBlobRef } from '../blob-store.js';
+import { parseBlobRef, walkHistoryChain, type HistoryChainRead } from '../blob-store.js';
 import { SYNC_SLICE } from '../directory-scan.js';
-import { TaskReadError, type KeepListed, type ListedTask, type TaskEntry, type TaskEvent, type VersionInfo } from '../store-types.js';
+import {
+  TaskReadError,
+  type HistoryMark,
+  type KeepListed,
+  type ListedTask,
+  type TaskEntry,
+  type TaskEvent,
+  type VersionInfo,
+} from '../store-types.js';
 import type { Problem } from '../../../shared/checkpoint/problem.js';
+import { parseLeaseEntry } from './pg-lease.js';
+import { pgCode } from './pg-errors.js';
 
 /** A task row as the listing and getTask read it. */
 interface TaskRow {
   task_id: string;
-  head: string;
+  /** Null when the listing read the row's summary instead. */
+  head: string | null;
   head_version: number;
   last_version: number;
+}
+
+/** A task row as the listing reads it: its summary when it keeps one (pg-summary.ts), its lease entry. */
+interface ListedRow extends TaskRow {
+  summary: string | null;
+  has_lease: boolean;
+  lease_entry: string | null;
 }
 
 /** The deltas after each lagging row's head, up to the version the row named, by task id, oldest first. */
@@ -50,7 +68,7 @@ async function deltasAfterHeads(
 
 /** The row's newest checkpoint as JSON: its head with the deltas after it applied; null when they do not apply. */
 function currentDoc(row: TaskRow, deltas: readonly { version: number; body: string }[] = []): unknown {
-  let doc = parseOrNull(row.head);
+  let doc = row.head === null ? null : parseOrNull(row.head);
   if (row.head_version >= row.last_version) return doc;
   if (deltas.length !== row.last_version - row.head_version) return null;
   try {
@@ -61,8 +79,8 @@ function currentDoc(row: TaskRow, deltas: readonly { version: number; body: stri
   }
 }
 
-/** A task row turned into a listing entry (the head checked as a listing checks it). */
-function listedOf(row: TaskRow & { has_lease: boolean }, doc: unknown, readOnly: boolean): ListedTask {
+/** A task row turned into a listing entry (its summary or head checked as a listing checks it), with its lease. */
+function listedOf(row: ListedRow, doc: unknown, readOnly: boolean): ListedTask {
   const checked = checkCheckpointHead(doc, row.task_id);
   return {
     task_id: row.task_id,
@@ -72,6 +90,7 @@ function listedOf(row: TaskRow & { has_lease: boolean }, doc: unknown, readOnly:
     read_only: readOnly || checked.readOnly,
     problems: checked.problems,
     has_lease: row.has_lease,
+    lease: row.has_lease ? parseLeaseEntry(row.lease_entry) : null,
   };
 }
 
@@ -83,17 +102,32 @@ function parseOrNull(text: string): unknown {
   }
 }
 
-/** Every task, in task id order, handed to `keep` a slice at a time. */
+/**
+ * Every task, in task id order, handed to `keep` a slice at a time: one
+ * query for the rows, the summary of each and its lease entry; a task too
+ * long to keep a summary (pg-summary.ts) is read from its head, with the
+ * deltas after it in one more query for all such tasks.
+ */
 export async function listTasks<T>(client: pg.ClientBase, readOnly: boolean, keep: KeepListed<T>): Promise<T[]> {
-  const { rows } = await client.query<TaskRow & { has_lease: boolean }>(
-    `SELECT t.task_id, t.head, t.head_version, t.last_version, (l.task_id IS NOT NULL) AS has_lease
+  const { rows } = await client.query<ListedRow>(
+    `SELECT t.task_id, t.summary, CASE WHEN t.summary IS NULL THEN t.head END AS head, t.head_version, t.last_version,
+            (l.task_id IS NOT NULL) AS has_lease, l.entry AS lease_entry
        FROM waystation_tasks t LEFT JOIN waystation_leases l ON l.task_id = t.task_id
       ORDER BY t.task_id COLLATE "C"`,
   );
-  const deltas = await deltasAfterHeads(client, rows);
+  const deltas = await deltasAfterHeads(
+    client,
+    rows.filter((r) => r.summary === null),
+  );
   const out: T[] = [];
   for (let i = 0; i < rows.length; i += SYNC_SLICE)
-    out.push(...(await keep(rows.slice(i, i + SYNC_SLICE).map((r) => listedOf(r, currentDoc(r, deltas.get(r.task_id)), readOnly)))));
+    out.push(
+      ...(await keep(
+        rows
+          .slice(i, i + SYNC_SLICE)
+          .map((r) => listedOf(r, r.summary !== null ? parseOrNull(r.summary) : currentDoc(r, deltas.get(r.task_id)), readOnly)),
+      )),
+    );
   return out;
 }
 
@@ -114,6 +148,27 @@ export async function getTask(client: pg.ClientBase, taskId: string, readOnly: b
     read_only: readOnly || checked.readOnly,
     problems: checked.problems,
   };
+}
+
+/**
+ * Where the newest version's message history starts (its `history` field),
+ * read from the row's summary, or from its head and the deltas after it,
+ * without validating the rest of the checkpoint (megabytes for a long task,
+ * which getTask validates whole); null when there is no such task or the
+ * field is not well formed (getTask then says what is wrong).
+ */
+export async function latestHistoryRef(client: pg.ClientBase, taskId: string): Promise<{ count: number; head: string | null } | null> {
+  const { rows } = await client.query<TaskRow & { summary: string | null }>(
+    `SELECT task_id, summary, CASE WHEN summary IS NULL THEN head END AS head, head_version, last_version FROM waystation_tasks WHERE task_id = $1`,
+    [taskId],
+  );
+  if (rows.length === 0) return null;
+  const row = rows[0];
+  const doc = row.summary !== null ? parseOrNull(row.summary) : currentDoc(row, (await deltasAfterHeads(client, rows)).get(taskId));
+  const h = (doc as { history?: { count?: unknown; head?: unknown } } | null)?.history;
+  if (!h || !Number.isSafeInteger(h.count) || (h.count as number) < 0) return null;
+  if (h.head !== null && (typeof h.head !== 'string' || !parseBlobRef(h.head))) return null;
+  return { count: h.count as number, head: h.head };
 }
 
 interface VersionRow {
@@ -203,19 +258,80 @@ export async function history(client: pg.ClientBase, taskId: string, after = 0):
   });
 }
 
+type BlobRead = { ok: true; value: unknown } | { ok: false; problem: Problem };
+
 /** A blob by reference, checked against its hash. */
-export async function readBlob(
-  client: pg.ClientBase,
-  taskId: string,
-  ref: string,
-): Promise<{ ok: true; value: unknown } | { ok: false; problem: Problem }> {
+export async function readBlob(client: pg.ClientBase, taskId: string, ref: string): Promise<BlobRead> {
   const at = parseBlobRef(ref);
   const where = `${taskId} (${ref})`;
   if (!at) return { ok: false, problem: problem(where, 'unreadable', `${JSON.stringify(ref)} is not a blob reference (sha256:<hex>)`) };
   const { rows } = await client.query<{ bytes: Buffer }>(`SELECT bytes FROM waystation_blobs WHERE hex = $1`, [at.hex]);
   if (rows.length === 0) return { ok: false, problem: problem(where, 'unreadable', `the database holds no blob ${at.hex}`) };
-  const bytes = rows[0].bytes;
-  if (createHash('sha256').update(bytes).digest('hex') !== at.hex)
+  return checkedBlob(where, at.hex, rows[0].bytes);
+}
+
+/**
+ * The messages of a history chain, as walkHistoryChain reads them, with the
+ * chunks fetched in one query (see prefetchChain) rather than one query a
+ * chunk: a task of 10,000 steps has as many chunks.
+ */
+export async function readHistoryChain(
+  client: pg.ClientBase,
+  taskId: string,
+  head: string | null,
+  count: number,
+  after?: HistoryMark,
+): Promise<HistoryChainRead> {
+  const fetched = head === null ? new Map<string, Buffer>() : await prefetchChain(client, head, count + 1, after?.head ?? null);
+  return walkHistoryChain(
+    (ref) => {
+      const hex = parseBlobRef(ref)?.hex;
+      const bytes = hex === undefined ? undefined : fetched.get(hex);
+      return bytes === undefined ? readBlob(client, taskId, ref) : Promise.resolve(checkedBlob(`${taskId} (${ref})`, hex!, bytes));
+    },
+    taskId,
+    head,
+    count,
+    after,
+  );
+}
+
+/**
+ * The chunks of a history chain by hex, from the one `head` names back
+ * through `prev`, in one recursive query; it stops at `stopAt` (the chunk a
+ * caller already holds) and after `limit` chunks. A chunk the server cannot
+ * follow (not UTF-8 JSON, a `prev` that is no reference) ends it there: the
+ * walk reads the rest one by one and reports what is wrong as it always did.
+ */
+async function prefetchChain(client: pg.ClientBase, head: string, limit: number, stopAt: string | null): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  const at = parseBlobRef(head);
+  if (!at) return out;
+  const stop = stopAt === null ? null : (parseBlobRef(stopAt)?.hex ?? null);
+  try {
+    const { rows } = await client.query<{ hex: string; bytes: Buffer }>(
+      `WITH RECURSIVE chain (hex, bytes, prev, n) AS (
+         SELECT hex, bytes, substring(convert_from(bytes, 'UTF8')::json ->> 'prev' from '^sha256:([0-9a-f]{64})'), 1
+           FROM waystation_blobs WHERE hex = $1
+         UNION ALL
+         SELECT b.hex, b.bytes, substring(convert_from(b.bytes, 'UTF8')::json ->> 'prev' from '^sha256:([0-9a-f]{64})'), c.n + 1
+           FROM chain c JOIN waystation_blobs b ON b.hex = c.prev
+          WHERE c.n < $2 AND c.hex IS DISTINCT FROM $3::text
+       )
+       SELECT hex, bytes FROM chain`,
+      [at.hex, limit, stop],
+    );
+    for (const r of rows) out.set(r.hex, r.bytes);
+  } catch (err) {
+    // 22xxx, a data exception: a chunk is not text or not JSON. The walk finds it and names it.
+    if (!pgCode(err)?.startsWith('22')) throw err;
+  }
+  return out;
+}
+
+/** A blob's bytes checked against the hash that names it, and parsed. */
+function checkedBlob(where: string, hex: string, bytes: Buffer): BlobRead {
+  if (createHash('sha256').update(bytes).digest('hex') !== hex)
     return {
       ok: false,
       problem: problem(where, 'invariant', 'the blob bytes do not hash to its name: they were changed after they were written'),

@@ -80,6 +80,26 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE waystation_tasks ALTER COLUMN head_version SET NOT NULL;
     `,
   },
+  {
+    version: 4,
+    sql: `
+      -- The listing's fields of the newest version (pg-summary.ts), written by the transaction that commits it; NULL for a task
+      -- too long to keep them in its row (the listing then reads its head and the deltas after it). A head that holds the newest
+      -- version is a summary already.
+      ALTER TABLE waystation_tasks ADD COLUMN summary text;
+      UPDATE waystation_tasks SET summary = head WHERE head_version = last_version AND length(head) <= 65536;
+      -- The megabytes of a long task's head and full snapshots are compressed with lz4 where the server has it: pglz took
+      -- tens of milliseconds a megabyte, in the saving transaction. Values written before keep theirs; both read the same.
+      DO $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)) THEN
+          ALTER TABLE waystation_tasks ALTER COLUMN head SET COMPRESSION lz4;
+          ALTER TABLE waystation_versions ALTER COLUMN body SET COMPRESSION lz4;
+        END IF;
+      END
+      $$;
+    `,
+  },
 ];
 
 /** The schema version this build reads and writes. */

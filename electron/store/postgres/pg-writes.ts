@@ -3,8 +3,8 @@
  *
  * A version is committed by one transaction: its blobs (content-addressed,
  * inserted once), its row in `waystation_versions` keyed by (task,
- * version), the task row brought up to it, its `version` event, and a
- * NOTIFY. The key is the commit point: of two writers racing for a version
+ * version), the task row brought up to it and its `version` event; a NOTIFY
+ * follows once it has committed (pg-events.ts). The key is the commit point: of two writers racing for a version
  * the second insert fails, its transaction rolls back, and it gets
  * ConflictError with nothing left behind. A save under a lease first takes a
  * share lock on the lease row and compares generations: the fence.
@@ -16,10 +16,12 @@
  * The task row's `head` (the checkpoint a listing shows) is not rewritten by
  * every save: a long task's checkpoint is megabytes, and rewriting it each
  * time made late saves a hundred times slower than early ones. It is brought
- * up to date at a full snapshot, every HEAD_EVERY versions, and when the
- * lease is let go (`settle`); `head_version` says which version it holds and
- * readers apply the few deltas after it (pg-reads.ts), as a directory's
- * checkpoint.json lags behind its open segment.
+ * up to date at a full snapshot, after HEAD_EVERY versions and deltas of a
+ * quarter of its size (HEAD_DELTA_RATIO), and when the lease is let go
+ * (`settle`); `head_version` says which version it holds and readers apply
+ * the deltas after it (pg-reads.ts), as a directory's checkpoint.json lags
+ * behind its open segment. The listing reads neither: the row's `summary`
+ * is written by every save (pg-summary.ts).
  *
  * When the connection drops while a save is under way the outcome is
  * unknown to the driver; the writer reconnects and reads the (task, version)
@@ -42,7 +44,8 @@ import { buildVersion, KEYFRAME_DELTA_RATIO } from '../version-build.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from '../store-types.js';
 import type { Connection } from './pg-connection.js';
 import { isConnectionLost, pgCode, PostgresStoreError } from './pg-errors.js';
-import { insertEvent } from './pg-events.js';
+import { writeEvent } from './pg-events.js';
+import { summaryOf } from './pg-summary.js';
 import { readLeaseRow } from './pg-lease.js';
 import { rebuildDoc } from './pg-reads.js';
 
@@ -52,6 +55,8 @@ interface WriterState {
   lastVersion: number;
   /** The version the task row's head holds. */
   headVersion: number;
+  /** Bytes of the deltas after the head's version: what a reader applies to it. */
+  deltaSinceHead: number;
   base: Json | null;
   fullBytes: number;
   deltaSince: number;
@@ -59,8 +64,17 @@ interface WriterState {
   readOnly: string | null;
 }
 
-/** The task row's head is rewritten at least every this many versions (and at every full snapshot). */
+/**
+ * The task row's head is rewritten at every full snapshot, and otherwise
+ * once it lags by HEAD_EVERY versions and by deltas of at least 1 /
+ * HEAD_DELTA_RATIO of the checkpoint's size: a small task's head is then
+ * rewritten every HEAD_EVERY versions, and a long task's (megabytes, each
+ * rewrite compressed and logged in the write-ahead log) only after deltas of
+ * a quarter of its size, so that what a save writes does not grow with the
+ * task, and a reader applies deltas of at most that size to the head.
+ */
 export const HEAD_EVERY = 16;
+export const HEAD_DELTA_RATIO = 4;
 
 /** How often, and how far apart, the outcome of a save cut off by a dropped connection is asked for. */
 const OUTCOME_ATTEMPTS = 8;
@@ -86,8 +100,10 @@ export class PgTaskWriter {
   /** The newest version and its document, from the task row and the rows since the last full snapshot. */
   private async deriveState(): Promise<WriterState> {
     return this.conn.read(async (c) => {
-      const { rows } = await c.query<{ last_version: number; head_version: number }>(
-        `SELECT last_version, head_version FROM waystation_tasks WHERE task_id = $1`,
+      const { rows } = await c.query<{ last_version: number; head_version: number; since_head: string }>(
+        `SELECT t.last_version, t.head_version,
+                (SELECT COALESCE(sum(v.bytes), 0) FROM waystation_versions v WHERE v.task_id = t.task_id AND v.version > t.head_version) AS since_head
+           FROM waystation_tasks t WHERE t.task_id = $1`,
         [this.taskId],
       );
       if (rows.length === 0)
@@ -104,6 +120,7 @@ export class PgTaskWriter {
       return {
         lastVersion: last,
         headVersion: rows[0].head_version,
+        deltaSinceHead: Number(rows[0].since_head),
         base: built.doc as Json,
         fullBytes: built.fullBytes,
         deltaSince: built.deltaBytes,
@@ -117,7 +134,16 @@ export class PgTaskWriter {
   }
 
   async create(request: Omit<SaveRequest, 'expectedVersion'>): Promise<SaveResult> {
-    this.state = { lastVersion: 0, headVersion: 0, base: null, fullBytes: 0, deltaSince: 0, trusted: false, readOnly: null };
+    this.state = {
+      lastVersion: 0,
+      headVersion: 0,
+      deltaSinceHead: 0,
+      base: null,
+      fullBytes: 0,
+      deltaSince: 0,
+      trusted: false,
+      readOnly: null,
+    };
     return this.write({ ...request, expectedVersion: 0 });
   }
 
@@ -169,10 +195,13 @@ export class PgTaskWriter {
         delta = text;
       }
     }
-    const writeHead = next === 1 || kind === 'full' || next - state.headVersion >= HEAD_EVERY;
+    const bytes = delta !== null ? Buffer.byteLength(delta) : fullBytes;
+    const writeHead =
+      next === 1 ||
+      kind === 'full' ||
+      (next - state.headVersion >= HEAD_EVERY && (state.deltaSinceHead + bytes) * HEAD_DELTA_RATIO >= fullBytes);
     const doc = kind === 'full' || writeHead ? docBytes.toString('utf8') : null;
     const body = delta ?? doc!;
-    const bytes = delta !== null ? Buffer.byteLength(delta) : fullBytes;
     checkFileSize(this.taskId, versionName, bytes + blobs.reduce((n, b) => n + b.bytes.length, 0), this.maxFileBytes);
     checkFileSize(this.taskId, `${this.taskId} (the task's latest checkpoint)`, fullBytes, this.maxFileBytes);
     const token = randomBytes(8).toString('hex');
@@ -185,7 +214,7 @@ export class PgTaskWriter {
       return this.commit(c, request, next, kind, body, bytes, writeHead ? doc : null, token, cp, blobs);
     };
     try {
-      await this.conn.transaction(commit);
+      await this.conn.transaction(commit, [this.taskId]);
     } catch (err) {
       this.state = null;
       if (pgCode(err) === '23505') throw new ConflictError(this.taskId, next);
@@ -197,6 +226,7 @@ export class PgTaskWriter {
     this.state = {
       lastVersion: next,
       headVersion: writeHead ? next : state.headVersion,
+      deltaSinceHead: writeHead ? 0 : state.deltaSinceHead + bytes,
       base: normalized,
       fullBytes: kind === 'full' ? fullBytes : state.fullBytes,
       deltaSince: kind === 'full' ? 0 : state.deltaSince + bytes,
@@ -233,23 +263,28 @@ export class PgTaskWriter {
       `INSERT INTO waystation_versions (task_id, version, kind, body, bytes, source, updated_at, writer) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [this.taskId, next, kind, body, bytes, JSON.stringify(cp.source), cp.run.updated_at, token],
     );
-    if (next === 1)
-      await c.query(`INSERT INTO waystation_tasks (task_id, last_version, head, head_version) VALUES ($1, 1, $2, 1)`, [this.taskId, doc]);
-    else {
-      const updated =
-        doc === null
-          ? await c.query(`UPDATE waystation_tasks SET last_version = $2 WHERE task_id = $1 AND last_version = $3`, [
-              this.taskId,
-              next,
-              next - 1,
-            ])
-          : await c.query(
-              `UPDATE waystation_tasks SET last_version = $2, head = $3, head_version = $2 WHERE task_id = $1 AND last_version = $4`,
-              [this.taskId, next, doc, next - 1],
+    // One statement brings the row to the version: its counter, its summary, the event id it takes, and the head when due.
+    const summary = summaryOf(cp);
+    const updated =
+      next === 1
+        ? await c.query<{ event_id: string }>(
+            `INSERT INTO waystation_tasks (task_id, last_version, head, head_version, summary, last_event_id) VALUES ($1, 1, $2, 1, $3, 1)
+             RETURNING last_event_id AS event_id`,
+            [this.taskId, doc, summary],
+          )
+        : doc === null
+          ? await c.query<{ event_id: string }>(
+              `UPDATE waystation_tasks SET last_version = $2, summary = $4, last_event_id = last_event_id + 1
+                WHERE task_id = $1 AND last_version = $3 RETURNING last_event_id AS event_id`,
+              [this.taskId, next, next - 1, summary],
+            )
+          : await c.query<{ event_id: string }>(
+              `UPDATE waystation_tasks SET last_version = $2, summary = $4, last_event_id = last_event_id + 1, head = $5, head_version = $2
+                WHERE task_id = $1 AND last_version = $3 RETURNING last_event_id AS event_id`,
+              [this.taskId, next, next - 1, summary, doc],
             );
-      if (updated.rowCount === 0) throw new ConflictError(this.taskId, next);
-    }
-    await insertEvent(c, this.taskId, { type: 'version', version: next });
+    if (updated.rows.length === 0) throw new ConflictError(this.taskId, next);
+    await writeEvent(c, this.taskId, Number(updated.rows[0].event_id), { type: 'version', version: next });
   }
 
   /**
@@ -270,6 +305,7 @@ export class PgTaskWriter {
         ]),
       );
       state.headVersion = state.lastVersion;
+      state.deltaSinceHead = 0;
       return [];
     } catch (err) {
       return [

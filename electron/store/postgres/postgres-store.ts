@@ -13,7 +13,6 @@ import path from 'node:path';
 import type { Checkpoint, HistoryMessage } from '../../../shared/checkpoint/schema.js';
 import { problem, type Problem } from '../../../shared/checkpoint/problem.js';
 import type { RecoveryReport } from '../../../shared/checkpoint/recovery-report.js';
-import { walkHistoryChain } from '../blob-store.js';
 import { leaseInfoOf, type LeaseOptions } from '../lease-rules.js';
 import {
   ReadOnlyError,
@@ -227,18 +226,18 @@ export class PostgresStore implements CheckpointStore {
   }
 
   async readHistoryAfter(taskId: string, version?: number, after?: HistoryMark): Promise<HistoryTail> {
-    const cp = version === undefined ? (await this.getTask(taskId))?.checkpoint : await this.readVersion(taskId, version);
+    let cp: Pick<Checkpoint, 'history'> | null | undefined;
+    if (version === undefined) {
+      // The newest version's history field is all that is needed of it: read without validating the whole checkpoint.
+      await this.readable();
+      const latest = await this.conn.read((c) => reads.latestHistoryRef(c, taskId));
+      cp = latest ? { history: latest } : (await this.getTask(taskId))?.checkpoint;
+    } else cp = await this.readVersion(taskId, version);
     if (!cp)
       throw new TaskReadError(taskId, [
         problem(taskId, 'unreadable', `there is no readable task ${JSON.stringify(taskId)} in ${this.root}`),
       ]);
-    const chain = await walkHistoryChain(
-      (ref) => this.conn.read((c) => reads.readBlob(c, taskId, ref)),
-      taskId,
-      cp.history.head,
-      cp.history.count,
-      after,
-    );
+    const chain = await this.conn.read((c) => reads.readHistoryChain(c, taskId, cp.history.head, cp.history.count, after));
     if (!chain.ok) throw new TaskReadError(taskId, [chain.problem]);
     return { from: chain.from, messages: chain.messages as HistoryMessage[] };
   }
@@ -353,7 +352,7 @@ export class PostgresStore implements CheckpointStore {
     await this.writable(taskId);
     return this.withLock(taskId, async () => {
       try {
-        return await this.conn.transaction((c) => insertEvent(c, taskId, redactJson(event, secretsOf())));
+        return await this.conn.transaction((c) => insertEvent(c, taskId, redactJson(event, secretsOf())), [taskId]);
       } catch (err) {
         throw err instanceof TaskReadError ? err : this.conn.mapError(err);
       }

@@ -18,6 +18,35 @@ useOfflineWorkers();
 const slowAgent = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fakes/slow-agent.ts');
 
 describe('the host over a PostgreSQL store', () => {
+  it('lists the database once when it opens it, and answers the first listing from that', async () => {
+    const url = await createDatabase('hostonce');
+    const writer = openPostgresStore(url);
+    await writer.create(makeCheckpoint('a'));
+    await writer.create(makeCheckpoint('b'));
+    await writer.close();
+    let listings = 0;
+    const service = new HostService({
+      host: 'web',
+      runner: null,
+      openStore: (location) => {
+        const store = openPostgresStore(location);
+        const list = store.listTasks.bind(store) as (keep?: unknown) => Promise<unknown>;
+        (store as { listTasks: unknown }).listTasks = (keep?: unknown) => {
+          listings++;
+          return list(keep);
+        };
+        return store;
+      },
+    });
+    try {
+      await service.open(url);
+      expect((await service.listTasks()).map((t) => t.task_id)).toEqual(['a', 'b']);
+      expect(listings).toBe(1);
+    } finally {
+      await service.close();
+    }
+  });
+
   it('lists the tasks, names the database without its password, and sees another runner’s saves live', async () => {
     const url = await createDatabase('host');
     const runner = openPostgresStore(url);

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { openPostgresStore } from '../../../../electron/store/postgres/postgres-store.js';
-import { HEAD_EVERY } from '../../../../electron/store/postgres/pg-writes.js';
+import { HEAD_DELTA_RATIO, HEAD_EVERY } from '../../../../electron/store/postgres/pg-writes.js';
 import { createDatabase } from '../../../support/postgres-cluster.js';
 import { makeCheckpoint, withoutVersion } from '../store-test-helpers.js';
 
@@ -67,4 +67,43 @@ describe('the head of a task row', () => {
     expect((await settler.getTask('t1'))?.checkpoint?.phase).toBe('last');
     await settler.close();
   });
+
+  it('of a long task lags past HEAD_EVERY until its deltas reach a quarter of its size, and is read as the newest version all along', async () => {
+    const url = await createDatabase('headlong');
+    const store = openPostgresStore(url);
+    let cp = (await store.create(makeCheckpoint('long', 2_000))).checkpoint;
+    const lease = await store.acquireLease('long', { owner: 'runner', heartbeatMs: 0 });
+    for (let i = 2; i <= HEAD_EVERY * 3; i++)
+      cp = (await store.save('long', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase: `phase ${i}` }, lease }))
+        .checkpoint;
+    const row = await headRow(url, 'long');
+    expect(row.last_version - row.head_version).toBeGreaterThan(HEAD_EVERY);
+    const sizes = await withSizes(url, 'long', row.head_version);
+    expect(sizes.sinceHead * HEAD_DELTA_RATIO).toBeLessThan(sizes.full);
+    const reader = openPostgresStore(url);
+    expect((await reader.getTask('long'))?.checkpoint).toMatchObject({ version: cp.version, phase: cp.phase });
+    expect((await reader.listTasks()).map((t) => t.checkpoint?.phase)).toEqual([cp.phase]);
+    // A resumed writer continues after the newest version.
+    const next = await reader.save('long', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase: 'resumed' } });
+    expect(next.checkpoint.version).toBe(cp.version + 1);
+    await reader.close();
+    await lease.release();
+    await store.close();
+  });
 });
+
+/** Bytes of the deltas after the head's version, and of the newest full snapshot. */
+async function withSizes(url: string, taskId: string, headVersion: number): Promise<{ sinceHead: number; full: number }> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ since: string; full: number }>(
+      `SELECT (SELECT COALESCE(sum(bytes), 0) FROM waystation_versions WHERE task_id = $1 AND version > $2) AS since,
+              (SELECT bytes FROM waystation_versions WHERE task_id = $1 AND kind = 'full' ORDER BY version DESC LIMIT 1) AS full`,
+      [taskId, headVersion],
+    );
+    return { sinceHead: Number(rows[0].since), full: rows[0].full };
+  } finally {
+    await c.end();
+  }
+}

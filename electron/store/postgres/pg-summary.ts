@@ -1,0 +1,76 @@
+/**
+ * The task row's `summary`: what a listing reads of the newest version (the
+ * fields of CheckpointHead, and nothing else), written by the transaction
+ * that commits the version, so a listing of 10,000 tasks reads one small
+ * column a task in one query: no per-task query, no whole checkpoint parsed,
+ * no deltas applied to a head that lags.
+ *
+ * A long task's summary would be as long as its plan, and rewriting that at
+ * every save is the cost `head` was taken off the save path for: past
+ * SUMMARY_MAX_ITEMS list items or SUMMARY_MAX_BYTES the column is left NULL,
+ * and the listing reads that task from its head and the deltas after it, as
+ * before.
+ */
+import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
+import type { CheckpointHead } from '../../../shared/checkpoint/checkpoint-head.js';
+
+/** Plan steps, artifacts, side effects and errors together: past this many the summary is not kept. */
+export const SUMMARY_MAX_ITEMS = 1_000;
+/** The largest summary kept, in UTF-16 code units of its JSON (a bound, not an exact byte count). */
+export const SUMMARY_MAX_BYTES = 64 * 1024;
+
+/** The listing's fields of `cp`, as JSON; null when the task is too long to keep them in its row. */
+export function summaryOf(cp: Checkpoint): string | null {
+  const items = cp.plan.length + cp.artifacts.length + cp.side_effects.length + cp.errors.length;
+  if (items > SUMMARY_MAX_ITEMS) return null;
+  const head: CheckpointHead = {
+    schema_version: cp.schema_version,
+    task_id: cp.task_id,
+    task_name: cp.task_name,
+    version: cp.version,
+    status: cp.status,
+    phase: cp.phase,
+    goal: cp.goal,
+    plan: cp.plan.map((s) => ({
+      id: s.id,
+      name: s.name,
+      status: s.status,
+      ...(s.started_at !== undefined ? { started_at: s.started_at } : {}),
+      ...(s.finished_at !== undefined ? { finished_at: s.finished_at } : {}),
+    })),
+    current_step: cp.current_step,
+    total_steps: cp.total_steps,
+    artifacts: cp.artifacts.map((a) => ({
+      type: a.type,
+      path: a.path,
+      sha256: a.sha256,
+      size: a.size,
+      ...(a.status !== undefined ? { status: a.status } : {}),
+      ...(a.step_id !== undefined ? { step_id: a.step_id } : {}),
+    })),
+    side_effects: cp.side_effects.map((e) => ({
+      id: e.id,
+      type: e.type,
+      status: e.status,
+      idempotency_key: e.idempotency_key,
+      ...(e.step_id !== undefined ? { step_id: e.step_id } : {}),
+    })),
+    recovery: {
+      mode: cp.recovery.mode,
+      ...(cp.recovery.pending_approval !== undefined ? { pending_approval: cp.recovery.pending_approval } : {}),
+      ...(cp.recovery.auto_attempts !== undefined ? { auto_attempts: cp.recovery.auto_attempts } : {}),
+    },
+    errors: cp.errors.map((e) => ({ at: e.at, what: e.what, ...(e.step_id !== undefined ? { step_id: e.step_id } : {}) })),
+    run: { created_at: cp.run.created_at, updated_at: cp.run.updated_at },
+    source: { kind: cp.source.kind },
+    history: { count: cp.history.count, head: cp.history.head },
+    ...(cp.agent
+      ? { agent: { name: cp.agent.name, ...(cp.agent.project_root !== undefined ? { project_root: cp.agent.project_root } : {}) } }
+      : cp.agent === null
+        ? { agent: null }
+        : {}),
+    ...(cp.forked_from ? { forked_from: { task_id: cp.forked_from.task_id, version: cp.forked_from.version } } : {}),
+  };
+  const text = JSON.stringify(head);
+  return text.length > SUMMARY_MAX_BYTES ? null : text;
+}

@@ -1,0 +1,157 @@
+/**
+ * The listing of a PostgreSQL store reads each task's row alone: the
+ * summary kept by every save (or, for a task too long to keep one, its head
+ * and the deltas after it) and its lease entry, in one query; a history
+ * chain is read in one query; and changes are announced after the commit,
+ * with a catch-up for a notification that never went out.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import pg from 'pg';
+import { openPostgresStore } from '../../../../electron/store/postgres/postgres-store.js';
+import { subscribePg } from '../../../../electron/store/postgres/pg-events.js';
+import { migrate } from '../../../../electron/store/postgres/pg-schema.js';
+import { SUMMARY_MAX_ITEMS } from '../../../../electron/store/postgres/pg-summary.js';
+import type { StoreChange } from '../../../../electron/store/store-types.js';
+import { createDatabase } from '../../../support/postgres-cluster.js';
+import { makeCheckpoint, withoutVersion } from '../store-test-helpers.js';
+
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+const summaryOfRow = (url: string, taskId: string) =>
+  withClient(
+    url,
+    async (c) =>
+      (await c.query<{ summary: string | null }>(`SELECT summary FROM waystation_tasks WHERE task_id = $1`, [taskId])).rows[0].summary,
+  );
+
+describe('the listing of a PostgreSQL store', () => {
+  it('reads the summary every save keeps, with the lease entry, and a long task from its head and deltas', async () => {
+    const url = await createDatabase('summary');
+    const store = openPostgresStore(url);
+    try {
+      const small = (await store.create(makeCheckpoint('small'))).checkpoint;
+      const lease = await store.acquireLease('small', { owner: 'lister', heartbeatMs: 0 });
+      await store.save('small', { expectedVersion: 1, checkpoint: { ...withoutVersion(small), phase: 'two' }, lease });
+      const summary = JSON.parse((await summaryOfRow(url, 'small'))!) as Record<string, unknown>;
+      expect(summary).toMatchObject({ task_id: 'small', version: 2, phase: 'two' });
+      // Only the listing's fields: no results, no run log.
+      expect(Object.keys(summary.run as object).sort()).toEqual(['created_at', 'updated_at']);
+
+      let long = (await store.create(makeCheckpoint('long', SUMMARY_MAX_ITEMS + 1))).checkpoint;
+      for (let i = 2; i <= 4; i++)
+        long = (await store.save('long', { expectedVersion: long.version, checkpoint: { ...withoutVersion(long), phase: `p${i}` } }))
+          .checkpoint;
+      expect(await summaryOfRow(url, 'long')).toBeNull();
+
+      const reader = openPostgresStore(url);
+      const listed = await reader.listTasks();
+      await reader.close();
+      expect(listed.map((t) => [t.task_id, t.checkpoint?.version, t.checkpoint?.phase, t.problems])).toEqual([
+        ['long', 4, 'p4', []],
+        ['small', 2, 'two', []],
+      ]);
+      expect(listed[1].lease?.owner).toMatch(/^lister/);
+      expect(listed[0]).toMatchObject({ has_lease: false, lease: null });
+      await lease.release();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('migrated from schema 3: a head holding the newest version becomes the summary; a lagging one is read with its deltas', async () => {
+    const url = await createDatabase('summary3');
+    await withClient(url, (c) => migrate(c, 'test', 3));
+    await withClient(url, async (c) => {
+      const v1 = JSON.stringify({ ...makeCheckpoint('settled'), version: 1 });
+      await c.query(`INSERT INTO waystation_tasks (task_id, last_version, head, head_version) VALUES ('settled', 1, $1, 1)`, [v1]);
+      await c.query(
+        `INSERT INTO waystation_versions (task_id, version, kind, body, bytes, source, updated_at, writer) VALUES ('settled', 1, 'full', $1, 1, '{"kind":"runtime"}', 'x', 'w')`,
+        [v1],
+      );
+      expect(await migrate(c, 'test')).toEqual({ from: 3, to: 4 });
+    });
+    expect(JSON.parse((await summaryOfRow(url, 'settled'))!)).toMatchObject({ task_id: 'settled', version: 1 });
+    await withClient(url, (c) => c.query(`UPDATE waystation_tasks SET summary = NULL`));
+    const store = openPostgresStore(url);
+    try {
+      expect((await store.listTasks()).map((t) => [t.task_id, t.checkpoint?.version])).toEqual([['settled', 1]]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('the history chain', () => {
+  it('is read whole in one query, and a chunk that is not JSON is still named as the walk names it', async () => {
+    const url = await createDatabase('chain');
+    const store = openPostgresStore(url);
+    try {
+      let cp = (await store.create(makeCheckpoint('t'), { appendHistory: [{ role: 'user', content: 'm0' }] })).checkpoint;
+      for (let i = 1; i <= 40; i++)
+        cp = (
+          await store.save('t', {
+            expectedVersion: cp.version,
+            checkpoint: withoutVersion(cp),
+            appendHistory: [{ role: 'assistant', content: `m${i}` }],
+          })
+        ).checkpoint;
+      expect((await store.readHistory('t')).map((m) => m.content)).toEqual(Array.from({ length: 41 }, (_, i) => `m${i}`));
+      expect((await store.readHistory('t', 11)).map((m) => m.content)).toEqual(Array.from({ length: 11 }, (_, i) => `m${i}`));
+      const mark = { head: (await store.readVersion('t', 31)).history.head!, count: 31 };
+      expect(await store.readHistoryAfter('t', undefined, mark)).toMatchObject({ from: 31 });
+      expect((await store.readHistoryAfter('t', undefined, mark)).messages.map((m) => m.content)).toEqual(
+        Array.from({ length: 10 }, (_, i) => `m${31 + i}`),
+      );
+
+      // A middle chunk overwritten with bytes that are not JSON: the walk reports it by its reference.
+      const middle = (await store.readVersion('t', 21)).history.head!;
+      await withClient(url, (c) => c.query(`UPDATE waystation_blobs SET bytes = '\\xff00'::bytea WHERE hex = $1`, [middle.slice(7, 71)]));
+      await expect(store.readHistory('t')).rejects.toThrow(/do not hash to its name/);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('change notifications', () => {
+  it('a change committed without its notification (its writer died in between) is delivered by the catch-up, once', async () => {
+    const url = await createDatabase('catchup');
+    const store = openPostgresStore(url);
+    const seen: StoreChange[] = [];
+    try {
+      await store.create(makeCheckpoint('t'));
+      const sub = await subscribePg(store.conn, (c) => seen.push(c), undefined, { catchUpMs: 100 });
+      // What a save's transaction commits, without the NOTIFY sent after it.
+      await withClient(url, async (c) => {
+        const { rows } = await c.query<{ id: string }>(
+          `UPDATE waystation_tasks SET last_event_id = last_event_id + 1 WHERE task_id = 't' RETURNING last_event_id AS id`,
+        );
+        await c.query(`INSERT INTO waystation_events (task_id, id, body) VALUES ('t', $1, $2)`, [
+          rows[0].id,
+          JSON.stringify({ id: Number(rows[0].id), task_id: 't', type: 'note', at: '2026-01-01T00:00:00Z' }),
+        ]);
+      });
+      await vi.waitFor(() => expect(seen.flatMap((c) => c.events.map((e) => e.type))).toEqual(['note']), { timeout: 5_000, interval: 50 });
+      // A notified save after it is delivered at once, and nothing twice.
+      const latest = (await store.getTask('t'))!.checkpoint!;
+      await store.save('t', { expectedVersion: latest.version, checkpoint: withoutVersion(latest) });
+      await vi.waitFor(() => expect(seen.flatMap((c) => c.events.map((e) => e.type))).toEqual(['note', 'version']), {
+        timeout: 5_000,
+        interval: 50,
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(seen.flatMap((c) => c.events.map((e) => e.id))).toEqual([2, 3]);
+      await sub.close();
+    } finally {
+      await store.close();
+    }
+  });
+});
