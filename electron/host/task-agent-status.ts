@@ -7,11 +7,11 @@
  * every version it writes, so module hashes are kept per file and computed
  * again only when the file's stat changes.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import type { TaskAgentStatus } from '../../shared/api/contract.js';
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import { agentStatus } from '../runtime/agent-status.js';
+import { hashCodeFile } from '../runtime/code-file-hash.js';
 
 /**
  * File times are coarse (a clock tick of a few ms on Linux), so two writes of
@@ -52,16 +52,12 @@ export class ModuleHashCache {
     }
     const kept = this.kept.get(file);
     if (kept?.stamp === stamp) return kept.sha256;
-    try {
-      const sha256 = createHash('sha256')
-        .update(await fs.readFile(file))
-        .digest('hex');
-      if (settled) this.kept.set(file, { stamp, sha256 });
-      else this.kept.delete(file);
-      return sha256;
-    } catch {
-      return this.forget(file);
-    }
+    // In bounded memory, refusing a pipe or device swapped in since the stat (code-file-hash.ts).
+    const hashed = await hashCodeFile(file);
+    if (!hashed.ok) return this.forget(file);
+    if (settled) this.kept.set(file, { stamp, sha256: hashed.sha256 });
+    else this.kept.delete(file);
+    return hashed.sha256;
   }
 
   private forget(file: string): null {

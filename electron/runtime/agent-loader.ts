@@ -6,12 +6,12 @@
  * processes do it; a module that throws, exports nothing runnable or never
  * finishes loading becomes an {@link AgentLoadError} that says which.
  */
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
 import type { AnyAgent } from './define-agent.js';
+import { hashCodeFile } from './code-file-hash.js';
 import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
 
 export type AgentLookup = (name: string) => AnyAgent | null;
@@ -82,15 +82,14 @@ export function isModuleSpecifier(spec: string): boolean {
   return spec.startsWith('.') || path.isAbsolute(spec) || /\.(ts|mts|cts|js|mjs|cjs)$/.test(spec);
 }
 
-/** The sha256 of a module file, or null when it cannot be read. */
+/**
+ * The sha256 of a module file, or null when it cannot be read.
+ *
+ * Hashed in bounded memory (code-file-hash.ts): a module that is a pipe, a device or over the size limit has none.
+ */
 export async function hashModule(file: string): Promise<string | null> {
-  try {
-    return createHash('sha256')
-      .update(await fs.readFile(file))
-      .digest('hex');
-  } catch {
-    return null;
-  }
+  const hashed = await hashCodeFile(file);
+  return hashed.ok ? hashed.sha256 : null;
 }
 
 /**

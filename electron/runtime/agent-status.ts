@@ -9,7 +9,8 @@ import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import { builtInAgents } from './built-in-agents.js';
 import { foreignAgentProblem, hashModule, moduleFileOf } from './agent-loader.js';
 import { readAgentsConfig } from './agent-catalog.js';
-import { hashCommand } from './command-files.js';
+import { hashCodeFile } from './code-file-hash.js';
+import { CommandFilesError, hashCommand } from './command-files.js';
 
 export interface AgentStatus {
   /**
@@ -64,12 +65,17 @@ export async function agentStatus(root: string, cp: Checkpoint, opts: AgentStatu
   const sha = await (opts.hashModule ?? hashModule)(file);
   const recorded = ref.module_sha256 ? { recorded_sha256: ref.module_sha256 } : {};
   if (sha === null) {
+    // Only on this path: why there is no hash (opening and a stat, no read for a file too large, a pipe or a device).
+    const why = await hashCodeFile(file);
     return {
       kind: 'module',
       available: false,
       file,
       ...recorded,
-      problem: `the agent module ${file} cannot be found (moved or deleted?); restore it to resume the task`,
+      problem:
+        why.ok || why.reason === 'missing'
+          ? `the agent module ${file} cannot be found (moved or deleted?); restore it to resume the task`
+          : `the agent module ${why.problem}; the task cannot be resumed until it is a readable module file`,
     };
   }
   if (ref.module_sha256 && ref.module_sha256 !== sha) {
@@ -88,8 +94,14 @@ export async function agentStatus(root: string, cp: Checkpoint, opts: AgentStatu
 
 /** A registered command agent: available, and changed when the files its command names inside the directory differ from those the task recorded. */
 async function commandStatus(root: string, recorded: string | undefined, command: readonly string[]): Promise<AgentStatus> {
+  let current: string | null;
+  try {
+    current = await hashCommand(root, command);
+  } catch (err) {
+    if (err instanceof CommandFilesError) return { kind: 'command', available: false, problem: err.message };
+    throw err;
+  }
   if (!recorded) return { kind: 'command', available: true };
-  const current = await hashCommand(root, command);
   if (current === recorded)
     return { kind: 'command', available: true, module_changed: false, recorded_sha256: recorded, current_sha256: current };
   return {

@@ -14,7 +14,6 @@
  * inside the directory: when any of them changes, the trust is forgotten
  * and the directory is untrusted again.
  */
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +22,7 @@ import { writeFileAtomic } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
 import { AGENTS_CONFIG_FILE, readAgentsConfig } from './agent-catalog.js';
 import { isModuleSpecifier } from './agent-loader.js';
+import { hashCodeFile } from './code-file-hash.js';
 import { commandFiles } from './command-files.js';
 
 /** The environment variable that puts the trust store elsewhere (tests, side-by-side profiles). */
@@ -64,14 +64,10 @@ export interface RegisteredCode {
 }
 
 async function sha256Of(file: string): Promise<string | null> {
-  try {
-    // Through the store's reader: a pipe or a device in a module's place is refused, not waited on.
-    const read = await nodeFs.readWholeFile(file, { maxBytes: 256 * 1024 * 1024, followLinks: true });
-    if (!read.ok) return `unreadable:${read.reason}`;
-    return createHash('sha256').update(read.bytes).digest('hex');
-  } catch {
-    return null;
-  }
+  // Hashed in bounded memory: a pipe or a device in a module's place is refused, not waited on (code-file-hash.ts).
+  const hashed = await hashCodeFile(file);
+  if (hashed.ok) return hashed.sha256;
+  return hashed.reason === 'not-a-file' || hashed.reason === 'too-large' ? `unreadable:${hashed.reason}` : null;
 }
 
 /** The agents a directory's configuration registers, read without importing any of them. */
@@ -108,7 +104,7 @@ export async function trustFingerprint(dir: string): Promise<TrustFingerprint> {
   }
   for (const c of (await readAgentsConfig(root)).commands) {
     for (const f of await commandFiles(root, c.command)) {
-      if (!files.some((x) => x.file === f.path)) files.push({ file: f.path, sha256: f.sha256 });
+      if (!files.some((x) => x.file === f.path)) files.push({ file: f.path, sha256: f.sha256 ?? `unreadable:${f.reason}` });
     }
   }
   return { root, files };

@@ -40,7 +40,7 @@ import { adoptStandbyWorker } from './worker-standby.js';
 import { commandAgentRef, refusalOfExit, spawnCommandAgent, type CommandAgentEntry, type CommandJob } from './command-agent.js';
 import { WriteLimitError } from '../store/write-limits.js';
 import { handJob, JOB_VIA_IPC_ENV, optionsTooLarge } from './worker-job-channel.js';
-import { hashCommand } from './command-files.js';
+import { CommandFilesError, hashCommand } from './command-files.js';
 import {
   exitCodeForError,
   exitCodeForOutcome,
@@ -283,7 +283,14 @@ export class Runner extends EventEmitter {
     const env = this.opts.env ?? process.env;
     const taskId = job.taskId;
     // The command's files as they are now: a start records their hash, a resume tells a change from the recorded one.
-    const child = spawnCommandAgent(entry, job, env, await hashCommand(job.root, entry.command));
+    let sha256: string | null;
+    try {
+      sha256 = await hashCommand(job.root, entry.command);
+    } catch (err) {
+      if (err instanceof CommandFilesError) return refused(taskId, 'agent-unavailable', err.message);
+      throw err;
+    }
+    const child = spawnCommandAgent(entry, job, env, sha256);
     this.children.add(child);
     this.emit('event', { type: 'spawned', taskId, pid: child.pid ?? -1, job: job.kind });
     let lastOut = '';
