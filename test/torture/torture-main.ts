@@ -20,6 +20,7 @@ import { races } from './scenarios/races.js';
 import { malformedInput } from './scenarios/malformed-input.js';
 import { hostileRequests } from './scenarios/hostile-requests.js';
 import { pythonKill } from './scenarios/python-kill.js';
+import { pythonStop } from './scenarios/python-stop.js';
 import { untrustedInput } from './scenarios/untrusted-input.js';
 import { timeTravel } from './scenarios/time-travel.js';
 import type { Scenario, ScenarioReport } from './lib/scenario.js';
@@ -52,6 +53,7 @@ const scenarios: { name: string; run: Scenario; runs: number }[] = [
   { name: 'malformed-input', run: malformedInput, runs: Math.round(1000 * scale) },
   { name: 'hostile-requests', run: hostileRequests, runs: Math.round(5000 * scale) },
   { name: 'python-agents', run: pythonKill, runs: Math.round(200 * scale) },
+  { name: 'python-stops', run: pythonStop, runs: Math.round(200 * scale) },
   { name: 'untrusted-input', run: untrustedInput, runs: Math.round(2000 * scale) },
   { name: 'time-travel', run: timeTravel, runs: Math.round(200 * scale) },
 ];

@@ -22,7 +22,9 @@ import { createDatabase } from '../../support/postgres-cluster.js';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { startFakePublishService, type FakePublishService } from '../../fakes/fake-publish-service.js';
 import { bundleCli, REPO } from '../lib/cli-bundle.js';
-import { corruptionOf, doneStepsRunAgain, finalResults } from '../lib/task-audit.js';
+import { finalResults } from '../lib/task-audit.js';
+import { markdownInput } from '../lib/markdown-input.js';
+import { checkFinishedTask, checkNotCorrupt, DISTURBED_RUN_CHECKS } from '../lib/finished-task-checks.js';
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
 import { forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
 
@@ -31,16 +33,6 @@ const MODES = ['manual', 'auto', 'confirm'] as const;
 const TARGETS = ['runner', 'worker', 'both'] as const;
 type Agent = (typeof AGENTS)[number];
 type Target = (typeof TARGETS)[number];
-
-const CHECKS = [
-  'done step executed again',
-  'side effect performed more than once',
-  'side effect never performed',
-  'corrupt or unreadable checkpoint',
-  'final result differs from an uncrashed run',
-  'task never finished',
-  'unclear refusal',
-] as const;
 
 /** Resumes after which a run that is still not done counts as never finished. */
 const MAX_COMMANDS = 25;
@@ -149,15 +141,6 @@ async function waitForHolder(location: string, taskId: string): Promise<boolean>
   return true;
 }
 
-async function markdownInput(dir: string): Promise<string> {
-  const input = path.join(dir, 'input');
-  await fs.mkdir(input, { recursive: true });
-  await fs.writeFile(path.join(input, 'alpha.md'), '# Alpha\n\nAlpha is first. It leads the way.\n');
-  await fs.writeFile(path.join(input, 'beta.md'), '# Beta\n\nBeta follows alpha. It checks the work.\n');
-  await fs.writeFile(path.join(input, 'gamma.md'), '# Gamma\n\nGamma closes the set. It publishes.\n');
-  return input;
-}
-
 /** Where the runs keep their tasks: what the CLI is given, and what the runners' environment adds. */
 interface CrashStore {
   name: string;
@@ -195,7 +178,7 @@ export function crashKillPostgres(opts: ScenarioOptions): Promise<ScenarioReport
 }
 
 async function crashKillIn(opts: ScenarioOptions, store: CrashStore): Promise<ScenarioReport> {
-  const tally = new Tally(store.name, CHECKS, opts.seed);
+  const tally = new Tally(store.name, DISTURBED_RUN_CHECKS, opts.seed);
   const random = seededRandom(opts.seed);
   const parallel = opts.parallel ?? os.cpus().length + 1;
   const base = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-torture-crash-'));
@@ -284,8 +267,7 @@ async function crashKillIn(opts: ScenarioOptions, store: CrashStore): Promise<Sc
                   ? 'kills after the task was done'
                   : 'kills that left the task unfinished',
             );
-            const corrupt = await corruptionOf(root, taskId);
-            if (corrupt) tally.violation('corrupt or unreadable checkpoint', `${where}: after a kill: ${corrupt}`);
+            await checkNotCorrupt(tally, root, taskId, `${where}, after a kill`);
           }
           const cp = await latestOf(root, taskId);
           if (cp?.status === 'done') break;
@@ -324,23 +306,10 @@ async function crashKillIn(opts: ScenarioOptions, store: CrashStore): Promise<Sc
         await waitForHolder(root, taskId);
         tally.runs++;
 
-        for (const v of await doneStepsRunAgain(root, taskId)) tally.violation('done step executed again', `${where}: ${v}`);
-        const corrupt = await corruptionOf(root, taskId);
-        if (corrupt) tally.violation('corrupt or unreadable checkpoint', `${where}: at the end: ${corrupt}`);
-        if (plan.agent === 'md-summarizer') {
-          const key = `${taskId}:publish-index`;
-          const performed = (service!.applied.get(key) ?? 0) + (service!.duplicates.get(key) ?? 0);
-          if (performed > 1) tally.violation('side effect performed more than once', `${where}: ${key} was POSTed ${performed} times`);
-          if ((service!.applied.get(key) ?? 0) === 0)
-            tally.violation('side effect never performed', `${where}: ${key} was never published`);
-        }
-        const result = await finalResults(root, taskId);
-        if (result !== reference.get(plan.agent)!.result) {
-          tally.violation(
-            'final result differs from an uncrashed run',
-            `${where}: ${firstDifference(result, reference.get(plan.agent)!.result)}`,
-          );
-        }
+        await checkFinishedTask(tally, root, taskId, where, {
+          reference: reference.get(plan.agent)!.result,
+          effect: plan.agent === 'md-summarizer' ? { service: service!, key: `${taskId}:publish-index` } : null,
+        });
       } catch (err) {
         tally.violation('task never finished', `${where}: the harness failed: ${messageOf(err)}`);
       }
@@ -352,10 +321,4 @@ async function crashKillIn(opts: ScenarioOptions, store: CrashStore): Promise<Sc
     await fs.rm(base, { recursive: true, force: true });
   }
   return tally.report();
-}
-
-function firstDifference(a: string, b: string): string {
-  let i = 0;
-  while (i < a.length && a[i] === b[i]) i++;
-  return `at character ${i}: ${JSON.stringify(a.slice(Math.max(0, i - 60), i + 60))} vs ${JSON.stringify(b.slice(Math.max(0, i - 60), i + 60))}`;
 }

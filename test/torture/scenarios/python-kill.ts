@@ -16,23 +16,15 @@ import path from 'node:path';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { startFakePublishService, type FakePublishService } from '../../fakes/fake-publish-service.js';
 import { REPO } from '../lib/cli-bundle.js';
-import { corruptionOf, doneStepsRunAgain, finalResults } from '../lib/task-audit.js';
+import { finalResults } from '../lib/task-audit.js';
+import { markdownInput } from '../lib/markdown-input.js';
+import { checkFinishedTask, checkNotCorrupt, DISTURBED_RUN_CHECKS } from '../lib/finished-task-checks.js';
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
 import { forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
 
 const AGENTS = ['checkpoint_demo', 'md_summarizer'] as const;
 const MODES = ['manual', 'auto', 'confirm'] as const;
 type Agent = (typeof AGENTS)[number];
-
-const CHECKS = [
-  'done step executed again',
-  'side effect performed more than once',
-  'side effect never performed',
-  'corrupt or unreadable checkpoint',
-  'final result differs from an uncrashed run',
-  'task never finished',
-  'unclear refusal',
-] as const;
 
 /** Runs of the agent after which a task that is still not done counts as never finished. */
 const MAX_COMMANDS = 25;
@@ -73,18 +65,9 @@ function runPython(args: string[], env: NodeJS.ProcessEnv, killAfterMs: number |
   });
 }
 
-async function markdownInput(dir: string): Promise<string> {
-  const input = path.join(dir, 'input');
-  await fs.mkdir(input, { recursive: true });
-  await fs.writeFile(path.join(input, 'alpha.md'), '# Alpha\n\nAlpha is first. It leads the way.\n');
-  await fs.writeFile(path.join(input, 'beta.md'), '# Beta\n\nBeta follows alpha. It checks the work.\n');
-  await fs.writeFile(path.join(input, 'gamma.md'), '# Gamma\n\nGamma closes the set. It publishes.\n');
-  return input;
-}
-
 /** SIGKILLs of Python agents over `runs` runs, spread over both examples and the three modes. */
 export async function pythonKill(opts: ScenarioOptions): Promise<ScenarioReport> {
-  const tally = new Tally('python agents (SIGKILL)', CHECKS, opts.seed);
+  const tally = new Tally('python agents (SIGKILL)', DISTURBED_RUN_CHECKS, opts.seed);
   const random = seededRandom(opts.seed);
   const parallel = opts.parallel ?? os.cpus().length + 1;
   const base = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-torture-python-'));
@@ -148,8 +131,7 @@ export async function pythonKill(opts: ScenarioOptions): Promise<ScenarioReport>
             kill++;
             tally.faults++;
             tally.bump('kills');
-            const corrupt = await corruptionOf(root, taskId);
-            if (corrupt) tally.violation('corrupt or unreadable checkpoint', `${where}, after kill ${c + 1}: ${corrupt}`);
+            await checkNotCorrupt(tally, root, taskId, `${where}, after kill ${c + 1}`);
             continue;
           }
           if (r.code === 0) finished = true;
@@ -165,20 +147,10 @@ export async function pythonKill(opts: ScenarioOptions): Promise<ScenarioReport>
           tally.violation('task never finished', `${where}: still ${status ?? 'missing'} after ${MAX_COMMANDS} runs`);
           return;
         }
-        for (const v of await doneStepsRunAgain(root, taskId)) tally.violation('done step executed again', `${where}: ${v}`);
-        const corrupt = await corruptionOf(root, taskId);
-        if (corrupt) tally.violation('corrupt or unreadable checkpoint', `${where}, at the end: ${corrupt}`);
-        if (plan.agent === 'md_summarizer') {
-          const applied = service!.applied.get(`${taskId}:publish-index`) ?? 0;
-          if (applied > 1) tally.violation('side effect performed more than once', `${where}: the index was published ${applied} times`);
-          if (applied === 0) tally.violation('side effect never performed', `${where}: the index was never published`);
-        }
-        const result = await finalResults(root, taskId);
-        if (result !== reference.get(plan.agent)!.result)
-          tally.violation(
-            'final result differs from an uncrashed run',
-            `${where}: ${firstDifference(result, reference.get(plan.agent)!.result)}`,
-          );
+        await checkFinishedTask(tally, root, taskId, where, {
+          reference: reference.get(plan.agent)!.result,
+          effect: plan.agent === 'md_summarizer' ? { service: service!, key: `${taskId}:publish-index` } : null,
+        });
       } catch (err) {
         tally.violation('corrupt or unreadable checkpoint', `${where}: ${messageOf(err)}`);
       }
@@ -189,10 +161,4 @@ export async function pythonKill(opts: ScenarioOptions): Promise<ScenarioReport>
     await fs.rm(base, { recursive: true, force: true });
   }
   return tally.report();
-}
-
-function firstDifference(a: string, b: string): string {
-  let i = 0;
-  while (i < a.length && a[i] === b[i]) i++;
-  return `at character ${i}: ${JSON.stringify(a.slice(Math.max(0, i - 60), i + 60))} vs ${JSON.stringify(b.slice(Math.max(0, i - 60), i + 60))}`;
 }
