@@ -168,6 +168,8 @@ export async function startWorld(opts: {
   hostArgs?: string[];
   /** Set over the host's environment (a slower offline model, say), after the defaults. */
   env?: NodeJS.ProcessEnv;
+  /** Add to the demo directory before it is served (agents to register: a trust given with --trust covers them). */
+  prepare?: (root: string) => Promise<void>;
 }): Promise<E2eWorld> {
   await fs.mkdir(SHOTS, { recursive: true });
   await ensureRendererBuilt();
@@ -186,6 +188,7 @@ export async function startWorld(opts: {
   const demo = spawnSync(process.execPath, [cli, 'demo', root], { cwd: REPO, encoding: 'utf8', timeout: 120_000 });
   if (demo.status !== 0) throw new Error(`waystation demo failed (${demo.status}): ${demo.stderr || demo.stdout}`);
   root = await fs.realpath(root);
+  await opts.prepare?.(root);
 
   // Workers inherit this environment: the offline model, answering at once.
   const env: NodeJS.ProcessEnv = { ...process.env, WAYSTATION_OFFLINE_LATENCY_MS: '0', NO_COLOR: '1' };
