@@ -9,8 +9,8 @@
  * Counted, besides the checks of every disturbed run (finished-task-checks.ts):
  * a run that ended otherwise than by stopping at a boundary (exit 8, the stop
  * saved in `recovery.stopped`) or by finishing; a run that started more than
- * the one step that may have passed its boundary check just before the request
- * was written; a `waystation stop` that had to end the agent's process.
+ * the one step that may have passed its boundary check just before the store's
+ * request was written; a `waystation stop` that had to end the agent's process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -61,7 +61,10 @@ interface AgentRun {
   /** From the spawn to the first output line (start-up), and from there to the exit (the drive). */
   startMs: number;
   driveMs: number;
-  /** When the stop request was written (the store's `at`), when it was; null: not asked, or nobody held the task. */
+  /**
+   * By when the store's requestStop had written its request (visible to the agent from then on, at the latest); null: not
+   * asked that way, or nobody held the task. (The request's own `at` is taken before its file is written and fsynced.)
+   */
   requestAt: string | null;
   /** `waystation stop`'s outcome (--json), exit code and error text, when it was used. */
   cli: { code: number | null; outcome: CliOutcome | null; stderr: string } | null;
@@ -87,10 +90,13 @@ function collect(child: ChildProcess): Promise<{ code: number | null; stdout: st
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-/** The step-start events after `at` and before the run's stopped event (the last one), read when the run has ended. */
-function stepsStartedAfter(events: TaskEvent[], at: string): string[] {
+/**
+ * The step-start events after `at`, up to the run's stopped event when it stopped (the last such event), read once
+ * the run has ended.
+ */
+function stepsStartedAfter(events: TaskEvent[], at: string, stopped: boolean): string[] {
   let end = events.length;
-  for (let i = events.length - 1; i >= 0; i--) {
+  for (let i = events.length - 1; stopped && i >= 0; i--) {
     if (events[i].type === 'runner' && (events[i].data as { status?: string } | undefined)?.status === 'stopped') {
       end = i;
       break;
@@ -146,7 +152,7 @@ export async function pythonStop(opts: ScenarioOptions): Promise<ScenarioReport>
         if (exited || !d) return;
         if (d.how === 'store') {
           const asked = await store.requestStop(taskId, { by: 'torture', reason: 'a stop at a random moment' }).catch(() => null);
-          run.requestAt = asked?.request.at ?? null;
+          run.requestAt = asked ? new Date().toISOString() : null;
           if (!asked) tally.bump('stops that came when nothing ran');
           if (d.killAfterMs !== null) timers.push(setTimeout(kill, d.killAfterMs));
           return;
@@ -189,10 +195,6 @@ export async function pythonStop(opts: ScenarioOptions): Promise<ScenarioReport>
       run.startMs = firstLine ? firstLine - spawnedAt : 0;
       for (const t of timers) clearTimeout(t);
       await Promise.all(pending);
-      // The CLI writes its request itself: its `at` is the one the agent saved, or the last request on the task's lease.
-      if (d?.how === 'cli' && run.code === RunExit.stopped) {
-        run.requestAt = (await store.getTask(taskId))?.checkpoint?.recovery.stopped?.at ?? null;
-      }
       return run;
     };
 
@@ -283,7 +285,8 @@ export async function pythonStop(opts: ScenarioOptions): Promise<ScenarioReport>
           }
           if (r.requestAt && (r.code === RunExit.stopped || r.code === 0)) {
             // One step may have passed its boundary check just before the request was written; a second may not.
-            const started = stepsStartedAfter(await store.readEvents(taskId), r.requestAt);
+            // (Only for the store's requests: when `waystation stop` wrote its file is not known from outside it.)
+            const started = stepsStartedAfter(await store.readEvents(taskId), r.requestAt, r.code === RunExit.stopped);
             if (started.length > 1)
               tally.violation('ran past the stop request', `${at}: asked at ${r.requestAt}, then started ${started.join(', ')}`);
           }
