@@ -225,11 +225,17 @@ export async function mutate(taskDir: string, outside: string, m: Mutation): Pro
       rel += `, its version set to ${String(d.version)}`;
       break;
     }
-    case 'version-misplaced':
-      // Version 1's file copied over another: a file stored under the wrong number.
+    case 'version-misplaced': {
+      // Another version's file copied over this one: a file stored under the wrong number. Version 1's file, unless
+      // the target is version 1's file itself (then version 2's): read before the target is removed, which may be it.
+      const one = path.join(taskDir, 'versions/00000001.json');
+      const source = path.resolve(file) === path.resolve(one) ? path.join(taskDir, 'versions/00000002.json') : one;
+      const bytes = await fs.readFile(source).catch(() => null);
+      if (!bytes) return `${rel}: no other version file to copy over it`;
       await fs.rm(file, { force: true });
-      await fs.copyFile(path.join(taskDir, 'versions/00000001.json'), file);
-      return `${m.target === 'seal' || m.target === 'blob' ? rel.split(',')[0] : rel}: replaced by a copy of version 1's file`;
+      await fs.writeFile(file, bytes);
+      return `${m.target === 'seal' || m.target === 'blob' ? rel.split(',')[0] : rel}: replaced by a copy of ${path.basename(source)}`;
+    }
     case 'random-bytes': {
       const i = at(original.length);
       out = Buffer.concat([original.subarray(0, i), Buffer.from(m.bytes), original.subarray(i + m.bytes.length)]);
