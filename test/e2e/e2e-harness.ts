@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { buildRenderer } from '../support/renderer-build.js';
 import { bundleForNode, REPO } from '../support/node-bundle.js';
@@ -137,6 +137,16 @@ export function launchChromium(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+/** A failed test leaves a picture of what the page showed, beside the regular screenshots (`failed-<test name>.png`). */
+export async function screenshotIfFailed(
+  ctx: { task: { name: string; result?: { state?: string } } },
+  page: Page | undefined,
+): Promise<void> {
+  if (ctx.task.result?.state !== 'fail' || !page) return;
+  const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+  await page.screenshot({ path: path.join(SHOTS, `failed-${name}.png`) }).catch(() => undefined);
 }
 
 export interface E2eWorld {

@@ -16,10 +16,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
-import { hasChromium, rowId, SHOTS, startWorld, type E2eWorld } from './e2e-harness.js';
+import { hasChromium, rowId, screenshotIfFailed, startWorld, type E2eWorld } from './e2e-harness.js';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const SIZES = [
@@ -241,12 +240,7 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
     }
   }, 180_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && page) {
-      const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-      await page.screenshot({ path: path.join(SHOTS, `failed-${name}.png`) }).catch(() => undefined);
-    }
-  });
+  afterEach((ctx) => screenshotIfFailed(ctx, page));
 
   afterAll(async () => {
     await world?.close();

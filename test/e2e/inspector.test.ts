@@ -18,7 +18,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import type { TaskDetail } from '../../shared/api/contract.js';
 import { REPO } from '../support/node-bundle.js';
-import { CHROMIUM, hasChromium, rowId, serve, SHOTS, startWorld, stopHost, type E2eWorld } from './e2e-harness.js';
+import { CHROMIUM, hasChromium, rowId, serve, SHOTS, startWorld, stopHost, type E2eWorld, screenshotIfFailed } from './e2e-harness.js';
 
 const LONG = 45_000;
 
@@ -93,13 +93,7 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     await page.goto(url);
   }, 180_000);
 
-  afterEach(async (ctx) => {
-    // A failing scenario leaves a picture of what the page showed, beside the regular screenshots.
-    if (ctx.task.result?.state === 'fail' && page) {
-      const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-      await page.screenshot({ path: path.join(SHOTS, `failed-${name}.png`) }).catch(() => undefined);
-    }
-  });
+  afterEach((ctx) => screenshotIfFailed(ctx, page));
 
   afterAll(async () => {
     await world?.close();

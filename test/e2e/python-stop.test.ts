@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import type { ActionResult, TaskDetail } from '../../shared/api/contract.js';
 import { REPO } from '../support/node-bundle.js';
-import { hasChromium, rowId, SHOTS, startWorld, type E2eWorld } from './e2e-harness.js';
+import { hasChromium, rowId, screenshotIfFailed, startWorld, type E2eWorld } from './e2e-harness.js';
 
 const LONG = 45_000;
 
@@ -65,12 +65,7 @@ describe.skipIf(!hasChromium)('stopping a Python agent from the inspector, end t
     await page.goto(world.url);
   }, 180_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && page) {
-      const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-      await page.screenshot({ path: path.join(SHOTS, `failed-${name}.png`) }).catch(() => undefined);
-    }
-  });
+  afterEach((ctx) => screenshotIfFailed(ctx, page));
 
   afterAll(async () => {
     await world?.close();

@@ -19,7 +19,7 @@ import type { Page } from 'playwright-core';
 import type { ActionResult, TaskDetail } from '../../shared/api/contract.js';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { startFakePublishService, type FakePublishService } from '../fakes/fake-publish-service.js';
-import { hasChromium, rowId, SHOTS, startWorld, type E2eWorld } from './e2e-harness.js';
+import { hasChromium, rowId, SHOTS, startWorld, type E2eWorld, screenshotIfFailed } from './e2e-harness.js';
 import { hashTree } from '../support/hash-tree.js';
 
 const LONG = 45_000;
@@ -81,12 +81,7 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
     await page.goto(world.url);
   }, 180_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && page) {
-      const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-      await page.screenshot({ path: path.join(SHOTS, `failed-${name}.png`) }).catch(() => undefined);
-    }
-  });
+  afterEach((ctx) => screenshotIfFailed(ctx, page));
 
   afterAll(async () => {
     await world?.close();
