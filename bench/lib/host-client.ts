@@ -4,6 +4,7 @@
  * (the renderer, a script) would use them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +40,8 @@ export interface BenchChild {
  */
 export function startBenchChild(script: string, args: string[]): BenchChild {
   const file = path.join(REPO, 'bench', 'lib', script);
+  // A child that cannot start would only be seen as a missing "ready" line, long after, without its reason.
+  if (!existsSync(file)) throw new Error(`bench/lib/${script} does not exist`);
   const argv = script.endsWith('.mjs') ? ['--expose-gc', file, ...args] : ['--expose-gc', TSX, file, ...args];
   const child = spawn(process.execPath, argv, {
     cwd: REPO,

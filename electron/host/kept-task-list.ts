@@ -10,7 +10,7 @@
 import { mayNeedRecovery, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { IMPORT_SUFFIX } from '../store/directory-scan.js';
 import type { CheckpointSource, ListedTask } from '../store/store-types.js';
-import { summarizeEntries, summarizeEntry } from '../verify/summarize-entry.js';
+import { summarizeEntry, summarizeListing } from '../verify/summarize-entry.js';
 import type { SerialQueue } from './serial-queue.js';
 
 /**
@@ -151,8 +151,8 @@ export class KeptTaskList {
   private async build(): Promise<Map<string, KeptSummary>> {
     // Each slice is summarized as it is read, so the parsed checkpoints die young (see KeepListed).
     const kept = await this.store.listTasks(async (entries) => {
-      const summaries = await summarizeEntries(this.store, entries);
-      return entries.map((e, i) => keep(e, summaries[i]));
+      const rows = await summarizeListing(this.store, entries);
+      return rows.map(({ entry, summary }) => keep(entry, summary));
     });
     for (const k of kept) this.locations.set(k.summary.location, k.summary.task_id);
     return new Map(kept.map((k) => [k.summary.location, k]));

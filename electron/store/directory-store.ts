@@ -27,23 +27,32 @@ import {
   type VersionMark,
   type VersionsAfter,
 } from './store-types.js';
-import { nodeFs, errorCode, syncReadsOf, type StoreFs } from './store-fs.js';
+import { nodeFs, errorCode, settledReads, syncReadsOf, type StoreFs } from './store-fs.js';
 import { sequentialReads, type ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, eventsPath, MAX_EVENT_LOG_BYTES, readEventTail } from './event-log.js';
 import { EventCursor } from './event-cursor.js';
 import { readVersionFile, rebuildVersion, versionWalk } from './version-file.js';
-import { HISTORY, DETAIL, listVersionNumbers, loadVersion, loadVersions, type ReadDepth } from './task-reader.js';
+import { HISTORY, DETAIL, listedFileProblems, listVersionNumbers, loadVersion, loadVersions, type ReadDepth } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
 import { VersionHeads } from './version-heads.js';
-import { isSafeTaskId, readFolder, readRootEntry, readRootFile, ROOT_LEGACY_FILE, scanRoot, type FoundTask } from './directory-scan.js';
+import {
+  isSafeTaskId,
+  mapLimit,
+  readFolder,
+  readRootEntry,
+  readRootFile,
+  ROOT_LEGACY_FILE,
+  scanRoot,
+  type FoundTask,
+} from './directory-scan.js';
 import { acquireLease, LEASE_DIR } from './file-lease.js';
 import { highestEntry } from './lease-record.js';
 import { leaseInfoOf, leaseIsLive, type LeaseEntry, type LeaseOptions } from './lease-rules.js';
 import { readStopRequest, writeStopRequest, type StopRequest } from './stop-request.js';
 import { recoveryReport } from './recovery-report.js';
 import { subscribeDirectory } from './directory-subscription.js';
-import type { LeaseRead, StopAsked, StoreChange, StoreSubscription, TaskLease } from './store-types.js';
+import type { LeaseRead, ListedFiles, StopAsked, StoreChange, StoreSubscription, TaskLease } from './store-types.js';
 import type { RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
 
 export interface StoreOptions {
@@ -549,6 +558,14 @@ class DirectoryStore implements CheckpointStore {
     return entry.format === 'waystation'
       ? recoveryReport(this.root, entry.location, { fs: this.fs, maxFileBytes: this.maxFileBytes })
       : Promise.resolve(null);
+  }
+
+  async fileProblems(entries: readonly ListedFiles[]): Promise<Problem[][]> {
+    const ctx = await this.ctx();
+    // Read as a listing reads (see scanRoot): node:fs's synchronous calls where the store's calls are node:fs's.
+    const sync = syncReadsOf(ctx.fs);
+    const reader = sync ? { ...ctx, fs: settledReads(ctx.fs, sync) } : ctx;
+    return mapLimit(entries, this.concurrency, (entry) => listedFileProblems(reader, entry));
   }
 
   async subscribe(onChange: (change: StoreChange) => void, onError?: (err: Error) => void): Promise<StoreSubscription> {

@@ -57,6 +57,11 @@ export interface ListedTask extends TaskEntry<CheckpointHead> {
   lease?: LeaseEntry | null;
 }
 
+/** What fileProblems needs of a listed task: where it is, and the version the listing shows it at. */
+export type ListedFiles = Pick<TaskEntry<CheckpointHead>, 'task_id' | 'location' | 'format' | 'problems'> & {
+  checkpoint: Pick<CheckpointHead, 'version'> | null;
+};
+
 export interface VersionInfo {
   version: number;
   source: VersionSource;
@@ -347,6 +352,16 @@ export interface CheckpointSource {
    * for a task that is not in the store's native format.
    */
   recoveryReport(entry: Pick<TaskEntry, 'task_id' | 'location' | 'format'>): Promise<RecoveryReport | null>;
+  /**
+   * What a listing does not read for, about the files of the tasks it listed:
+   * a directory's version files whose envelope holds another version than
+   * the file's name (copied or renamed into `versions/`), which only the
+   * first bytes of each file tell. One list per entry, in order; empty for a
+   * source whose tasks are not files. `ls` and the inspector's list add
+   * these to what the listing found, so that a task it would show as healthy
+   * is not.
+   */
+  fileProblems(entries: readonly ListedFiles[]): Promise<Problem[][]>;
   /** Let go of what the source holds open (connections, watchers, file handles). Reads after it fail. */
   close(): Promise<void>;
 }

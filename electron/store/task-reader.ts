@@ -9,7 +9,7 @@ import { Checkpoint as CheckpointSchema, HistoryRef } from '../../shared/checkpo
 import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shared/checkpoint/legacy.js';
-import type { TaskEntry } from './store-types.js';
+import type { ListedFiles, TaskEntry } from './store-types.js';
 import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
 import { exists, readBytes, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
@@ -335,6 +335,22 @@ export async function misnumberedFiles(ctx: ReadContext, taskDir: string, files:
     if (typeof held === 'number' && held !== n) out.push(misnumberedProblem(ctx, abs, n, held, n > shown));
   }
   return out;
+}
+
+/**
+ * The problems of a listed task's version files that its listing did not
+ * look for (see CheckpointSource.fileProblems): a readdir of `versions/` and
+ * a look at each file's head, read once per file and store. What the
+ * listing already reported of a file is not said twice. A legacy task has no
+ * version files, and a folder linked out of the root is not read through.
+ */
+export async function listedFileProblems(ctx: ReadContext, entry: ListedFiles): Promise<Problem[]> {
+  if (entry.format !== 'waystation' || entry.problems.some((p) => p.reason === 'outside-root')) return [];
+  const taskDir = path.join(ctx.root, entry.location);
+  const files = await versionFiles(ctx, taskDir);
+  if (files.length === 0) return [];
+  const found = await misnumberedFiles(ctx, taskDir, files, entry.checkpoint?.version ?? 0);
+  return found.filter((m) => !entry.problems.some((p) => p.file === m.file && p.reason === m.reason));
 }
 
 /**

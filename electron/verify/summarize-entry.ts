@@ -7,7 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { checkInvariants } from '../../shared/checkpoint/invariants.js';
 import { toTaskSummary, type TaskSummary, type TaskSummarySource } from '../../shared/checkpoint/task-summary.js';
-import type { CheckpointSource, ListedTask } from '../store/store-types.js';
+import type { CheckpointSource, ListedFiles, ListedTask } from '../store/store-types.js';
 import { leaseInfoOf } from '../store/lease-rules.js';
 
 /** How a lease is judged: the runtime's time-to-live by default, at the present time. */
@@ -65,27 +65,40 @@ export async function summarizeEntry(source: CheckpointSource, entry: Summarized
 /** How many tasks are summarized at once: enough to overlap stat latency, few enough not to exhaust file handles. */
 const LIST_CONCURRENCY = 16;
 
+/** A listed task with the problems of its files added (CheckpointSource.fileProblems), and its summary. */
+export interface SummarizedRow<E extends SummarizedEntry> {
+  entry: E;
+  summary: TaskSummary;
+}
+
 /**
- * Summarize every entry of a listing, in order, a bounded number at a time.
+ * Summarize every entry of a listing, in order, a bounded number at a time,
+ * each with what the source finds of its files that the listing does not
+ * read for (a misnumbered version file): so a task whose files contradict
+ * each other is not shown as healthy.
  *
  * The one implementation behind `waystation ls` and the host's `listTasks`,
- * so `GET /api/tasks` answers exactly what `ls --json` prints.
+ * so `GET /api/tasks` answers exactly what `ls --json` prints. The entries
+ * come back with those problems in them, for a caller that keeps an entry to
+ * summarize again later (the host's volatile rows).
  */
-export async function summarizeEntries(
+export async function summarizeListing<E extends SummarizedEntry & ListedFiles>(
   source: CheckpointSource,
-  entries: readonly SummarizedEntry[],
+  entries: readonly E[],
   opts: { concurrency?: number; lease?: LeaseReadOptions } = {},
-): Promise<TaskSummary[]> {
-  const out: TaskSummary[] = [];
+): Promise<SummarizedRow<E>[]> {
+  const out: SummarizedRow<E>[] = [];
   // Most tasks need no I/O to summarize (no lease folder, no artifacts), so a slice runs start to end in one
   // turn of the event loop: 10,000 at once held the host for ~180 ms while the page's own files waited.
   for (let start = 0; start < entries.length; start += SYNC_SLICE) {
     if (start > 0) await nextTurn();
-    out.push(
-      ...(await mapLimit(entries.slice(start, start + SYNC_SLICE), opts.concurrency ?? LIST_CONCURRENCY, (entry) =>
-        summarizeEntry(source, entry, { lease: opts.lease }),
-      )),
+    const slice = entries.slice(start, start + SYNC_SLICE);
+    const found = await source.fileProblems(slice);
+    const checked = slice.map((e, i) => (found[i].length ? { ...e, problems: [...e.problems, ...found[i]] } : e));
+    const summaries = await mapLimit(checked, opts.concurrency ?? LIST_CONCURRENCY, (entry) =>
+      summarizeEntry(source, entry, { lease: opts.lease }),
     );
+    for (let i = 0; i < checked.length; i++) out.push({ entry: checked[i], summary: summaries[i] });
   }
   return out;
 }

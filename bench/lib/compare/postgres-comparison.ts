@@ -364,7 +364,7 @@ export async function listingFigure(location: string, open: () => CheckpointStor
 
 /** Chromium's first task row from `location` (a database URL or a folder), measured as the inspector-at-scale benchmark does. */
 async function firstRowsFigure(location: string, log: (line: string) => void): Promise<FirstRowsFigure> {
-  const host = startBenchChild('scale-host.ts', [location]);
+  const host = startBenchChild('scale-host.mjs', [location]);
   let warmHost: FirstRowsFigure['warmHost'];
   try {
     const ready = await host.next<{ url: string }>('ready');

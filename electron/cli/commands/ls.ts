@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { hasErrors, withPlan, type TaskSummary } from '../../../shared/checkpoint/task-summary.js';
-import { summarizeEntries } from '../../verify/summarize-entry.js';
+import { summarizeListing } from '../../verify/summarize-entry.js';
 import { ExitCode, requireSource, shownLocation, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
 import { colorStatus, formatJson, formatProblem, table } from '../output.js';
 
@@ -55,8 +55,8 @@ export function register(program: Command, ctx: CliContext): void {
       const { source } = await requireSource(ctx, dir);
       // Summarized a slice at a time as the listing reads them (see KeepListed): no parsed checkpoint outlives its slice.
       const tasks = await source.listTasks(async (entries) => {
-        const summaries = await summarizeEntries(source, entries);
-        return summaries.map((t, i) => withPlan(t, entries[i].checkpoint));
+        const rows = await summarizeListing(source, entries);
+        return rows.map(({ entry, summary }) => withPlan(summary, entry.checkpoint));
       });
       ctx.io.out(opts.json ? formatJson(tasks) : renderHuman(ctx, shownLocation(dir), tasks));
       if (tasks.some((t) => hasErrors(t.problems))) ctx.fail(ExitCode.problems);

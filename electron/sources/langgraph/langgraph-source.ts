@@ -17,6 +17,7 @@ import {
   type HistoryTail,
   type KeepListed,
   type LeaseRead,
+  type ListedFiles,
   type ListedTask,
   type StoreChange,
   type StoreSubscription,
@@ -281,6 +282,11 @@ export class LangGraphSource implements CheckpointSource {
   /** SQLite and PostgreSQL commit a checkpoint's rows whole: no interruption leaves anything of Waystation's kind behind. */
   async recoveryReport(): Promise<null> {
     return null;
+  }
+
+  /** A thread's checkpoints are rows, not files a listing could skip. */
+  async fileProblems(entries: readonly ListedFiles[]): Promise<Problem[][]> {
+    return entries.map(() => []);
   }
 
   /**

@@ -23,6 +23,7 @@ import {
   type HistoryTail,
   type KeepListed,
   type LeaseRead,
+  type ListedFiles,
   type ListedTask,
   type SaveRequest,
   type SaveResult,
@@ -275,6 +276,11 @@ export class PostgresStore implements CheckpointStore {
     };
     this.subscriptions.add(sub);
     return sub;
+  }
+
+  /** A version is a row keyed by its number: none can hold another version than its key, and a listing reads it whole. */
+  async fileProblems(entries: readonly ListedFiles[]): Promise<Problem[][]> {
+    return entries.map(() => []);
   }
 
   /** A database commits whole transactions: an interrupted save leaves nothing to report but the last version. */

@@ -85,6 +85,15 @@ describe('inconsistent version numbers', () => {
     const versions = path.join(root, 't', 'versions');
     await fs.copyFile(path.join(versions, '00000001.json'), path.join(versions, '00000005.json'));
 
+    // The listing itself reads no version file's head; ls and the inspector's list ask the store for them.
+    const ls = await cli('ls', root);
+    expect(ls.code).toBe(1);
+    expect(ls.out).toContain('t/versions/00000005.json');
+    expect(ls.out).toContain('named for version 5 but holds version 1');
+    const lsJson = await cli('ls', root, '--json');
+    const row = (JSON.parse(lsJson.out) as { version: number; problems: { file: string; severity: string }[] }[])[0];
+    expect(row.version).toBe(10);
+    expect(row.problems).toEqual([expect.objectContaining({ file: 't/versions/00000005.json', severity: 'error' })]);
     const history = await cli('history', root, 't');
     expect(history.code).toBe(1);
     expect(history.err).toContain('t/versions/00000005.json');
@@ -95,7 +104,28 @@ describe('inconsistent version numbers', () => {
     const show = await cli('show', root, 't');
     expect(show.out + show.err).toContain('named for version 5 but holds version 1');
     const seen = await inspector();
+    expect(seen.listed).toContain('named for version 5 but holds version 1');
     expect(seen.detail).toContain('named for version 5 but holds version 1');
+  });
+
+  it('a file copied over an older version while the inspector is open shows in its list at the next change of the task', async () => {
+    await tenVersions('t');
+    const service = new HostService({ host: 'web', runner: null });
+    try {
+      await service.open(root);
+      expect((await service.listTasks())[0].problems).toEqual([]);
+      const versions = path.join(root, 't', 'versions');
+      await fs.copyFile(path.join(versions, '00000002.json'), path.join(versions, '00000006.json'));
+      // versions/ is not watched (folder-watches.ts): the row is read again when the task's own files change.
+      const writer = openStore(root);
+      const cp = (await writer.getTask('t'))!.checkpoint!;
+      await writer.save('t', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase: 'phase 11' } });
+      await expect
+        .poll(async () => JSON.stringify((await service.listTasks())[0].problems), { timeout: 15_000 })
+        .toContain('named for version 6 but holds version 2');
+    } finally {
+      await service.close();
+    }
   });
 
   it('a newest version file holding another version is passed over like a torn one: reported, moved aside by the next save, which writes that version', async () => {

@@ -4,7 +4,7 @@ import * as fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { quickDriftCheck } from '../../../electron/verify/quick-drift.js';
-import { summarizeEntries } from '../../../electron/verify/summarize-entry.js';
+import { summarizeListing } from '../../../electron/verify/summarize-entry.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { verifyTask } from '../../../electron/verify/verify-task.js';
 import type { Artifact } from '../../../shared/checkpoint/schema.js';
@@ -68,7 +68,7 @@ describe('quickDriftCheck', () => {
   });
 });
 
-describe('summarizeEntries', () => {
+describe('summarizeListing', () => {
   it('shows a done task whose artifact changed size as drifted, in listing order', async () => {
     const kept = await written('out/kept.md', 'kept');
     const changed = await written('out/changed.md', 'as recorded');
@@ -82,7 +82,7 @@ describe('summarizeEntries', () => {
       problems: [],
     });
     const entries = Array.from({ length: 40 }, (_, i) => entry(`t${i}`, i % 3 === 0 ? [changed] : [kept]));
-    const summaries = await summarizeEntries(openStore(root), entries, { concurrency: 4 });
+    const summaries = (await summarizeListing(openStore(root), entries, { concurrency: 4 })).map((r) => r.summary);
     expect(summaries.map((s) => s.task_id)).toEqual(entries.map((e) => e.task_id));
     expect(summaries.map((s) => s.display_status)).toEqual(entries.map((_, i) => (i % 3 === 0 ? 'drifted' : 'done')));
   });

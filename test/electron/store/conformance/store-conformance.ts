@@ -97,6 +97,8 @@ export function describeStoreConformance(name: string, makeHarness: () => Promis
         const kept = await store.listTasks((entries) => entries.map((e) => e.task_id.toUpperCase()));
         expect(kept).toEqual(['A', 'B', 'C']);
         expect(await store.getTask('nope')).toBeNull();
+        // What a listing does not read for: nothing, for tasks whose stored versions are the versions they are named for.
+        expect(await store.fileProblems(listed)).toEqual([[], [], []]);
       });
 
       it('refuses a second create, a stale or a future expectedVersion, and an invalid checkpoint, writing nothing', async () => {
