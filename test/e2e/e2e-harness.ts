@@ -163,6 +163,8 @@ export interface E2eWorld {
   env: NodeJS.ProcessEnv;
   /** Call the host's API directly, as a second client would. */
   rpc<T>(method: string, input?: unknown): Promise<T>;
+  /** A new page of the browser at this size, its errors added to `output`; at the app once `goto` is true. */
+  openPage(viewport?: { width: number; height: number }, goto?: boolean): Promise<Page>;
   close(): Promise<void>;
 }
 
@@ -228,6 +230,12 @@ export async function startWorld(opts: {
     output,
     env,
     rpc,
+    async openPage(viewport = { width: 1400, height: 900 }, goto = true) {
+      const page = await browser.newPage({ viewport });
+      page.on('pageerror', (err) => output.push(`[pageerror] ${err.message}\n`));
+      if (goto) await page.goto(url);
+      return page;
+    },
     async close() {
       await browser.close();
       await stopHost(world.host);

@@ -214,8 +214,7 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
 
   beforeAll(async () => {
     world = await startWorld({ prefix: 'e2e-a11y-' });
-    page = await world.browser.newPage({ viewport: SIZES[1] });
-    page.on('pageerror', (err) => world.output.push(`[pageerror] ${err.message}\n`));
+    page = await world.openPage(SIZES[1], false);
     // The task with the most to show: a history with a step transition, messages, artifacts and side effects.
     const tasks = await world.rpc<TaskSummary[]>('listTasks');
     for (const t of tasks.filter((t) => (t.version ?? 0) >= 2 && t.format === 'waystation')) {

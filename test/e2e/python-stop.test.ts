@@ -60,9 +60,7 @@ describe.skipIf(!hasChromium)('stopping a Python agent from the inspector, end t
         );
       },
     });
-    page = await world.browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.on('pageerror', (err) => world.output.push(`[pageerror] ${err.message}\n`));
-    await page.goto(world.url);
+    page = await world.openPage();
   }, 180_000);
 
   afterEach((ctx) => screenshotIfFailed(ctx, page));

@@ -76,9 +76,7 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
     await fs.mkdir(notes, { recursive: true });
     await fs.writeFile(path.join(notes, 'a.md'), '# Alpha\n\nAlpha comes first. It sets the scene.\n');
     await fs.writeFile(path.join(notes, 'b.md'), '# Beta\n\nBeta follows, with more to say.\n');
-    page = await world.browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.on('pageerror', (err) => world.output.push(`[pageerror] ${err.message}\n`));
-    await page.goto(world.url);
+    page = await world.openPage();
   }, 180_000);
 
   afterEach((ctx) => screenshotIfFailed(ctx, page));

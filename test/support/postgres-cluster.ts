@@ -170,16 +170,21 @@ export function clusterUrl(info: ClusterInfo, database: string, password = TEST_
   return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${info.port}/${database}`;
 }
 
+/** Run `fn` on a connection of its own to `url`, closed after it: what a test reads or changes in the rows behind a store. */
+export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
 /** A new, empty database of the test cluster; returns its URL (with the password). */
 export async function createDatabase(prefix = 'ws'): Promise<string> {
   const info = await testCluster();
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: clusterUrl(info, 'postgres') });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
+  await withClient(clusterUrl(info, 'postgres'), (admin) => admin.query(`CREATE DATABASE ${name}`));
   return clusterUrl(info, name);
 }

@@ -5,18 +5,8 @@ import { PostgresStoreError } from '../../../../electron/store/postgres/pg-error
 import { migrate, MIGRATIONS, readSchemaVersion, SCHEMA_VERSION } from '../../../../electron/store/postgres/pg-schema.js';
 import { ReadOnlyError, StoreWriteError } from '../../../../electron/store/store-types.js';
 import { WriteLimitError } from '../../../../electron/store/write-limits.js';
-import { clusterUrl, createDatabase, TEST_PASSWORD, testCluster } from '../../../support/postgres-cluster.js';
+import { clusterUrl, createDatabase, TEST_PASSWORD, testCluster, withClient } from '../../../support/postgres-cluster.js';
 import { makeCheckpoint, withoutVersion } from '../store-test-helpers.js';
-
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 /** The error a promise rejects with. */
 async function failure(p: Promise<unknown>): Promise<Error> {

@@ -6,24 +6,22 @@
  * newest version, and a resumed writer continues from it.
  */
 import { describe, expect, it } from 'vitest';
-import pg from 'pg';
 import { openPostgresStore } from '../../../../electron/store/postgres/postgres-store.js';
 import { HEAD_DELTA_RATIO, HEAD_EVERY } from '../../../../electron/store/postgres/pg-writes.js';
-import { createDatabase } from '../../../support/postgres-cluster.js';
+import { createDatabase, withClient } from '../../../support/postgres-cluster.js';
 import { makeCheckpoint, withoutVersion } from '../store-test-helpers.js';
 
 async function headRow(url: string, taskId: string): Promise<{ head_version: number; last_version: number }> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ head_version: number; last_version: number }>(
-      `SELECT head_version, last_version FROM waystation_tasks WHERE task_id = $1`,
-      [taskId],
-    );
-    return rows[0];
-  } finally {
-    await c.end();
-  }
+  return withClient(
+    url,
+    async (c) =>
+      (
+        await c.query<{ head_version: number; last_version: number }>(
+          `SELECT head_version, last_version FROM waystation_tasks WHERE task_id = $1`,
+          [taskId],
+        )
+      ).rows[0],
+  );
 }
 
 describe('the head of a task row', () => {
@@ -94,16 +92,12 @@ describe('the head of a task row', () => {
 
 /** Bytes of the deltas after the head's version, and of the newest full snapshot. */
 async function withSizes(url: string, taskId: string, headVersion: number): Promise<{ sinceHead: number; full: number }> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
+  return withClient(url, async (c) => {
     const { rows } = await c.query<{ since: string; full: number }>(
       `SELECT (SELECT COALESCE(sum(bytes), 0) FROM waystation_versions WHERE task_id = $1 AND version > $2) AS since,
               (SELECT bytes FROM waystation_versions WHERE task_id = $1 AND kind = 'full' ORDER BY version DESC LIMIT 1) AS full`,
       [taskId, headVersion],
     );
     return { sinceHead: Number(rows[0].since), full: rows[0].full };
-  } finally {
-    await c.end();
-  }
+  });
 }

@@ -6,24 +6,13 @@
  * with a catch-up for a notification that never went out.
  */
 import { describe, expect, it, vi } from 'vitest';
-import pg from 'pg';
 import { openPostgresStore } from '../../../../electron/store/postgres/postgres-store.js';
 import { subscribePg } from '../../../../electron/store/postgres/pg-events.js';
 import { migrate } from '../../../../electron/store/postgres/pg-schema.js';
 import { SUMMARY_MAX_ITEMS } from '../../../../electron/store/postgres/pg-summary.js';
 import type { StoreChange } from '../../../../electron/store/store-types.js';
-import { createDatabase } from '../../../support/postgres-cluster.js';
+import { createDatabase, withClient } from '../../../support/postgres-cluster.js';
 import { makeCheckpoint, withoutVersion } from '../store-test-helpers.js';
-
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 const summaryOfRow = (url: string, taskId: string) =>
   withClient(
