@@ -18,16 +18,10 @@ import { startFakePublishService, type FakePublishService } from '../../fakes/fa
 import { REPO } from '../lib/cli-bundle.js';
 import { finalResults } from '../lib/task-audit.js';
 import { markdownInput } from '../lib/markdown-input.js';
-import { checkFinishedTask, checkNotCorrupt, DISTURBED_RUN_CHECKS } from '../lib/finished-task-checks.js';
+import { checkNotCorrupt, DISTURBED_RUN_CHECKS } from '../lib/finished-task-checks.js';
+import { AGENTS, checkRefusal, checkRunsEnded, exampleArgs, MAX_COMMANDS, MODES, type Agent } from '../lib/python-examples.js';
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
 import { forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
-
-const AGENTS = ['checkpoint_demo', 'md_summarizer'] as const;
-const MODES = ['manual', 'auto', 'confirm'] as const;
-type Agent = (typeof AGENTS)[number];
-
-/** Runs of the agent after which a task that is still not done counts as never finished. */
-const MAX_COMMANDS = 25;
 
 interface Command {
   code: number | null;
@@ -83,13 +77,11 @@ export async function pythonKill(opts: ScenarioOptions): Promise<ScenarioReport>
       WAYSTATION_OFFLINE_LATENCY_MS: '40',
       WAYSTATION_AUTO_BACKOFF_MS: '10',
     };
-    const url = service.url;
-    const script = (agent: Agent) => path.join(REPO, 'python/examples', `${agent}.py`);
-    const agentArgs = (agent: Agent): string[] => (agent === 'md_summarizer' ? ['--input', input, '--publish-url', url] : []);
+    const inputs = { input, publishUrl: service.url };
     // Uncrashed reference runs: what every crashed run must end with, and how long a drive takes.
     const reference = new Map<Agent, { result: string; driveMs: number }>();
     for (const agent of AGENTS) {
-      const r = await runPython([script(agent), root, '--task', `reference-${agent}`, ...agentArgs(agent)], env, null);
+      const r = await runPython(exampleArgs(agent, inputs, { root, taskId: `reference-${agent}` }), env, null);
       if (r.code !== 0) throw new Error(`the uncrashed ${agent} run failed (exit ${r.code}): ${r.stderr || r.stdout}`);
       reference.set(agent, { result: await finalResults(root, `reference-${agent}`), driveMs: r.driveMs });
     }
@@ -115,16 +107,7 @@ export async function pythonKill(opts: ScenarioOptions): Promise<ScenarioReport>
         for (let c = 0; c < MAX_COMMANDS && !finished; c++) {
           // A kill is spent only when it lands: one that comes after the run ended is tried again on the next run.
           const fraction = plan.kills[kill];
-          const args = [
-            script(plan.agent),
-            root,
-            '--task',
-            taskId,
-            '--mode',
-            plan.mode,
-            ...agentArgs(plan.agent),
-            ...(approve ? ['--approve'] : []),
-          ];
+          const args = exampleArgs(plan.agent, inputs, { root, taskId, mode: plan.mode, approve });
           const r = await runPython(args, env, fraction === undefined ? null : Math.floor(fraction * driveMs));
           approve = false;
           if (r.killed) {
@@ -136,21 +119,18 @@ export async function pythonKill(opts: ScenarioOptions): Promise<ScenarioReport>
           }
           if (r.code === 0) finished = true;
           else if (r.code === 4) approve = true;
-          else if (r.code === 2 || r.code === 6) {
-            if (!/error: .{10,}/.test(r.stderr))
-              tally.violation('unclear refusal', `${where}: exit ${r.code} with ${JSON.stringify(r.stderr)}`);
-            tally.bump(`exit ${r.code}`);
-          } else tally.bump(`exit ${r.code}`);
+          else if (r.code === 2 || r.code === 6) checkRefusal(tally, where, r.code, r.stderr);
+          else tally.bump(`exit ${r.code}`);
         }
-        if (!finished) {
-          const status = (await openStore(root).getTask(taskId))?.checkpoint?.status;
-          tally.violation('task never finished', `${where}: still ${status ?? 'missing'} after ${MAX_COMMANDS} runs`);
-          return;
-        }
-        await checkFinishedTask(tally, root, taskId, where, {
-          reference: reference.get(plan.agent)!.result,
-          effect: plan.agent === 'md_summarizer' ? { service: service!, key: `${taskId}:publish-index` } : null,
-        });
+        await checkRunsEnded(
+          tally,
+          openStore(root),
+          { root, taskId, where, finished },
+          {
+            reference: reference.get(plan.agent)!.result,
+            effect: plan.agent === 'md_summarizer' ? { service: service!, key: `${taskId}:publish-index` } : null,
+          },
+        );
       } catch (err) {
         tally.violation('corrupt or unreadable checkpoint', `${where}: ${messageOf(err)}`);
       }

@@ -23,20 +23,15 @@ import { startFakePublishService, type FakePublishService } from '../../fakes/fa
 import { bundleCli, REPO } from '../lib/cli-bundle.js';
 import { finalResults } from '../lib/task-audit.js';
 import { markdownInput } from '../lib/markdown-input.js';
-import { checkFinishedTask, checkNotCorrupt, DISTURBED_RUN_CHECKS } from '../lib/finished-task-checks.js';
+import { checkNotCorrupt, DISTURBED_RUN_CHECKS } from '../lib/finished-task-checks.js';
+import { AGENTS, checkRefusal, checkRunsEnded, exampleArgs, MAX_COMMANDS, MODES, type Agent } from '../lib/python-examples.js';
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
 import { forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
 
-const AGENTS = ['checkpoint_demo', 'md_summarizer'] as const;
-const MODES = ['manual', 'auto', 'confirm'] as const;
 const HOW = ['cli', 'store'] as const;
-type Agent = (typeof AGENTS)[number];
 type How = (typeof HOW)[number];
 
 const CHECKS = [...DISTURBED_RUN_CHECKS, 'stop not honoured at a boundary', 'ran past the stop request', 'stop not recorded'] as const;
-
-/** Runs of the agent after which a task that is still not done counts as never finished. */
-const MAX_COMMANDS = 25;
 /** The longest a SIGKILL follows the stop request by. */
 const KILL_WITHIN_MS = 400;
 
@@ -131,9 +126,7 @@ export async function pythonStop(opts: ScenarioOptions): Promise<ScenarioReport>
       NO_COLOR: '1',
     };
     delete env.OPENAI_API_KEY;
-    const url = service.url;
-    const script = (agent: Agent) => path.join(REPO, 'python/examples', `${agent}.py`);
-    const agentArgs = (agent: Agent): string[] => (agent === 'md_summarizer' ? ['--input', input, '--publish-url', url] : []);
+    const inputs = { input, publishUrl: service.url };
 
     // How long `waystation stop` takes to get going (measured below): its request is sent that much earlier, to land when drawn.
     let cliStartMs = 0;
@@ -202,7 +195,7 @@ export async function pythonStop(opts: ScenarioOptions): Promise<ScenarioReport>
     const reference = new Map<Agent, { result: string; timing: Timing }>();
     for (const agent of AGENTS) {
       const r = await runAgent(
-        [script(agent), root, '--task', `reference-${agent}`, ...agentArgs(agent)],
+        exampleArgs(agent, inputs, { root, taskId: `reference-${agent}` }),
         { startMs: 0, driveMs: 0 },
         `reference-${agent}`,
         null,
@@ -244,16 +237,7 @@ export async function pythonStop(opts: ScenarioOptions): Promise<ScenarioReport>
         let finished = false;
         for (let c = 0; c < MAX_COMMANDS && !finished; c++) {
           const d = plan.runs[c];
-          const args = [
-            script(plan.agent),
-            root,
-            '--task',
-            taskId,
-            '--mode',
-            plan.mode,
-            ...agentArgs(plan.agent),
-            ...(approve ? ['--approve'] : []),
-          ];
+          const args = exampleArgs(plan.agent, inputs, { root, taskId, mode: plan.mode, approve });
           const r = await runAgent(args, timing, taskId, d);
           approve = false;
           const at = `${where}, run ${c + 1}`;
@@ -294,23 +278,20 @@ export async function pythonStop(opts: ScenarioOptions): Promise<ScenarioReport>
             finished = true;
             tally.bump(d ? 'runs that finished before a boundary came' : 'runs undisturbed to done');
           } else if (r.code === RunExit.waiting_approval) approve = true;
-          else if (r.code === RunExit.usage || r.code === RunExit.busy) {
-            if (!/error: .{10,}/.test(r.stderr))
-              tally.violation('unclear refusal', `${at}: exit ${r.code} with ${JSON.stringify(r.stderr)}`);
-            tally.bump(`exit ${r.code}`);
-          } else if (r.code !== RunExit.stopped) {
+          else if (r.code === RunExit.usage || r.code === RunExit.busy) checkRefusal(tally, at, r.code, r.stderr);
+          else if (r.code !== RunExit.stopped) {
             tally.violation('stop not honoured at a boundary', `${at}: exit ${r.code}: ${r.stderr.slice(-300) || r.stdout.slice(-300)}`);
           }
         }
-        if (!finished) {
-          const status = (await store.getTask(taskId))?.checkpoint?.status;
-          tally.violation('task never finished', `${where}: still ${status ?? 'missing'} after ${MAX_COMMANDS} runs`);
-          return;
-        }
-        await checkFinishedTask(tally, root, taskId, where, {
-          reference: reference.get(plan.agent)!.result,
-          effect: plan.agent === 'md_summarizer' ? { service: service!, key: `${taskId}:publish-index` } : null,
-        });
+        await checkRunsEnded(
+          tally,
+          store,
+          { root, taskId, where, finished },
+          {
+            reference: reference.get(plan.agent)!.result,
+            effect: plan.agent === 'md_summarizer' ? { service: service!, key: `${taskId}:publish-index` } : null,
+          },
+        );
       } catch (err) {
         tally.violation('corrupt or unreadable checkpoint', `${where}: ${messageOf(err)}`);
       }
