@@ -1,6 +1,7 @@
 /**
  * A TCP proxy between a store and the test cluster that cuts one connection
- * at the moment a transaction's COMMIT goes by: the faults a network gives
+ * at the moment a transaction's commit goes by (a COMMIT, or the one
+ * statement a save commits by): the faults a network gives
  * a database client, made on purpose against the real server.
  *
  * - `deliver`: the COMMIT reaches the server, then the client's side is cut
@@ -23,9 +24,14 @@ export interface CutProxy {
   close(): Promise<void>;
 }
 
-/** The simple-query message node-postgres sends for `COMMIT`: 'Q', its length, the text and a NUL. */
+/**
+ * A commit going by: the simple-query message node-postgres sends for
+ * `COMMIT` ('Q', its length, the text and a NUL), or the statement a save
+ * commits by (pg-writes.ts: one call of waystation_commit_version, its own
+ * transaction).
+ */
 function isCommit(chunk: Buffer): boolean {
-  return chunk.includes(Buffer.from('COMMIT\0'));
+  return chunk.includes(Buffer.from('COMMIT\0')) || chunk.includes(Buffer.from('SELECT waystation_commit_version('));
 }
 
 /** Start a proxy to the server at 127.0.0.1:`port`. */

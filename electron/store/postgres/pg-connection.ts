@@ -123,6 +123,19 @@ export class Connection {
     });
   }
 
+  /**
+   * Run `fn`, one statement (its own transaction), on a pooled client; once
+   * it has committed, the tasks in `notify` are announced as after a
+   * transaction.
+   */
+  async statement<T>(fn: (client: pg.PoolClient) => Promise<T>, notify: readonly string[] = []): Promise<T> {
+    return this.withClient(async (client) => {
+      const out = await fn(client);
+      if (notify.length > 0) await notifyChanges(client, notify);
+      return out;
+    });
+  }
+
   async close(): Promise<void> {
     await this.pool.end().catch(() => undefined);
   }

@@ -100,6 +100,54 @@ export const MIGRATIONS: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 5,
+    sql: `
+      -- A version's commit in one statement, so a save is one trip to the server instead of six (pg-writes.ts): the fence
+      -- (the lease row's generation, under a share lock, when the save holds a lease), the blobs, the version's row, the task
+      -- row brought up to it, and its \`version\` event. Any refusal ends the statement, and with it everything it wrote:
+      -- WSL01 the lease was taken over or let go; WSC01 the task row is not at the version before (another writer's save);
+      -- a second row for (task, version) fails the key (23505).
+      CREATE FUNCTION waystation_commit_version(
+        p_task text, p_version integer, p_kind text, p_body text, p_bytes integer, p_source text, p_updated_at text,
+        p_writer text, p_summary text, p_head text, p_blob_hex text[], p_blob_bytes bytea[], p_generation integer,
+        p_event_at text
+      ) RETURNS void LANGUAGE plpgsql AS $fn$
+      DECLARE
+        held integer;
+        event_id bigint;
+      BEGIN
+        IF p_generation IS NOT NULL THEN
+          SELECT generation INTO held FROM waystation_leases WHERE task_id = p_task FOR SHARE;
+          IF held IS DISTINCT FROM p_generation THEN
+            RAISE EXCEPTION 'the lease of % is no longer the saving runner''s', p_task USING ERRCODE = 'WSL01';
+          END IF;
+        END IF;
+        IF cardinality(p_blob_hex) > 0 THEN
+          INSERT INTO waystation_blobs (hex, bytes) SELECT * FROM unnest(p_blob_hex, p_blob_bytes) ON CONFLICT (hex) DO NOTHING;
+        END IF;
+        INSERT INTO waystation_versions (task_id, version, kind, body, bytes, source, updated_at, writer)
+          VALUES (p_task, p_version, p_kind, p_body, p_bytes, p_source, p_updated_at, p_writer);
+        IF p_version = 1 THEN
+          INSERT INTO waystation_tasks (task_id, last_version, head, head_version, summary, last_event_id)
+            VALUES (p_task, 1, p_head, 1, p_summary, 1) RETURNING last_event_id INTO event_id;
+        ELSIF p_head IS NULL THEN
+          UPDATE waystation_tasks SET last_version = p_version, summary = p_summary, last_event_id = last_event_id + 1
+            WHERE task_id = p_task AND last_version = p_version - 1 RETURNING last_event_id INTO event_id;
+        ELSE
+          UPDATE waystation_tasks SET last_version = p_version, summary = p_summary, last_event_id = last_event_id + 1,
+              head = p_head, head_version = p_version
+            WHERE task_id = p_task AND last_version = p_version - 1 RETURNING last_event_id INTO event_id;
+        END IF;
+        IF event_id IS NULL THEN
+          RAISE EXCEPTION 'task % is not at version %', p_task, p_version - 1 USING ERRCODE = 'WSC01';
+        END IF;
+        INSERT INTO waystation_events (task_id, id, body) VALUES (p_task, event_id,
+          json_build_object('id', event_id, 'task_id', p_task, 'type', 'version', 'version', p_version, 'at', p_event_at)::text);
+      END
+      $fn$;
+    `,
+  },
 ];
 
 /** The schema version this build reads and writes. */

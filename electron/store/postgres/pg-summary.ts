@@ -19,6 +19,36 @@ export const SUMMARY_MAX_ITEMS = 1_000;
 /** The largest summary kept, in UTF-16 code units of its JSON (a bound, not an exact byte count). */
 export const SUMMARY_MAX_BYTES = 64 * 1024;
 
+type PlanStep = Checkpoint['plan'][number];
+
+/**
+ * The summary text of each plan step, by the step object. A save's
+ * checkpoint shares every step it did not change with the version before, as
+ * the same sealed (frozen) object (version-build.ts), so a save encodes only
+ * the steps it changed: encoding the whole plan at every save cost more than
+ * the rest of the save's own work at a thousand steps.
+ */
+const stepTexts = new WeakMap<PlanStep, string>();
+
+function stepText(s: PlanStep): string {
+  let text = stepTexts.get(s);
+  if (text === undefined) {
+    text = JSON.stringify({
+      id: s.id,
+      name: s.name,
+      status: s.status,
+      ...(s.started_at !== undefined ? { started_at: s.started_at } : {}),
+      ...(s.finished_at !== undefined ? { finished_at: s.finished_at } : {}),
+    });
+    // Only a frozen step is kept: one that can still change would be summarized as it was.
+    if (Object.isFrozen(s)) stepTexts.set(s, text);
+  }
+  return text;
+}
+
+/** Where the plan goes in the summary's text: no string value can hold these bytes, since JSON escapes its quotes. */
+const PLAN_SLOT = ',"plan":[]';
+
 /** The listing's fields of `cp`, as JSON; null when the task is too long to keep them in its row. */
 export function summaryOf(cp: Checkpoint): string | null {
   const items = cp.plan.length + cp.artifacts.length + cp.side_effects.length + cp.errors.length;
@@ -31,13 +61,7 @@ export function summaryOf(cp: Checkpoint): string | null {
     status: cp.status,
     phase: cp.phase,
     goal: cp.goal,
-    plan: cp.plan.map((s) => ({
-      id: s.id,
-      name: s.name,
-      status: s.status,
-      ...(s.started_at !== undefined ? { started_at: s.started_at } : {}),
-      ...(s.finished_at !== undefined ? { finished_at: s.finished_at } : {}),
-    })),
+    plan: [],
     current_step: cp.current_step,
     total_steps: cp.total_steps,
     artifacts: cp.artifacts.map((a) => ({
@@ -71,6 +95,8 @@ export function summaryOf(cp: Checkpoint): string | null {
         : {}),
     ...(cp.forked_from ? { forked_from: { task_id: cp.forked_from.task_id, version: cp.forked_from.version } } : {}),
   };
-  const text = JSON.stringify(head);
+  const rest = JSON.stringify(head);
+  const slot = rest.indexOf(PLAN_SLOT) + PLAN_SLOT.length - 1;
+  const text = `${rest.slice(0, slot)}${cp.plan.map(stepText).join(',')}${rest.slice(slot)}`;
   return text.length > SUMMARY_MAX_BYTES ? null : text;
 }

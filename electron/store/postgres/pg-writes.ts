@@ -1,13 +1,16 @@
 /**
  * Writing the versions of one task to a PostgreSQL store.
  *
- * A version is committed by one transaction: its blobs (content-addressed,
+ * A version is committed by one statement, a call of the schema's
+ * `waystation_commit_version` (pg-schema.ts): its blobs (content-addressed,
  * inserted once), its row in `waystation_versions` keyed by (task,
- * version), the task row brought up to it and its `version` event; a NOTIFY
- * follows once it has committed (pg-events.ts). The key is the commit point: of two writers racing for a version
- * the second insert fails, its transaction rolls back, and it gets
+ * version), the task row brought up to it and its `version` event, in one
+ * trip to the server; a NOTIFY follows once it has committed (pg-events.ts).
+ * The key is the commit point: of two writers racing for a version the
+ * second insert fails, its statement rolls back whole, and it gets
  * ConflictError with nothing left behind. A save under a lease first takes a
- * share lock on the lease row and compares generations: the fence.
+ * share lock on the lease row and compares generations: the fence (a release
+ * or a takeover raises the generation).
  *
  * Each version is stored as a delta against the one before (the shared
  * json-diff), with a full snapshot whenever the deltas since the last one
@@ -44,9 +47,7 @@ import { buildVersion, KEYFRAME_DELTA_RATIO } from '../version-build.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from '../store-types.js';
 import type { Connection } from './pg-connection.js';
 import { isConnectionLost, pgCode, PostgresStoreError } from './pg-errors.js';
-import { writeEvent } from './pg-events.js';
 import { summaryOf } from './pg-summary.js';
-import { readLeaseRow } from './pg-lease.js';
 import { rebuildDoc } from './pg-reads.js';
 
 type Json = Record<string, unknown>;
@@ -75,6 +76,10 @@ interface WriterState {
  */
 export const HEAD_EVERY = 16;
 export const HEAD_DELTA_RATIO = 4;
+
+/** The refusals of waystation_commit_version (pg-schema.ts): the lease was taken over or let go; the task row is not at the version before. */
+const COMMIT_LEASE_LOST = 'WSL01';
+const COMMIT_CONFLICT = 'WSC01';
 
 /** How often, and how far apart, the outcome of a save cut off by a dropped connection is asked for. */
 const OUTCOME_ATTEMPTS = 8;
@@ -214,11 +219,13 @@ export class PgTaskWriter {
       return this.commit(c, request, next, kind, body, bytes, writeHead ? doc : null, token, cp, blobs);
     };
     try {
-      await this.conn.transaction(commit, [this.taskId]);
+      await this.conn.statement(commit, [this.taskId]);
     } catch (err) {
       this.state = null;
-      if (pgCode(err) === '23505') throw new ConflictError(this.taskId, next);
-      if (err instanceof LeaseLostError || err instanceof ConflictError || err instanceof TaskReadError) throw err;
+      const code = pgCode(err);
+      if (code === '23505' || code === COMMIT_CONFLICT) throw new ConflictError(this.taskId, next);
+      if (code === COMMIT_LEASE_LOST) throw new LeaseLostError(this.taskId);
+      if (err instanceof TaskReadError) throw err;
       if (isConnectionLost(err)) {
         if (!(await this.committed(next, token, backend))) throw this.notCommitted(next, err);
       } else throw this.conn.mapError(err);
@@ -236,6 +243,7 @@ export class PgTaskWriter {
     return { checkpoint: cp, bytesWritten: bytes + blobs.reduce((n, b) => n + b.bytes.length, 0) };
   }
 
+  /** The version's commit: one call of waystation_commit_version (pg-schema.ts, schema 5), one statement. */
   private async commit(
     c: pg.ClientBase,
     request: SaveRequest,
@@ -250,41 +258,22 @@ export class PgTaskWriter {
     blobs: { hex: string; bytes: Buffer }[],
   ): Promise<void> {
     const lease = request.lease;
-    if (lease && lease.taskId === this.taskId) {
-      const row = await readLeaseRow(c, this.taskId, 'FOR SHARE');
-      if (!row || row.generation !== lease.generation || row.entry?.released) throw new LeaseLostError(this.taskId);
-    }
-    if (blobs.length > 0)
-      await c.query(
-        `INSERT INTO waystation_blobs (hex, bytes) SELECT * FROM unnest($1::text[], $2::bytea[]) ON CONFLICT (hex) DO NOTHING`,
-        [blobs.map((b) => b.hex), blobs.map((b) => b.bytes)],
-      );
-    await c.query(
-      `INSERT INTO waystation_versions (task_id, version, kind, body, bytes, source, updated_at, writer) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [this.taskId, next, kind, body, bytes, JSON.stringify(cp.source), cp.run.updated_at, token],
-    );
-    // One statement brings the row to the version: its counter, its summary, the event id it takes, and the head when due.
-    const summary = summaryOf(cp);
-    const updated =
-      next === 1
-        ? await c.query<{ event_id: string }>(
-            `INSERT INTO waystation_tasks (task_id, last_version, head, head_version, summary, last_event_id) VALUES ($1, 1, $2, 1, $3, 1)
-             RETURNING last_event_id AS event_id`,
-            [this.taskId, doc, summary],
-          )
-        : doc === null
-          ? await c.query<{ event_id: string }>(
-              `UPDATE waystation_tasks SET last_version = $2, summary = $4, last_event_id = last_event_id + 1
-                WHERE task_id = $1 AND last_version = $3 RETURNING last_event_id AS event_id`,
-              [this.taskId, next, next - 1, summary],
-            )
-          : await c.query<{ event_id: string }>(
-              `UPDATE waystation_tasks SET last_version = $2, summary = $4, last_event_id = last_event_id + 1, head = $5, head_version = $2
-                WHERE task_id = $1 AND last_version = $3 RETURNING last_event_id AS event_id`,
-              [this.taskId, next, next - 1, summary, doc],
-            );
-    if (updated.rows.length === 0) throw new ConflictError(this.taskId, next);
-    await writeEvent(c, this.taskId, Number(updated.rows[0].event_id), { type: 'version', version: next });
+    await c.query(`SELECT waystation_commit_version($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
+      this.taskId,
+      next,
+      kind,
+      body,
+      bytes,
+      JSON.stringify(cp.source),
+      cp.run.updated_at,
+      token,
+      summaryOf(cp),
+      doc,
+      blobs.map((b) => b.hex),
+      blobs.map((b) => b.bytes),
+      lease && lease.taskId === this.taskId ? lease.generation : null,
+      new Date().toISOString(),
+    ]);
   }
 
   /**

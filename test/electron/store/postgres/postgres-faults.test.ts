@@ -3,7 +3,7 @@ import pg from 'pg';
 import { openPostgresStore } from '../../../../electron/store/postgres/postgres-store.js';
 import { PostgresStoreError } from '../../../../electron/store/postgres/pg-errors.js';
 import { migrate, MIGRATIONS, readSchemaVersion, SCHEMA_VERSION } from '../../../../electron/store/postgres/pg-schema.js';
-import { ReadOnlyError, StoreWriteError } from '../../../../electron/store/store-types.js';
+import { ConflictError, ReadOnlyError, StoreWriteError } from '../../../../electron/store/store-types.js';
 import { WriteLimitError } from '../../../../electron/store/write-limits.js';
 import { clusterUrl, createDatabase, TEST_PASSWORD, testCluster, withClient } from '../../../support/postgres-cluster.js';
 import { makeCheckpoint, withoutVersion } from '../store-test-helpers.js';
@@ -161,6 +161,31 @@ describe('the schema', () => {
     await expect(later.init()).rejects.toThrow(/newer than this build knows/);
     expect((await later.history('t1')).map((v) => v.version)).toEqual([1]);
     await later.close();
+  });
+});
+
+describe('the statement a save commits by', () => {
+  it('refused when the task row is not at the version before: a conflict, and nothing of the save stays', async () => {
+    const url = await createDatabase('stale');
+    const store = openPostgresStore(url);
+    const v1 = (await store.create(makeCheckpoint('t1'))).checkpoint;
+    // The row moved on without a version of this writer's knowing (edited by hand): the version row the
+    // save inserts first must go with the refusal, and with it the blob and the event.
+    await withClient(url, (c) => c.query(`UPDATE waystation_tasks SET last_version = 7 WHERE task_id = 't1'`));
+    const err = await failure(
+      store.save('t1', { expectedVersion: 1, checkpoint: withoutVersion(v1), results: { [v1.plan[0].id]: { kept: false } } }),
+    );
+    expect(err).toBeInstanceOf(ConflictError);
+    const counts = await withClient(url, async (c) => {
+      const n = async (sql: string) => (await c.query<{ n: number }>(sql)).rows[0].n;
+      return {
+        versions: await n(`SELECT count(*)::int AS n FROM waystation_versions`),
+        blobs: await n(`SELECT count(*)::int AS n FROM waystation_blobs`),
+        events: await n(`SELECT count(*)::int AS n FROM waystation_events`),
+      };
+    });
+    expect(counts).toEqual({ versions: 1, blobs: 0, events: 1 });
+    await store.close();
   });
 });
 

@@ -8,7 +8,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { openPostgresStore } from '../../../../electron/store/postgres/postgres-store.js';
 import { subscribePg } from '../../../../electron/store/postgres/pg-events.js';
-import { migrate } from '../../../../electron/store/postgres/pg-schema.js';
+import { migrate, SCHEMA_VERSION } from '../../../../electron/store/postgres/pg-schema.js';
 import { SUMMARY_MAX_ITEMS } from '../../../../electron/store/postgres/pg-summary.js';
 import type { StoreChange } from '../../../../electron/store/store-types.js';
 import { createDatabase, withClient } from '../../../support/postgres-cluster.js';
@@ -65,7 +65,7 @@ describe('the listing of a PostgreSQL store', () => {
         `INSERT INTO waystation_versions (task_id, version, kind, body, bytes, source, updated_at, writer) VALUES ('settled', 1, 'full', $1, 1, '{"kind":"runtime"}', 'x', 'w')`,
         [v1],
       );
-      expect(await migrate(c, 'test')).toEqual({ from: 3, to: 4 });
+      expect(await migrate(c, 'test')).toEqual({ from: 3, to: SCHEMA_VERSION });
     });
     expect(JSON.parse((await summaryOfRow(url, 'settled'))!)).toMatchObject({ task_id: 'settled', version: 1 });
     await withClient(url, (c) => c.query(`UPDATE waystation_tasks SET summary = NULL`));
