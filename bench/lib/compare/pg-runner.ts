@@ -7,8 +7,9 @@
  * Run: node bin/waystation-tsx.mjs bench/lib/compare/pg-runner.ts SIDE URL TASK STEPS SEED
  * (SIDE: waystation or langgraph). Creates its task (and takes its lease),
  * prints `{"type":"ready"}`, saves STEPS steps when a `go` line arrives on
- * stdin, prints `{"type":"done","startAt":...,"endAt":...}` (wall clock, ms
- * since the epoch) and exits.
+ * stdin, prints `{"type":"done","startAt":...,"endAt":...,"cpuMs":...}` (wall
+ * clock, ms since the epoch; the processor time the saves took, user and
+ * system, ms) and exits.
  */
 import readline from 'node:readline';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
@@ -31,6 +32,10 @@ const go = new Promise<void>((resolve) => {
   });
 });
 const now = () => performance.timeOrigin + performance.now();
+const cpuMsSince = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
 
 if (side === 'waystation') {
   const store = openPostgresStore(url);
@@ -40,6 +45,7 @@ if (side === 'waystation') {
   process.stdout.write(`${JSON.stringify({ type: 'ready' })}\n`);
   await go;
   const startAt = now();
+  const cpu = process.cpuUsage();
   for (let step = 1; step <= steps; step++) {
     const saved = await store.save(taskId, {
       expectedVersion: current.version,
@@ -51,9 +57,10 @@ if (side === 'waystation') {
     current = saved.checkpoint;
   }
   const endAt = now();
+  const cpuMs = cpuMsSince(cpu);
   await lease.release();
   await store.close();
-  process.stdout.write(`${JSON.stringify({ type: 'done', startAt, endAt })}\n`);
+  process.stdout.write(`${JSON.stringify({ type: 'done', startAt, endAt, cpuMs })}\n`);
 } else {
   const saver = PostgresSaver.fromConnString(url);
   const thread = new LangGraphThread(saver, seed, false, taskId);
@@ -61,9 +68,11 @@ if (side === 'waystation') {
   process.stdout.write(`${JSON.stringify({ type: 'ready' })}\n`);
   await go;
   const startAt = now();
+  const cpu = process.cpuUsage();
   for (let step = 1; step <= steps; step++) await thread.step(step);
   const endAt = now();
+  const cpuMs = cpuMsSince(cpu);
   await saver.end();
-  process.stdout.write(`${JSON.stringify({ type: 'done', startAt, endAt })}\n`);
+  process.stdout.write(`${JSON.stringify({ type: 'done', startAt, endAt, cpuMs })}\n`);
 }
 process.exit(0);

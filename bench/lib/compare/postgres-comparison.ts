@@ -18,7 +18,9 @@
  * The server is a throwaway cluster with PostgreSQL's durable defaults
  * (fsync, synchronous_commit, full_page_writes on), or one given by URL.
  */
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -83,6 +85,10 @@ export interface ConcurrencyFigure {
   saves: number;
   wallMs: number;
   savesPerSecond: number;
+  /** Processor time of the runners' processes a save (user and system). */
+  runnerCpuMsPerSave: number;
+  /** Processor time of the server's processes a save, when the server is the run's own cluster; null otherwise. */
+  serverCpuMsPerSave: number | null;
 }
 
 export interface PostgresComparisonResult {
@@ -128,7 +134,44 @@ const LANGGRAPH_TABLES = ['checkpoint_migrations', 'checkpoints', 'checkpoint_bl
 interface Server {
   shown: string;
   database(name: string): Promise<string>;
+  /** Processor time the server's processes have used so far (ms), when it is the run's own cluster; null otherwise. */
+  cpuMs(): number | null;
   close(): void;
+}
+
+/** Clock ticks a second, the unit of /proc/<pid>/stat's times. */
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/**
+ * Processor time of a cluster's processes so far, in ms: the postmaster's
+ * children (backends, writers) as they are, and what the postmaster reaped
+ * of those that exited (its children's times), from /proc.
+ */
+function clusterCpuMs(cluster: ClusterInfo): number | null {
+  let postmaster: number;
+  try {
+    postmaster = Number(readFileSync(path.join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return null;
+  }
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let fields: string[];
+    try {
+      // The fields after the command name, which may itself hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    } catch {
+      continue;
+    }
+    const pid = Number(entry);
+    const ppid = Number(fields[1]);
+    // utime, stime (fields 14, 15 of stat); for the postmaster, cutime and cstime (16, 17) too.
+    if (ppid === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+    else if (pid === postmaster) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  }
+  return (ticks * 1000) / CLOCK_TICKS;
 }
 
 async function openServer(opts: PostgresComparisonOptions): Promise<Server> {
@@ -170,6 +213,7 @@ async function openServer(opts: PostgresComparisonOptions): Promise<Server> {
       u.pathname = `/${db}`;
       return u.toString();
     },
+    cpuMs: () => (cluster ? clusterCpuMs(cluster) : null),
     close: () => {
       if (cluster) stopClusterSync(cluster);
       cluster = null;
@@ -304,6 +348,7 @@ async function runLangGraphPg(
  */
 async function concurrent(
   side: 'waystation' | 'langgraph',
+  server: Server,
   url: string,
   runners: number,
   steps: number,
@@ -326,15 +371,20 @@ async function concurrent(
   );
   try {
     await Promise.all(children.map((c) => c.next('ready')));
+    const serverBefore = server.cpuMs();
     for (const c of children) c.send('go');
-    const done = await Promise.all(children.map((c) => c.next<{ startAt: number; endAt: number }>('done', 600_000)));
+    const done = await Promise.all(children.map((c) => c.next<{ startAt: number; endAt: number; cpuMs: number }>('done', 600_000)));
+    const serverAfter = server.cpuMs();
     const wallMs = Math.max(...done.map((d) => d.endAt)) - Math.min(...done.map((d) => d.startAt));
+    const saves = runners * steps;
     return {
       side: side === 'waystation' ? 'Waystation' : 'LangGraph PostgresSaver',
       runners,
-      saves: runners * steps,
+      saves,
       wallMs,
-      savesPerSecond: (runners * steps * 1000) / wallMs,
+      savesPerSecond: (saves * 1000) / wallMs,
+      runnerCpuMsPerSave: done.reduce((sum, d) => sum + d.cpuMs, 0) / saves,
+      serverCpuMsPerSave: serverBefore !== null && serverAfter !== null ? (serverAfter - serverBefore) / saves : null,
     };
   } finally {
     await Promise.all(children.map((c) => c.stop()));
@@ -433,12 +483,12 @@ export async function runPostgresComparison(opts: PostgresComparisonOptions, wor
     const lgUrl = await server.database('concurrent_lg');
     const concurrency = {
       waystation: [
-        await concurrent('waystation', wsUrl, 1, opts.concurrentSteps, opts.seed),
-        await concurrent('waystation', wsUrl, opts.runners, opts.concurrentSteps, opts.seed),
+        await concurrent('waystation', server, wsUrl, 1, opts.concurrentSteps, opts.seed),
+        await concurrent('waystation', server, wsUrl, opts.runners, opts.concurrentSteps, opts.seed),
       ],
       langgraph: [
-        await concurrent('langgraph', lgUrl, 1, opts.concurrentSteps, opts.seed),
-        await concurrent('langgraph', lgUrl, opts.runners, opts.concurrentSteps, opts.seed),
+        await concurrent('langgraph', server, lgUrl, 1, opts.concurrentSteps, opts.seed),
+        await concurrent('langgraph', server, lgUrl, opts.runners, opts.concurrentSteps, opts.seed),
       ],
     };
 
@@ -548,7 +598,7 @@ export function formatPostgresComparison(r: PostgresComparisonResult): string {
   const conc = [...r.concurrency.waystation, ...r.concurrency.langgraph];
   out.push(
     formatTable(
-      columns('side', 'runners', 'saves', 'wall', 'saves/s', '÷ one runner'),
+      columns('side', 'runners', 'saves', 'wall', 'saves/s', '÷ one runner', 'runner CPU a save', 'server CPU a save'),
       conc.map((c) => {
         const alone = conc.find((o) => o.side === c.side && o.runners === 1)!;
         return [
@@ -558,10 +608,22 @@ export function formatPostgresComparison(r: PostgresComparisonResult): string {
           formatMs(c.wallMs),
           c.savesPerSecond.toFixed(0),
           formatRatio(c.savesPerSecond / alone.savesPerSecond),
+          formatMs(c.runnerCpuMsPerSave),
+          c.serverCpuMsPerSave === null ? '(not measured)' : formatMs(c.serverCpuMsPerSave),
         ];
       }),
     ),
   );
+  // Runners at once share the machine's cores with the server: a lone runner that keeps k cores busy (its
+  // processor time and the server's, over its time a save) leaves room for at most cores ÷ k of it.
+  for (const c of conc.filter((o) => o.runners === 1 && o.serverCpuMsPerSave !== null)) {
+    const busy = (c.runnerCpuMsPerSave + c.serverCpuMsPerSave!) / (c.wallMs / c.saves);
+    out.push(
+      '',
+      `${c.side} alone keeps ${busy.toFixed(2)} cores busy (runner and server processor time over the wall time of a save): ` +
+        `on ${os.cpus().length} cores, runners at once can reach at most ${formatRatio(os.cpus().length / busy)} its saves a second.`,
+    );
+  }
   const many = (side: ConcurrencyFigure[]) => side[side.length - 1];
   out.push(
     '',
