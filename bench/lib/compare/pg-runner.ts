@@ -57,10 +57,10 @@ if (side === 'waystation') {
     current = saved.checkpoint;
   }
   const endAt = now();
-  const cpuMs = cpuMsSince(cpu);
+  // Told before the connections close: the server's processes for them are counted while they still run.
+  process.stdout.write(`${JSON.stringify({ type: 'done', startAt, endAt, cpuMs: cpuMsSince(cpu) })}\n`);
   await lease.release();
   await store.close();
-  process.stdout.write(`${JSON.stringify({ type: 'done', startAt, endAt, cpuMs })}\n`);
 } else {
   const saver = PostgresSaver.fromConnString(url);
   const thread = new LangGraphThread(saver, seed, false, taskId);
@@ -71,8 +71,7 @@ if (side === 'waystation') {
   const cpu = process.cpuUsage();
   for (let step = 1; step <= steps; step++) await thread.step(step);
   const endAt = now();
-  const cpuMs = cpuMsSince(cpu);
+  process.stdout.write(`${JSON.stringify({ type: 'done', startAt, endAt, cpuMs: cpuMsSince(cpu) })}\n`);
   await saver.end();
-  process.stdout.write(`${JSON.stringify({ type: 'done', startAt, endAt, cpuMs })}\n`);
 }
 process.exit(0);
