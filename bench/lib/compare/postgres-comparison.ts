@@ -31,7 +31,7 @@ import { openPostgresStore, type PostgresStore } from '../../../electron/store/p
 import type { CheckpointStore } from '../../../electron/store/store-types.js';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import type { HostEvent } from '../../../shared/api/contract.js';
-import { clusterUrl, startCluster, stopClusterSync, type ClusterInfo } from '../../../test/support/postgres-cluster.js';
+import { clusterUrl, startCluster, stopClusterSync, withClient, type ClusterInfo } from '../../../test/support/postgres-cluster.js';
 import { workloadMessage, workloadResult, workloadStepId } from '../agent-workload.js';
 import { formatBytes, formatCount, formatMs, formatRatio } from '../format.js';
 import { percentile } from '../percentile.js';
@@ -189,15 +189,7 @@ async function openServer(opts: PostgresComparisonOptions): Promise<Server> {
   }
   const suffix = `${process.pid}_${Date.now().toString(36)}`;
   const made: string[] = [];
-  const admin = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    try {
-      return await fn(c);
-    } finally {
-      await c.end();
-    }
-  };
+  const admin = <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => withClient(adminUrl, fn);
   const settings = await admin((c) =>
     c.query<{ name: string; setting: string }>(
       `SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'server_version') ORDER BY name`,
