@@ -36,8 +36,6 @@ import { openLocation } from '../store/open-location.js';
 import { isPostgresUrl, redactUrl } from '../store/postgres/redact-url.js';
 import { isCheckpointStore, type CheckpointSource, type CheckpointStore } from '../store/store-types.js';
 import { detectLocation } from '../sources/detect-location.js';
-import { openLangGraphSource } from '../sources/langgraph/open-langgraph.js';
-import { editThreadState, previewThreadEdit } from './langgraph-edit.js';
 import { builtInAgentInfos, catalogOf } from './agent-catalog-cache.js';
 import { EventHub } from './event-hub.js';
 import { HostOperations } from './host-operations.js';
@@ -124,7 +122,9 @@ export class HostService implements WaystationService {
     if (found.kind === 'postgres-store')
       return this.openNonDirectory((this.options.openStore ?? openLocation)(dir), { ...opts, location: dir });
     if (found.kind === 'langgraph-sqlite' || found.kind === 'langgraph-postgres') {
-      // Waystation never runs a LangGraph graph: a checkpointer is browsed, read-only whatever was asked.
+      // Waystation never runs a LangGraph graph: a checkpointer is browsed, read-only whatever was asked. Its readers
+      // (SQLite's and PostgreSQL's drivers, the msgpack decoder) are loaded only then: a host of a directory never needs them.
+      const { openLangGraphSource } = await import('../sources/langgraph/open-langgraph.js');
       const source = await openLangGraphSource(dir);
       return this.openNonDirectory(source, { readOnly: true, remember: found.kind === 'langgraph-sqlite' });
     }
@@ -539,10 +539,12 @@ export class HostService implements WaystationService {
 
   // A LangGraph checkpointer is browsed read-only; editing a thread's state is its one write, asked for explicitly.
   async previewThreadEdit(input: ApiParsedInput<'previewThreadEdit'>): Promise<ApiOutputs['previewThreadEdit']> {
+    const { previewThreadEdit } = await import('./langgraph-edit.js');
     return previewThreadEdit(this.dir().store, input);
   }
 
   async editThreadState(input: ApiParsedInput<'editThreadState'>): Promise<ActionResult> {
+    const { editThreadState } = await import('./langgraph-edit.js');
     return editThreadState(this.dir().store, input);
   }
 }
