@@ -339,18 +339,46 @@ export async function misnumberedFiles(ctx: ReadContext, taskDir: string, files:
 
 /**
  * The problems of a listed task's version files that its listing did not
- * look for (see CheckpointSource.fileProblems): a readdir of `versions/` and
- * a look at each file's head, read once per file and store. What the
- * listing already reported of a file is not said twice. A legacy task has no
- * version files, and a folder linked out of the root is not read through.
+ * look for (see CheckpointSource.fileProblems): a readdir of `versions/`, a
+ * stat of each file, and a look at the head of each file that may have been
+ * put there since the files after it (outOfOrder). What the listing already
+ * reported of a file is not said twice. A legacy task has no version files,
+ * and a folder linked out of the root is not read through.
  */
 export async function listedFileProblems(ctx: ReadContext, entry: ListedFiles): Promise<Problem[]> {
   if (entry.format !== 'waystation' || entry.problems.some((p) => p.reason === 'outside-root')) return [];
   const taskDir = path.join(ctx.root, entry.location);
   const files = await versionFiles(ctx, taskDir);
   if (files.length === 0) return [];
-  const found = await misnumberedFiles(ctx, taskDir, files, entry.checkpoint?.version ?? 0);
+  const found = await misnumberedFiles(ctx, taskDir, await outOfOrder(ctx, taskDir, files), entry.checkpoint?.version ?? 0);
   return found.filter((m) => !entry.problems.some((p) => p.file === m.file && p.reason === m.reason));
+}
+
+/**
+ * The version files whose heads a listing reads: the newest, and each whose
+ * change time (ctime) is later than the next file's. A writer creates a
+ * task's version files one after the other and never touches one once the
+ * next exists (a segment is appended to only while it is the newest), so
+ * their change times follow their numbers; a file copied over one, or
+ * renamed or copied into `versions/` afterwards, gets a change time of the
+ * moment it was put there, which no one can set back. A folder copied whole
+ * gives its files change times in the copy's order, and those out of order
+ * are read: a read too many, never a file missed. A file that cannot be
+ * stat-ed is read (its read says what is wrong). A stat costs a quarter of
+ * the open, stat, read and close of a head, across the 100,000 version files
+ * of a large directory.
+ */
+async function outOfOrder(ctx: ReadContext, taskDir: string, files: readonly number[]): Promise<number[]> {
+  const dir = path.join(taskDir, VERSIONS_DIR);
+  const ctimes: number[] = [];
+  for (const n of files)
+    ctimes.push(
+      await ctx.fs.lstat(`${dir}${path.sep}${versionFileName(n)}`).then(
+        (st) => st.ctimeMs,
+        () => Infinity,
+      ),
+    );
+  return files.filter((_, i) => i === files.length - 1 || !(ctimes[i] <= ctimes[i + 1]));
 }
 
 /**
