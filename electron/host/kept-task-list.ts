@@ -8,8 +8,8 @@
  * from the kept list costs the serialisation alone.
  */
 import { mayNeedRecovery, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
-import { IMPORT_SUFFIX } from '../store/directory-scan.js';
-import type { CheckpointSource, ListedTask } from '../store/store-types.js';
+import { IMPORT_SUFFIX, SYNC_SLICE } from '../store/directory-scan.js';
+import type { CheckpointSource, ListedFiles, ListedTask } from '../store/store-types.js';
 import { summarizeEntry, summarizeListing } from '../verify/summarize-entry.js';
 import type { SerialQueue } from './serial-queue.js';
 
@@ -72,6 +72,25 @@ function* jsonArrayPieces<T>(items: readonly T[], toJson: (item: T) => string): 
   }
 }
 
+/** What the check of the files after a build needs of the open directory. */
+export interface FileCheckHooks {
+  /** Whether the directory is still open: the check stops when it is not. */
+  isOpen(): boolean;
+  /** A row gained problems of its files: publish it as changed. */
+  onRowChanged(summary: TaskSummary): void;
+}
+
+/** What fileProblems needs of a kept row. */
+function filesOf(s: TaskSummary): ListedFiles {
+  return {
+    task_id: s.task_id,
+    location: s.location,
+    format: s.format,
+    problems: s.problems,
+    checkpoint: s.version === null ? null : { version: s.version },
+  };
+}
+
 /** The kept list of one open directory; see the module comment. */
 export class KeptTaskList {
   /** Task location (folder or root file) -> task id, as last seen. */
@@ -91,6 +110,7 @@ export class KeptTaskList {
     private readonly root: string,
     private readonly store: CheckpointSource,
     private readonly queue: SerialQueue,
+    private readonly files: FileCheckHooks = { isOpen: () => true, onRowChanged: () => {} },
   ) {}
 
   /** Whether the built list has a row at `location` (false before the first build). */
@@ -139,6 +159,7 @@ export class KeptTaskList {
         try {
           const map = await this.build();
           this.summaries = map;
+          void this.checkFiles(map).catch(() => {});
           return map;
         } finally {
           this.building = null;
@@ -149,13 +170,44 @@ export class KeptTaskList {
   }
 
   private async build(): Promise<Map<string, KeptSummary>> {
-    // Each slice is summarized as it is read, so the parsed checkpoints die young (see KeepListed).
+    // Each slice is summarized as it is read, so the parsed checkpoints die young (see KeepListed). The files are
+    // checked after (checkFiles): the first rows do not wait for a stat of every version file.
     const kept = await this.store.listTasks(async (entries) => {
-      const rows = await summarizeListing(this.store, entries);
+      const rows = await summarizeListing(this.store, entries, { files: false });
       return rows.map(({ entry, summary }) => keep(entry, summary));
     });
     for (const k of kept) this.locations.set(k.summary.location, k.summary.task_id);
     return new Map(kept.map((k) => [k.summary.location, k]));
+  }
+
+  /**
+   * What a listing does not read for (CheckpointSource.fileProblems, what
+   * `ls` asks as it lists), asked once the list is built: a slice of rows at
+   * a time, each queued with the watcher's batches so changes keep flowing,
+   * and a row that gains problems is published as changed. A row a batch
+   * replaced meanwhile was read whole (getTask checks its files) and is left
+   * as it is.
+   */
+  private async checkFiles(map: Map<string, KeptSummary>): Promise<void> {
+    const rows = [...map];
+    for (let start = 0; start < rows.length && this.files.isOpen(); start += SYNC_SLICE) {
+      const slice = rows.slice(start, start + SYNC_SLICE);
+      await this.queue.run(async () => {
+        const current = slice.filter(([location, k]) => map.get(location) === k);
+        const found = await this.store.fileProblems(current.map(([, k]) => filesOf(k.summary)));
+        current.forEach(([location, k], i) => {
+          if (found[i].length === 0 || map.get(location) !== k) return;
+          const added = found[i].map((p) => ({ file: p.file, reason: p.reason, message: p.message, severity: p.severity }));
+          const row: KeptSummary = {
+            ...k,
+            summary: { ...k.summary, problems: [...k.summary.problems, ...added] },
+            recheck: k.recheck && { ...k.recheck, problems: [...k.recheck.problems, ...added] },
+          };
+          map.set(location, row);
+          if (this.files.isOpen()) this.files.onRowChanged(row.summary);
+        });
+      });
+    }
   }
 
   /** The kept list in the store's order, the few volatile tasks summarized again. */

@@ -56,7 +56,10 @@ export class OpenDirectory {
     this.root = root;
     this.readOnly = options.readOnly;
     this.store = store;
-    this.list = new KeptTaskList(root, store, this.queue);
+    this.list = new KeptTaskList(root, store, this.queue, {
+      isOpen: () => !this.closed,
+      onRowChanged: (summary) => hub.publish({ type: 'task-changed', taskId: summary.task_id, version: summary.version, summary }),
+    });
     this.loadFailures = new LoadFailures(root, store, options.hashes);
     this.reads = new TaskReads({
       root,

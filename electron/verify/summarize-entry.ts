@@ -85,7 +85,12 @@ export interface SummarizedRow<E extends SummarizedEntry> {
 export async function summarizeListing<E extends SummarizedEntry & ListedFiles>(
   source: CheckpointSource,
   entries: readonly E[],
-  opts: { concurrency?: number; lease?: LeaseReadOptions } = {},
+  opts: {
+    concurrency?: number;
+    lease?: LeaseReadOptions;
+    /** Ask the source about the files too (default); false for a caller that asks later (withFileProblems). */
+    files?: boolean;
+  } = {},
 ): Promise<SummarizedRow<E>[]> {
   const out: SummarizedRow<E>[] = [];
   // Most tasks need no I/O to summarize (no lease folder, no artifacts), so a slice runs start to end in one
@@ -93,12 +98,17 @@ export async function summarizeListing<E extends SummarizedEntry & ListedFiles>(
   for (let start = 0; start < entries.length; start += SYNC_SLICE) {
     if (start > 0) await nextTurn();
     const slice = entries.slice(start, start + SYNC_SLICE);
-    const found = await source.fileProblems(slice);
-    const checked = slice.map((e, i) => (found[i].length ? { ...e, problems: [...e.problems, ...found[i]] } : e));
+    const checked = opts.files === false ? slice : await withFileProblems(source, slice);
     const summaries = await mapLimit(checked, opts.concurrency ?? LIST_CONCURRENCY, (entry) =>
       summarizeEntry(source, entry, { lease: opts.lease }),
     );
     for (let i = 0; i < checked.length; i++) out.push({ entry: checked[i], summary: summaries[i] });
   }
   return out;
+}
+
+/** Entries with what the source finds of their files added to their problems (CheckpointSource.fileProblems). */
+export async function withFileProblems<E extends ListedFiles>(source: CheckpointSource, entries: readonly E[]): Promise<E[]> {
+  const found = await source.fileProblems(entries);
+  return entries.map((e, i) => (found[i].length ? { ...e, problems: [...e.problems, ...found[i]] } : e));
 }

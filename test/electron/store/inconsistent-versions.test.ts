@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../electron/cli/main.js';
 import { HostService } from '../../../electron/host/host-service.js';
+import type { HostEvent } from '../../../shared/api/contract.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { recoveryReport } from '../../../electron/store/recovery-report.js';
 import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
@@ -37,13 +38,18 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
   return { code, out, err };
 }
 
-async function inspector(): Promise<{ listed: string; detail: string; shown: number | undefined }> {
+/**
+ * What the inspector shows of task t: its row's problems (once they contain `awaited`, when given: the list
+ * is built first and its files checked after, row by row) and its view's.
+ */
+async function inspector(awaited?: string): Promise<{ listed: string; detail: string; shown: number | undefined }> {
   const service = new HostService({ host: 'web', runner: null });
   try {
     await service.open(root);
-    const list = await service.listTasks();
+    const listed = async () => JSON.stringify((await service.listTasks())[0].problems);
+    if (awaited) await expect.poll(listed, { timeout: 15_000 }).toContain(awaited);
     const detail = await service.getTask({ taskId: 't' });
-    return { listed: JSON.stringify(list[0].problems), detail: JSON.stringify(detail.problems), shown: detail.checkpoint?.version };
+    return { listed: await listed(), detail: JSON.stringify(detail.problems), shown: detail.checkpoint?.version };
   } finally {
     await service.close();
   }
@@ -103,9 +109,35 @@ describe('inconsistent version numbers', () => {
     expect(verify.out + verify.err).toContain('named for version 5 but holds version 1');
     const show = await cli('show', root, 't');
     expect(show.out + show.err).toContain('named for version 5 but holds version 1');
-    const seen = await inspector();
+    const seen = await inspector('named for version 5 but holds version 1');
     expect(seen.listed).toContain('named for version 5 but holds version 1');
     expect(seen.detail).toContain('named for version 5 but holds version 1');
+  });
+
+  it('the inspector checks the files of its list once the list is built, and publishes the row that gains a problem', async () => {
+    await tenVersions('t');
+    await tenVersions('u');
+    const versions = path.join(root, 't', 'versions');
+    await fs.copyFile(path.join(versions, '00000001.json'), path.join(versions, '00000005.json'));
+    const service = new HostService({ host: 'web', runner: null });
+    const changed: HostEvent[] = [];
+    service.subscribe((e) => {
+      if (e.type === 'task-changed') changed.push(e);
+    });
+    try {
+      await service.open(root);
+      await expect.poll(() => changed.length, { timeout: 15_000 }).toBe(1);
+      const [event] = changed as Extract<HostEvent, { type: 'task-changed' }>[];
+      expect(event).toMatchObject({ taskId: 't', version: 10 });
+      expect(JSON.stringify(event.summary?.problems)).toContain('named for version 5 but holds version 1');
+      const rows = await service.listTasks();
+      expect(rows.map((r) => [r.task_id, r.problems.length])).toEqual([
+        ['t', 1],
+        ['u', 0],
+      ]);
+    } finally {
+      await service.close();
+    }
   });
 
   it('a file copied over an older version while the inspector is open shows in its list at the next change of the task', async () => {
