@@ -31,7 +31,7 @@ import { buildVersion, KEYFRAME_DELTA_RATIO, type BuiltVersion } from './version
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
 import { checkFileSize, checkValueDepth } from './write-limits.js';
-import { redactSaveRequest } from './redact.js';
+import { redactSaveRequest, secretsOf } from './redact.js';
 import { exists, insideRoot, relPath, type ReadContext } from './file-reader.js';
 import { heldPast, HOT_FILE, listVersionNumbers, loadVersion, newestVersion, readHot } from './task-reader.js';
 import {
@@ -85,6 +85,8 @@ interface WriterState {
   trusted: boolean;
   /** Misnumbered files moved aside while the state was derived (set-aside.ts), told with the next save's result. */
   setAside?: Problem[];
+  /** The secrets (redact.ts, `secretsOf`) the base was scrubbed of, when this writer built it. */
+  scrubbedOf?: readonly string[];
 }
 
 /** Writes the versions of one task. Callers serialise calls per task. */
@@ -287,17 +289,22 @@ export class TaskWriter {
   }
 
   private async write(raw: SaveRequest): Promise<SaveResult> {
-    // No secret is written, whoever wrote the request (redact.ts).
-    const request = redactSaveRequest(raw);
     const state = this.state!;
+    // No secret is written, whoever wrote the request (redact.ts). What the request shares with the checkpoint
+    // this writer built from the last save, scrubbed of the same secrets, is not walked again.
+    const secrets = secretsOf();
+    const request = redactSaveRequest(raw, secrets, state.scrubbedOf === secrets ? state.base : undefined);
     const next = state.lastVersion + 1;
-    const versionName = relPath(this.ctx, versionPath(this.taskDir, next));
+    // Named only for a refusal's message: an accepted save does not build the name.
+    const versionName = () => relPath(this.ctx, versionPath(this.taskDir, next));
     // What a reader would refuse is never written (write-limits.ts): checked before anything else, deep values first.
-    checkValueDepth(this.taskId, versionName, {
-      checkpoint: request.checkpoint,
-      results: request.results,
-      messages: request.appendHistory,
-    });
+    // A base this writer built passed the same check, so what the request shares with it is not walked again.
+    checkValueDepth(
+      this.taskId,
+      versionName,
+      { checkpoint: request.checkpoint, results: request.results, messages: request.appendHistory },
+      state.trusted ? state.base : undefined,
+    );
     const { normalized, blobs, ops } = this.build(request, next, state);
     // Only the lease holder appends: no other writer may be adding to the task (docs/FORMAT.md, "Segments").
     const appendable = request.lease?.held === true && request.lease.taskId === this.taskId;
@@ -319,7 +326,7 @@ export class TaskWriter {
     const isFull = encoded === null;
     encoded ??= encodeFull(next, docBytes, blobs, appendable);
     checkFileSize(this.taskId, versionName, encoded.bytes.length, this.ctx.maxFileBytes);
-    checkFileSize(this.taskId, relPath(this.ctx, path.join(this.taskDir, HOT_FILE)), docBytes.length, this.ctx.maxFileBytes);
+    checkFileSize(this.taskId, () => relPath(this.ctx, path.join(this.taskDir, HOT_FILE)), docBytes.length, this.ctx.maxFileBytes);
     // A segment stays within the size a reader loads: a version that would take it over starts a file of its own.
     if (segment && segment.size + encoded.bytes.length > this.ctx.maxFileBytes) segment = null;
     if (!segment) await this.closeSegment();
@@ -340,6 +347,7 @@ export class TaskWriter {
       deltaSince: isFull ? 0 : state.deltaSince + encoded.envelopeBytes,
       readOnly: null,
       trusted: true,
+      scrubbedOf: secrets,
     };
     return {
       checkpoint: normalized as unknown as Checkpoint,

@@ -80,6 +80,39 @@ export function nestsWithin(value: unknown, limit: number): boolean {
   }
 }
 
+/**
+ * Whether `value` nests at most `budget` levels, where `accepted` is a value
+ * at the same place that nests at most as many: a part of `value` that is the
+ * very object `accepted` holds at the same place is within the budget and is
+ * not walked again. A save passes the version before it back with a few parts
+ * replaced, so this costs a pointer comparison per member of the containers
+ * that changed, where a walk would look each member up in `heights`.
+ */
+function fitsBeside(value: unknown, accepted: unknown, budget: number): boolean {
+  if (value === accepted || value === null || typeof value !== 'object') return true;
+  if (accepted === null || typeof accepted !== 'object' || Array.isArray(value) !== Array.isArray(accepted)) {
+    return nestsWithin(value, budget);
+  }
+  if (budget <= 0) return false;
+  if (Array.isArray(value)) {
+    const twin = accepted as readonly unknown[];
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i];
+      // The common case, an unchanged member, without a call.
+      if (child !== twin[i] && child !== null && typeof child === 'object' && !fitsBeside(child, twin[i], budget - 1)) return false;
+    }
+    return true;
+  }
+  const twin = accepted as Record<string, unknown>;
+  for (const key of Object.keys(value)) {
+    const child = (value as Record<string, unknown>)[key];
+    if (child === null || typeof child !== 'object') continue;
+    // Own members only: a key such as "__proto__" must not find the prototype's.
+    if (!fitsBeside(child, Object.hasOwn(twin, key) ? twin[key] : undefined, budget - 1)) return false;
+  }
+  return true;
+}
+
 /** What a save is about to put into the files of a version. */
 export interface SaveContents {
   checkpoint: unknown;
@@ -89,14 +122,21 @@ export interface SaveContents {
 
 /**
  * Refuse a save whose values nest deeper than readers accept; see the module
- * comment. `file` is the version file the save would write, for the message.
+ * comment. `file` is the version file the save would write, for the message
+ * (a function, so that a save that is accepted does not build the name).
+ *
+ * `accepted` is a checkpoint known to be within the limit: the one this
+ * writer built from the last save it accepted. Built from a checked request,
+ * it nests no deeper than that request did, but where the schema filled in a
+ * default, and defaults are a level or two deep, far under the limit. The
+ * parts of `contents.checkpoint` that are its very objects are not walked.
  */
-export function checkValueDepth(taskId: string, file: string, contents: SaveContents): void {
+export function checkValueDepth(taskId: string, file: string | (() => string), contents: SaveContents, accepted?: unknown): void {
   const refuse = (what: string) =>
     new WriteLimitError(
       taskId,
       'depth',
-      file,
+      typeof file === 'string' ? file : file(),
       `refusing to save this version: ${what} is nested more than ${MAX_VALUE_DEPTH} levels deep, the most a checkpoint value may nest ` +
         `(readers refuse files nested more than ${MAX_JSON_DEPTH} levels); nothing was written and the task is unchanged`,
     );
@@ -106,16 +146,20 @@ export function checkValueDepth(taskId: string, file: string, contents: SaveCont
   (contents.messages ?? []).forEach((m, i) => {
     if (!nestsWithin(m, MAX_VALUE_DEPTH)) throw refuse(`message ${i + 1} of those appended`);
   });
-  if (!nestsWithin(contents.checkpoint, MAX_VALUE_DEPTH)) throw refuse('the checkpoint');
+  const fits =
+    accepted === undefined || accepted === null
+      ? nestsWithin(contents.checkpoint, MAX_VALUE_DEPTH)
+      : fitsBeside(contents.checkpoint, accepted, MAX_VALUE_DEPTH);
+  if (!fits) throw refuse('the checkpoint');
 }
 
-/** Refuse to write a file larger than readers load; see the module comment. */
-export function checkFileSize(taskId: string, file: string, bytes: number, maxFileBytes: number): void {
+/** Refuse to write a file larger than readers load; see the module comment. `file` as for checkValueDepth. */
+export function checkFileSize(taskId: string, file: string | (() => string), bytes: number, maxFileBytes: number): void {
   if (bytes <= maxFileBytes) return;
   throw new WriteLimitError(
     taskId,
     'file-size',
-    file,
+    typeof file === 'string' ? file : file(),
     `refusing to save this version: the file would be ${bytes} bytes, over the ${maxFileBytes}-byte limit readers load for one file; ` +
       'nothing was written and the task is unchanged. Keep large data in files of its own and record them as artifacts',
   );

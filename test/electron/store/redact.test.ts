@@ -107,6 +107,30 @@ describe('the secrets are those of the environment at each write', () => {
   });
 });
 
+describe('what a save passes back unchanged', () => {
+  it('a key set after the last save is scrubbed from the steps the next save shares with it', async () => {
+    const later = 'tok-shared-after-save-51c0d9';
+    const store = openStore(root);
+    const first = await store.create(makeCheckpoint('t', 4));
+    const cp = withoutVersion(first.checkpoint);
+    // Written while the token is no secret yet: the steps are then passed back as the very objects the store returned.
+    const named = cp.plan.map((s, i) => (i === 2 ? { ...s, name: `calls ${later}` } : s));
+    let last = (await store.save('t', { expectedVersion: 1, checkpoint: { ...cp, plan: named } })).checkpoint;
+    expect(JSON.stringify(last)).toContain(later);
+    last = (await store.save('t', { expectedVersion: 2, checkpoint: { ...withoutVersion(last), phase: 'again' } })).checkpoint;
+    process.env.WAYSTATION_TEST_TOKEN = later;
+    try {
+      const next = await store.save('t', { expectedVersion: 3, checkpoint: { ...withoutVersion(last), phase: 'after the key' } });
+      expect(JSON.stringify(next.checkpoint)).not.toContain(later);
+      expect(next.checkpoint.plan[2].name).toBe('calls [redacted]');
+      expect(await fs.readFile(path.join(root, 't', 'checkpoint.json'), 'utf8')).not.toContain(later);
+      expect(JSON.stringify((await openStore(root).getTask('t'))!.checkpoint)).not.toContain(later);
+    } finally {
+      delete process.env.WAYSTATION_TEST_TOKEN;
+    }
+  });
+});
+
 describe('a model server that echoes the key', () => {
   let server: FakeOpenAiServer;
   beforeEach(async () => {

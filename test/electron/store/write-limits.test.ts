@@ -74,6 +74,36 @@ describe('the store refuses what its readers would refuse', () => {
     expect((await openStore(root).history('t')).length).toBe(1);
   });
 
+  it('a deep value among the parts a save shares with the version before it is found all the same', async () => {
+    const store = openStore(root);
+    let cp = withoutVersion((await store.create(makeCheckpoint('t', 50))).checkpoint);
+    // A few accepted saves first: each passes the last checkpoint back with one step changed.
+    for (let v = 1; v <= 3; v++) {
+      const plan = cp.plan.map((s, i) => (i === v ? { ...s, status: 'done' as const } : s));
+      cp = withoutVersion((await store.save('t', { expectedVersion: v, checkpoint: { ...cp, plan } })).checkpoint);
+    }
+    const deep = nestedObject(600);
+    // The last checkpoint's own plan (two levels) at the bottom of a chain that, without it, would be within the limit.
+    let chain: unknown = cp.plan;
+    for (let i = 0; i < MAX_VALUE_DEPTH - 2; i++) chain = { a: chain };
+    const refusals = [
+      // Inside a member spread from the last checkpoint, beside its unchanged members.
+      { ...cp, recovery: { ...cp.recovery, extra: deep } },
+      // In the one step of 50 that changed.
+      { ...cp, plan: cp.plan.map((s, i) => (i === 40 ? { ...s, result: { kept: s, deep } } : s)) },
+      // Under an own "__proto__" key, as JSON.parse makes one.
+      { ...cp, plan: cp.plan.map((s, i) => (i === 0 ? { ...s, ...(JSON.parse(`{"__proto__":${JSON.stringify(deep)}}`) as object) } : s)) },
+      // A part of the last checkpoint moved to where it nests deeper than it did.
+      { ...cp, wrapped: chain },
+    ];
+    for (const checkpoint of refusals) {
+      expect((await refusal(store.save('t', { expectedVersion: 4, checkpoint: checkpoint as typeof cp }))).limit).toBe('depth');
+    }
+    // Nothing of them was written: the task stands at version 4, and saves on from it.
+    expect((await openStore(root).getTask('t'))!.checkpoint!.version).toBe(4);
+    expect((await store.save('t', { expectedVersion: 4, checkpoint: cp })).checkpoint.version).toBe(5);
+  });
+
   it('a creation past the limit writes no folder', async () => {
     const store = openStore(root);
     const cp = makeCheckpoint('deep');
