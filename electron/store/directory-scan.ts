@@ -18,6 +18,7 @@ import { exists, readJsonFile, relPath, resolveLink, type FileRead, type ReadCon
 import { HOT_FILE, isLegacyDoc, legacyEntry, LISTING, readHot, readNativeTask, type LegacyRead, type ReadDepth } from './task-reader.js';
 import { VERSIONS_DIR } from './version-file.js';
 import { errorCode, settledReads, syncReadsOf } from './store-fs.js';
+import { childPath } from './child-path.js';
 
 export const CONFIG_FILE = 'waystation.config.json';
 export const ROOT_LEGACY_FILE = 'checkpoint.json';
@@ -87,7 +88,7 @@ export async function readFolder<C extends CheckpointHead>(
   depth: ReadDepth<C>,
   lookup: FolderLookup = 'list',
 ): Promise<FoundTask<C> | null> {
-  const dir = path.join(ctx.root, name);
+  const dir = childPath(ctx.root, name);
   if (lookup === 'probe') return probeFolder(ctx, name, dir, depth);
   const names = await folderNames(ctx, dir);
   const hot: FileRead<unknown> =
@@ -121,7 +122,7 @@ async function probeFolder<C extends CheckpointHead>(
   if (!hot.ok && hot.missing && !hasVersions) return null;
   const entry = await readNativeTask(ctx, name, dir, hot, depth, hasVersions);
   return {
-    entry: depth.noteLease ? { ...entry, has_lease: await exists(ctx, path.join(dir, LEASE_DIR)) } : entry,
+    entry: depth.noteLease ? { ...entry, has_lease: await exists(ctx, childPath(dir, LEASE_DIR)) } : entry,
     legacy: null,
     importId: null,
   };

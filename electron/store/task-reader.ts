@@ -12,7 +12,8 @@ import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shar
 import type { ListedFiles, TaskEntry } from './store-types.js';
 import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
-import { exists, readBytes, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
+import { exists, readBytes, readJsonFile, relPath, surelyPresent, type FileRead, type ReadContext } from './file-reader.js';
+import { childPath } from './child-path.js';
 import { errorCode, READ_FLAGS, type StoreFileHandle } from './store-fs.js';
 import { headVersion, misnumberedProblem } from './version-heads.js';
 import {
@@ -290,8 +291,7 @@ export async function probeVersion(ctx: ReadContext, taskDir: string, version: n
  * not a listing), a look at its head instead: read once per file and store
  * (version-heads.ts), a stat after that.
  */
-async function hotAhead(ctx: ReadContext, taskDir: string, version: number, heads: boolean): Promise<Problem | undefined> {
-  const file = relPath(ctx, path.join(taskDir, HOT_FILE));
+async function hotAhead(ctx: ReadContext, taskDir: string, version: number, heads: boolean, file: string): Promise<Problem | undefined> {
   const abs = versionPath(taskDir, version);
   const held = heads ? await headVersion(ctx, abs) : (await exists(ctx, abs)) ? null : 'missing';
   if (typeof held === 'number' && held !== version) {
@@ -443,8 +443,15 @@ export async function readNativeTask<C extends CheckpointHead>(
   let hotVersion: number | null = null;
   let hotDoc: unknown = null;
   if (hot.ok) {
-    const checked = depth.check(hot.value, relPath(ctx, path.join(taskDir, HOT_FILE)));
-    const ahead = checked.checkpoint && hasVersions ? await hotAhead(ctx, taskDir, checked.checkpoint.version, depth.heads) : undefined;
+    const hotFile = relPath(ctx, childPath(taskDir, HOT_FILE));
+    const checked = depth.check(hot.value, hotFile);
+    const named = checked.checkpoint?.version;
+    // In a listing, where the file is only looked up, a synchronous lookup that finds it answers at once: no
+    // promise, no turn, no Stats object (store-fs.ts, `present`). Anything else is settled by hotAhead.
+    const ahead =
+      named !== undefined && hasVersions && !(!depth.heads && surelyPresent(ctx, versionPath(taskDir, named)))
+        ? await hotAhead(ctx, taskDir, named, depth.heads, hotFile)
+        : undefined;
     if (ahead) {
       // Taken at its word, the task would show a version no file holds, and the next save would follow it.
       hotProblems.push(ahead);
@@ -642,7 +649,7 @@ export function isLegacyDoc(doc: unknown): boolean {
 
 /** Read the hot snapshot of a folder. */
 export function readHot(ctx: ReadContext, taskDir: string): Promise<FileRead<unknown>> {
-  return readJsonFile(ctx, path.join(taskDir, HOT_FILE));
+  return readJsonFile(ctx, childPath(taskDir, HOT_FILE));
 }
 
 function dedupe(problems: Problem[]): Problem[] {

@@ -24,6 +24,7 @@ import {
   type RecordSpan,
   type Segment,
 } from './version-records.js';
+import { childPath } from './child-path.js';
 
 export const VERSIONS_DIR = 'versions';
 const NAME = /^(\d{8})\.json$/;
@@ -42,7 +43,7 @@ export function parseVersionFileName(name: string): number | null {
 }
 
 export function versionPath(taskDir: string, version: number): string {
-  return path.join(taskDir, VERSIONS_DIR, versionFileName(version));
+  return childPath(taskDir, VERSIONS_DIR, versionFileName(version));
 }
 
 export type Envelope =
