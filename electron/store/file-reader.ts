@@ -178,9 +178,11 @@ export async function readBytes(
 
 /** Decode UTF-8 strictly and parse JSON, classifying failures. */
 export function parseJsonBytes(
-  file: string,
+  name: string | (() => string),
   bytes: Uint8Array,
 ): { ok: true; value: unknown; text: string } | { ok: false; problem: Problem } {
+  // The file's name is for a problem only: a function builds it only when there is one (a listing reads a file per task).
+  const file = () => (typeof name === 'string' ? name : name());
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -188,7 +190,7 @@ export function parseJsonBytes(
     const at = firstBadUtf8(bytes);
     return {
       ok: false,
-      problem: problem(file, 'not-utf8', `bytes that are not valid UTF-8 (first at byte ${at}); the file was not loaded`),
+      problem: problem(file(), 'not-utf8', `bytes that are not valid UTF-8 (first at byte ${at}); the file was not loaded`),
     };
   }
   try {
@@ -198,16 +200,19 @@ export function parseJsonBytes(
     if (text.length > 2 * MAX_JSON_DEPTH && opensMoreThan(text, MAX_JSON_DEPTH) && nestedDeeperThan(value, MAX_JSON_DEPTH)) {
       return {
         ok: false,
-        problem: problem(file, 'too-large', `nested more than ${MAX_JSON_DEPTH} levels deep, which no checkpoint file is; not loaded`),
+        problem: problem(file(), 'too-large', `nested more than ${MAX_JSON_DEPTH} levels deep, which no checkpoint file is; not loaded`),
       };
     }
     return { ok: true, value, text };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (looksTruncated(text, message)) {
-      return { ok: false, problem: problem(file, 'truncated', `the JSON ends early after ${bytes.length} bytes: a torn or partial write`) };
+      return {
+        ok: false,
+        problem: problem(file(), 'truncated', `the JSON ends early after ${bytes.length} bytes: a torn or partial write`),
+      };
     }
-    return { ok: false, problem: problem(file, 'invalid-json', `not valid JSON (${message})`) };
+    return { ok: false, problem: problem(file(), 'invalid-json', `not valid JSON (${message})`) };
   }
 }
 
@@ -251,7 +256,7 @@ export function nestedDeeperThan(root: unknown, limit: number): boolean {
 export async function readJsonFile(ctx: ReadContext, abs: string): Promise<FileRead<unknown>> {
   const raw = await readBytes(ctx, abs);
   if (!raw.ok) return raw;
-  const parsed = parseJsonBytes(relPath(ctx, abs), raw.bytes);
+  const parsed = parseJsonBytes(() => relPath(ctx, abs), raw.bytes);
   if (!parsed.ok) return { ok: false, missing: false, problem: parsed.problem };
   return { ok: true, value: parsed.value, bytes: raw.bytes.length, text: parsed.text, mtimeMs: raw.mtimeMs };
 }

@@ -653,6 +653,8 @@ export function readHot(ctx: ReadContext, taskDir: string): Promise<FileRead<unk
 }
 
 function dedupe(problems: Problem[]): Problem[] {
+  // Most tasks have no problem at all: no set for them.
+  if (problems.length < 2) return problems;
   const seen = new Set<string>();
   return problems.filter((p) => {
     const key = `${p.file}\u0000${p.reason}\u0000${p.message}`;
