@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import type { TaskEvent } from './store-types.js';
-import { errorCode, type StoreFs } from './store-fs.js';
+import { errorCode, syncReadsOf, type StoreFs } from './store-fs.js';
 
 export const EVENTS_FILE = 'events.jsonl';
 
@@ -206,7 +206,10 @@ export async function readEventTail(
 export async function eventLogProblem(fs: StoreFs, taskDir: string, file: string, maxBytes = MAX_EVENT_LOG_BYTES): Promise<Problem | null> {
   let size: number;
   try {
-    size = (await fs.stat(eventsPath(taskDir))).size;
+    // One stat, answered synchronously where the file system can: through the thread pool it cost more than
+    // the rest of opening a task (fsp.stat's promise and its trip there and back).
+    const sync = syncReadsOf(fs);
+    size = (sync ? sync.stat(eventsPath(taskDir)) : await fs.stat(eventsPath(taskDir))).size;
   } catch {
     return null;
   }

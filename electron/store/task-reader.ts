@@ -14,7 +14,7 @@ import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
 import { exists, readBytes, readJsonFile, relPath, surelyPresent, type FileRead, type ReadContext } from './file-reader.js';
 import { childPath } from './child-path.js';
-import { errorCode, READ_FLAGS, type StoreFileHandle } from './store-fs.js';
+import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
 import { headVersion, misnumberedProblem } from './version-heads.js';
 import {
   locateRecord,
@@ -274,7 +274,9 @@ export async function newestVersion(ctx: ReadContext, taskDir: string, from: num
 export async function probeVersion(ctx: ReadContext, taskDir: string, version: number): Promise<{ present: boolean; problem?: Problem }> {
   const abs = versionPath(taskDir, version);
   try {
-    return { present: await ctx.fs.exists(abs) };
+    // One lookup, answered synchronously where the file system can, as `exists` answers its own.
+    const sync = syncReadsOf(ctx.fs);
+    return { present: sync ? sync.exists(abs) : await ctx.fs.exists(abs) };
   } catch (err) {
     const code = errorCode(err) ?? String(err);
     const message = `cannot check whether version ${version} exists (${code}): the task may have versions newer than the one shown; nothing was changed`;
