@@ -88,7 +88,7 @@ export async function summarizeListing<E extends SummarizedEntry & ListedFiles>(
   opts: {
     concurrency?: number;
     lease?: LeaseReadOptions;
-    /** Ask the source about the files too (default); false for a caller that asks later (withFileProblems). */
+    /** Ask the source about the files too (default); false for a caller that asks later (the host's list, kept-task-list.ts). */
     files?: boolean;
   } = {},
 ): Promise<SummarizedRow<E>[]> {
@@ -108,7 +108,7 @@ export async function summarizeListing<E extends SummarizedEntry & ListedFiles>(
 }
 
 /** Entries with what the source finds of their files added to their problems (CheckpointSource.fileProblems). */
-export async function withFileProblems<E extends ListedFiles>(source: CheckpointSource, entries: readonly E[]): Promise<E[]> {
+async function withFileProblems<E extends ListedFiles>(source: CheckpointSource, entries: readonly E[]): Promise<E[]> {
   const found = await source.fileProblems(entries);
   return entries.map((e, i) => (found[i].length ? { ...e, problems: [...e.problems, ...found[i]] } : e));
 }
