@@ -607,13 +607,15 @@ export function formatPostgresComparison(r: PostgresComparisonResult): string {
     ),
   );
   // Runners at once share the machine's cores with the server: a lone runner that keeps k cores busy (its
-  // processor time and the server's, over its time a save) leaves room for at most cores ÷ k of it.
+  // processor time and the server's, over its time a save) leaves room for about cores ÷ k of it, as long as a
+  // save costs as much processor time among many as alone (commits grouped together make it somewhat less).
   for (const c of conc.filter((o) => o.runners === 1 && o.serverCpuMsPerSave !== null)) {
     const busy = (c.runnerCpuMsPerSave + c.serverCpuMsPerSave!) / (c.wallMs / c.saves);
     out.push(
       '',
       `${c.side} alone keeps ${busy.toFixed(2)} cores busy (runner and server processor time over the wall time of a save): ` +
-        `on ${os.cpus().length} cores, runners at once can reach at most ${formatRatio(os.cpus().length / busy)} its saves a second.`,
+        `on ${os.cpus().length} cores, runners at once can reach about ${formatRatio(os.cpus().length / busy)} its saves a second ` +
+        '(more where saves made together cost less processor time each, as grouped commits do).',
     );
   }
   const many = (side: ConcurrencyFigure[]) => side[side.length - 1];
