@@ -32,6 +32,12 @@ export interface CheckpointLink extends CheckpointRef {
   type: string | null;
   /** Bytes of the stored checkpoint (with its blobs, in PostgreSQL). */
   bytes: number;
+  /**
+   * The time the checkpoint records of itself (its `ts`), where the database can read it without the
+   * checkpoint being decoded here (JSON in SQLite, JSONB in PostgreSQL); null or absent otherwise. LangGraph's last
+   * checkpoint of a run keeps the id of the one before it, so the time its id encodes is that one's.
+   */
+  ts?: string | null;
 }
 
 /** A pending write: what a task wrote to a channel after the checkpoint was taken. */

@@ -30,7 +30,7 @@ import {
 import { leaseInfoOf } from '../../store/lease-rules.js';
 import type { CheckpointRef, CheckpointRows, ThreadRow } from './checkpoint-rows.js';
 import { watchLangGraph } from './langgraph-watcher.js';
-import { timeOfCheckpointId } from './checkpoint-time.js';
+import { timeOf, timeOfCheckpointId } from './checkpoint-time.js';
 import { taskIdOf, threadOf } from './task-ids.js';
 import { mapCheckpoint, metadataOf, problemFile, UndecodableCheckpoint, type MappedVersion, type ThreadContext } from './thread-mapping.js';
 
@@ -222,7 +222,7 @@ export class LangGraphSource implements CheckpointSource {
             step,
           },
         },
-        updated_at: timeOfCheckpointId(link.checkpoint_id) ?? '',
+        updated_at: timeOf(link.ts) ?? timeOfCheckpointId(link.checkpoint_id) ?? '',
         bytes: link.bytes,
       };
     });

@@ -134,8 +134,9 @@ export class PostgresRows implements CheckpointRows {
         metadata: unknown;
         type: string | null;
         bytes: number;
+        ts: string | null;
       }>(
-        `SELECT checkpoint_id, parent_checkpoint_id, metadata, type,
+        `SELECT checkpoint_id, parent_checkpoint_id, metadata, type, checkpoint ->> 'ts' AS ts,
                 (octet_length(checkpoint::text) + coalesce((
                    SELECT sum(octet_length(bl.blob)) FROM jsonb_each_text(checkpoint -> 'channel_versions') cv
                    JOIN checkpoint_blobs bl ON bl.thread_id = checkpoints.thread_id AND bl.checkpoint_ns = checkpoints.checkpoint_ns
@@ -149,6 +150,7 @@ export class PostgresRows implements CheckpointRows {
         metadata: { type: 'jsonb', json: row.metadata },
         type: row.type,
         bytes: row.bytes,
+        ts: row.ts,
       }));
     });
   }

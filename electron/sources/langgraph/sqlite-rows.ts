@@ -124,7 +124,9 @@ export class SqliteRows implements CheckpointRows {
         'SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id',
       ),
       links: db.prepare(
-        'SELECT checkpoint_id, parent_checkpoint_id, type, metadata, length(checkpoint) + length(metadata) AS bytes FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id',
+        `SELECT checkpoint_id, parent_checkpoint_id, type, metadata, length(checkpoint) + length(metadata) AS bytes,
+                CASE WHEN type = 'json' AND json_valid(CAST(checkpoint AS TEXT)) THEN json_extract(CAST(checkpoint AS TEXT), '$.ts') END AS ts
+           FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id`,
       ),
       // A JSON checkpoint without its conversation, cut out by SQLite's JSON functions before it reaches JavaScript.
       head: db.prepare(
@@ -162,6 +164,7 @@ export class SqliteRows implements CheckpointRows {
       type: string | null;
       metadata: Buffer | string | null;
       bytes: number | null;
+      ts: unknown;
     }[];
     // Both SqliteSavers keep metadata as JSON text, whatever serde the checkpoint itself used.
     return rows.map((r) => ({
@@ -170,6 +173,7 @@ export class SqliteRows implements CheckpointRows {
       metadata: stored('json', r.metadata),
       type: r.type,
       bytes: Number(r.bytes ?? 0),
+      ts: typeof r.ts === 'string' ? r.ts : null,
     }));
   }
 

@@ -20,7 +20,7 @@ import {
 } from '../../../shared/checkpoint/schema.js';
 import { problem, type Problem } from '../../../shared/checkpoint/problem.js';
 import type { CheckpointLink, CheckpointRef, CheckpointRow, StoredValue } from './checkpoint-rows.js';
-import { timeOfCheckpointId } from './checkpoint-time.js';
+import { timeOf, timeOfCheckpointId } from './checkpoint-time.js';
 import { isPlainObject, isUndecodable, undecodable } from './inert-value.js';
 import { reviveEnvelopes } from './json-serde.js';
 import { isMessageList, toHistoryMessage } from './langchain-messages.js';
@@ -234,7 +234,8 @@ export function mapCheckpoint(thread: ThreadContext, row: CheckpointRow): Mapped
   const version = thread.links.findIndex((l) => l.checkpoint_id === row.checkpoint_id) + 1;
   const parentVersion = row.parent_checkpoint_id ? thread.links.findIndex((l) => l.checkpoint_id === row.parent_checkpoint_id) + 1 : 0;
   const ts = typeof lg.ts === 'string' ? lg.ts : null;
-  const updatedAt = timeOfCheckpointId(row.checkpoint_id) ?? ts ?? '1970-01-01T00:00:00.000Z';
+  // The checkpoint's own time first: the last checkpoint of a run keeps the id (and so the time) of the one before.
+  const updatedAt = timeOf(ts) ?? timeOfCheckpointId(row.checkpoint_id) ?? '1970-01-01T00:00:00.000Z';
   const first = thread.links[0];
   const createdAt = (first && timeOfCheckpointId(first.checkpoint_id)) ?? updatedAt;
   const firstUser = messages.find((m) => m.role === 'user');

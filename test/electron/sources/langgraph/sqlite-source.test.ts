@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HumanMessage } from '@langchain/core/messages';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
@@ -80,8 +82,32 @@ describe('a LangGraph SQLite file written by real LangGraph, as a source', () =>
     expect(lg(cps[0]).parent_checkpoint_id).toBeNull();
     expect(lg(cps[1]).parent_checkpoint_id).toBe(lg(cps[0]).checkpoint_id);
     expect(lg(cps[2]).metadata).toMatchObject({ source: 'loop', step: 3 });
-    // The times in History are the ones the checkpoint ids encode, and match each checkpoint's own ts.
+    // The times in History are each checkpoint's own ts (the last of a run keeps the id of the one before it).
     expect(Math.abs(Date.parse(history[4].updated_at) - Date.parse(String(lg(cps[2]).ts)))).toBeLessThanOrEqual(1);
+  });
+
+  it("times a version by the checkpoint's own ts, not by the id it kept from the checkpoint before", async () => {
+    const copy = path.join(dir, 'ts-copy.sqlite');
+    fs.copyFileSync(file, copy);
+    const db = new Database(copy);
+    const last = db
+      .prepare('SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_id DESC LIMIT 1')
+      .get(THREADS.weather) as { checkpoint_id: string };
+    // As LangGraph's loop writes the checkpoint it exits with: the id of the one before, a ts of its own.
+    db.prepare("UPDATE checkpoints SET checkpoint = json_set(CAST(checkpoint AS TEXT), '$.ts', ?) WHERE checkpoint_id = ?").run(
+      '2030-01-02T03:04:05.678Z',
+      last.checkpoint_id,
+    );
+    db.close();
+    const other = await openLangGraphSource(copy);
+    try {
+      const history = await other.history(THREADS.weather);
+      expect(history.at(-1)!.updated_at).toBe('2030-01-02T03:04:05.678Z');
+      expect(history.at(-2)!.updated_at).not.toBe('2030-01-02T03:04:05.678Z');
+      expect((await other.getTask(THREADS.weather))!.checkpoint!.run.updated_at).toBe('2030-01-02T03:04:05.678Z');
+    } finally {
+      await other.close();
+    }
   });
 
   it('renders the tool-calling loop as messages: the question, the tool call, its result, the answer', async () => {
