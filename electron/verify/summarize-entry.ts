@@ -78,9 +78,10 @@ export interface SummarizedRow<E extends SummarizedEntry> {
  * each other is not shown as healthy.
  *
  * The one implementation behind `waystation ls` and the host's `listTasks`,
- * so `GET /api/tasks` answers exactly what `ls --json` prints. The entries
- * come back with those problems in them, for a caller that keeps an entry to
- * summarize again later (the host's volatile rows).
+ * so `GET /api/tasks` answers what `ls --json` prints (the host asks about
+ * the files once its list is built, and its rows gain those problems a
+ * moment after the first answer). The entries come back with those problems
+ * in them, for a caller that keeps an entry to summarize again later.
  */
 export async function summarizeListing<E extends SummarizedEntry & ListedFiles>(
   source: CheckpointSource,
