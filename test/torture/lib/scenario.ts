@@ -124,3 +124,13 @@ export class HangError extends Error {}
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * The environment the suite runs agents in: the offline model answering after `latencyMs` (no API key is
+ * handed on, so no run reaches a real model), no colour in what the CLI prints, and `extra` over that.
+ */
+export function agentEnv(latencyMs: number, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, WAYSTATION_OFFLINE_LATENCY_MS: String(latencyMs), NO_COLOR: '1', ...extra };
+  delete env.OPENAI_API_KEY;
+  return env;
+}

@@ -26,7 +26,7 @@ import { finalResults } from '../lib/task-audit.js';
 import { markdownInput } from '../lib/markdown-input.js';
 import { checkFinishedTask, checkNotCorrupt, DISTURBED_RUN_CHECKS } from '../lib/finished-task-checks.js';
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
-import { forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { agentEnv, forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
 
 const AGENTS = ['checkpoint-demo', 'md-summarizer'] as const;
 const MODES = ['manual', 'auto', 'confirm'] as const;
@@ -189,15 +189,7 @@ async function crashKillIn(opts: ScenarioOptions, store: CrashStore): Promise<Sc
   const bundle = await bundleCli();
   try {
     service = await startFakePublishService();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      SKIP_FAILURE: '1',
-      WAYSTATION_OFFLINE_LATENCY_MS: '10',
-      WAYSTATION_AUTO_BACKOFF_MS: '20',
-      NO_COLOR: '1',
-      ...prepared.env,
-    };
-    delete env.OPENAI_API_KEY;
+    const env = agentEnv(10, { SKIP_FAILURE: '1', WAYSTATION_AUTO_BACKOFF_MS: '20', ...prepared.env });
     const agentArgs = (agent: Agent) => (agent === 'md-summarizer' ? ['--input', input, '--publish-url', service!.url] : []);
 
     // Uncrashed reference runs: what every crashed run must end with, and how long a run takes.

@@ -21,7 +21,7 @@ import { markdownInput } from '../lib/markdown-input.js';
 import { checkNotCorrupt, DISTURBED_RUN_CHECKS } from '../lib/finished-task-checks.js';
 import { AGENTS, checkRefusal, checkRunsEnded, exampleArgs, MAX_COMMANDS, MODES, type Agent } from '../lib/python-examples.js';
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
-import { forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { agentEnv, forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
 
 interface Command {
   code: number | null;
@@ -71,12 +71,7 @@ export async function pythonKill(opts: ScenarioOptions): Promise<ScenarioReport>
   let service: FakePublishService | null = null;
   try {
     service = await startFakePublishService();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      SKIP_FAILURE: '1',
-      WAYSTATION_OFFLINE_LATENCY_MS: '40',
-      WAYSTATION_AUTO_BACKOFF_MS: '10',
-    };
+    const env = agentEnv(40, { SKIP_FAILURE: '1', WAYSTATION_AUTO_BACKOFF_MS: '10' });
     const inputs = { input, publishUrl: service.url };
     // Uncrashed reference runs: what every crashed run must end with, and how long a drive takes.
     const reference = new Map<Agent, { result: string; driveMs: number }>();

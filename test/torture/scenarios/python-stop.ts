@@ -26,7 +26,7 @@ import { markdownInput } from '../lib/markdown-input.js';
 import { checkNotCorrupt, DISTURBED_RUN_CHECKS } from '../lib/finished-task-checks.js';
 import { AGENTS, checkRefusal, checkRunsEnded, exampleArgs, MAX_COMMANDS, MODES, type Agent } from '../lib/python-examples.js';
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
-import { forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { agentEnv, forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
 
 const HOW = ['cli', 'store'] as const;
 type How = (typeof HOW)[number];
@@ -117,15 +117,8 @@ export async function pythonStop(opts: ScenarioOptions): Promise<ScenarioReport>
   const bundle = await bundleCli();
   try {
     service = await startFakePublishService();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      SKIP_FAILURE: '1',
-      // Model calls slow enough that a stop can land between steps after `waystation stop` has started.
-      WAYSTATION_OFFLINE_LATENCY_MS: '150',
-      WAYSTATION_AUTO_BACKOFF_MS: '10',
-      NO_COLOR: '1',
-    };
-    delete env.OPENAI_API_KEY;
+    // Model calls slow enough that a stop can land between steps after `waystation stop` has started.
+    const env = agentEnv(150, { SKIP_FAILURE: '1', WAYSTATION_AUTO_BACKOFF_MS: '10' });
     const inputs = { input, publishUrl: service.url };
 
     // How long `waystation stop` takes to get going (measured below): its request is sent that much earlier, to land when drawn.

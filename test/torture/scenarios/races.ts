@@ -17,7 +17,7 @@ import { makeCheckpoint } from '../../electron/store/store-test-helpers.js';
 import { bundleCli, REPO } from '../lib/cli-bundle.js';
 import { doneStepsRunAgain } from '../lib/task-audit.js';
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
-import { HangError, messageOf, pick, Tally, withTimeout, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { agentEnv, HangError, messageOf, pick, Tally, withTimeout, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
 
 const CHECKS = [
   'two runners drove the same task',
@@ -72,8 +72,7 @@ async function concurrentRunners(
 ): Promise<void> {
   const root = path.join(base, 'runners');
   await fs.mkdir(root);
-  const env: NodeJS.ProcessEnv = { ...process.env, WAYSTATION_OFFLINE_LATENCY_MS: '20', NO_COLOR: '1' };
-  delete env.OPENAI_API_KEY;
+  const env = agentEnv(20);
   for (let r = 0; r < rounds; r++) {
     const taskId = `race-${r}`;
     // Without SKIP_FAILURE the demo fails at its third step: a task left for a resume.

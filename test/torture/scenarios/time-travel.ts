@@ -20,7 +20,7 @@ import { startFakePublishService, type FakePublishService } from '../../fakes/fa
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
 import { bundleCli, REPO } from '../lib/cli-bundle.js';
 import { corruptionOf } from '../lib/task-audit.js';
-import { forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
+import { agentEnv, forEachLimit, messageOf, pick, Tally, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
 import { treeDigest as hashTree } from '../../support/hash-tree.js';
 
 const CHECKS = [
@@ -92,8 +92,7 @@ export async function timeTravel(opts: ScenarioOptions): Promise<ScenarioReport>
   const bundle = await bundleCli();
   try {
     service = await startFakePublishService();
-    const env: NodeJS.ProcessEnv = { ...process.env, WAYSTATION_OFFLINE_LATENCY_MS: '5', NO_COLOR: '1' };
-    delete env.OPENAI_API_KEY;
+    const env = agentEnv(5);
     const agentArgs = ['--input', input, '--publish-url', service.url];
 
     /** A finished task `taskOf(run)` in `root`, its index published once. */
