@@ -33,9 +33,11 @@ export class HostOperations {
     if (input.taskId && (await dir.store.getTask(input.taskId))) await dir.reads.entry(input.taskId);
     if (input.taskId) {
       // A new task's folder must be a plain folder inside the root, never a link planted to lead out of it.
-      await resolveInsideRoot(dir.root, input.taskId).catch((err: unknown) => {
+      try {
+        resolveInsideRoot(dir.root, input.taskId);
+      } catch (err) {
         throw new ApiError('forbidden', `task id ${JSON.stringify(input.taskId)} cannot be used: ${messageOf(err)}; nothing was written`);
-      });
+      }
     }
     return this.runner(dir).start(dir.root, { taskId: input.taskId, agent: input.agent, options: input.options, mode: input.mode });
   }
@@ -72,12 +74,14 @@ export class HostOperations {
   async fork(dir: OpenDirectory, input: ApiParsedInput<'forkTask'>): Promise<ActionResult> {
     const entry = await dir.reads.entry(input.taskId);
     if (input.newTaskId) {
-      await resolveInsideRoot(dir.root, input.newTaskId).catch((err: unknown) => {
+      try {
+        resolveInsideRoot(dir.root, input.newTaskId);
+      } catch (err) {
         throw new ApiError(
           'forbidden',
           `task id ${JSON.stringify(input.newTaskId)} cannot be used: ${messageOf(err)}; nothing was written`,
         );
-      });
+      }
     }
     return this.runner(dir).fork(dir.root, entry.task_id, input.version, {
       newTaskId: input.newTaskId,

@@ -428,8 +428,9 @@ export class HostService implements WaystationService {
 
   // ---- reading ------------------------------------------------------------------------------
 
-  async listTasks(): Promise<ApiOutputs['listTasks']> {
-    return this.dir().list.list();
+  async listTasks(input: ApiParsedInput<'listTasks'> = {}): Promise<ApiOutputs['listTasks']> {
+    const { list } = this.dir();
+    return input.limit === undefined ? list.list() : list.firstRows(input.limit);
   }
 
   /**

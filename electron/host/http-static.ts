@@ -3,7 +3,7 @@
  * only (a path that escapes it, symlinks included, is refused), index.html
  * for client-side routes, and a plain explanation when it is not built.
  */
-import fs from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { PAGE_CSP } from '../../shared/api/page-csp.js';
@@ -27,23 +27,15 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /** Answer a request for a file of the renderer under `staticDir` (null: none is served). */
-export async function serveStatic(
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
-  rawPath: string,
-  staticDir: string | null,
-): Promise<void> {
+export function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, rawPath: string, staticDir: string | null): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { ...COMMON_HEADERS, Allow: 'GET, HEAD' }).end();
     return;
   }
+  // Synchronous file calls throughout: the renderer's few files are small, and through the thread pool each call
+  // waited behind every read queued there, so a large directory's first listing held the page back by 300 ms.
   const indexFile = staticDir ? path.join(staticDir, 'index.html') : null;
-  const hasIndex = indexFile
-    ? await fs.stat(indexFile).then(
-        (s) => s.isFile(),
-        () => false,
-      )
-    : false;
+  const hasIndex = indexFile ? (statOrNull(indexFile)?.isFile() ?? false) : false;
   if (!staticDir || !hasIndex) {
     const text = `The Waystation renderer is not built${staticDir ? ` (no index.html in ${staticDir})` : ''}.\nRun \`npm run build:renderer\` and restart \`waystation serve\`. The API under /api works without it.\n`;
     res.writeHead(503, { ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
@@ -62,7 +54,7 @@ export async function serveStatic(
   const relative = decoded.slice(1);
   try {
     checkRelativePath(relative, staticDir);
-    file = await resolveInsideRoot(staticDir, relative);
+    file = resolveInsideRoot(staticDir, relative);
   } catch (err) {
     if (err instanceof PathOutsideRootError) {
       res.writeHead(403, { ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' }).end('outside the renderer folder\n');
@@ -70,7 +62,7 @@ export async function serveStatic(
     }
     throw err;
   }
-  let stats = await fs.stat(file).catch(() => null);
+  let stats = statOrNull(file);
   if (!stats || !stats.isFile()) {
     // Client-side routes fall back to the app; a missing asset is a real 404.
     if (path.extname(decoded) !== '') {
@@ -78,7 +70,7 @@ export async function serveStatic(
       return;
     }
     file = indexFile!;
-    stats = await fs.stat(file);
+    stats = statSync(file);
   }
   const isHtml = path.extname(file) === '.html';
   res.writeHead(200, {
@@ -92,5 +84,13 @@ export async function serveStatic(
     res.end();
     return;
   }
-  res.end(await fs.readFile(file));
+  res.end(readFileSync(file));
+}
+
+function statOrNull(file: string) {
+  try {
+    return statSync(file);
+  } catch {
+    return null;
+  }
 }

@@ -7,7 +7,7 @@
  * and checks 10,000 files (a second or more on a small machine); answering
  * from the kept list costs the serialisation alone.
  */
-import { mayNeedRecovery, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
+import { mayNeedRecovery, newestFirst, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { IMPORT_SUFFIX, SYNC_SLICE } from '../store/directory-scan.js';
 import type { CheckpointSource, ListedFiles, ListedTask } from '../store/store-types.js';
 import { summarizeEntry, summarizeListing } from '../verify/summarize-entry.js';
@@ -105,6 +105,10 @@ export class KeptTaskList {
   private unordered = false;
   /** The build in progress, shared by concurrent listings. */
   private building: Promise<Map<string, KeptSummary>> | null = null;
+  /** The rows the build in progress has read so far, slice by slice: what a first screen is chosen from. */
+  private readSoFar: TaskSummary[] = [];
+  /** First screens waiting for more rows of the build: woken at each slice and when it ends. */
+  private waitingForRows: (() => void)[] = [];
 
   constructor(
     private readonly root: string,
@@ -126,6 +130,23 @@ export class KeptTaskList {
   /** Every task's summary, in the store's order: what listTasks answers. */
   async list(): Promise<TaskSummary[]> {
     return (await this.rows()).map((k) => k.summary);
+  }
+
+  /**
+   * At most `limit` rows, the most recently updated first: from the whole
+   * list once it is built, else from the rows read so far, as soon as there
+   * are `limit` of them or the build ends. A first screen for a directory of
+   * thousands of tasks, which the whole list keeps waiting for a second; a
+   * row the whole list later leaves out (a legacy task the listing finds was
+   * imported) can be in it.
+   */
+  async firstRows(limit: number): Promise<TaskSummary[]> {
+    const building = this.built();
+    while (!this.summaries && this.readSoFar.length < limit) {
+      await Promise.race([building, new Promise<void>((wake) => this.waitingForRows.push(wake))]);
+    }
+    const rows = this.summaries ? await this.list() : [...this.readSoFar];
+    return rows.sort(newestFirst).slice(0, limit);
   }
 
   /** Every task's summary with its plan's steps: what `waystation ls --json` prints. */
@@ -163,6 +184,8 @@ export class KeptTaskList {
           return map;
         } finally {
           this.building = null;
+          this.readSoFar = [];
+          this.wakeFirstScreens();
         }
       });
     }
@@ -174,10 +197,18 @@ export class KeptTaskList {
     // checked after (checkFiles): the first rows do not wait for a stat of every version file.
     const kept = await this.store.listTasks(async (entries) => {
       const rows = await summarizeListing(this.store, entries, { files: false });
+      for (const { summary } of rows) this.readSoFar.push(summary);
+      this.wakeFirstScreens();
       return rows.map(({ entry, summary }) => keep(entry, summary));
     });
     for (const k of kept) this.locations.set(k.summary.location, k.summary.task_id);
     return new Map(kept.map((k) => [k.summary.location, k]));
+  }
+
+  private wakeFirstScreens(): void {
+    const waiting = this.waitingForRows;
+    this.waitingForRows = [];
+    for (const wake of waiting) wake();
   }
 
   /**

@@ -62,7 +62,7 @@ function registerAppProtocol(): void {
     let file: string;
     try {
       const relative = decodeURIComponent(url.pathname).replace(/^\//, '') || 'index.html';
-      file = await resolveInsideRoot(rendererDir, relative);
+      file = resolveInsideRoot(rendererDir, relative);
     } catch (err) {
       return new Response(err instanceof PathOutsideRootError ? 'forbidden' : 'bad request', {
         status: err instanceof PathOutsideRootError ? 403 : 400,

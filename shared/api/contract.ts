@@ -46,7 +46,14 @@ export const apiInputs = {
   getDirectoryTrust: z.object({}),
   /** Trust the open directory (named, so the trust given is for the folder the prompt showed), and run it. */
   trustDirectory: z.object({ path: z.string().min(1).max(4096) }),
-  listTasks: z.object({}),
+  /**
+   * Every task's row, once the whole list is read. With `limit`, a first
+   * screen instead: at most that many rows, the most recently updated first,
+   * answered as soon as that many are read (or the list is done), chosen among
+   * the rows read so far while the host is still reading a large directory.
+   * A caller shows it, then asks for the whole list.
+   */
+  listTasks: z.object({ limit: z.number().int().positive().max(10_000).optional() }),
   getTask: z.object({ taskId: TaskId, version: Version.optional() }),
   getHistory: z.object({
     taskId: TaskId,

@@ -18,7 +18,7 @@ import type {
   WaystationApi,
 } from '../../shared/api/contract.js';
 import { Checkpoint, CURRENT_SCHEMA_VERSION, type CheckpointInput, type HistoryMessage } from '../../shared/checkpoint/schema.js';
-import { toTaskSummary } from '../../shared/checkpoint/task-summary.js';
+import { newestFirst, toTaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
 import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js';
 
@@ -185,7 +185,9 @@ export class FakeApi {
       },
       listTasks: async (i) => {
         record('listTasks', i);
-        return [...this.tasks.keys()].map((id) => this.summary(this.latest(id)));
+        const rows = [...this.tasks.keys()].map((id) => this.summary(this.latest(id)));
+        // As the host: a first screen is the most recently updated rows.
+        return i.limit === undefined ? rows : rows.sort(newestFirst).slice(0, i.limit);
       },
       getTask: async (i): Promise<TaskDetail> => {
         record('getTask', i);

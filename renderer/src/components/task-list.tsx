@@ -153,6 +153,11 @@ export function TaskList() {
           <span className="spinner" aria-hidden="true" /> Loading tasks…
         </div>
       )}
+      {!noDirectory && tasksState === 'loading' && tasks.length > 0 && (
+        <div className="list-note" role="status">
+          <span className="spinner" aria-hidden="true" /> {tasks.length} tasks shown; reading the rest…
+        </div>
+      )}
       {!noDirectory && tasksState === 'error' && (
         <div className="empty error" role="alert">
           Could not list tasks: {tasksError}

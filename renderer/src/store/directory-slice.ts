@@ -11,7 +11,8 @@ export const createDirectorySlice: Slice<DirectorySlice> = (set, get) => {
   /** After the host opened another folder: nothing of the old one stays on screen. */
   const switchedTo = async (directory: NonNullable<DirectorySlice['directory']>) => {
     get().selectTask(null);
-    set({ directory });
+    // The old folder's rows go at once: the new list loads as a first load does, a screenful first.
+    set({ directory, tasks: [], tasksState: 'idle' });
     await get().loadTasks();
     await get().loadOverview();
   };

@@ -66,6 +66,10 @@ export interface TasksSlice {
   tasksError: string | null;
   filter: TaskFilter;
   setFilter(filter: Partial<TaskFilter>): void;
+  /**
+   * Read the task list. A first load (nothing listed yet) shows a screenful
+   * of the most recent rows as soon as the host has them, then the whole list.
+   */
   loadTasks(): Promise<void>;
   /**
    * Replace the rows of these tasks with summaries the host sent along with a

@@ -2,6 +2,9 @@ import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import type { Slice, TasksSlice } from './store-types.js';
 import { errorText } from './error-text.js';
 
+/** How many rows the first answer of a first load holds: more than a tall window shows. */
+const FIRST_SCREEN_ROWS = 100;
+
 /** The task list as the host reports it, and the filter the user set on it. */
 export const createTasksSlice: Slice<TasksSlice> = (set, get) => {
   let seq = 0;
@@ -32,8 +35,21 @@ export const createTasksSlice: Slice<TasksSlice> = (set, get) => {
     async loadTasks() {
       const mine = ++seq;
       // Keep showing the current list while a refresh is in flight: no flicker on live updates.
-      if (get().tasksState !== 'ready') set({ tasksState: 'loading' });
+      const first = get().tasksState !== 'ready';
+      if (first) set({ tasksState: 'loading' });
       patchedDuringLoad = [];
+      if (first) {
+        // A screenful first: on a directory of thousands of tasks the host answers it while it still reads the rest.
+        void get()
+          .api.listTasks({ limit: FIRST_SCREEN_ROWS })
+          .then(
+            (rows) => {
+              if (mine === seq && get().tasksState === 'loading') set({ tasks: withRows(rows, patchedDuringLoad ?? []) });
+            },
+            // The whole list's answer says what went wrong.
+            () => {},
+          );
+      }
       try {
         const tasks = await get().api.listTasks({});
         if (mine === seq) set({ tasks: withRows(tasks, patchedDuringLoad ?? []), tasksState: 'ready', tasksError: null });

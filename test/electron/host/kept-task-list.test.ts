@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeptTaskList } from '../../../electron/host/kept-task-list.js';
 import { SerialQueue } from '../../../electron/host/serial-queue.js';
 import { openStore } from '../../../electron/store/directory-store.js';
-import type { CheckpointStore } from '../../../electron/store/store-types.js';
+import { SYNC_SLICE } from '../../../electron/store/directory-scan.js';
+import type { CheckpointStore, KeepListed } from '../../../electron/store/store-types.js';
 import { makeCheckpoint } from '../store/store-test-helpers.js';
 
 let root: string;
@@ -64,6 +65,64 @@ describe('the kept task list', () => {
     expect(pieces.length).toBeGreaterThan(1);
     expect(pieces.join('')).toBe(JSON.stringify(await list.listings()));
     expect((JSON.parse(pieces.join('')) as { task_id: string }[]).map((t) => t.task_id)).toEqual(ids);
+  });
+
+  it('answers a first screen, newest first, from the rows read so far while the rest is still being read', async () => {
+    // Two slices of the store's listing: the build is held after the first, as a large directory's is while it reads.
+    const ids = Array.from({ length: SYNC_SLICE + 20 }, (_, i) => `t${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < ids.length; i += 50) {
+      await Promise.all(
+        ids.slice(i, i + 50).map((id, k) => {
+          const cp = makeCheckpoint(id);
+          // Later tasks were updated later, minute by minute.
+          const at = new Date(Date.UTC(2026, 0, 1, 0, i + k)).toISOString();
+          return store.create({ ...cp, run: { ...cp.run, started_at: at, updated_at: at } });
+        }),
+      );
+    }
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let slices = 0;
+    const listTasks = store.listTasks.bind(store) as <T>(keep: KeepListed<T>) => Promise<T[]>;
+    const slow = Object.assign(Object.create(store) as CheckpointStore, {
+      listTasks: (<T>(keep: KeepListed<T>) =>
+        listTasks<T>(async (entries) => {
+          if (slices++ > 0) await held;
+          return keep(entries);
+        })) as CheckpointStore['listTasks'],
+    });
+    const list = new KeptTaskList(root, slow, new SerialQueue());
+    const whole = list.list();
+    let wholeDone = false;
+    void whole.then(() => (wholeDone = true));
+
+    const first = await list.firstRows(5);
+    // Chosen among the first slice's rows, the newest of those first: the whole list is not there yet.
+    expect(first.map((t) => t.task_id)).toEqual(ids.slice(SYNC_SLICE - 5, SYNC_SLICE).reverse());
+    expect(wholeDone).toBe(false);
+    // More rows than have been read: the answer waits for the build, then is chosen from every task.
+    const more = list.firstRows(SYNC_SLICE + 10);
+    release();
+    expect((await more).map((t) => t.task_id)).toEqual(ids.slice(10).reverse());
+    expect(await whole).toHaveLength(ids.length);
+    // Once built, from the whole list.
+    expect((await list.firstRows(3)).map((t) => t.task_id)).toEqual(ids.slice(-3).reverse());
+  });
+
+  it('answers a first screen of a small directory with every task once the list is read', async () => {
+    for (const id of ['b', 'a']) await store.create(makeCheckpoint(id));
+    const list = new KeptTaskList(root, store, new SerialQueue());
+    // Same update time: by task id.
+    expect((await list.firstRows(100)).map((t) => t.task_id)).toEqual(['a', 'b']);
+    expect(listings).toBe(1);
+  });
+
+  it('fails a first screen as the listing fails', async () => {
+    const broken = Object.assign(Object.create(store) as CheckpointStore, {
+      listTasks: (() => Promise.reject(new Error('the disk went away'))) as CheckpointStore['listTasks'],
+    });
+    const list = new KeptTaskList(root, broken, new SerialQueue());
+    await expect(list.firstRows(10)).rejects.toThrow('the disk went away');
   });
 
   it("serves each task's steps with its listing, as `waystation ls --json` prints them", async () => {
