@@ -202,11 +202,15 @@ export class HostService implements WaystationService {
       watch: this.options.watch,
       onClose: () => store.close(),
     });
+    // Subscribed to first, then listed: a change made while the list is read is delivered after it (its batch
+    // queues behind the build), never lost between the two.
+    opened.watching = opened.feed.startFromStore();
     try {
-      // The task list, built before anything is replaced: it fails here with the store's own words (unreachable,
-      // wrong password, no schema), and is then the one the renderer's first listing is answered from. A database
-      // is listed once on open, not once to check it and again to show it.
-      await opened.list.built();
+      // The task list's first rows, read before anything is replaced: a store that cannot be listed fails here with
+      // its own words (unreachable, wrong password, no schema). The rest of the list is read while the host serves,
+      // and is the one the renderer's listings are answered from: a database is listed once on open, not once to
+      // check it and again to show it.
+      await Promise.all([opened.watching, opened.list.firstRows(1)]);
     } catch (err) {
       await opened.close().catch(() => {});
       throw err;
@@ -216,8 +220,6 @@ export class HostService implements WaystationService {
     this.current = opened;
     if (opts.remember) await this.rememberFolder(store.root, true);
     const listed = Promise.resolve();
-    opened.watching = opened.feed.startFromStore();
-    await opened.watching;
     this.hub.publish({ type: 'directory-changed', root: store.root });
     const runner = this.options.runner;
     if (runner?.recoverInterrupted && this.options.recoverOnOpen !== false && !opened.readOnly) {

@@ -7,6 +7,7 @@
  * and checks 10,000 files (a second or more on a small machine); answering
  * from the kept list costs the serialisation alone.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { mayNeedRecovery, newestFirst, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { IMPORT_SUFFIX, SYNC_SLICE } from '../store/directory-scan.js';
 import type { CheckpointSource, ListedFiles, ListedTask } from '../store/store-types.js';
@@ -145,7 +146,8 @@ export class KeptTaskList {
     while (!this.summaries && this.readSoFar.length < limit) {
       await Promise.race([building, new Promise<void>((wake) => this.waitingForRows.push(wake))]);
     }
-    const rows = this.summaries ? await this.list() : [...this.readSoFar];
+    // A store's listing that reconnected and started over hands some rows twice: each task is shown once.
+    const rows = this.summaries ? await this.list() : [...new Map(this.readSoFar.map((r) => [r.task_id, r])).values()];
     return rows.sort(newestFirst).slice(0, limit);
   }
 
@@ -199,6 +201,9 @@ export class KeptTaskList {
       const rows = await summarizeListing(this.store, entries, { files: false });
       for (const { summary } of rows) this.readSoFar.push(summary);
       this.wakeFirstScreens();
+      // A turn of the event loop between slices: a store that hands over many rows at once (a database's page of
+      // them) would otherwise hold every request, and its own subscription's set-up, until the page is kept.
+      await nextTurn();
       return rows.map(({ entry, summary }) => keep(entry, summary));
     });
     for (const k of kept) this.locations.set(k.summary.location, k.summary.task_id);

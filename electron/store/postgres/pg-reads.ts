@@ -102,33 +102,51 @@ function parseOrNull(text: string): unknown {
   }
 }
 
+/** Rows of a listing fetched at a time: the first slice is kept while the server still sends the rest. */
+export const LIST_PAGE_ROWS = 1000;
+
 /**
- * Every task, in task id order, handed to `keep` a slice at a time: one
- * query for the rows, the summary of each and its lease entry; a task too
- * long to keep a summary (pg-summary.ts) is read from its head, with the
- * deltas after it in one more query for all such tasks.
+ * Every task, in task id order, handed to `keep` a slice at a time: the rows,
+ * the summary of each and its lease entry, fetched a page at a time through
+ * a cursor of one read-only snapshot (one query's rows, without waiting for
+ * all 10,000 of them before the first slice is kept); a task too long to keep
+ * a summary (pg-summary.ts) is read from its head, with the deltas after it
+ * in one more query for such tasks of the page.
  */
 export async function listTasks<T>(client: pg.ClientBase, readOnly: boolean, keep: KeepListed<T>): Promise<T[]> {
-  const { rows } = await client.query<ListedRow>(
-    `SELECT t.task_id, t.summary, CASE WHEN t.summary IS NULL THEN t.head END AS head, t.head_version, t.last_version,
-            (l.task_id IS NOT NULL) AS has_lease, l.entry AS lease_entry
-       FROM waystation_tasks t LEFT JOIN waystation_leases l ON l.task_id = t.task_id
-      ORDER BY t.task_id COLLATE "C"`,
-  );
-  const deltas = await deltasAfterHeads(
-    client,
-    rows.filter((r) => r.summary === null),
-  );
-  const out: T[] = [];
-  for (let i = 0; i < rows.length; i += SYNC_SLICE)
-    out.push(
-      ...(await keep(
-        rows
-          .slice(i, i + SYNC_SLICE)
-          .map((r) => listedOf(r, r.summary !== null ? parseOrNull(r.summary) : currentDoc(r, deltas.get(r.task_id)), readOnly)),
-      )),
+  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  try {
+    await client.query(
+      `DECLARE waystation_listing NO SCROLL CURSOR FOR
+       SELECT t.task_id, t.summary, CASE WHEN t.summary IS NULL THEN t.head END AS head, t.head_version, t.last_version,
+              (l.task_id IS NOT NULL) AS has_lease, l.entry AS lease_entry
+         FROM waystation_tasks t LEFT JOIN waystation_leases l ON l.task_id = t.task_id
+        ORDER BY t.task_id COLLATE "C"`,
     );
-  return out;
+    const out: T[] = [];
+    for (;;) {
+      const { rows } = await client.query<ListedRow>(`FETCH ${LIST_PAGE_ROWS} FROM waystation_listing`);
+      const deltas = await deltasAfterHeads(
+        client,
+        rows.filter((r) => r.summary === null),
+      );
+      for (let i = 0; i < rows.length; i += SYNC_SLICE)
+        out.push(
+          ...(await keep(
+            rows
+              .slice(i, i + SYNC_SLICE)
+              .map((r) => listedOf(r, r.summary !== null ? parseOrNull(r.summary) : currentDoc(r, deltas.get(r.task_id)), readOnly)),
+          )),
+        );
+      if (rows.length < LIST_PAGE_ROWS) break;
+    }
+    await client.query('COMMIT');
+    return out;
+  } catch (err) {
+    // The client goes back to the pool: never inside the listing's transaction.
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  }
 }
 
 /** One task, validated whole; null when there is none. */

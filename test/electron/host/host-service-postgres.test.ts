@@ -12,6 +12,9 @@ import type { HostEvent } from '../../../shared/api/contract.js';
 import { openPostgresStore } from '../../../electron/store/postgres/postgres-store.js';
 import { createDatabase, TEST_PASSWORD } from '../../support/postgres-cluster.js';
 import { makeCheckpoint, withoutVersion } from '../store/store-test-helpers.js';
+import { SYNC_SLICE } from '../../../electron/store/directory-scan.js';
+import type { KeepListed } from '../../../electron/store/store-types.js';
+import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 
 useOfflineWorkers();
 
@@ -44,6 +47,61 @@ describe('the host over a PostgreSQL store', () => {
       expect(listings).toBe(1);
     } finally {
       await service.close();
+    }
+  });
+
+  it('opens once the first rows are read, and keeps a save made while the rest of the list is still being read', async () => {
+    const url = await createDatabase('hostduring');
+    const writer = openPostgresStore(url);
+    const ids = Array.from({ length: SYNC_SLICE + 10 }, (_, i) => `t${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < ids.length; i += 50) await Promise.all(ids.slice(i, i + 50).map((id) => writer.create(makeCheckpoint(id))));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const service = new HostService({
+      host: 'web',
+      runner: null,
+      openStore: (location) => {
+        const store = openPostgresStore(location);
+        const list = store.listTasks.bind(store) as <T>(keep: KeepListed<T>) => Promise<T[]>;
+        let slices = 0;
+        // The listing is held after its first slice, as a large database's is while the host already serves.
+        (store as { listTasks: unknown }).listTasks = <T>(keep: KeepListed<T>) =>
+          list<T>(async (entries) => {
+            if (slices++ > 0) await held;
+            return keep(entries);
+          });
+        return store;
+      },
+    });
+    try {
+      await service.open(url);
+      const first = await service.listTasks({ limit: 5 });
+      expect(first).toHaveLength(5);
+      const seen: HostEvent[] = [];
+      service.subscribe((e) => seen.push(e));
+      // The last task, in the slice not read yet: saved before the listing gets there.
+      const last = ids[ids.length - 1];
+      const v1 = (await writer.getTask(last))!.checkpoint!;
+      await writer.save(last, { expectedVersion: 1, checkpoint: { ...withoutVersion(v1 as Checkpoint), phase: 'saved meanwhile' } });
+      // And a task made after that: delivered by the subscription, which was up before the listing began.
+      await writer.create(makeCheckpoint('u-new'));
+      release();
+      await vi.waitFor(
+        async () => {
+          const rows = await service.listTasks({});
+          expect(rows.find((t) => t.task_id === last)?.phase).toBe('saved meanwhile');
+          expect(rows.map((t) => t.task_id)).toContain('u-new');
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      await vi.waitFor(() => expect(seen.some((e) => e.type === 'task-changed' && e.taskId === 'u-new')).toBe(true), {
+        timeout: 10_000,
+        interval: 50,
+      });
+    } finally {
+      release();
+      await service.close();
+      await writer.close();
     }
   });
 

@@ -8,7 +8,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { openPostgresStore } from '../../../../electron/store/postgres/postgres-store.js';
 import { subscribePg } from '../../../../electron/store/postgres/pg-events.js';
+import { LIST_PAGE_ROWS } from '../../../../electron/store/postgres/pg-reads.js';
 import { migrate, SCHEMA_VERSION } from '../../../../electron/store/postgres/pg-schema.js';
+import { SYNC_SLICE } from '../../../../electron/store/directory-scan.js';
 import { SUMMARY_MAX_ITEMS } from '../../../../electron/store/postgres/pg-summary.js';
 import type { StoreChange } from '../../../../electron/store/store-types.js';
 import { createDatabase, withClient } from '../../../support/postgres-cluster.js';
@@ -50,6 +52,42 @@ describe('the listing of a PostgreSQL store', () => {
       expect(listed[1].lease?.owner).toMatch(/^lister/);
       expect(listed[0]).toMatchObject({ has_lease: false, lease: null });
       await lease.release();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('lists more tasks than a page, a slice at a time, from one snapshot, and leaves its connection out of any transaction', async () => {
+    const url = await createDatabase('pages');
+    const store = openPostgresStore(url);
+    try {
+      const ids = Array.from({ length: LIST_PAGE_ROWS + 5 }, (_, i) => `t${String(i).padStart(5, '0')}`);
+      for (let i = 0; i < ids.length; i += 50) await Promise.all(ids.slice(i, i + 50).map((id) => store.create(makeCheckpoint(id, 1))));
+      const reader = openPostgresStore(url);
+      const slices: number[] = [];
+      let createdMeanwhile = false;
+      const listed = await reader.listTasks(async (entries) => {
+        slices.push(entries.length);
+        if (!createdMeanwhile) {
+          createdMeanwhile = true;
+          // Committed by another connection after the listing began: not in this listing, which reads one snapshot.
+          await store.create(makeCheckpoint('u-late', 1));
+        }
+        return entries.map((e) => e.task_id);
+      });
+      expect(listed).toEqual(ids);
+      expect(Math.max(...slices)).toBeLessThanOrEqual(SYNC_SLICE);
+      expect(slices.reduce((a, b) => a + b, 0)).toBe(ids.length);
+
+      // A keep that fails fails the listing, and the connection goes back clean: the next listing sees the late task.
+      await expect(
+        reader.listTasks(() => {
+          throw new Error('the caller gave up');
+        }),
+      ).rejects.toThrow('the caller gave up');
+      const again = await reader.listTasks();
+      expect(again.map((t) => t.task_id)).toEqual([...ids, 'u-late']);
+      await reader.close();
     } finally {
       await store.close();
     }
