@@ -16,8 +16,14 @@ import type { CheckpointHead } from '../../../shared/checkpoint/checkpoint-head.
 
 /** Plan steps, artifacts, side effects and errors together: past this many the summary is not kept. */
 export const SUMMARY_MAX_ITEMS = 1_000;
-/** The largest summary kept, in UTF-16 code units of its JSON (a bound, not an exact byte count). */
-export const SUMMARY_MAX_BYTES = 64 * 1024;
+/**
+ * The largest summary kept, in UTF-16 code units of its JSON (a bound, not an
+ * exact byte count). The row's summary is rewritten whole by every save, sent,
+ * compressed and logged by the server: kept up to 64 KiB, it made an early save
+ * of a 1,000-step task (about 60 KiB of summary) 1.7x one of a 100-step task,
+ * and past this size a listing reads the task from its head instead.
+ */
+export const SUMMARY_MAX_BYTES = 16 * 1024;
 
 type PlanStep = Checkpoint['plan'][number];
 
