@@ -102,7 +102,12 @@ export function summaryOf(cp: Checkpoint): string | null {
     ...(cp.forked_from ? { forked_from: { task_id: cp.forked_from.task_id, version: cp.forked_from.version } } : {}),
   };
   const rest = JSON.stringify(head);
+  let plan = '';
+  for (let i = 0; i < cp.plan.length; i++) {
+    plan += (i > 0 ? ',' : '') + stepText(cp.plan[i]);
+    // Past the bound no summary is kept: the steps after are not encoded at all, at every save of a long task.
+    if (rest.length + plan.length > SUMMARY_MAX_BYTES) return null;
+  }
   const slot = rest.indexOf(PLAN_SLOT) + PLAN_SLOT.length - 1;
-  const text = `${rest.slice(0, slot)}${cp.plan.map(stepText).join(',')}${rest.slice(slot)}`;
-  return text.length > SUMMARY_MAX_BYTES ? null : text;
+  return `${rest.slice(0, slot)}${plan}${rest.slice(slot)}`;
 }
