@@ -204,14 +204,17 @@ export class HostService implements WaystationService {
     });
     // Subscribed to first, then listed: a change made while the list is read is delivered after it (its batch
     // queues behind the build), never lost between the two.
-    opened.watching = opened.feed.startFromStore();
+    const watching = opened.feed.startFromStore();
+    opened.watching = watching;
     try {
       // The task list's first rows, read before anything is replaced: a store that cannot be listed fails here with
       // its own words (unreachable, wrong password, no schema). The rest of the list is read while the host serves,
       // and is the one the renderer's listings are answered from: a database is listed once on open, not once to
       // check it and again to show it.
-      await Promise.all([opened.watching, opened.list.firstRows(1)]);
+      await Promise.all([watching, opened.list.firstRows(1)]);
     } catch (err) {
+      // A subscription still being set up is let finish (or fail) first, so that closing ends it too.
+      await watching.catch(() => {});
       await opened.close().catch(() => {});
       throw err;
     }

@@ -10,7 +10,7 @@ import { trustAll } from '../../support/trust-all.js';
 import { HostService } from '../../../electron/host/host-service.js';
 import type { HostEvent } from '../../../shared/api/contract.js';
 import { openPostgresStore } from '../../../electron/store/postgres/postgres-store.js';
-import { createDatabase, TEST_PASSWORD } from '../../support/postgres-cluster.js';
+import { createDatabase, TEST_PASSWORD, withClient } from '../../support/postgres-cluster.js';
 import { makeCheckpoint, withoutVersion } from '../store/store-test-helpers.js';
 import { SYNC_SLICE } from '../../../electron/store/directory-scan.js';
 import type { KeepListed } from '../../../electron/store/store-types.js';
@@ -102,6 +102,41 @@ describe('the host over a PostgreSQL store', () => {
       release();
       await service.close();
       await writer.close();
+    }
+  });
+
+  it('fails the open when the listing fails, and leaves no subscription behind', async () => {
+    const url = await createDatabase('hostfail');
+    const writer = openPostgresStore(url);
+    await writer.create(makeCheckpoint('a'));
+    await writer.close();
+    const service = new HostService({
+      host: 'web',
+      runner: null,
+      openStore: (location) => {
+        const store = openPostgresStore(location);
+        (store as { listTasks: unknown }).listTasks = () => Promise.reject(new Error('the listing broke'));
+        return store;
+      },
+    });
+    const database = new URL(url).pathname.slice(1);
+    const listeners = () =>
+      withClient(
+        url,
+        async (c) =>
+          (
+            await c.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND query ILIKE 'LISTEN%'`, [
+              database,
+            ])
+          ).rows[0].n,
+      );
+    try {
+      await expect(service.open(url)).rejects.toThrow('the listing broke');
+      // The subscription the open started beside the listing is closed with it: no connection keeps listening.
+      await vi.waitFor(async () => expect(await listeners()).toBe('0'), { timeout: 5_000, interval: 50 });
+      await expect(service.listTasks({})).rejects.toThrow();
+    } finally {
+      await service.close();
     }
   });
 
