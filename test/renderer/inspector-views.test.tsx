@@ -38,6 +38,27 @@ describe('the open directory', () => {
     expect(screen.queryByRole('combobox', { name: 'Recent folders' })).toBeNull();
   });
 
+  it('shows the first screen of rows with a line saying the rest is being read, and drops the line with the whole list', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a')).add(makeCheckpoint('b')).add(makeCheckpoint('c'));
+    const listTasks = fake.api.listTasks;
+    let answerWhole!: () => void;
+    const wholeHeld = new Promise<void>((r) => (answerWhole = r));
+    fake.api.listTasks = async (input) => {
+      const rows = await listTasks(input);
+      if (input.limit === undefined) await wholeHeld;
+      return input.limit === undefined ? rows : rows.slice(0, 2);
+    };
+    renderApp(setup(fake));
+    const note = await screen.findByText(/2 tasks shown; reading the rest/);
+    expect(note.getAttribute('role')).toBe('status');
+    // The status chips count what is listed so far.
+    const all = () => within(screen.getByRole('group', { name: 'Filter by status' })).getByRole('button', { name: /^All/ });
+    expect(all().textContent).toBe('All2');
+    await act(async () => answerWhole());
+    await waitFor(() => expect(all().textContent).toBe('All3'));
+    expect(screen.queryByText(/reading the rest/)).toBeNull();
+  });
+
   it('opens a folder from the picker or the recent folders in the desktop app, and reloads the list', async () => {
     const fake = new FakeApi().add(makeCheckpoint('a'));
     fake.directory = { root: '/work/one', recent: ['/work/one', '/work/two'], host: 'desktop', read_only: false, recent_read_only: [] };

@@ -155,7 +155,7 @@ export function TaskList() {
       )}
       {!noDirectory && tasksState === 'loading' && tasks.length > 0 && (
         <div className="list-note" role="status">
-          <span className="spinner" aria-hidden="true" /> {tasks.length} tasks shown; reading the rest…
+          <span className="spinner" aria-hidden="true" /> {tasks.length} task{tasks.length === 1 ? '' : 's'} shown; reading the rest…
         </div>
       )}
       {!noDirectory && tasksState === 'error' && (
