@@ -68,7 +68,7 @@ function keepEnglishOnly(build) {
 }
 
 /**
- * Bundle the CLI, the worker process and the directory watcher's thread into
+ * Bundle the CLI, the worker process, the directory watcher's thread and the file checks' thread into
  * dist/bundle/: a command then loads a few files instead of some five hundred
  * (its own modules, zod, commander), which is most of its start-up. Each
  * command stays a chunk of its own, imported only when run (command-list.ts);
@@ -88,6 +88,7 @@ async function bundleEntries() {
       main: 'electron/cli/main.ts',
       'worker-main': 'electron/runtime/worker-main.ts',
       'directory-watcher-worker': 'electron/host/directory-watcher-worker.ts',
+      'file-check-worker': 'electron/store/file-check-worker.ts',
     },
     outdir,
     chunkNames: 'chunk-[hash]',

@@ -11,7 +11,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { mayNeedRecovery, newestFirst, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { IMPORT_SUFFIX, SYNC_SLICE } from '../store/directory-scan.js';
 import type { CheckpointSource, ListedFiles, ListedTask } from '../store/store-types.js';
-import { summarizeEntry, summarizeListing } from '../verify/summarize-entry.js';
+import { summarizeEntry, summarizeListing, withFileProblems } from '../verify/summarize-entry.js';
 import type { SerialQueue } from './serial-queue.js';
 
 /**
@@ -198,7 +198,7 @@ export class KeptTaskList {
     // Each slice is summarized as it is read, so the parsed checkpoints die young (see KeepListed). The files are
     // checked after (checkFiles): the first rows do not wait for a stat of every version file.
     const kept = await this.store.listTasks(async (entries) => {
-      const rows = await summarizeListing(this.store, entries, { files: false });
+      const rows = await summarizeListing(this.store, entries);
       for (const { summary } of rows) this.readSoFar.push(summary);
       this.wakeFirstScreens();
       // A turn of the event loop between slices: a store that hands over many rows at once (a database's page of
@@ -233,12 +233,10 @@ export class KeptTaskList {
         const found = await this.store.fileProblems(current.map(([, k]) => filesOf(k.summary)));
         current.forEach(([location, k], i) => {
           if (found[i].length === 0 || map.get(location) !== k) return;
-          const added = found[i].map((p) => ({ file: p.file, reason: p.reason, message: p.message, severity: p.severity }));
-          const row: KeptSummary = {
-            ...k,
-            summary: { ...k.summary, problems: [...k.summary.problems, ...added] },
-            recheck: k.recheck && { ...k.recheck, problems: [...k.recheck.problems, ...added] },
-          };
+          const summary = withFileProblems(k.summary, found[i]);
+          // The entry a recheck summarizes again keeps them too.
+          const added = summary.problems.slice(k.summary.problems.length);
+          const row: KeptSummary = { ...k, summary, recheck: k.recheck && { ...k.recheck, problems: [...k.recheck.problems, ...added] } };
           map.set(location, row);
           if (this.files.isOpen()) this.files.onRowChanged(row.summary);
         });

@@ -54,6 +54,7 @@ import { recoveryReport } from './recovery-report.js';
 import { subscribeDirectory } from './directory-subscription.js';
 import type { LeaseRead, ListedFiles, StopAsked, StoreChange, StoreSubscription, TaskLease } from './store-types.js';
 import type { RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
+import { FileCheckThread } from './file-check-thread.js';
 
 export interface StoreOptions {
   /** The file system to use; tests inject failures here. Default: node:fs/promises. */
@@ -64,7 +65,16 @@ export interface StoreOptions {
   maxEventLogBytes?: number;
   /** How many tasks listTasks reads at once. Default 32. */
   concurrency?: number;
+  /**
+   * Whether fileProblems of many tasks runs on a thread of its own
+   * (file-check-thread.ts). Default: yes, on the real file system; a store
+   * given another `fs` checks on its own thread.
+   */
+  fileCheckThread?: boolean;
 }
+
+/** Fewer tasks than this are checked on the store's own thread: starting one costs more than checking them. */
+const FILE_CHECK_THREAD_MIN = 100;
 
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -94,6 +104,9 @@ class DirectoryStore implements CheckpointStore {
   private readonly events: EventCursor;
   /** What each version file's head holds, read once per file (version-heads.ts). */
   private readonly heads = new VersionHeads();
+  /** The file checks' thread, once a check of many tasks started it; null where checks stay on this thread. */
+  private fileChecks: FileCheckThread | null = null;
+  private readonly fileCheckThread: boolean;
 
   constructor(
     readonly root: string,
@@ -104,6 +117,7 @@ class DirectoryStore implements CheckpointStore {
     this.concurrency = opts.concurrency ?? 32;
     this.maxEventLogBytes = opts.maxEventLogBytes ?? MAX_EVENT_LOG_BYTES;
     this.events = new EventCursor(this.fs, { maxBytes: this.maxEventLogBytes });
+    this.fileCheckThread = opts.fileCheckThread ?? this.fs === nodeFs;
   }
 
   /** The read context; the root's realpath is resolved once it exists. */
@@ -561,6 +575,12 @@ class DirectoryStore implements CheckpointStore {
   }
 
   async fileProblems(entries: readonly ListedFiles[]): Promise<Problem[][]> {
+    if (this.fileCheckThread && entries.length >= FILE_CHECK_THREAD_MIN) {
+      this.fileChecks ??= new FileCheckThread({ root: this.root, maxFileBytes: this.maxFileBytes });
+      // A thread that failed leaves the checks to this one: they are never skipped.
+      const answered = await this.fileChecks.check(entries).catch(() => null);
+      if (answered) return answered;
+    }
     const ctx = await this.ctx();
     // Read as a listing reads (see scanRoot): node:fs's synchronous calls where the store's calls are node:fs's.
     const sync = syncReadsOf(ctx.fs);
@@ -581,6 +601,7 @@ class DirectoryStore implements CheckpointStore {
   }
 
   async close(): Promise<void> {
+    await this.fileChecks?.close();
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     await Promise.all([...this.writers.keys()].map((id) => this.settle(id).catch(() => [])));
   }

@@ -7,7 +7,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { checkInvariants } from '../../shared/checkpoint/invariants.js';
 import { toTaskSummary, type TaskSummary, type TaskSummarySource } from '../../shared/checkpoint/task-summary.js';
-import type { CheckpointSource, ListedFiles, ListedTask } from '../store/store-types.js';
+import type { Problem } from '../../shared/checkpoint/problem.js';
+import type { CheckpointSource, ListedTask } from '../store/store-types.js';
 import { leaseInfoOf } from '../store/lease-rules.js';
 
 /** How a lease is judged: the runtime's time-to-live by default, at the present time. */
@@ -65,33 +66,27 @@ export async function summarizeEntry(source: CheckpointSource, entry: Summarized
 /** How many tasks are summarized at once: enough to overlap stat latency, few enough not to exhaust file handles. */
 const LIST_CONCURRENCY = 16;
 
-/** A listed task with the problems of its files added (CheckpointSource.fileProblems), and its summary. */
+/** A listed task and its summary. */
 export interface SummarizedRow<E extends SummarizedEntry> {
   entry: E;
   summary: TaskSummary;
 }
 
 /**
- * Summarize every entry of a listing, in order, a bounded number at a time,
- * each with what the source finds of its files that the listing does not
- * read for (a misnumbered version file): so a task whose files contradict
- * each other is not shown as healthy.
+ * Summarize every entry of a listing, in order, a bounded number at a time.
  *
  * The one implementation behind `waystation ls` and the host's `listTasks`,
- * so `GET /api/tasks` answers what `ls --json` prints (the host asks about
- * the files once its list is built, and its rows gain those problems a
- * moment after the first answer). The entries come back with those problems
- * in them, for a caller that keeps an entry to summarize again later.
+ * so `GET /api/tasks` answers what `ls --json` prints. What the listing does
+ * not read for (a misnumbered version file: CheckpointSource.fileProblems) is
+ * asked by each caller beside it, and added with withFileProblems: `ls` as it
+ * lists (a directory answers on a thread of its own while the next slice is
+ * read), the host once its list is built (its rows gain those problems a
+ * moment after the first answer).
  */
-export async function summarizeListing<E extends SummarizedEntry & ListedFiles>(
+export async function summarizeListing<E extends SummarizedEntry>(
   source: CheckpointSource,
   entries: readonly E[],
-  opts: {
-    concurrency?: number;
-    lease?: LeaseReadOptions;
-    /** Ask the source about the files too (default); false for a caller that asks later (the host's list, kept-task-list.ts). */
-    files?: boolean;
-  } = {},
+  opts: { concurrency?: number; lease?: LeaseReadOptions } = {},
 ): Promise<SummarizedRow<E>[]> {
   const out: SummarizedRow<E>[] = [];
   // Most tasks need no I/O to summarize (no lease folder, no artifacts), so a slice runs start to end in one
@@ -99,17 +94,17 @@ export async function summarizeListing<E extends SummarizedEntry & ListedFiles>(
   for (let start = 0; start < entries.length; start += SYNC_SLICE) {
     if (start > 0) await nextTurn();
     const slice = entries.slice(start, start + SYNC_SLICE);
-    const checked = opts.files === false ? slice : await withFileProblems(source, slice);
-    const summaries = await mapLimit(checked, opts.concurrency ?? LIST_CONCURRENCY, (entry) =>
+    const summaries = await mapLimit(slice, opts.concurrency ?? LIST_CONCURRENCY, (entry) =>
       summarizeEntry(source, entry, { lease: opts.lease }),
     );
-    for (let i = 0; i < checked.length; i++) out.push({ entry: checked[i], summary: summaries[i] });
+    for (let i = 0; i < slice.length; i++) out.push({ entry: slice[i], summary: summaries[i] });
   }
   return out;
 }
 
-/** Entries with what the source finds of their files added to their problems (CheckpointSource.fileProblems). */
-async function withFileProblems<E extends ListedFiles>(source: CheckpointSource, entries: readonly E[]): Promise<E[]> {
-  const found = await source.fileProblems(entries);
-  return entries.map((e, i) => (found[i].length ? { ...e, problems: [...e.problems, ...found[i]] } : e));
+/** A summary (or listing) with the problems its files were found to have (CheckpointSource.fileProblems) added. */
+export function withFileProblems<S extends TaskSummary>(summary: S, found: readonly Problem[]): S {
+  if (found.length === 0) return summary;
+  const added = found.map((p) => ({ file: p.file, reason: p.reason, message: p.message, severity: p.severity }));
+  return { ...summary, problems: [...summary.problems, ...added] };
 }

@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import { hasErrors, withPlan, type TaskSummary } from '../../../shared/checkpoint/task-summary.js';
-import { summarizeListing } from '../../verify/summarize-entry.js';
+import { summarizeListing, withFileProblems } from '../../verify/summarize-entry.js';
+import type { Problem } from '../../../shared/checkpoint/problem.js';
 import { ExitCode, requireSource, shownLocation, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
 import { colorStatus, formatJson, formatProblem, table } from '../output.js';
 
@@ -53,11 +54,16 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .action(async (dir: string, opts: { json?: boolean }) => {
       const { source } = await requireSource(ctx, dir);
+      const asked: Promise<Problem[][]>[] = [];
       // Summarized a slice at a time as the listing reads them (see KeepListed): no parsed checkpoint outlives its slice.
-      const tasks = await source.listTasks(async (entries) => {
+      const listed = await source.listTasks(async (entries) => {
+        // Asked as the slice is handed over, answered while the next is read (a directory checks on a thread of its own).
+        asked.push(source.fileProblems(entries));
         const rows = await summarizeListing(source, entries);
         return rows.map(({ entry, summary }) => withPlan(summary, entry.checkpoint));
       });
+      const found = (await Promise.all(asked)).flat();
+      const tasks = listed.map((t, i) => withFileProblems(t, found[i]));
       ctx.io.out(opts.json ? formatJson(tasks) : renderHuman(ctx, shownLocation(dir), tasks));
       if (tasks.some((t) => hasErrors(t.problems))) ctx.fail(ExitCode.problems);
     });

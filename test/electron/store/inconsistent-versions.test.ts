@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../electron/cli/main.js';
 import { HostService } from '../../../electron/host/host-service.js';
 import type { HostEvent } from '../../../shared/api/contract.js';
-import { openStore } from '../../../electron/store/directory-store.js';
+import { DEFAULT_MAX_FILE_BYTES, openStore } from '../../../electron/store/directory-store.js';
+import { FileCheckThread } from '../../../electron/store/file-check-thread.js';
 import { recoveryReport } from '../../../electron/store/recovery-report.js';
 import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
 
@@ -112,6 +113,37 @@ describe('inconsistent version numbers', () => {
     const seen = await inspector('named for version 5 but holds version 1');
     expect(seen.listed).toContain('named for version 5 but holds version 1');
     expect(seen.detail).toContain('named for version 5 but holds version 1');
+  });
+
+  it("in a directory of many tasks, checked on a thread of the store, the same files are reported as on the store's own", async () => {
+    await tenVersions('t');
+    const versions = path.join(root, 't', 'versions');
+    await fs.copyFile(path.join(versions, '00000002.json'), path.join(versions, '00000007.json'));
+    // More tasks than a check on the store's own thread takes.
+    const store = openStore(root);
+    for (let i = 0; i < 120; i += 40)
+      await Promise.all(Array.from({ length: 40 }, (_, k) => store.create(makeCheckpoint(`u${String(i + k).padStart(3, '0')}`, 1))));
+    const listed = await store.listTasks();
+    expect(listed.length).toBe(121);
+    const threaded = await store.fileProblems(listed);
+    const here = await openStore(root, { fileCheckThread: false }).fileProblems(listed);
+    await store.close();
+    expect(threaded).toEqual(here);
+    // The thread itself answers (a store falls back to its own thread when it cannot), and refuses once closed.
+    const thread = new FileCheckThread({ root, maxFileBytes: DEFAULT_MAX_FILE_BYTES });
+    expect(await thread.check(listed)).toEqual(here);
+    await thread.close();
+    await expect(thread.check(listed)).rejects.toThrow('closed');
+    const flagged = threaded.flatMap((found, i) => found.map((p) => `${listed[i].task_id}: ${p.file}`));
+    expect(flagged).toEqual(['t: t/versions/00000007.json']);
+
+    const ls = await cli('ls', root, '--json');
+    expect(ls.code).toBe(1);
+    const rows = JSON.parse(ls.out) as { task_id: string; problems: { file: string; message: string }[] }[];
+    expect(rows.filter((r) => r.problems.length > 0).map((r) => [r.task_id, r.problems.map((p) => p.file)])).toEqual([
+      ['t', ['t/versions/00000007.json']],
+    ]);
+    expect(rows.find((r) => r.task_id === 't')!.problems[0].message).toContain('named for version 7 but holds version 2');
   });
 
   it('the inspector checks the files of its list once the list is built, and publishes the row that gains a problem', async () => {
