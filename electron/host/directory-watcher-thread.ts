@@ -11,9 +11,9 @@
  * The worker runs `watchDirectory` unchanged (directory-watcher-worker.ts);
  * this side gives back the same `DirectoryWatcher`.
  */
-import { Worker } from 'node:worker_threads';
 import type { DirectoryChange, DirectoryWatcher, DirectoryWatcherOptions } from './directory-watcher.js';
 import { messageOf } from '../../shared/api/error-codes.js';
+import { startThread } from '../store/start-thread.js';
 
 /** What the watcher thread is started with. */
 export interface WatcherThreadData {
@@ -29,28 +29,6 @@ export type WatcherThreadMessage =
 /** Messages to the watcher thread. */
 export type WatcherThreadCommand = { type: 'watch-again'; locations: string[] } | { type: 'close' };
 
-const isTs = import.meta.url.endsWith('.ts');
-
-/**
- * The thread's young generation, small: what the thread allocates dies at
- * once, and a large young generation would stay resident as the process's
- * memory for no use.
- */
-const YOUNG = { maxYoungGenerationSizeMb: 4 };
-
-/**
- * Start the worker: the compiled entry beside this file, or, when running
- * from the TypeScript sources, the .ts entry through tsx's loader, which a
- * worker thread has to register for itself.
- */
-function startWorker(data: WatcherThreadData): Worker {
-  const entry = new URL(isTs ? './directory-watcher-worker.ts' : './directory-watcher-worker.js', import.meta.url);
-  if (!isTs) return new Worker(entry, { workerData: data, resourceLimits: YOUNG });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(boot, { eval: true, workerData: data, resourceLimits: YOUNG });
-}
-
 /**
  * Watch `root` on a worker thread and report changed task locations in
  * coalesced batches, exactly as `watchDirectory` does.
@@ -63,7 +41,8 @@ export function watchDirectoryInThread(
   onChanges: (changes: DirectoryChange[]) => void,
   options: DirectoryWatcherOptions = {},
 ): DirectoryWatcher {
-  const worker = startWorker({ root, quietMs: options.quietMs, maxDelayMs: options.maxDelayMs });
+  const data: WatcherThreadData = { root, quietMs: options.quietMs, maxDelayMs: options.maxDelayMs };
+  const worker = startThread(import.meta.url, 'directory-watcher-worker', data);
   const reportError = (err: Error) => {
     try {
       options.onError?.(err);

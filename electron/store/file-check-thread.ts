@@ -10,9 +10,10 @@
  * the few fields a check needs of each task cross over, and its problems come
  * back.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Problem } from '../../shared/checkpoint/problem.js';
 import type { ListedFiles } from './store-types.js';
+import { startThread } from './start-thread.js';
 
 /** What the thread is started with: the store it opens on its side. */
 export interface FileCheckThreadData {
@@ -23,20 +24,6 @@ export interface FileCheckThreadData {
 /** A question to the thread, and its answer. */
 export type FileCheckRequest = { id: number; entries: ListedFiles[] };
 export type FileCheckReply = { id: number; problems: Problem[][] } | { id: number; error: string };
-
-const isTs = import.meta.url.endsWith('.ts');
-
-/** The thread's young generation, small: what it allocates dies at once (see directory-watcher-thread.ts). */
-const YOUNG = { maxYoungGenerationSizeMb: 4 };
-
-function startWorker(data: FileCheckThreadData): Worker {
-  const entry = new URL(isTs ? './file-check-worker.ts' : './file-check-worker.js', import.meta.url);
-  if (!isTs) return new Worker(entry, { workerData: data, resourceLimits: YOUNG });
-  // From the TypeScript sources a worker registers tsx's loader for itself.
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(boot, { eval: true, workerData: data, resourceLimits: YOUNG });
-}
 
 /** Only what listedFileProblems reads of an entry: a listed task's parsed checkpoint stays on this side. */
 function filesOnly(e: ListedFiles): ListedFiles {
@@ -84,7 +71,7 @@ export class FileCheckThread {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const worker = startWorker(this.data);
+    const worker = startThread(import.meta.url, 'file-check-worker', this.data);
     worker.unref();
     worker.on('message', (reply: FileCheckReply) => {
       const waiting = this.pending.get(reply.id);

@@ -107,6 +107,23 @@ export class FakeApi {
     for (const l of this.listeners) l(full);
   }
 
+  /**
+   * Hold the answers of one kind of listing until the function returned is
+   * called, as a host still reading a large directory holds the whole list:
+   * `held` says which kind; a first screen answers `firstScreen` rows.
+   */
+  holdListing(held: 'whole list' | 'first screen', firstScreen: number): () => void {
+    const listTasks = this.api.listTasks;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    this.api.listTasks = async (input) => {
+      const rows = await listTasks(input);
+      if ((input.limit === undefined) === (held === 'whole list')) await released;
+      return input.limit === undefined ? rows : rows.slice(0, firstScreen);
+    };
+    return release;
+  }
+
   count(method: ApiMethod): number {
     return this.calls.filter((c) => c.method === method).length;
   }

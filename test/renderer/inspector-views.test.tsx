@@ -40,14 +40,7 @@ describe('the open directory', () => {
 
   it('shows the first screen of rows with a line saying the rest is being read, and drops the line with the whole list', async () => {
     const fake = new FakeApi().add(makeCheckpoint('a')).add(makeCheckpoint('b')).add(makeCheckpoint('c'));
-    const listTasks = fake.api.listTasks;
-    let answerWhole!: () => void;
-    const wholeHeld = new Promise<void>((r) => (answerWhole = r));
-    fake.api.listTasks = async (input) => {
-      const rows = await listTasks(input);
-      if (input.limit === undefined) await wholeHeld;
-      return input.limit === undefined ? rows : rows.slice(0, 2);
-    };
+    const answerWhole = fake.holdListing('whole list', 2);
     renderApp(setup(fake));
     const note = await screen.findByText(/2 tasks shown; reading the rest/);
     expect(note.getAttribute('role')).toBe('status');

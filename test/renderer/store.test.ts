@@ -103,15 +103,8 @@ describe('the renderer store', () => {
   it('shows a first screen of rows on a first load, says the rest is being read, then shows every task', async () => {
     const fake = new FakeApi().add(makeCheckpoint('a')).add(makeCheckpoint('b')).add(makeCheckpoint('c'));
     const store = setup(fake);
-    const listTasks = fake.api.listTasks;
-    let answerWhole!: () => void;
-    const wholeHeld = new Promise<void>((r) => (answerWhole = r));
     // The first screen answers at once; the whole list waits, as on a host still reading a large directory.
-    fake.api.listTasks = async (input) => {
-      const rows = await listTasks(input);
-      if (input.limit === undefined) await wholeHeld;
-      return input.limit === undefined ? rows : rows.slice(0, 2);
-    };
+    const answerWhole = fake.holdListing('whole list', 2);
     const loading = store.getState().loadTasks();
     await vi.waitFor(() => expect(store.getState().tasks).toHaveLength(2));
     expect(store.getState().tasksState).toBe('loading');
@@ -133,14 +126,7 @@ describe('the renderer store', () => {
   it('keeps the whole list when a first screen answers after it', async () => {
     const fake = new FakeApi().add(makeCheckpoint('a')).add(makeCheckpoint('b'));
     const store = setup(fake);
-    const listTasks = fake.api.listTasks;
-    let answerFirst!: () => void;
-    const firstHeld = new Promise<void>((r) => (answerFirst = r));
-    fake.api.listTasks = async (input) => {
-      const rows = await listTasks(input);
-      if (input.limit !== undefined) await firstHeld;
-      return input.limit === undefined ? rows : rows.slice(0, 1);
-    };
+    const answerFirst = fake.holdListing('first screen', 1);
     await store.getState().loadTasks();
     answerFirst();
     await new Promise((r) => setTimeout(r, 0));
