@@ -38,20 +38,34 @@ function filesOnly(e: ListedFiles): ListedFiles {
 
 /**
  * The file checks of one directory on a thread, started at the first
- * question. A thread that fails (it could not start, or died) answers every
- * question with that error, and the store then checks on its own thread
- * instead; the thread never keeps the process alive.
+ * question and ended once none has come for `idleMs` (the host asks once per
+ * open directory, and a thread would otherwise hold a store and its caches for
+ * as long as the directory stays open); the next question starts another. A
+ * thread that fails (it could not start, or died) answers every question with
+ * that error, and the store then checks on its own thread instead; the thread
+ * keeps the process alive only while a question is out.
  */
 export class FileCheckThread {
   private worker: Worker | null = null;
   private failed: Error | null = null;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (p: Problem[][]) => void; reject: (err: Error) => void }>();
+  private idle: NodeJS.Timeout | null = null;
 
-  constructor(private readonly data: FileCheckThreadData) {}
+  constructor(
+    private readonly data: FileCheckThreadData,
+    private readonly idleMs = 5_000,
+  ) {}
+
+  /** Whether a thread is up now (it is started by a question and ended when idle). */
+  get running(): boolean {
+    return this.worker !== null;
+  }
 
   check(entries: readonly ListedFiles[]): Promise<Problem[][]> {
     if (this.failed) return Promise.reject(this.failed);
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = null;
     const worker = this.started();
     const id = this.nextId++;
     return new Promise<Problem[][]>((resolve, reject) => {
@@ -63,6 +77,7 @@ export class FileCheckThread {
   }
 
   async close(): Promise<void> {
+    if (this.idle) clearTimeout(this.idle);
     const worker = this.worker;
     this.worker = null;
     this.fail(new Error('the store was closed before its file checks were answered'));
@@ -77,14 +92,26 @@ export class FileCheckThread {
       const waiting = this.pending.get(reply.id);
       if (!waiting) return;
       this.pending.delete(reply.id);
-      if (this.pending.size === 0) worker.unref();
+      if (this.pending.size === 0) {
+        worker.unref();
+        this.idle = setTimeout(() => this.retire(worker), this.idleMs).unref();
+      }
       if ('error' in reply) waiting.reject(new Error(reply.error));
       else waiting.resolve(reply.problems);
     });
-    worker.on('error', (err) => this.fail(err));
-    worker.on('exit', (code) => this.fail(new Error(`the file-check thread exited (code ${code})`)));
+    // Only the thread in use fails the checks: one ended for being idle exits as asked.
+    worker.on('error', (err) => this.worker === worker && this.fail(err));
+    worker.on('exit', (code) => this.worker === worker && this.fail(new Error(`the file-check thread exited (code ${code})`)));
     this.worker = worker;
     return worker;
+  }
+
+  /** End an idle thread; the next question starts another. */
+  private retire(worker: Worker): void {
+    if (this.worker !== worker || this.pending.size > 0) return;
+    this.worker = null;
+    this.idle = null;
+    void worker.terminate();
   }
 
   /** Every question out, and every later one, answered with `err`. */

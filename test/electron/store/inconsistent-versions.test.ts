@@ -130,8 +130,13 @@ describe('inconsistent version numbers', () => {
     await store.close();
     expect(threaded).toEqual(here);
     // The thread itself answers (a store falls back to its own thread when it cannot), and refuses once closed.
-    const thread = new FileCheckThread({ root, maxFileBytes: DEFAULT_MAX_FILE_BYTES });
+    const thread = new FileCheckThread({ root, maxFileBytes: DEFAULT_MAX_FILE_BYTES }, 50);
     expect(await thread.check(listed)).toEqual(here);
+    expect(thread.running).toBe(true);
+    // Ended once idle, and started again by the next question.
+    await expect.poll(() => thread.running, { timeout: 5_000 }).toBe(false);
+    expect(await thread.check(listed)).toEqual(here);
+    expect(thread.running).toBe(true);
     await thread.close();
     await expect(thread.check(listed)).rejects.toThrow('closed');
     const flagged = threaded.flatMap((found, i) => found.map((p) => `${listed[i].task_id}: ${p.file}`));
