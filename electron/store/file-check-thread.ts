@@ -66,7 +66,14 @@ export class FileCheckThread {
     if (this.failed) return Promise.reject(this.failed);
     if (this.idle) clearTimeout(this.idle);
     this.idle = null;
-    const worker = this.started();
+    let worker: Worker;
+    try {
+      worker = this.started();
+    } catch (err) {
+      // A thread that cannot even be asked for is a failed one: the store checks on its own thread.
+      this.fail(err instanceof Error ? err : new Error(String(err)));
+      return Promise.reject(this.failed);
+    }
     const id = this.nextId++;
     return new Promise<Problem[][]>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
