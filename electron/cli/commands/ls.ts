@@ -58,7 +58,10 @@ export function register(program: Command, ctx: CliContext): void {
       // Summarized a slice at a time as the listing reads them (see KeepListed): no parsed checkpoint outlives its slice.
       const listed = await source.listTasks(async (entries) => {
         // Asked as the slice is handed over, answered while the next is read (a directory checks on a thread of its own).
-        asked.push(source.fileProblems(entries));
+        const question = source.fileProblems(entries);
+        // A failure is reported once every slice is listed (the Promise.all below), not as an unhandled rejection now.
+        question.catch(() => {});
+        asked.push(question);
         const rows = await summarizeListing(source, entries);
         return rows.map(({ entry, summary }) => withPlan(summary, entry.checkpoint));
       });
