@@ -176,13 +176,24 @@ export async function readBytes(
   };
 }
 
+/**
+ * A file's name for a problem or a refusal, or a function that builds it:
+ * where the name is needed only when something is wrong, a save or a
+ * listing of many files does not build it for the files that are fine.
+ */
+export type LazyName = string | (() => string);
+
+/** The name a LazyName stands for. */
+export function nameOf(name: LazyName): string {
+  return typeof name === 'string' ? name : name();
+}
+
 /** Decode UTF-8 strictly and parse JSON, classifying failures. */
 export function parseJsonBytes(
-  name: string | (() => string),
+  name: LazyName,
   bytes: Uint8Array,
 ): { ok: true; value: unknown; text: string } | { ok: false; problem: Problem } {
-  // The file's name is for a problem only: a function builds it only when there is one (a listing reads a file per task).
-  const file = () => (typeof name === 'string' ? name : name());
+  const file = () => nameOf(name);
   let text: string;
   try {
     text = utf8.decode(bytes);

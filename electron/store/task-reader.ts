@@ -371,11 +371,10 @@ export async function listedFileProblems(ctx: ReadContext, entry: ListedFiles): 
  * of a large directory.
  */
 async function outOfOrder(ctx: ReadContext, taskDir: string, files: readonly number[]): Promise<number[]> {
-  const dir = path.join(taskDir, VERSIONS_DIR);
   const ctimes: number[] = [];
   for (const n of files)
     ctimes.push(
-      await ctx.fs.lstat(`${dir}${path.sep}${versionFileName(n)}`).then(
+      await ctx.fs.lstat(versionPath(taskDir, n)).then(
         (st) => st.ctimeMs,
         () => Infinity,
       ),

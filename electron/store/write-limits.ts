@@ -12,7 +12,7 @@
  * and any other store that shares the readers' limits calls the same checks.
  */
 import { problem } from '../../shared/checkpoint/problem.js';
-import { MAX_JSON_DEPTH } from './file-reader.js';
+import { MAX_JSON_DEPTH, nameOf, type LazyName } from './file-reader.js';
 import { StoreWriteError } from './store-types.js';
 
 /**
@@ -131,12 +131,12 @@ export interface SaveContents {
  * default, and defaults are a level or two deep, far under the limit. The
  * parts of `contents.checkpoint` that are its very objects are not walked.
  */
-export function checkValueDepth(taskId: string, file: string | (() => string), contents: SaveContents, accepted?: unknown): void {
+export function checkValueDepth(taskId: string, file: LazyName, contents: SaveContents, accepted?: unknown): void {
   const refuse = (what: string) =>
     new WriteLimitError(
       taskId,
       'depth',
-      typeof file === 'string' ? file : file(),
+      nameOf(file),
       `refusing to save this version: ${what} is nested more than ${MAX_VALUE_DEPTH} levels deep, the most a checkpoint value may nest ` +
         `(readers refuse files nested more than ${MAX_JSON_DEPTH} levels); nothing was written and the task is unchanged`,
     );
@@ -154,12 +154,12 @@ export function checkValueDepth(taskId: string, file: string | (() => string), c
 }
 
 /** Refuse to write a file larger than readers load; see the module comment. `file` as for checkValueDepth. */
-export function checkFileSize(taskId: string, file: string | (() => string), bytes: number, maxFileBytes: number): void {
+export function checkFileSize(taskId: string, file: LazyName, bytes: number, maxFileBytes: number): void {
   if (bytes <= maxFileBytes) return;
   throw new WriteLimitError(
     taskId,
     'file-size',
-    typeof file === 'string' ? file : file(),
+    nameOf(file),
     `refusing to save this version: the file would be ${bytes} bytes, over the ${maxFileBytes}-byte limit readers load for one file; ` +
       'nothing was written and the task is unchanged. Keep large data in files of its own and record them as artifacts',
   );
