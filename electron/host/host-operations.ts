@@ -12,6 +12,15 @@ import { messageOf } from '../../shared/api/error-codes.js';
 import type { RewindPlan } from '../../shared/checkpoint/rewind-plan.js';
 import { planRewind } from '../runtime/rewind-task.js';
 
+/** A new task's folder must be a plain folder inside the root, never a link planted to lead out of it. */
+function checkNewTaskFolder(root: string, taskId: string): void {
+  try {
+    resolveInsideRoot(root, taskId);
+  } catch (err) {
+    throw new ApiError('forbidden', `task id ${JSON.stringify(taskId)} cannot be used: ${messageOf(err)}; nothing was written`);
+  }
+}
+
 /** The operations over a host's runner; see the module comment. */
 export class HostOperations {
   constructor(private readonly runnerPort: HostRunner | null | undefined) {}
@@ -31,14 +40,7 @@ export class HostOperations {
   async start(dir: OpenDirectory, input: ApiParsedInput<'startTask'>): Promise<ActionResult> {
     // A start that names an existing task resumes it, so it gets the same check as a resume.
     if (input.taskId && (await dir.store.getTask(input.taskId))) await dir.reads.entry(input.taskId);
-    if (input.taskId) {
-      // A new task's folder must be a plain folder inside the root, never a link planted to lead out of it.
-      try {
-        resolveInsideRoot(dir.root, input.taskId);
-      } catch (err) {
-        throw new ApiError('forbidden', `task id ${JSON.stringify(input.taskId)} cannot be used: ${messageOf(err)}; nothing was written`);
-      }
-    }
+    if (input.taskId) checkNewTaskFolder(dir.root, input.taskId);
     return this.runner(dir).start(dir.root, { taskId: input.taskId, agent: input.agent, options: input.options, mode: input.mode });
   }
 
@@ -73,16 +75,7 @@ export class HostOperations {
 
   async fork(dir: OpenDirectory, input: ApiParsedInput<'forkTask'>): Promise<ActionResult> {
     const entry = await dir.reads.entry(input.taskId);
-    if (input.newTaskId) {
-      try {
-        resolveInsideRoot(dir.root, input.newTaskId);
-      } catch (err) {
-        throw new ApiError(
-          'forbidden',
-          `task id ${JSON.stringify(input.newTaskId)} cannot be used: ${messageOf(err)}; nothing was written`,
-        );
-      }
-    }
+    if (input.newTaskId) checkNewTaskFolder(dir.root, input.newTaskId);
     return this.runner(dir).fork(dir.root, entry.task_id, input.version, {
       newTaskId: input.newTaskId,
       reason: input.reason,
