@@ -12,6 +12,7 @@
  * changing a saved version.
  */
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
+import { copyArray } from '../../shared/diff/copy-array.js';
 
 type Json = Record<string, unknown>;
 
@@ -27,10 +28,10 @@ export function draftOf(cp: Checkpoint): Checkpoint {
   for (const key of Object.keys(draft)) {
     const value = draft[key];
     if (Array.isArray(value)) {
-      draft[key] = value.slice();
+      draft[key] = copyArray(value);
     } else if (typeof value === 'object' && value !== null) {
       const inner: Json = { ...(value as Json) };
-      for (const k of Object.keys(inner)) if (Array.isArray(inner[k])) inner[k] = (inner[k] as unknown[]).slice();
+      for (const k of Object.keys(inner)) if (Array.isArray(inner[k])) inner[k] = copyArray(inner[k] as unknown[]);
       draft[key] = inner;
     }
   }

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { Checkpoint, CURRENT_SCHEMA_VERSION, HistoryMessage } from '../../shared/checkpoint/schema.js';
 import { problem } from '../../shared/checkpoint/problem.js';
 import { applyDiff, computeDiff, type DiffOp } from '../../shared/diff/json-diff.js';
+import { copyArray } from '../../shared/diff/copy-array.js';
 import { validateChanges } from './incremental-validate.js';
 import { sealJson, toPlainJson } from './frozen-json.js';
 import { encodeBlob, type EncodedBlob } from './blob-store.js';
@@ -59,7 +60,7 @@ export function buildVersion(request: SaveRequest, next: number, at: BuildBase):
   const results = request.results ? Object.entries(request.results) : [];
   if (results.length > 0) {
     if (!Array.isArray(input.plan)) throw refuse('results were given but the checkpoint has no plan');
-    const plan = (input.plan as Json[]).slice();
+    const plan = copyArray(input.plan as Json[]);
     for (const [stepId, value] of results) {
       const i = plan.findIndex((s) => s?.id === stepId);
       if (i < 0) throw refuse(`a result was given for step ${JSON.stringify(stepId)}, which is not in the plan`);

@@ -9,6 +9,7 @@
  * Pure: no Node, no DOM.
  */
 import { ServiceError } from '../api/error-codes.js';
+import { copyArray } from './copy-array.js';
 
 /** A path into a JSON value: object keys and array indices. */
 export type DiffPath = (string | number)[];
@@ -125,7 +126,7 @@ export function applyDiff(a: unknown, ops: readonly DiffOp[]): unknown {
   const fresh = new WeakSet<object>();
   const own = <T extends object>(v: T): T => {
     if (fresh.has(v)) return v;
-    const copy = (Array.isArray(v) ? v.slice() : copyObject(v as JsonObject)) as T;
+    const copy = (Array.isArray(v) ? copyArray(v) : copyObject(v as JsonObject)) as T;
     fresh.add(copy);
     return copy;
   };
