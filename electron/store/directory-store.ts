@@ -2,6 +2,7 @@
  * The versioned directory store: `openStore(root)` implements CheckpointStore
  * over a checkpoint directory laid out as docs/FORMAT.md describes.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promises as fsp } from 'node:fs';
 import { holdsSecret, redactJson, secretsOf } from './redact.js';
 import path from 'node:path';
@@ -174,7 +175,26 @@ class DirectoryStore implements CheckpointStore {
   listTasks<T>(keep: KeepListed<T>): Promise<T[]>;
   async listTasks<T>(keep?: KeepListed<T>): Promise<(T | ListedTask)[]> {
     const ctx = await this.ctx();
-    return scanRoot<T | ListedTask>(ctx, this.concurrency, keep ?? ((entries) => entries));
+    const listed = await scanRoot<T | ListedTask>(ctx, this.concurrency, keep ?? ((entries) => entries));
+    this.helpWithFileChecks();
+    return listed;
+  }
+
+  /**
+   * File checks asked while this store listed (`ls` asks one per slice) and
+   * still waiting for the thread when the listing ends are answered here as
+   * well, the newest first, while the thread works from the oldest: the
+   * listing's thread is free by then, and would otherwise wait for the other.
+   */
+  private helpWithFileChecks(): void {
+    const checks = this.fileChecks;
+    if (!checks) return;
+    void (async () => {
+      for (let question = checks.takeBack(); question; question = checks.takeBack()) {
+        await nextTurn();
+        await this.checkFilesHere(question.entries).then(question.resolve, question.reject);
+      }
+    })();
   }
 
   /** Find one task the way the listing would show it, validated whole and with the detail checks (gaps) on unless `depth` says less. */
@@ -581,6 +601,11 @@ class DirectoryStore implements CheckpointStore {
       const answered = await this.fileChecks.check(entries).catch(() => null);
       if (answered) return answered;
     }
+    return this.checkFilesHere(entries);
+  }
+
+  /** fileProblems on this thread. */
+  private async checkFilesHere(entries: readonly ListedFiles[]): Promise<Problem[][]> {
     const ctx = await this.ctx();
     // Read as a listing reads (see scanRoot): node:fs's synchronous calls where the store's calls are node:fs's.
     const sync = syncReadsOf(ctx.fs);

@@ -36,6 +36,20 @@ function filesOnly(e: ListedFiles): ListedFiles {
   };
 }
 
+/** A question asked and not answered yet. */
+export interface FileCheckQuestion {
+  entries: readonly ListedFiles[];
+  resolve: (problems: Problem[][]) => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * Questions handed to the thread at a time; the rest wait on this side, where
+ * `takeBack` can still give them to another thread. Two, so the thread finds
+ * the next question the moment it answers one.
+ */
+const IN_FLIGHT = 2;
+
 /**
  * The file checks of one directory on a thread, started at the first
  * question and ended once none has come for `idleMs` (the host asks once per
@@ -49,7 +63,10 @@ export class FileCheckThread {
   private worker: Worker | null = null;
   private failed: Error | null = null;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (p: Problem[][]) => void; reject: (err: Error) => void }>();
+  /** Posted to the thread, by request id. */
+  private readonly posted = new Map<number, FileCheckQuestion>();
+  /** Not posted yet, oldest first. */
+  private readonly queued: FileCheckQuestion[] = [];
   private idle: NodeJS.Timeout | null = null;
 
   constructor(
@@ -74,13 +91,23 @@ export class FileCheckThread {
       this.fail(err instanceof Error ? err : new Error(String(err)));
       return Promise.reject(this.failed);
     }
-    const id = this.nextId++;
     return new Promise<Problem[][]>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
       // Held while a question is out, so the answer is waited for; let go once none is.
-      if (this.pending.size === 1) worker.ref();
-      worker.postMessage({ id, entries: entries.map(filesOnly) } satisfies FileCheckRequest);
+      if (this.outstanding === 0) worker.ref();
+      this.queued.push({ entries, resolve, reject });
+      this.post(worker);
     });
+  }
+
+  /**
+   * The newest question not handed to the thread yet, taken back for the
+   * caller to answer on its own thread (null when every question is out):
+   * the two threads then work through the backlog from both ends.
+   */
+  takeBack(): FileCheckQuestion | null {
+    const question = this.queued.pop() ?? null;
+    if (question && this.worker) this.settled(this.worker);
+    return question;
   }
 
   async close(): Promise<void> {
@@ -91,18 +118,37 @@ export class FileCheckThread {
     await worker?.terminate();
   }
 
+  private get outstanding(): number {
+    return this.posted.size + this.queued.length;
+  }
+
+  /** Hand queued questions to the thread, oldest first, up to IN_FLIGHT at a time. */
+  private post(worker: Worker): void {
+    while (this.posted.size < IN_FLIGHT && this.queued.length > 0) {
+      const question = this.queued.shift() as FileCheckQuestion;
+      const id = this.nextId++;
+      this.posted.set(id, question);
+      worker.postMessage({ id, entries: question.entries.map(filesOnly) } satisfies FileCheckRequest);
+    }
+  }
+
+  /** Once nothing is out, the process is no longer held for the thread, and the thread ends if no question follows. */
+  private settled(worker: Worker): void {
+    if (this.outstanding > 0) return;
+    worker.unref();
+    this.idle = setTimeout(() => this.retire(worker), this.idleMs).unref();
+  }
+
   private started(): Worker {
     if (this.worker) return this.worker;
     const worker = startThread(import.meta.url, 'file-check-worker', this.data);
     worker.unref();
     worker.on('message', (reply: FileCheckReply) => {
-      const waiting = this.pending.get(reply.id);
+      const waiting = this.posted.get(reply.id);
       if (!waiting) return;
-      this.pending.delete(reply.id);
-      if (this.pending.size === 0) {
-        worker.unref();
-        this.idle = setTimeout(() => this.retire(worker), this.idleMs).unref();
-      }
+      this.posted.delete(reply.id);
+      this.post(worker);
+      this.settled(worker);
       if ('error' in reply) waiting.reject(new Error(reply.error));
       else waiting.resolve(reply.problems);
     });
@@ -115,7 +161,7 @@ export class FileCheckThread {
 
   /** End an idle thread; the next question starts another. */
   private retire(worker: Worker): void {
-    if (this.worker !== worker || this.pending.size > 0) return;
+    if (this.worker !== worker || this.outstanding > 0) return;
     this.worker = null;
     this.idle = null;
     void worker.terminate();
@@ -124,7 +170,8 @@ export class FileCheckThread {
   /** Every question out, and every later one, answered with `err`. */
   private fail(err: Error): void {
     this.failed ??= err;
-    for (const { reject } of this.pending.values()) reject(err);
-    this.pending.clear();
+    for (const { reject } of [...this.posted.values(), ...this.queued]) reject(err);
+    this.posted.clear();
+    this.queued.length = 0;
   }
 }

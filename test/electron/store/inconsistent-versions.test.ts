@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../../electron/cli/main.js';
 import { HostService } from '../../../electron/host/host-service.js';
 import type { HostEvent } from '../../../shared/api/contract.js';
@@ -139,6 +139,26 @@ describe('inconsistent version numbers', () => {
     expect(thread.running).toBe(true);
     await thread.close();
     await expect(thread.check(listed)).rejects.toThrow('closed');
+    // Questions past the two handed to a thread wait on the store's side, where they can be taken back, the newest first.
+    const backlog = new FileCheckThread({ root, maxFileBytes: DEFAULT_MAX_FILE_BYTES });
+    const slices = [0, 1, 2, 3, 4].map((k) => listed.slice(k * 25, k * 25 + 25));
+    const answers = slices.map((slice) => backlog.check(slice));
+    const taken = [backlog.takeBack(), backlog.takeBack(), backlog.takeBack(), backlog.takeBack()];
+    expect(taken.map((q) => q?.entries ?? null)).toEqual([slices[4], slices[3], slices[2], null]);
+    for (const q of taken) if (q) q.resolve(await openStore(root, { fileCheckThread: false }).fileProblems(q.entries));
+    expect(await Promise.all(answers)).toEqual(
+      slices.map((slice) => here.slice(listed.indexOf(slice[0]), listed.indexOf(slice[0]) + slice.length)),
+    );
+    await backlog.close();
+    // A store answers on its own thread what is still waiting for its thread once a listing of it ends.
+    const helped = openStore(root);
+    const takeBack = vi.spyOn(FileCheckThread.prototype, 'takeBack');
+    const asked = [0, 1, 2, 3].map(() => helped.fileProblems(listed));
+    await helped.listTasks();
+    expect(await Promise.all(asked)).toEqual([here, here, here, here]);
+    expect(takeBack.mock.results.some((r) => r.value !== null)).toBe(true);
+    takeBack.mockRestore();
+    await helped.close();
     const flagged = threaded.flatMap((found, i) => found.map((p) => `${listed[i].task_id}: ${p.file}`));
     expect(flagged).toEqual(['t: t/versions/00000007.json']);
 

@@ -5,7 +5,7 @@ describe('copyArray', () => {
   it('copies a frozen array into one of its own, sharing the elements', () => {
     const first = Object.freeze({ id: 's1' });
     const frozen = Object.freeze([first, Object.freeze({ id: 's2' })]);
-    const copy = copyArray(frozen);
+    const copy = copyArray<{ id: string }>(frozen);
     expect(copy).toEqual(frozen);
     expect(copy).not.toBe(frozen);
     expect(Object.isFrozen(copy)).toBe(false);
