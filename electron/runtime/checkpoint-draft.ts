@@ -12,7 +12,7 @@
  * changing a saved version.
  */
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
-import { copyArray } from '../../shared/diff/copy-array.js';
+import { copyArray } from '../../shared/diff/frozen-arrays.js';
 
 type Json = Record<string, unknown>;
 

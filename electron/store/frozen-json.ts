@@ -21,6 +21,7 @@
  * plain JSON. An object someone else froze is not trusted to be either, so the
  * encoder never memoises it.
  */
+import { walkable } from '../../shared/diff/frozen-arrays.js';
 
 const sealed = new WeakSet<object>();
 
@@ -76,13 +77,13 @@ export function sealJson<T>(value: T, previous?: unknown): T {
   if (typeof value !== 'object' || value === null || sealed.has(value)) return value;
   const prev = typeof previous === 'object' && previous !== null && sealed.has(previous) ? previous : null;
   if (Array.isArray(value)) {
-    const p = Array.isArray(prev) ? (prev as unknown[]) : null;
+    const p = Array.isArray(prev) ? walkable(prev as unknown[]) : null;
     for (let i = 0; i < value.length; i++) {
       const v: unknown = value[i];
       if (p !== null && i < p.length && v === p[i]) continue;
       sealJson(v, p?.[i]);
     }
-    if (p !== null) predecessors.set(value, p);
+    if (p !== null) predecessors.set(value, prev as unknown[]);
   } else {
     const o = value as Record<string, unknown>;
     const p = prev !== null && !Array.isArray(prev) ? (prev as Record<string, unknown>) : null;
@@ -375,7 +376,8 @@ function emit(obj: object, out: Emitter): void {
 }
 
 /** Emit a long array element by element; returns its element offsets. */
-function emitArray(arr: readonly unknown[], out: Emitter): Int32Array {
+function emitArray(array: readonly unknown[], out: Emitter): Int32Array {
+  const arr = walkable(array);
   const from = out.position;
   const starts = new Int32Array(arr.length + 1);
   out.text('[');
@@ -394,7 +396,15 @@ function emitArray(arr: readonly unknown[], out: Emitter): Int32Array {
  * identical to the predecessor's are copied from its bytes, and only the
  * elements that differ are encoded. Returns the element offsets.
  */
-function spliceArray(arr: readonly unknown[], pred: readonly unknown[], old: Buffer, oldStarts: Int32Array, out: Emitter): Int32Array {
+function spliceArray(
+  array: readonly unknown[],
+  predecessor: readonly unknown[],
+  old: Buffer,
+  oldStarts: Int32Array,
+  out: Emitter,
+): Int32Array {
+  const arr = walkable(array);
+  const pred = walkable(predecessor);
   const from = out.position;
   const n = arr.length;
   const common = Math.min(n, pred.length);

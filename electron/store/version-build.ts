@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { Checkpoint, CURRENT_SCHEMA_VERSION, HistoryMessage } from '../../shared/checkpoint/schema.js';
 import { problem } from '../../shared/checkpoint/problem.js';
 import { applyDiff, computeDiff, type DiffOp } from '../../shared/diff/json-diff.js';
-import { copyArray } from '../../shared/diff/copy-array.js';
+import { copyArray } from '../../shared/diff/frozen-arrays.js';
 import { validateChanges } from './incremental-validate.js';
 import { sealJson, toPlainJson } from './frozen-json.js';
 import { encodeBlob, type EncodedBlob } from './blob-store.js';

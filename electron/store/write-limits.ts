@@ -12,6 +12,7 @@
  * and any other store that shares the readers' limits calls the same checks.
  */
 import { problem } from '../../shared/checkpoint/problem.js';
+import { walkable } from '../../shared/diff/frozen-arrays.js';
 import { MAX_JSON_DEPTH, nameOf, type LazyName } from './file-reader.js';
 import { StoreWriteError } from './store-types.js';
 
@@ -95,9 +96,10 @@ function fitsBeside(value: unknown, accepted: unknown, budget: number): boolean 
   }
   if (budget <= 0) return false;
   if (Array.isArray(value)) {
-    const twin = accepted as readonly unknown[];
-    for (let i = 0; i < value.length; i++) {
-      const child: unknown = value[i];
+    const twin = walkable(accepted as readonly unknown[]);
+    const members = walkable(value);
+    for (let i = 0; i < members.length; i++) {
+      const child: unknown = members[i];
       // The common case, an unchanged member, without a call.
       if (child !== twin[i] && child !== null && typeof child === 'object' && !fitsBeside(child, twin[i], budget - 1)) return false;
     }

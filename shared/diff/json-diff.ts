@@ -9,7 +9,7 @@
  * Pure: no Node, no DOM.
  */
 import { ServiceError } from '../api/error-codes.js';
-import { copyArray } from './copy-array.js';
+import { copyArray, walkable } from './frozen-arrays.js';
 
 /** A path into a JSON value: object keys and array indices. */
 export type DiffPath = (string | number)[];
@@ -56,9 +56,11 @@ function diffInto(a: unknown, b: unknown, path: DiffPath, ops: DiffOp[]): void {
   if (a === b) return;
   if (Array.isArray(a) && Array.isArray(b)) {
     const common = Math.min(a.length, b.length);
+    const xs = walkable(a);
+    const ys = walkable(b);
     for (let i = 0; i < common; i++) {
-      const x = a[i];
-      const y = b[i];
+      const x = xs[i];
+      const y = ys[i];
       if (x !== y) {
         path.push(i);
         diffInto(x, y, path, ops);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { EncodeArena, encodeJson, isPlainJson, isSealed, sealJson, toPlainJson } from '../../../electron/store/frozen-json.js';
-import { applyDiff, type DiffOp } from '../../../shared/diff/json-diff.js';
+import { applyDiff, computeDiff, type DiffOp } from '../../../shared/diff/json-diff.js';
 
 /** JSON values as JSON.parse gives them (fast-check's may hold -0, which JSON writes as 0 anyway). */
 const json = fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown);
@@ -96,6 +96,23 @@ describe('encodeJson', () => {
         for (const v of versions) expect(encodeJson(v).toString('utf8')).toBe(JSON.stringify(v));
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('stays exact, and diffs to what was changed, across versions of plans long enough to be walked from copies', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 500, max: 700 }), fc.array(change, { minLength: 1, maxLength: 12 }), (steps, changes) => {
+        const arena = new EncodeArena();
+        let doc = sealJson(document(steps));
+        encodeJson(doc, arena);
+        for (const c of changes) {
+          const next = sealJson(applyDiff(doc, opsFor(doc, c)) as Record<string, unknown>, doc);
+          expect(encodeJson(next, arena).toString('utf8')).toBe(JSON.stringify(next));
+          expect(applyDiff(doc, computeDiff(doc, next))).toEqual(next);
+          doc = next;
+        }
+      }),
+      { numRuns: 40 },
     );
   });
 

@@ -76,7 +76,7 @@ describe('the store refuses what its readers would refuse', () => {
 
   it('a deep value among the parts a save shares with the version before it is found all the same', async () => {
     const store = openStore(root);
-    let cp = withoutVersion((await store.create(makeCheckpoint('t', 50))).checkpoint);
+    let cp = withoutVersion((await store.create(makeCheckpoint('t', 600))).checkpoint);
     // A few accepted saves first: each passes the last checkpoint back with one step changed.
     for (let v = 1; v <= 3; v++) {
       const plan = cp.plan.map((s, i) => (i === v ? { ...s, status: 'done' as const } : s));
@@ -89,7 +89,7 @@ describe('the store refuses what its readers would refuse', () => {
     const refusals = [
       // Inside a member spread from the last checkpoint, beside its unchanged members.
       { ...cp, recovery: { ...cp.recovery, extra: deep } },
-      // In the one step of 50 that changed.
+      // In the one step of 600 that changed (a plan long enough to be walked from a copy: frozen-arrays.ts).
       { ...cp, plan: cp.plan.map((s, i) => (i === 40 ? { ...s, result: { kept: s, deep } } : s)) },
       // Under an own "__proto__" key, as JSON.parse makes one.
       { ...cp, plan: cp.plan.map((s, i) => (i === 0 ? { ...s, ...(JSON.parse(`{"__proto__":${JSON.stringify(deep)}}`) as object) } : s)) },

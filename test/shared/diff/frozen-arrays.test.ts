@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyArray } from '../../../shared/diff/copy-array.js';
+import { copyArray, walkable } from '../../../shared/diff/frozen-arrays.js';
 
 describe('copyArray', () => {
   it('copies a frozen array into one of its own, sharing the elements', () => {
@@ -19,5 +19,19 @@ describe('copyArray', () => {
     const source = Array.from({ length: 5000 }, (_, i) => (i % 7 === 0 ? null : i % 5 === 0 ? [i] : { n: i }));
     expect(copyArray(Object.freeze(source))).toEqual(source);
     expect(copyArray([])).toEqual([]);
+  });
+});
+
+describe('walkable', () => {
+  it('gives the elements of a long frozen array in a copy, and any other array itself', () => {
+    const long = Object.freeze(Array.from({ length: 2000 }, (_, i) => ({ n: i })));
+    const walked = walkable(long);
+    expect(walked).not.toBe(long);
+    expect(walked).toEqual(long);
+    expect(walked.every((v, i) => v === long[i])).toBe(true);
+    const short = Object.freeze([{ n: 1 }]);
+    expect(walkable(short)).toBe(short);
+    const open = Array.from({ length: 2000 }, (_, i) => i);
+    expect(walkable(open)).toBe(open);
   });
 });
