@@ -63,7 +63,8 @@ export function register(program: Command, ctx: CliContext): void {
         question.catch(() => {});
         asked.push(question);
         const rows = await summarizeListing(source, entries);
-        return rows.map(({ entry, summary }) => withPlan(summary, entry.checkpoint));
+        // Only --json prints the plan's steps: the table is drawn from the summaries alone.
+        return rows.map(({ entry, summary }) => (opts.json ? withPlan(summary, entry.checkpoint) : summary));
       });
       const found = (await Promise.all(asked)).flat();
       const tasks = listed.map((t, i) => withFileProblems(t, found[i]));
