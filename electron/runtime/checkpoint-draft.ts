@@ -65,7 +65,16 @@ export function ownWhere<T extends object>(list: T[], match: (element: T) => boo
  */
 export function freezeDraft<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  for (const member of Object.values(value as Json)) freezeDraft(member);
+  if (Array.isArray(value)) {
+    // A draft's list is its own copy of a saved list: its elements are the saved version's (frozen) but for the
+    // few a change made, so each is looked at in place, without a call or a copy of the list.
+    for (let i = 0; i < value.length; i++) {
+      const member: unknown = value[i];
+      if (typeof member === 'object' && member !== null && !Object.isFrozen(member)) freezeDraft(member);
+    }
+  } else {
+    for (const member of Object.values(value as Json)) freezeDraft(member);
+  }
   return Object.freeze(value);
 }
 
