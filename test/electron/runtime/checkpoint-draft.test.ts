@@ -48,6 +48,18 @@ describe('draftOf', () => {
     expect(Object.isFrozen(next.plan[1].error)).toBe(true);
     expect(next.plan[0]).toBe(saved.plan[0]);
   });
+
+  it('freezes an element pushed to a list, and the lists it holds, down to their elements', () => {
+    const d = draftOf(saved);
+    d.run.llm_calls.push({ model: 'n', messages: [{ role: 'user', parts: ['p'] }] } as never);
+    const next = freezeDraft(d);
+    const pushed = next.run.llm_calls[1] as unknown as { messages: { parts: string[] }[] };
+    expect(Object.isFrozen(next.run.llm_calls)).toBe(true);
+    expect(Object.isFrozen(pushed)).toBe(true);
+    expect(Object.isFrozen(pushed.messages)).toBe(true);
+    expect(Object.isFrozen(pushed.messages[0].parts)).toBe(true);
+    expect(next.run.llm_calls[0]).toBe(saved.run.llm_calls[0]);
+  });
 });
 
 describe('detached', () => {
