@@ -10,6 +10,7 @@ import type { StepStatus } from './schema.js';
 import type { CheckpointHead } from './checkpoint-head.js';
 import { problem, type Problem } from './problem.js';
 import { parseTimestamp } from './timestamp.js';
+import { walkable } from '../diff/frozen-arrays.js';
 
 const FINISHED: ReadonlySet<StepStatus> = new Set<StepStatus>(['done', 'skipped']);
 
@@ -22,8 +23,10 @@ const FINISHED: ReadonlySet<StepStatus> = new Set<StepStatus>(['done', 'skipped'
  * earlier unfinished one.
  */
 export function expectedCurrentStep(plan: readonly { status: StepStatus }[]): number {
+  // The runtime asks this at every save; late in a long plan it walks thousands of finished steps (walkable).
+  const steps = walkable(plan);
   let i = 0;
-  while (i < plan.length && FINISHED.has(plan[i].status)) i++;
+  while (i < steps.length && FINISHED.has(steps[i].status)) i++;
   return i;
 }
 
