@@ -365,7 +365,10 @@ export async function listedFileProblems(ctx: ReadContext, entry: ListedFiles): 
  * renamed or copied into `versions/` afterwards, gets a change time of the
  * moment it was put there, which no one can set back. A folder copied whole
  * gives its files change times in the copy's order, and those out of order
- * are read: a read too many, never a file missed. A file that cannot be
+ * are read: a read too many. Change times are kept to a tick of the kernel's
+ * clock (4 ms here), so a file copied over one within the tick in which the
+ * next was created looks in order; opening the task reads every head
+ * (misnumberedFiles), and so do `history` and `verify`. A file that cannot be
  * stat-ed is read (its read says what is wrong). A stat costs a quarter of
  * the open, stat, read and close of a head, across the 100,000 version files
  * of a large directory.
