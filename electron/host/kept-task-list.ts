@@ -13,6 +13,7 @@ import { IMPORT_SUFFIX, SYNC_SLICE } from '../store/directory-scan.js';
 import type { CheckpointSource, ListedFiles, ListedTask } from '../store/store-types.js';
 import { summarizeEntry, summarizeListing, withFileProblems } from '../verify/summarize-entry.js';
 import type { SerialQueue } from './serial-queue.js';
+import { taskFigures, type TaskFigures } from './directory-overview.js';
 
 /**
  * One task of the kept list. `recheck` holds the entry of a task whose
@@ -31,6 +32,12 @@ export interface KeptSummary {
    * 15% longer at 10,000 tasks.
    */
   steps: string[];
+  /**
+   * The task's share of the directory overview, from the checkpoint the
+   * listing read; null when that does not hold it (a database's summary, no
+   * readable checkpoint), and the overview reads the task whole.
+   */
+  figures: TaskFigures | null;
 }
 
 /** A task's row of the kept list, from the entry the store listed and its summary. */
@@ -40,7 +47,8 @@ export function keep(entry: ListedTask, summary: TaskSummary): KeptSummary {
   for (const s of entry.checkpoint?.plan ?? []) steps.push(s.id, s.name, s.status);
   // Kept without the lease the listing read: a recheck reads it afresh (it may have been let go or taken since).
   const { lease: _read, ...recheck } = entry;
-  return { summary, recheck: volatile ? recheck : null, steps };
+  const figures = entry.checkpoint ? taskFigures(entry.checkpoint) : null;
+  return { summary, recheck: volatile ? recheck : null, steps, figures };
 }
 
 /** The steps a listing shows, back from their flat form. */
@@ -149,6 +157,11 @@ export class KeptTaskList {
     // A store's listing that reconnected and started over hands some rows twice: each task is shown once.
     const rows = this.summaries ? await this.list() : [...new Map(this.readSoFar.map((r) => [r.task_id, r])).values()];
     return rows.sort(newestFirst).slice(0, limit);
+  }
+
+  /** Every task's summary, with its share of the directory overview where its row holds it. */
+  async withFigures(): Promise<{ summary: TaskSummary; figures: TaskFigures | null }[]> {
+    return (await this.rows()).map((k) => ({ summary: k.summary, figures: k.figures }));
   }
 
   /** Every task's summary with its plan's steps: what `waystation ls --json` prints. */

@@ -44,9 +44,32 @@ interface Known {
 const sameFile = (k: Known, st: Stats) =>
   k.dev === st.dev && k.ino === st.ino && k.size === st.size && k.mtimeMs === st.mtimeMs && k.ctimeMs === st.ctimeMs;
 
+/**
+ * How many files' heads a store keeps, the most recently asked: an entry
+ * costs some 300 bytes, and a host that opened every task of a directory of
+ * 10,000 tasks of ten versions (the overview reads them all) kept 100,000,
+ * about 30 MiB, for as long as the directory stayed open. A file forgotten
+ * is read again when next asked.
+ */
+export const KEPT_HEADS = 32_768;
+
 /** The heads of the version files a store has read, by path and identity (see the module comment). */
 export class VersionHeads {
   private readonly known = new Map<string, Known>();
+
+  constructor(private readonly capacity = KEPT_HEADS) {}
+
+  /** How many files' heads are kept. */
+  get size(): number {
+    return this.known.size;
+  }
+
+  /** Keep `known` for `abs` as the most recently asked, forgetting the least recently asked beyond the capacity. */
+  private keep(abs: string, known: Known): void {
+    this.known.delete(abs);
+    this.known.set(abs, known);
+    if (this.known.size > this.capacity) this.known.delete(this.known.keys().next().value as string);
+  }
 
   /** The version the file at `abs` holds (see HeadVersion). */
   versionAt(ctx: ReadContext, abs: string): Promise<HeadVersion> {
@@ -64,7 +87,10 @@ export class VersionHeads {
         st = undefined;
       }
       if (st === undefined) this.known.delete(abs);
-      else if (sameFile(known, st)) return known.held;
+      else if (sameFile(known, st)) {
+        this.keep(abs, known);
+        return known.held;
+      }
     }
     let fd: number;
     try {
@@ -79,7 +105,7 @@ export class VersionHeads {
       if (!st.isFile()) return null;
       const n = readSync(fd, HEAD, 0, Math.min(HEAD_BYTES, st.size), 0);
       const held = envelopeVersionOf(HEAD.subarray(0, n));
-      this.known.set(abs, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, held });
+      this.keep(abs, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, held });
       return held;
     } catch {
       return null;
@@ -97,11 +123,14 @@ export class VersionHeads {
         this.known.delete(abs);
         return 'missing';
       }
-      if (st && sameFile(known, st)) return known.held;
+      if (st && sameFile(known, st)) {
+        this.keep(abs, known);
+        return known.held;
+      }
     }
     const read = await readHead(ctx, abs);
     if (read === 'missing') this.known.delete(abs);
-    else if (read.stat) this.known.set(abs, { ...identity(read.stat), held: read.held });
+    else if (read.stat) this.keep(abs, { ...identity(read.stat), held: read.held });
     return read === 'missing' ? 'missing' : read.held;
   }
 }

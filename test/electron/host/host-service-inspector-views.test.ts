@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EVENTS_PAGE } from '../../../shared/api/contract.js';
 import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../../shared/checkpoint/schema.js';
 import { HostService } from '../../../electron/host/host-service.js';
@@ -76,14 +76,18 @@ describe('the event log through the host', () => {
 });
 
 describe('the directory overview through the host', () => {
-  it('sums tokens and cost over the tasks and names the slowest steps, reading a task again only when it moved on', async () => {
+  it('sums tokens and cost over the tasks and names the slowest steps, from the rows of the list, kept up to date as tasks move on', async () => {
     const store = openStore(root);
     await store.create(task('a', { tokens_in: 100, tokens_out: 10, cost_usd: 0.5 }, [3000, 50]));
     await store.create(task('b', { tokens_in: 20, tokens_out: 2, cost_usd: 0.25 }, [700, 9000]));
     service = new HostService({ host: 'web' });
     await service.open(root);
 
+    // A directory's rows hold the figures, read with the list: no task is opened for them.
+    const opened = vi.spyOn(Object.getPrototypeOf(store) as typeof store, 'getTask');
     const first = await service.getOverview();
+    expect(opened).not.toHaveBeenCalled();
+    opened.mockRestore();
     expect(first).toMatchObject({ tasks_read: 2, tasks_total: 2, tokens_in: 120, tokens_out: 12, cost_usd: 0.75 });
     expect(first.slowest_steps.map((s) => [s.task_id, s.step_id, s.elapsed_ms])).toEqual([
       ['b', 's2', 9000],

@@ -7,8 +7,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../../electron/store/directory-store.js';
+import { DEFAULT_MAX_FILE_BYTES, openStore } from '../../../electron/store/directory-store.js';
 import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
+import { VersionHeads } from '../../../electron/store/version-heads.js';
 import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
 
 let root: string;
@@ -42,6 +43,24 @@ const misnumbered = (problems: { file: string; message: string }[]) =>
   problems.filter((p) => /named for version \d+ but holds/.test(p.message));
 
 describe('version file heads', () => {
+  it('are kept for the most recently asked files only, up to a bound; a file forgotten is read again', async () => {
+    await sixVersions();
+    const { fs: counting, opened } = countingFs();
+    const heads = new VersionHeads(4);
+    const ctx = { fs: counting, root, realRoot: root, maxFileBytes: DEFAULT_MAX_FILE_BYTES };
+    const file = (n: number) => path.join(root, 't', 'versions', `0000000${n}.json`);
+    for (let n = 1; n <= 6; n++) expect(await heads.versionAt(ctx, file(n))).toBe(n);
+    expect(heads.size).toBe(4);
+    opened.length = 0;
+    // 3 to 6 are kept; asking 3 again keeps it the most recent, so 1 (forgotten) pushes out 4, not 3.
+    expect(await heads.versionAt(ctx, file(3))).toBe(3);
+    expect(await heads.versionAt(ctx, file(1))).toBe(1);
+    expect(await heads.versionAt(ctx, file(3))).toBe(3);
+    expect(await heads.versionAt(ctx, file(4))).toBe(4);
+    expect(opened).toEqual(['t/versions/00000001.json', 't/versions/00000004.json']);
+    expect(heads.size).toBe(4);
+  });
+
   it('are read once per store: opening the task again opens no version file but the newest (which may be a segment, still growing)', async () => {
     await sixVersions();
     const { fs: counting, opened } = countingFs();
