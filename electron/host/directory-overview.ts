@@ -5,6 +5,7 @@
  * or, where a row does not hold them, from the task read whole.
  */
 import type { DirectoryOverview, SlowStep } from '../../shared/api/contract.js';
+import { parseTimestamp } from '../../shared/checkpoint/timestamp.js';
 
 /** One task's share of the overview. */
 export interface TaskFigures {
@@ -37,7 +38,9 @@ const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
  * the kept list holds the figures of every task of a directory.
  *
  * Read as a listing reads a checkpoint, without validating it whole: what is
- * not a number where a number belongs counts as absent.
+ * not a number where a number belongs counts as absent. It runs for every row
+ * the kept list builds, so timestamps are read with the listing's own
+ * parseTimestamp rather than Date.parse.
  */
 export function taskFigures(cp: FiguresSource): TaskFigures | null {
   const run = cp.run as Record<string, unknown>;
@@ -50,7 +53,7 @@ export function taskFigures(cp: FiguresSource): TaskFigures | null {
     const s = step as Record<string, unknown>;
     const started = text(s.started_at);
     const finished = text(s.finished_at);
-    const took = amount(s.elapsed_ms) ?? (started && finished ? Math.max(0, Date.parse(finished) - Date.parse(started)) : null);
+    const took = amount(s.elapsed_ms) ?? (started && finished ? Math.max(0, parseTimestamp(finished) - parseTimestamp(started)) : null);
     if (took === null || !Number.isFinite(took) || took <= 0) continue;
     const id = text(s.id) ?? '';
     steps.push({ task_id: cp.task_id, step_id: id, step_name: text(s.name) || id, elapsed_ms: took, status: text(s.status) ?? '' });

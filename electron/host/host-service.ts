@@ -410,8 +410,9 @@ export class HostService implements WaystationService {
         continue;
       }
       const entry = await dir.store.getTask(summary.task_id).catch(() => null);
-      const f = entry?.checkpoint ? taskFigures(entry.checkpoint) : null;
-      if (!entry?.checkpoint || !f) continue;
+      if (!entry?.checkpoint) continue;
+      const f = taskFigures(entry.checkpoint);
+      if (!f) continue;
       this.overviewFigures.set(key, { version: entry.checkpoint.version, figures: f });
       figures.push(f);
     }
