@@ -11,7 +11,7 @@
  * back.
  */
 import type { Worker } from 'node:worker_threads';
-import type { Problem } from '../../shared/checkpoint/problem.js';
+import { plainProblem, type Problem } from '../../shared/checkpoint/problem.js';
 import type { ListedFiles } from './store-types.js';
 import { startThread } from './start-thread.js';
 
@@ -31,7 +31,7 @@ function filesOnly(e: ListedFiles): ListedFiles {
     task_id: e.task_id,
     location: e.location,
     format: e.format,
-    problems: e.problems.map((p) => ({ file: p.file, reason: p.reason, message: p.message, severity: p.severity })),
+    problems: e.problems.map(plainProblem),
     checkpoint: e.checkpoint ? { version: e.checkpoint.version } : null,
   };
 }

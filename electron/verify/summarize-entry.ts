@@ -7,7 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { checkInvariants } from '../../shared/checkpoint/invariants.js';
 import { toTaskSummary, type TaskSummary, type TaskSummarySource } from '../../shared/checkpoint/task-summary.js';
-import type { Problem } from '../../shared/checkpoint/problem.js';
+import { plainProblem, type Problem } from '../../shared/checkpoint/problem.js';
 import type { CheckpointSource, ListedTask } from '../store/store-types.js';
 import { leaseInfoOf } from '../store/lease-rules.js';
 
@@ -105,6 +105,6 @@ export async function summarizeListing<E extends SummarizedEntry>(
 /** A summary (or listing) with the problems its files were found to have (CheckpointSource.fileProblems) added. */
 export function withFileProblems<S extends TaskSummary>(summary: S, found: readonly Problem[]): S {
   if (found.length === 0) return summary;
-  const added = found.map((p) => ({ file: p.file, reason: p.reason, message: p.message, severity: p.severity }));
+  const added = found.map(plainProblem);
   return { ...summary, problems: [...summary.problems, ...added] };
 }

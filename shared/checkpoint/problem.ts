@@ -39,3 +39,12 @@ export function problem(file: string, reason: ProblemReason, message: string): P
   const warning: ProblemReason[] = ['legacy-format', 'future-schema'];
   return { file, reason, message, severity: warning.includes(reason) ? 'warning' : 'error' };
 }
+
+/**
+ * A problem's own four fields, and nothing else a value carrying one may hold
+ * (a refusal's extra fields): what crosses to a list row, an API answer or a
+ * thread.
+ */
+export function plainProblem(p: Problem): Problem {
+  return { file: p.file, reason: p.reason, message: p.message, severity: p.severity };
+}

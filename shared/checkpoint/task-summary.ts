@@ -7,7 +7,7 @@
  * come from the checkpoint are null when there is none, and `problems` says why.
  */
 import { z } from 'zod';
-import { Problem } from './problem.js';
+import { plainProblem, Problem } from './problem.js';
 import { RecoveryMode, StepStatus, TaskStatus } from './schema.js';
 import type { CheckpointHead } from './checkpoint-head.js';
 import { DisplayStatus, deriveDisplayStatus } from './task-state.js';
@@ -110,7 +110,7 @@ export function toTaskSummary(entry: TaskSummarySource, extra: TaskSummaryExtra 
     const key = `${p.file}\u0000${p.reason}\u0000${p.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    problems.push({ file: p.file, reason: p.reason, message: p.message, severity: p.severity });
+    problems.push(plainProblem(p));
   }
   return {
     task_id: entry.task_id,
