@@ -32,8 +32,8 @@ const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 /**
  * The figures of one checkpoint: its run's totals, and its slowest steps
  * (of those that took measurable time); null when it does not hold the
- * totals, as a list row read from a database's summary does not (the task
- * is then read whole). Only the slowest few steps are kept: the overview
+ * totals, as a database row's summary written before it carried them does
+ * not (the task is then read whole). Only the slowest few steps are kept: the overview
  * shows the slowest of all tasks, which are among each task's slowest, and
  * the kept list holds the figures of every task of a directory.
  *

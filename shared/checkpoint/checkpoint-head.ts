@@ -28,6 +28,7 @@ export type PlanStepHead = {
   status: StepStatus;
   started_at?: string | null;
   finished_at?: string | null;
+  elapsed_ms?: number;
 };
 
 export type ArtifactHead = {
@@ -79,7 +80,8 @@ export type CheckpointHead = {
   side_effects?: SideEffectHead[];
   recovery: { mode: RecoveryMode; pending_approval?: PendingApprovalHead | null; auto_attempts?: number };
   errors?: RecordedErrorHead[];
-  run: { created_at: string; updated_at: string };
+  /** The totals are read by the inspector's overview where a head holds them (a database row's summary does). */
+  run: { created_at: string; updated_at: string; tokens_in?: number; tokens_out?: number; cost_usd?: number };
   source: { kind: VersionSourceKind };
   history?: { count: number; head: string | null };
   agent?: { name: string; project_root?: string } | null;

@@ -45,6 +45,8 @@ function stepText(s: PlanStep): string {
       status: s.status,
       ...(s.started_at !== undefined ? { started_at: s.started_at } : {}),
       ...(s.finished_at !== undefined ? { finished_at: s.finished_at } : {}),
+      // The overview's slowest steps read it where a writer recorded it (directory-overview.ts).
+      ...(s.elapsed_ms !== undefined ? { elapsed_ms: s.elapsed_ms } : {}),
     });
     // Only a frozen step is kept: one that can still change would be summarized as it was.
     if (Object.isFrozen(s)) stepTexts.set(s, text);
@@ -91,7 +93,15 @@ export function summaryOf(cp: Checkpoint): string | null {
       ...(cp.recovery.auto_attempts !== undefined ? { auto_attempts: cp.recovery.auto_attempts } : {}),
     },
     errors: cp.errors.map((e) => ({ at: e.at, what: e.what, ...(e.step_id !== undefined ? { step_id: e.step_id } : {}) })),
-    run: { created_at: cp.run.created_at, updated_at: cp.run.updated_at },
+    // The run's totals too, so the inspector's overview sums a database's tasks from their rows, as it sums a
+    // directory's from the listing, instead of reading each task whole (directory-overview.ts).
+    run: {
+      created_at: cp.run.created_at,
+      updated_at: cp.run.updated_at,
+      tokens_in: cp.run.tokens_in,
+      tokens_out: cp.run.tokens_out,
+      cost_usd: cp.run.cost_usd,
+    },
     source: { kind: cp.source.kind },
     history: { count: cp.history.count, head: cp.history.head },
     ...(cp.agent

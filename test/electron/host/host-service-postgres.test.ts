@@ -245,4 +245,61 @@ describe('the host over a PostgreSQL store', () => {
       await web.close();
     }
   });
+  it('sums the overview from the rows of the list: a row’s summary holds the run’s totals, and only a row written without them is read whole', async () => {
+    const url = await createDatabase('hostoverview');
+    const writer = openPostgresStore(url);
+    const timed = (
+      taskId: string,
+      steps: number,
+      run: { tokens_in: number; tokens_out: number; cost_usd: number },
+      slow: Record<number, number>,
+    ) => {
+      const cp = makeCheckpoint(taskId, steps);
+      return {
+        ...cp,
+        plan: cp.plan.map((s, i) => (slow[i] !== undefined ? { ...s, status: 'done' as const, elapsed_ms: slow[i] } : s)),
+        run: { ...cp.run, ...run },
+      };
+    };
+    await writer.create(timed('a', 3, { tokens_in: 100, tokens_out: 10, cost_usd: 0.5 }, { 0: 3000, 1: 50 }));
+    await writer.create(timed('b', 3, { tokens_in: 20, tokens_out: 2, cost_usd: 0.25 }, { 2: 9000 }));
+    // Too long for a summary (pg-summary.ts): the listing reads it from its head, whole.
+    await writer.create(timed('long', 400, { tokens_in: 1, tokens_out: 1, cost_usd: 0 }, { 399: 5000 }));
+    // A row as a build before the totals wrote it: its summary without them.
+    await writer.create(timed('older', 3, { tokens_in: 7, tokens_out: 7, cost_usd: 0 }, { 1: 800 }));
+    await writer.close();
+    await withClient(url, async (c) => {
+      const { rows } = await c.query<{ summary: string | null }>(`SELECT summary FROM waystation_tasks WHERE task_id = $1`, ['long']);
+      expect(rows[0].summary).toBeNull();
+      await c.query(
+        `UPDATE waystation_tasks SET summary = (summary::jsonb #- '{run,tokens_in}' #- '{run,tokens_out}' #- '{run,cost_usd}')::text WHERE task_id = 'older'`,
+      );
+    });
+    const opened: string[] = [];
+    const service = new HostService({
+      host: 'web',
+      runner: null,
+      openStore: (location) => {
+        const store = openPostgresStore(location);
+        const getTask = store.getTask.bind(store);
+        store.getTask = (taskId) => (opened.push(taskId), getTask(taskId));
+        return store;
+      },
+    });
+    try {
+      await service.open(url);
+      const overview = await service.getOverview();
+      expect(opened).toEqual(['older']);
+      expect(overview).toMatchObject({ tasks_read: 4, tasks_total: 4, tokens_in: 128, tokens_out: 20, cost_usd: 0.75 });
+      expect(overview.slowest_steps.map((s) => [s.task_id, s.elapsed_ms])).toEqual([
+        ['b', 9000],
+        ['long', 5000],
+        ['a', 3000],
+        ['older', 800],
+        ['a', 50],
+      ]);
+    } finally {
+      await service.close();
+    }
+  });
 });

@@ -33,8 +33,8 @@ describe('the listing of a PostgreSQL store', () => {
       await store.save('small', { expectedVersion: 1, checkpoint: { ...withoutVersion(small), phase: 'two' }, lease });
       const summary = JSON.parse((await summaryOfRow(url, 'small'))!) as Record<string, unknown>;
       expect(summary).toMatchObject({ task_id: 'small', version: 2, phase: 'two' });
-      // Only the listing's fields: no results, no run log.
-      expect(Object.keys(summary.run as object).sort()).toEqual(['created_at', 'updated_at']);
+      // Only the listing's fields and the overview's totals: no results, no run log.
+      expect(Object.keys(summary.run as object).sort()).toEqual(['cost_usd', 'created_at', 'tokens_in', 'tokens_out', 'updated_at']);
 
       let long = (await store.create(makeCheckpoint('long', SUMMARY_MAX_ITEMS + 1))).checkpoint;
       for (let i = 2; i <= 4; i++)
