@@ -90,18 +90,31 @@ type ChunkRead = { ok: true; value: unknown } | { ok: false; problem: Problem };
 export class HistoryIndexReader {
   /** Where the chunks the walk may ask for next are: each line's head, then the `prev` of each chunk read. */
   private readonly expected = new Map<string, { line: number; pos: number }>();
+  /** For each version file the index names, the bytes that hold every chunk it places there: read at once. */
+  private readonly spans = new Map<number, { start: number; end: number }>();
   /**
-   * The version file read last, open: chunks of one file come one after the other, and only their bytes are
-   * read (a segment's results and envelopes are two thirds of it). Its name is kept for a problem.
+   * The span of the version file read last: chunks of one file come one after the other, so the file is read
+   * once, and only the bytes from its first chunk to its last (a segment's results and envelopes are two
+   * thirds of it), where a read a chunk cost a trip to the file system each. Its name is kept for a problem.
    */
-  private held: { file: number; handle: StoreFileHandle | null; size: number; name: string } | null = null;
+  private held: { file: number; bytes: Buffer | null; start: number; name: string } | null = null;
 
   private constructor(
     private readonly ctx: ReadContext,
     private readonly taskDir: string,
     private readonly lines: readonly IndexLine[],
   ) {
-    lines.forEach((l, i) => this.expected.set(l.head, { line: i, pos: l.chunks.length - 1 }));
+    lines.forEach((l, i) => {
+      this.expected.set(l.head, { line: i, pos: l.chunks.length - 1 });
+      for (const [file, start, end] of l.chunks) {
+        const span = this.spans.get(file);
+        if (!span) this.spans.set(file, { start, end });
+        else {
+          span.start = Math.min(span.start, start);
+          span.end = Math.max(span.end, end);
+        }
+      }
+    });
   }
 
   /** The task's index, or null when it has none that reads. Never throws. */
@@ -120,11 +133,9 @@ export class HistoryIndexReader {
     const m = BLOB_REF_PATTERN.exec(ref);
     if (!m) return null;
     const [file, start, end] = this.lines[at.line].chunks[at.pos];
-    const held = await this.open(file);
-    if (!held.handle || end > held.size) return null;
-    const slice = Buffer.allocUnsafe(end - start);
-    const got = await held.handle.read(slice, 0, slice.length, start).catch(() => null);
-    if (got?.bytesRead !== slice.length) return null;
+    const held = await this.load(file);
+    if (!held.bytes || start < held.start || end > held.start + held.bytes.length) return null;
+    const slice = held.bytes.subarray(start - held.start, end - held.start);
     // The one check that makes the cache safe to use: the bytes are the chunk only if they hash to its name.
     if (hash('sha256', slice, 'hex') !== m[1]) return null;
     const parsed = parseJsonBytes(held.name, slice);
@@ -134,36 +145,39 @@ export class HistoryIndexReader {
     return { ok: true, value: parsed.value };
   }
 
-  /** Close the file held open; the walk calls it when it is done. */
+  /** Drop the bytes held; the walk calls it when it is done. */
   async close(): Promise<void> {
-    await this.held?.handle?.close().catch(() => undefined);
     this.held = null;
   }
 
   /**
-   * Version file `file`, open for reading, with its size; no handle when it cannot be opened as a regular file
-   * within the size limit (a symbolic link is not followed here, nor a file over the limit read: the long way
-   * checks where the link leads, and reports the file).
+   * The span of version file `file` that holds its chunks, as far as the file reaches; no bytes when it cannot
+   * be opened as a regular file within the size limit (a symbolic link is not followed here, nor a file over the
+   * limit read: the long way checks where the link leads, and reports the file).
    */
-  private async open(file: number): Promise<{ handle: StoreFileHandle | null; size: number; name: string }> {
+  private async load(file: number): Promise<{ bytes: Buffer | null; start: number; name: string }> {
     if (this.held?.file === file) return this.held;
-    await this.close();
+    this.held = null;
     const abs = versionPath(this.taskDir, file);
+    const span = this.spans.get(file)!;
     let handle: StoreFileHandle | null = null;
-    let size = 0;
+    let bytes: Buffer | null = null;
+    let start = 0;
     try {
       handle = await this.ctx.fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW);
       const st = await handle.stat();
-      if (st.isFile() && st.size <= this.ctx.maxFileBytes) size = st.size;
-      else {
-        await handle.close().catch(() => undefined);
-        handle = null;
+      if (st.isFile() && st.size <= this.ctx.maxFileBytes) {
+        start = Math.min(span.start, st.size);
+        const buf = Buffer.allocUnsafe(Math.min(span.end, st.size) - start);
+        const got = await handle.read(buf, 0, buf.length, start);
+        bytes = buf.subarray(0, got.bytesRead);
       }
     } catch {
+      bytes = null;
+    } finally {
       await handle?.close().catch(() => undefined);
-      handle = null;
     }
-    this.held = { file, handle, size, name: relPath(this.ctx, abs) };
+    this.held = { file, bytes, start, name: relPath(this.ctx, abs) };
     return this.held;
   }
 }

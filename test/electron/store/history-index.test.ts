@@ -87,6 +87,38 @@ describe('the history index', () => {
     expect(listings).toBe(0);
   });
 
+  it('reads the bytes a version file holds of the history in one read, not one a chunk', async () => {
+    const readsOf = new Map<string, number>();
+    const fs: StoreFs = {
+      ...nodeFs,
+      open: async (p, flags, mode) => {
+        const handle = await nodeFs.open(p, flags, mode);
+        if (path.basename(path.dirname(p)) !== 'versions') return handle;
+        const name = path.basename(p);
+        const read = handle.read.bind(handle);
+        handle.read = (...args: Parameters<typeof handle.read>) => {
+          readsOf.set(name, (readsOf.get(name) ?? 0) + 1);
+          return read(...args);
+        };
+        return handle;
+      },
+    };
+    const store = openStore(dir, { fs });
+    await store.getTask(TASK);
+    readsOf.clear();
+    expect((await store.readHistory(TASK)).map((m) => m.content)).toEqual(expected);
+    const lines = decodeIndexLines(await readFile(historyIndexPath(taskDir)));
+    const chunksIn = new Map<string, number>();
+    for (const [f] of lines.flatMap((l) => l.chunks)) {
+      const name = `${String(f).padStart(8, '0')}.json`;
+      chunksIn.set(name, (chunksIn.get(name) ?? 0) + 1);
+    }
+    // The segments hold several chunks each, so a read a chunk would show here.
+    expect(Math.max(...chunksIn.values())).toBeGreaterThan(1);
+    expect([...readsOf.keys()].sort()).toEqual([...chunksIn.keys()].sort());
+    for (const n of readsOf.values()) expect(n).toBe(1);
+  });
+
   it('reads the same messages without it, at every version', async () => {
     const indexed = openStore(dir);
     const byVersion = [];
