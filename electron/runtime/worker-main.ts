@@ -83,44 +83,50 @@ async function run(job: WorkerJob): Promise<number> {
     }
   }
   const store = openLocation(job.root, { postgres: { artifactRoot: process.env.WAYSTATION_ARTIFACT_ROOT } });
-  const env: OperationEnv = {
-    store,
-    root: store.artifactRoot,
-    llm: await providerFromEnv(process.env),
-    actor: job.actor,
-    report: (line) => process.stdout.write(`${line}\n`),
-  };
-  if (job.kind === 'start') {
-    const loaded = await loadFor(job.agentRef, store.artifactRoot, job.taskId, 'start');
-    const { name: _name, ...ref } = job.agentRef;
-    // The hash of the code that actually runs, should the file have changed since it was described.
-    if (loaded.module_sha256) ref.module_sha256 = loaded.module_sha256;
-    const outcome = await startTask(env, loaded.agent, {
-      taskId: job.taskId,
-      options: job.options,
-      mode: job.mode,
-      maxAutoAttempts: job.maxAutoAttempts,
-      agentRef: ref,
-      optionsBase: job.optionsBase,
-    });
+  // Closed before the process exits: a database store still announcing the last version (pg-connection.ts) is let
+  // finish, so a host sees it at once and not at its next catch-up.
+  try {
+    const env: OperationEnv = {
+      store,
+      root: store.artifactRoot,
+      llm: await providerFromEnv(process.env),
+      actor: job.actor,
+      report: (line) => process.stdout.write(`${line}\n`),
+    };
+    if (job.kind === 'start') {
+      const loaded = await loadFor(job.agentRef, store.artifactRoot, job.taskId, 'start');
+      const { name: _name, ...ref } = job.agentRef;
+      // The hash of the code that actually runs, should the file have changed since it was described.
+      if (loaded.module_sha256) ref.module_sha256 = loaded.module_sha256;
+      const outcome = await startTask(env, loaded.agent, {
+        taskId: job.taskId,
+        options: job.options,
+        mode: job.mode,
+        maxAutoAttempts: job.maxAutoAttempts,
+        agentRef: ref,
+        optionsBase: job.optionsBase,
+      });
+      await send({ type: 'outcome', outcome });
+      return exitCodeForOutcome(outcome);
+    }
+    const cp = await loadForWrite(store, job.taskId);
+    if (!cp.agent) {
+      throw new OperationError(
+        'agent-unavailable',
+        `task ${job.taskId} does not record which agent runs it, so it cannot be resumed (it can still be inspected). Nothing was written.`,
+      );
+    }
+    const loaded = await loadFor(cp.agent, store.artifactRoot, job.taskId, job.kind);
+    env.agentModuleSha256 = loaded.module_sha256;
+    const outcome =
+      job.kind === 'approve'
+        ? await approveTask(env, loaded.agent, job.taskId, { actor: job.actor })
+        : await resumeTask(env, loaded.agent, job.taskId, job);
     await send({ type: 'outcome', outcome });
     return exitCodeForOutcome(outcome);
+  } finally {
+    await store.close();
   }
-  const cp = await loadForWrite(store, job.taskId);
-  if (!cp.agent) {
-    throw new OperationError(
-      'agent-unavailable',
-      `task ${job.taskId} does not record which agent runs it, so it cannot be resumed (it can still be inspected). Nothing was written.`,
-    );
-  }
-  const loaded = await loadFor(cp.agent, store.artifactRoot, job.taskId, job.kind);
-  env.agentModuleSha256 = loaded.module_sha256;
-  const outcome =
-    job.kind === 'approve'
-      ? await approveTask(env, loaded.agent, job.taskId, { actor: job.actor })
-      : await resumeTask(env, loaded.agent, job.taskId, job);
-  await send({ type: 'outcome', outcome });
-  return exitCodeForOutcome(outcome);
 }
 
 let code: number;

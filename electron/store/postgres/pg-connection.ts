@@ -35,6 +35,8 @@ export class Connection {
   /** The URL without its password. */
   readonly shown: string;
   private readonly password: string | undefined;
+  /** Announcements of committed changes still under way (announce). */
+  private readonly announcing = new Set<Promise<unknown>>();
 
   constructor(
     readonly url: string,
@@ -105,7 +107,7 @@ export class Connection {
   /**
    * Run `fn` in a transaction; it is rolled back when `fn` throws. Once it
    * has committed, the tasks in `notify` are announced on the change channel
-   * (notifyChanges), on the same connection.
+   * (announce).
    */
   async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>, notify: readonly string[] = []): Promise<T> {
     return this.withClient(async (client) => {
@@ -118,9 +120,8 @@ export class Connection {
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       }
-      if (notify.length > 0) await notifyChanges(client, notify);
       return out;
-    });
+    }).then((out) => (this.announce(notify), out));
   }
 
   /**
@@ -129,14 +130,24 @@ export class Connection {
    * transaction.
    */
   async statement<T>(fn: (client: pg.PoolClient) => Promise<T>, notify: readonly string[] = []): Promise<T> {
-    return this.withClient(async (client) => {
-      const out = await fn(client);
-      if (notify.length > 0) await notifyChanges(client, notify);
-      return out;
-    });
+    return this.withClient(fn).then((out) => (this.announce(notify), out));
+  }
+
+  /**
+   * Announce the changes of `taskIds` (notifyChanges) on a pooled client of
+   * its own, without the caller waiting: the change is committed, the
+   * announcement is best effort, and a writer's next step need not wait for
+   * its round trip. `close` waits for those still under way.
+   */
+  private announce(taskIds: readonly string[]): void {
+    if (taskIds.length === 0) return;
+    const sent = this.withClient((c) => notifyChanges(c, taskIds)).catch(() => undefined);
+    this.announcing.add(sent);
+    void sent.finally(() => this.announcing.delete(sent));
   }
 
   async close(): Promise<void> {
+    await Promise.all(this.announcing);
     await this.pool.end().catch(() => undefined);
   }
 }

@@ -5,8 +5,9 @@
  * transaction that inserts the event, so they increase by one with no gap
  * and commit in id order. Once a transaction that added events has
  * committed, its writer sends NOTIFY on CHANGES_CHANNEL with the task id, in
- * a transaction of its own (notifyChanges, pg-connection.ts: sent from the
- * saves' own transactions it serialised their commits). A subscriber LISTENs
+ * a transaction of its own on another pooled connection, without the save
+ * waiting (Connection.announce, pg-connection.ts: sent from the saves' own
+ * transactions it serialised their commits). A subscriber LISTENs
  * on a connection of its own and reads the events after the last id it
  * delivered for that task. When that connection drops it reconnects and
  * catches up from the table, so nothing is skipped or delivered twice; and

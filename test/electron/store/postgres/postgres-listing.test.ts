@@ -149,6 +149,27 @@ describe('the history chain', () => {
 });
 
 describe('change notifications', () => {
+  it('a save is announced once it has committed, and a store closed right after it still announces it', async () => {
+    const url = await createDatabase('announce');
+    const watcher = openPostgresStore(url);
+    const seen: StoreChange[] = [];
+    try {
+      const writer = openPostgresStore(url);
+      const v1 = (await writer.create(makeCheckpoint('t'))).checkpoint;
+      // No catch-up within the test: only the notification can deliver the save.
+      const sub = await subscribePg(watcher.conn, (c) => seen.push(c), undefined, { catchUpMs: 600_000 });
+      await writer.save('t', { expectedVersion: 1, checkpoint: { ...withoutVersion(v1), phase: 'two' } });
+      await writer.close();
+      await vi.waitFor(() => expect(seen.flatMap((c) => c.events.filter((e) => e.type === 'version').map((e) => e.version))).toEqual([2]), {
+        timeout: 5_000,
+        interval: 20,
+      });
+      await sub.close();
+    } finally {
+      await watcher.close();
+    }
+  });
+
   it('a change committed without its notification (its writer died in between) is delivered by the catch-up, once', async () => {
     const url = await createDatabase('catchup');
     const store = openPostgresStore(url);
