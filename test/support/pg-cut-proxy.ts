@@ -4,8 +4,9 @@
  * statement a save commits by): the faults a network gives
  * a database client, made on purpose against the real server.
  *
- * - `deliver`: the COMMIT reaches the server, then the client's side is cut
- *   before the answer comes back (the save committed; the client cannot know).
+ * - `deliver`: the COMMIT reaches the server, which runs it, and the client's
+ *   side is cut as the answer comes back, which is dropped (the save
+ *   committed; the client cannot know).
  * - `withhold`: the client's side is cut and the COMMIT is kept back, to be
  *   handed to the server later (`release`), as a slow network might: the
  *   server process sits in its transaction meanwhile.
@@ -41,12 +42,20 @@ export async function startCutProxy(port: number): Promise<CutProxy> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(port, '127.0.0.1');
+    // Set once a delivered COMMIT is on its way: the server's next bytes are its answer, which the client never gets.
+    let onAnswer: (() => void) | null = null;
     sockets.add(client).add(upstream);
     client.on('close', () => sockets.delete(client));
     upstream.on('close', () => sockets.delete(upstream));
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
     upstream.on('data', (d: Buffer) => {
+      if (onAnswer) {
+        const cut = onAnswer;
+        onAnswer = null;
+        cut();
+        return;
+      }
       if (!client.destroyed) client.write(d);
     });
     upstream.on('end', () => client.end());
@@ -55,11 +64,13 @@ export async function startCutProxy(port: number): Promise<CutProxy> {
         const { mode, done } = armed;
         armed = null;
         if (mode === 'deliver') {
-          // The server has the COMMIT before the client's side goes: it commits, and its answer is lost.
-          upstream.write(d, () => {
+          // The server has the COMMIT and answers once it has run it: only then does the client's side go, so the
+          // save has committed for certain, however soon the client then asks what became of it.
+          onAnswer = () => {
             client.destroy();
             done();
-          });
+          };
+          upstream.write(d);
         } else {
           held = { upstream, chunk: d };
           client.destroy();
