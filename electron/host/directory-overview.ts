@@ -33,9 +33,9 @@ const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
  * The figures of one checkpoint: its run's totals, and its slowest steps
  * (of those that took measurable time); null when it does not hold the
  * totals, as a database row's summary written before it carried them does
- * not (the task is then read whole). Only the slowest few steps are kept: the overview
- * shows the slowest of all tasks, which are among each task's slowest, and
- * the kept list holds the figures of every task of a directory.
+ * not (the task is then read whole). Only the slowest few steps are kept:
+ * the overview shows the slowest of all tasks, which are among each task's
+ * slowest, and the kept list holds the figures of every task of a directory.
  *
  * Read as a listing reads a checkpoint, without validating it whole: what is
  * not a number where a number belongs counts as absent. It runs for every row

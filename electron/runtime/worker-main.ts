@@ -125,7 +125,8 @@ async function run(job: WorkerJob): Promise<number> {
     await send({ type: 'outcome', outcome });
     return exitCodeForOutcome(outcome);
   } finally {
-    await store.close();
+    // What the run saved is committed whatever closing does; a failure here must not replace the run's outcome.
+    await store.close().catch(() => undefined);
   }
 }
 
