@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { buildRenderer } from '../support/renderer-build.js';
 import { bundleForNode, REPO } from '../support/node-bundle.js';
@@ -137,6 +137,43 @@ export function launchChromium(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+/**
+ * Replace what a CodeMirror editor holds, the way a person does: select all
+ * with the keyboard (CodeMirror's own command), then type. `locator.fill`
+ * selects through the DOM, which CodeMirror picks up a moment later; when the
+ * text arrived first it was added to the old text instead of replacing it.
+ * Select-all is pressed once the editor has the focus (CodeMirror marks it
+ * `cm-focused`), and again until the selection holds the whole text: a key
+ * pressed before then is the browser's, not the editor's, with the same result.
+ */
+export async function replaceEditorText(page: Page, editor: Locator, text: string, timeoutMs = 15_000): Promise<void> {
+  const flat = (t: string | null) => (t ?? '').replace(/\s+/g, '');
+  const deadline = Date.now() + timeoutMs;
+  const pause = () => new Promise((r) => setTimeout(r, 50));
+  await editor.click();
+  for (;;) {
+    const focused = await page.evaluate('document.activeElement?.closest(".cm-editor")?.classList.contains("cm-focused") === true');
+    let selected = '';
+    if (focused) {
+      await page.keyboard.press('ControlOrMeta+A');
+      selected = (await page.evaluate('document.getSelection()?.toString() ?? ""')) as string;
+      if (flat(selected) === flat(await editor.textContent())) break;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `select-all did not take in the editor (focused: ${String(focused)}, ${JSON.stringify(selected.slice(0, 80))} selected)`,
+      );
+    await pause();
+  }
+  await page.keyboard.insertText(text);
+  for (;;) {
+    const now = await editor.textContent();
+    if (flat(now) === flat(text)) return;
+    if (Date.now() > deadline) throw new Error(`the editor holds ${JSON.stringify(now?.slice(0, 80))}, not the text typed`);
+    await pause();
+  }
 }
 
 /** A failed test leaves a picture of what the page showed, beside the regular screenshots (`failed-<test name>.png`). */

@@ -18,7 +18,18 @@ import type { Browser, Page } from 'playwright-core';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import type { TaskDetail } from '../../shared/api/contract.js';
 import { REPO } from '../support/node-bundle.js';
-import { CHROMIUM, hasChromium, rowId, serve, SHOTS, startWorld, stopHost, type E2eWorld, screenshotIfFailed } from './e2e-harness.js';
+import {
+  CHROMIUM,
+  hasChromium,
+  replaceEditorText,
+  rowId,
+  serve,
+  SHOTS,
+  startWorld,
+  stopHost,
+  type E2eWorld,
+  screenshotIfFailed,
+} from './e2e-harness.js';
 
 const LONG = 45_000;
 
@@ -55,20 +66,6 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
       .locator(`[id="${rowId(taskId)}"]`)
       .click();
     await page.locator('.task-meta').getByText(taskId, { exact: true }).waitFor();
-  }
-
-  /**
-   * Replace what a CodeMirror editor holds, the way a person does: select all
-   * with the keyboard (CodeMirror's own command), then type. `locator.fill`
-   * selects through the DOM, which CodeMirror picks up a moment later; when
-   * the text arrived first it was added to the old text instead of replacing it.
-   */
-  async function replaceText(editor: ReturnType<Page['getByRole']>, text: string) {
-    await editor.click();
-    await page.keyboard.press('ControlOrMeta+A');
-    await page.keyboard.insertText(text);
-    const flat = (t: string | null) => (t ?? '').replace(/\s+/g, '');
-    await expect.poll(async () => flat(await editor.textContent())).toBe(flat(text));
   }
 
   /** Wait until the open task's header badge shows `label`. */
@@ -204,7 +201,7 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     await editor.waitFor();
 
     // A value of the wrong type: the error shows inline and Save stays disabled.
-    await replaceText(editor, JSON.stringify(wrongValueFor(step.output_schema)));
+    await replaceEditorText(page, editor, JSON.stringify(wrongValueFor(step.output_schema)));
     const errors = page.getByRole('alert', { name: 'Validation errors' });
     await errors.waitFor();
     expect(await errors.textContent()).toMatch(/expected|must|missing/);
@@ -213,7 +210,7 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     await shoot('step-editor-invalid');
     expect((await rpc<TaskDetail>('getTask', { taskId })).latest_version).toBe(versionBefore);
 
-    await replaceText(editor, JSON.stringify(validValueFor(step.output_schema), null, 2));
+    await replaceEditorText(page, editor, JSON.stringify(validValueFor(step.output_schema), null, 2));
     await page.getByRole('status').filter({ hasText: 'Valid value' }).waitFor();
     await save.click();
     await editor.waitFor({ state: 'detached', timeout: LONG });

@@ -19,7 +19,7 @@ import type { Page } from 'playwright-core';
 import type { ActionResult, TaskDetail } from '../../shared/api/contract.js';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { startFakePublishService, type FakePublishService } from '../fakes/fake-publish-service.js';
-import { hasChromium, rowId, SHOTS, startWorld, type E2eWorld, screenshotIfFailed } from './e2e-harness.js';
+import { hasChromium, replaceEditorText, rowId, SHOTS, startWorld, type E2eWorld, screenshotIfFailed } from './e2e-harness.js';
 import { hashTree } from '../support/hash-tree.js';
 
 const LONG = 45_000;
@@ -231,9 +231,7 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
     const editor = page.getByRole('textbox', { name: 'New result for step summarize a.md' });
     await editor.waitFor({ timeout: LONG });
     const edited = { ...value, summary: 'Alpha, summarised by hand.' };
-    await editor.click();
-    await page.keyboard.press('ControlOrMeta+A');
-    await page.keyboard.insertText(JSON.stringify(edited));
+    await replaceEditorText(page, editor, JSON.stringify(edited));
     await page.getByRole('status').filter({ hasText: 'Valid value' }).waitFor();
     await page.getByRole('button', { name: 'Save as new version…' }).click();
     const choice = page.getByRole('group', { name: /2 later steps ran with the old value/ });
