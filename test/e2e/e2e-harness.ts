@@ -144,36 +144,46 @@ export function launchChromium(): Promise<Browser> {
  * with the keyboard (CodeMirror's own command), then type. `locator.fill`
  * selects through the DOM, which CodeMirror picks up a moment later; when the
  * text arrived first it was added to the old text instead of replacing it.
- * Select-all is pressed once the editor has the focus (CodeMirror marks it
- * `cm-focused`), and again until the selection holds the whole text: a key
- * pressed before then is the browser's, not the editor's, with the same result.
+ * The keyboard has the same race, narrower: the page's selection can show the
+ * whole text before CodeMirror has read it from its `selectionchange` event,
+ * and text typed then lands at the old cursor. So the page is given a frame to
+ * deliver that event before typing, and when the editor still ends up holding
+ * something else, select-all and typing are simply done again: each round
+ * replaces everything once the selection takes, so the editor converges on the
+ * text rather than accumulating it.
  */
 export async function replaceEditorText(page: Page, editor: Locator, text: string, timeoutMs = 15_000): Promise<void> {
   const flat = (t: string | null) => (t ?? '').replace(/\s+/g, '');
   const deadline = Date.now() + timeoutMs;
   const pause = () => new Promise((r) => setTimeout(r, 50));
-  await editor.click();
-  for (;;) {
-    const focused = await page.evaluate('document.activeElement?.closest(".cm-editor")?.classList.contains("cm-focused") === true');
+  const nextFrame = () => page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))');
+  let last = { focused: false, selected: '', held: '' };
+  while (Date.now() <= deadline) {
+    await editor.click();
+    const focused = (await page.evaluate(
+      'document.activeElement?.closest(".cm-editor")?.classList.contains("cm-focused") === true',
+    )) as boolean;
     let selected = '';
     if (focused) {
       await page.keyboard.press('ControlOrMeta+A');
+      await nextFrame();
       selected = (await page.evaluate('document.getSelection()?.toString() ?? ""')) as string;
-      if (flat(selected) === flat(await editor.textContent())) break;
+      if (flat(selected) === flat(await editor.textContent())) {
+        await page.keyboard.insertText(text);
+        // The editor re-renders after the input; give it a few frames before judging.
+        for (let i = 0; i < 10; i++) {
+          if (flat(await editor.textContent()) === flat(text)) return;
+          await nextFrame();
+        }
+      }
     }
-    if (Date.now() > deadline)
-      throw new Error(
-        `select-all did not take in the editor (focused: ${String(focused)}, ${JSON.stringify(selected.slice(0, 80))} selected)`,
-      );
+    last = { focused, selected, held: (await editor.textContent()) ?? '' };
     await pause();
   }
-  await page.keyboard.insertText(text);
-  for (;;) {
-    const now = await editor.textContent();
-    if (flat(now) === flat(text)) return;
-    if (Date.now() > deadline) throw new Error(`the editor holds ${JSON.stringify(now?.slice(0, 80))}, not the text typed`);
-    await pause();
-  }
+  throw new Error(
+    `the editor holds ${JSON.stringify(last.held.slice(0, 80))}, not the text typed ` +
+      `(focused: ${String(last.focused)}, ${JSON.stringify(last.selected.slice(0, 80))} selected at the last try)`,
+  );
 }
 
 /** A failed test leaves a picture of what the page showed, beside the regular screenshots (`failed-<test name>.png`). */
