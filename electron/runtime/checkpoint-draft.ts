@@ -12,30 +12,122 @@
  * changing a saved version.
  */
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
+import { copiedFrom, noteLineage } from '../../shared/diff/array-lineage.js';
 import { copyArray } from '../../shared/diff/frozen-arrays.js';
 
 type Json = Record<string, unknown>;
+
+/**
+ * A draft's list while the draft is open: its own copy of a saved list, and
+ * the places written to it. The draft hands out a proxy of the copy, so every
+ * write is seen whatever makes it (`own`, an index assigned, `push`,
+ * `splice`, a shorter `length`); closing the draft records those places
+ * (array-lineage.ts), and the store then visits only them.
+ */
+interface OpenList {
+  copy: unknown[];
+  from: readonly unknown[];
+  written: Set<number>;
+  /** Every place from here on was dropped by a shorter `length`; Infinity when none was. */
+  cutAt: number;
+}
+
+const openLists = new WeakMap<object, OpenList>();
+
+const tracking: ProxyHandler<unknown[]> = {
+  set(copy, key, value) {
+    noteWrite(copy, key, key === 'length' ? Number(value) : null);
+    return Reflect.set(copy, key, value);
+  },
+  deleteProperty(copy, key) {
+    noteWrite(copy, key, null);
+    return Reflect.deleteProperty(copy, key);
+  },
+  defineProperty(copy, key, descriptor) {
+    noteWrite(copy, key, key === 'length' && typeof descriptor.value === 'number' ? descriptor.value : null);
+    return Reflect.defineProperty(copy, key, descriptor);
+  },
+};
+
+const listOf = new WeakMap<unknown[], OpenList>();
+
+function noteWrite(copy: unknown[], key: string | symbol, newLength: number | null): void {
+  const list = listOf.get(copy);
+  if (list === undefined || typeof key !== 'string') return;
+  if (key === 'length') {
+    if (newLength !== null && newLength < copy.length) list.cutAt = Math.min(list.cutAt, newLength);
+    return;
+  }
+  const index = Number(key);
+  if (Number.isInteger(index) && index >= 0 && String(index) === key) list.written.add(index);
+}
+
+/** A list of the draft: a proxy of a copy of `from` that sees every write. */
+function openList(from: readonly unknown[]): unknown[] {
+  const copy = copyArray(from);
+  const list: OpenList = { copy, from, written: new Set(), cutAt: Infinity };
+  listOf.set(copy, list);
+  const proxy = new Proxy(copy, tracking);
+  openLists.set(proxy, list);
+  return proxy;
+}
+
+/** The copy behind a draft's list, its changes recorded and the list frozen; any other value as it is. */
+function closeList(value: unknown): unknown {
+  const list = typeof value === 'object' && value !== null ? openLists.get(value) : undefined;
+  if (list === undefined) return value;
+  // The open record holds the original strongly: kept, each version's lists would keep the one before alive.
+  openLists.delete(value as object);
+  listOf.delete(list.copy);
+  const changed = [...list.written];
+  for (let i = list.cutAt; i < list.from.length; i++) changed.push(i);
+  noteLineage(list.copy, list.from, changed);
+  return Object.freeze(list.copy);
+}
 
 /**
  * A copy of `cp` that a save may change: the top level, every top-level list
  * and object (`plan`, `run`, `recovery`, ...), and the lists inside those
  * objects (`run.llm_calls`, `recovery.decisions`) are the draft's own; the
  * elements of the lists and anything deeper are shared with `cp` and frozen
- * when `cp` is. Copying a list copies pointers, not its elements.
+ * when `cp` is. Copying a list copies pointers, not its elements. The lists
+ * note where they are written until `closeDraft`, which every draft goes
+ * through before it leaves the engine.
  */
 export function draftOf(cp: Checkpoint): Checkpoint {
   const draft: Json = { ...(cp as unknown as Json) };
   for (const key of Object.keys(draft)) {
     const value = draft[key];
     if (Array.isArray(value)) {
-      draft[key] = copyArray(value);
+      draft[key] = openList(value);
     } else if (typeof value === 'object' && value !== null) {
       const inner: Json = { ...(value as Json) };
-      for (const k of Object.keys(inner)) if (Array.isArray(inner[k])) inner[k] = copyArray(inner[k] as unknown[]);
+      for (const k of Object.keys(inner)) if (Array.isArray(inner[k])) inner[k] = openList(inner[k] as unknown[]);
       draft[key] = inner;
     }
   }
   return draft as unknown as Checkpoint;
+}
+
+/**
+ * End a draft's changes to its lists: each is replaced by the copy behind it,
+ * frozen, with the places written to it recorded (array-lineage.ts), so the
+ * store diffs, checks and encodes a long list at those places only. The
+ * draft's other parts may still be set (the engine derives its counters after
+ * this). Returns the draft.
+ */
+export function closeDraft<T>(draft: T): T {
+  if (typeof draft !== 'object' || draft === null || Object.isFrozen(draft)) return draft;
+  const top = draft as Json;
+  for (const key of Object.keys(top)) {
+    const value = top[key];
+    if (Array.isArray(value)) top[key] = closeList(value);
+    else if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+      const inner = value as Json;
+      for (const k of Object.keys(inner)) if (Array.isArray(inner[k])) inner[k] = closeList(inner[k]);
+    }
+  }
+  return draft;
 }
 
 /**
@@ -59,22 +151,35 @@ export function ownWhere<T extends object>(list: T[], match: (element: T) => boo
 }
 
 /**
- * Freeze what a draft made new, stopping at what is frozen already (the
- * saved version's parts), so the engine's state between saves is as
- * read-only as a saved version.
+ * Close the draft (`closeDraft`), then freeze what it made new, stopping at
+ * what is frozen already (the saved version's parts), so the engine's state
+ * between saves is as read-only as a saved version.
  */
 export function freezeDraft<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  return freezeNew(closeDraft(value));
+}
+
+function freezeNew<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
-    // A draft's list is its own copy of a saved list: its elements are the saved version's (frozen) but for the
-    // few a change made, so each is looked at in place, without a call or a copy of the list.
+    // A closed list is frozen already, and new only where it was written or past the end of the list it copied.
+    const copied = copiedFrom(value);
+    if (copied !== null) {
+      for (const i of copied.changed) freezeNew(value[i] as unknown);
+      for (let i = copied.from.length; i < value.length; i++) freezeNew(value[i] as unknown);
+      return value;
+    }
+    if (Object.isFrozen(value)) return value;
+    // Any other list of a draft is new: its elements are the saved version's (frozen) but for the few a change made,
+    // so each is looked at in place, without a call.
     for (let i = 0; i < value.length; i++) {
       const member: unknown = value[i];
-      if (typeof member === 'object' && member !== null && !Object.isFrozen(member)) freezeDraft(member);
+      if (typeof member === 'object' && member !== null && !Object.isFrozen(member)) freezeNew(member);
     }
-  } else {
-    for (const member of Object.values(value as Json)) freezeDraft(member);
+    return Object.freeze(value);
   }
+  if (Object.isFrozen(value)) return value;
+  for (const member of Object.values(value as Json)) freezeNew(member);
   return Object.freeze(value);
 }
 

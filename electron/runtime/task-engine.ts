@@ -22,7 +22,7 @@ import type {
   VersionSource,
 } from '../../shared/checkpoint/schema.js';
 import { canonicalJson } from '../../shared/checkpoint/canonical-json.js';
-import { expectedCurrentStep } from '../../shared/checkpoint/invariants.js';
+import { expectedCurrentStep, expectedCurrentStepSince } from '../../shared/checkpoint/invariants.js';
 import { StoreWriteError, type CheckpointStore, type TaskEvent } from '../store/store-types.js';
 import { WriteLimitError } from '../store/write-limits.js';
 import { writeFileAtomic as writeFileDurably } from '../store/atomic-file.js';
@@ -37,7 +37,7 @@ import type { AnyAgent, CostlyAction, EffectSpec, ProbeResult, ResumeContext, Ta
 import { LeaseLostError, TaskFolderGoneError } from '../store/lease-rules.js';
 import type { TaskLease } from '../store/store-types.js';
 import type { StopRequest } from '../store/stop-request.js';
-import { copyForAgent, detached, draftOf, freezeDraft, own, ownWhere } from './checkpoint-draft.js';
+import { closeDraft, copyForAgent, detached, draftOf, freezeDraft, own, ownWhere } from './checkpoint-draft.js';
 import { messageOf } from '../../shared/api/error-codes.js';
 import { commandHint } from './command-hint.js';
 
@@ -118,6 +118,8 @@ export class TaskEngine {
   /** Results of `ctx.remember` actions saved by an earlier, interrupted attempt: call key -> JSON text. */
   private readonly rememberedResults = new Map<string, string>();
   private rememberKeys = new Set<string>();
+  /** The resume point of the last plan asked about, from which the next is found by what changed (expectedCurrentStepSince). */
+  private progress: { plan: readonly PlanStep[]; current: number };
   private readonly driveStarted = Date.now();
   private readonly elapsedBefore: number;
   private readonly abort = new AbortController();
@@ -133,6 +135,7 @@ export class TaskEngine {
     // A version the store just saved is sealed and shared as it is (the store diffs the next save against it by
     // identity); any other is copied once, and frozen like every saved version after it (checkpoint-draft.ts).
     this.working = isSealed(checkpoint) ? checkpoint : freezeDraft(structuredClone(checkpoint));
+    this.progress = { plan: this.working.plan, current: expectedCurrentStep(this.working.plan) };
     this.env = deps.env ?? process.env;
     this.elapsedBefore = checkpoint.run.elapsed_ms ?? 0;
   }
@@ -203,7 +206,13 @@ export class TaskEngine {
    */
   save(
     mutate: (d: Checkpoint) => void,
-    extra: { results?: Record<string, unknown>; appendHistory?: HistoryMessage[]; source?: VersionSource } = {},
+    extra: {
+      results?: Record<string, unknown>;
+      appendHistory?: HistoryMessage[];
+      source?: VersionSource;
+      /** Point the resume hint at the step a resume would start from once this change is made. */
+      hintNextStep?: boolean;
+    } = {},
   ): Promise<Checkpoint> {
     const run = async () => {
       this.deps.lease?.assertHeld();
@@ -211,8 +220,10 @@ export class TaskEngine {
       // checkpoint) must not leave its changes in the working state for the next save to repeat.
       const d = draftOf(this.working);
       mutate(d);
+      closeDraft(d);
       d.total_steps = d.plan.length;
-      d.current_step = expectedCurrentStep(d.plan);
+      d.current_step = this.currentStepOf(d.plan);
+      if (extra.hintNextStep) d.resume_hint = hintAt(d.plan, d.current_step);
       d.run.updated_at = new Date().toISOString();
       d.run.elapsed_ms = this.elapsedBefore + (Date.now() - this.driveStarted);
       d.source = extra.source ?? { kind: 'runtime' };
@@ -225,6 +236,8 @@ export class TaskEngine {
         lease: this.deps.lease ?? undefined,
       });
       this.working = res.checkpoint;
+      // The saved plan is the draft's, parsed: it has the same resume point, and the next draft is a copy of it.
+      this.progress = { plan: this.working.plan, current: d.current_step };
       return this.working;
     };
     const next = this.saveChain.then(run, run);
@@ -270,10 +283,11 @@ export class TaskEngine {
     return copyForAgent(step.result ?? null);
   }
 
-  private nextHint(): string {
-    const i = expectedCurrentStep(this.working.plan);
-    const s = this.working.plan[i];
-    return s ? `continue at ${s.id} (${s.name})` : 'all steps finished';
+  /** Where a resume of `plan` starts (see progress). */
+  private currentStepOf(plan: readonly PlanStep[]): number {
+    const current = expectedCurrentStepSince(plan, this.progress);
+    this.progress = { plan, current };
+    return current;
   }
 
   /**
@@ -445,9 +459,8 @@ export class TaskEngine {
           });
           for (const a of this.pendingArtifacts.values()) upsertArtifact(d, a);
           if (recovery) d.errors.push({ at: new Date().toISOString(), step_id: id, ...recovery });
-          d.resume_hint = this.nextHint();
         },
-        { results: { [id]: result } },
+        { results: { [id]: result }, hintNextStep: true },
       );
     } catch (err) {
       if (!isSchemaRefusal(err)) throw err;
@@ -493,11 +506,13 @@ export class TaskEngine {
     if (index < 0) throw new Error(`cannot skip step "${idOrName}": it is not in the plan`);
     const step = this.working.plan[index];
     if (step.status === 'done' || step.status === 'skipped') return;
-    await this.save((d) => {
-      const s = own(d.plan, index);
-      Object.assign(s, { status: 'skipped', finished_at: new Date().toISOString(), error: null, skip_reason: this.redact(reason) });
-      d.resume_hint = this.nextHint();
-    });
+    await this.save(
+      (d) => {
+        const s = own(d.plan, index);
+        Object.assign(s, { status: 'skipped', finished_at: new Date().toISOString(), error: null, skip_reason: this.redact(reason) });
+      },
+      { hintNextStep: true },
+    );
     await this.event({ type: 'step-finish', step_id: step.id, data: { status: 'skipped', reason } });
   }
 
@@ -935,6 +950,12 @@ export class TaskEngine {
  * model replies and remembered results: its failures, and the reruns a person
  * asked for (a rewind), so neither replays what an earlier attempt recorded.
  */
+/** The resume hint for a plan whose resume starts at step `current`. */
+function hintAt(plan: readonly PlanStep[], current: number): string {
+  const s = plan[current];
+  return s ? `continue at ${s.id} (${s.name})` : 'all steps finished';
+}
+
 function attemptTag(step: PlanStep | undefined): string {
   const failures = Number(step?.failures ?? 0);
   const reruns = Number(step?.reruns ?? 0);

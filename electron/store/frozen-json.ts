@@ -21,6 +21,7 @@
  * plain JSON. An object someone else froze is not trusted to be either, so the
  * encoder never memoises it.
  */
+import { changedSince } from '../../shared/diff/array-lineage.js';
 import { walkable } from '../../shared/diff/frozen-arrays.js';
 
 const sealed = new WeakSet<object>();
@@ -77,13 +78,22 @@ export function sealJson<T>(value: T, previous?: unknown): T {
   if (typeof value !== 'object' || value === null || sealed.has(value)) return value;
   const prev = typeof previous === 'object' && previous !== null && sealed.has(previous) ? previous : null;
   if (Array.isArray(value)) {
-    const p = Array.isArray(prev) ? walkable(prev as unknown[]) : null;
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      if (p !== null && i < p.length && v === p[i]) continue;
-      sealJson(v, p?.[i]);
+    // A copy of the previous version's array that recorded its changes (array-lineage.ts) has new members only
+    // there and past the previous one's end; the lineage is trusted once the array is frozen, so freeze first.
+    const changed = Array.isArray(prev) ? changedSince(Object.freeze(value), prev) : null;
+    if (changed !== null) {
+      const p = prev as unknown[];
+      for (const i of changed) sealJson(value[i], p[i]);
+      for (let i = p.length; i < value.length; i++) sealJson(value[i]);
+    } else {
+      const p = Array.isArray(prev) ? walkable(prev as unknown[]) : null;
+      for (let i = 0; i < value.length; i++) {
+        const v: unknown = value[i];
+        if (p !== null && i < p.length && v === p[i]) continue;
+        sealJson(v, p?.[i]);
+      }
     }
-    if (p !== null) predecessors.set(value, prev as unknown[]);
+    if (Array.isArray(prev)) predecessors.set(value, prev as unknown[]);
   } else {
     const o = value as Record<string, unknown>;
     const p = prev !== null && !Array.isArray(prev) ? (prev as Record<string, unknown>) : null;
@@ -403,12 +413,28 @@ function spliceArray(
   oldStarts: Int32Array,
   out: Emitter,
 ): Int32Array {
-  const arr = walkable(array);
-  const pred = walkable(predecessor);
+  // A copy that recorded its changes (array-lineage.ts) is the predecessor but at those places: the runs between
+  // them are found without comparing every element.
+  const changed = changedSince(array, predecessor);
+  const arr = changed === null ? walkable(array) : array;
+  const pred = changed === null ? walkable(predecessor) : predecessor;
   const from = out.position;
   const n = arr.length;
   const common = Math.min(n, pred.length);
   const starts = new Int32Array(n + 1);
+  // Where the run of unchanged elements starting at i ends (exclusive).
+  let next = 0;
+  const runEnd =
+    changed === null
+      ? (i: number) => {
+          let j = i + 1;
+          while (j < common && arr[j] === pred[j]) j++;
+          return j;
+        }
+      : (i: number) => {
+          while (next < changed.length && changed[next] <= i) next++;
+          return next < changed.length ? changed[next] : common;
+        };
   out.text('[');
   let i = 0;
   while (i < n) {
@@ -416,8 +442,7 @@ function spliceArray(
     const at = out.position - from;
     if (i < common && arr[i] === pred[i]) {
       // A run of unchanged elements, copied with the commas between them.
-      let j = i + 1;
-      while (j < common && arr[j] === pred[j]) j++;
+      const j = runEnd(i);
       const shift = at - oldStarts[i];
       for (let k = i; k < j; k++) starts[k] = oldStarts[k] + shift;
       out.bytes(old.subarray(oldStarts[i], oldStarts[j] - 1));

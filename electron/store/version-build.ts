@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { Checkpoint, CURRENT_SCHEMA_VERSION, HistoryMessage } from '../../shared/checkpoint/schema.js';
 import { problem } from '../../shared/checkpoint/problem.js';
 import { applyDiff, computeDiff, type DiffOp } from '../../shared/diff/json-diff.js';
+import { copiedFrom, noteLineage } from '../../shared/diff/array-lineage.js';
 import { copyArray } from '../../shared/diff/frozen-arrays.js';
 import { validateChanges } from './incremental-validate.js';
 import { sealJson, toPlainJson } from './frozen-json.js';
@@ -60,15 +61,20 @@ export function buildVersion(request: SaveRequest, next: number, at: BuildBase):
   const results = request.results ? Object.entries(request.results) : [];
   if (results.length > 0) {
     if (!Array.isArray(input.plan)) throw refuse('results were given but the checkpoint has no plan');
-    const plan = copyArray(input.plan as Json[]);
+    const given = input.plan as Json[];
+    const plan = copyArray(given);
+    const written: number[] = [];
     for (const [stepId, value] of results) {
-      const i = plan.findIndex((s) => s?.id === stepId);
+      const i = stepIndex(plan, stepId, request.checkpoint);
       if (i < 0) throw refuse(`a result was given for step ${JSON.stringify(stepId)}, which is not in the plan`);
       const blob = encodeBlob(value === undefined ? null : value, next);
       blobs.push(blob);
       plan[i] = { ...plan[i], result_ref: blob.ref };
+      written.push(i);
     }
-    input.plan = plan;
+    // Recorded as a copy of the plan given (array-lineage.ts): the diff below then looks at these steps only.
+    noteLineage(plan, given, written);
+    input.plan = Object.freeze(plan);
   }
 
   const baseHistory = (at.base?.history ?? { count: 0, head: null }) as { count: number; head: string | null };
@@ -89,7 +95,8 @@ export function buildVersion(request: SaveRequest, next: number, at: BuildBase):
     const check = validateChanges(input, computeDiff(at.base, input));
     if (check.ok) {
       const changes = check.changes.map((c) => (c.op === 'remove' ? c : { ...c, value: toPlainJson(c.value) }));
-      const normalized = sealJson(applyDiff(at.base, changes) as Json, at.base);
+      // Sealed at once, so the lineage applyDiff records for its copies holds (array-lineage.ts).
+      const normalized = sealJson(applyDiff(at.base, changes, true) as Json, at.base);
       return { normalized, blobs: dedupeBlobs(blobs), ops: computeDiff(at.base, normalized) };
     }
     if (check.issues) throw refuse(formatIssues(check.issues, input));
@@ -100,6 +107,18 @@ export function buildVersion(request: SaveRequest, next: number, at: BuildBase):
   // The base for the next save is exactly what the stored bytes say: JSON, frozen.
   const normalized = sealJson(toPlainJson(parsed.data) as unknown as Json);
   return { normalized, blobs: dedupeBlobs(blobs), ops: at.base === null ? null : computeDiff(at.base, normalized) };
+}
+
+/**
+ * Where step `stepId` is in `plan`. A runtime save gives the result of the
+ * step it just changed, so the steps the request's plan records as changed
+ * (array-lineage.ts) are looked at first; a plan of 10,000 steps is scanned
+ * only when the step is not among them.
+ */
+function stepIndex(plan: readonly Json[], stepId: string, checkpoint: unknown): number {
+  const from = copiedFrom((checkpoint as { plan?: unknown[] } | null)?.plan ?? []);
+  for (const i of from?.changed ?? []) if (plan[i]?.id === stepId) return i;
+  return plan.findIndex((s) => s?.id === stepId);
 }
 
 function dedupeBlobs(blobs: EncodedBlob[]): EncodedBlob[] {

@@ -10,6 +10,7 @@ import type { StepStatus } from './schema.js';
 import type { CheckpointHead } from './checkpoint-head.js';
 import { problem, type Problem } from './problem.js';
 import { parseTimestamp } from './timestamp.js';
+import { changedSince } from '../diff/array-lineage.js';
 import { walkable } from '../diff/frozen-arrays.js';
 
 const FINISHED: ReadonlySet<StepStatus> = new Set<StepStatus>(['done', 'skipped']);
@@ -27,6 +28,29 @@ export function expectedCurrentStep(plan: readonly { status: StepStatus }[]): nu
   const steps = walkable(plan);
   let i = 0;
   while (i < steps.length && FINISHED.has(steps[i].status)) i++;
+  return i;
+}
+
+/**
+ * {@link expectedCurrentStep} of `plan`, knowing it is `known.current` for
+ * `known.plan`: when `plan` is a recorded copy of that plan
+ * (array-lineage.ts), only its changed steps and the steps from the known
+ * answer on are read, so a save late in a long plan does not walk the
+ * thousands of finished steps before it. Any other plan is walked whole.
+ */
+export function expectedCurrentStepSince(
+  plan: readonly { status: StepStatus }[],
+  known: { plan: readonly { status: StepStatus }[]; current: number },
+): number {
+  const changed = changedSince(plan, known.plan);
+  if (changed === null) return expectedCurrentStep(plan);
+  // Below the known answer every step was finished, and still is unless it changed.
+  let i = Math.min(known.current, plan.length);
+  for (const c of changed) {
+    if (c >= i) break;
+    if (!FINISHED.has(plan[c].status)) return c;
+  }
+  while (i < plan.length && FINISHED.has(plan[i].status)) i++;
   return i;
 }
 

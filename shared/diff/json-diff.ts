@@ -9,6 +9,7 @@
  * Pure: no Node, no DOM.
  */
 import { ServiceError } from '../api/error-codes.js';
+import { changedSince, noteLineage } from './array-lineage.js';
 import { copyArray, walkable } from './frozen-arrays.js';
 
 /** A path into a JSON value: object keys and array indices. */
@@ -56,15 +57,27 @@ function diffInto(a: unknown, b: unknown, path: DiffPath, ops: DiffOp[]): void {
   if (a === b) return;
   if (Array.isArray(a) && Array.isArray(b)) {
     const common = Math.min(a.length, b.length);
-    const xs = walkable(a);
-    const ys = walkable(b);
-    for (let i = 0; i < common; i++) {
-      const x = xs[i];
-      const y = ys[i];
-      if (x !== y) {
-        path.push(i);
-        diffInto(x, y, path, ops);
-        path.pop();
+    // A copy of `a` that recorded its changes (array-lineage.ts) is compared at those places only.
+    const changed = changedSince(b, a);
+    if (changed !== null) {
+      for (const i of changed) {
+        if (a[i] !== b[i]) {
+          path.push(i);
+          diffInto(a[i], b[i], path, ops);
+          path.pop();
+        }
+      }
+    } else {
+      const xs = walkable(a);
+      const ys = walkable(b);
+      for (let i = 0; i < common; i++) {
+        const x = xs[i];
+        const y = ys[i];
+        if (x !== y) {
+          path.push(i);
+          diffInto(x, y, path, ops);
+          path.pop();
+        }
       }
     }
     for (let i = a.length - 1; i >= b.length; i--) ops.push({ op: 'remove', path: [...path, i], old: a[i] });
@@ -121,16 +134,31 @@ export class DiffApplyError extends ServiceError {
  * is shared with `a` (and with the op values), so treat the result as
  * immutable or clone it before mutating. Throws DiffApplyError when an op
  * does not fit, which means the ops were computed against another base.
+ *
+ * With `recordLineage`, each array copied is recorded as a copy of the array
+ * of `a` it was made from, changed at the places the ops wrote
+ * (array-lineage.ts), so that diffing, sealing and encoding the result visit
+ * only those. Only for a caller that freezes the result before anything else
+ * can write to it.
  */
-export function applyDiff(a: unknown, ops: readonly DiffOp[]): unknown {
+export function applyDiff(a: unknown, ops: readonly DiffOp[], recordLineage = false): unknown {
   let root = a;
-  // Containers created by this call, safe to mutate without copying again.
+  // Containers created by this call, safe to mutate without copying again; for arrays, what each was copied
+  // from and where it was written (null once an insertion or a removal short of the end shifted its elements).
   const fresh = new WeakSet<object>();
+  const copies = new Map<unknown[], { from: unknown[]; written: number[] | null }>();
   const own = <T extends object>(v: T): T => {
     if (fresh.has(v)) return v;
     const copy = (Array.isArray(v) ? copyArray(v) : copyObject(v as JsonObject)) as T;
     fresh.add(copy);
+    if (recordLineage && Array.isArray(v)) copies.set(copy as unknown[], { from: v, written: [] });
     return copy;
+  };
+  const wrote = (array: unknown[], index: number, shifts: boolean) => {
+    const entry = copies.get(array);
+    if (entry === undefined || entry.written === null) return;
+    if (shifts) entry.written = null;
+    else entry.written.push(index);
   };
 
   for (const op of ops) {
@@ -148,6 +176,7 @@ export function applyDiff(a: unknown, ops: readonly DiffOp[]): unknown {
       if (typeof child !== 'object' || child === null) throw new DiffApplyError(op, `no container at segment ${i}`);
       const copy = own(child);
       setChild(parent, key, copy);
+      if (Array.isArray(parent)) wrote(parent, key as number, false);
       parent = copy as JsonObject | unknown[];
     }
     const last = op.path[op.path.length - 1];
@@ -155,12 +184,16 @@ export function applyDiff(a: unknown, ops: readonly DiffOp[]): unknown {
       if (typeof last !== 'number' || !Number.isInteger(last) || last < 0) throw new DiffApplyError(op, 'array index expected');
       if (op.op === 'add') {
         if (last > parent.length) throw new DiffApplyError(op, `index ${last} past the end (${parent.length})`);
+        // Appending leaves every earlier place as it was; an insertion before the end moves them all.
+        wrote(parent, last, last < parent.length);
         parent.splice(last, 0, op.value);
       } else if (op.op === 'remove') {
         if (last >= parent.length) throw new DiffApplyError(op, `index ${last} past the end (${parent.length})`);
+        wrote(parent, last, last < parent.length - 1);
         parent.splice(last, 1);
       } else {
         if (last >= parent.length) throw new DiffApplyError(op, `index ${last} past the end (${parent.length})`);
+        wrote(parent, last, false);
         parent[last] = op.value;
       }
     } else {
@@ -173,6 +206,7 @@ export function applyDiff(a: unknown, ops: readonly DiffOp[]): unknown {
       }
     }
   }
+  for (const [copy, { from, written }] of copies) if (written !== null) noteLineage(copy, from, written);
   return root;
 }
 

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { openStore } from '../../../electron/store/directory-store.js';
 import type { CheckpointStore, SaveRequest, SaveResult } from '../../../electron/store/store-types.js';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
+import { changedSince } from '../../../shared/diff/array-lineage.js';
 import { defineAgent } from '../../../electron/runtime/define-agent.js';
 import { resumeTask, startTask, type OperationEnv } from '../../../electron/runtime/task-operations.js';
 import { OfflineProvider } from '../../../electron/llm/offline-provider.js';
@@ -70,6 +71,49 @@ describe('saves through the engine', () => {
     }
     const last = saves[saves.length - 1];
     expect(last.result.checkpoint.plan.every((s) => s.status === 'done')).toBe(true);
+  });
+
+  it('tell the store which places of each list changed, so it visits those only, and point the resume hint at the next step', async () => {
+    const { store: recording, saves } = recordingStore(openStore(root));
+    // What each request's lists record, asked as the store receives it (the store's own copies take the records over).
+    const records: { plan: readonly number[] | null; calls: readonly number[] | null }[] = [];
+    const store = Object.create(recording) as CheckpointStore;
+    store.save = async (taskId, request) => {
+      const before = saves.at(-1)?.result.checkpoint;
+      const sent = request.checkpoint as Checkpoint;
+      if (before)
+        records.push({ plan: changedSince(sent.plan, before.plan), calls: changedSince(sent.run.llm_calls, before.run.llm_calls) });
+      return recording.save(taskId, request);
+    };
+    const env: OperationEnv = { store, root, llm: new OfflineProvider(0), actor: 'tester' };
+    const agent = defineAgent({
+      name: 'asking',
+      description: '',
+      options: z.object({}),
+      goal: () => 'many steps, a model call in each',
+      plan: () => steps,
+      async run(ctx) {
+        for (const s of steps) await ctx.step(s.id, async () => (await ctx.llm.complete([{ role: 'user', content: s.id }])).text);
+      },
+    });
+    expect((await startTask(env, agent, { taskId: 't' })).status).toBe('done');
+    let finished = 0;
+    for (let k = 1; k < saves.length; k++) {
+      const before = saves[k - 1].result.checkpoint;
+      const sent = saves[k].request.checkpoint as Checkpoint;
+      const moved = sent.plan.flatMap((s, i) => (s !== before.plan[i] ? [i] : []));
+      // The record names exactly the steps the save changed: a save of a long plan looks at those, not at every step.
+      expect(records[k - 1].plan).toEqual(moved);
+      expect(records[k - 1].calls).toEqual([]);
+      const done = sent.plan.filter((s) => s.status === 'done').length;
+      if (done > finished) {
+        finished = done;
+        const next = steps[done];
+        expect(sent.resume_hint).toBe(next ? `continue at ${next.id} (${next.name})` : 'all steps finished');
+        expect(sent.current_step).toBe(done);
+      }
+    }
+    expect(finished).toBe(steps.length);
   });
 
   it('never let an agent change a saved version through what it was handed or handed over', async () => {

@@ -1,10 +1,43 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { checkInvariants, expectedCurrentStep } from '../../../shared/checkpoint/invariants.js';
+import { checkInvariants, expectedCurrentStep, expectedCurrentStepSince } from '../../../shared/checkpoint/invariants.js';
 import { StepStatus } from '../../../shared/checkpoint/schema.js';
+import { noteLineage } from '../../../shared/diff/array-lineage.js';
 import { sampleCheckpoint } from './sample-checkpoint.js';
 
 const messages = (cp: ReturnType<typeof sampleCheckpoint>) => checkInvariants(cp).map((p) => p.message);
+
+describe('expectedCurrentStepSince', () => {
+  const status = fc.constantFrom(...StepStatus.options);
+  it('gives what expectedCurrentStep gives, reading only what changed when the plan is a recorded copy', () => {
+    fc.assert(
+      fc.property(
+        fc.array(status, { maxLength: 20 }),
+        fc.array(fc.tuple(fc.nat(25), status), { maxLength: 5 }),
+        fc.nat(25),
+        fc.array(status, { maxLength: 3 }),
+        (before, changes, keep, appended) => {
+          const known = Object.freeze(before.map((s) => Object.freeze({ status: s })));
+          const plan = known.slice(0, keep) as { status: StepStatus }[];
+          const written: number[] = [];
+          for (const [at, s] of changes) {
+            if (at >= plan.length) continue;
+            plan[at] = { status: s };
+            written.push(at);
+          }
+          // Places past the cut are filled anew: written too, as a draft records them.
+          for (const s of appended) written.push(plan.push({ status: s }) - 1);
+          noteLineage(plan, known, written);
+          Object.freeze(plan);
+          const expected = expectedCurrentStep(plan);
+          expect(expectedCurrentStepSince(plan, { plan: known, current: expectedCurrentStep(known) })).toBe(expected);
+          // A plan with no record is walked whole.
+          expect(expectedCurrentStepSince([...plan], { plan: known, current: 0 })).toBe(expected);
+        },
+      ),
+    );
+  });
+});
 
 describe('expectedCurrentStep', () => {
   it('counts leading done or skipped steps and stops at the first unfinished one', () => {
