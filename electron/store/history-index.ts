@@ -18,6 +18,7 @@ import type { Problem } from '../../shared/checkpoint/problem.js';
 import { constants } from 'node:fs';
 import { READ_FLAGS, type StoreFileHandle, type StoreFs } from './store-fs.js';
 import { parseJsonBytes, readBytes, relPath, type ReadContext } from './file-reader.js';
+import { inflatedVersionBytes, isCompressed } from './segment-compression.js';
 import { VERSIONS_DIR, versionPath } from './version-file.js';
 import { BLOB_REF_PATTERN } from '../../shared/checkpoint/schema.js';
 
@@ -167,10 +168,24 @@ export class HistoryIndexReader {
       handle = await this.ctx.fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW);
       const st = await handle.stat();
       if (st.isFile() && st.size <= this.ctx.maxFileBytes) {
-        start = Math.min(span.start, st.size);
-        const buf = Buffer.allocUnsafe(Math.min(span.end, st.size) - start);
-        const got = await handle.read(buf, 0, buf.length, start);
-        bytes = buf.subarray(0, got.bytesRead);
+        // Offsets are into the bytes as written. A file too short to hold the span is a compressed segment (or not
+        // what the index knew): read whole, and inflated when it is compressed. A compressed file long enough to
+        // hold the span reads bytes that do not hash to the chunks, and the walk goes the long way.
+        const whole = st.size < span.end ? Buffer.allocUnsafe(st.size) : null;
+        const inflated = whole && isCompressed(whole.subarray(0, (await handle.read(whole, 0, whole.length, 0)).bytesRead));
+        if (whole && inflated) {
+          const read = inflatedVersionBytes('', whole, this.ctx.maxFileBytes);
+          start = Math.min(span.start, read.ok ? read.bytes.length : 0);
+          bytes = read.ok ? read.bytes.subarray(start, Math.min(span.end, read.bytes.length)) : null;
+        } else if (whole) {
+          start = Math.min(span.start, whole.length);
+          bytes = whole.subarray(start, Math.min(span.end, whole.length));
+        } else {
+          start = Math.min(span.start, st.size);
+          const buf = Buffer.allocUnsafe(Math.min(span.end, st.size) - start);
+          const got = await handle.read(buf, 0, buf.length, start);
+          bytes = buf.subarray(0, got.bytesRead);
+        }
       }
     } catch {
       bytes = null;

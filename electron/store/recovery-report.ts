@@ -12,7 +12,8 @@ import path from 'node:path';
 import type { RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
 import { isTempName } from './atomic-file.js';
 import { readEventTail } from './event-log.js';
-import { readBytes, relPath, type ReadContext } from './file-reader.js';
+import { relPath, type ReadContext } from './file-reader.js';
+import { readVersionBytes } from './segment-compression.js';
 import { nodeFs, type StoreFs } from './store-fs.js';
 import type { TaskEvent } from './store-types.js';
 import { listVersionNumbers, loadVersion, misnumberedFiles, readHot, versionFiles } from './task-reader.js';
@@ -161,7 +162,7 @@ export async function recoveryReport(
 
 /** True when version `first`'s file is a segment (sealed records, written to be appended to). */
 async function isSegment(ctx: ReadContext, taskDir: string, first: number): Promise<boolean> {
-  const read = await readBytes(ctx, versionPath(taskDir, first));
+  const read = await readVersionBytes(ctx, versionPath(taskDir, first));
   return read.ok && isSealedHead(read.bytes, first);
 }
 
@@ -170,7 +171,7 @@ async function segmentTail(ctx: ReadContext, taskDir: string): Promise<(Segment 
   const last = (await versionFiles(ctx, taskDir)).at(-1);
   if (last === undefined) return null;
   const abs = versionPath(taskDir, last);
-  const read = await readBytes(ctx, abs);
+  const read = await readVersionBytes(ctx, abs);
   return read.ok ? { ...parseSegment(read.bytes, last), file: relPath(ctx, abs) } : null;
 }
 

@@ -23,7 +23,7 @@ import { errorCode, READ_FLAGS } from './store-fs.js';
 import { StoreWriteError } from './store-types.js';
 import { ASIDE_MARK, envelopeVersionOf, headVersion } from './version-heads.js';
 import { versionPath } from './version-file.js';
-import { HEAD_BYTES } from './version-records.js';
+import { readHeadOf } from './segment-compression.js';
 
 /**
  * Move version file `n` aside when its envelope holds another version;
@@ -50,9 +50,7 @@ export async function setAsideMisnumbered(ctx: ReadContext, taskId: string, task
     const handle = await fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW);
     try {
       const st = await handle.stat();
-      const head = Buffer.alloc(Math.min(HEAD_BYTES, st.size));
-      const { bytesRead } = await handle.read(head, 0, head.length, 0);
-      const held = envelopeVersionOf(head.subarray(0, bytesRead));
+      const held = envelopeVersionOf(await readHeadOf(handle, st.size));
       if (!st.isFile() || held === null || held === n) return null;
       ino = st.ino;
     } finally {

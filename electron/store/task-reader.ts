@@ -12,7 +12,8 @@ import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shar
 import type { ListedFiles, TaskEntry } from './store-types.js';
 import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
-import { exists, readBytes, readJsonFile, relPath, surelyPresent, type FileRead, type ReadContext } from './file-reader.js';
+import { exists, readJsonFile, relPath, surelyPresent, type FileRead, type ReadContext } from './file-reader.js';
+import { isCompressed, readVersionBytes } from './segment-compression.js';
 import { childPath } from './child-path.js';
 import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
 import { headVersion, misnumberedProblem } from './version-heads.js';
@@ -195,7 +196,7 @@ async function segmentLast(ctx: ReadContext, taskDir: string, first: number): Pr
   const ends = await fileEnds(ctx, abs, first);
   if (ends === 'one-version') return first;
   if (typeof ends === 'number') return ends;
-  const read = await readBytes(ctx, abs);
+  const read = await readVersionBytes(ctx, abs);
   return read.ok ? (parseSegment(read.bytes, first, false).records.at(-1)?.version ?? first) : first;
 }
 
@@ -217,6 +218,8 @@ async function fileEnds(ctx: ReadContext, abs: string, first: number): Promise<'
     if (!st.isFile()) return 'unknown';
     const head = Buffer.alloc(Math.min(st.size, HEAD_BYTES));
     await handle.read(head, 0, head.length, 0);
+    // A compressed segment's ends say nothing until it is inflated: read whole.
+    if (isCompressed(head)) return 'unknown';
     if (!isSealedHead(head, first)) return 'one-version';
     const tail = Buffer.alloc(Math.min(st.size, SEAL_TAIL_BYTES));
     await handle.read(tail, 0, tail.length, st.size - tail.length);

@@ -31,6 +31,7 @@ import { buildVersion, KEYFRAME_DELTA_RATIO, type BuiltVersion } from './version
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from './store-types.js';
 import { commitCreate, commitReplace, removeQuietly, syncDir, writeTemp } from './atomic-file.js';
 import { checkFileSize, checkValueDepth } from './write-limits.js';
+import { compressSegment, isCompressed } from './segment-compression.js';
 import { redactSaveRequest, secretsOf } from './redact.js';
 import { exists, insideRoot, relPath, type ReadContext } from './file-reader.js';
 import { heldPast, HOT_FILE, listVersionNumbers, loadVersion, newestVersion, readHot } from './task-reader.js';
@@ -97,6 +98,8 @@ export class TaskWriter {
   private readonly arena = new EncodeArena();
   /** Where the history chunks this writer committed lie, until they are written to the history index. */
   private readonly index = new HistoryIndexWriter();
+  /** The full segments being compressed, in turn (segment-compression.ts); settled before the lease is let go. */
+  private packing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ctx: ReadContext,
@@ -124,6 +127,7 @@ export class TaskWriter {
    * lease is let go; returns what could not be done, as warnings.
    */
   async settle(): Promise<Problem[]> {
+    await this.packing;
     await this.index.flush(this.ctx.fs, this.taskDir);
     if (!this.segment) return [];
     await this.closeSegment();
@@ -491,7 +495,22 @@ export class TaskWriter {
     segment.count++;
     if (segment.count < SEGMENT_VERSIONS) return [];
     await this.closeSegment();
+    this.pack(file, segment.size);
     return this.writeHot(docBytes, next);
+  }
+
+  /**
+   * Compress the full segment at `abs`, `size` bytes of this writer's records,
+   * beside the saves that follow (segment-compression.ts). A file that is not
+   * what this writer left (another size, gone) is left alone, and a failure
+   * leaves the segment as it was: it reads the same either way.
+   */
+  private pack(abs: string, size: number): void {
+    this.packing = this.packing.then(async () => {
+      const read = await this.ctx.fs.readWholeFile(abs, { maxBytes: this.ctx.maxFileBytes, followLinks: false }).catch(() => null);
+      if (read?.ok !== true || read.bytes.length !== size || isCompressed(read.bytes)) return;
+      await compressSegment(this.ctx.fs, abs, read.bytes);
+    });
   }
 
   /** checkpoint.json brought up to `version`, not fsynced (see commit); a failure is a warning, never an error. */

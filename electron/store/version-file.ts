@@ -13,7 +13,8 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { applyDiff, DiffApplyError, type DiffOp } from '../../shared/diff/json-diff.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
-import { exists, parseJsonBytes, readBytes, relPath, sequentialReads, type ReadContext } from './file-reader.js';
+import { exists, parseJsonBytes, relPath, sequentialReads, type ReadContext } from './file-reader.js';
+import { readVersionBytes } from './segment-compression.js';
 import {
   parseSegment,
   recordHead,
@@ -335,7 +336,7 @@ async function locateOnce(ctx: ReadContext, taskDir: string, version: number): P
   if (held) return { ok: true, value: held };
   const own = versionPath(taskDir, version);
   // Most versions of a segment have no file of their own: a lookup that finds nothing costs no error.
-  const raw = (await hasOwnFile(ctx, taskDir, version)) ? await readBytes(ctx, own) : ({ ok: false, missing: true } as const);
+  const raw = (await hasOwnFile(ctx, taskDir, version)) ? await readVersionBytes(ctx, own) : ({ ok: false, missing: true } as const);
   if (raw.ok) {
     const segment = parseSegment(raw.bytes, version, false);
     memo?.keep(own, raw.bytes, segment, version);
@@ -349,7 +350,7 @@ async function locateOnce(ctx: ReadContext, taskDir: string, version: number): P
     const abs = versionPath(taskDir, f);
     if (!memo?.holds(abs) && !(await hasOwnFile(ctx, taskDir, f))) continue;
     // The names between this file and the version were just found absent.
-    const read = await readBytes(ctx, abs);
+    const read = await readVersionBytes(ctx, abs);
     if (!read.ok) return read.missing ? missingVersion(ctx, taskDir, version) : { ok: false, problem: read.problem, missing: false };
     const segment = parseSegment(read.bytes, f, false);
     memo?.keep(abs, read.bytes, segment, version);

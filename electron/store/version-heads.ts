@@ -3,8 +3,9 @@
  * the problem when that is not the version the file is named for (a file
  * copied or renamed into `versions/`).
  *
- * Waystation never changes a version file once its name exists (a segment
- * only grows, and its head never changes), so what a file's head says is
+ * Waystation never changes what a version file holds once its name exists
+ * (a segment only grows, and its head never changes; a full one compressed
+ * holds the same bytes), so what a file's head says is
  * kept per store, keyed by the file's path and identity (device, inode, size,
  * modification and change times): a file seen before costs one lstat, a new
  * or changed one (copied over, grown) is read again.
@@ -15,6 +16,7 @@ import { relPath, type ReadContext } from './file-reader.js';
 import { errorCode, nodeFs, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
 import { VERSIONS_DIR, versionFileName } from './version-file.js';
 import { HEAD_BYTES } from './version-records.js';
+import { COMPRESSED_HEAD_BYTES, inflatedHead, isCompressed, readHeadOf } from './segment-compression.js';
 
 /** How a version file begins (version-records.ts, recordHead): the number its envelope holds. */
 const ENVELOPE_HEAD = /^\{"format":"waystation-version","version":(\d+),/;
@@ -104,7 +106,13 @@ export class VersionHeads {
       const st = fstatSync(fd);
       if (!st.isFile()) return null;
       const n = readSync(fd, HEAD, 0, Math.min(HEAD_BYTES, st.size), 0);
-      const held = envelopeVersionOf(HEAD.subarray(0, n));
+      let head: Buffer = HEAD.subarray(0, n);
+      if (isCompressed(head)) {
+        // A compressed segment: its envelope's head is what its first bytes inflate to (segment-compression.ts).
+        const packed = Buffer.allocUnsafe(Math.min(COMPRESSED_HEAD_BYTES, st.size));
+        head = inflatedHead(packed.subarray(0, readSync(fd, packed, 0, packed.length, 0))) ?? Buffer.alloc(0);
+      }
+      const held = envelopeVersionOf(head);
       this.keep(abs, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, held });
       return held;
     } catch {
@@ -174,9 +182,7 @@ async function readHead(ctx: ReadContext, abs: string): Promise<'missing' | { he
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) return { held: null, stat: null };
-    const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, stat.size));
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    return { held: envelopeVersionOf(head.subarray(0, bytesRead)), stat };
+    return { held: envelopeVersionOf(await readHeadOf(handle, stat.size)), stat };
   } catch {
     return { held: null, stat: null };
   } finally {

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from waystation import ConflictError, SchemaError, Store, TaskNotFoundError, TaskReadError, acquire_lease, checkpoint_schema, validate
 from waystation.records import SEGMENT_VERSIONS, parse_segment, version_file_name
 from waystation.store import HOT_FILE
+from waystation.compression import inflated, is_compressed
 
 from conftest import REPO
 
@@ -75,7 +76,10 @@ def test_saves_under_the_lease_append_to_segments_of_sixteen_and_settle_brings_t
         save_steps(store, "t1", 20, lease=lease)
         names = sorted(os.listdir(os.path.join(root, "t1", "versions")))
         assert names == [version_file_name(1), version_file_name(2), version_file_name(18)]
-        seg = parse_segment(open(vpath(root, "t1", 2), "rb").read(), 2)
+        # The full segment was compressed when it filled; as written, it holds its sixteen sealed records.
+        packed = open(vpath(root, "t1", 2), "rb").read()
+        assert is_compressed(packed) and not is_compressed(open(vpath(root, "t1", 18), "rb").read())
+        seg = parse_segment(inflated(packed, "2"), 2)
         assert [r.version for r in seg.records] == list(range(2, 2 + SEGMENT_VERSIONS)) and seg.tail == "clean"
         # The hot snapshot lags the open segment (version 17, the last of the full one) until the lease is let go.
         assert json.load(open(os.path.join(root, "t1", HOT_FILE)))["version"] == 17
@@ -84,6 +88,34 @@ def test_saves_under_the_lease_append_to_segments_of_sixteen_and_settle_brings_t
         assert json.load(open(os.path.join(root, "t1", HOT_FILE)))["version"] == 21
     finally:
         lease.release()
+
+
+def test_a_compressed_segment_reads_back_and_a_damaged_one_is_named(root):
+    store = Store(root)
+    store.create(checkpoint("t1"))
+    lease = acquire_lease(os.path.join(root, "t1"), "t1")
+    try:
+        saved = {v: store.load("t1", v) for v in [1]}
+        cp = store.load("t1")
+        for _ in range(20):
+            nxt = without_version(cp)
+            nxt["phase"] = f"p{cp['version'] + 1}"
+            cp = store.save("t1", cp["version"], nxt, lease=lease)
+            saved[cp["version"]] = cp
+        store.settle("t1")
+    finally:
+        lease.release()
+    packed = open(vpath(root, "t1", 2), "rb").read()
+    assert is_compressed(packed) and len(packed) * 3 < len(inflated(packed, "2"))
+    fresh = Store(root)
+    for v, cp in saved.items():
+        assert fresh.load("t1", v) == cp
+    damaged = bytearray(packed)
+    damaged[len(damaged) // 2] ^= 0xFF
+    open(vpath(root, "t1", 2), "wb").write(bytes(damaged))
+    with pytest.raises(TaskReadError, match=r"00000002\.json: a compressed segment that does not inflate"):
+        Store(root).load("t1", 5)
+    assert Store(root).load("t1", 20)["version"] == 20
 
 
 def test_the_history_index_places_every_chunk_a_writer_saved_at_bytes_that_hash_to_its_name(root):
@@ -107,7 +139,7 @@ def test_the_history_index_places_every_chunk_a_writer_saved_at_bytes_that_hash_
     for line in lines:
         ref = line["head"]
         for f, start, end in reversed(line["chunks"]):
-            data = open(vpath(root, "t1", f), "rb").read()[start:end]
+            data = inflated(open(vpath(root, "t1", f), "rb").read(), str(f))[start:end]
             assert hashlib.sha256(data).hexdigest() == ref[len("sha256:") : ref.index("@")]
             places[ref] = (f, start, end)
             ref = json.loads(data)["prev"]

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from . import files
+from .compression import compress_segment, inflated
 from .errors import ConflictError, ReadOnlyTaskError, SchemaError, StoreWriteError, TaskNotFoundError, TaskReadError
 from .jsonutil import DiffApplyError, apply_diff, canonical_json, compute_diff, dumps
 from .records import (
@@ -137,6 +138,7 @@ class _Reader:
             raise TaskReadError(f"{self.rel}/versions/{version_file_name(version)}: cannot be read ({err.strerror or err})") from None
         if data is None:
             return None
+        data = inflated(data, f"{self.rel}/versions/{version_file_name(version)}")
         seg = parse_segment(data, version, verify=False)
         self._memo = (abs_path, data, seg)
         return data, seg
@@ -728,6 +730,7 @@ class TaskWriter:
         seg.count += 1
         if seg.count >= SEGMENT_VERSIONS:
             self._close_segment()
+            compress_segment(self._vpath(seg.first), seg.size)
             self._write_hot(doc_bytes)
 
     def _write_hot(self, doc_bytes: bytes) -> None:

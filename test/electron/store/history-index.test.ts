@@ -12,6 +12,7 @@ import { openStore } from '../../../electron/store/directory-store.js';
 import type { SaveLease } from '../../../electron/store/store-types.js';
 import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
 import { decodeIndexLines, encodeIndexLine, historyIndexPath } from '../../../electron/store/history-index.js';
+import { isCompressed } from '../../../electron/store/segment-compression.js';
 import { cleanup, loopedSave, makeCheckpoint, tempRoot } from './store-test-helpers.js';
 
 const TASK = 'indexed';
@@ -66,6 +67,9 @@ describe('the history index', () => {
   });
 
   it('sends the read straight to the version files that hold the chunks, each once, and lists nothing', async () => {
+    // The two full segments were compressed when they filled: the index's places are in the bytes as written.
+    for (const name of ['00000002.json', '00000018.json'])
+      expect(isCompressed(await readFile(path.join(taskDir, 'versions', name)))).toBe(true);
     const { fs, reads } = countingFs();
     let listings = 0;
     const counted: StoreFs = {

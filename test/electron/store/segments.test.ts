@@ -15,6 +15,8 @@ import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
 import { recoveryReport } from '../../../electron/store/recovery-report.js';
 import { encodeDelta, encodeFull, versionFileName } from '../../../electron/store/version-file.js';
 import { parseSegment, SEGMENT_VERSIONS } from '../../../electron/store/version-records.js';
+import { isCompressed } from '../../../electron/store/segment-compression.js';
+import { gunzipSync } from 'node:zlib';
 import { encodeBlob } from '../../../electron/store/blob-store.js';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { cleanup, hashTree, loopedSave, makeCheckpoint, tempRoot } from './store-test-helpers.js';
@@ -139,15 +141,26 @@ describe('saves under the lease', () => {
     const report = await recoveryReport(dir, TASK);
     expect(report).toMatchObject({ latest_version: 41, hot_version: 33, interrupted_versions: [] });
     expect(report.account).toHaveLength(1);
-    // A history entry's bytes are its record's.
+    // A history entry's bytes are its record's, in the file as written (a full segment may be compressed by now).
     const sizes = (await store.history(TASK)).slice(17, 33).reduce((n, h) => n + h.bytes, 0);
     const sealLines = 16 * `{"seal":20,"sha256":"${'0'.repeat(64)}"}\n`.length;
-    expect(sizes + sealLines).toBe((await fs.stat(path.join(versionsDir(), versionFileName(18)))).size);
+    const written = async (v: number) => {
+      const bytes = await fs.readFile(path.join(versionsDir(), versionFileName(v)));
+      return isCompressed(bytes) ? gunzipSync(bytes) : bytes;
+    };
+    expect(sizes + sealLines).toBe((await written(18)).length);
 
-    // Letting the lease go brings checkpoint.json up to the last version.
+    // Letting the lease go brings checkpoint.json up to the last version, once the full segments are compressed.
     expect(await store.settle(TASK)).toEqual([]);
     expect(await hotVersion()).toBe(41);
     expect((await openStore(dir).getTask(TASK))?.checkpoint).toEqual(saved.get(41));
+    const raw = async (v: number) => fs.readFile(path.join(versionsDir(), versionFileName(v)));
+    expect([isCompressed(await raw(2)), isCompressed(await raw(18)), isCompressed(await raw(34))]).toEqual([true, true, false]);
+    expect((await raw(18)).length * 3).toBeLessThan((await written(18)).length);
+    // Compressed, every version reads back the same, and the task lists and opens without a problem.
+    await expectReadsBack(saved);
+    expect((await openStore(dir).listTasks()).find((t) => t.task_id === TASK)?.problems).toEqual([]);
+    expect(await recoveryReport(dir, TASK)).toMatchObject({ latest_version: 41, interrupted_versions: [], leftover_temp_files: [] });
   });
 
   it('a writer in another process starts a file of its own, and the one after it appends', async () => {

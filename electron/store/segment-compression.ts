@@ -1,0 +1,118 @@
+/**
+ * Full segments kept compressed.
+ *
+ * A segment that holds its 16 versions is never written to again, and its
+ * records are JSON with the same keys and ids over and over: gzip takes a
+ * segment of a 1,000-step task to about a fifth of its size. So the lease
+ * holder, once a segment is full and closed, writes its gzip beside it and
+ * renames it over the file (docs/FORMAT.md, "Compressed segments"). The file
+ * keeps its name; its bytes begin with gzip's magic number, where a version
+ * file's begin with `{`, so a reader tells the two apart from the first two
+ * bytes and inflates the first kind before anything else: every offset,
+ * span, seal and hash is of the inflated bytes, as they were written.
+ *
+ * Inflating is capped at the reader's limit for one file, so a small file
+ * cannot unpack into a large one, and what does not inflate is a problem
+ * named like any unreadable file, never an exception.
+ */
+import { constants, gunzipSync, gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { problem, type Problem } from '../../shared/checkpoint/problem.js';
+import { readBytes, relPath, type ReadContext } from './file-reader.js';
+import { commitReplace, removeQuietly, writeTemp } from './atomic-file.js';
+import { errorCode, type StoreFileHandle, type StoreFs } from './store-fs.js';
+import { HEAD_BYTES } from './version-records.js';
+
+const gzipAsync = promisify(gzip);
+
+/** Whether a file's bytes are a compressed segment: they begin with gzip's magic number. */
+export function isCompressed(bytes: Uint8Array): boolean {
+  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
+/** A version file's bytes as written: inflated when compressed, as they are otherwise. */
+export function inflatedVersionBytes(
+  file: string,
+  bytes: Buffer,
+  maxBytes: number,
+): { ok: true; bytes: Buffer } | { ok: false; missing: false; problem: Problem } {
+  if (!isCompressed(bytes)) return { ok: true, bytes };
+  try {
+    return { ok: true, bytes: gunzipSync(bytes, { maxOutputLength: maxBytes }) };
+  } catch (err) {
+    const code = errorCode(err);
+    const refuse = (reason: Problem['reason'], message: string) => ({
+      ok: false as const,
+      missing: false as const,
+      problem: problem(file, reason, message),
+    });
+    if (code === 'ERR_BUFFER_TOO_LARGE')
+      return refuse('too-large', `a compressed segment that inflates past the ${maxBytes}-byte limit for one file; not loaded`);
+    if (code === 'Z_BUF_ERROR') return refuse('truncated', 'a compressed segment that ends early: a torn or partial write');
+    return refuse('unreadable', `a compressed segment that does not inflate (${code ?? String(err)})`);
+  }
+}
+
+/** Read a version file whole, inflated when compressed (see readBytes). */
+export async function readVersionBytes(ctx: ReadContext, abs: string): Promise<Awaited<ReturnType<typeof readBytes>>> {
+  const read = await readBytes(ctx, abs);
+  if (!read.ok) return read;
+  const inflated = inflatedVersionBytes(relPath(ctx, abs), read.bytes, ctx.maxFileBytes);
+  return inflated.ok ? { ...read, bytes: inflated.bytes } : inflated;
+}
+
+/**
+ * The first bytes of a version file as written, from its first `head` bytes
+ * on disk: for a compressed file, what those inflate to so far (at least the
+ * envelope's head, which is all a head is read for); null when they do not
+ * inflate.
+ */
+export function inflatedHead(head: Buffer): Buffer | null {
+  if (!isCompressed(head)) return head;
+  try {
+    return gunzipSync(head, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: COMPRESSED_HEAD_BYTES * 64 });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The first bytes of the version file open as `handle` (`size` bytes long)
+ * as written: at least the envelope's head, inflated when the file is
+ * compressed.
+ */
+export async function readHeadOf(handle: StoreFileHandle, size: number): Promise<Buffer> {
+  const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, size));
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  if (!isCompressed(head.subarray(0, bytesRead))) return head.subarray(0, bytesRead);
+  const packed = Buffer.allocUnsafe(Math.min(COMPRESSED_HEAD_BYTES, size));
+  const more = await handle.read(packed, 0, packed.length, 0);
+  return inflatedHead(packed.subarray(0, more.bytesRead)) ?? Buffer.alloc(0);
+}
+
+/**
+ * How many bytes of a compressed file to read for its head: enough for
+ * gzip's header, the first block's code tables and the envelope's head.
+ */
+export const COMPRESSED_HEAD_BYTES = 4096;
+
+/**
+ * Replace the full segment at `abs`, whose bytes are `bytes`, by its gzip:
+ * written to a temporary file, fsynced, and renamed over it, so a reader
+ * finds either form whole. A power cut before the rename leaves the segment as
+ * it was (and a temporary file, which readers skip and the next cleanup
+ * removes). A failure leaves it as it was too: compression saves space, it
+ * is never what a save depends on, so it reports instead of throwing.
+ */
+export async function compressSegment(fs: StoreFs, abs: string, bytes: Buffer): Promise<{ ok: true } | { ok: false; reason: string }> {
+  let temp: string | null = null;
+  try {
+    const packed = await gzipAsync(bytes, { level: 6 });
+    temp = await writeTemp(fs, abs, packed, { sync: true });
+    await commitReplace(fs, temp, abs);
+    return { ok: true };
+  } catch (err) {
+    if (temp !== null) await removeQuietly(fs, temp);
+    return { ok: false, reason: errorCode(err) ?? String(err) };
+  }
+}
