@@ -107,6 +107,9 @@ export class TaskEngine {
   private readonly root: string;
   private readonly env: NodeJS.ProcessEnv;
   private saveChain: Promise<unknown> = Promise.resolve();
+  /** Messages of model replies the working state records and no save has carried yet (see saveSoon). */
+  private unsaved: HistoryMessage[] = [];
+  private flushAsked = false;
   private currentStep: string | null = null;
   /** Where the running step was in the plan when it started: where planIndex looks first. */
   private currentIndex = -1;
@@ -212,10 +215,16 @@ export class TaskEngine {
       source?: VersionSource;
       /** Point the resume hint at the step a resume would start from once this change is made. */
       hintNextStep?: boolean;
+      /** Save only when a change made with saveSoon is still unsaved; else return the working state. */
+      onlyUnsaved?: boolean;
     } = {},
   ): Promise<Checkpoint> {
     const run = async () => {
+      if (extra.onlyUnsaved && this.unsaved.length === 0) return this.working;
       this.deps.lease?.assertHeld();
+      // What saveSoon left unsaved goes with this save, before its own messages; back in line if it fails.
+      const carried = this.unsaved;
+      this.unsaved = [];
       // Mutate a draft: a save the store refuses (an agent handed it something that is not a valid
       // checkpoint) must not leave its changes in the working state for the next save to repeat.
       const d = draftOf(this.working);
@@ -228,13 +237,19 @@ export class TaskEngine {
       d.run.elapsed_ms = this.elapsedBefore + (Date.now() - this.driveStarted);
       d.source = extra.source ?? { kind: 'runtime' };
       const { version, ...rest } = d;
-      const res = await this.deps.store.save(d.task_id, {
-        expectedVersion: version,
-        checkpoint: rest,
-        results: extra.results,
-        appendHistory: extra.appendHistory,
-        lease: this.deps.lease ?? undefined,
-      });
+      let res;
+      try {
+        res = await this.deps.store.save(d.task_id, {
+          expectedVersion: version,
+          checkpoint: rest,
+          results: extra.results,
+          appendHistory: carried.length ? [...carried, ...(extra.appendHistory ?? [])] : extra.appendHistory,
+          lease: this.deps.lease ?? undefined,
+        });
+      } catch (err) {
+        this.unsaved.unshift(...carried);
+        throw err;
+      }
       this.working = res.checkpoint;
       // The saved plan is the draft's, parsed: it has the same resume point, and the next draft is a copy of it.
       this.progress = { plan: this.working.plan, current: d.current_step };
@@ -243,6 +258,31 @@ export class TaskEngine {
     const next = this.saveChain.then(run, run);
     this.saveChain = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * Record a change in the working state now, and make it durable with the
+   * next save or, when none comes first, on its own once the event loop
+   * turns. A model reply is saved this way: a step that returns at once saves
+   * the reply with its result, in one version, where two saves cost twice the
+   * step's time; a step that goes on to wait for anything (another call, an
+   * effect, a timer, I/O) has its reply saved before that wait ends. An
+   * effect, a wait for a human and every other boundary save first, so
+   * nothing the agent does through the context acts on a reply that is not
+   * saved.
+   */
+  private saveSoon(mutate: (d: Checkpoint) => void, appendHistory: HistoryMessage[]): void {
+    this.edit(mutate);
+    this.unsaved.push(...appendHistory);
+    if (this.flushAsked) return;
+    this.flushAsked = true;
+    setImmediate(() => {
+      this.flushAsked = false;
+      // A failed save puts the messages back for the next one, which reports what is wrong.
+      this.save(() => undefined, { onlyUnsaved: true }).catch((err: unknown) => {
+        this.report(`could not save a model reply yet: ${messageOf(err)}; it goes with the next save`);
+      });
+    });
   }
 
   private stepIndex(idOrName: string): number {
@@ -724,7 +764,8 @@ export class TaskEngine {
     }
     const cost = estimateCostUsd(c.model, c.tokens_in, c.tokens_out, this.env);
     const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-    await this.save(
+    // Saved with the step's next save, or on its own at the next turn of the event loop (saveSoon).
+    this.saveSoon(
       (d) => {
         d.run.model = c.model;
         d.run.tokens_in += c.tokens_in;
@@ -746,20 +787,18 @@ export class TaskEngine {
           s.tokens_out = (s.tokens_out ?? 0) + c.tokens_out;
         }
       },
-      {
-        appendHistory: [
-          ...(lastUser ? [{ role: 'user', content: this.redact(lastUser.content), step_id: stepId, call_key: callKey }] : []),
-          {
-            role: 'assistant',
-            content: c.text,
-            step_id: stepId,
-            call_key: callKey,
-            model: c.model,
-            tokens_in: c.tokens_in,
-            tokens_out: c.tokens_out,
-          },
-        ],
-      },
+      [
+        ...(lastUser ? [{ role: 'user', content: this.redact(lastUser.content), step_id: stepId, call_key: callKey }] : []),
+        {
+          role: 'assistant',
+          content: c.text,
+          step_id: stepId,
+          call_key: callKey,
+          model: c.model,
+          tokens_in: c.tokens_in,
+          tokens_out: c.tokens_out,
+        },
+      ],
     );
     this.llmCache.set(callKey, c);
     return c;

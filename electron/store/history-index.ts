@@ -18,7 +18,8 @@ import type { Problem } from '../../shared/checkpoint/problem.js';
 import { constants } from 'node:fs';
 import { READ_FLAGS, type StoreFileHandle, type StoreFs } from './store-fs.js';
 import { parseJsonBytes, readBytes, relPath, type ReadContext } from './file-reader.js';
-import { inflatedVersionBytes, isCompressed } from './segment-compression.js';
+import { isCompressed } from './segment-compression.js';
+import { gunzip } from 'node:zlib';
 import { VERSIONS_DIR, versionPath } from './version-file.js';
 import { BLOB_REF_PATTERN } from '../../shared/checkpoint/schema.js';
 
@@ -98,7 +99,13 @@ export class HistoryIndexReader {
    * once, and only the bytes from its first chunk to its last (a segment's results and envelopes are two
    * thirds of it), where a read a chunk cost a trip to the file system each. Its name is kept for a problem.
    */
-  private held: { file: number; bytes: Buffer | null; start: number; name: string } | null = null;
+  private held: Held | null = null;
+  /** The files read ahead of the walk, by number; `order` is the order the walk reaches them in, newest first. */
+  private readonly ahead = new Map<number, Promise<Held>>();
+  private readonly order: number[];
+  private readonly orderOf = new Map<number, number>();
+  /** Files loaded so far: a walk that stops at the newest file or two (a live tail) reads nothing ahead. */
+  private loads = 0;
 
   private constructor(
     private readonly ctx: ReadContext,
@@ -116,6 +123,8 @@ export class HistoryIndexReader {
         }
       }
     });
+    this.order = [...this.spans.keys()].sort((a, b) => b - a);
+    this.order.forEach((file, at) => this.orderOf.set(file, at));
   }
 
   /** The task's index, or null when it has none that reads. Never throws. */
@@ -146,19 +155,35 @@ export class HistoryIndexReader {
     return { ok: true, value: parsed.value };
   }
 
-  /** Drop the bytes held; the walk calls it when it is done. */
+  /** Drop the bytes held, and those read ahead; the walk calls it when it is done. */
   async close(): Promise<void> {
     this.held = null;
+    const ahead = [...this.ahead.values()];
+    this.ahead.clear();
+    await Promise.all(ahead);
   }
 
   /**
    * The span of version file `file` that holds its chunks, as far as the file reaches; no bytes when it cannot
    * be opened as a regular file within the size limit (a symbolic link is not followed here, nor a file over the
-   * limit read: the long way checks where the link leads, and reports the file).
+   * limit read: the long way checks where the link leads, and reports the file). The files the walk reaches next
+   * are read ahead, a few at a time: a compressed one is inflated on the thread pool while this one is parsed.
    */
-  private async load(file: number): Promise<{ bytes: Buffer | null; start: number; name: string }> {
+  private async load(file: number): Promise<Held> {
     if (this.held?.file === file) return this.held;
     this.held = null;
+    const pending = this.ahead.get(file) ?? this.fetch(file);
+    this.ahead.delete(file);
+    const at = this.loads++ >= 1 ? (this.orderOf.get(file) ?? -1) : -1;
+    for (let k = at + 1; at >= 0 && k <= at + READ_AHEAD && k < this.order.length; k++) {
+      const next = this.order[k];
+      if (!this.ahead.has(next)) this.ahead.set(next, this.fetch(next));
+    }
+    this.held = await pending;
+    return this.held;
+  }
+
+  private async fetch(file: number): Promise<Held> {
     const abs = versionPath(this.taskDir, file);
     const span = this.spans.get(file)!;
     let handle: StoreFileHandle | null = null;
@@ -171,18 +196,15 @@ export class HistoryIndexReader {
         // Offsets are into the bytes as written. A file too short to hold the span is a compressed segment (or not
         // what the index knew): read whole, and inflated when it is compressed. A compressed file long enough to
         // hold the span reads bytes that do not hash to the chunks, and the walk goes the long way.
-        const whole = st.size < span.end ? Buffer.allocUnsafe(st.size) : null;
-        const inflated = whole && isCompressed(whole.subarray(0, (await handle.read(whole, 0, whole.length, 0)).bytesRead));
-        if (whole && inflated) {
-          const read = inflatedVersionBytes('', whole, this.ctx.maxFileBytes);
-          start = Math.min(span.start, read.ok ? read.bytes.length : 0);
-          bytes = read.ok ? read.bytes.subarray(start, Math.min(span.end, read.bytes.length)) : null;
-        } else if (whole) {
-          start = Math.min(span.start, whole.length);
-          bytes = whole.subarray(start, Math.min(span.end, whole.length));
+        if (st.size < span.end) {
+          const whole = Buffer.allocUnsafe(st.size);
+          const got = whole.subarray(0, (await handle.read(whole, 0, whole.length, 0)).bytesRead);
+          const written = isCompressed(got) ? await inflateAsync(got, this.ctx.maxFileBytes) : got;
+          start = Math.min(span.start, written?.length ?? 0);
+          bytes = written ? written.subarray(start, Math.min(span.end, written.length)) : null;
         } else {
-          start = Math.min(span.start, st.size);
-          const buf = Buffer.allocUnsafe(Math.min(span.end, st.size) - start);
+          start = span.start;
+          const buf = Buffer.allocUnsafe(span.end - start);
           const got = await handle.read(buf, 0, buf.length, start);
           bytes = buf.subarray(0, got.bytesRead);
         }
@@ -192,9 +214,26 @@ export class HistoryIndexReader {
     } finally {
       await handle?.close().catch(() => undefined);
     }
-    this.held = { file, bytes, start, name: relPath(this.ctx, abs) };
-    return this.held;
+    return { file, bytes, start, name: relPath(this.ctx, abs) };
   }
+}
+
+/** How many version files a history walk through the index reads ahead of the one it is parsing. */
+const READ_AHEAD = 3;
+
+/** A version file's chunk span, read. */
+interface Held {
+  file: number;
+  bytes: Buffer | null;
+  start: number;
+  name: string;
+}
+
+/** `bytes` inflated on the thread pool, within `maxBytes`; null when they do not inflate (the walk goes the long way). */
+function inflateAsync(bytes: Buffer, maxBytes: number): Promise<Buffer | null> {
+  return new Promise((resolve) =>
+    gunzip(bytes, { maxOutputLength: maxBytes, chunkSize: 256 * 1024 }, (err, out) => resolve(err ? null : out)),
+  );
 }
 
 /**

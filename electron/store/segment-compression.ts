@@ -62,39 +62,54 @@ export async function readVersionBytes(ctx: ReadContext, abs: string): Promise<A
 }
 
 /**
- * The first bytes of a version file as written, from its first `head` bytes
- * on disk: for a compressed file, what those inflate to so far (at least the
- * envelope's head, which is all a head is read for); null when they do not
- * inflate.
+ * What the first bytes of a compressed file inflate to so far; null when
+ * they do not inflate.
  */
-export function inflatedHead(head: Buffer): Buffer | null {
-  if (!isCompressed(head)) return head;
+function inflatedHead(packed: Buffer): Buffer | null {
   try {
-    return gunzipSync(head, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: COMPRESSED_HEAD_BYTES * 64 });
+    return gunzipSync(packed, { finishFlush: constants.Z_SYNC_FLUSH });
   } catch {
     return null;
   }
 }
 
 /**
- * The first bytes of the version file open as `handle` (`size` bytes long)
- * as written: at least the envelope's head, inflated when the file is
- * compressed.
+ * How many bytes of a compressed file are read for its head: first a few
+ * (gzip's header, the first block's code tables and some text, and
+ * inflating more costs more), then more when those did not reach the
+ * envelope's head.
  */
-export async function readHeadOf(handle: StoreFileHandle, size: number): Promise<Buffer> {
-  const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, size));
-  const { bytesRead } = await handle.read(head, 0, head.length, 0);
-  if (!isCompressed(head.subarray(0, bytesRead))) return head.subarray(0, bytesRead);
-  const packed = Buffer.allocUnsafe(Math.min(COMPRESSED_HEAD_BYTES, size));
-  const more = await handle.read(packed, 0, packed.length, 0);
-  return inflatedHead(packed.subarray(0, more.bytesRead)) ?? Buffer.alloc(0);
-}
+const HEAD_READS = [1024, 16 * 1024];
 
 /**
- * How many bytes of a compressed file to read for its head: enough for
- * gzip's header, the first block's code tables and the envelope's head.
+ * The first bytes of a version file as written, at least the envelope's head
+ * (all a head is read for), inflated when the file is compressed; `read`
+ * fills a buffer from the file's start and says how many bytes it read.
  */
-export const COMPRESSED_HEAD_BYTES = 4096;
+export function headFromSync(first: Buffer, size: number, read: (into: Buffer) => number): Buffer {
+  if (!isCompressed(first)) return first;
+  let head: Buffer | null = null;
+  for (const n of HEAD_READS) {
+    const packed = Buffer.allocUnsafe(Math.min(n, size));
+    head = inflatedHead(packed.subarray(0, read(packed)));
+    if (head === null || head.length >= HEAD_BYTES || n >= size) break;
+  }
+  return head ?? Buffer.alloc(0);
+}
+
+/** headFromSync through a file handle: the head of the version file open as `handle`, `size` bytes long. */
+export async function readHeadOf(handle: StoreFileHandle, size: number): Promise<Buffer> {
+  const first = Buffer.allocUnsafe(Math.min(HEAD_BYTES, size));
+  const got = first.subarray(0, (await handle.read(first, 0, first.length, 0)).bytesRead);
+  if (!isCompressed(got)) return got;
+  let head: Buffer | null = null;
+  for (const n of HEAD_READS) {
+    const packed = Buffer.allocUnsafe(Math.min(n, size));
+    head = inflatedHead(packed.subarray(0, (await handle.read(packed, 0, packed.length, 0)).bytesRead));
+    if (head === null || head.length >= HEAD_BYTES || n >= size) break;
+  }
+  return head ?? Buffer.alloc(0);
+}
 
 /**
  * Replace the full segment at `abs`, whose bytes are `bytes`, by its gzip:

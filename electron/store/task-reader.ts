@@ -13,7 +13,7 @@ import type { ListedFiles, TaskEntry } from './store-types.js';
 import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
 import { exists, readJsonFile, relPath, surelyPresent, type FileRead, type ReadContext } from './file-reader.js';
-import { isCompressed, readVersionBytes } from './segment-compression.js';
+import { isCompressed, readHeadOf, readVersionBytes } from './segment-compression.js';
 import { childPath } from './child-path.js';
 import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
 import { headVersion, misnumberedProblem } from './version-heads.js';
@@ -218,8 +218,9 @@ async function fileEnds(ctx: ReadContext, abs: string, first: number): Promise<'
     if (!st.isFile()) return 'unknown';
     const head = Buffer.alloc(Math.min(st.size, HEAD_BYTES));
     await handle.read(head, 0, head.length, 0);
-    // A compressed segment's ends say nothing until it is inflated: read whole.
-    if (isCompressed(head)) return 'unknown';
+    // Only a full segment is compressed (segment-compression.ts): one whose inflated head is a sealed record's holds
+    // sixteen versions, counted without inflating the rest (a version among them that does not read says so when read).
+    if (isCompressed(head)) return isSealedHead(await readHeadOf(handle, st.size), first) ? first + SEGMENT_VERSIONS - 1 : 'unknown';
     if (!isSealedHead(head, first)) return 'one-version';
     const tail = Buffer.alloc(Math.min(st.size, SEAL_TAIL_BYTES));
     await handle.read(tail, 0, tail.length, st.size - tail.length);

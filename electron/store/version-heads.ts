@@ -16,7 +16,7 @@ import { relPath, type ReadContext } from './file-reader.js';
 import { errorCode, nodeFs, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
 import { VERSIONS_DIR, versionFileName } from './version-file.js';
 import { HEAD_BYTES } from './version-records.js';
-import { COMPRESSED_HEAD_BYTES, inflatedHead, isCompressed, readHeadOf } from './segment-compression.js';
+import { headFromSync, readHeadOf } from './segment-compression.js';
 
 /** How a version file begins (version-records.ts, recordHead): the number its envelope holds. */
 const ENVELOPE_HEAD = /^\{"format":"waystation-version","version":(\d+),/;
@@ -106,13 +106,8 @@ export class VersionHeads {
       const st = fstatSync(fd);
       if (!st.isFile()) return null;
       const n = readSync(fd, HEAD, 0, Math.min(HEAD_BYTES, st.size), 0);
-      let head: Buffer = HEAD.subarray(0, n);
-      if (isCompressed(head)) {
-        // A compressed segment: its envelope's head is what its first bytes inflate to (segment-compression.ts).
-        const packed = Buffer.allocUnsafe(Math.min(COMPRESSED_HEAD_BYTES, st.size));
-        head = inflatedHead(packed.subarray(0, readSync(fd, packed, 0, packed.length, 0))) ?? Buffer.alloc(0);
-      }
-      const held = envelopeVersionOf(head);
+      // A compressed segment's envelope head is what its first bytes inflate to (segment-compression.ts).
+      const held = envelopeVersionOf(headFromSync(HEAD.subarray(0, n), st.size, (into) => readSync(fd, into, 0, into.length, 0)));
       this.keep(abs, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, held });
       return held;
     } catch {
