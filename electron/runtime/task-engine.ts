@@ -110,6 +110,8 @@ export class TaskEngine {
   /** Messages of model replies the working state records and no save has carried yet (see saveSoon). */
   private unsaved: HistoryMessage[] = [];
   private flushAsked = false;
+  /** While a save is being written: the changes made to the working state since it was drafted (see edit). */
+  private editsInFlight: ((d: Checkpoint) => void)[] | null = null;
   private currentStep: string | null = null;
   /** Where the running step was in the plan when it started: where planIndex looks first. */
   private currentIndex = -1;
@@ -153,6 +155,8 @@ export class TaskEngine {
     const d = draftOf(this.working);
     mutate(d);
     this.working = freezeDraft(d);
+    // A save in flight was drafted before this change: it is made again on what that save returns.
+    this.editsInFlight?.push(mutate);
   }
 
   /** Set the context a resumed agent starts from (built after effects are reconciled). */
@@ -222,9 +226,6 @@ export class TaskEngine {
     const run = async () => {
       if (extra.onlyUnsaved && this.unsaved.length === 0) return this.working;
       this.deps.lease?.assertHeld();
-      // What saveSoon left unsaved goes with this save, before its own messages; back in line if it fails.
-      const carried = this.unsaved;
-      this.unsaved = [];
       // Mutate a draft: a save the store refuses (an agent handed it something that is not a valid
       // checkpoint) must not leave its changes in the working state for the next save to repeat.
       const d = draftOf(this.working);
@@ -237,6 +238,10 @@ export class TaskEngine {
       d.run.elapsed_ms = this.elapsedBefore + (Date.now() - this.driveStarted);
       d.source = extra.source ?? { kind: 'runtime' };
       const { version, ...rest } = d;
+      // What saveSoon left unsaved goes with this save, before its own messages; back in line if it fails.
+      const carried = this.unsaved;
+      this.unsaved = [];
+      this.editsInFlight = [];
       let res;
       try {
         res = await this.deps.store.save(d.task_id, {
@@ -247,12 +252,17 @@ export class TaskEngine {
           lease: this.deps.lease ?? undefined,
         });
       } catch (err) {
+        // The working state was not replaced, so it still holds the changes made meanwhile.
+        this.editsInFlight = null;
         this.unsaved.unshift(...carried);
         throw err;
       }
+      const late = this.editsInFlight ?? [];
+      this.editsInFlight = null;
       this.working = res.checkpoint;
       // The saved plan is the draft's, parsed: it has the same resume point, and the next draft is a copy of it.
       this.progress = { plan: this.working.plan, current: d.current_step };
+      for (const m of late) this.edit(m);
       return this.working;
     };
     const next = this.saveChain.then(run, run);

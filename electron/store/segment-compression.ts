@@ -102,21 +102,18 @@ export async function readHeadOf(handle: StoreFileHandle, size: number): Promise
   const first = Buffer.allocUnsafe(Math.min(HEAD_BYTES, size));
   const got = first.subarray(0, (await handle.read(first, 0, first.length, 0)).bytesRead);
   if (!isCompressed(got)) return got;
-  let head: Buffer | null = null;
-  for (const n of HEAD_READS) {
-    const packed = Buffer.allocUnsafe(Math.min(n, size));
-    head = inflatedHead(packed.subarray(0, (await handle.read(packed, 0, packed.length, 0)).bytesRead));
-    if (head === null || head.length >= HEAD_BYTES || n >= size) break;
-  }
-  return head ?? Buffer.alloc(0);
+  // The most headFromSync may ask for, read at once: its tries are then served from memory.
+  const most = Buffer.allocUnsafe(Math.min(HEAD_READS[HEAD_READS.length - 1], size));
+  const held = most.subarray(0, (await handle.read(most, 0, most.length, 0)).bytesRead);
+  return headFromSync(got, size, (into) => held.copy(into, 0, 0, Math.min(into.length, held.length)));
 }
 
 /**
  * Replace the full segment at `abs`, whose bytes are `bytes`, by its gzip:
  * written to a temporary file, fsynced, and renamed over it, so a reader
  * finds either form whole. A power cut before the rename leaves the segment as
- * it was (and a temporary file, which readers skip and the next cleanup
- * removes). A failure leaves it as it was too: compression saves space, it
+ * it was (and a temporary file, which readers skip and the recovery report
+ * lists as safe to delete). A failure leaves it as it was too: compression saves space, it
  * is never what a save depends on, so it reports instead of throwing.
  */
 export async function compressSegment(fs: StoreFs, abs: string, bytes: Buffer): Promise<{ ok: true } | { ok: false; reason: string }> {

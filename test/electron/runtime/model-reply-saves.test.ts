@@ -100,6 +100,40 @@ describe('a model reply', () => {
     expect(seenByEffect).toEqual([4]);
   });
 
+  it('arriving while a save is being written is kept: the change is made again on what that save returns', async () => {
+    const inner = openStore(root);
+    const store = Object.create(inner) as CheckpointStore;
+    // Every save takes a while, so a reply can arrive while one is written.
+    store.save = async (taskId, request) => {
+      await sleep(15);
+      return inner.save(taskId, request);
+    };
+    const agent = defineAgent({
+      name: 'fan-out',
+      description: '',
+      options: z.object({}),
+      goal: () => "ask twice, the second reply arriving during the first one's save",
+      plan: () => [{ id: 'one', name: 'one' }],
+      async run(ctx) {
+        await ctx.step('one', async () => {
+          await ctx.llm.complete([{ role: 'user', content: 'first' }]);
+          // The first reply's save starts at the next turn of the event loop and takes 15 ms.
+          await sleep(5);
+          await ctx.llm.complete([{ role: 'user', content: 'second' }]);
+          return 'both';
+        });
+      },
+    });
+    const env: OperationEnv = { store, root, llm: new OfflineProvider(0), actor: 'tester' };
+    expect((await startTask(env, agent, { taskId: 't' })).status).toBe('done');
+    const cp = (await openStore(root).getTask('t'))!.checkpoint!;
+    expect(cp.run.llm_calls).toHaveLength(2);
+    expect(cp.run.tokens_in).toBe(cp.run.llm_calls.reduce((n, c) => n + c.tokens_in, 0));
+    expect(cp.plan[0].tokens_in).toBe(cp.run.tokens_in);
+    expect((await openStore(root).readHistory('t')).map((m) => m.content.slice(0, 6))).toEqual(expect.arrayContaining(['first', 'second']));
+    expect((await openStore(root).readHistory('t')).map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+  });
+
   it('goes with the next save when the save carrying it is refused: the step fails and the reply is kept', async () => {
     let deep: unknown = 'leaf';
     for (let i = 0; i <= MAX_VALUE_DEPTH; i++) deep = [deep];
