@@ -350,6 +350,10 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     // The new task opens at once and its run arrives live: checkpoint-demo stops at its third step.
     await page.locator('.task-meta').getByText('e2e-started', { exact: true }).waitFor({ timeout: LONG });
     await waitForStatus('Failed', 90_000);
+    // The list takes the new task from the directory watcher's next batch, which may come after the run's own events.
+    await expect
+      .poll(async () => (await rpc<TaskSummary[]>('listTasks')).some((t) => t.task_id === 'e2e-started'), { timeout: LONG })
+      .toBe(true);
     expect((await rpc<TaskSummary[]>('listTasks')).length).toBe(before + 1);
   }, 120_000);
 
