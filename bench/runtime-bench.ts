@@ -7,6 +7,7 @@
  *   --read-runs 3            repetitions of the latest-state read (median reported)
  *   --no-langgraph           skip the real LangGraph graph beside each case
  *   --full-langgraph-up-to 1000  run every graph step up to this N, sample above
+ *   --warm-up-steps 50       a first case (and graph) of this many steps, run and not reported (0: none)
  *   --no-json                do not write bench/results/
  */
 import os from 'node:os';
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     'read-runs': { type: 'string', default: '3' },
     'no-langgraph': { type: 'boolean', default: false },
     'full-langgraph-up-to': { type: 'string', default: '1000' },
+    'warm-up-steps': { type: 'string', default: '50' },
     'no-json': { type: 'boolean', default: false },
   },
 });
@@ -46,10 +48,16 @@ if (!Number.isInteger(readRuns) || readRuns < 1) {
 const command = ['node bin/waystation-tsx.mjs bench/runtime-bench.ts', ...process.argv.slice(2)].join(' ');
 const machine = await describeMachine(os.tmpdir());
 const fullUpTo = Number(values['full-langgraph-up-to']);
+const warmUpSteps = Number(values['warm-up-steps']);
+if (!Number.isInteger(warmUpSteps) || warmUpSteps < 0) {
+  console.error(`--warm-up-steps takes a whole number of at least 0; got "${values['warm-up-steps']}"`);
+  process.exit(2);
+}
 const results = await runRuntimeBench({
   steps,
   largePlans,
   readRuns,
+  warmUpSteps,
   langgraph: values['no-langgraph'] ? undefined : { fullUpTo },
   log: (line) => console.error(line),
 });

@@ -13,7 +13,14 @@ describe('the runtime benchmark at 20 steps', () => {
   let result: RuntimeBenchResult;
 
   beforeAll(async () => {
-    result = await runRuntimeBench({ steps: [20], largePlans: [60], firstSteps: 10, readRuns: 1, langgraph: { fullUpTo: 20 } });
+    result = await runRuntimeBench({
+      steps: [20],
+      largePlans: [60],
+      firstSteps: 10,
+      readRuns: 1,
+      langgraph: { fullUpTo: 20 },
+      warmUpSteps: 5,
+    });
   }, 120_000);
 
   it('runs each case it plans: every step through the runtime, and the store floor beside it', () => {
