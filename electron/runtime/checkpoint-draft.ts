@@ -12,7 +12,7 @@
  * changing a saved version.
  */
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
-import { copiedFrom, noteLineage } from '../../shared/diff/array-lineage.js';
+import { copiedFrom, noteLineage, placesSince } from '../../shared/diff/array-lineage.js';
 import { copyArray } from '../../shared/diff/frozen-arrays.js';
 
 type Json = Record<string, unknown>;
@@ -32,30 +32,14 @@ interface OpenList {
   cutAt: number;
 }
 
+/** The open lists of drafts, by the proxy handed out. */
 const openLists = new WeakMap<object, OpenList>();
 
-const tracking: ProxyHandler<unknown[]> = {
-  set(copy, key, value) {
-    noteWrite(copy, key, key === 'length' ? Number(value) : null);
-    return Reflect.set(copy, key, value);
-  },
-  deleteProperty(copy, key) {
-    noteWrite(copy, key, null);
-    return Reflect.deleteProperty(copy, key);
-  },
-  defineProperty(copy, key, descriptor) {
-    noteWrite(copy, key, key === 'length' && typeof descriptor.value === 'number' ? descriptor.value : null);
-    return Reflect.defineProperty(copy, key, descriptor);
-  },
-};
-
-const listOf = new WeakMap<unknown[], OpenList>();
-
-function noteWrite(copy: unknown[], key: string | symbol, newLength: number | null): void {
-  const list = listOf.get(copy);
-  if (list === undefined || typeof key !== 'string') return;
+/** What a write with `key` (and, for `length`, the new length) tells about the list's places. */
+function noteWrite(list: OpenList, key: string | symbol, newLength: number | null): void {
+  if (typeof key !== 'string') return;
   if (key === 'length') {
-    if (newLength !== null && newLength < copy.length) list.cutAt = Math.min(list.cutAt, newLength);
+    if (newLength !== null && newLength < list.copy.length) list.cutAt = Math.min(list.cutAt, newLength);
     return;
   }
   const index = Number(key);
@@ -66,8 +50,20 @@ function noteWrite(copy: unknown[], key: string | symbol, newLength: number | nu
 function openList(from: readonly unknown[]): unknown[] {
   const copy = copyArray(from);
   const list: OpenList = { copy, from, written: new Set(), cutAt: Infinity };
-  listOf.set(copy, list);
-  const proxy = new Proxy(copy, tracking);
+  const proxy = new Proxy(copy, {
+    set(target, key, value) {
+      noteWrite(list, key, key === 'length' ? Number(value) : null);
+      return Reflect.set(target, key, value);
+    },
+    deleteProperty(target, key) {
+      noteWrite(list, key, null);
+      return Reflect.deleteProperty(target, key);
+    },
+    defineProperty(target, key, descriptor) {
+      noteWrite(list, key, key === 'length' && typeof descriptor.value === 'number' ? descriptor.value : null);
+      return Reflect.defineProperty(target, key, descriptor);
+    },
+  });
   openLists.set(proxy, list);
   return proxy;
 }
@@ -78,7 +74,6 @@ function closeList(value: unknown): unknown {
   if (list === undefined) return value;
   // The open record holds the original strongly: kept, each version's lists would keep the one before alive.
   openLists.delete(value as object);
-  listOf.delete(list.copy);
   const changed = [...list.written];
   for (let i = list.cutAt; i < list.from.length; i++) changed.push(i);
   noteLineage(list.copy, list.from, changed);
@@ -163,10 +158,10 @@ function freezeNew<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
     // A closed list is frozen already, and new only where it was written or past the end of the list it copied.
-    const copied = copiedFrom(value);
-    if (copied !== null) {
-      for (const i of copied.changed) freezeNew(value[i] as unknown);
-      for (let i = copied.from.length; i < value.length; i++) freezeNew(value[i] as unknown);
+    const from = copiedFrom(value)?.from;
+    const places = from === undefined ? null : placesSince(value, from);
+    if (places !== null) {
+      for (const i of places) freezeNew(value[i] as unknown);
       return value;
     }
     if (Object.isFrozen(value)) return value;

@@ -21,7 +21,7 @@
  * plain JSON. An object someone else froze is not trusted to be either, so the
  * encoder never memoises it.
  */
-import { changedSince } from '../../shared/diff/array-lineage.js';
+import { changedSince, placesSince } from '../../shared/diff/array-lineage.js';
 import { walkable } from '../../shared/diff/frozen-arrays.js';
 
 const sealed = new WeakSet<object>();
@@ -80,11 +80,10 @@ export function sealJson<T>(value: T, previous?: unknown): T {
   if (Array.isArray(value)) {
     // A copy of the previous version's array that recorded its changes (array-lineage.ts) has new members only
     // there and past the previous one's end; the lineage is trusted once the array is frozen, so freeze first.
-    const changed = Array.isArray(prev) ? changedSince(Object.freeze(value), prev) : null;
-    if (changed !== null) {
+    const places = Array.isArray(prev) ? placesSince(Object.freeze(value), prev) : null;
+    if (places !== null) {
       const p = prev as unknown[];
-      for (const i of changed) sealJson(value[i], p[i]);
-      for (let i = p.length; i < value.length; i++) sealJson(value[i]);
+      for (const i of places) sealJson(value[i], p[i]);
     } else {
       const p = Array.isArray(prev) ? walkable(prev as unknown[]) : null;
       for (let i = 0; i < value.length; i++) {

@@ -8,7 +8,7 @@
  * key that arrives by a way no one thought of (a model's reply echoing it,
  * the key itself as an object key, a person typing it).
  */
-import { changedSince } from '../../shared/diff/array-lineage.js';
+import { placesSince } from '../../shared/diff/array-lineage.js';
 
 /** What a secret is replaced with. */
 export const REDACTED = '[redacted]';
@@ -100,8 +100,8 @@ function walk(value: unknown, secrets: readonly string[], twin: unknown): unknow
   const pair = twin !== null && typeof twin === 'object' && Array.isArray(twin) === Array.isArray(value) ? twin : null;
   let changed = false;
   let out: unknown;
-  const changedPlaces = Array.isArray(value) && Array.isArray(pair) ? changedSince(value, pair) : null;
-  if (changedPlaces !== null) {
+  const places = Array.isArray(value) && Array.isArray(pair) ? placesSince(value, pair) : null;
+  if (places !== null) {
     // A copy of the twin that recorded its changes (array-lineage.ts): only those places and its tail are new.
     const list = value as readonly unknown[];
     const twins = pair as readonly unknown[];
@@ -110,8 +110,7 @@ function walk(value: unknown, secrets: readonly string[], twin: unknown): unknow
       const w = walk(list[i], secrets, twins[i]);
       if (w !== list[i]) (arr ??= [...list])[i] = w;
     };
-    for (const i of changedPlaces) visit(i);
-    for (let i = twins.length; i < list.length; i++) visit(i);
+    for (const i of places) visit(i);
     changed = arr !== null;
     out = arr ?? value;
   } else if (Array.isArray(value)) {

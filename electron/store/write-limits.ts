@@ -12,7 +12,7 @@
  * and any other store that shares the readers' limits calls the same checks.
  */
 import { problem } from '../../shared/checkpoint/problem.js';
-import { changedSince } from '../../shared/diff/array-lineage.js';
+import { placesSince } from '../../shared/diff/array-lineage.js';
 import { walkable } from '../../shared/diff/frozen-arrays.js';
 import { MAX_JSON_DEPTH, nameOf, type LazyName } from './file-reader.js';
 import { StoreWriteError } from './store-types.js';
@@ -98,15 +98,13 @@ function fitsBeside(value: unknown, accepted: unknown, budget: number): boolean 
   if (budget <= 0) return false;
   if (Array.isArray(value)) {
     // A copy of the accepted array that recorded its changes (array-lineage.ts) is checked there and past its end.
-    const changed = changedSince(value, accepted as readonly unknown[]);
-    if (changed !== null) {
+    const places = placesSince(value, accepted as readonly unknown[]);
+    if (places !== null) {
       const twin = accepted as readonly unknown[];
-      const within = (i: number) => {
+      for (const i of places) {
         const child: unknown = value[i];
-        return child === twin[i] || child === null || typeof child !== 'object' || fitsBeside(child, twin[i], budget - 1);
-      };
-      for (const i of changed) if (!within(i)) return false;
-      for (let i = twin.length; i < value.length; i++) if (!within(i)) return false;
+        if (child !== twin[i] && child !== null && typeof child === 'object' && !fitsBeside(child, twin[i], budget - 1)) return false;
+      }
       return true;
     }
     const twin = walkable(accepted as readonly unknown[]);

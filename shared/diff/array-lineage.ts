@@ -83,6 +83,20 @@ export function changedSince(array: readonly unknown[], from: readonly unknown[]
 }
 
 /**
+ * Every place of `array` that may hold something `from` does not: the places
+ * changedSince lists, then each index past `from`'s end. What a pass that
+ * visits only new elements (sealing, the depth check, the scrub, freezing)
+ * walks; null when that is not known.
+ */
+export function placesSince(array: readonly unknown[], from: readonly unknown[]): readonly number[] | null {
+  const changed = changedSince(array, from);
+  if (changed === null || array.length <= from.length) return changed;
+  const places = [...changed];
+  for (let i = from.length; i < array.length; i++) places.push(i);
+  return places;
+}
+
+/**
  * What a frozen array was recorded as a copy of (its nearest original), and
  * where it changed; null when nothing was recorded.
  */
