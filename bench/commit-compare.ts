@@ -28,6 +28,7 @@ const METRICS: { key: keyof StoreWorkloadResult; label: string }[] = [
   { key: 'getTaskMs', label: 'latest version of the task (ms, median)' },
   { key: 'getTaskAgainMs', label: 'the same, from a store that opened it before (ms, median)' },
   { key: 'listMs', label: 'list the directory (ms, median)' },
+  { key: 'listLeasedMs', label: 'list a directory of tasks saved under the lease (ms, median)' },
 ];
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -90,7 +91,7 @@ try {
     return [label, b.toFixed(2), t.toFixed(2), `${(t / b).toFixed(2)}x`];
   });
   console.log(
-    `Store workload: ${steps} saves of a ${steps}-step task, a ${tasks}-task listing; medians of ${rounds} alternated runs; load ${os
+    `Store workload: ${steps} saves of a ${steps}-step task, a ${tasks}-task listing, one of ${Math.max(1, Math.floor(tasks / 4))} tasks saved under the lease; medians of ${rounds} alternated runs; load ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}\n`,

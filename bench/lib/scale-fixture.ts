@@ -7,10 +7,13 @@
  * minutes to most of an hour on a small, busy VM, so the fixture is stamped
  * from templates instead: each kind of task is written once by the real
  * writer under a placeholder id of the same length as the real ids, and every
- * task is a copy of its template with the id substituted. Nothing that is
- * hashed mentions the id (messages and results are seeded by step, not by
- * task), so each copy is byte for byte what the writer would have written for
- * that task, except the wall-clock `at` of its events. `checkStampedTask`
+ * task is a copy of its template with the id substituted. No blob mentions
+ * the id (messages and results are seeded by step, not by task), and the
+ * seals of segment records that do (a full snapshot) are computed again, so
+ * each copy is byte for byte what the writer would have written for that
+ * task, except the wall-clock `at` of its events and its lease entries'
+ * holder and clock. Tasks are written as the runtime writes them: saved
+ * under the lease, their versions after the first in a segment. `checkStampedTask`
  * proves it on a sample on every run, and the directory is cached under the
  * OS temp folder, keyed by a hash of the generator's parameters and the
  * writer's source: a change to the on-disk format writes a new fixture
@@ -22,13 +25,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../electron/store/directory-store.js';
+import { isCompressed } from '../../electron/store/segment-compression.js';
+import { parseVersionFileName, VERSIONS_DIR } from '../../electron/store/version-file.js';
+import { parseSegment } from '../../electron/store/version-records.js';
 import { mapLimit } from '../../electron/store/directory-scan.js';
 import type { CheckpointInput } from '../../shared/checkpoint/schema.js';
 import { freshCheckpoint } from './fresh-checkpoint.js';
 import { workloadMessage, workloadResult, workloadStepId, workloadTimestamp } from './agent-workload.js';
 
 /** Bump when the generator below changes what it writes. */
-const GENERATOR_VERSION = 2;
+const GENERATOR_VERSION = 3;
 /** Seed of every task's messages and results: shared, so that blobs (hashed) never depend on the task. */
 const PAYLOAD_SEED = 7;
 /** Same length as scaleTaskId's ids, so stamping changes no size. */
@@ -39,6 +45,8 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 /** The files whose code decides the bytes of a written task. */
 const FORMAT_SOURCES = [
   'electron/store/task-writer.ts',
+  'electron/store/file-lease.ts',
+  'electron/store/segment-compression.ts',
   'electron/store/version-file.ts',
   'electron/store/blob-store.ts',
   'electron/store/atomic-file.ts',
@@ -115,21 +123,32 @@ export function scaleAfterStep(cp: CheckpointInput, k: number): CheckpointInput 
   };
 }
 
-/** Write task `taskId` of `kind` through the real store: version 1, then one save per finished step. */
+/**
+ * Write task `taskId` of `kind` through the real store as the runtime writes it: version 1, then one save per
+ * finished step under the task's lease (so the versions after the first are records of a segment, and
+ * checkpoint.json names the last of them), the lease let go at the end.
+ */
 async function writeTask(root: string, taskId: string, kind: 0 | 1, versionsPerTask: number): Promise<void> {
   const store = openStore(root);
   const { version: _first, ...first } = scaleInitialCheckpoint(taskId, kind, versionsPerTask);
   let cp: CheckpointInput = (await store.create(first, { appendHistory: [workloadMessage(PAYLOAD_SEED, 0)] })).checkpoint;
-  for (let k = 1; k < versionsPerTask; k++) {
-    const { version: _v, ...next } = scaleAfterStep(cp, k);
-    cp = (
-      await store.save(taskId, {
-        expectedVersion: k,
-        checkpoint: next,
-        results: { [workloadStepId(k)]: workloadResult(PAYLOAD_SEED, k) },
-        appendHistory: [workloadMessage(PAYLOAD_SEED, k)],
-      })
-    ).checkpoint;
+  const lease = await store.acquireLease(taskId, { owner: 'scale-fixture', heartbeatMs: 0 });
+  try {
+    for (let k = 1; k < versionsPerTask; k++) {
+      const { version: _v, ...next } = scaleAfterStep(cp, k);
+      cp = (
+        await store.save(taskId, {
+          expectedVersion: k,
+          checkpoint: next,
+          results: { [workloadStepId(k)]: workloadResult(PAYLOAD_SEED, k) },
+          appendHistory: [workloadMessage(PAYLOAD_SEED, k)],
+          lease,
+        })
+      ).checkpoint;
+    }
+    await store.settle(taskId);
+  } finally {
+    await lease.release();
   }
 }
 
@@ -143,17 +162,48 @@ async function readTree(dir: string): Promise<[string, Buffer][]> {
   return out;
 }
 
-/** Events carry the wall clock of their save; everything else must match to the byte. */
+/**
+ * Events carry the wall clock of their save, and a lease entry its holder's process and clock; everything else
+ * must match to the byte.
+ */
 function withoutClock(rel: string, bytes: Buffer): string {
   const text = bytes.toString('utf8');
-  return rel === 'events.jsonl' ? text.replace(/"at":"[^"]*"/g, '"at":""') : text;
+  if (rel === 'events.jsonl') return text.replace(/"at":"[^"]*"/g, '"at":""');
+  if (rel.startsWith('lease/'))
+    return text.replace(/"(owner|hostname|process_start|acquired_at|heartbeat_at)":"[^"]*"/g, '"$1":""').replace(/"pid":\d+/g, '"pid":0');
+  return text;
 }
 
 /** A template: the files of one kind of task, with the placeholder id where the task id goes. */
 type Template = [string, Buffer][];
 
 function stamp(template: Template, taskId: string): [string, Buffer][] {
-  return template.map(([rel, bytes]) => [rel, Buffer.from(bytes.toString('utf8').replaceAll(PLACEHOLDER, taskId), 'utf8')]);
+  return template.map(([rel, bytes]) => {
+    const stamped = Buffer.from(bytes.toString('utf8').replaceAll(PLACEHOLDER, taskId), 'utf8');
+    return [rel, rel.startsWith(`${VERSIONS_DIR}/`) ? resealed(rel, stamped) : stamped];
+  });
+}
+
+/**
+ * A segment's records, each sealed again after the id was stamped into it: a record's seal is the hash of its
+ * bytes, and a full snapshot among them holds the task's id. The id and the placeholder have the same length,
+ * so every record stays where it was and only the hashes change.
+ */
+function resealed(rel: string, bytes: Buffer): Buffer {
+  if (isCompressed(bytes))
+    throw new Error(`the fixture's template ${rel} is a compressed segment, which stamping cannot reseal: use fewer versions per task`);
+  const first = parseVersionFileName(path.posix.basename(rel));
+  const segment = first === null ? null : parseSegment(bytes, first, false);
+  if (!segment?.sealed) return bytes;
+  if (segment.tail !== 'clean')
+    throw new Error(`the fixture's template ${rel} does not read as the writer wrote it: ${segment.tailReason}`);
+  const out = Buffer.from(bytes);
+  for (const r of segment.records) {
+    const hex = createHash('sha256').update(out.subarray(r.start, r.end)).digest('hex');
+    const at = out.indexOf('"sha256":"', r.end) + '"sha256":"'.length;
+    out.write(hex, at, 'latin1');
+  }
+  return out;
 }
 
 async function writeStamped(root: string, template: Template, taskId: string): Promise<void> {

@@ -41,8 +41,13 @@ export interface StoreWorkloadResult {
   getTaskMs: number;
   /** The same from one store that opened the task before (the host's task view, opened again). */
   getTaskAgainMs: number;
-  /** Every task of a directory of `tasks` small tasks. */
+  /** Every task of a directory of `tasks` small tasks, each its first version alone. */
   listMs: number;
+  /**
+   * Every task of a directory of `tasks / 4` small tasks written the runtime's way: created, then saved under
+   * the lease, so their later versions are records of a segment and checkpoint.json names the last of them.
+   */
+  listLeasedMs: number;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -114,12 +119,27 @@ async function runStoreWorkload(tree: string, steps: number, tasks: number): Pro
     const list: number[] = [];
     // A fresh store each time: what `waystation ls` and a host's first listing pay.
     for (let i = 0; i < 5; i++) list.push(await time(() => openStore(listRoot).listTasks()));
+
+    const leasedRoot = path.join(root, 'leased-listing');
+    const leasedLister = openStore(leasedRoot);
+    for (let i = 0; i < Math.max(1, Math.floor(tasks / 4)); i++) {
+      const taskLease = await leaseFor(tree, leasedLister, leasedRoot, `r${i}`);
+      try {
+        await drive(leasedLister, `r${i}`, 3, taskLease);
+      } finally {
+        await leasedLister.settle?.(`r${i}`);
+        await taskLease.release();
+      }
+    }
+    const listLeased: number[] = [];
+    for (let i = 0; i < 5; i++) listLeased.push(await time(() => openStore(leasedRoot).listTasks()));
     return {
       saveMs: median(saves),
       leasedSaveMs: median(leased),
       getTaskMs: median(getTask),
       getTaskAgainMs: median(getTaskAgain),
       listMs: median(list),
+      listLeasedMs: median(listLeased),
     };
   } finally {
     await fs.rm(root, { recursive: true, force: true });

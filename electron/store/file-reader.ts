@@ -68,17 +68,6 @@ export async function exists(ctx: ReadContext, abs: string): Promise<boolean> {
   }
 }
 
-/**
- * True when something is surely at `abs`, answered synchronously where the
- * file system can (`present` of store-fs.ts: one access(2), no promise and no
- * Stats object); false when it cannot say so that cheaply, and then the
- * caller asks `exists`, which says why. For lookups that usually find the file.
- */
-export function surelyPresent(ctx: ReadContext, abs: string): boolean {
-  const present = ctx.fs.present ?? syncReadsOf(ctx.fs)?.present;
-  return present !== undefined && present(abs);
-}
-
 export type FileRead<T> =
   { ok: true; value: T; bytes: number; text: string; mtimeMs: number } | { ok: false; missing: boolean; problem: Problem };
 

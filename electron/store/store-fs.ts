@@ -11,7 +11,6 @@ import {
   close,
   closeSync,
   constants,
-  existsSync,
   fstat,
   fstatSync,
   fdatasyncSync,
@@ -89,8 +88,6 @@ export interface StoreFs {
   readonly syncReads?: SyncStoreReads;
   /** Its reads are answered synchronously already (settledReads): a long walk through it still yields now and then. */
   readonly settled?: boolean;
-  /** SyncStoreReads.present, on a StoreFs whose reads are settled (settledReads): none on any other. */
-  readonly present?: (path: string) => boolean;
 }
 
 /** The read-only calls of a StoreFs as synchronous functions: same arguments, same results, same errors (thrown). */
@@ -98,12 +95,6 @@ export interface SyncStoreReads {
   readWholeFile(path: string, opts: { maxBytes: number; followLinks: boolean }): WholeFile;
   stat(path: string): Stats;
   exists(path: string): boolean;
-  /**
-   * True when something is at `path`, false when the lookup failed, whatever the reason: for lookups that
-   * usually find something, which `exists` answers with a Stats object (four Dates on Node 20) nobody reads.
-   * A false is settled by `exists`, which tells a missing file from a failed lookup.
-   */
-  present(path: string): boolean;
   lstat(path: string): Stats;
   realpath(path: string): string;
   readdir(path: string): Dirent[];
@@ -156,7 +147,6 @@ export function settledReads(fs: StoreFs, sync: SyncStoreReads): StoreFs {
     // The settled calls mirror nothing: this StoreFs is itself the fast path.
     syncReads: undefined,
     settled: true,
-    present: sync.present,
   };
 }
 
@@ -293,7 +283,6 @@ export const nodeFs: StoreFs = {
         throw err;
       }
     },
-    present: existsSync,
     lstat: (path) => lstatSync(path),
     realpath: (path) => realpathSync.native(path),
     readdir: (path) => readdirSync(path, { withFileTypes: true }),

@@ -12,7 +12,7 @@ import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shar
 import type { ListedFiles, TaskEntry } from './store-types.js';
 import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
-import { exists, readJsonFile, relPath, surelyPresent, type FileRead, type ReadContext } from './file-reader.js';
+import { exists, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
 import { isCompressed, readHeadOf, readVersionBytes } from './segment-compression.js';
 import { childPath } from './child-path.js';
 import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
@@ -21,6 +21,7 @@ import {
   locateRecord,
   parseVersionFileName,
   rebuildVersion,
+  VersionNames,
   VERSIONS_DIR,
   versionFileName,
   versionPath,
@@ -237,8 +238,9 @@ async function fileEnds(ctx: ReadContext, abs: string, first: number): Promise<'
 export async function versionFiles(ctx: ReadContext, taskDir: string): Promise<number[]> {
   try {
     const out: number[] = [];
-    for (const e of await ctx.fs.readdir(path.join(taskDir, VERSIONS_DIR))) {
-      const n = parseVersionFileName(e.name);
+    // Names only, no Dirent a file: a listing of tasks the runtime wrote lists each one's versions/.
+    for (const name of await ctx.fs.readdirNames(path.join(taskDir, VERSIONS_DIR))) {
+      const n = parseVersionFileName(name);
       if (n !== null) out.push(n);
     }
     return out.sort((a, b) => a - b);
@@ -293,13 +295,11 @@ export async function probeVersion(ctx: ReadContext, taskDir: string, version: n
  * hold (a hot snapshot copied from elsewhere, or edited by hand), or whose
  * file there holds another version (misnumbered): the copy is then not used,
  * as a torn one is not, and the task shows its newest version that reads.
- * Costs a lookup of a file that usually exists; with `heads` (opening a task,
- * not a listing), a look at its head instead: read once per file and store
- * (version-heads.ts), a stat after that.
+ * A look at the head of the version's own file (read once per file and store,
+ * version-heads.ts, a stat after that); when it has none, heldInFiles.
  */
-async function hotAhead(ctx: ReadContext, taskDir: string, version: number, heads: boolean, file: string): Promise<Problem | undefined> {
-  const abs = versionPath(taskDir, version);
-  const held = heads ? await headVersion(ctx, abs) : (await exists(ctx, abs)) ? null : 'missing';
+async function hotAhead(ctx: ReadContext, taskDir: string, version: number, file: string): Promise<Problem | undefined> {
+  const held = await headVersion(ctx, versionPath(taskDir, version));
   if (typeof held === 'number' && held !== version) {
     return problem(
       file,
@@ -309,11 +309,33 @@ async function hotAhead(ctx: ReadContext, taskDir: string, version: number, head
   }
   // A head that is not an envelope's is left to the reads that parse the file, which say what is wrong with it.
   if (held !== 'missing') return undefined;
-  // A folder with no version file at all holds a task written as its checkpoint.json alone (by hand, or by
-  // a writer in another language): nothing contradicts it.
-  const files = await versionFiles(ctx, taskDir);
+  return heldInFiles(ctx, taskDir, version, await versionFiles(ctx, taskDir), file);
+}
+
+/**
+ * The problem when no file of `versions/` (listed: `files`) holds `version`,
+ * which has no file of its own. A folder with no version file at all holds a
+ * task written as its checkpoint.json alone (by hand, or by a writer in
+ * another language): nothing contradicts it.
+ */
+async function heldInFiles(
+  ctx: ReadContext,
+  taskDir: string,
+  version: number,
+  files: readonly number[],
+  file: string,
+): Promise<Problem | undefined> {
   if (files.length === 0) return undefined;
-  const located = await locateRecord(ctx, taskDir, version);
+  // A writer saving under the lease leaves checkpoint.json at the last version of a segment (task-writer.ts): the
+  // file before the version, if its first and last bytes say it holds the version, is read no further. That is
+  // every task the runtime wrote; anything else is looked for record by record below.
+  const before = files.findLast((f) => f < version);
+  if (before !== undefined && version - before < SEGMENT_VERSIONS) {
+    const last = await fileEnds(ctx, versionPath(taskDir, before), before);
+    if (typeof last === 'number' && last >= version) return undefined;
+  }
+  // The files listed answer which versions have a file of their own: no lookup per name below the version.
+  const located = await locateRecord({ ...ctx, versionNames: VersionNames.listed(taskDir, files) }, taskDir, version);
   if (located.ok || !located.missing) return undefined;
   return problem(
     file,
@@ -356,7 +378,14 @@ export async function listedFileProblems(ctx: ReadContext, entry: ListedFiles): 
   const taskDir = path.join(ctx.root, entry.location);
   const files = await versionFiles(ctx, taskDir);
   if (files.length === 0) return [];
-  const found = await misnumberedFiles(ctx, taskDir, await outOfOrder(ctx, taskDir, files), entry.checkpoint?.version ?? 0);
+  const shown = entry.checkpoint?.version;
+  const found = await misnumberedFiles(ctx, taskDir, await outOfOrder(ctx, taskDir, files), shown ?? 0);
+  // The version the row shows, when it has no file of its own (a task the runtime wrote: a segment's last record);
+  // one with a file of its own is the newest, or out of order, and its head was read above.
+  if (shown !== undefined && !files.includes(shown)) {
+    const ahead = await heldInFiles(ctx, taskDir, shown, files, relPath(ctx, childPath(taskDir, HOT_FILE)));
+    if (ahead) found.unshift(ahead);
+  }
   return found.filter((m) => !entry.problems.some((p) => p.file === m.file && p.reason === m.reason));
 }
 
@@ -454,12 +483,10 @@ export async function readNativeTask<C extends CheckpointHead>(
     const hotFile = relPath(ctx, childPath(taskDir, HOT_FILE));
     const checked = depth.check(hot.value, hotFile);
     const named = checked.checkpoint?.version;
-    // In a listing, where the file is only looked up, a synchronous lookup that finds it answers at once: no
-    // promise, no turn, no Stats object (store-fs.ts, `present`). Anything else is settled by hotAhead.
-    const ahead =
-      named !== undefined && hasVersions && !(!depth.heads && surelyPresent(ctx, versionPath(taskDir, named)))
-        ? await hotAhead(ctx, taskDir, named, depth.heads, hotFile)
-        : undefined;
+    // A listing leaves this to the file checks (listedFileProblems), which list versions/ anyway: done here, it
+    // was a lookup, a listing of versions/ and a read of a segment's ends for every task the runtime wrote,
+    // and more than the rest of the listing together.
+    const ahead = named !== undefined && hasVersions && depth.heads ? await hotAhead(ctx, taskDir, named, hotFile) : undefined;
     if (ahead) {
       // Taken at its word, the task would show a version no file holds, and the next save would follow it.
       hotProblems.push(ahead);

@@ -243,6 +243,16 @@ export class VersionNames {
   /** Whether the listing was read again since the last version found nowhere. */
   private fresh = false;
 
+  /** The names of `taskDir`'s version files, as just listed by the caller (`files`: the numbers they are named for). */
+  static listed(taskDir: string, files: readonly number[]): VersionNames {
+    const names = new VersionNames();
+    names.taskDir = taskDir;
+    names.names = new Set(files);
+    // A version found nowhere still lists the folder once more (relist): a file renamed in since the caller's
+    // listing is found, as by a walk's own listing.
+    return names;
+  }
+
   /** Whether version `version` has a file of its own (errors other than "not there" count as present, as in `exists`). */
   async has(ctx: ReadContext, taskDir: string, version: number): Promise<boolean> {
     if (this.names === null || this.taskDir !== taskDir) {

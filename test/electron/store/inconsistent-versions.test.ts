@@ -13,7 +13,8 @@ import type { HostEvent } from '../../../shared/api/contract.js';
 import { DEFAULT_MAX_FILE_BYTES, openStore } from '../../../electron/store/directory-store.js';
 import { FileCheckThread } from '../../../electron/store/file-check-thread.js';
 import { recoveryReport } from '../../../electron/store/recovery-report.js';
-import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
+import { cleanup, loopedSave, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
+import type { SaveLease } from '../../../electron/store/store-types.js';
 
 let root: string;
 beforeEach(async () => {
@@ -64,16 +65,23 @@ describe('inconsistent version numbers', () => {
     doc.version = 15;
     await fs.writeFile(hot, JSON.stringify(doc));
 
+    // A list row is read from checkpoint.json alone; the file checks that follow every listing find that no file
+    // holds its version, and the row carries that error: `ls` fails, and the task is not shown as healthy.
     const ls = await cli('ls', root, '--json');
-    const row = (JSON.parse(ls.out) as { version: number; problems: { message: string }[] }[])[0];
-    expect(row.version).toBe(10);
-    expect(JSON.stringify(row.problems)).toContain('claims version 15');
+    expect(ls.code).toBe(1);
+    const row = (JSON.parse(ls.out) as { version: number; problems: { message: string; severity?: string }[] }[])[0];
+    expect(row.version).toBe(15);
+    expect(row.problems).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('claims version 15, which no file in versions/ holds') }),
+    ]);
+    expect(row.problems[0].severity ?? 'error').toBe('error');
     const history = await cli('history', root, 't');
     expect(history.code).toBe(1);
     expect(history.err).toContain('claims version 15');
     const verify = await cli('verify', root, 't');
     expect(verify.out + verify.err).toContain('claims version 15');
-    const seen = await inspector();
+    // Opening the task shows the newest version that reads.
+    const seen = await inspector('claims version 15');
     expect(seen.shown).toBe(10);
     expect(seen.listed).toContain('claims version 15');
     expect(seen.detail).toContain('claims version 15');
@@ -85,6 +93,36 @@ describe('inconsistent version numbers', () => {
     const after = await openStore(root).getTask('t');
     expect(after?.checkpoint?.version).toBe(11);
     expect(after?.problems).toEqual([]);
+  });
+
+  it('a task saved under the lease lists clean, and its checkpoint.json claiming past its segment is reported by the file checks', async () => {
+    // As the runtime writes: version 1, then versions 2 to 12 as records of one segment, checkpoint.json at the last.
+    const store = openStore(root);
+    const lease: SaveLease = { taskId: 's', held: true, generation: 1 };
+    let cp = (await store.create(makeCheckpoint('s', 5))).checkpoint;
+    for (let v = 2; v <= 12; v++) cp = (await store.save('s', { ...loopedSave(cp, v, 5, 30), lease })).checkpoint;
+    await store.settle('s');
+    expect(await fs.readdir(path.join(root, 's', 'versions'))).toEqual(expect.arrayContaining(['00000001.json', '00000002.json']));
+    expect(await fs.readdir(path.join(root, 's', 'versions'))).not.toContain('00000012.json');
+    const clean = await openStore(root).listTasks();
+    expect(clean.map((t) => [t.task_id, t.checkpoint?.version])).toEqual([['s', 12]]);
+    expect(await openStore(root).fileProblems(clean)).toEqual([[]]);
+
+    for (const claimed of [13, 30]) {
+      const hot = path.join(root, 's', 'checkpoint.json');
+      const doc = JSON.parse(await fs.readFile(hot, 'utf8')) as { version: number };
+      doc.version = claimed;
+      await fs.writeFile(hot, JSON.stringify(doc));
+      const listed = await openStore(root).listTasks();
+      const [found] = await openStore(root).fileProblems(listed);
+      expect(found.map((p) => p.message)).toEqual([
+        `checkpoint.json claims version ${claimed}, which no file in versions/ holds (the newest file there is version 2)`,
+      ]);
+      // Opening the task shows the newest version that reads.
+      const opened = await openStore(root).getTask('s');
+      expect(opened?.checkpoint?.version).toBe(12);
+      expect(JSON.stringify(opened?.problems)).toContain(`claims version ${claimed}`);
+    }
   });
 
   it('a version file holding another version is reported by every reader, and the other versions stay listed', async () => {
