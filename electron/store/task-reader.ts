@@ -16,7 +16,7 @@ import { exists, readJsonFile, relPath, type FileRead, type ReadContext } from '
 import { isCompressed, readHeadOf, readVersionBytes } from './segment-compression.js';
 import { childPath } from './child-path.js';
 import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
-import { headVersion, misnumberedProblem } from './version-heads.js';
+import { envelopeVersionOf, headVersion, misnumberedProblem } from './version-heads.js';
 import {
   locateRecord,
   parseVersionFileName,
@@ -217,11 +217,17 @@ async function fileEnds(ctx: ReadContext, abs: string, first: number): Promise<'
   try {
     const st = await handle.stat();
     if (!st.isFile()) return 'unknown';
-    const head = Buffer.alloc(Math.min(st.size, HEAD_BYTES));
-    await handle.read(head, 0, head.length, 0);
-    // Only a full segment is compressed (segment-compression.ts): one whose inflated head is a sealed record's holds
-    // sixteen versions, counted without inflating the rest (a version among them that does not read says so when read).
-    if (isCompressed(head)) return isSealedHead(await readHeadOf(handle, st.size), first) ? first + SEGMENT_VERSIONS - 1 : 'unknown';
+    const read = Buffer.alloc(Math.min(st.size, HEAD_BYTES));
+    await handle.read(read, 0, read.length, 0);
+    // A compressed segment's head is what its first bytes inflate to (segment-compression.ts).
+    const compressed = isCompressed(read);
+    const head = compressed ? await readHeadOf(handle, st.size) : read;
+    // What the head says is kept, as the store's look at the file's head would keep it (version-heads.ts): the
+    // file checks of a listing read both of the newest file.
+    ctx.heads?.note(abs, st, envelopeVersionOf(head));
+    // Only a full segment is compressed: one whose inflated head is a sealed record's holds sixteen versions,
+    // counted without inflating the rest (a version among them that does not read says so when read).
+    if (compressed) return isSealedHead(head, first) ? first + SEGMENT_VERSIONS - 1 : 'unknown';
     if (!isSealedHead(head, first)) return 'one-version';
     const tail = Buffer.alloc(Math.min(st.size, SEAL_TAIL_BYTES));
     await handle.read(tail, 0, tail.length, st.size - tail.length);
@@ -379,13 +385,15 @@ export async function listedFileProblems(ctx: ReadContext, entry: ListedFiles): 
   const files = await versionFiles(ctx, taskDir);
   if (files.length === 0) return [];
   const shown = entry.checkpoint?.version;
+  // The version the row shows, when it has no file of its own (a task the runtime wrote: a segment's last record,
+  // usually in the newest file, whose head is kept for the look at it below); one with a file of its own is the
+  // newest, or out of order, and its head is read below.
+  const ahead =
+    shown !== undefined && !files.includes(shown)
+      ? await heldInFiles(ctx, taskDir, shown, files, relPath(ctx, childPath(taskDir, HOT_FILE)))
+      : undefined;
   const found = await misnumberedFiles(ctx, taskDir, await outOfOrder(ctx, taskDir, files), shown ?? 0);
-  // The version the row shows, when it has no file of its own (a task the runtime wrote: a segment's last record);
-  // one with a file of its own is the newest, or out of order, and its head was read above.
-  if (shown !== undefined && !files.includes(shown)) {
-    const ahead = await heldInFiles(ctx, taskDir, shown, files, relPath(ctx, childPath(taskDir, HOT_FILE)));
-    if (ahead) found.unshift(ahead);
-  }
+  if (ahead) found.unshift(ahead);
   return found.filter((m) => !entry.problems.some((p) => p.file === m.file && p.reason === m.reason));
 }
 

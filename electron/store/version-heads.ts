@@ -73,6 +73,11 @@ export class VersionHeads {
     if (this.known.size > this.capacity) this.known.delete(this.known.keys().next().value as string);
   }
 
+  /** Keep what a read of the file's first bytes elsewhere found (`held`, of the file `st` describes), as versionAt would. */
+  note(abs: string, st: Stats, held: number | null): void {
+    this.keep(abs, { ...identity(st), held });
+  }
+
   /** The version the file at `abs` holds (see HeadVersion). */
   versionAt(ctx: ReadContext, abs: string): Promise<HeadVersion> {
     return onNodeFs(ctx) ? Promise.resolve(this.versionAtNow(abs)) : this.versionAtThrough(ctx, abs);
