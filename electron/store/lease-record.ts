@@ -8,10 +8,10 @@
  * (electron/runtime/lease.ts): a reader that cannot tell a running task from
  * one whose runner crashed would show every interrupted task as running.
  */
-import { promises as fs, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { nodeFs } from './store-fs.js';
+import { nodeFs, syncReadsOf } from './store-fs.js';
 
 /** The time-to-live of a heartbeat when `WAYSTATION_LEASE_TTL_MS` does not set one; writers and readers (electron/verify/lease-state.ts) both use `leaseTtlMs`, so they agree on staleness. */
 export const DEFAULT_LEASE_TTL_MS = 30_000;
@@ -106,7 +106,9 @@ function bootId(): string {
 export async function highestEntry(leaseDir: string): Promise<{ n: number; entry: LeaseEntry | null } | null> {
   let names: string[];
   try {
-    names = await fs.readdir(leaseDir);
+    // Synchronous, as the store's reads of small files are (store-fs.ts): a listing summarizes every task the
+    // runtime wrote from its lease/, and through the thread pool the readdir cost more than reading the entry.
+    names = readdirSync(leaseDir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
@@ -118,8 +120,9 @@ export async function highestEntry(leaseDir: string): Promise<{ n: number; entry
   }
   if (best < 0) return null;
   try {
-    // Through the store's reader: a named pipe or a device in place of an entry is refused, not waited on.
-    const read = await nodeFs.readWholeFile(path.join(leaseDir, entryName(best)), { maxBytes: 64 * 1024, followLinks: true });
+    // Through the store's reader (synchronous, as the readdir above): a named pipe or a device in place of an entry
+    // is refused, not waited on.
+    const read = syncReadsOf(nodeFs)!.readWholeFile(path.join(leaseDir, entryName(best)), { maxBytes: 64 * 1024, followLinks: true });
     if (!read.ok) return { n: best, entry: null };
     const entry = JSON.parse(read.bytes.toString('utf8')) as LeaseEntry;
     return { n: best, entry };
