@@ -15,7 +15,7 @@
  * cannot unpack into a large one, and what does not inflate is a problem
  * named like any unreadable file, never an exception.
  */
-import { constants, gunzipSync, gzip } from 'node:zlib';
+import { constants, crc32, deflateRaw, gunzipSync } from 'node:zlib';
 import { promisify } from 'node:util';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { readBytes, relPath, type ReadContext } from './file-reader.js';
@@ -23,7 +23,20 @@ import { commitReplace, removeQuietly, writeTemp } from './atomic-file.js';
 import { errorCode, type StoreFileHandle, type StoreFs } from './store-fs.js';
 import { HEAD_BYTES } from './version-records.js';
 
-const gzipAsync = promisify(gzip);
+const deflateRawAsync = promisify(deflateRaw);
+
+/**
+ * How many of a segment's first bytes its gzip keeps as they are, in a stored
+ * block at the start of the stream: the envelope's head (HEAD_BYTES) and more,
+ * so a reader that wants only the head (which version the file holds; whether
+ * it is sealed) reads it without inflating anything.
+ */
+export const STORED_HEAD_BYTES = 256;
+
+/** gzip's header as Node and Python write it: deflate, no name, no time, Unix. */
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03]);
+/** Where the first deflate block begins: right after a header with no optional fields (FLG = 0). */
+const FIRST_BLOCK = GZIP_HEADER.length;
 
 /** Whether a file's bytes are a compressed segment: they begin with gzip's magic number. */
 export function isCompressed(bytes: Uint8Array): boolean {
@@ -62,6 +75,48 @@ export async function readVersionBytes(ctx: ReadContext, abs: string): Promise<A
 }
 
 /**
+ * The gzip of a segment's bytes (RFC 1952), its deflate stream opening with a
+ * stored block of the first STORED_HEAD_BYTES (RFC 1951, 3.2.4), the rest
+ * deflated at level 6 after it: one valid stream, which any gzip reader
+ * inflates to the same bytes, and whose head is readable as it is.
+ */
+export async function gzipWithStoredHead(bytes: Buffer): Promise<Buffer> {
+  const kept = Math.min(STORED_HEAD_BYTES, bytes.length);
+  // A raw deflate of the rest starts at a byte boundary with an empty window: no back-reference reaches the
+  // stored block, and its last block is the stream's final one.
+  const rest = await deflateRawAsync(bytes.subarray(kept), { level: 6 });
+  const stored = Buffer.alloc(5);
+  stored[0] = 0x00; // BFINAL 0, BTYPE 00 (stored), then padding to the byte
+  stored.writeUInt16LE(kept, 1);
+  stored.writeUInt16LE(~kept & 0xffff, 3);
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc32(bytes), 0);
+  trailer.writeUInt32LE(bytes.length % 2 ** 32, 4);
+  return Buffer.concat([GZIP_HEADER, stored, bytes.subarray(0, kept), rest, trailer]);
+}
+
+/**
+ * The bytes a compressed file's first deflate block holds as they are, when
+ * it is a stored block and `packed` (the file's first bytes) reaches its end;
+ * null otherwise (another writer's gzip, or too few bytes read). They are
+ * exactly the first bytes the whole stream inflates to.
+ */
+export function storedHead(packed: Buffer): Buffer | null {
+  if (!isCompressed(packed) || packed.length < FIRST_BLOCK + 5 || packed[2] !== 0x08 || packed[3] !== 0x00) return null;
+  if ((packed[FIRST_BLOCK] & 0x06) !== 0) return null;
+  const len = packed.readUInt16LE(FIRST_BLOCK + 1);
+  if ((len ^ packed.readUInt16LE(FIRST_BLOCK + 3)) !== 0xffff) return null;
+  const start = FIRST_BLOCK + 5;
+  return start + len <= packed.length ? packed.subarray(start, start + len) : null;
+}
+
+/** The stored head (storedHead) when it holds an envelope's whole head: Waystation's writers' gzip, read as it is. */
+export function storedEnvelopeHead(packed: Buffer): Buffer | null {
+  const stored = storedHead(packed);
+  return stored !== null && stored.length >= Math.min(HEAD_BYTES, STORED_HEAD_BYTES) ? stored : null;
+}
+
+/**
  * What the first bytes of a compressed file inflate to so far; null when
  * they do not inflate.
  */
@@ -81,6 +136,9 @@ function inflatedHead(packed: Buffer): Buffer | null {
  */
 const HEAD_READS = [1024, 16 * 1024];
 
+/** How many of a file's first bytes to read when it may be compressed: enough for the head Waystation's writers keep. */
+export const FIRST_HEAD_READ = HEAD_READS[0];
+
 /**
  * The first bytes of a version file as written, at least the envelope's head
  * (all a head is read for), inflated when the file is compressed; `read`
@@ -91,7 +149,10 @@ export function headFromSync(first: Buffer, size: number, read: (into: Buffer) =
   let head: Buffer | null = null;
   for (const n of HEAD_READS) {
     const packed = Buffer.allocUnsafe(Math.min(n, size));
-    head = inflatedHead(packed.subarray(0, read(packed)));
+    const got = packed.subarray(0, read(packed));
+    const kept = storedEnvelopeHead(got);
+    if (kept !== null) return kept;
+    head = inflatedHead(got);
     if (head === null || head.length >= HEAD_BYTES || n >= size) break;
   }
   return head ?? Buffer.alloc(0);
@@ -99,12 +160,17 @@ export function headFromSync(first: Buffer, size: number, read: (into: Buffer) =
 
 /** headFromSync through a file handle: the head of the version file open as `handle`, `size` bytes long. */
 export async function readHeadOf(handle: StoreFileHandle, size: number): Promise<Buffer> {
-  const first = Buffer.allocUnsafe(Math.min(HEAD_BYTES, size));
-  const got = first.subarray(0, (await handle.read(first, 0, first.length, 0)).bytesRead);
+  const fromStart = async (n: number) => {
+    const buf = Buffer.allocUnsafe(Math.min(n, size));
+    return buf.subarray(0, (await handle.read(buf, 0, buf.length, 0)).bytesRead);
+  };
+  const got = await fromStart(HEAD_BYTES);
   if (!isCompressed(got)) return got;
+  // Waystation's writers keep the head within headFromSync's first read, as it is: nothing more to read.
+  const kept = storedEnvelopeHead(await fromStart(FIRST_HEAD_READ));
+  if (kept !== null) return kept;
   // The most headFromSync may ask for, read at once: its tries are then served from memory.
-  const most = Buffer.allocUnsafe(Math.min(HEAD_READS[HEAD_READS.length - 1], size));
-  const held = most.subarray(0, (await handle.read(most, 0, most.length, 0)).bytesRead);
+  const held = await fromStart(HEAD_READS[HEAD_READS.length - 1]);
   return headFromSync(got, size, (into) => held.copy(into, 0, 0, Math.min(into.length, held.length)));
 }
 
@@ -119,7 +185,7 @@ export async function readHeadOf(handle: StoreFileHandle, size: number): Promise
 export async function compressSegment(fs: StoreFs, abs: string, bytes: Buffer): Promise<{ ok: true } | { ok: false; reason: string }> {
   let temp: string | null = null;
   try {
-    const packed = await gzipAsync(bytes, { level: 6 });
+    const packed = await gzipWithStoredHead(bytes);
     temp = await writeTemp(fs, abs, packed, { sync: true });
     await commitReplace(fs, temp, abs);
     return { ok: true };

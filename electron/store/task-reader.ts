@@ -13,7 +13,7 @@ import type { ListedFiles, TaskEntry } from './store-types.js';
 import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
 import { exists, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
-import { isCompressed, readHeadOf, readVersionBytes } from './segment-compression.js';
+import { FIRST_HEAD_READ, isCompressed, readHeadOf, readVersionBytes, storedEnvelopeHead } from './segment-compression.js';
 import { childPath } from './child-path.js';
 import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
 import { envelopeVersionOf, headVersion, misnumberedProblem } from './version-heads.js';
@@ -28,7 +28,7 @@ import {
   versionWalk,
   type RebuiltVersion,
 } from './version-file.js';
-import { HEAD_BYTES, isSealedHead, lastSeal, parseSegment, SEAL_TAIL_BYTES, SEGMENT_VERSIONS } from './version-records.js';
+import { isSealedHead, lastSeal, parseSegment, SEAL_TAIL_BYTES, SEGMENT_VERSIONS } from './version-records.js';
 
 export const HOT_FILE = 'checkpoint.json';
 
@@ -48,8 +48,9 @@ export interface ReadDepth<C extends CheckpointHead> {
   /** Note on the entry whether the folder has a `lease/` folder (ListedTask.has_lease). */
   noteLease: boolean;
   /**
-   * Read the head of the version file the hot snapshot names, to catch one that holds another version
-   * (version-heads.ts); without it, that file is only looked up.
+   * Check that `versions/` holds the version the hot snapshot names, reading the head of its file to catch one
+   * that holds another version (version-heads.ts, hotAhead). A listing does not: the file checks that follow it
+   * (listedFileProblems) list `versions/` anyway and say so, and its row carries their error.
    */
   heads: boolean;
   /** Check a parsed checkpoint file. */
@@ -217,11 +218,12 @@ async function fileEnds(ctx: ReadContext, abs: string, first: number): Promise<'
   try {
     const st = await handle.stat();
     if (!st.isFile()) return 'unknown';
-    const read = Buffer.alloc(Math.min(st.size, HEAD_BYTES));
+    // Enough for a compressed segment's head as Waystation's writers keep it, in the one read.
+    const read = Buffer.alloc(Math.min(st.size, FIRST_HEAD_READ));
     await handle.read(read, 0, read.length, 0);
     // A compressed segment's head is what its first bytes inflate to (segment-compression.ts).
     const compressed = isCompressed(read);
-    const head = compressed ? await readHeadOf(handle, st.size) : read;
+    const head = compressed ? (storedEnvelopeHead(read) ?? (await readHeadOf(handle, st.size))) : read;
     // What the head says is kept, as the store's look at the file's head would keep it (version-heads.ts): the
     // file checks of a listing read both of the newest file.
     ctx.heads?.note(abs, st, envelopeVersionOf(head));

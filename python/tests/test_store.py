@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zlib
 
 import pytest
 from helpers import checkpoint, without_version
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from waystation import ConflictError, SchemaError, Store, TaskNotFoundError, TaskReadError, acquire_lease, checkpoint_schema, validate
 from waystation.records import SEGMENT_VERSIONS, parse_segment, version_file_name
 from waystation.store import HOT_FILE
-from waystation.compression import inflated, is_compressed
+from waystation.compression import STORED_HEAD_BYTES, inflated, is_compressed
 
 from conftest import REPO
 
@@ -107,6 +108,11 @@ def test_a_compressed_segment_reads_back_and_a_damaged_one_is_named(root):
         lease.release()
     packed = open(vpath(root, "t1", 2), "rb").read()
     assert is_compressed(packed) and len(packed) * 3 < len(inflated(packed, "2"))
+    # The stream opens with a stored block holding the segment's first bytes as written: its head reads as it is.
+    kept = STORED_HEAD_BYTES
+    assert packed[10] & 0x06 == 0 and int.from_bytes(packed[11:13], "little") == kept
+    assert packed[15 : 15 + kept] == inflated(packed, "2")[:kept]
+    assert zlib.decompress(packed, 31) == inflated(packed, "2")
     fresh = Store(root)
     for v, cp in saved.items():
         assert fresh.load("t1", v) == cp

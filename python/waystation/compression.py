@@ -10,6 +10,7 @@ one file, so a small file cannot unpack into a large one.
 
 from __future__ import annotations
 
+import struct
 import zlib
 from typing import Optional
 
@@ -17,6 +18,11 @@ from . import files
 from .errors import TaskReadError
 
 GZIP_MAGIC = b"\x1f\x8b"
+#: How many of a segment's first bytes its gzip keeps as they are, in a stored block at the start of the
+#: stream, so a reader that wants only the envelope's head reads it without inflating (as the TypeScript writer).
+STORED_HEAD_BYTES = 256
+#: gzip's header: deflate, no name, no time, Unix.
+_GZIP_HEADER = bytes([0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03])
 #: The most a version file may hold once inflated: the readers' limit for one file.
 MAX_INFLATED_BYTES = 64 * 1024 * 1024
 
@@ -69,7 +75,16 @@ def compress_segment(path: str, size: int) -> Optional[str]:
 
 
 def zlib_gzip(data: bytes) -> bytes:
-    """`data` in gzip's format, at the level Waystation's TypeScript writer uses (6)."""
-    packer = zlib.compressobj(6, zlib.DEFLATED, 31)
-    return packer.compress(data) + packer.flush()
+    """`data` in gzip's format as Waystation's TypeScript writer writes it (RFC 1952).
+
+    The deflate stream opens with a stored block of the first STORED_HEAD_BYTES, then the rest
+    deflated at level 6 from an empty window: one valid stream, which any gzip reader inflates to
+    the same bytes, and whose head is readable as it is.
+    """
+    kept = min(STORED_HEAD_BYTES, len(data))
+    packer = zlib.compressobj(6, zlib.DEFLATED, -15)
+    rest = packer.compress(data[kept:]) + packer.flush()
+    stored = b"\x00" + struct.pack("<HH", kept, kept ^ 0xFFFF)
+    trailer = struct.pack("<II", zlib.crc32(data) & 0xFFFFFFFF, len(data) & 0xFFFFFFFF)
+    return _GZIP_HEADER + stored + data[:kept] + rest + trailer
 

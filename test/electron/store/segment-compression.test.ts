@@ -12,7 +12,15 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { openStore } from '../../../electron/store/directory-store.js';
 import type { SaveLease } from '../../../electron/store/store-types.js';
 import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
-import { compressSegment, inflatedVersionBytes, isCompressed } from '../../../electron/store/segment-compression.js';
+import {
+  compressSegment,
+  gzipWithStoredHead,
+  headFromSync,
+  inflatedVersionBytes,
+  isCompressed,
+  STORED_HEAD_BYTES,
+  storedHead,
+} from '../../../electron/store/segment-compression.js';
 import { versionFileName } from '../../../electron/store/version-file.js';
 import { cleanup, loopedSave, makeCheckpoint, tempRoot } from './store-test-helpers.js';
 
@@ -60,6 +68,39 @@ describe('inflatedVersionBytes', () => {
   });
 });
 
+describe('the gzip a segment is kept as', () => {
+  const segment = (n: number) =>
+    Buffer.from(Array.from({ length: n }, (_, i) => `{"format":"waystation-version","version":${i + 2},"lines":0}\n`).join(''));
+
+  it('inflates to the segment with any gzip reader, and opens with its first bytes as they are', async () => {
+    for (const bytes of [Buffer.alloc(0), segment(1).subarray(0, 40), segment(3), segment(5000)]) {
+      const packed = await gzipWithStoredHead(bytes);
+      expect(isCompressed(packed)).toBe(true);
+      expect(gunzipSync(packed)).toEqual(bytes);
+      expect(inflatedVersionBytes('f', packed, 1 << 24)).toEqual({ ok: true, bytes });
+      expect(storedHead(packed)).toEqual(bytes.subarray(0, STORED_HEAD_BYTES));
+    }
+  });
+
+  it("gives a file's head from the stored block, and inflates another writer's gzip or a damaged block", async () => {
+    const bytes = segment(500);
+    const head = bytes.subarray(0, STORED_HEAD_BYTES);
+    const ours = await gzipWithStoredHead(bytes);
+    const theirs = gzipSync(bytes);
+    // The stored block's length does not match its complement: not taken as stored, and inflating it fails.
+    const damaged = Buffer.from(ours);
+    damaged[13] ^= 0x01;
+    const headOf = (packed: Buffer) => headFromSync(packed.subarray(0, 96), packed.length, (into) => packed.copy(into, 0, 0, into.length));
+    expect(storedHead(theirs)).toBeNull();
+    expect(storedHead(damaged)).toBeNull();
+    expect(headOf(ours)).toEqual(head);
+    expect(head.subarray(0, 96).equals(headOf(theirs).subarray(0, 96))).toBe(true);
+    expect(headOf(damaged)).toHaveLength(0);
+    // Only the bytes read are looked at: a stored block that reaches past them is not taken.
+    expect(storedHead(ours.subarray(0, 100))).toBeNull();
+  });
+});
+
 describe('compressed segments', () => {
   it('are what a full segment becomes, a fifth of its size or less, and read back version by version', async () => {
     const saved = await savedTask(40);
@@ -72,6 +113,19 @@ describe('compressed segments', () => {
     for (const cp of saved) expect(await reader.readVersion(TASK, cp.version)).toEqual(cp);
     const history = await reader.history(TASK);
     expect(history.map((h) => h.version)).toEqual(saved.map((cp) => cp.version));
+  });
+
+  it("written by another program's gzip, with no stored head, read the same: listed, opened and version by version", async () => {
+    const saved = await savedTask(40);
+    const ours = openStore(dir);
+    const expected = { listed: await ours.listTasks(), opened: await ours.getTask(TASK) };
+    for (const v of [2, 18]) await fs.writeFile(file(v), gzipSync(gunzipSync(await fs.readFile(file(v)))));
+    expect(storedHead(await fs.readFile(file(2)))).toBeNull();
+    const reader = openStore(dir);
+    expect(await reader.listTasks()).toEqual(expected.listed);
+    expect(await reader.fileProblems(expected.listed)).toEqual([[]]);
+    expect(await reader.getTask(TASK)).toEqual(expected.opened);
+    for (const cp of saved) expect(await reader.readVersion(TASK, cp.version)).toEqual(cp);
   });
 
   it('that were damaged are a problem of the task, named, and the versions before and after still read', async () => {
