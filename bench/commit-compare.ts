@@ -2,7 +2,8 @@
  * Is this tree's store slower than an earlier commit's? The same workload
  * (bench/lib/store-workload.ts: saves with and without the lease, reading the
  * latest version from a fresh store and from one kept open, listing a
- * directory) runs against the directory store of both trees, in child
+ * directory of one-version tasks and one of tasks saved under the lease, as the
+ * runtime writes them) runs against the directory store of both trees, in child
  * processes that alternate (base, this, base, this…),
  * on the same machine in the same run, and the ratios are printed.
  *
