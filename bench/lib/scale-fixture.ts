@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { openStore } from '../../electron/store/directory-store.js';
 import { isCompressed } from '../../electron/store/segment-compression.js';
 import { parseVersionFileName, VERSIONS_DIR } from '../../electron/store/version-file.js';
-import { parseSegment } from '../../electron/store/version-records.js';
+import { parseSegment, sealRecord } from '../../electron/store/version-records.js';
 import { mapLimit } from '../../electron/store/directory-scan.js';
 import type { CheckpointInput } from '../../shared/checkpoint/schema.js';
 import { freshCheckpoint } from './fresh-checkpoint.js';
@@ -197,13 +197,8 @@ function resealed(rel: string, bytes: Buffer): Buffer {
   if (!segment?.sealed) return bytes;
   if (segment.tail !== 'clean')
     throw new Error(`the fixture's template ${rel} does not read as the writer wrote it: ${segment.tailReason}`);
-  const out = Buffer.from(bytes);
-  for (const r of segment.records) {
-    const hex = createHash('sha256').update(out.subarray(r.start, r.end)).digest('hex');
-    const at = out.indexOf('"sha256":"', r.end) + '"sha256":"'.length;
-    out.write(hex, at, 'latin1');
-  }
-  return out;
+  // Each record sealed as the writer seals it (a clean segment is its sealed records and nothing else).
+  return Buffer.concat(segment.records.map((r) => sealRecord(bytes.subarray(r.start, r.end), r.version)));
 }
 
 async function writeStamped(root: string, template: Template, taskId: string): Promise<void> {

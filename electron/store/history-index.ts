@@ -18,8 +18,7 @@ import type { Problem } from '../../shared/checkpoint/problem.js';
 import { constants } from 'node:fs';
 import { READ_FLAGS, type StoreFileHandle, type StoreFs } from './store-fs.js';
 import { parseJsonBytes, readBytes, relPath, type ReadContext } from './file-reader.js';
-import { isCompressed } from './segment-compression.js';
-import { gunzip } from 'node:zlib';
+import { inflateOnPool, isCompressed } from './segment-compression.js';
 import { VERSIONS_DIR, versionPath } from './version-file.js';
 import { BLOB_REF_PATTERN } from '../../shared/checkpoint/schema.js';
 
@@ -199,7 +198,7 @@ export class HistoryIndexReader {
         if (st.size < span.end) {
           const whole = Buffer.allocUnsafe(st.size);
           const got = whole.subarray(0, (await handle.read(whole, 0, whole.length, 0)).bytesRead);
-          const written = isCompressed(got) ? await inflateAsync(got, this.ctx.maxFileBytes) : got;
+          const written = isCompressed(got) ? await inflateOnPool(got, this.ctx.maxFileBytes) : got;
           start = Math.min(span.start, written?.length ?? 0);
           bytes = written ? written.subarray(start, Math.min(span.end, written.length)) : null;
         } else {
@@ -227,13 +226,6 @@ interface Held {
   bytes: Buffer | null;
   start: number;
   name: string;
-}
-
-/** `bytes` inflated on the thread pool, within `maxBytes`; null when they do not inflate (the walk goes the long way). */
-function inflateAsync(bytes: Buffer, maxBytes: number): Promise<Buffer | null> {
-  return new Promise((resolve) =>
-    gunzip(bytes, { maxOutputLength: maxBytes, chunkSize: 256 * 1024 }, (err, out) => resolve(err ? null : out)),
-  );
 }
 
 /**

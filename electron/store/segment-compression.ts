@@ -15,7 +15,7 @@
  * cannot unpack into a large one, and what does not inflate is a problem
  * named like any unreadable file, never an exception.
  */
-import { constants, crc32, deflateRaw, gunzipSync } from 'node:zlib';
+import { constants, crc32, deflateRaw, gunzip, gunzipSync } from 'node:zlib';
 import { promisify } from 'node:util';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { readBytes, relPath, type ReadContext } from './file-reader.js';
@@ -117,6 +117,18 @@ export function storedEnvelopeHead(packed: Buffer): Buffer | null {
 }
 
 /**
+ * inflatedVersionBytes on the thread pool, for a reader that inflates many
+ * files one after the other (the history walk reads ahead): the bytes as
+ * written, or null when they do not inflate within `maxBytes` (that reader
+ * then finds what it wants the long way, which reports why).
+ */
+export function inflateOnPool(bytes: Buffer, maxBytes: number): Promise<Buffer | null> {
+  return new Promise((resolve) =>
+    gunzip(bytes, { maxOutputLength: maxBytes, chunkSize: 256 * 1024 }, (err, out) => resolve(err ? null : out)),
+  );
+}
+
+/**
  * What the first bytes of a compressed file inflate to so far; null when
  * they do not inflate.
  */
@@ -148,8 +160,9 @@ export function headFromSync(first: Buffer, size: number, read: (into: Buffer) =
   if (!isCompressed(first)) return first;
   let head: Buffer | null = null;
   for (const n of HEAD_READS) {
-    const packed = Buffer.allocUnsafe(Math.min(n, size));
-    const got = packed.subarray(0, read(packed));
+    const want = Math.min(n, size);
+    // Bytes the caller read already are not read again: a KiB of them holds the head Waystation's writers keep.
+    const got = first.length >= want ? first.subarray(0, want) : fill(Buffer.allocUnsafe(want), read);
     const kept = storedEnvelopeHead(got);
     if (kept !== null) return kept;
     head = inflatedHead(got);
@@ -158,20 +171,22 @@ export function headFromSync(first: Buffer, size: number, read: (into: Buffer) =
   return head ?? Buffer.alloc(0);
 }
 
+/** `into` filled from the file's start by `read`, cut to what it read. */
+function fill(into: Buffer, read: (into: Buffer) => number): Buffer {
+  return into.subarray(0, read(into));
+}
+
 /** headFromSync through a file handle: the head of the version file open as `handle`, `size` bytes long. */
 export async function readHeadOf(handle: StoreFileHandle, size: number): Promise<Buffer> {
   const fromStart = async (n: number) => {
     const buf = Buffer.allocUnsafe(Math.min(n, size));
     return buf.subarray(0, (await handle.read(buf, 0, buf.length, 0)).bytesRead);
   };
-  const got = await fromStart(HEAD_BYTES);
-  if (!isCompressed(got)) return got;
-  // Waystation's writers keep the head within headFromSync's first read, as it is: nothing more to read.
-  const kept = storedEnvelopeHead(await fromStart(FIRST_HEAD_READ));
-  if (kept !== null) return kept;
-  // The most headFromSync may ask for, read at once: its tries are then served from memory.
+  const got = await fromStart(FIRST_HEAD_READ);
+  if (!isCompressed(got) || storedEnvelopeHead(got) !== null) return headFromSync(got, size, () => 0);
+  // Another writer's gzip: the most headFromSync may ask for, read at once, its tries then served from memory.
   const held = await fromStart(HEAD_READS[HEAD_READS.length - 1]);
-  return headFromSync(got, size, (into) => held.copy(into, 0, 0, Math.min(into.length, held.length)));
+  return headFromSync(held, size, () => 0);
 }
 
 /**

@@ -15,8 +15,7 @@ import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { relPath, type ReadContext } from './file-reader.js';
 import { errorCode, nodeFs, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
 import { VERSIONS_DIR, versionFileName } from './version-file.js';
-import { HEAD_BYTES } from './version-records.js';
-import { headFromSync, readHeadOf } from './segment-compression.js';
+import { FIRST_HEAD_READ, headFromSync, readHeadOf } from './segment-compression.js';
 
 /** How a version file begins (version-records.ts, recordHead): the number its envelope holds. */
 const ENVELOPE_HEAD = /^\{"format":"waystation-version","version":(\d+),/;
@@ -110,7 +109,7 @@ export class VersionHeads {
     try {
       const st = fstatSync(fd);
       if (!st.isFile()) return null;
-      const n = readSync(fd, HEAD, 0, Math.min(HEAD_BYTES, st.size), 0);
+      const n = readSync(fd, HEAD, 0, Math.min(HEAD.length, st.size), 0);
       // A compressed segment's envelope head is what its first bytes inflate to (segment-compression.ts).
       const held = envelopeVersionOf(headFromSync(HEAD.subarray(0, n), st.size, (into) => readSync(fd, into, 0, into.length, 0)));
       this.keep(abs, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, held });
@@ -143,8 +142,11 @@ export class VersionHeads {
   }
 }
 
-/** The buffer the synchronous reads read heads into (nothing else runs between a read and its parse). */
-const HEAD = Buffer.alloc(HEAD_BYTES);
+/**
+ * The buffer the synchronous reads read heads into (nothing else runs between a read and its parse): a KiB, so
+ * a compressed segment's head as Waystation's writers keep it comes with the one read.
+ */
+const HEAD = Buffer.alloc(FIRST_HEAD_READ);
 
 /**
  * True when the context's calls are node:fs's own (nodeFs, or its reads answered synchronously): its heads are
