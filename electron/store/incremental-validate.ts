@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { Artifact, Checkpoint, LlmCall, PlanStep, RecordedError, RunMetadata, SideEffect } from '../../shared/checkpoint/schema.js';
 import type { DiffOp, DiffPath } from '../../shared/diff/json-diff.js';
+import { safeParseReporting } from './checkpoint-check.js';
 
 const elementUnits: Record<string, z.ZodType> = { plan: PlanStep, side_effects: SideEffect, artifacts: Artifact, errors: RecordedError };
 const topShape = Checkpoint.shape as Record<string, z.ZodType>;
@@ -77,7 +78,7 @@ export function validateChanges(next: unknown, ops: readonly DiffOp[]): Incremen
     if (seen.has(key)) continue;
     seen.add(key);
     const value = valueAt(next, unit.path);
-    const parsed = unit.schema.safeParse(value, { reportInput: true });
+    const parsed = safeParseReporting(unit.schema, value);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) issues.push({ ...issue, path: [...unit.path, ...issue.path] });
       continue;

@@ -11,7 +11,7 @@ import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shared/checkpoint/legacy.js';
 import type { ListedFiles, TaskEntry } from './store-types.js';
 import { eventLogProblem, eventsPath } from './event-log.js';
-import { checkCheckpoint, checkCheckpointHead, formatIssues, type Checked } from './checkpoint-check.js';
+import { checkCheckpoint, checkCheckpointHead, formatIssues, safeParseReporting, type Checked } from './checkpoint-check.js';
 import { exists, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
 import { FIRST_HEAD_READ, isCompressed, readHeadOf, readVersionBytes, storedEnvelopeHead } from './segment-compression.js';
 import { childPath } from './child-path.js';
@@ -667,7 +667,7 @@ export function legacyEntry(
     'legacy-format',
     `${converted.format === 'article-task-json' ? "the first article's <task_id>.json format" : "the second article's checkpoint.json format"}: shown read-only; resuming imports it as a Waystation task in ${importTo}/ and leaves this file untouched`,
   );
-  const parsed = CheckpointSchema.safeParse(converted.checkpoint, { reportInput: true });
+  const parsed = safeParseReporting(CheckpointSchema, converted.checkpoint);
   if (!parsed.success) {
     return {
       entry: {

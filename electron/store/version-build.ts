@@ -15,7 +15,7 @@ import { copyArray } from '../../shared/diff/frozen-arrays.js';
 import { validateChanges } from './incremental-validate.js';
 import { sealJson, toPlainJson } from './frozen-json.js';
 import { encodeBlob, type EncodedBlob } from './blob-store.js';
-import { formatIssues } from './checkpoint-check.js';
+import { formatIssues, safeParseReporting } from './checkpoint-check.js';
 import { StoreWriteError, type SaveRequest } from './store-types.js';
 
 type Json = Record<string, unknown>;
@@ -79,7 +79,7 @@ export function buildVersion(request: SaveRequest, next: number, at: BuildBase):
 
   const baseHistory = (at.base?.history ?? { count: 0, head: null }) as { count: number; head: string | null };
   if (request.appendHistory && request.appendHistory.length > 0) {
-    const messages = Messages.safeParse(request.appendHistory, { reportInput: true });
+    const messages = safeParseReporting(Messages, request.appendHistory);
     if (!messages.success) throw refuse(`appendHistory: ${formatIssues(messages.error.issues, request.appendHistory)}`);
     const chunk = encodeBlob({ prev: baseHistory.head ?? null, messages: messages.data }, next);
     blobs.push(chunk);
@@ -102,7 +102,7 @@ export function buildVersion(request: SaveRequest, next: number, at: BuildBase):
     if (check.issues) throw refuse(formatIssues(check.issues, input));
   }
 
-  const parsed = Checkpoint.safeParse(input, { reportInput: true });
+  const parsed = safeParseReporting(Checkpoint, input);
   if (!parsed.success) throw refuse(formatIssues(parsed.error.issues, input));
   // The base for the next save is exactly what the stored bytes say: JSON, frozen.
   const normalized = sealJson(toPlainJson(parsed.data) as unknown as Json);
