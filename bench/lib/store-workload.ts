@@ -58,6 +58,9 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
+/** Saves of each kind made before the measured ones, in a task of their own. */
+const WARM_UP_SAVES = 50;
+
 /** Mark the steps done one save at a time; returns each save's time. */
 async function drive(store: StoreLike, taskId: string, steps: number, lease: LeaseLike | undefined): Promise<number[]> {
   let cp = (await store.create(freshCheckpoint({ taskId, taskName: taskId, goal: 'bench', steps, at: new Date(0).toISOString() })))
@@ -95,6 +98,16 @@ async function runStoreWorkload(tree: string, steps: number, tasks: number): Pro
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-commit-bench-'));
   try {
     const store = openStore(root);
+    // Not reported: the first saves of a process run before the JIT has compiled the save path (the start-up
+    // bench measures a process's first steps), and a tree with more code to compile paid more for them.
+    await drive(store, 'warm', WARM_UP_SAVES, undefined);
+    const warmLease = await leaseFor(tree, store, root, 'warm-leased');
+    try {
+      await drive(store, 'warm-leased', WARM_UP_SAVES, warmLease);
+    } finally {
+      await store.settle?.('warm-leased');
+      await warmLease.release();
+    }
     const saves = await drive(store, 'plain', steps, undefined);
     const lease = await leaseFor(tree, store, root, 'leased');
     let leased: number[];
