@@ -10,6 +10,9 @@ const root = createRoot(document.getElementById('root')!);
 const choice = pickApi();
 if (choice.api) {
   const store = createAppStore(choice.api);
+  // Asked for before the first render: the first rows wait on these requests, not on React drawing the frame
+  // around them (the app's mount asks again, and is given the same load).
+  void store.getState().init();
   root.render(
     <StrictMode>
       <StoreContext.Provider value={store}>

@@ -52,6 +52,41 @@ describe('the open directory', () => {
     expect(screen.queryByText(/reading the rest/)).toBeNull();
   });
 
+  it('asks for the first screen of rows beside the directory, not after it, and loads once however often it is started', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a')).add(makeCheckpoint('b'));
+    const getDirectory = fake.api.getDirectory;
+    let answerDirectory!: () => void;
+    const directoryHeld = new Promise<void>((r) => (answerDirectory = r));
+    fake.api.getDirectory = async (input) => {
+      const directory = await getDirectory(input);
+      await directoryHeld;
+      return directory;
+    };
+    const store = setup(fake);
+    // As the page does before its first render, and the app's mount again.
+    const first = store.getState().init();
+    expect(store.getState().init()).toBe(first);
+    await waitFor(() =>
+      expect(fake.calls.some((c) => c.method === 'listTasks' && (c.input as { limit?: number }).limit !== undefined)).toBe(true),
+    );
+    expect(fake.count('getDirectory')).toBe(1);
+    expect(store.getState().directory).toBeNull();
+    answerDirectory();
+    await act(async () => first);
+    expect(
+      store
+        .getState()
+        .tasks.map((t) => t.task_id)
+        .sort(),
+    ).toEqual(['a', 'b']);
+    // One first screen and one whole list: the first screen asked for early is the one used.
+    expect(fake.calls.filter((c) => c.method === 'listTasks').map((c) => (c.input as { limit?: number }).limit)).toEqual([100, undefined]);
+    // A store disposed and started again loads again.
+    store.getState().dispose();
+    await act(async () => store.getState().init());
+    expect(fake.count('getDirectory')).toBe(2);
+  });
+
   it('opens a folder from the picker or the recent folders in the desktop app, and reloads the list', async () => {
     const fake = new FakeApi().add(makeCheckpoint('a'));
     fake.directory = { root: '/work/one', recent: ['/work/one', '/work/two'], host: 'desktop', read_only: false, recent_read_only: [] };
@@ -156,7 +191,11 @@ describe('the open directory', () => {
     const empty = await screen.findByText('No checkpoint directory is open.');
     const box = empty.closest('.empty') as HTMLElement;
     expect(within(box).getByRole('button', { name: 'Open folder…' })).toBeTruthy();
-    expect(fake.count('listTasks')).toBe(0);
+    // The first screen of rows is asked for beside the directory (a host with none open refuses it); nothing more
+    // is listed, and no row or error shows.
+    expect(fake.count('listTasks')).toBe(1);
+    expect(store.getState().tasks).toEqual([]);
+    expect(store.getState().tasksState).toBe('idle');
     fireEvent.click(within(box).getByRole('button', { name: '/work/old' }));
     await waitFor(() => expect(fake.calls.some((c) => c.method === 'openDirectory')).toBe(true));
     await waitFor(() => expect(screen.queryByText('No checkpoint directory is open.')).toBeNull());

@@ -9,6 +9,7 @@ import type { WaystationApi } from '../../../shared/api/contract.js';
 import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import { errorText } from './error-text.js';
 import { describeTaskEvent } from './activity-text.js';
+import { firstScreenRows } from './tasks-slice.js';
 
 const ACTIVITY_LIMIT = 200;
 // Bursts of events (a runner writing versions, a watcher replaying a folder)
@@ -26,6 +27,8 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
   let detailDirty = false;
   // Rows the host sent with task-changed, by task id: the last one of a burst wins.
   let rows = new Map<string, TaskSummary>();
+  // The first load under way, until dispose: init is asked for twice (see ConnectionSlice.init).
+  let starting: Promise<void> | null = null;
 
   return (set, get) => {
     const flush = () => {
@@ -59,36 +62,46 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
       set({ activity: { ...get().activity, [taskId]: next } });
     };
 
+    const start = async () => {
+      unsubscribe?.();
+      unsubscribe = api.subscribe(
+        (event) => get().handleEvent(event),
+        get().lastEventId,
+        (status) => get().handleStreamStatus(status),
+      );
+      // The first screen of rows is asked for beside the directory, not after it: on a directory of thousands of
+      // tasks those rows are what the page waits for. With no directory open the host refuses it, and it is dropped.
+      const firstScreen = firstScreenRows(api);
+      firstScreen.catch(() => {});
+      try {
+        const directory = await api.getDirectory({});
+        set({ directory });
+        // With no directory open there is nothing to list; the list says how to open one.
+        if (directory.root !== null) await get().loadTasks(firstScreen);
+        // The stream may have dropped meanwhile; then it, not this answer, says when the host is back.
+        if (get().connection !== 'offline') set({ connection: 'live' });
+      } catch (err) {
+        set({ connection: 'offline' });
+        get().notify('error', errorText(err));
+      }
+      await get().refreshAgents();
+      // Last: the figures read every task's latest version, and the list is already usable without them.
+      await get().loadOverview();
+    };
+
     return {
       api,
       connection: 'connecting',
       connectionProblem: null,
       lastEventId: undefined,
 
-      async init() {
-        unsubscribe?.();
-        unsubscribe = api.subscribe(
-          (event) => get().handleEvent(event),
-          get().lastEventId,
-          (status) => get().handleStreamStatus(status),
-        );
-        try {
-          const directory = await api.getDirectory({});
-          set({ directory });
-          // With no directory open there is nothing to list; the list says how to open one.
-          if (directory.root !== null) await get().loadTasks();
-          // The stream may have dropped meanwhile; then it, not this answer, says when the host is back.
-          if (get().connection !== 'offline') set({ connection: 'live' });
-        } catch (err) {
-          set({ connection: 'offline' });
-          get().notify('error', errorText(err));
-        }
-        await get().refreshAgents();
-        // Last: the figures read every task's latest version, and the list is already usable without them.
-        await get().loadOverview();
+      init() {
+        starting ??= start();
+        return starting;
       },
 
       dispose() {
+        starting = null;
         unsubscribe?.();
         unsubscribe = null;
         if (timer) clearTimeout(timer);

@@ -38,7 +38,11 @@ export interface ConnectionSlice {
   /** The event stream's status, as the API reports it. */
   handleStreamStatus(status: StreamStatus): void;
   lastEventId: number | undefined;
-  /** Load the directory, tasks and agents, and subscribe to live events. */
+  /**
+   * Load the directory, tasks and agents, and subscribe to live events. A
+   * second call before `dispose` returns the first one's promise: the page
+   * starts it before its first render, and the app's mount asks again.
+   */
   init(): Promise<void>;
   /** Stop listening to the host. */
   dispose(): void;
@@ -68,9 +72,10 @@ export interface TasksSlice {
   setFilter(filter: Partial<TaskFilter>): void;
   /**
    * Read the task list. A first load (nothing listed yet) shows a screenful
-   * of the most recent rows as soon as the host has them, then the whole list.
+   * of the most recent rows as soon as the host has them (`firstScreen`, when
+   * that request was made already: see `firstScreenRows`), then the whole list.
    */
-  loadTasks(): Promise<void>;
+  loadTasks(firstScreen?: Promise<TaskSummary[]>): Promise<void>;
   /**
    * Replace the rows of these tasks with summaries the host sent along with a
    * change, adding any not listed yet: one row changes, not the whole list.

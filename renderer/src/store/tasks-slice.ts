@@ -1,9 +1,15 @@
 import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
+import type { WaystationApi } from '../../../shared/api/contract.js';
 import type { Slice, TasksSlice } from './store-types.js';
 import { errorText } from './error-text.js';
 
 /** How many rows the first answer of a first load holds: more than a tall window shows. */
 const FIRST_SCREEN_ROWS = 100;
+
+/** The request for a first screen of rows (see TasksSlice.loadTasks). */
+export function firstScreenRows(api: WaystationApi): Promise<TaskSummary[]> {
+  return api.listTasks({ limit: FIRST_SCREEN_ROWS });
+}
 
 /** The task list as the host reports it, and the filter the user set on it. */
 export const createTasksSlice: Slice<TasksSlice> = (set, get) => {
@@ -32,7 +38,7 @@ export const createTasksSlice: Slice<TasksSlice> = (set, get) => {
       set({ filter: { ...get().filter, ...filter } });
     },
 
-    async loadTasks() {
+    async loadTasks(firstScreen) {
       const mine = ++seq;
       // Keep showing the current list while a refresh is in flight: no flicker on live updates.
       const first = get().tasksState !== 'ready';
@@ -40,15 +46,13 @@ export const createTasksSlice: Slice<TasksSlice> = (set, get) => {
       patchedDuringLoad = [];
       if (first) {
         // A screenful first: on a directory of thousands of tasks the host answers it while it still reads the rest.
-        void get()
-          .api.listTasks({ limit: FIRST_SCREEN_ROWS })
-          .then(
-            (rows) => {
-              if (mine === seq && get().tasksState === 'loading') set({ tasks: withRows(rows, patchedDuringLoad ?? []) });
-            },
-            // The whole list's answer says what went wrong.
-            () => {},
-          );
+        void (firstScreen ?? firstScreenRows(get().api)).then(
+          (rows) => {
+            if (mine === seq && get().tasksState === 'loading') set({ tasks: withRows(rows, patchedDuringLoad ?? []) });
+          },
+          // The whole list's answer says what went wrong.
+          () => {},
+        );
       }
       try {
         const tasks = await get().api.listTasks({});
