@@ -176,13 +176,17 @@ function fill(into: Buffer, read: (into: Buffer) => number): Buffer {
   return into.subarray(0, read(into));
 }
 
-/** headFromSync through a file handle: the head of the version file open as `handle`, `size` bytes long. */
-export async function readHeadOf(handle: StoreFileHandle, size: number): Promise<Buffer> {
+/**
+ * headFromSync through a file handle: the head of the version file open as `handle`, `size` bytes long.
+ * `first`, the file's first bytes when the caller read them already (FIRST_HEAD_READ of them, or the whole
+ * file), are not read again.
+ */
+export async function readHeadOf(handle: StoreFileHandle, size: number, first?: Buffer): Promise<Buffer> {
   const fromStart = async (n: number) => {
     const buf = Buffer.allocUnsafe(Math.min(n, size));
     return buf.subarray(0, (await handle.read(buf, 0, buf.length, 0)).bytesRead);
   };
-  const got = await fromStart(FIRST_HEAD_READ);
+  const got = first ?? (await fromStart(FIRST_HEAD_READ));
   if (!isCompressed(got) || storedEnvelopeHead(got) !== null) return headFromSync(got, size, () => 0);
   // Another writer's gzip: the most headFromSync may ask for, read at once, its tries then served from memory.
   const held = await fromStart(HEAD_READS[HEAD_READS.length - 1]);

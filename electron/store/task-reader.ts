@@ -13,7 +13,7 @@ import type { ListedFiles, TaskEntry } from './store-types.js';
 import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, safeParseReporting, type Checked } from './checkpoint-check.js';
 import { exists, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
-import { FIRST_HEAD_READ, isCompressed, readHeadOf, readVersionBytes, storedEnvelopeHead } from './segment-compression.js';
+import { FIRST_HEAD_READ, isCompressed, readHeadOf, readVersionBytes } from './segment-compression.js';
 import { childPath } from './child-path.js';
 import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
 import { envelopeVersionOf, headVersion, misnumberedProblem } from './version-heads.js';
@@ -223,7 +223,7 @@ async function fileEnds(ctx: ReadContext, abs: string, first: number): Promise<'
     await handle.read(read, 0, read.length, 0);
     // A compressed segment's head is what its first bytes inflate to (segment-compression.ts).
     const compressed = isCompressed(read);
-    const head = compressed ? (storedEnvelopeHead(read) ?? (await readHeadOf(handle, st.size))) : read;
+    const head = compressed ? await readHeadOf(handle, st.size, read) : read;
     // What the head says is kept, as the store's look at the file's head would keep it (version-heads.ts): the
     // file checks of a listing read both of the newest file.
     ctx.heads?.note(abs, st, envelopeVersionOf(head));
