@@ -26,6 +26,14 @@ export function renderApp(store: AppStore): RenderResult {
   );
 }
 
+/** The ids of the tasks `store` lists, sorted: what a test compares a listing with. */
+export function listedIds(store: AppStore): string[] {
+  return store
+    .getState()
+    .tasks.map((t) => t.task_id)
+    .sort();
+}
+
 /** Unmount what was rendered and dispose every store `newStore` made (their subscriptions and timers). */
 export function disposeStores(): void {
   cleanup();

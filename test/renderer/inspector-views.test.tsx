@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { NOTICE_MS, Notices } from '../../renderer/src/components/notices.js';
 import { StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';
-import { disposeStores, newStore, renderApp } from './app-harness.js';
+import { disposeStores, listedIds, newStore, renderApp } from './app-harness.js';
 import { FakeApi, makeCheckpoint } from './fake-api.js';
 
 // State changes reach React through act(): events, store calls and Testing Library's waits wrap them, so a missing wrap shows as a warning.
@@ -73,12 +73,7 @@ describe('the open directory', () => {
     expect(store.getState().directory).toBeNull();
     answerDirectory();
     await act(async () => first);
-    expect(
-      store
-        .getState()
-        .tasks.map((t) => t.task_id)
-        .sort(),
-    ).toEqual(['a', 'b']);
+    expect(listedIds(store)).toEqual(['a', 'b']);
     // One first screen and one whole list: the first screen asked for early is the one used.
     expect(fake.calls.filter((c) => c.method === 'listTasks').map((c) => (c.input as { limit?: number }).limit)).toEqual([100, undefined]);
     // A store disposed and started again loads again.

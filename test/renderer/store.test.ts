@@ -2,6 +2,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAppStore, type AppStore } from '../../renderer/src/store/app-store.js';
 import { filterTasks, needsAttention } from '../../renderer/src/store/task-filter.js';
+import { listedIds } from './app-harness.js';
 import { FakeApi, makeCheckpoint } from './fake-api.js';
 
 let stores: AppStore[] = [];
@@ -23,7 +24,7 @@ describe('the renderer store', () => {
     const s = store.getState();
     expect(s.connection).toBe('live');
     expect(s.directory?.root).toBe('/tmp/fake');
-    expect(s.tasks.map((t) => t.task_id).sort()).toEqual(['a', 'b']);
+    expect(listedIds(store)).toEqual(['a', 'b']);
     expect(s.agents.map((a) => a.name)).toEqual(['md-summarizer']);
   });
 
@@ -84,14 +85,7 @@ describe('the renderer store', () => {
     const listCalls = fake.count('listTasks');
     fake.add(makeCheckpoint('new'));
     fake.emit({ type: 'task-changed', taskId: 'new', version: 1, summary: fake.summaryOf('new') });
-    await vi.waitFor(() =>
-      expect(
-        store
-          .getState()
-          .tasks.map((t) => t.task_id)
-          .sort(),
-      ).toEqual(['a', 'new']),
-    );
+    await vi.waitFor(() => expect(listedIds(store)).toEqual(['a', 'new']));
     expect(fake.count('listTasks')).toBe(listCalls);
 
     fake.add(makeCheckpoint('a', { version: 2, status: 'done', source: { kind: 'runtime' } }));
@@ -112,12 +106,7 @@ describe('the renderer store', () => {
     answerWhole();
     await loading;
     expect(store.getState().tasksState).toBe('ready');
-    expect(
-      store
-        .getState()
-        .tasks.map((t) => t.task_id)
-        .sort(),
-    ).toEqual(['a', 'b', 'c']);
+    expect(listedIds(store)).toEqual(['a', 'b', 'c']);
     // A refresh of a list already shown asks for the whole list alone.
     await store.getState().loadTasks();
     expect(fake.calls.filter((c) => c.method === 'listTasks').map((c) => c.input)).toEqual([{ limit: 100 }, {}, {}]);
@@ -150,12 +139,7 @@ describe('the renderer store', () => {
     await loading;
     fake.api.listTasks = listTasks;
     expect(store.getState().tasks.find((t) => t.task_id === 'b')?.display_status).toBe('done');
-    expect(
-      store
-        .getState()
-        .tasks.map((t) => t.task_id)
-        .sort(),
-    ).toEqual(['a', 'b']);
+    expect(listedIds(store)).toEqual(['a', 'b']);
   });
 
   it('sends the version an edit was opened on, and shows the refusal when the task moved on', async () => {
