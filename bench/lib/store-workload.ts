@@ -90,6 +90,17 @@ async function leaseFor(tree: string, store: StoreLike, root: string, taskId: st
   return mod.acquireLease(path.join(root, taskId), taskId, opts);
 }
 
+/** drive under the task's lease, as the runtime saves: the segment settled and the lease let go after. */
+async function driveLeased(tree: string, store: StoreLike, root: string, taskId: string, steps: number): Promise<number[]> {
+  const lease = await leaseFor(tree, store, root, taskId);
+  try {
+    return await drive(store, taskId, steps, lease);
+  } finally {
+    await store.settle?.(taskId);
+    await lease.release();
+  }
+}
+
 /** Run the workload against the store of `tree`. */
 async function runStoreWorkload(tree: string, steps: number, tasks: number): Promise<StoreWorkloadResult> {
   const { openStore } = (await import(pathToFileURL(path.join(tree, 'electron/store/directory-store.ts')).href)) as {
@@ -101,22 +112,9 @@ async function runStoreWorkload(tree: string, steps: number, tasks: number): Pro
     // Not reported: the first saves of a process run before the JIT has compiled the save path (the start-up
     // bench measures a process's first steps), and a tree with more code to compile paid more for them.
     await drive(store, 'warm', WARM_UP_SAVES, undefined);
-    const warmLease = await leaseFor(tree, store, root, 'warm-leased');
-    try {
-      await drive(store, 'warm-leased', WARM_UP_SAVES, warmLease);
-    } finally {
-      await store.settle?.('warm-leased');
-      await warmLease.release();
-    }
+    await driveLeased(tree, store, root, 'warm-leased', WARM_UP_SAVES);
     const saves = await drive(store, 'plain', steps, undefined);
-    const lease = await leaseFor(tree, store, root, 'leased');
-    let leased: number[];
-    try {
-      leased = await drive(store, 'leased', steps, lease);
-    } finally {
-      await store.settle?.('leased');
-      await lease.release();
-    }
+    const leased = await driveLeased(tree, store, root, 'leased', steps);
     const getTask: number[] = [];
     for (let i = 0; i < 15; i++) getTask.push(await time(() => openStore(root).getTask('plain')));
     const kept = openStore(root);
@@ -135,15 +133,7 @@ async function runStoreWorkload(tree: string, steps: number, tasks: number): Pro
 
     const leasedRoot = path.join(root, 'leased-listing');
     const leasedLister = openStore(leasedRoot);
-    for (let i = 0; i < Math.max(1, Math.floor(tasks / 4)); i++) {
-      const taskLease = await leaseFor(tree, leasedLister, leasedRoot, `r${i}`);
-      try {
-        await drive(leasedLister, `r${i}`, 3, taskLease);
-      } finally {
-        await leasedLister.settle?.(`r${i}`);
-        await taskLease.release();
-      }
-    }
+    for (let i = 0; i < Math.max(1, Math.floor(tasks / 4)); i++) await driveLeased(tree, leasedLister, leasedRoot, `r${i}`, 3);
     const listLeased: number[] = [];
     for (let i = 0; i < 5; i++) listLeased.push(await time(() => openStore(leasedRoot).listTasks()));
     return {
