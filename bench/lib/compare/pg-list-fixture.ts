@@ -68,7 +68,8 @@ export async function stampPgTasks(url: string, tasks: number): Promise<void> {
   try {
     const listed = new Map((await check.listTasks()).map((t) => [t.task_id, t]));
     if (listed.size !== tasks) throw new Error(`the stamped database lists ${listed.size} tasks, not ${tasks}`);
-    for (const i of [0, 1, tasks - 1]) {
+    // The first of each kind and the last, of those there are (a fixture of one task has one).
+    for (const i of new Set([0, 1, tasks - 1].filter((n) => n < tasks))) {
       const entry = await check.getTask(scaleTaskId(i));
       const expected = scaleInitialCheckpoint(scaleTaskId(i), scaleTaskKind(i), LIST_VERSIONS);
       const row = listed.get(scaleTaskId(i));

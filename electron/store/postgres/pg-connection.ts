@@ -10,6 +10,7 @@ import type pg from 'pg';
 import { isConnectionLost, mapConnectError } from './pg-errors.js';
 import { redactUrl } from './redact-url.js';
 import { CHANGES_CHANNEL } from './pg-schema.js';
+import { ANNOUNCE_EVERY_MS, ChangeAnnouncer } from './change-announcer.js';
 
 export interface ConnectionOptions {
   /** Per statement, in ms (the server cancels a longer one). Default 30 s. */
@@ -18,6 +19,8 @@ export interface ConnectionOptions {
   connectTimeoutMs?: number;
   /** Connections at most. Default 8. */
   maxConnections?: number;
+  /** The shortest time between the starts of two announcements of committed changes, in ms. Default ANNOUNCE_EVERY_MS. */
+  announceEveryMs?: number;
 }
 
 /**
@@ -35,8 +38,8 @@ export class Connection {
   /** The URL without its password. */
   readonly shown: string;
   private readonly password: string | undefined;
-  /** Announcements of committed changes still under way (announce). */
-  private readonly announcing = new Set<Promise<unknown>>();
+  /** Announcements of committed changes, coalesced (change-announcer.ts). */
+  private readonly announcer: ChangeAnnouncer;
 
   constructor(
     readonly url: string,
@@ -54,6 +57,10 @@ export class Connection {
     });
     // An idle connection the server dropped is replaced on the next checkout; it must not crash the process.
     this.pool.on('error', () => undefined);
+    this.announcer = new ChangeAnnouncer(
+      (taskIds) => this.withClient((c) => notifyChanges(c, taskIds)).catch(() => undefined),
+      opts.announceEveryMs ?? ANNOUNCE_EVERY_MS,
+    );
   }
 
   /** A driver error as a Waystation error naming the database without its password. */
@@ -137,17 +144,15 @@ export class Connection {
    * Announce the changes of `taskIds` (notifyChanges) on a pooled client of
    * its own, without the caller waiting: the change is committed, the
    * announcement is best effort, and a writer's next step need not wait for
-   * its round trip. `close` waits for those still under way.
+   * its round trip. Announcements close together go out as one
+   * (change-announcer.ts); `close` sends what is waiting.
    */
   private announce(taskIds: readonly string[]): void {
-    if (taskIds.length === 0) return;
-    const sent = this.withClient((c) => notifyChanges(c, taskIds)).catch(() => undefined);
-    this.announcing.add(sent);
-    void sent.finally(() => this.announcing.delete(sent));
+    if (taskIds.length > 0) this.announcer.add(taskIds);
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.announcing);
+    await this.announcer.flush();
     await this.pool.end().catch(() => undefined);
   }
 }

@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { openPostgresStore } from '../../../../electron/store/postgres/postgres-store.js';
 import { subscribePg } from '../../../../electron/store/postgres/pg-events.js';
 import { LIST_PAGE_ROWS } from '../../../../electron/store/postgres/pg-reads.js';
-import { migrate, SCHEMA_VERSION } from '../../../../electron/store/postgres/pg-schema.js';
+import { CHANGES_CHANNEL, migrate, SCHEMA_VERSION } from '../../../../electron/store/postgres/pg-schema.js';
 import { SYNC_SLICE } from '../../../../electron/store/directory-scan.js';
 import { SUMMARY_MAX_ITEMS } from '../../../../electron/store/postgres/pg-summary.js';
 import type { StoreChange } from '../../../../electron/store/store-types.js';
@@ -165,6 +165,38 @@ describe('change notifications', () => {
         interval: 20,
       });
       await sub.close();
+    } finally {
+      await watcher.close();
+    }
+  });
+
+  it('saves close together are announced together: every version delivered once, in one notification after the first', async () => {
+    const url = await createDatabase('coalesce');
+    const watcher = openPostgresStore(url);
+    const seen: StoreChange[] = [];
+    const notifications: string[] = [];
+    try {
+      await withClient(url, async (listener) => {
+        listener.on('notification', (n) => notifications.push(n.payload ?? ''));
+        await listener.query(`LISTEN ${CHANGES_CHANNEL}`);
+        // An interval longer than the test: the create is announced at once, every save after it when the writer closes.
+        const writer = openPostgresStore(url, { announceEveryMs: 60_000 });
+        let cp = (await writer.create(makeCheckpoint('t'))).checkpoint;
+        const sub = await subscribePg(watcher.conn, (c) => seen.push(c), undefined, { catchUpMs: 600_000 });
+        const saves = 30;
+        for (let i = 0; i < saves; i++)
+          cp = (await writer.save('t', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase: `p${i}` } })).checkpoint;
+        await writer.close();
+        const versions = () => seen.flatMap((c) => c.events.filter((e) => e.type === 'version').map((e) => e.version));
+        await vi.waitFor(() => expect(versions()).toEqual(Array.from({ length: saves }, (_, i) => i + 2)), {
+          timeout: 5_000,
+          interval: 20,
+        });
+        // The listener's own connection has seen every notification the writer sent by now (they precede the last version's).
+        await listener.query('SELECT 1');
+        expect(notifications).toEqual(['t', 't']);
+        await sub.close();
+      });
     } finally {
       await watcher.close();
     }
