@@ -176,11 +176,13 @@ export class PgTaskWriter {
     const next = state.lastVersion + 1;
     const versionName = `${this.taskId} version ${next}`;
     // What a reader would refuse is never written (write-limits.ts): the same limits as a directory's, so any task can be copied to one.
-    checkValueDepth(this.taskId, versionName, {
-      checkpoint: request.checkpoint,
-      results: request.results,
-      messages: request.appendHistory,
-    });
+    // A base this writer built passed the same check, so what the request shares with it is not walked again.
+    checkValueDepth(
+      this.taskId,
+      versionName,
+      { checkpoint: request.checkpoint, results: request.results, messages: request.appendHistory },
+      state.trusted ? state.base : undefined,
+    );
     const { normalized, blobs, ops } = buildVersion(request, next, {
       taskId: this.taskId,
       base: state.base,

@@ -328,6 +328,20 @@ export function describeStoreConformance(name: string, makeHarness: () => Promis
         expect((await next(store, v1, 'two')).checkpoint.version).toBe(2);
       });
 
+      it('refuses a deep value put into the checkpoint a save after one it accepted, where the rest is not walked again', async () => {
+        const v1 = (await store.create(makeCheckpoint('t1'))).checkpoint;
+        const v2 = (await next(store, v1, 'two')).checkpoint;
+        const before = await h.footprint();
+        let deep: unknown = 1;
+        for (let i = 0; i < 600; i++) deep = { d: deep };
+        const plan = v2.plan.map((s, i) => (i === 1 ? { ...s, result: deep } : s));
+        const err = await store.save('t1', { expectedVersion: 2, checkpoint: { ...withoutVersion(v2), plan } }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(WriteLimitError);
+        expect((err as WriteLimitError).limit).toBe('depth');
+        expect(await h.footprint()).toEqual(before);
+        expect((await next(store, v2, 'three')).checkpoint.version).toBe(3);
+      });
+
       it('writes no API key of the environment: scrubbed from versions, results, messages and events, and refused in a task id', async () => {
         const key = 'sk-conformance-5e1d7c3b9a';
         const saved = process.env.OPENAI_API_KEY;
