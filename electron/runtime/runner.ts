@@ -432,7 +432,8 @@ export class Runner extends EventEmitter {
     // worker may die before it writes anything, so the count lives here.
     let confirmCrashes = 0;
     for (let n = 0; ; n++) {
-      if (outcome.error || this.shuttingDown) return outcome;
+      // A run that finished the task leaves nothing to recover: the task is not read again to find that out.
+      if (outcome.error || this.shuttingDown || (outcome.status === 'done' && !outcome.crashed)) return outcome;
       // Another process may be saving the task this moment (a stop that ended this run's process records
       // itself under the task's lease): the decision is made on what it leaves.
       await this.whileHeldElsewhere(taskId);
