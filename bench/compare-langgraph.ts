@@ -12,7 +12,7 @@
  *   --dir DIR                where the stores are created (default: a temp folder)
  *   --keep                   leave the stores on disk
  *   --read-runs 3            repetitions of each read (median reported)
- *   --warm-up 100            steps of a throwaway task each side saves first (0: none)
+ *   --warm-up 100            steps of a throwaway task each side saves first (0: none), in each section
  *   --seed 1                 payload seed
  *   --no-json                do not write bench/results/
  *   --skip-runtime           skip the section of an agent through the runtime against a real LangGraph
@@ -101,6 +101,7 @@ async function postgresSection() {
       concurrentSteps: Number(values['pg-concurrent-steps']),
       listTasks: Number(values['pg-list-tasks']),
       liveSamples: Number(values['pg-live-samples']),
+      warmUpSteps,
       serverUrl: values['pg-url'],
       log: (line) => console.error(line),
     },
