@@ -47,7 +47,7 @@ export function formatInspectorScale(r: InspectorScaleResult): string {
       `${formatRatio(l.cliLs.p50 / l.rawHotReadMs)} of raw read; \`ls --json\` ${formatMs(l.cliLsJson.p50)} (${formatRatio(l.cliLsJson.p50 / l.rawHotReadMs)})`,
     ],
     [
-      'host process spawn until serving (directory open; the watcher walks the tree after)',
+      'host process spawn until listening (the directory opens meanwhile; requests wait for it)',
       formatMs(l.hostOpenMs),
       '',
       `spawn until the list is available: ${formatMs(l.spawnToListMs)}`,

@@ -11,8 +11,9 @@
  * (the loader, and the watcher thread compiling its own modules). The ready
  * line says which (`from`), and the benchmark prints it beside its figures.
  *
- * Prints one JSON line `{"type":"ready","url":...,"openMs":...,"hostStartAt":...,"from":...}`
- * once the directory is open and the port listens. `hostStartAt` is the wall
+ * Prints one JSON line `{"type":"ready","url":...,"listenMs":...,"hostStartAt":...,"from":...}`
+ * once the port listens (the directory opens meanwhile; requests wait for it),
+ * then `{"type":"opened","openMs":...}` once it is open. `hostStartAt` is the wall
  * clock (ms since the epoch) at which the host started opening the directory,
  * so the benchmark can time from there to what it sees over HTTP or in
  * Chromium. Each `mem` line on stdin answers with
@@ -54,9 +55,17 @@ const { startWebServer } = await import(pathToFileURL(entry).href);
 
 const started = performance.now();
 const server = await startWebServer(root);
-const openMs = performance.now() - started;
+const listenMs = performance.now() - started;
 const hostStartAt = performance.timeOrigin + started;
-process.stdout.write(`${JSON.stringify({ type: 'ready', url: server.http.url, openMs, hostStartAt, from, pid: process.pid })}\n`);
+// Ready once it listens, as `waystation serve` prints its URL: the directory opens meanwhile, and requests wait for it.
+process.stdout.write(`${JSON.stringify({ type: 'ready', url: server.http.url, listenMs, hostStartAt, from, pid: process.pid })}\n`);
+server.opened.then(
+  () => process.stdout.write(`${JSON.stringify({ type: 'opened', openMs: performance.now() - started })}\n`),
+  (err) => {
+    console.error(`the host could not open ${root}: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);
 
 const stop = async () => {
   await server.close();

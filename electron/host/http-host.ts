@@ -70,6 +70,11 @@ export interface HttpHostOptions {
   connections?: ConnectionLimits;
   /** Open event streams, at most: a new one beyond it closes the oldest (which resumes by Last-Event-ID). */
   maxStreams?: number;
+  /**
+   * The directory opening while the host already serves the page (web-server.ts): API requests wait for it, as
+   * the desktop app's IPC calls do. A failed opening lets them through, answered as the service then stands.
+   */
+  ready?: Promise<unknown>;
 }
 
 export interface HttpHost {
@@ -186,6 +191,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       );
     }
     guard?.authenticated(req.socket);
+    if (options.ready) await options.ready.catch(() => {});
     const method = req.method ?? 'GET';
     const [, resource, id, sub, ...rest] = segments;
     const isGet = method === 'GET' || method === 'HEAD';

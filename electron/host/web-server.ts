@@ -1,6 +1,12 @@
 /**
  * Browser mode in one call: the host service on a directory, the runner, and
  * the loopback HTTP host in front of them. Used by `waystation serve`.
+ *
+ * The host listens while the directory opens, as the desktop app opens its
+ * window while its host does: a browser loads the page (most of a second
+ * here) meanwhile, and the page's API requests wait for the open
+ * (http-host.ts, `ready`). Opening a database, or a directory whose list is
+ * large, no longer comes before the page in the wait for the first rows.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -8,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { createHostRunner } from './host-runner.js';
 import type { TrustGate } from '../runtime/directory-trust.js';
 import { HostService } from './host-service.js';
+import type { DirectoryInfo } from '../../shared/api/contract.js';
 import { startHttpHost, type HttpHost } from './http-host.js';
 
 /**
@@ -37,6 +44,11 @@ export interface WebServer {
   service: HostService;
   /** Whether the built renderer was found. */
   rendererBuilt: boolean;
+  /**
+   * The directory's opening, under way when startWebServer returns: settles once it is open, or rejects with why
+   * it could not be (the host then answers as one with nothing open, and the caller closes it).
+   */
+  opened: Promise<DirectoryInfo>;
   /** Stop: the HTTP host, the watcher, and every task process (left resumable). */
   close(): Promise<void>;
 }
@@ -49,11 +61,14 @@ export async function startWebServer(root: string, options: WebServerOptions = {
     runner: options.readOnly ? null : createHostRunner({ env: options.env }),
     ...(options.trust ? { trust: options.trust } : {}),
   });
-  await service.open(root);
+  const opened = service.open(root);
+  // Heard by the caller through `opened`; not an unhandled rejection while the host starts listening.
+  opened.catch(() => {});
   let http: HttpHost;
   try {
-    http = await startHttpHost({ service, port: options.port ?? 0, staticDir: rendererDir });
+    http = await startHttpHost({ service, port: options.port ?? 0, staticDir: rendererDir, ready: opened });
   } catch (err) {
+    await opened.catch(() => {});
     await service.close();
     throw err;
   }
@@ -61,6 +76,7 @@ export async function startWebServer(root: string, options: WebServerOptions = {
     http,
     service,
     rendererBuilt: existsSync(path.join(rendererDir, 'index.html')),
+    opened,
     async close() {
       await http.close();
       await service.close();

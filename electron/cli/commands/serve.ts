@@ -101,18 +101,27 @@ export function register(program: Command, ctx: CliContext): void {
           throw new UsageError(`--port ${opts.port}: a port is a number from 0 to 65535`);
         port = Number(opts.port);
       }
-      // Waystation never runs a LangGraph graph: a checkpointer is served to be browsed.
+      // Waystation never runs a LangGraph graph: a checkpointer is served to be browsed. The URL is printed as soon
+      // as the host listens: a browser loads the page while the directory opens (web-server.ts).
       const server = await startWebServer(root, { port, readOnly });
       const stopLog = opts.quiet ? () => {} : logActivity(ctx, server);
       const s = ctx.style;
-      ctx.io.out(`Waystation is serving ${server.service.root ?? shownLocation(root)}\n`);
-      const trust = readOnly ? null : await server.service.getDirectoryTrust();
-      if (trust && !trust.trusted) ctx.io.out(s.yellow(`${trust.message}\n`));
+      ctx.io.out(`Waystation is serving ${shownLocation(root)}\n`);
       if (!server.rendererBuilt)
         ctx.io.out(s.yellow('The renderer is not built: run `npm run build:renderer` first; the API works without it.\n'));
       ctx.io.out(`Open ${s.bold(server.http.url)}\n`);
       ctx.io.out(s.dim('Only this URL (its token) opens the app; it changes at every start. Press Ctrl+C to stop.\n'));
       if (opts.openUrl) openInBrowser(server.http.url);
+      try {
+        await server.opened;
+      } catch (err) {
+        // Nothing could be opened (a database that cannot be reached, say): the host stops, and the command fails saying why.
+        await server.close();
+        stopLog();
+        throw err;
+      }
+      const trust = readOnly ? null : await server.service.getDirectoryTrust();
+      if (trust && !trust.trusted) ctx.io.out(s.yellow(`${trust.message}\n`));
       const signal = await untilSignal();
       ctx.io.out(`\n${signal}: stopping; running tasks are left resumable\n`);
       await server.close();

@@ -89,4 +89,15 @@ describe('the CLI on a PostgreSQL URL', () => {
     expect(r.err).toMatch(/cannot reach the PostgreSQL server of postgres:\/\/me@127\.0\.0\.1:1\/agents/);
     expect(r.err).not.toContain(TEST_PASSWORD);
   });
+
+  it('serve of a server that is not there: the URL printed while it opened stops answering, a clear error, exit 1', async () => {
+    const r = await captureCli('serve', `postgres://me:${TEST_PASSWORD}@127.0.0.1:1/agents`);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/cannot reach the PostgreSQL server of postgres:\/\/me@127\.0\.0\.1:1\/agents/);
+    expect(r.out + r.err).not.toContain(TEST_PASSWORD);
+    // The host listened while the database was being opened (web-server.ts); it is closed once that failed.
+    const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(r.out)?.[0];
+    expect(url).toBeDefined();
+    await expect(fetch(url!)).rejects.toThrow();
+  });
 });

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, apiMethods, type HostEvent } from '../../../shared/api/contract.js';
 import type { TaskListing } from '../../../shared/checkpoint/task-summary.js';
 import { EventHub } from '../../../electron/host/event-hub.js';
@@ -206,6 +206,65 @@ describe('the token', () => {
       expect(fake.calls.some((c) => c.method === 'listTaskListings')).toBe(false);
     } finally {
       await pieced.close();
+    }
+  });
+});
+
+describe('a host started while its directory opens', () => {
+  /** A second host on the same fake service, given `ready`; closed by the test. */
+  const startWaiting = async (ready: Promise<unknown>) => {
+    const fake = fakeService(new EventHub({ capacity: 10 }));
+    return { waiting: await startHttpHost({ service: fake.service, staticDir, checkOutputs: false, ready }), calls: fake.calls };
+  };
+  const rpc = (h: HttpHost, method: string) =>
+    request(h, { method: 'POST', path: `/api/rpc/${method}`, headers: { ...auth(h), 'Content-Type': 'application/json' }, body: '{}' });
+
+  it('serves the page at once and holds every API request until the opening is done', async () => {
+    let open!: () => void;
+    const opening = new Promise<void>((resolve) => (open = resolve));
+    // Counts the requests that have come to wait on it (each waits through `catch`).
+    let arrived = 0;
+    const ready = { catch: (onFail: () => void) => (arrived++, opening.catch(onFail)) } as unknown as Promise<void>;
+    const { waiting, calls: asked } = await startWaiting(ready);
+    try {
+      expect((await request(waiting, { path: '/' })).status).toBe(200);
+      let answered = 0;
+      const pending = [rpc(waiting, 'getDirectory'), request(waiting, { path: '/api/tasks', headers: auth(waiting) })].map((r) =>
+        r.then((reply) => (answered++, reply)),
+      );
+      await vi.waitFor(() => expect(arrived).toBe(2));
+      expect((await request(waiting, { path: '/assets/app.js' })).status).toBe(200);
+      expect(answered).toBe(0);
+      expect(asked).toEqual([]);
+      open();
+      expect((await Promise.all(pending)).map((r) => r.status)).toEqual([200, 200]);
+      expect(asked.map((c) => c.method).sort()).toEqual(['getDirectory', 'listTaskListings']);
+    } finally {
+      await waiting.close();
+    }
+  });
+
+  it('answers as the service stands once the opening has failed', async () => {
+    let fail!: (err: Error) => void;
+    const opening = new Promise<void>((_resolve, reject) => (fail = reject));
+    // As web-server.ts does: whoever opened it hears the failure; the host only waits on it.
+    opening.catch(() => {});
+    const { waiting } = await startWaiting(opening);
+    try {
+      const reply = rpc(waiting, 'getDirectory');
+      fail(new Error('the server refused the password'));
+      expect((await reply).status).toBe(200);
+    } finally {
+      await waiting.close();
+    }
+  });
+
+  it('still refuses a request without the token before the opening is done', async () => {
+    const { waiting } = await startWaiting(new Promise<void>(() => {}));
+    try {
+      expect((await request(waiting, { path: '/api/tasks' })).status).toBe(401);
+    } finally {
+      await waiting.close();
     }
   });
 });
