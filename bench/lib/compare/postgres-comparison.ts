@@ -111,6 +111,8 @@ export interface FirstRowsFigure {
   warmHost: { coldMs: number; warmMs: number };
   /** A host started for the page: its start to the first task row (first, and three more hosts). */
   coldHost: { hostStartToRowMs: number; laterHostStartToRowMs: number[] };
+  /** What the hosts ran: the compiled dist/, as `waystation serve` does when it is current, or the sources through tsx. */
+  hostFrom: 'dist' | 'sources';
 }
 
 export interface ListingFigure {
@@ -412,15 +414,17 @@ export async function listingFigure(location: string, open: () => CheckpointStor
 async function firstRowsFigure(location: string, log: (line: string) => void): Promise<FirstRowsFigure> {
   const host = startBenchChild('scale-host.mjs', [location]);
   let warmHost: FirstRowsFigure['warmHost'];
+  let hostFrom: FirstRowsFigure['hostFrom'];
   try {
-    const ready = await host.next<{ url: string }>('ready');
+    const ready = await host.next<{ url: string; from: FirstRowsFigure['hostFrom'] }>('ready');
+    hostFrom = ready.from;
     // The page asks for the list the host built on open, as a window opened on a running host does.
     warmHost = await firstRows(ready.url, log);
   } finally {
     await host.stop();
   }
   const cold = await coldHostRows(location, log);
-  return { warmHost, coldHost: { hostStartToRowMs: cold.hostStartToRowMs, laterHostStartToRowMs: cold.laterHostStartToRowMs } };
+  return { warmHost, coldHost: { hostStartToRowMs: cold.hostStartToRowMs, laterHostStartToRowMs: cold.laterHostStartToRowMs }, hostFrom };
 }
 
 /** Milliseconds from the start of each save on one store to its change reaching a host subscribed to another. */
@@ -667,9 +671,13 @@ export function formatPostgresComparison(r: PostgresComparisonResult): string {
         ],
       ),
     );
+    const fromSources = r.firstRows.postgres.hostFrom === 'sources' || r.firstRows.directory.hostFrom === 'sources';
     out.push(
       '',
       "From navigation start to the first row on a host whose list is built; from the host's start to the first row on a host started for the page (inspector-scale.ts). Target: under 1 s.",
+      fromSources
+        ? 'The hosts ran the TypeScript sources through tsx (dist/ was missing or stale: `npm run build:lib`): slower to start than `waystation serve`.'
+        : 'The hosts ran the compiled dist/, as `waystation serve` does.',
     );
   }
   out.push('', '### Live updates: a save to the change reaching a host subscriber', '');
