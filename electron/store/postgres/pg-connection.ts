@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { isConnectionLost, mapConnectError } from './pg-errors.js';
 import { redactUrl } from './redact-url.js';
 import { CHANGES_CHANNEL } from './pg-schema.js';
-import { ANNOUNCE_EVERY_MS, ChangeAnnouncer } from './change-announcer.js';
+import { ChangeAnnouncer } from './change-announcer.js';
 
 export interface ConnectionOptions {
   /** Per statement, in ms (the server cancels a longer one). Default 30 s. */
@@ -19,7 +19,7 @@ export interface ConnectionOptions {
   connectTimeoutMs?: number;
   /** Connections at most. Default 8. */
   maxConnections?: number;
-  /** The shortest time between the starts of two announcements of committed changes, in ms. Default ANNOUNCE_EVERY_MS. */
+  /** The shortest time between the starts of two announcements of committed changes, in ms. Default ANNOUNCE_EVERY_MS (change-announcer.ts). */
   announceEveryMs?: number;
 }
 
@@ -59,7 +59,7 @@ export class Connection {
     this.pool.on('error', () => undefined);
     this.announcer = new ChangeAnnouncer(
       (taskIds) => this.withClient((c) => notifyChanges(c, taskIds)).catch(() => undefined),
-      opts.announceEveryMs ?? ANNOUNCE_EVERY_MS,
+      opts.announceEveryMs,
     );
   }
 
