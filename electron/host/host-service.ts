@@ -18,7 +18,6 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { combineFigures, taskFigures, type TaskFigures } from './directory-overview.js';
 import {
-  ApiError,
   EVENTS_PAGE,
   type ActionResult,
   type AgentInfo,
@@ -30,6 +29,7 @@ import {
   type TaskDetail,
   type WaystationService,
 } from '../../shared/api/contract.js';
+import { ApiError } from '../../shared/api/api-error.js';
 import type { TaskListing } from '../../shared/checkpoint/task-summary.js';
 import { openStore } from '../store/directory-store.js';
 import { openLocation } from '../store/open-location.js';

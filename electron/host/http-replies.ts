@@ -4,7 +4,7 @@
  * read within a size limit.
  */
 import http from 'node:http';
-import { ApiError } from '../../shared/api/contract.js';
+import { ApiError } from '../../shared/api/api-error.js';
 import { asServiceError, httpStatusOf } from '../../shared/api/dispatch.js';
 
 /** Headers on every reply, whatever it holds. */

@@ -8,7 +8,8 @@
  * from the kept list costs the serialisation alone.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { mayNeedRecovery, newestFirst, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
+import { mayNeedRecovery, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
+import { newestFirst } from '../../shared/checkpoint/task-order.js';
 import { IMPORT_SUFFIX, SYNC_SLICE } from '../store/directory-scan.js';
 import type { CheckpointSource, ListedFiles, ListedTask } from '../store/store-types.js';
 import { summarizeEntry, summarizeListing, withFileProblems } from '../verify/summarize-entry.js';

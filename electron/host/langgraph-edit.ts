@@ -7,7 +7,7 @@
  * checkpoint is no longer the one the preview showed.
  */
 import type { ActionResult, ApiParsedInput, ThreadEditPlan } from '../../shared/api/contract.js';
-import { ApiError } from '../../shared/api/contract.js';
+import { ApiError } from '../../shared/api/api-error.js';
 import type { CheckpointSource } from '../store/store-types.js';
 import { planFork, writeFork } from '../sources/langgraph/fork-writer.js';
 import { LangGraphSource } from '../sources/langgraph/langgraph-source.js';

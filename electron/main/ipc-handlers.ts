@@ -8,7 +8,9 @@
  * the handlers are tested without Electron.
  */
 import { z } from 'zod';
-import { ApiError, apiMethods, ipcChannel, type ApiErrorBody, type IpcResult, type WaystationService } from '../../shared/api/contract.js';
+import { ipcChannel, type IpcResult, type WaystationService } from '../../shared/api/contract.js';
+import { ApiError, type ApiErrorBody } from '../../shared/api/api-error.js';
+import { apiMethods } from '../../shared/api/api-methods.js';
 import { asServiceError, dispatch } from '../../shared/api/dispatch.js';
 import { isAppUrl } from './app-protocol.js';
 

@@ -16,7 +16,7 @@ import { VerifyReport } from '../checkpoint/verify-report.js';
 import type { RewindPlan } from '../checkpoint/rewind-plan.js';
 import type { ChangeSummary, StructuredDiffEntry } from '../diff/semantic-summary.js';
 import type { LangGraphChange } from '../diff/langgraph-change.js';
-import { isApiErrorCode, ServiceError, type ApiErrorCode } from './error-codes.js';
+import { ApiError, type ApiErrorBody } from './api-error.js';
 
 /**
  * A task id as it may cross the API. Ids name folders and files under the
@@ -145,7 +145,6 @@ export type ApiMethod = keyof typeof apiInputs;
 export type ApiInput<M extends ApiMethod> = z.input<(typeof apiInputs)[M]>;
 /** An input after validation, defaults filled: what the serving side's handlers receive. */
 export type ApiParsedInput<M extends ApiMethod> = z.output<(typeof apiInputs)[M]>;
-export const apiMethods = Object.keys(apiInputs) as ApiMethod[];
 
 export interface DirectoryInfo {
   /** Absolute path of the open checkpoint directory, or null when none is open. */
@@ -427,47 +426,6 @@ export type HostEvent = z.infer<typeof HostEventSchema>;
 export type HostEventInput = HostEvent extends infer E ? (E extends HostEvent ? Omit<E, 'id'> : never) : never;
 
 export type HostEventListener = (event: HostEvent) => void;
-
-/** A failure the renderer can show as is: what went wrong and what was left untouched. */
-export interface ApiErrorBody {
-  /** `code` is one of apiErrorCodes (shared/api/error-codes.ts), which also gives its HTTP status. */
-  error: { code: ApiErrorCode; message: string; issues?: string[] };
-}
-
-/** An error as the API sends it: a code of apiErrorCodes, a sentence, and the issues behind it, if any. */
-export class ApiError extends ServiceError {
-  constructor(
-    readonly code: ApiErrorCode,
-    message: string,
-    readonly issues: string[] = [],
-  ) {
-    super(message);
-  }
-  toBody(): ApiErrorBody {
-    return { error: { code: this.code, message: this.message, ...(this.issues.length ? { issues: this.issues } : {}) } };
-  }
-}
-
-/**
- * Normalise whatever a call rejected with into an ApiError.
- *
- * Across Electron's contextBridge a thrown class instance arrives as a plain
- * object or a bare Error, so the renderer's catch blocks pass the reason
- * through this to get `code` and `message` back whichever transport failed.
- */
-export function toApiError(reason: unknown): ApiError {
-  if (reason instanceof ApiError) return reason;
-  if (reason !== null && typeof reason === 'object') {
-    const r = reason as { code?: unknown; message?: unknown; issues?: unknown; error?: unknown };
-    // An ApiErrorBody as the HTTP host sends it.
-    if (r.error && typeof r.error === 'object' && !(reason instanceof Error)) return toApiError(r.error);
-    const code = isApiErrorCode(r.code) ? r.code : 'failed';
-    const message = typeof r.message === 'string' && r.message ? r.message : 'the request failed';
-    const issues = Array.isArray(r.issues) ? r.issues.filter((i): i is string => typeof i === 'string') : [];
-    return new ApiError(code, message, issues);
-  }
-  return new ApiError('failed', typeof reason === 'string' && reason ? reason : 'the request failed');
-}
 
 /**
  * The API as the renderer sees it: one method per operation, plus the live

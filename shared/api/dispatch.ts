@@ -6,7 +6,8 @@
  * the input is validated with its zod schema, and any failure comes back as an
  * ApiError with a code the transport can map to its own status.
  */
-import { ApiError, apiInputs, parseApiInput } from './contract.js';
+import { apiInputs, parseApiInput } from './contract.js';
+import { ApiError } from './api-error.js';
 import type { ApiMethod, ApiOutputs, WaystationService } from './contract.js';
 import { apiOutputIssues, outputChecksEnabled } from './api-outputs.js';
 import { apiCodeOf, apiErrorStatus, type ApiErrorCode } from './error-codes.js';

@@ -144,18 +144,6 @@ function forkedFrom(cp: CheckpointHead | null): Pick<TaskSummary, 'forked_from'>
   return { forked_from: { task_id: f.task_id, version: f.version as number } };
 }
 
-/**
- * The list's default order: the most recently updated first, then by task id.
- * Timestamps are ISO 8601 text, whose order is the order of their characters:
- * compared as strings, not with localeCompare, which goes through the locale's
- * collation and made sorting 10,000 rows the list's slowest step.
- */
-export function newestFirst(a: Pick<TaskSummary, 'updated_at' | 'task_id'>, b: Pick<TaskSummary, 'updated_at' | 'task_id'>): number {
-  const at = a.updated_at ?? '';
-  const bt = b.updated_at ?? '';
-  return at < bt ? 1 : at > bt ? -1 : a.task_id < b.task_id ? -1 : a.task_id > b.task_id ? 1 : 0;
-}
-
 /** True when any problem is an error (warnings such as legacy-format leave a task usable). */
 export function hasErrors(problems: readonly Problem[]): boolean {
   return problems.some((p) => p.severity === 'error');

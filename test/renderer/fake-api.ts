@@ -3,7 +3,7 @@
  * (parsed by the real schema), real summaries, real diffs, and events the test
  * pushes by hand. Every call is recorded so tests can assert what was (not) sent.
  */
-import { ApiError } from '../../shared/api/contract.js';
+import { ApiError } from '../../shared/api/api-error.js';
 import type {
   ApiInput,
   ApiMethod,
@@ -18,7 +18,8 @@ import type {
   WaystationApi,
 } from '../../shared/api/contract.js';
 import { Checkpoint, CURRENT_SCHEMA_VERSION, type CheckpointInput, type HistoryMessage } from '../../shared/checkpoint/schema.js';
-import { newestFirst, toTaskSummary } from '../../shared/checkpoint/task-summary.js';
+import { toTaskSummary } from '../../shared/checkpoint/task-summary.js';
+import { newestFirst } from '../../shared/checkpoint/task-order.js';
 import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
 import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ApiError, type HostEvent } from '../../shared/api/contract.js';
-import { createHttpApi } from '../../renderer/src/api/http-client.js';
+import { type HostEvent } from '../../shared/api/contract.js';
+import { ApiError } from '../../shared/api/api-error.js';
+import { createHttpApi, loadEventCheck, type EventCheck } from '../../renderer/src/api/http-client.js';
 
 type Req = { url: string; init: RequestInit };
 
@@ -14,6 +15,19 @@ function fakeFetch(answer: (req: Req) => { status: number; body: unknown }) {
   }) as unknown as typeof fetch;
   return { fetchImpl, requests };
 }
+
+/** A promise the test settles when it chooses. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (err: Error) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+const event = (id: number) => JSON.stringify({ id, type: 'task-changed', taskId: 'a', version: id });
 
 /** Stands in for the browser's EventSource: the test drives messages and failures. */
 class FakeEventSource {
@@ -81,7 +95,11 @@ describe('the HTTP API client', () => {
     first.onmessage!({ data: JSON.stringify({ id: 5, type: 'task-changed', taskId: 'a', version: 2 }) });
     first.onmessage!({ data: '{"id":6,"type":"nonsense"}' });
     first.onmessage!({ data: 'not json' });
-    expect(seen.map((e) => e.id)).toEqual([5]);
+    // The first events wait for the contract's schema, loaded at the first of them.
+    await vi.waitFor(() => expect(seen.map((e) => e.id)).toEqual([5]));
+    first.onmessage!({ data: event(7) });
+    // Once it has loaded, an event is delivered as it comes.
+    expect(seen.map((e) => e.id)).toEqual([5, 7]);
 
     // The browser gives up on the stream (CLOSED): the client reopens it from event 5.
     first.readyState = 2;
@@ -89,7 +107,7 @@ describe('the HTTP API client', () => {
     vi.advanceTimersByTime(600);
     vi.useRealTimers();
     const second = FakeEventSource.instances[1];
-    expect(second.url).toBe('http://h/api/events?token=s3cret&lastEventId=5');
+    expect(second.url).toBe('http://h/api/events?token=s3cret&lastEventId=7');
     stop();
     expect(second.closed).toBe(true);
   });
@@ -127,6 +145,88 @@ describe('the HTTP API client', () => {
       // The host is back.
       FakeEventSource.instances[2].onopen!();
       expect(states.at(-1)).toBe('live');
+      stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('holds the events that come before the schema has loaded, delivers them in order once it has, and reopens only after', async () => {
+    FakeEventSource.instances = [];
+    const schema = deferred<EventCheck>();
+    const loads: number[] = [];
+    vi.useFakeTimers();
+    try {
+      const api = createHttpApi({
+        baseUrl: 'http://h',
+        token: 't',
+        EventSource: FakeEventSource as unknown as typeof EventSource,
+        loadEventCheck: () => {
+          loads.push(1);
+          return schema.promise;
+        },
+      });
+      const seen: number[] = [];
+      const stop = api.subscribe((e) => seen.push(e.id), 4);
+      // Asked for at the stream's first event, not before: the page's first rows are drawn meanwhile.
+      expect(loads).toHaveLength(0);
+      const first = FakeEventSource.instances[0];
+      first.onmessage!({ data: event(5) });
+      expect(loads).toHaveLength(1);
+      first.onmessage!({ data: '{"id":6,"type":"nonsense"}' });
+      first.onmessage!({ data: event(7) });
+      // The stream drops with events still held: the reopen waits for them, so it asks after the last one.
+      first.onerror!();
+      vi.advanceTimersByTime(5_000);
+      expect(FakeEventSource.instances).toHaveLength(1);
+      expect(seen).toEqual([]);
+
+      schema.resolve(await loadEventCheck());
+      await vi.waitFor(() => expect(FakeEventSource.instances).toHaveLength(2));
+      expect(seen).toEqual([5, 7]);
+      expect(FakeEventSource.instances[1].url).toBe('http://h/api/events?token=t&lastEventId=7');
+      expect(loads).toHaveLength(1);
+      stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('drops the stream, saying why, when the schema cannot load, and reads it again from the last event delivered', async () => {
+    FakeEventSource.instances = [];
+    const attempts = [deferred<EventCheck>(), deferred<EventCheck>()];
+    let load = 0;
+    vi.useFakeTimers();
+    try {
+      const api = createHttpApi({
+        baseUrl: 'http://h',
+        token: 't',
+        EventSource: FakeEventSource as unknown as typeof EventSource,
+        loadEventCheck: () => attempts[load++].promise,
+      });
+      const seen: number[] = [];
+      const states: { state: string; reason?: string }[] = [];
+      const stop = api.subscribe(
+        (e) => seen.push(e.id),
+        4,
+        (s) => states.push(s),
+      );
+      const first = FakeEventSource.instances[0];
+      first.onopen!();
+      first.onmessage!({ data: event(5) });
+      attempts[0].reject(new Error('Failed to fetch dynamically imported module'));
+      await vi.waitFor(() => expect(first.closed).toBe(true));
+      expect(states.at(-1)).toMatchObject({ state: 'offline', reason: expect.stringMatching(/event reader.*Failed to fetch/) });
+      expect(seen).toEqual([]);
+
+      // The next stream loads the schema again, and asks for what the first could not deliver.
+      vi.advanceTimersByTime(500);
+      const second = FakeEventSource.instances[1];
+      expect(second.url).toBe('http://h/api/events?token=t&lastEventId=4');
+      second.onmessage!({ data: event(5) });
+      expect(load).toBe(2);
+      attempts[1].resolve(await loadEventCheck());
+      await vi.waitFor(() => expect(seen).toEqual([5]));
       stop();
     } finally {
       vi.useRealTimers();

@@ -10,7 +10,7 @@ import { act } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { EditorView } from 'codemirror';
-import { ApiError } from '../../shared/api/contract.js';
+import { ApiError } from '../../shared/api/api-error.js';
 import type { Checkpoint, CheckpointInput } from '../../shared/checkpoint/schema.js';
 import { toTaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { forkChildren, forkParent } from '../../renderer/src/store/fork-links.js';

@@ -6,10 +6,10 @@
  * bearer header on every call, and as `?token=` on the event stream because
  * EventSource cannot send headers.
  */
-import { ApiError, HostEventSchema, apiMethods } from '../../../shared/api/contract.js';
+import { ApiError, type ApiErrorBody } from '../../../shared/api/api-error.js';
+import { apiMethods } from '../../../shared/api/api-methods.js';
 import { isApiErrorCode } from '../../../shared/api/error-codes.js';
 import type {
-  ApiErrorBody,
   ApiInput,
   ApiMethod,
   ApiOutputs,
@@ -30,6 +30,27 @@ export interface HttpApiOptions {
   fetch?: typeof fetch;
   /** Injected in tests; defaults to the global EventSource. */
   EventSource?: typeof EventSource;
+  /** Injected in tests; defaults to loading the contract's event schema (loadEventCheck). */
+  loadEventCheck?: () => Promise<EventCheck>;
+}
+
+/** The check of one event from the stream: the event, or null when it is not one the contract knows. */
+export type EventCheck = (data: unknown) => HostEvent | null;
+
+/**
+ * The contract's event schema, loaded when the stream's first event comes.
+ * It is zod's, and the first rows need none of zod: the page's first script
+ * leaves it out (`test/lint/page-first-script.test.ts`), and building its
+ * schemas waits until there is an event to check, instead of taking the main
+ * thread while React draws the first rows. The events that come meanwhile
+ * wait for it, in order.
+ */
+export async function loadEventCheck(): Promise<EventCheck> {
+  const { HostEventSchema } = await import('../../../shared/api/contract.js');
+  return (data) => {
+    const parsed = HostEventSchema.safeParse(data);
+    return parsed.success ? parsed.data : null;
+  };
 }
 
 /**
@@ -73,6 +94,18 @@ export function createHttpApi(options: HttpApiOptions): WaystationApi {
     [M in ApiMethod]: (input: ApiInput<M>) => Promise<ApiOutputs[M]>;
   };
 
+  let check: EventCheck | null = null;
+  let checkLoad: Promise<EventCheck> | null = null;
+  // A load that failed is tried again by the next stream that needs it.
+  const eventCheck = () =>
+    (checkLoad ??= (options.loadEventCheck ?? loadEventCheck)().then(
+      (loaded) => (check = loaded),
+      (err: unknown) => {
+        checkLoad = null;
+        throw err;
+      },
+    ));
+
   function subscribe(listener: HostEventListener, lastEventId?: number, onStatus?: (status: StreamStatus) => void): () => void {
     const ES = options.EventSource ?? globalThis.EventSource;
     let closed = false;
@@ -81,10 +114,67 @@ export function createHttpApi(options: HttpApiOptions): WaystationApi {
     let retryTimer: ReturnType<typeof setTimeout> | null = null;
     let backoff = FIRST_RETRY_MS;
     let live = false;
+    // Events that came before the check had loaded, in the order they came; delivered, in that order, once it has.
+    let held: string[] = [];
+    let draining: Promise<void> | null = null;
+
+    const deliver = (data: string) => {
+      let event: HostEvent | null;
+      try {
+        // A malformed event is dropped rather than allowed to corrupt the store.
+        event = check!(JSON.parse(data));
+      } catch {
+        return;
+      }
+      if (!event || closed) return;
+      if (typeof event.id === 'number') lastId = event.id;
+      listener(event);
+    };
+
+    const drain = () =>
+      (draining ??= eventCheck()
+        .then(
+          () => {
+            const waiting = held;
+            held = [];
+            for (const data of waiting) deliver(data);
+          },
+          (err: unknown) => {
+            // Events that cannot be checked are not delivered: the stream is read again from the last event
+            // delivered, once the check loads.
+            held = [];
+            if (source) dropped(source, `cannot load the page's event reader (${err instanceof Error ? err.message : String(err)})`);
+          },
+        )
+        .finally(() => {
+          draining = null;
+        }));
+
+    // The stream dropped (the host stopped, answered with an error, or its events could not be read). The
+    // browser's own retry is silent and fixed; closing and reopening here lets the page say so at once and back off.
+    const dropped = (mine: EventSource, reason?: string) => {
+      if (closed || source !== mine) return;
+      mine.close();
+      source = null;
+      const retryAt = Date.now() + backoff;
+      onStatus?.({
+        state: 'offline',
+        reason: reason ?? (live ? `lost the connection to the Waystation host at ${base}` : `cannot reach the Waystation host at ${base}`),
+        retryAt,
+      });
+      live = false;
+      retryTimer = setTimeout(open, backoff);
+      backoff = Math.min(backoff * 2, MAX_RETRY_MS);
+    };
 
     const open = () => {
       retryTimer = null;
       if (closed) return;
+      // Reopened from the last event delivered: events still waiting for the check go first, or they would come twice.
+      if (draining) {
+        void draining.then(open);
+        return;
+      }
       const params = new URLSearchParams({ token: options.token });
       // EventSource sends Last-Event-ID itself only on its own reconnects; after
       // we recreate it, the id travels as a query parameter instead.
@@ -98,34 +188,13 @@ export function createHttpApi(options: HttpApiOptions): WaystationApi {
         onStatus?.({ state: 'live' });
       };
       mine.onmessage = (message: MessageEvent<string>) => {
-        let event: HostEvent;
-        try {
-          // A malformed event is dropped rather than allowed to corrupt the store.
-          const parsed = HostEventSchema.safeParse(JSON.parse(message.data));
-          if (!parsed.success) return;
-          event = parsed.data;
-        } catch {
-          return;
+        if (check && !draining) deliver(message.data);
+        else {
+          held.push(message.data);
+          void drain();
         }
-        if (typeof event.id === 'number') lastId = event.id;
-        listener(event);
       };
-      mine.onerror = () => {
-        if (closed || source !== mine) return;
-        // The stream dropped (the host stopped, or answered with an error). The browser's own
-        // retry is silent and fixed; closing and reopening here lets the page say so at once and back off.
-        mine.close();
-        source = null;
-        const retryAt = Date.now() + backoff;
-        onStatus?.({
-          state: 'offline',
-          reason: live ? `lost the connection to the Waystation host at ${base}` : `cannot reach the Waystation host at ${base}`,
-          retryAt,
-        });
-        live = false;
-        retryTimer = setTimeout(open, backoff);
-        backoff = Math.min(backoff * 2, MAX_RETRY_MS);
-      };
+      mine.onerror = () => dropped(mine);
     };
     open();
     return () => {

@@ -6,7 +6,7 @@
  */
 import type { DetailSlice, Slice } from './store-types.js';
 import { errorText } from './error-text.js';
-import { toApiError } from '../../../shared/api/contract.js';
+import { toApiError } from '../../../shared/api/api-error.js';
 
 /** How long a just-started task is waited for before "not found" is believed. */
 const WAIT_FOR_NEW_MS = 60_000;

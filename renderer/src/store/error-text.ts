@@ -1,4 +1,4 @@
-import { toApiError } from '../../../shared/api/contract.js';
+import { toApiError } from '../../../shared/api/api-error.js';
 
 /** A sentence for the UI from anything a call rejected with, whichever transport: the host's own message. */
 export function errorText(err: unknown): string {

@@ -2,7 +2,8 @@
  * Which tasks the list shows: derived from the server's summaries and the
  * filter, never stored, so the list can't drift from the data.
  */
-import { newestFirst, type TaskSummary } from '../../../shared/checkpoint/task-summary.js';
+import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
+import { newestFirst } from '../../../shared/checkpoint/task-order.js';
 import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
 
 export type StatusFilter = 'all' | 'attention' | DisplayStatus;

@@ -4,7 +4,7 @@
  * rerun would do. Nothing is written until the person confirms; the host
  * checks everything again and refuses, with a sentence, what it cannot do.
  */
-import { toApiError } from '../../../shared/api/contract.js';
+import { toApiError } from '../../../shared/api/api-error.js';
 import type { RewindDraft, Slice, TimeTravelSlice } from './store-types.js';
 import { errorText } from './error-text.js';
 

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { HostService, type HostRunner } from '../../../electron/host/host-service.js';
 import { openStore } from '../../../electron/store/directory-store.js';
-import { ApiError } from '../../../shared/api/contract.js';
+import { ApiError } from '../../../shared/api/api-error.js';
 import { makeCheckpoint } from '../store/store-test-helpers.js';
 import { trustAll } from '../../support/trust-all.js';
 

@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../../shared/api/contract.js';
+import { ApiError } from '../../../shared/api/api-error.js';
 import { createHostRunner } from '../../../electron/host/host-runner.js';
 import { HostService } from '../../../electron/host/host-service.js';
 import { openStore } from '../../../electron/store/directory-store.js';

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { _electron, type ElectronApplication } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiMethods } from '../../../shared/api/contract.js';
+import { apiMethods } from '../../../shared/api/api-methods.js';
 import { generateDemoDirectory } from '../../../electron/host/demo-directory.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));

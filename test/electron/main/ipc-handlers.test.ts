@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ApiError,
-  apiMethods,
   ipcChannel,
   type ApiInput,
   type ApiMethod,
@@ -9,6 +7,8 @@ import {
   type IpcResult,
   type WaystationService,
 } from '../../../shared/api/contract.js';
+import { ApiError } from '../../../shared/api/api-error.js';
+import { apiMethods } from '../../../shared/api/api-methods.js';
 import { EventHub } from '../../../electron/host/event-hub.js';
 import {
   registerIpcHandlers,

@@ -3,7 +3,9 @@ import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { apiMethods, ipcChannel, toApiError, type HostEvent } from '../../../shared/api/contract.js';
+import { ipcChannel, type HostEvent } from '../../../shared/api/contract.js';
+import { toApiError } from '../../../shared/api/api-error.js';
+import { apiMethods } from '../../../shared/api/api-methods.js';
 
 // The preload requires only `electron`; a fake bridge records what it exposes.
 const exposed: Record<string, unknown> = {};

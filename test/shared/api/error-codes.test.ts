@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../shared/api/contract.js';
+import { ApiError } from '../../../shared/api/api-error.js';
 import { asServiceError, httpStatusOf } from '../../../shared/api/dispatch.js';
 import { apiCodeOf, apiErrorCodes, apiErrorStatus, messageOf, ServiceError, serviceErrorCodes } from '../../../shared/api/error-codes.js';
 import { RefusedError } from '../../../electron/host/host-runner.js';

@@ -21,7 +21,8 @@ import {
   type WebContentsLike,
 } from '../../../electron/main/ipc-handlers.js';
 import { openStore } from '../../../electron/store/directory-store.js';
-import { apiMethods, ipcChannel, type ApiMethod, type IpcResult } from '../../../shared/api/contract.js';
+import { ipcChannel, type ApiMethod, type IpcResult } from '../../../shared/api/contract.js';
+import { apiMethods } from '../../../shared/api/api-methods.js';
 import { makeCheckpoint } from '../../electron/store/store-test-helpers.js';
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
 import { messageOf, pick, Tally, withTimeout, type ScenarioOptions, type ScenarioReport } from '../lib/scenario.js';
