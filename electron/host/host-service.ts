@@ -35,7 +35,7 @@ import { openStore } from '../store/directory-store.js';
 import { openLocation } from '../store/open-location.js';
 import { isPostgresUrl, redactUrl } from '../store/postgres/redact-url.js';
 import { isCheckpointStore, type CheckpointSource, type CheckpointStore } from '../store/store-types.js';
-import { detectLocation } from '../sources/detect-location.js';
+import { detectLocation, type DetectedLocation } from '../sources/detect-location.js';
 import { builtInAgentInfos, catalogOf } from './agent-catalog-cache.js';
 import { EventHub } from './event-hub.js';
 import { HostOperations } from './host-operations.js';
@@ -113,10 +113,12 @@ export class HostService implements WaystationService {
    * Open `dir` as the checkpoint directory: a new store and watcher replace
    * the old ones, and subscribers get `directory-changed`. `readOnly`
    * unset: in the mode the folder was last opened in (see RecentFolders).
+   * `detected`: what `dir` is, when the caller found out already (`serve`
+   * does, before it starts the host): a database is then not asked again.
    */
-  async open(dir: string, opts: { readOnly?: boolean } = {}): Promise<DirectoryInfo> {
+  async open(dir: string, opts: { readOnly?: boolean; detected?: DetectedLocation } = {}): Promise<DirectoryInfo> {
     // A database or a LangGraph checkpointer opens as a store or a source of its own; anything else must be a directory.
-    const found = await detectLocation(dir);
+    const found = opts.detected ?? (await detectLocation(dir));
     // The runner opens the database itself, so it is handed the URL as given (its password included); everything
     // shown names it by store.root, without the password.
     if (found.kind === 'postgres-store')
@@ -125,7 +127,7 @@ export class HostService implements WaystationService {
       // Waystation never runs a LangGraph graph: a checkpointer is browsed, read-only whatever was asked. Its readers
       // (SQLite's and PostgreSQL's drivers, the msgpack decoder) are loaded only then: a host of a directory never needs them.
       const { openLangGraphSource } = await import('../sources/langgraph/open-langgraph.js');
-      const source = await openLangGraphSource(dir);
+      const source = await openLangGraphSource(dir, found);
       return this.openNonDirectory(source, { readOnly: true, remember: found.kind === 'langgraph-sqlite' });
     }
     const root = path.resolve(dir);

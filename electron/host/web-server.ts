@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHostRunner } from './host-runner.js';
 import type { TrustGate } from '../runtime/directory-trust.js';
+import type { DetectedLocation } from '../sources/detect-location.js';
 import { HostService } from './host-service.js';
 import type { DirectoryInfo } from '../../shared/api/contract.js';
 import { startHttpHost, type HttpHost } from './http-host.js';
@@ -37,6 +38,8 @@ export interface WebServerOptions {
   env?: NodeJS.ProcessEnv;
   /** Which directories are trusted (the user's trust store by default): an untrusted one is served read-only. */
   trust?: TrustGate;
+  /** What `root` is, when the caller has found out already: the host then does not ask a database a second time. */
+  detected?: DetectedLocation;
 }
 
 export interface WebServer {
@@ -61,7 +64,7 @@ export async function startWebServer(root: string, options: WebServerOptions = {
     runner: options.readOnly ? null : createHostRunner({ env: options.env }),
     ...(options.trust ? { trust: options.trust } : {}),
   });
-  const opened = service.open(root);
+  const opened = service.open(root, options.detected ? { detected: options.detected } : {});
   // Heard by the caller through `opened`; not an unhandled rejection while the host starts listening.
   opened.catch(() => {});
   let http: HttpHost;

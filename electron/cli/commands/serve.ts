@@ -103,7 +103,7 @@ export function register(program: Command, ctx: CliContext): void {
       }
       // Waystation never runs a LangGraph graph: a checkpointer is served to be browsed. The URL is printed as soon
       // as the host listens: a browser loads the page while the directory opens (web-server.ts).
-      const server = await startWebServer(root, { port, readOnly });
+      const server = await startWebServer(root, { port, readOnly, detected: found });
       const stopLog = opts.quiet ? () => {} : logActivity(ctx, server);
       const s = ctx.style;
       ctx.io.out(`Waystation is serving ${shownLocation(root)}\n`);

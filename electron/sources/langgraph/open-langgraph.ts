@@ -2,7 +2,7 @@
  * Opening a LangGraph checkpointer as a Waystation source: a SQLite file or a
  * `postgres://` URL whose database holds LangGraph's tables.
  */
-import { detectLocation } from '../detect-location.js';
+import { detectLocation, type DetectedLocation } from '../detect-location.js';
 import { LangGraphSource } from './langgraph-source.js';
 import { POSTGRES_TABLES, PostgresRows } from './postgres-rows.js';
 import { redactUrl } from '../../store/postgres/redact-url.js';
@@ -16,10 +16,11 @@ export class NotLangGraphLocation extends ServiceError {
 
 /**
  * Open `location` as a LangGraph source, read-only; NotLangGraphLocation
- * (with the reason) when it is not one.
+ * (with the reason) when it is not one. `detected`: what detectLocation
+ * found it to be, when the caller asked already.
  */
-export async function openLangGraphSource(location: string): Promise<LangGraphSource> {
-  const found = await detectLocation(location);
+export async function openLangGraphSource(location: string, detected?: DetectedLocation): Promise<LangGraphSource> {
+  const found = detected ?? (await detectLocation(location));
   if (found.kind === 'langgraph-sqlite') return new LangGraphSource(new SqliteRows(found.file));
   if (found.kind === 'langgraph-postgres') return new LangGraphSource(new PostgresRows(found.url));
   if (found.kind === 'neither') throw new NotLangGraphLocation(found.reason);

@@ -4,6 +4,7 @@ import { HumanMessage } from '@langchain/core/messages';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import type { HostEvent } from '../../../shared/api/contract.js';
 import { HostService } from '../../../electron/host/host-service.js';
+import { detectLocation } from '../../../electron/sources/detect-location.js';
 import { THREADS, weatherAgent } from '../../support/langgraph-graphs.js';
 import { closeSaver, fingerprint, scenarioDatabase } from '../../support/langgraph-sqlite.js';
 
@@ -44,6 +45,21 @@ describe('the host with a LangGraph SQLite file open', () => {
     expect(diff.entries.some((e) => e.path === '/history/count')).toBe(true);
     await service.watching();
     expect(fingerprint(file)).toEqual(before);
+  });
+
+  it('opens a location as the caller found it to be, without finding out again', async () => {
+    // `serve` detects what it was given before it starts the host; a database is then not asked a second time.
+    const other = new HostService({ host: 'web', runner: null });
+    try {
+      await expect(other.open(file, { detected: { kind: 'neither', reason: 'found to be nothing by the caller' } })).rejects.toThrow(
+        /is not a directory: found to be nothing by the caller/,
+      );
+      const info = await other.open(file, { detected: await detectLocation(file) });
+      expect(info).toMatchObject({ root: fs.realpathSync(file), read_only: true });
+      expect((await other.listTasks()).map((t) => t.format)).toEqual(Object.values(THREADS).map(() => 'langgraph'));
+    } finally {
+      await other.close();
+    }
   });
 
   it('refuses to run anything on a LangGraph thread', async () => {
