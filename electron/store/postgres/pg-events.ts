@@ -58,12 +58,19 @@ export const CATCH_UP_MS = 5_000;
 /** How long to wait before reconnecting a dropped LISTEN connection, at most. */
 const MAX_RECONNECT_MS = 5_000;
 
-/** LISTEN for changes and deliver each task's new events once, in order. */
+/**
+ * LISTEN for changes and deliver each task's new events once, in order.
+ *
+ * `ready`: what the caller checks of the store before the feed may read its
+ * tables (the schema). The feed's connection logs in meanwhile, and its first
+ * catch-up waits for the check; a check that fails ends the feed with the
+ * check's error, whatever happened to the connection.
+ */
 export async function subscribePg(
   conn: Connection,
   onChange: (change: StoreChange) => void,
   onError?: (err: Error) => void,
-  opts: { catchUpMs?: number } = {},
+  opts: { catchUpMs?: number; ready?: Promise<unknown> } = {},
 ): Promise<StoreSubscription> {
   const delivered = new Map<string, number>();
   let closed = false;
@@ -104,7 +111,16 @@ export async function subscribePg(
       await c.query(`LISTEN ${CHANGES_CHANNEL}`);
     } catch (err) {
       await c.end().catch(() => undefined);
+      if (first) await opts.ready;
       throw conn.mapError(err);
+    }
+    if (first) {
+      try {
+        await opts.ready;
+      } catch (err) {
+        await c.end().catch(() => undefined);
+        throw err;
+      }
     }
     client = c;
     c.on('notification', (msg) => {

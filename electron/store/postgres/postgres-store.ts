@@ -266,8 +266,10 @@ export class PostgresStore implements CheckpointStore {
   }
 
   async subscribe(onChange: (change: StoreChange) => void, onError?: (err: Error) => void): Promise<StoreSubscription> {
-    await this.readable();
-    const inner = await subscribePg(this.conn, onChange, onError);
+    // The feed's own connection logs in while the pool's checks the schema: two logins at once, not one after the other.
+    const ready = this.readable();
+    ready.catch(() => {});
+    const inner = await subscribePg(this.conn, onChange, onError, { ready });
     const sub: StoreSubscription = {
       close: async () => {
         this.subscriptions.delete(sub);

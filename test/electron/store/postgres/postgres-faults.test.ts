@@ -49,6 +49,39 @@ describe('connection faults', () => {
     await store.close();
   });
 
+  it('a change feed on a database without the schema: the schema is what it says, and its own connection is let go', async () => {
+    const url = await createDatabase('feed');
+    const store = openPostgresStore(url, { autoInit: false });
+    const err = await failure(store.subscribe(() => {}));
+    expect((err as PostgresStoreError).fault).toBe('schema-missing');
+    expect(err.message).toContain('waystation db init');
+    // The feed logged in beside the schema check; it logs out when the check fails.
+    const database = new URL(url).pathname.slice(1);
+    await expect
+      .poll(() =>
+        withClient(url, async (c) =>
+          Number(
+            (
+              await c.query<{ n: string }>(
+                "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'waystation-listen'",
+                [database],
+              )
+            ).rows[0].n,
+          ),
+        ),
+      )
+      .toBe(0);
+    await store.close();
+  });
+
+  it('a change feed on a server that is not there: unreachable, named without the password', async () => {
+    const store = openPostgresStore('postgres://me:topsecret@127.0.0.1:1/agents', { connectTimeoutMs: 2000 });
+    const err = await failure(store.subscribe(() => {}));
+    expect((err as PostgresStoreError).fault).toBe('unreachable');
+    expect(err.message).not.toContain('topsecret');
+    await store.close();
+  });
+
   it('a connection killed while a save waits in its transaction: the save says nothing was written, and nothing was', async () => {
     const url = await createDatabase('drop');
     const store = openPostgresStore(url);
