@@ -4,7 +4,8 @@
  *
  * With `sandbox: true` a preload is one CommonJS script that may require only
  * `electron`, so this file imports no module of ours at run time: the method
- * list is written out here (a test keeps it equal to the contract's), and
+ * list is written out here, as the page's client has it written out for the
+ * page (shared/api/api-methods.ts; tests keep both equal to the contract's), and
  * types come from the contract at compile time only. It is a `.cts` file so
  * that tsc emits it as CommonJS (`preload.cjs`) while the rest is ESM.
  */

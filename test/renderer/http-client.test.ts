@@ -46,6 +46,12 @@ class FakeEventSource {
   }
 }
 
+/** A client whose event stream is a FakeEventSource and whose schema loads as `loadEventCheck` says. */
+function streamingApi(loadEventCheck: () => Promise<EventCheck>) {
+  FakeEventSource.instances = [];
+  return createHttpApi({ baseUrl: 'http://h', token: 't', EventSource: FakeEventSource as unknown as typeof EventSource, loadEventCheck });
+}
+
 describe('the HTTP API client', () => {
   it('posts each method to /api/rpc/<method> with the bearer token and returns the JSON answer', async () => {
     const { fetchImpl, requests } = fakeFetch(() => ({ status: 200, body: [{ task_id: 'a' }] }));
@@ -152,19 +158,13 @@ describe('the HTTP API client', () => {
   });
 
   it('holds the events that come before the schema has loaded, delivers them in order once it has, and reopens only after', async () => {
-    FakeEventSource.instances = [];
     const schema = deferred<EventCheck>();
     const loads: number[] = [];
     vi.useFakeTimers();
     try {
-      const api = createHttpApi({
-        baseUrl: 'http://h',
-        token: 't',
-        EventSource: FakeEventSource as unknown as typeof EventSource,
-        loadEventCheck: () => {
-          loads.push(1);
-          return schema.promise;
-        },
+      const api = streamingApi(() => {
+        loads.push(1);
+        return schema.promise;
       });
       const seen: number[] = [];
       const stop = api.subscribe((e) => seen.push(e.id), 4);
@@ -193,17 +193,11 @@ describe('the HTTP API client', () => {
   });
 
   it('drops the stream, saying why, when the schema cannot load, and reads it again from the last event delivered', async () => {
-    FakeEventSource.instances = [];
     const attempts = [deferred<EventCheck>(), deferred<EventCheck>()];
     let load = 0;
     vi.useFakeTimers();
     try {
-      const api = createHttpApi({
-        baseUrl: 'http://h',
-        token: 't',
-        EventSource: FakeEventSource as unknown as typeof EventSource,
-        loadEventCheck: () => attempts[load++].promise,
-      });
+      const api = streamingApi(() => attempts[load++].promise);
       const seen: number[] = [];
       const states: { state: string; reason?: string }[] = [];
       const stop = api.subscribe(
