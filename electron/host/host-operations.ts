@@ -4,7 +4,7 @@
  * root, the host runs tasks, the directory is not open read-only), then
  * handed to the runner port, which drives the long ones in child processes.
  */
-import { type ActionResult, type ApiParsedInput } from '../../shared/api/contract.js';
+import type { ActionResult, ApiParsedInput } from '../../shared/api/contract.js';
 import { ApiError } from '../../shared/api/api-error.js';
 import type { HostRunner } from './host-ports.js';
 import type { OpenDirectory } from './open-directory.js';

@@ -4,7 +4,7 @@
  * client stops reading (it resumes from its last id).
  */
 import http from 'node:http';
-import { type HostEvent, type WaystationService } from '../../shared/api/contract.js';
+import type { HostEvent, WaystationService } from '../../shared/api/contract.js';
 import { ApiError } from '../../shared/api/api-error.js';
 import { COMMON_HEADERS, HttpFailure } from './http-replies.js';
 

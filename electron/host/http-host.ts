@@ -34,7 +34,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type ApiMethod, type WaystationService } from '../../shared/api/contract.js';
+import type { ApiMethod, WaystationService } from '../../shared/api/contract.js';
 import { ApiError } from '../../shared/api/api-error.js';
 import type { TaskListing } from '../../shared/checkpoint/task-summary.js';
 import { dispatch, isApiMethod } from '../../shared/api/dispatch.js';

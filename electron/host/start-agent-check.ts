@@ -6,7 +6,7 @@
  * launched, so a page or a token holder can never make the host import a
  * file of its choosing: a path is never an agent name.
  */
-import { type AgentInfo } from '../../shared/api/contract.js';
+import type { AgentInfo } from '../../shared/api/contract.js';
 import { ApiError } from '../../shared/api/api-error.js';
 import { isModuleSpecifier } from '../runtime/agent-loader.js';
 

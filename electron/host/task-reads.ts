@@ -9,7 +9,7 @@
  * so the task view shows it even when a stat cannot (a same-size rewrite).
  */
 import { langGraphPartOf, summarizeLangGraphChange } from '../../shared/diff/langgraph-change.js';
-import { type ApiOutputs, type ApiParsedInput, type TaskDetail } from '../../shared/api/contract.js';
+import type { ApiOutputs, ApiParsedInput, TaskDetail } from '../../shared/api/contract.js';
 import { ApiError } from '../../shared/api/api-error.js';
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { type HostEvent } from '../../shared/api/contract.js';
+import type { HostEvent } from '../../shared/api/contract.js';
 import { ApiError } from '../../shared/api/api-error.js';
 import { createHttpApi, loadEventCheck, type EventCheck } from '../../renderer/src/api/http-client.js';
 

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { act } from 'react';
 import { fireEvent, render, screen, within } from '@testing-library/react';
-import { type AgentInfo, type WaystationApi } from '../../shared/api/contract.js';
+import type { AgentInfo, WaystationApi } from '../../shared/api/contract.js';
 import { ApiError } from '../../shared/api/api-error.js';
 import { StartTaskDialog } from '../../renderer/src/components/start-task-dialog.js';
 import { StoreContext, type AppStore } from '../../renderer/src/store/app-store.js';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { HostService } from '../../electron/host/host-service.js';
 import { openStore } from '../../electron/store/directory-store.js';
-import { type ApiMethod, type WaystationApi } from '../../shared/api/contract.js';
+import type { ApiMethod, WaystationApi } from '../../shared/api/contract.js';
 import { apiMethods } from '../../shared/api/api-methods.js';
 import { dispatch } from '../../shared/api/dispatch.js';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';

@@ -6,7 +6,7 @@
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type WaystationService } from '../../../shared/api/contract.js';
+import type { WaystationService } from '../../../shared/api/contract.js';
 import { apiMethods } from '../../../shared/api/api-methods.js';
 import { EventHub } from '../../../electron/host/event-hub.js';
 import { startHttpHost, type HttpHost, type WebHostedService } from '../../../electron/host/http-host.js';

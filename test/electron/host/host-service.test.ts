@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ActionResult, type HostEvent } from '../../../shared/api/contract.js';
+import type { ActionResult, HostEvent } from '../../../shared/api/contract.js';
 import { ApiError } from '../../../shared/api/api-error.js';
 import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../../shared/checkpoint/schema.js';
 import { runCli } from '../../../electron/cli/main.js';

@@ -14,7 +14,7 @@ import { HostService } from '../../../electron/host/host-service.js';
 import { OfflineProvider } from '../../../electron/llm/offline-provider.js';
 import { startTask } from '../../../electron/runtime/task-operations.js';
 import { openStore } from '../../../electron/store/directory-store.js';
-import { type ApiInput, type ApiMethod, type ApiOutputs } from '../../../shared/api/contract.js';
+import type { ApiInput, ApiMethod, ApiOutputs } from '../../../shared/api/contract.js';
 import { ApiError } from '../../../shared/api/api-error.js';
 import { dispatch } from '../../../shared/api/dispatch.js';
 import { trustAll } from '../../support/trust-all.js';

@@ -3,7 +3,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type HostEvent } from '../../../shared/api/contract.js';
+import type { HostEvent } from '../../../shared/api/contract.js';
 import { ApiError } from '../../../shared/api/api-error.js';
 import { apiMethods } from '../../../shared/api/api-methods.js';
 import type { TaskListing } from '../../../shared/checkpoint/task-summary.js';

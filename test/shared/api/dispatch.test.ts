@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type WaystationService } from '../../../shared/api/contract.js';
+import type { WaystationService } from '../../../shared/api/contract.js';
 import { ApiError, toApiError } from '../../../shared/api/api-error.js';
 import { apiMethods } from '../../../shared/api/api-methods.js';
 import { asServiceError, dispatch, httpStatusOf, isApiMethod } from '../../../shared/api/dispatch.js';

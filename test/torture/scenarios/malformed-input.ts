@@ -21,7 +21,7 @@ import { runCli } from '../../../electron/cli/main.js';
 import { HostService } from '../../../electron/host/host-service.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import { parseSegment } from '../../../electron/store/version-records.js';
-import { type ApiMethod } from '../../../shared/api/contract.js';
+import type { ApiMethod } from '../../../shared/api/contract.js';
 import { ApiError } from '../../../shared/api/api-error.js';
 import { dispatch } from '../../../shared/api/dispatch.js';
 import { ProblemReason } from '../../../shared/checkpoint/problem.js';

@@ -11,7 +11,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { seededRandom } from '../../../bench/lib/seeded-random.js';
-import { type ApiMethod } from '../../../shared/api/contract.js';
+import type { ApiMethod } from '../../../shared/api/contract.js';
 import { ApiError } from '../../../shared/api/api-error.js';
 import { dispatch } from '../../../shared/api/dispatch.js';
 import { createHostRunner } from '../../../electron/host/host-runner.js';
