@@ -64,7 +64,7 @@ export async function startWebServer(root: string, options: WebServerOptions = {
     runner: options.readOnly ? null : createHostRunner({ env: options.env }),
     ...(options.trust ? { trust: options.trust } : {}),
   });
-  const opened = service.open(root, options.detected ? { detected: options.detected } : {});
+  const opened = service.open(root, { detected: options.detected });
   // Heard by the caller through `opened`; not an unhandled rejection while the host starts listening.
   opened.catch(() => {});
   let http: HttpHost;
