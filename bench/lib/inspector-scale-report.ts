@@ -48,7 +48,7 @@ export function formatInspectorScale(r: InspectorScaleResult): string {
     ],
     [
       'host process spawn until listening (the directory opens meanwhile; requests wait for it)',
-      formatMs(l.hostOpenMs),
+      formatMs(l.spawnToListenMs),
       '',
       `spawn until the list is available: ${formatMs(l.spawnToListMs)}`,
     ],
