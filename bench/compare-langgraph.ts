@@ -24,6 +24,7 @@
  *   --pg-concurrent-steps 200  saves each of them makes
  *   --pg-list-tasks 10000    tasks of the inspector listing on PostgreSQL
  *   --pg-live-samples 50     saves timed for the live-update latency
+ *   --cold-hosts 5           hosts started cold after the first, for the median of the first rows on a cold host
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -34,6 +35,7 @@ import { writeResultsFile } from './lib/results-file.js';
 import { runRuntimeBench } from './lib/runtime/runtime-bench.js';
 import { formatGraphComparison, formatRuntimeBench } from './lib/runtime/runtime-report.js';
 import { formatPostgresComparison, runPostgresComparison } from './lib/compare/postgres-comparison.js';
+import { LATER_COLD_HOSTS } from './lib/inspector-scale.js';
 
 const { values } = parseArgs({
   options: {
@@ -53,6 +55,7 @@ const { values } = parseArgs({
     'pg-concurrent-steps': { type: 'string', default: '200' },
     'pg-list-tasks': { type: 'string', default: '10000' },
     'pg-live-samples': { type: 'string', default: '50' },
+    'cold-hosts': { type: 'string', default: String(LATER_COLD_HOSTS) },
   },
 });
 
@@ -75,7 +78,7 @@ if (
   process.exit(2);
 }
 
-const pgCounts = ['pg-runners', 'pg-concurrent-steps', 'pg-list-tasks', 'pg-live-samples'] as const;
+const pgCounts = ['pg-runners', 'pg-concurrent-steps', 'pg-list-tasks', 'pg-live-samples', 'cold-hosts'] as const;
 for (const name of pgCounts) {
   const n = Number(values[name]);
   if (!Number.isInteger(n) || n < 1) {
@@ -101,6 +104,7 @@ async function postgresSection() {
       concurrentSteps: Number(values['pg-concurrent-steps']),
       listTasks: Number(values['pg-list-tasks']),
       liveSamples: Number(values['pg-live-samples']),
+      laterColdHosts: Number(values['cold-hosts']),
       warmUpSteps,
       serverUrl: values['pg-url'],
       log: (line) => console.error(line),

@@ -12,6 +12,7 @@
  *   --versions N         versions per task (default 10)
  *   --writes N           versions written for the event latency (default 100)
  *   --no-browser         skip the Chromium measurement
+ *   --cold-hosts N       hosts started cold after the first, for the median of the first rows on a cold host (default 5)
  *   --skip-langgraph     skip the LangGraph source (10,000 checkpoints over 100 threads)
  *   --no-json            do not write bench/results/bench-<date>.json
  *
@@ -20,7 +21,7 @@
  */
 import { parseArgs } from 'node:util';
 import { describeMachine, formatMachine } from './lib/machine.js';
-import { runInspectorScale } from './lib/inspector-scale.js';
+import { LATER_COLD_HOSTS, runInspectorScale } from './lib/inspector-scale.js';
 import { formatInspectorScale } from './lib/inspector-scale-report.js';
 import { writeResultsFile } from './lib/results-file.js';
 import { formatStartup, runStartupBench } from './lib/startup.js';
@@ -45,6 +46,7 @@ const { values } = parseArgs({
     versions: { type: 'string' },
     writes: { type: 'string' },
     'no-browser': { type: 'boolean', default: false },
+    'cold-hosts': { type: 'string' },
     'skip-langgraph': { type: 'boolean', default: false },
     'no-json': { type: 'boolean', default: false },
   },
@@ -85,6 +87,7 @@ const scale = values['skip-scale']
       writeSpacingMs: 300,
       runs: quick ? 3 : 5,
       browser: !values['no-browser'],
+      laterColdHosts: num('cold-hosts', values['cold-hosts'], LATER_COLD_HOSTS, 1),
       log: (line) => console.error(line),
     });
 if (scale) console.log(`## Inspector at scale\n\n${formatInspectorScale(scale)}\n`);

@@ -58,6 +58,8 @@ export interface PostgresComparisonOptions {
   listTasks: number;
   /** Saves timed for the live-update latency. */
   liveSamples: number;
+  /** Hosts started cold after the first, for the cold-host first rows (default LATER_COLD_HOSTS). */
+  laterColdHosts?: number;
   /** Steps of a throwaway task each side saves first, not reported (0: none), as the directory comparison does. */
   warmUpSteps: number;
   /** An existing server's URL (a database the benchmark may create databases beside); default: a throwaway cluster. */
@@ -109,7 +111,7 @@ export interface PostgresComparisonResult {
 export interface FirstRowsFigure {
   /** A host whose list is built: navigation start to the first task row, first page load and the median of three more. */
   warmHost: { coldMs: number; warmMs: number };
-  /** A host started for the page: its start to the first task row (first, and three more hosts). */
+  /** A host started for the page: its start to the first task row (first, and LATER_COLD_HOSTS more hosts unless told). */
   coldHost: { hostStartToRowMs: number; laterHostStartToRowMs: number[] };
   /** What the hosts ran: the compiled dist/, as `waystation serve` does when it is current, or the sources through tsx. */
   hostFrom: 'dist' | 'sources';
@@ -411,7 +413,7 @@ export async function listingFigure(location: string, open: () => CheckpointStor
 }
 
 /** Chromium's first task row from `location` (a database URL or a folder), measured as the inspector-at-scale benchmark does. */
-async function firstRowsFigure(location: string, log: (line: string) => void): Promise<FirstRowsFigure> {
+async function firstRowsFigure(location: string, log: (line: string) => void, laterColdHosts?: number): Promise<FirstRowsFigure> {
   const host = startBenchChild('scale-host.mjs', [location]);
   let warmHost: FirstRowsFigure['warmHost'];
   let hostFrom: FirstRowsFigure['hostFrom'];
@@ -423,7 +425,7 @@ async function firstRowsFigure(location: string, log: (line: string) => void): P
   } finally {
     await host.stop();
   }
-  const cold = await coldHostRows(location, log);
+  const cold = await coldHostRows(location, log, laterColdHosts);
   return { warmHost, coldHost: { hostStartToRowMs: cold.hostStartToRowMs, laterHostStartToRowMs: cold.laterHostStartToRowMs }, hostFrom };
 }
 
@@ -519,8 +521,8 @@ export async function runPostgresComparison(opts: PostgresComparisonOptions, wor
     // A browser that fails under load (a page closed, a timeout) costs this table, not the figures measured before it.
     const firstRowsResult = firstRowsAt
       ? await (async () => ({
-          postgres: await firstRowsFigure(listUrl, opts.log),
-          directory: await firstRowsFigure(fixture.root, opts.log),
+          postgres: await firstRowsFigure(listUrl, opts.log, opts.laterColdHosts),
+          directory: await firstRowsFigure(fixture.root, opts.log, opts.laterColdHosts),
         }))().catch((err: unknown) => {
           opts.log(`  first rows: not measured (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
           return null;
