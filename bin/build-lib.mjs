@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run build:lib` (and `prepare`, so `npm ci` runs it): compiles the library, the
 // CLI and the worker into dist/, bundles the CLI and the worker (dist/bundle/, what
-// bin/waystation.mjs runs), then stamps the build with the sources it read and when
+// bin/waystation.mjs runs; the worker as one script with V8's code cache of it,
+// worker-script.mjs), then stamps the build with the sources it read and when
 // it started (electron/runtime/build-stamp.ts), so the launcher runs dist/ only while
 // it matches the sources. The stamp is removed first: a failed or interrupted build
 // leaves none, and the launcher falls back to the sources.
@@ -10,6 +11,7 @@ import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundleWorkerScript, writeWorkerCodeCache } from './worker-script.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 rmSync(path.join(root, 'dist', 'build-stamp.json'), { force: true });
@@ -37,6 +39,9 @@ if (r.status !== 0) {
 let bundled;
 try {
   bundled = await bundleEntries();
+  const outdir = path.join(root, 'dist', 'bundle');
+  bundled.push(...(await bundleWorkerScript(root, outdir, [englishZodMessages()])));
+  writeWorkerCodeCache(outdir);
 } catch (err) {
   console.error(`build:lib failed bundling the CLI (${err.message}); dist/ is not stamped, so \`waystation\` runs from the sources.`);
   process.exit(1);
@@ -44,7 +49,14 @@ try {
 
 const { writeBuildStamp } = await import(pathToFileURL(path.join(root, 'dist', 'electron', 'runtime', 'build-stamp.js')).href);
 // This script too: a build made by an older one may lack what the launcher now runs.
-writeBuildStamp(root, startedAtMs, [...own, ...bundled, 'tsconfig.json', 'tsconfig.lib.json', 'bin/build-lib.mjs']);
+writeBuildStamp(root, startedAtMs, [
+  ...own,
+  ...bundled,
+  'tsconfig.json',
+  'tsconfig.lib.json',
+  'bin/build-lib.mjs',
+  'bin/worker-script.mjs',
+]);
 
 /**
  * zod's messages in English only, in the bundle: zod sets English up itself,
@@ -68,7 +80,7 @@ function keepEnglishOnly(build) {
 }
 
 /**
- * Bundle the CLI, the worker process, the directory watcher's thread and the file checks' thread into
+ * Bundle the CLI, the directory watcher's thread and the file checks' thread into
  * dist/bundle/: a command then loads a few files instead of some five hundred
  * (its own modules, zod, commander), which is most of its start-up. Each
  * command stays a chunk of its own, imported only when run (command-list.ts);
@@ -86,7 +98,6 @@ async function bundleEntries() {
     absWorkingDir: root,
     entryPoints: {
       main: 'electron/cli/main.ts',
-      'worker-main': 'electron/runtime/worker-main.ts',
       'directory-watcher-worker': 'electron/host/directory-watcher-worker.ts',
       'file-check-worker': 'electron/store/file-check-worker.ts',
     },

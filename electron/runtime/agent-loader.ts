@@ -13,6 +13,7 @@ import type { AgentRef } from '../../shared/checkpoint/schema.js';
 import type { AnyAgent } from './define-agent.js';
 import { hashCodeFile } from './code-file-hash.js';
 import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
+import { importModule } from './import-module.js';
 
 export type AgentLookup = (name: string) => AnyAgent | null;
 
@@ -125,7 +126,7 @@ let tsLoaderRegistered = false;
  */
 async function ensureTypeScriptLoader(file: string): Promise<void> {
   if (tsLoaderRegistered || !/\.(ts|mts|cts)$/.test(file) || import.meta.url.endsWith('.ts')) return;
-  const { register } = await import('tsx/esm/api');
+  const { register } = await importModule<typeof import('tsx/esm/api')>('tsx/esm/api');
   register();
   tsLoaderRegistered = true;
 }
@@ -160,7 +161,7 @@ export async function importAgentModule(file: string, exportName?: string, opts:
   let mod: Record<string, unknown>;
   try {
     mod = await withTimeout(
-      import(pathToFileURL(file).href) as Promise<Record<string, unknown>>,
+      importModule(pathToFileURL(file).href),
       timeoutMs,
       () =>
         `the agent module ${file} did not finish loading within ${timeoutMs} ms (a top-level await that never settles?); set WAYSTATION_AGENT_LOAD_TIMEOUT_MS to allow longer`,

@@ -10,6 +10,7 @@
  * second copy of the runtime. The start-up a TypeScript loader costs is saved
  * where users meet it, by the CLI starting compiled (bin/waystation.mjs).
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,13 +21,27 @@ export interface WorkerLaunch {
   execArgv?: string[];
 }
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const isTs = import.meta.url.endsWith('.ts');
+/** The entry of the CLI's bundle that runs the worker with V8's code cache (worker-loader.cts), and the script it runs. */
+const CACHED_ENTRY = 'worker-loader.cjs';
+const CACHED_SCRIPT = 'worker.cjs';
 
 /** The worker entry of this build. */
 export function defaultWorkerLaunch(): Required<WorkerLaunch> {
-  const entry = path.join(here, isTs ? 'worker-main.ts' : 'worker-main.js');
-  if (!isTs) return { entry, execArgv: [] };
-  const tsx = createRequire(import.meta.url).resolve('tsx');
-  return { entry, execArgv: ['--import', pathToFileURL(tsx).href] };
+  return workerLaunchFor(import.meta.url);
+}
+
+/**
+ * The worker entry beside the module at `moduleUrl`: the sources' through
+ * tsx; in the CLI's bundle (dist/bundle/, where `npm run build:lib` puts the
+ * worker as one script with its code cache), the loader of that script;
+ * otherwise (the library compiled by tsc, the desktop app) `worker-main.js`.
+ */
+export function workerLaunchFor(moduleUrl: string): Required<WorkerLaunch> {
+  const here = path.dirname(fileURLToPath(moduleUrl));
+  if (moduleUrl.endsWith('.ts')) {
+    const tsx = createRequire(moduleUrl).resolve('tsx');
+    return { entry: path.join(here, 'worker-main.ts'), execArgv: ['--import', pathToFileURL(tsx).href] };
+  }
+  const cached = existsSync(path.join(here, CACHED_SCRIPT)) && existsSync(path.join(here, CACHED_ENTRY));
+  return { entry: path.join(here, cached ? CACHED_ENTRY : 'worker-main.js'), execArgv: [] };
 }

@@ -130,21 +130,29 @@ async function run(job: WorkerJob): Promise<number> {
   }
 }
 
-let code: number;
-try {
-  const raw = await receiveJob();
-  // A worker started ahead of its job (worker-standby.ts) and let go: it has done nothing, and says nothing.
-  if (!raw && process.env[STANDBY_ENV]) process.exit(RunExit.done);
-  if (!raw) throw new OperationError('invalid', 'the worker was started without a job (WAYSTATION_JOB, or its first IPC message)');
-  code = await run(JSON.parse(raw) as WorkerJob);
-} catch (err) {
-  const message = redactSecrets(messageOf(err));
-  // A value over a reader's limit is bad input: nothing was written (write-limits.ts).
-  const errCode = err instanceof OperationError ? err.code : err instanceof WriteLimitError ? 'invalid' : 'internal';
-  if (!(err instanceof OperationError) && !(err instanceof WriteLimitError))
-    process.stderr.write(`${redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
-  await send({ type: 'error', code: errCode, message });
-  code = exitCodeForError(errCode);
+/**
+ * Take the job, run it, answer the runner and exit with the job's code. A function, not top-level await: the
+ * compiled build runs this module as one CommonJS script (worker-loader.cts), where there is none.
+ */
+async function main(): Promise<never> {
+  let code: number;
+  try {
+    const raw = await receiveJob();
+    // A worker started ahead of its job (worker-standby.ts) and let go: it has done nothing, and says nothing.
+    if (!raw && process.env[STANDBY_ENV]) process.exit(RunExit.done);
+    if (!raw) throw new OperationError('invalid', 'the worker was started without a job (WAYSTATION_JOB, or its first IPC message)');
+    code = await run(JSON.parse(raw) as WorkerJob);
+  } catch (err) {
+    const message = redactSecrets(messageOf(err));
+    // A value over a reader's limit is bad input: nothing was written (write-limits.ts).
+    const errCode = err instanceof OperationError ? err.code : err instanceof WriteLimitError ? 'invalid' : 'internal';
+    if (!(err instanceof OperationError) && !(err instanceof WriteLimitError))
+      process.stderr.write(`${redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
+    await send({ type: 'error', code: errCode, message });
+    code = exitCodeForError(errCode);
+  }
+  if (process.connected) process.disconnect();
+  process.exit(code);
 }
-if (process.connected) process.disconnect();
-process.exit(code);
+
+void main();
