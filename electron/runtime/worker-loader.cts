@@ -21,10 +21,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
 
-/** The bundled worker beside this loader. */
-export const WORKER_SCRIPT = 'worker.cjs';
-/** V8's code cache of it, beside it. */
-export const WORKER_CODE_CACHE = `${WORKER_SCRIPT}.cache`;
+/** The bundled worker beside this loader (worker-launch.ts looks for both), and V8's code cache of it. */
+const WORKER_SCRIPT = 'worker.cjs';
+const WORKER_CODE_CACHE = `${WORKER_SCRIPT}.cache`;
 
 type CommonJsBody = (exports: object, require: NodeJS.Require, module: { exports: object }, filename: string, dirname: string) => void;
 
