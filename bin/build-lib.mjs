@@ -11,6 +11,7 @@ import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { nodeBundleOptions, ownSources } from './bundle-options.mjs';
 import { bundleWorkerScript, writeWorkerCodeCache } from './worker-script.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -40,7 +41,7 @@ let bundled;
 try {
   bundled = await bundleEntries();
   const outdir = path.join(root, 'dist', 'bundle');
-  bundled.push(...(await bundleWorkerScript(root, outdir, [englishZodMessages()])));
+  bundled.push(...(await bundleWorkerScript(root, outdir)));
   writeWorkerCodeCache(outdir);
 } catch (err) {
   console.error(`build:lib failed bundling the CLI (${err.message}); dist/ is not stamped, so \`waystation\` runs from the sources.`);
@@ -55,29 +56,9 @@ writeBuildStamp(root, startedAtMs, [
   'tsconfig.json',
   'tsconfig.lib.json',
   'bin/build-lib.mjs',
+  'bin/bundle-options.mjs',
   'bin/worker-script.mjs',
 ]);
-
-/**
- * zod's messages in English only, in the bundle: zod sets English up itself,
- * Waystation never switches (`z.locales` is used nowhere), and its other
- * forty-odd languages are half of what a command would otherwise compile at
- * start. `z.locales.en` stays; an agent's own zod, from node_modules, keeps all of them.
- */
-function englishZodMessages() {
-  return { name: 'english-zod-messages', setup: keepEnglishOnly };
-}
-function keepEnglishOnly(build) {
-  build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-    args.importer.split(path.sep).join('/').includes('/node_modules/zod/v4/')
-      ? { path: path.join(path.dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-english' }
-      : undefined,
-  );
-  build.onLoad({ filter: /.*/, namespace: 'zod-english' }, (args) => ({
-    contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-    resolveDir: path.dirname(args.path),
-  }));
-}
 
 /**
  * Bundle the CLI, the directory watcher's thread and the file checks' thread into
@@ -85,36 +66,25 @@ function keepEnglishOnly(build) {
  * (its own modules, zod, commander), which is most of its start-up. Each
  * command stays a chunk of its own, imported only when run (command-list.ts);
  * the entries sit side by side, as the runner and the watcher look for them
- * beside the code that starts them. Packages that must be found at run time
- * stay outside: the native SQLite binding, tsx (registered for TypeScript
- * agents), and pg, loaded only for a database. Resolves to the package's own
- * source files it read, for the stamp.
+ * beside the code that starts them (packages left out: bundle-options.mjs).
+ * Resolves to the package's own source files it read, for the stamp.
  */
 async function bundleEntries() {
   const { build } = await import('esbuild');
   const outdir = path.join(root, 'dist', 'bundle');
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
-    absWorkingDir: root,
+    ...nodeBundleOptions(root, outdir),
     entryPoints: {
       main: 'electron/cli/main.ts',
       'directory-watcher-worker': 'electron/host/directory-watcher-worker.ts',
       'file-check-worker': 'electron/store/file-check-worker.ts',
     },
-    outdir,
     chunkNames: 'chunk-[hash]',
-    bundle: true,
     splitting: true,
     format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    sourcemap: true,
-    external: ['better-sqlite3', 'tsx', 'pg', 'electron'],
     // Bundled CommonJS packages call require(); an ES module has none of its own.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-    plugins: [englishZodMessages()],
-    metafile: true,
-    logLevel: 'warning',
   });
-  return Object.keys(result.metafile.inputs).filter((f) => !f.split('/').includes('node_modules'));
+  return ownSources(result);
 }

@@ -5,27 +5,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { nodeBundleOptions, ownSources } from './bundle-options.mjs';
 
 /**
  * Bundle the worker script and its loader into `outdir`. `import.meta` has no
  * CommonJS form: the two uses the worker's code makes of it are given one.
  * Resolves to the package's own source files the bundles read.
  */
-export async function bundleWorkerScript(root, outdir, plugins = []) {
+export async function bundleWorkerScript(root, outdir) {
   const { build } = await import('esbuild');
-  const common = {
-    absWorkingDir: root,
-    outdir,
-    outExtension: { '.js': '.cjs' },
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    sourcemap: true,
-    external: ['better-sqlite3', 'tsx', 'pg', 'electron'],
-    metafile: true,
-    logLevel: 'warning',
-  };
+  const common = { ...nodeBundleOptions(root, outdir), outExtension: { '.js': '.cjs' }, format: 'cjs' };
   const worker = await build({
     ...common,
     entryPoints: { worker: 'electron/runtime/worker-main.ts' },
@@ -35,12 +24,9 @@ export async function bundleWorkerScript(root, outdir, plugins = []) {
         "const importMetaUrl = require('node:url').pathToFileURL(__filename).href; " +
         "const importMetaResolve = (s) => require('node:url').pathToFileURL(require.resolve(s)).href;",
     },
-    plugins,
   });
   const loader = await build({ ...common, entryPoints: { 'worker-loader': 'electron/runtime/worker-loader.cts' } });
-  return [...Object.keys(worker.metafile.inputs), ...Object.keys(loader.metafile.inputs)].filter(
-    (f) => !f.split('/').includes('node_modules'),
-  );
+  return [...ownSources(worker), ...ownSources(loader)];
 }
 
 /**

@@ -21,7 +21,10 @@ export interface WorkerLaunch {
   execArgv?: string[];
 }
 
-/** The entry of the CLI's bundle that runs the worker with V8's code cache (worker-loader.cts), and the script it runs. */
+/**
+ * The entry of the CLI's bundle that runs the worker with V8's code cache (worker-loader.cts), and the script it
+ * runs: the build writes both, and tsc emits the loader alone (the desktop build), so the script says which it is.
+ */
 const CACHED_ENTRY = 'worker-loader.cjs';
 const CACHED_SCRIPT = 'worker.cjs';
 
@@ -42,6 +45,5 @@ export function workerLaunchFor(moduleUrl: string): Required<WorkerLaunch> {
     const tsx = createRequire(moduleUrl).resolve('tsx');
     return { entry: path.join(here, 'worker-main.ts'), execArgv: ['--import', pathToFileURL(tsx).href] };
   }
-  const cached = existsSync(path.join(here, CACHED_SCRIPT)) && existsSync(path.join(here, CACHED_ENTRY));
-  return { entry: path.join(here, cached ? CACHED_ENTRY : 'worker-main.js'), execArgv: [] };
+  return { entry: path.join(here, existsSync(path.join(here, CACHED_SCRIPT)) ? CACHED_ENTRY : 'worker-main.js'), execArgv: [] };
 }
