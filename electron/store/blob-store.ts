@@ -158,12 +158,14 @@ export async function readHistoryChain(
 ): Promise<HistoryChainRead> {
   // Every chunk of the chain was carried by a version no newer than the checkpoint naming its head.
   const { ctx: reader, pace } = versionWalk(ctx, { listed: true });
-  const index = head === null ? null : await HistoryIndexReader.open(reader, taskDir);
+  // Opened at the first chunk the walk reads: a reader that holds the history up to its head reads none.
+  const index: { opening: Promise<HistoryIndexReader | null> | null } = { opening: null };
   try {
     return await walkHistoryChain(
       async (ref) => {
         await pace();
-        return (await index?.read(ref)) ?? readBlobValue(reader, taskDir, ref);
+        const opened = await (index.opening ??= HistoryIndexReader.open(reader, taskDir));
+        return (await opened?.read(ref)) ?? readBlobValue(reader, taskDir, ref);
       },
       relPath(ctx, taskDir),
       head,
@@ -171,7 +173,7 @@ export async function readHistoryChain(
       after,
     );
   } finally {
-    await index?.close();
+    await (await index.opening)?.close();
   }
 }
 

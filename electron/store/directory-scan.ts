@@ -94,7 +94,7 @@ export async function readFolder<C extends CheckpointHead>(
   const hot: FileRead<unknown> =
     names && !names.has(HOT_FILE)
       ? { ok: false, missing: true, problem: problem(relPath(ctx, path.join(dir, HOT_FILE)), 'unreadable', 'the file does not exist') }
-      : await readHot(ctx, dir);
+      : await readHot(ctx, dir, depth.keep);
   if (hot.ok && isLegacyDoc(hot.value)) {
     const importId = `${name}${IMPORT_SUFFIX}`;
     return legacyFound(legacyEntry(ctx, name, path.join(dir, HOT_FILE), hot, 'article-checkpoint-json', importId), importId, depth);
@@ -112,7 +112,7 @@ async function probeFolder<C extends CheckpointHead>(
   dir: string,
   depth: ReadDepth<C>,
 ): Promise<FoundTask<C> | null> {
-  const hot = await readHot(ctx, dir);
+  const hot = await readHot(ctx, dir, depth.keep);
   if (hot.ok && isLegacyDoc(hot.value)) {
     const importId = `${name}${IMPORT_SUFFIX}`;
     return legacyFound(legacyEntry(ctx, name, path.join(dir, HOT_FILE), hot, 'article-checkpoint-json', importId), importId, depth);

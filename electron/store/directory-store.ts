@@ -37,6 +37,7 @@ import { readVersionFile, rebuildVersion, versionWalk } from './version-file.js'
 import { HISTORY, DETAIL, listedFileProblems, listVersionNumbers, loadVersion, loadVersions, type ReadDepth } from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
 import { VersionHeads } from './version-heads.js';
+import { KeptCheckpoints } from './kept-checkpoints.js';
 import {
   isSafeTaskId,
   mapLimit,
@@ -105,6 +106,8 @@ class DirectoryStore implements CheckpointStore {
   private readonly events: EventCursor;
   /** What each version file's head holds, read once per file (version-heads.ts). */
   private readonly heads = new VersionHeads();
+  /** The hot snapshots of the tasks opened last, parsed and checked (kept-checkpoints.ts). */
+  private readonly kept = new KeptCheckpoints();
   /** The file checks' thread, once a check of many tasks started it; null where checks stay on this thread. */
   private fileChecks: FileCheckThread | null = null;
   private readonly fileCheckThread: boolean;
@@ -132,6 +135,7 @@ class DirectoryStore implements CheckpointStore {
           maxFileBytes: this.maxFileBytes,
           maxEventLogBytes: this.maxEventLogBytes,
           heads: this.heads,
+          kept: this.kept,
         }),
         () => {
           // Not there yet: retry next time rather than caching a guess.
@@ -143,6 +147,7 @@ class DirectoryStore implements CheckpointStore {
             maxFileBytes: this.maxFileBytes,
             maxEventLogBytes: this.maxEventLogBytes,
             heads: this.heads,
+            kept: this.kept,
           };
         },
       );

@@ -11,6 +11,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errorCode, settledReads, syncReadsOf, type StoreFs, type WholeFile } from './store-fs.js';
 import type { SegmentMemo, VersionNames } from './version-file.js';
 import type { VersionHeads } from './version-heads.js';
+import type { KeptCheckpoints, KeptSnapshot } from './kept-checkpoints.js';
 
 /** What a reader needs: the file system, the root (resolved) and the size limit. */
 export interface ReadContext {
@@ -28,6 +29,8 @@ export interface ReadContext {
   versionNames?: VersionNames;
   /** What the heads of the version files read so far hold, kept for the store's lifetime (version-heads.ts). */
   heads?: VersionHeads;
+  /** The hot snapshots of the tasks this store opened last, parsed and checked (kept-checkpoints.ts). */
+  kept?: KeptCheckpoints;
 }
 
 /** Files a sequential reader reads between two turns of the event loop. */
@@ -69,7 +72,15 @@ export async function exists(ctx: ReadContext, abs: string): Promise<boolean> {
 }
 
 export type FileRead<T> =
-  { ok: true; value: T; bytes: number; text: string; mtimeMs: number } | { ok: false; missing: boolean; problem: Problem };
+  | {
+      ok: true;
+      value: T;
+      bytes: number;
+      mtimeMs: number;
+      /** The snapshot kept of these bytes (readKeptJsonFile), whose checks are made once; `value` is its frozen doc. */
+      kept?: KeptSnapshot;
+    }
+  | { ok: false; missing: boolean; problem: Problem };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -258,7 +269,24 @@ export async function readJsonFile(ctx: ReadContext, abs: string): Promise<FileR
   if (!raw.ok) return raw;
   const parsed = parseJsonBytes(() => relPath(ctx, abs), raw.bytes);
   if (!parsed.ok) return { ok: false, missing: false, problem: parsed.problem };
-  return { ok: true, value: parsed.value, bytes: raw.bytes.length, text: parsed.text, mtimeMs: raw.mtimeMs };
+  return { ok: true, value: parsed.value, bytes: raw.bytes.length, mtimeMs: raw.mtimeMs };
+}
+
+/**
+ * readJsonFile through the context's kept snapshots (kept-checkpoints.ts): bytes the store kept are not parsed
+ * again, and a document `keep` accepts is kept, frozen, for the next read. Without kept snapshots, readJsonFile.
+ */
+export async function readKeptJsonFile(ctx: ReadContext, abs: string, keep: (doc: unknown) => boolean): Promise<FileRead<unknown>> {
+  if (!ctx.kept) return readJsonFile(ctx, abs);
+  const raw = await readBytes(ctx, abs);
+  if (!raw.ok) return raw;
+  const found = ctx.kept.match(abs, raw.bytes);
+  if (found) return { ok: true, value: found.doc, bytes: raw.bytes.length, mtimeMs: raw.mtimeMs, kept: found };
+  const parsed = parseJsonBytes(() => relPath(ctx, abs), raw.bytes);
+  if (!parsed.ok) return { ok: false, missing: false, problem: parsed.problem };
+  // A copy: the bytes read may be a buffer the file system reuses.
+  const kept = keep(parsed.value) ? ctx.kept.keep(abs, Buffer.from(raw.bytes), parsed.value) : null;
+  return { ok: true, value: parsed.value, bytes: raw.bytes.length, mtimeMs: raw.mtimeMs, ...(kept ? { kept } : {}) };
 }
 
 /**

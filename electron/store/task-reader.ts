@@ -12,11 +12,13 @@ import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shar
 import type { ListedFiles, TaskEntry } from './store-types.js';
 import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, safeParseReporting, type Checked } from './checkpoint-check.js';
-import { exists, readJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
+import { exists, readJsonFile, readKeptJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
+import { checkDeltas } from './incremental-validate.js';
+import { freezeDeep } from './kept-checkpoints.js';
 import { FIRST_HEAD_READ, isCompressed, readHeadOf, readVersionBytes } from './segment-compression.js';
 import { childPath } from './child-path.js';
 import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
-import { envelopeVersionOf, headVersion, misnumberedProblem } from './version-heads.js';
+import { envelopeVersionOf, headVersion, misnumberedProblem, type FileEnds } from './version-heads.js';
 import {
   locateRecord,
   parseVersionFileName,
@@ -27,6 +29,7 @@ import {
   versionPath,
   versionWalk,
   type RebuiltVersion,
+  type VersionDelta,
 } from './version-file.js';
 import { isSealedHead, lastSeal, parseSegment, SEAL_TAIL_BYTES, SEGMENT_VERSIONS } from './version-records.js';
 
@@ -55,6 +58,17 @@ export interface ReadDepth<C extends CheckpointHead> {
   heads: boolean;
   /** Check a parsed checkpoint file. */
   check(doc: unknown, file: string): Checked<C>;
+  /**
+   * Keep the hot snapshot, parsed and checked, for the next read of the task (kept-checkpoints.ts): opening a
+   * task does, a listing does not (it would hold thousands, and a listing reads each once).
+   */
+  keep: boolean;
+  /**
+   * The checkpoint the deltas of the versions after a kept hot snapshot make of it, checking only what they
+   * change (incremental-validate.ts, checkDeltas); null to check the rebuilt document with `check`. Absent where
+   * `check` costs less than the deltas.
+   */
+  checkDeltas?(base: C, baseDoc: unknown, deltas: readonly VersionDelta[]): C | null;
   /** A checkpoint validated whole, as this depth's type (a Checkpoint is a head too). */
   whole(cp: Checkpoint): C;
 }
@@ -65,11 +79,20 @@ export const LISTING: ReadDepth<CheckpointHead> = {
   noteLease: true,
   heads: false,
   check: checkCheckpointHead,
+  keep: false,
   whole: (cp) => cp,
 };
 
 /** Opening a task: see ReadDepth. */
-export const DETAIL: ReadDepth<Checkpoint> = { gaps: true, noteLease: false, heads: true, check: checkCheckpoint, whole: (cp) => cp };
+export const DETAIL: ReadDepth<Checkpoint> = {
+  gaps: true,
+  noteLease: false,
+  heads: true,
+  check: checkCheckpoint,
+  keep: true,
+  checkDeltas,
+  whole: (cp) => cp,
+};
 
 /** What reading a task's message history needs of its newest checkpoint: what a list row checks, and `history`. */
 export type HistoryHead = CheckpointHead & { history: HistoryRefType };
@@ -94,6 +117,7 @@ export const HISTORY: ReadDepth<HistoryHead> = {
     const whole = checkCheckpoint(doc, file);
     return whole.checkpoint ? whole : { ...whole, checkpoint: null };
   },
+  keep: true,
   whole: (cp) => cp,
 };
 
@@ -129,10 +153,12 @@ function checkRebuilt<C extends CheckpointHead>(
   version: number,
   rebuilt: Awaited<ReturnType<typeof rebuildVersion>>,
   check: (doc: unknown, file: string) => Checked<C>,
+  byDeltas?: (deltas: readonly VersionDelta[]) => C | null,
 ): LoadedVersion<C> {
   if (!rebuilt.ok) return rebuilt;
   const file = relPath(ctx, versionPath(taskDir, version));
-  const checked = check(rebuilt.value.doc, file);
+  const changed = byDeltas && rebuilt.value.since ? byDeltas(rebuilt.value.since) : null;
+  const checked: Checked<C> = changed ? { checkpoint: freezeDeep(changed), problems: [], readOnly: false } : check(rebuilt.value.doc, file);
   if (!checked.checkpoint) return { ok: false, problems: checked.problems, missing: false };
   if (checked.checkpoint.version !== version) {
     return {
@@ -208,7 +234,10 @@ async function segmentLast(ctx: ReadContext, taskDir: string, first: number): Pr
  * the version returned; `unknown` when the file must be read whole to tell
  * (a torn tail, a symbolic link, not a regular file, a failed read).
  */
-async function fileEnds(ctx: ReadContext, abs: string, first: number): Promise<'one-version' | number | 'unknown'> {
+async function fileEnds(ctx: ReadContext, abs: string, first: number): Promise<FileEnds | 'unknown'> {
+  // A file seen before, and the same file still, says the same: a task opened again reads one lstat a file.
+  const noted = await ctx.heads?.endsOf(ctx, abs);
+  if (noted !== undefined) return noted;
   let handle: StoreFileHandle;
   try {
     handle = await ctx.fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW);
@@ -224,22 +253,34 @@ async function fileEnds(ctx: ReadContext, abs: string, first: number): Promise<'
     // A compressed segment's head is what its first bytes inflate to (segment-compression.ts).
     const compressed = isCompressed(read);
     const head = compressed ? await readHeadOf(handle, st.size, read) : read;
-    // What the head says is kept, as the store's look at the file's head would keep it (version-heads.ts): the
-    // file checks of a listing read both of the newest file.
-    ctx.heads?.note(abs, st, envelopeVersionOf(head));
-    // Only a full segment is compressed: one whose inflated head is a sealed record's holds sixteen versions,
-    // counted without inflating the rest (a version among them that does not read says so when read).
-    if (compressed) return isSealedHead(head, first) ? first + SEGMENT_VERSIONS - 1 : 'unknown';
-    if (!isSealedHead(head, first)) return 'one-version';
-    const tail = Buffer.alloc(Math.min(st.size, SEAL_TAIL_BYTES));
-    await handle.read(tail, 0, tail.length, st.size - tail.length);
-    const last = lastSeal(tail);
-    return last !== null && last >= first && last < first + SEGMENT_VERSIONS ? last : 'unknown';
+    const ends = await endsFrom(handle, st.size, head, compressed, first);
+    // What the head and the ends say is kept, as the store's look at the file's head would keep it
+    // (version-heads.ts): the file checks of a listing read both of the newest file.
+    ctx.heads?.note(abs, st, envelopeVersionOf(head), ends === 'unknown' ? undefined : ends);
+    return ends;
   } catch {
     return 'unknown';
   } finally {
     await handle.close().catch(() => undefined);
   }
+}
+
+/** What a version file's head (`head`, inflated when `compressed`) and last bytes say; see fileEnds. */
+async function endsFrom(
+  handle: StoreFileHandle,
+  size: number,
+  head: Buffer,
+  compressed: boolean,
+  first: number,
+): Promise<FileEnds | 'unknown'> {
+  // Only a full segment is compressed: one whose inflated head is a sealed record's holds sixteen versions,
+  // counted without inflating the rest (a version among them that does not read says so when read).
+  if (compressed) return isSealedHead(head, first) ? first + SEGMENT_VERSIONS - 1 : 'unknown';
+  if (!isSealedHead(head, first)) return 'one-version';
+  const tail = Buffer.alloc(Math.min(size, SEAL_TAIL_BYTES));
+  await handle.read(tail, 0, tail.length, size - tail.length);
+  const last = lastSeal(tail);
+  return last !== null && last >= first && last < first + SEGMENT_VERSIONS ? last : 'unknown';
 }
 
 /** The numbers the files in `versions/` are named for, ascending; temp files and strays are skipped. */
@@ -489,9 +530,11 @@ export async function readNativeTask<C extends CheckpointHead>(
   let readOnly = false;
   let hotVersion: number | null = null;
   let hotDoc: unknown = null;
+  // The hot snapshot is kept and checked without a problem: a valid base for the versions after it.
+  let keptBase: C | null = null;
   if (hot.ok) {
     const hotFile = relPath(ctx, childPath(taskDir, HOT_FILE));
-    const checked = depth.check(hot.value, hotFile);
+    const checked = hot.kept ? hot.kept.checked(depth.check, hotFile) : depth.check(hot.value, hotFile);
     const named = checked.checkpoint?.version;
     // A listing leaves this to the file checks (listedFileProblems), which list versions/ anyway: done here, it
     // was a lookup, a listing of versions/ and a read of a segment's ends for every task the runtime wrote,
@@ -506,6 +549,10 @@ export async function readNativeTask<C extends CheckpointHead>(
       readOnly = checked.readOnly;
       hotVersion = checked.checkpoint.version;
       hotDoc = hot.value;
+      // Not a document of an older schema, which the check migrates: the deltas apply to the document as
+      // stored, and what they make of it is then checked whole, as a read without the kept snapshot does.
+      const current = (hot.value as { schema_version?: unknown }).schema_version === checked.checkpoint.schema_version;
+      if (hot.kept && current && checked.problems.length === 0 && !checked.readOnly) keptBase = checked.checkpoint;
     } else {
       hotProblems.push(...checked.problems);
     }
@@ -524,11 +571,14 @@ export async function readNativeTask<C extends CheckpointHead>(
       problems.push(...found.problems);
     }
     const known = { version: hotVersion, rebuilt: { doc: hotDoc, fullBytes: 0, deltaBytes: 0, fullVersion: hotVersion } };
+    // From a kept snapshot checked clean, the versions after it are checked by what they change.
+    const base = keptBase;
+    const byDeltas = base && depth.checkDeltas ? (d: readonly VersionDelta[]) => depth.checkDeltas!(base, hotDoc, d) : undefined;
     // Misnumbered files above the version the task will stand at are moved aside by the next save (set-aside.ts).
     let above = true;
     for (let v = newest; v > hotVersion; v--) {
       // Checked as deeply as the hot snapshot would have been: a running task's row is read this way on every save.
-      const loaded = checkRebuilt(ctx, taskDir, v, await rebuildVersion(ctx, taskDir, v, known), depth.check);
+      const loaded = checkRebuilt(ctx, taskDir, v, await rebuildVersion(ctx, taskDir, v, known), depth.check, byDeltas);
       if (loaded.ok) {
         checkpoint = loaded.checkpoint;
         readOnly = loaded.readOnly;
@@ -692,9 +742,10 @@ export function isLegacyDoc(doc: unknown): boolean {
   return detectLegacyFormat(doc) !== null;
 }
 
-/** Read the hot snapshot of a folder. */
-export function readHot(ctx: ReadContext, taskDir: string): Promise<FileRead<unknown>> {
-  return readJsonFile(ctx, childPath(taskDir, HOT_FILE));
+/** Read the hot snapshot of a folder; with `keep`, through the store's kept snapshots (a legacy file is never kept). */
+export function readHot(ctx: ReadContext, taskDir: string, keep = false): Promise<FileRead<unknown>> {
+  const abs = childPath(taskDir, HOT_FILE);
+  return keep ? readKeptJsonFile(ctx, abs, (doc) => !isLegacyDoc(doc)) : readJsonFile(ctx, abs);
 }
 
 function dedupe(problems: Problem[]): Problem[] {

@@ -449,6 +449,17 @@ export interface RebuiltVersion {
   deltaBytes: number;
   /** The version number of that full snapshot. */
   fullVersion: number;
+  /**
+   * When rebuilt on a version already known (rebuildVersion's `known`): the deltas applied to it, oldest first,
+   * so a reader holding that version checked can check only what they change.
+   */
+  since?: readonly VersionDelta[];
+}
+
+/** The delta a version's envelope holds from the version before it. */
+export interface VersionDelta {
+  version: number;
+  ops: DiffOp[];
 }
 
 /**
@@ -467,7 +478,7 @@ export async function rebuildVersion(
   version: number,
   known?: { version: number; rebuilt: RebuiltVersion },
 ): Promise<{ ok: true; value: RebuiltVersion } | { ok: false; problems: Problem[]; missing: boolean }> {
-  const deltas: { version: number; ops: DiffOp[] }[] = [];
+  const deltas: VersionDelta[] = [];
   let deltaBytes = 0;
   // Up to a few thousand small files, one after the other.
   const { ctx: reader, pace } = versionWalk(ctx);
@@ -476,7 +487,8 @@ export async function rebuildVersion(
       const applied = applyDeltas(ctx, taskDir, known.rebuilt.doc, deltas);
       if (!applied.ok) return applied;
       const { fullBytes, fullVersion } = known.rebuilt;
-      return { ok: true, value: { doc: applied.doc, fullBytes, deltaBytes: known.rebuilt.deltaBytes + deltaBytes, fullVersion } };
+      const since = deltas.slice().reverse();
+      return { ok: true, value: { doc: applied.doc, fullBytes, deltaBytes: known.rebuilt.deltaBytes + deltaBytes, fullVersion, since } };
     }
     await pace();
     const read = await readVersionFile(reader, taskDir, v);
@@ -513,7 +525,7 @@ function applyDeltas(
   ctx: ReadContext,
   taskDir: string,
   doc: unknown,
-  deltas: readonly { version: number; ops: DiffOp[] }[],
+  deltas: readonly VersionDelta[],
 ): { ok: true; doc: unknown } | { ok: false; problems: Problem[]; missing: false } {
   let out = doc;
   for (let i = deltas.length - 1; i >= 0; i--) {

@@ -1,11 +1,12 @@
 /**
  * Which version a version file's envelope holds, from its first bytes, and
  * the problem when that is not the version the file is named for (a file
- * copied or renamed into `versions/`).
+ * copied or renamed into `versions/`); with it, once read, what its last
+ * bytes say of the versions a segment holds (task-reader.ts, fileEnds).
  *
  * Waystation never changes what a version file holds once its name exists
  * (a segment only grows, and its head never changes; a full one compressed
- * holds the same bytes), so what a file's head says is
+ * holds the same bytes), so what a file's head and ends say is
  * kept per store, keyed by the file's path and identity (device, inode, size,
  * modification and change times): a file seen before costs one lstat, a new
  * or changed one (copied over, grown) is read again.
@@ -40,7 +41,12 @@ interface Known {
   mtimeMs: number;
   ctimeMs: number;
   held: number | null;
+  /** What the file's first and last bytes say of the versions it holds (task-reader.ts, fileEnds), once read. */
+  ends?: FileEnds;
 }
+
+/** A version file holds one version, or is a segment whose last seal names the number given. */
+export type FileEnds = 'one-version' | number;
 
 const sameFile = (k: Known, st: Stats) =>
   k.dev === st.dev && k.ino === st.ino && k.size === st.size && k.mtimeMs === st.mtimeMs && k.ctimeMs === st.ctimeMs;
@@ -72,9 +78,22 @@ export class VersionHeads {
     if (this.known.size > this.capacity) this.known.delete(this.known.keys().next().value as string);
   }
 
-  /** Keep what a read of the file's first bytes elsewhere found (`held`, of the file `st` describes), as versionAt would. */
-  note(abs: string, st: Stats, held: number | null): void {
-    this.keep(abs, { ...identity(st), held });
+  /**
+   * Keep what a read of the file's first bytes elsewhere found (`held`, of the file `st` describes), as versionAt
+   * would, and with `ends` what its last bytes say.
+   */
+  note(abs: string, st: Stats, held: number | null, ends?: FileEnds): void {
+    this.keep(abs, ends === undefined ? { ...identity(st), held } : { ...identity(st), held, ends });
+  }
+
+  /** The ends noted of the file at `abs`, while it is the file they were noted of (one lstat); otherwise undefined. */
+  async endsOf(ctx: ReadContext, abs: string): Promise<FileEnds | undefined> {
+    const known = this.known.get(abs);
+    if (known?.ends === undefined) return undefined;
+    const st = await lstatOrNull(ctx, abs);
+    if (st === null || st === 'missing' || !sameFile(known, st)) return undefined;
+    this.keep(abs, known);
+    return known.ends;
   }
 
   /** The version the file at `abs` holds (see HeadVersion). */

@@ -48,7 +48,14 @@ export function stepPrompt(step: number): string {
  * An agent with a plan of `planSteps` steps that runs the first `steps` of
  * them, reporting each step's timing to `record`.
  */
-export function benchAgent(opts: { seed: number; steps: number; planSteps: number; record: (t: StepTiming) => void }) {
+export function benchAgent(opts: {
+  seed: number;
+  steps: number;
+  planSteps: number;
+  record: (t: StepTiming) => void;
+  /** Awaited after each step, outside its timing: what the bench does beside the running task. */
+  between?: (step: number) => Promise<void>;
+}) {
   const results: StepResult[] = Array.from({ length: opts.steps + 1 }, (_, i) => workloadResult(opts.seed, i));
   return defineAgent({
     name: 'bench-agent',
@@ -68,6 +75,7 @@ export function benchAgent(opts: { seed: number; steps: number; planSteps: numbe
           return result;
         });
         opts.record({ stepMs: msSince(started), agentMs });
+        await opts.between?.(step);
       }
     },
   });

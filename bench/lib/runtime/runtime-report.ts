@@ -23,6 +23,8 @@ export interface RuntimeFigures {
   storageRatio: number;
   storageRatioWithoutHot: number;
   readMedian: number;
+  /** The read of a reader beside the running task (RuntimeCaseResult.liveRead), median. */
+  liveReadMedian: number;
 }
 
 /** The figures of a case, computed from its samples. */
@@ -45,6 +47,7 @@ export function runtimeFigures(r: RuntimeCaseResult): RuntimeFigures {
     storageRatio: r.storage.task.apparentBytes / r.storage.payloadBytes,
     storageRatioWithoutHot: (r.storage.task.apparentBytes - hot) / r.storage.payloadBytes,
     readMedian: percentile(r.read.ms, 50),
+    liveReadMedian: percentile(r.liveRead.ms, 50),
   };
 }
 
@@ -63,6 +66,7 @@ export function formatRuntimeBench(results: readonly RuntimeCaseResult[]): strin
       verdict(f.stepOverDirect, 2),
       `${verdict(f.storageRatio, 2)}; ${formatRatio(f.storageRatioWithoutHot)} without checkpoint.json`,
       `${formatMs(f.readMedian)} (${r.read.messages.toLocaleString('en-US')} messages)`,
+      formatMs(f.liveReadMedian),
     ];
   });
   const table = formatTable(
@@ -75,6 +79,7 @@ export function formatRuntimeBench(results: readonly RuntimeCaseResult[]): strin
       { header: 'runtime / direct save' },
       { header: 'task folder / payload' },
       { header: 'latest state + messages', align: 'right' },
+      { header: 'the same, beside the running task', align: 'right' },
     ],
     rows,
   );
@@ -88,7 +93,7 @@ export function formatRuntimeBench(results: readonly RuntimeCaseResult[]): strin
   return [
     table,
     '',
-    'A step is `ctx.step` from call to return with the agent\'s own work taken out: the model call (answered at once) and its save, the step\'s save with its result, and their events. "Direct" is the same work saved by calling the store once a step, in the same run. Early and late: the first and last tenth of the steps (at most 100 each).',
+    "A step is `ctx.step` from call to return with the agent's own work taken out: the model call (answered at once) and its save, the step's save with its result, and their events. \"Direct\" is the same work saved by calling the store once a step, in the same run. Early and late: the first and last tenth of the steps (at most 100 each). The latest state with its messages: `getTask` + `readHistory` on a freshly opened store (median), and, beside the running task, a store kept open in a process of its own reading `getTask` + the messages after those it holds (`readHistoryAfter`) after each of the last 100 steps, as an inspector's host does, in a second run of the agent (median of the reads after the last nine steps).",
     '',
     ...storage,
   ].join('\n');
@@ -105,6 +110,8 @@ export interface GraphFigures {
   storageAdvantage: number;
   /** Graph getState / Waystation latest read, medians (target: at least 1 at every N). */
   readAdvantage: number;
+  /** Graph getState / the read beside the running task, medians. */
+  liveReadAdvantage: number;
 }
 
 /** Compare a runtime case with the graph run of the same N. */
@@ -119,6 +126,7 @@ export function graphFigures(r: RuntimeCaseResult, g: GraphRunResult): GraphFigu
     lateSpeedup: percentile(g.lateMs, 50) / percentile(r.stepMs.slice(r.late.from - 1, r.late.to), 50),
     storageAdvantage: g.storageBytes / r.storage.task.apparentBytes,
     readAdvantage: percentile(g.read.ms, 50) / percentile(r.read.ms, 50),
+    liveReadAdvantage: percentile(g.read.ms, 50) / percentile(r.liveRead.ms, 50),
   };
 }
 
@@ -142,6 +150,8 @@ export function formatGraphComparison(cases: readonly RuntimeCaseResult[], graph
       g.steps >= 10_000 ? atLeast(f.storageAdvantage, 100) : formatRatio(f.storageAdvantage),
       `${formatMs(percentile(r.read.ms, 50))} / ${formatMs(percentile(g.read.ms, 50))} (${r.read.messages} / ${g.read.messages} msgs)`,
       atLeast(f.readAdvantage, 1),
+      formatMs(percentile(r.liveRead.ms, 50)),
+      atLeast(f.liveReadAdvantage, 1),
     ]);
   }
   const table = formatTable(
@@ -155,6 +165,8 @@ export function formatGraphComparison(cases: readonly RuntimeCaseResult[], graph
       { header: 'graph / Waystation' },
       { header: 'latest state + messages', align: 'right' },
       { header: 'graph / Waystation' },
+      { header: 'the same, beside the running task', align: 'right' },
+      { header: 'graph / Waystation' },
     ],
     rows,
   );
@@ -162,6 +174,6 @@ export function formatGraphComparison(cases: readonly RuntimeCaseResult[], graph
   return [
     table,
     '',
-    `The graph: \`StateGraph\` (@langchain/langgraph) with one node that appends the step's message and stores its result, compiled with \`SqliteSaver\` (journal_mode=${mode?.journalMode ?? '?'}, synchronous=${mode?.synchronous ?? '?'}), invoked once a step with \`durability: "sync"\`; its read is \`getState\`. Waystation: the bench agent through the runtime (two versions a step: the model call's and the step's), its read \`getTask\` + \`readHistory\` on a freshly opened store; it holds two messages a step (the prompt and the reply), the graph one.`,
+    `The graph: \`StateGraph\` (@langchain/langgraph) with one node that appends the step's message and stores its result, compiled with \`SqliteSaver\` (journal_mode=${mode?.journalMode ?? '?'}, synchronous=${mode?.synchronous ?? '?'}), invoked once a step with \`durability: "sync"\`; its read is \`getState\`. Waystation: the bench agent through the runtime (two versions a step: the model call's and the step's), its read \`getTask\` + \`readHistory\` on a freshly opened store, and beside the running task a store kept open in a process of its own reading \`getTask\` + \`readHistoryAfter\` (the messages after those it holds) after each step (median of the last nine); it holds two messages a step (the prompt and the reply), the graph one.`,
   ].join('\n');
 }

@@ -7,6 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { openStore, startTask, type CheckpointStore, type OperationEnv } from '../../../electron/runtime/index.js';
+import { startBenchChild } from '../host-client.js';
 import { workloadMessage, workloadResult, workloadStepId } from '../agent-workload.js';
 import { directorySize, type DiskUsage } from '../dir-size.js';
 import { msSince, nowNs, timeRepeated } from '../timing.js';
@@ -35,6 +36,12 @@ export interface RuntimeCaseResult extends RuntimeCase {
   storage: RuntimeStorage;
   /** Reading the latest state with its messages from a freshly opened store (getTask + readHistory). */
   read: { ms: number[]; messages: number };
+  /**
+   * Reading it as a reader beside the running task does (an inspector's host, in a process of its own): a store
+   * kept open, after each of the last steps, getTask and the messages after those it holds (readHistoryAfter).
+   * The first of those reads, which takes the whole history, is not among these.
+   */
+  liveRead: { ms: number[]; messages: number };
   wallMs: number;
 }
 
@@ -61,10 +68,7 @@ export async function runRuntimeCase(c: RuntimeCase, dir: string, readRuns: numb
   const inner = openStore(runtimeDir);
   const store = timedSaves(inner, storeSaveMs);
   const timings: StepTiming[] = [];
-  const agent = benchAgent({ seed: SEED, steps: c.steps, planSteps: c.planSteps, record: (t) => timings.push(t) });
-  const env: OperationEnv = { store, root: runtimeDir, llm: new WorkloadProvider(SEED, c.steps), actor: 'bench' };
-  const outcome = await startTask(env, agent, { taskId: TASK_ID });
-  if (outcome.status !== 'done') throw new Error(`the bench agent ended ${outcome.status}: ${outcome.message}`);
+  await drive(c, runtimeDir, store, (t) => timings.push(t));
   if (timings.length !== c.steps) throw new Error(`the bench agent ran ${timings.length} steps of ${c.steps}`);
 
   const directSaveMs = await saveDirectly(c, directDir);
@@ -80,6 +84,7 @@ export async function runRuntimeCase(c: RuntimeCase, dir: string, readRuns: numb
     if (!entry?.checkpoint) throw new Error(`getTask(${TASK_ID}) found no readable checkpoint in ${runtimeDir}`);
     return fresh.readHistory(TASK_ID);
   });
+  const liveRead = await readBesideTheRun(c, path.join(dir, 'live'));
   const { early, late } = timedRanges(c.steps);
   return {
     ...c,
@@ -91,8 +96,67 @@ export async function runRuntimeCase(c: RuntimeCase, dir: string, readRuns: numb
     directSaveMs,
     storage,
     read: { ms, messages: result.length },
+    liveRead,
     wallMs: msSince(started),
   };
+}
+
+/** The bench agent run through the runtime in `root`, each step's timing given to `record`. */
+async function drive(
+  c: RuntimeCase,
+  root: string,
+  store: CheckpointStore,
+  record: (t: StepTiming) => void,
+  between?: (step: number) => Promise<void>,
+): Promise<void> {
+  const agent = benchAgent({ seed: SEED, steps: c.steps, planSteps: c.planSteps, record, between });
+  const env: OperationEnv = { store, root, llm: new WorkloadProvider(SEED, c.steps), actor: 'bench' };
+  const outcome = await startTask(env, agent, { taskId: TASK_ID });
+  if (outcome.status !== 'done') throw new Error(`the bench agent ended ${outcome.status}: ${outcome.message}`);
+}
+
+/**
+ * The case run again in `root`, with a reader beside it (liveReader): a run of its own, so that nothing the
+ * reader does is in the figures of the run measured above.
+ */
+async function readBesideTheRun(c: RuntimeCase, root: string): Promise<RuntimeCaseResult['liveRead']> {
+  await fs.mkdir(root, { recursive: true });
+  const live = liveReader(root, Math.max(1, c.steps - LIVE_READS + 1), c.steps);
+  try {
+    let steps = 0;
+    await drive(c, root, openStore(root), () => steps++, live.after);
+    if (steps !== c.steps) throw new Error(`the bench agent ran ${steps} steps of ${c.steps}`);
+  } finally {
+    await live.stop();
+  }
+  return { ms: live.ms, messages: live.messages() };
+}
+
+/** The reader beside the running task reads after each of the last this many steps ... */
+const LIVE_READS = 100;
+/** ... and the last this many of those reads are timed (RuntimeCaseResult.liveRead). */
+const LIVE_TIMED = 9;
+
+/**
+ * The reader beside the running task (live-reader.ts, a process of its own, as an inspector's host is):
+ * `after(step)` has it read after each step from `from` on, as a host that has shown the task for a while (its
+ * first read takes the whole history, and its code is compiled by the reads that follow); the last LIVE_TIMED
+ * reads, those of the run's last steps, are timed.
+ */
+function liveReader(root: string, from: number, last: number) {
+  const child = startBenchChild('runtime/live-reader.ts', [root, TASK_ID]);
+  const ms: number[] = [];
+  let messages = 0;
+  const ready = child.next('ready');
+  const after = async (step: number) => {
+    if (step < from) return;
+    await ready;
+    child.send('read');
+    const read = await child.next<{ ms: number; messages: number }>('read');
+    if (step > last - LIVE_TIMED && step > from) ms.push(read.ms);
+    messages = read.messages;
+  };
+  return { ms, after, messages: () => messages, stop: () => child.stop() };
 }
 
 /** The store with each save timed into `into`. */

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_FILE_BYTES, openStore } from '../../../electron/store/directory-store.js';
 import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
 import { VersionHeads } from '../../../electron/store/version-heads.js';
+import type { SaveLease } from '../../../electron/store/store-types.js';
 import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
 
 let root: string;
@@ -104,5 +105,38 @@ describe('version file heads', () => {
     await fs.rm(path.join(versions, '00000002.json'));
     await fs.writeFile(path.join(versions, '00000002.json'), good);
     expect((await store.getTask('t'))?.problems).toEqual([]);
+  });
+
+  it("keep a segment's ends with its head: a task opened again reads only the segment after checkpoint.json, and reads it again once appended to", async () => {
+    const lease: SaveLease = { taskId: 's', held: true, generation: 1 };
+    const writer = openStore(root);
+    let cp = (await writer.create(makeCheckpoint('s', 3))).checkpoint;
+    const saveOne = async () => {
+      cp = (
+        await writer.save('s', {
+          expectedVersion: cp.version,
+          checkpoint: { ...withoutVersion(cp), phase: `phase ${cp.version + 1}` },
+          lease,
+        })
+      ).checkpoint;
+    };
+    // A full segment (1 to 16) and one filling (17 to 20), whose versions are applied to checkpoint.json (16).
+    while (cp.version < 20) await saveOne();
+    const { fs: counting, opened } = countingFs();
+    const store = openStore(root, { fs: counting });
+    expect((await store.getTask('s'))?.checkpoint?.version).toBe(20);
+    expect(opened).toContain('s/versions/00000001.json');
+    opened.length = 0;
+    // Opened again: the full segment's ends are known; only the records after checkpoint.json are read.
+    expect((await store.getTask('s'))?.problems).toEqual([]);
+    expect(new Set(opened)).toEqual(new Set(['s/versions/00000017.json']));
+    // Appended to, the filling segment is another file for the store: read again, with the version it gained.
+    await saveOne();
+    opened.length = 0;
+    const entry = await store.getTask('s');
+    expect(entry?.checkpoint?.version).toBe(21);
+    expect(entry?.problems).toEqual([]);
+    expect(opened).toContain('s/versions/00000017.json');
+    expect(opened).not.toContain('s/versions/00000001.json');
   });
 });

@@ -1,0 +1,191 @@
+/**
+ * The hot snapshots a store keeps parsed and checked (kept-checkpoints.ts): a
+ * store kept open answers every read as a store opened afresh would, whatever
+ * was written between (saves appended to a segment, a checkpoint.json
+ * rewritten to the same size, a version that does not validate), and what it
+ * hands out is frozen, so no caller can change the next read's answer.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_FILE_BYTES, openStore } from '../../../electron/store/directory-store.js';
+import { readFolder } from '../../../electron/store/directory-scan.js';
+import { DETAIL, LISTING } from '../../../electron/store/task-reader.js';
+import { nodeFs } from '../../../electron/store/store-fs.js';
+import { freezeDeep, KeptCheckpoints } from '../../../electron/store/kept-checkpoints.js';
+import { checkCheckpoint } from '../../../electron/store/checkpoint-check.js';
+import { encodeDelta, versionFileName } from '../../../electron/store/version-file.js';
+import type { SaveLease } from '../../../electron/store/store-types.js';
+import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
+import { cleanup, loopedSave, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
+
+const TASK = 'kept';
+const PLAN = 6;
+const held: SaveLease = { taskId: TASK, held: true, generation: 1 };
+
+let dir: string;
+beforeEach(async () => {
+  dir = await tempRoot('ws-kept-');
+});
+afterEach(() => cleanup(dir));
+
+const hotPath = () => path.join(dir, TASK, 'checkpoint.json');
+
+describe('KeptCheckpoints', () => {
+  const bytes = (text: string) => Buffer.from(text);
+
+  it('gives back a snapshot for exactly the bytes it was kept with, and lets it go otherwise', () => {
+    const kept = new KeptCheckpoints();
+    const snapshot = kept.keep('/a', bytes('{"n":1}'), { n: 1 });
+    expect(kept.match('/a', bytes('{"n":1}'))).toBe(snapshot);
+    expect(kept.match('/a', bytes('{"n":2}'))).toBeNull();
+    // A snapshot whose bytes were not matched is gone: the read that missed keeps what it read instead.
+    expect(kept.match('/a', bytes('{"n":1}'))).toBeNull();
+    expect(kept.match('/b', bytes('{"n":1}'))).toBeNull();
+  });
+
+  it('keeps the tasks used last, within a count and a number of bytes; a snapshot larger than the bound is not kept', () => {
+    const kept = new KeptCheckpoints(2, 10);
+    kept.keep('/a', bytes('aaaa'), 'a');
+    kept.keep('/b', bytes('bbbb'), 'b');
+    expect(kept.match('/a', bytes('aaaa'))).not.toBeNull();
+    // Three is one too many: /b, used longest ago, goes.
+    kept.keep('/c', bytes('cc'), 'c');
+    expect(kept.size).toBe(2);
+    expect(kept.match('/b', bytes('bbbb'))).toBeNull();
+    // 4 + 2 + 8 bytes is over 10: the oldest go until it fits.
+    kept.keep('/d', bytes('dddddddd'), 'd');
+    expect(kept.match('/a', bytes('aaaa'))).toBeNull();
+    expect(kept.match('/d', bytes('dddddddd'))).not.toBeNull();
+    expect(kept.keep('/e', bytes('e'.repeat(11)), 'e')).toBeNull();
+    expect(kept.match('/e', bytes('e'.repeat(11)))).toBeNull();
+  });
+
+  it('freezes the document it keeps and each check made of it, and makes each check once', () => {
+    const kept = new KeptCheckpoints();
+    const doc = { schema_version: 1, plan: [{ id: 's' }] };
+    const snapshot = kept.keep('/a', bytes(JSON.stringify(doc)), doc)!;
+    expect(Object.isFrozen(doc.plan[0])).toBe(true);
+    let calls = 0;
+    const check = (d: unknown) => {
+      calls++;
+      return { checkpoint: { ...(d as object), copied: { deep: true } } as never, problems: [], readOnly: false };
+    };
+    const first = snapshot.checked(check, 'a');
+    expect(snapshot.checked(check, 'a')).toBe(first);
+    expect(calls).toBe(1);
+    expect(Object.isFrozen((first.checkpoint as unknown as { copied: object }).copied)).toBe(true);
+  });
+
+  it('freezeDeep freezes every object below the value, arrays included', () => {
+    const v = freezeDeep({ a: [{ b: { c: 1 } }], d: null });
+    expect(Object.isFrozen(v.a)).toBe(true);
+    expect(Object.isFrozen(v.a[0].b)).toBe(true);
+  });
+});
+
+/** Version 1 created, then saved with the lease through `last`: the hot snapshot lags while each segment fills. */
+async function leasedSaves(from: Checkpoint | null, last: number, store = openStore(dir)): Promise<Checkpoint> {
+  let cp = from ?? (await store.create(makeCheckpoint(TASK, PLAN))).checkpoint;
+  for (let v = cp.version + 1; v <= last; v++)
+    cp = (await store.save(TASK, { ...loopedSave(cp, v, PLAN, 40 + v), lease: held })).checkpoint;
+  return cp;
+}
+
+describe('a store kept open', () => {
+  it('answers each read as a store opened afresh, after every save of a segment filling and of the next', async () => {
+    const writer = openStore(dir);
+    const kept = openStore(dir);
+    let cp = await leasedSaves(null, 1, writer);
+    for (let v = 2; v <= 40; v++) {
+      cp = await leasedSaves(cp, v, writer);
+      const fresh = openStore(dir);
+      const [mine, theirs] = [await kept.getTask(TASK), await fresh.getTask(TASK)];
+      expect(mine).toEqual(theirs);
+      expect(mine?.checkpoint).toEqual(cp);
+      expect(await kept.readHistory(TASK)).toEqual(await fresh.readHistory(TASK));
+    }
+    await writer.settle(TASK);
+    expect(await kept.getTask(TASK)).toEqual(await openStore(dir).getTask(TASK));
+  });
+
+  it('answers as a fresh store for any run of saves, with or without the lease, the task read between any of them', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ leased: fc.boolean(), read: fc.boolean(), phase: fc.string({ maxLength: 8 }), step: fc.nat(PLAN - 1) }), {
+          minLength: 1,
+          maxLength: 24,
+        }),
+        async (saves) => {
+          await fs.rm(path.join(dir, TASK), { recursive: true, force: true });
+          const writer = openStore(dir);
+          const kept = openStore(dir);
+          let cp = (await writer.create(makeCheckpoint(TASK, PLAN))).checkpoint;
+          for (const s of saves) {
+            const next = withoutVersion(cp);
+            next.plan = next.plan.map((p, i) => (i === s.step ? { ...p, status: p.status === 'done' ? 'pending' : 'done' } : p));
+            next.phase = s.phase;
+            cp = (await writer.save(TASK, { expectedVersion: cp.version, checkpoint: next, ...(s.leased ? { lease: held } : {}) }))
+              .checkpoint;
+            if (s.read) expect(await kept.getTask(TASK)).toEqual(await openStore(dir).getTask(TASK));
+          }
+          expect((await kept.getTask(TASK))?.checkpoint).toEqual(cp);
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it('sees a checkpoint.json rewritten to the same size with other content', async () => {
+    const store = openStore(dir);
+    await store.create(makeCheckpoint(TASK, PLAN, { phase: 'aaaa' }));
+    expect((await store.getTask(TASK))?.checkpoint?.phase).toBe('aaaa');
+    const before = await fs.readFile(hotPath(), 'utf8');
+    const after = before.replace('"phase":"aaaa"', '"phase":"bbbb"');
+    expect(after.length).toBe(before.length);
+    await fs.writeFile(hotPath(), after);
+    expect((await store.getTask(TASK))?.checkpoint?.phase).toBe('bbbb');
+  });
+
+  it('reports a version after the kept snapshot that does not validate exactly as a fresh store does', async () => {
+    const store = openStore(dir);
+    const created = (await store.create(makeCheckpoint(TASK, PLAN))).checkpoint;
+    expect((await store.getTask(TASK))?.problems).toEqual([]);
+    // Version 2 written by another program: a delta that gives a step a status the schema does not know.
+    const bad = encodeDelta(2, [{ op: 'replace', path: ['plan', 0, 'status'], value: 'bogus' }]);
+    await fs.writeFile(path.join(dir, TASK, 'versions', versionFileName(2)), bad.bytes);
+    const [mine, theirs] = [await store.getTask(TASK), await openStore(dir).getTask(TASK)];
+    expect(mine).toEqual(theirs);
+    expect(mine?.checkpoint?.version).toBe(created.version);
+    expect(mine?.problems.some((p) => p.file === `${TASK}/versions/${versionFileName(2)}` && p.reason === 'schema')).toBe(true);
+  });
+
+  it('hands out frozen checkpoints, so a caller that changes one gets an error and the next read the stored state', async () => {
+    const store = openStore(dir);
+    await leasedSaves(null, 5, store);
+    for (const entry of [await store.getTask(TASK), await store.getTask(TASK)]) {
+      const cp = entry!.checkpoint!;
+      expect(() => {
+        (cp as { phase: string }).phase = 'changed';
+      }).toThrow(TypeError);
+      expect(() => {
+        cp.plan[0].status = 'failed';
+      }).toThrow(TypeError);
+    }
+    expect((await store.getTask(TASK))?.checkpoint).toEqual((await openStore(dir).getTask(TASK))?.checkpoint);
+  });
+
+  it('keeps a snapshot of a task opened, and none of a task listed', async () => {
+    await openStore(dir).create(makeCheckpoint(TASK, PLAN));
+    const kept = new KeptCheckpoints();
+    const ctx = { fs: nodeFs, root: dir, realRoot: dir, maxFileBytes: DEFAULT_MAX_FILE_BYTES, kept };
+    expect((await readFolder(ctx, TASK, LISTING))?.entry.checkpoint?.version).toBe(1);
+    expect(kept.size).toBe(0);
+    const opened = (await readFolder(ctx, TASK, DETAIL))?.entry.checkpoint;
+    expect(kept.size).toBe(1);
+    expect(Object.isFrozen(opened)).toBe(true);
+    expect(opened).toEqual(checkCheckpoint(JSON.parse(await fs.readFile(hotPath(), 'utf8')), 'x').checkpoint);
+    expect((await readFolder(ctx, TASK, DETAIL))?.entry.checkpoint).toBe(opened);
+  });
+});
