@@ -236,7 +236,8 @@ async function segmentLast(ctx: ReadContext, taskDir: string, first: number): Pr
  */
 async function fileEnds(ctx: ReadContext, abs: string, first: number): Promise<FileEnds | 'unknown'> {
   // A file seen before, and the same file still, says the same: a task opened again reads one lstat a file.
-  const noted = await ctx.heads?.endsOf(ctx, abs);
+  const asked = ctx.heads?.endsOf(ctx, abs);
+  const noted = asked && (await asked);
   if (noted !== undefined) return noted;
   let handle: StoreFileHandle;
   try {

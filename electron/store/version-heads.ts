@@ -83,17 +83,22 @@ export class VersionHeads {
    * would, and with `ends` what its last bytes say.
    */
   note(abs: string, st: Stats, held: number | null, ends?: FileEnds): void {
-    this.keep(abs, ends === undefined ? { ...identity(st), held } : { ...identity(st), held, ends });
+    this.keep(abs, { ...identity(st), held, ends });
   }
 
-  /** The ends noted of the file at `abs`, while it is the file they were noted of (one lstat); otherwise undefined. */
-  async endsOf(ctx: ReadContext, abs: string): Promise<FileEnds | undefined> {
+  /**
+   * The ends noted of the file at `abs`, while it is the file they were noted of (one lstat); otherwise undefined.
+   * Undefined at once, with no promise, when none were noted: a listing's file checks ask for every task's files.
+   */
+  endsOf(ctx: ReadContext, abs: string): Promise<FileEnds | undefined> | undefined {
     const known = this.known.get(abs);
     if (known?.ends === undefined) return undefined;
-    const st = await lstatOrNull(ctx, abs);
-    if (st === null || st === 'missing' || !sameFile(known, st)) return undefined;
-    this.keep(abs, known);
-    return known.ends;
+    const ends = known.ends;
+    return lstatOrNull(ctx, abs).then((st) => {
+      if (st === null || st === 'missing' || !sameFile(known, st)) return undefined;
+      this.keep(abs, known);
+      return ends;
+    });
   }
 
   /** The version the file at `abs` holds (see HeadVersion). */
