@@ -109,7 +109,8 @@ export function processIo(): CliIo {
 
 /** Ask on the terminal (stderr, so stdout stays the command's output) and resolve to the line typed. */
 async function askOnTerminal(question: string): Promise<string> {
-  const { createInterface } = await import('node:readline/promises');
+  // Loaded when asked, without import(): code V8 takes from the CLI's code cache has none (cached-script.cts).
+  const { createInterface } = process.getBuiltinModule('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return await rl.question(question);
@@ -123,10 +124,12 @@ function isProcessEntry(): boolean {
   const started = process.argv[1];
   if (!started) return false;
   if (path.resolve(started) === fileURLToPath(import.meta.url)) return true;
-  return ['waystation', 'waystation.mjs', 'waystation.cmd'].includes(path.basename(started));
+  // The compiled CLI's loader (cli-loader.cts) when started directly, as tests do.
+  return ['waystation', 'waystation.mjs', 'waystation.cmd', 'cli-loader.cjs'].includes(path.basename(started));
 }
 
-if (isProcessEntry()) {
+/** The command this process was started with; its exit code is the command's. No top-level await: the compiled CLI is a CommonJS script. */
+async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   // A worker started now loads while the command does (runtime/worker-standby.ts).
   const standby = startsWorker(argv) ? await import('../runtime/worker-standby.js') : null;
@@ -138,3 +141,5 @@ if (isProcessEntry()) {
     standby?.stopStandbyWorker();
   }
 }
+
+if (isProcessEntry()) void main();
