@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm run build:lib` (and `prepare`, so `npm ci` runs it): compiles the library, the
-// CLI and the worker into dist/, bundles the CLI, its threads and the worker (dist/bundle/, what
-// bin/waystation.mjs runs; the CLI and the worker each as one script with V8's code cache of it,
-// cached-scripts.mjs), then stamps the build with the sources it read and when
+// CLI and the worker into dist/, bundles the CLI and the worker (dist/bundle/, what
+// bin/waystation.mjs runs; the worker as one script with V8's code cache of it,
+// worker-script.mjs), then stamps the build with the sources it read and when
 // it started (electron/runtime/build-stamp.ts), so the launcher runs dist/ only while
 // it matches the sources. The stamp is removed first: a failed or interrupted build
 // leaves none, and the launcher falls back to the sources.
@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { nodeBundleOptions, ownSources } from './bundle-options.mjs';
-import { bundleCachedScripts, writeCodeCaches } from './cached-scripts.mjs';
+import { bundleWorkerScript, writeWorkerCodeCache } from './worker-script.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 rmSync(path.join(root, 'dist', 'build-stamp.json'), { force: true });
@@ -41,8 +41,8 @@ let bundled;
 try {
   bundled = await bundleEntries();
   const outdir = path.join(root, 'dist', 'bundle');
-  bundled.push(...(await bundleCachedScripts(root, outdir)));
-  writeCodeCaches(outdir);
+  bundled.push(...(await bundleWorkerScript(root, outdir)));
+  writeWorkerCodeCache(outdir);
 } catch (err) {
   console.error(`build:lib failed bundling the CLI (${err.message}); dist/ is not stamped, so \`waystation\` runs from the sources.`);
   process.exit(1);
@@ -57,15 +57,17 @@ writeBuildStamp(root, startedAtMs, [
   'tsconfig.lib.json',
   'bin/build-lib.mjs',
   'bin/bundle-options.mjs',
-  'bin/cached-scripts.mjs',
+  'bin/worker-script.mjs',
 ]);
 
 /**
- * Bundle the directory watcher's thread and the file checks' thread into
- * dist/bundle/, beside the CLI (cached-scripts.mjs), as the watcher and the
- * store look for them beside the code that starts them (packages left out:
- * bundle-options.mjs). Resolves to the package's own source files it read,
- * for the stamp.
+ * Bundle the CLI, the directory watcher's thread and the file checks' thread into
+ * dist/bundle/: a command then loads a few files instead of some five hundred
+ * (its own modules, zod, commander), which is most of its start-up. Each
+ * command stays a chunk of its own, imported only when run (command-list.ts);
+ * the entries sit side by side, as the runner and the watcher look for them
+ * beside the code that starts them (packages left out: bundle-options.mjs).
+ * Resolves to the package's own source files it read, for the stamp.
  */
 async function bundleEntries() {
   const { build } = await import('esbuild');
@@ -74,6 +76,7 @@ async function bundleEntries() {
   const result = await build({
     ...nodeBundleOptions(root, outdir),
     entryPoints: {
+      main: 'electron/cli/main.ts',
       'directory-watcher-worker': 'electron/host/directory-watcher-worker.ts',
       'file-check-worker': 'electron/store/file-check-worker.ts',
     },

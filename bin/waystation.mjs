@@ -4,7 +4,6 @@
 // the TypeScript sources through tsx, which works the same but starts several times
 // slower. In a development checkout an edited source therefore never runs as old
 // compiled code. WAYSTATION_FROM_SOURCE=1 always runs the sources.
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,8 +24,7 @@ async function buildState() {
 
 const build = await buildState();
 if (build.state === 'fresh') {
-  // The CLI as one CommonJS script, run from V8's code cache of it (electron/cli/cli-loader.cts).
-  createRequire(import.meta.url)('../dist/bundle/cli-loader.cjs');
+  await import('../dist/bundle/main.js');
 } else {
   // Said on a terminal only: scripts reading stderr get the command's own messages and nothing else.
   if (build.state !== 'forced' && process.stderr.isTTY) {

@@ -109,8 +109,7 @@ export function processIo(): CliIo {
 
 /** Ask on the terminal (stderr, so stdout stays the command's output) and resolve to the line typed. */
 async function askOnTerminal(question: string): Promise<string> {
-  // Loaded when asked, without import(): code V8 takes from the CLI's code cache has none (cached-script.cts).
-  const { createInterface } = process.getBuiltinModule('node:readline/promises');
+  const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return await rl.question(question);
@@ -124,12 +123,10 @@ function isProcessEntry(): boolean {
   const started = process.argv[1];
   if (!started) return false;
   if (path.resolve(started) === fileURLToPath(import.meta.url)) return true;
-  // The compiled CLI's loader (cli-loader.cts) when started directly, as tests do.
-  return ['waystation', 'waystation.mjs', 'waystation.cmd', 'cli-loader.cjs'].includes(path.basename(started));
+  return ['waystation', 'waystation.mjs', 'waystation.cmd'].includes(path.basename(started));
 }
 
-/** The command this process was started with; its exit code is the command's. No top-level await: the compiled CLI is a CommonJS script. */
-async function main(): Promise<void> {
+if (isProcessEntry()) {
   const argv = process.argv.slice(2);
   // A worker started now loads while the command does (runtime/worker-standby.ts).
   const standby = startsWorker(argv) ? await import('../runtime/worker-standby.js') : null;
@@ -141,5 +138,3 @@ async function main(): Promise<void> {
     standby?.stopStandbyWorker();
   }
 }
-
-if (isProcessEntry()) void main();

@@ -2,16 +2,15 @@
  * import() of a module from outside the build: an agent's own module, and
  * tsx for a TypeScript one.
  *
- * The compiled CLI runs itself and its worker each as one script from V8's
- * code cache (cached-script.cts), and in Node 20 code that V8 took from a
- * cache has no dynamic import callback: its import() fails with
- * ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING. The loader, compiled as usual,
+ * The compiled CLI runs its worker as one script from V8's code cache
+ * (worker-loader.cts), and in Node 20 code that V8 took from a cache has no
+ * dynamic import callback: its import() fails with
+ * ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING. That loader, compiled as usual,
  * hands over an import() of its own for such code; everywhere else this is
- * import(). (The build refuses a script with an import() of a package left
- * out of it: bin/cached-scripts.mjs.)
+ * import().
  */
 
-/** Where cached-script.cts puts its import(), for the script it runs. */
+/** Where worker-loader.cts puts its import(), for the script it runs. */
 export const HANDED_IMPORT = Symbol.for('waystation.importModule');
 
 export function importModule<T = Record<string, unknown>>(specifier: string): Promise<T> {

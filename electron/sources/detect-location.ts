@@ -13,7 +13,6 @@
  * one stat, and the CLI's start-up should not pay for either.
  */
 import fs from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { isPostgresUrl } from '../store/postgres/redact-url.js';
 
@@ -77,9 +76,7 @@ export async function detectLocation(location: string): Promise<DetectedLocation
  * store, which says why in its own words (without the password).
  */
 async function detectPostgres(url: string): Promise<DetectedLocation> {
-  // Loaded when a URL is detected, by require(): code V8 takes from the compiled CLI's code cache has no import()
-  // (runtime/cached-script.cts), and pg is CommonJS.
-  const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
+  const { default: pg } = await import('pg');
   const client = new pg.Client({
     connectionString: url,
     connectionTimeoutMillis: 10_000,

@@ -1,19 +1,18 @@
 /**
- * The CLI and the worker as the compiled CLI runs them (bin/cached-scripts.mjs):
- * each one CommonJS script and its loader, with V8's code cache written from a
- * run of each. Built here into a folder of the test's own; then a TypeScript
- * module agent (tsx registered, the module imported: both through import(),
- * which code taken from the cache only has as the loader hands it over) runs
- * with the worker's cache taken, and the CLI lists the task it wrote with its
- * own. The agent's project takes zod from the repository's packages, as a
- * user's project has its own.
+ * The worker as the compiled CLI runs it (bin/worker-script.mjs): one
+ * CommonJS script and its loader, with V8's code cache written from a run of
+ * the demo agent. Built here into a folder of the test's own; then a
+ * TypeScript module agent (tsx registered, the module imported: both through
+ * import(), which code taken from the cache only has as the loader hands it
+ * over) runs with that cache taken. The agent's project takes zod from the
+ * repository's packages, as a user's project has its own.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bundleCachedScripts, refuseDynamicImports, writeCodeCaches } from '../../bin/cached-scripts.mjs';
+import { bundleWorkerScript, writeWorkerCodeCache } from '../../bin/worker-script.mjs';
 import { REPO } from '../support/node-bundle.js';
 import { writeAgentProject, type AgentProject } from '../electron/runtime/agent-project.js';
 
@@ -40,12 +39,12 @@ export default {
 beforeAll(async () => {
   // Under the repository, as dist/bundle/ is, so the packages the script leaves out (tsx) resolve.
   fs.mkdirSync(path.join(REPO, '.waystation-tmp'), { recursive: true });
-  outdir = fs.mkdtempSync(path.join(REPO, '.waystation-tmp', 'cached-scripts-'));
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'waystation-cached-scripts-'));
+  outdir = fs.mkdtempSync(path.join(REPO, '.waystation-tmp', 'worker-script-'));
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'waystation-worker-script-'));
   project = await writeAgentProject(tmp, 'typed.ts', TS_AGENT);
   fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(project.project, 'node_modules'), 'dir');
-  await bundleCachedScripts(REPO, outdir);
-  writeCodeCaches(outdir);
+  await bundleWorkerScript(REPO, outdir);
+  writeWorkerCodeCache(outdir);
 }, 120_000);
 afterAll(() => {
   fs.rmSync(outdir, { recursive: true, force: true });
@@ -81,33 +80,4 @@ it('runs a TypeScript module agent from the code cache the demo run wrote', () =
   };
   expect(checkpoint.status).toBe('done');
   expect(checkpoint.plan).toEqual([expect.objectContaining({ id: 'only', status: 'done' })]);
-});
-
-it('lists that task with the CLI run from the code cache its own run wrote', () => {
-  expect(fs.statSync(path.join(outdir, 'cli.cjs.cache')).size).toBeGreaterThan(0);
-  const r = spawnSync(process.execPath, [path.join(outdir, 'cli-loader.cjs'), 'ls', project.root, '--json'], {
-    cwd: project.project,
-    encoding: 'utf8',
-    env: { ...process.env, WAYSTATION_CLI_CODE_CACHE: 'report' },
-    timeout: 60_000,
-  });
-  expect(r.stderr).toContain('cli code cache: taken');
-  expect(r.status, r.stderr).toBe(0);
-  const listed = JSON.parse(r.stdout) as { task_id: string; status: string }[];
-  expect(listed).toEqual([expect.objectContaining({ task_id: 'typed-1', status: 'done' })]);
-});
-
-it('refuses a script that imports a package left out of it with import(), which code from the cache does not have', () => {
-  const metafile = (imports: { path: string; kind: string; external?: boolean }[]) => ({ outputs: { 'cli.cjs': { imports } } });
-  expect(() =>
-    refuseDynamicImports(
-      metafile([
-        { path: 'pg', kind: 'require-call', external: true },
-        { path: 'electron/cli/commands/ls.ts', kind: 'dynamic-import' },
-      ]),
-    ),
-  ).not.toThrow();
-  expect(() => refuseDynamicImports(metafile([{ path: 'pg', kind: 'dynamic-import', external: true }]))).toThrow(
-    /cli\.cjs imports pg with import\(\)/,
-  );
 });
