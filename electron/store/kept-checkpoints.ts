@@ -21,8 +21,12 @@ import type { Checked } from './checkpoint-check.js';
 
 /** Tasks kept at most: a task view, a diff's other side, a task just left. */
 export const KEPT_TASKS = 4;
-/** Bytes of hot snapshots kept at most; a larger one is read as if nothing were kept. */
-export const KEPT_BYTES = 16 * 1024 * 1024;
+/**
+ * Bytes of hot snapshots kept at most; a larger one is read as if nothing were kept. A snapshot is held parsed
+ * twice (the document and its validated copy), each several times its bytes: 8 MiB of them, some 50 to 80 MiB of
+ * memory, holds the checkpoint of a 10,000-step plan (4.4 MiB) beside smaller ones.
+ */
+export const KEPT_BYTES = 8 * 1024 * 1024;
 
 type Check<C extends CheckpointHead> = (doc: unknown, file: string) => Checked<C>;
 
