@@ -573,8 +573,8 @@ export async function readNativeTask<C extends CheckpointHead>(
     }
     const known = { version: hotVersion, rebuilt: { doc: hotDoc, fullBytes: 0, deltaBytes: 0, fullVersion: hotVersion } };
     // From a kept snapshot checked clean, the versions after it are checked by what they change.
-    const base = keptBase;
-    const byDeltas = base && depth.checkDeltas ? (d: readonly VersionDelta[]) => depth.checkDeltas!(base, hotDoc, d) : undefined;
+    const [base, byChanges] = [keptBase, depth.checkDeltas];
+    const byDeltas = base && byChanges ? (d: readonly VersionDelta[]) => byChanges(base, hotDoc, d) : undefined;
     // Misnumbered files above the version the task will stand at are moved aside by the next save (set-aside.ts).
     let above = true;
     for (let v = newest; v > hotVersion; v--) {
