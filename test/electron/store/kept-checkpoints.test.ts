@@ -137,6 +137,18 @@ describe('a store kept open', () => {
     );
   });
 
+  it('reads a task removed and written anew under its name as the new task, segments and all', async () => {
+    const kept = openStore(dir);
+    await leasedSaves(null, 20);
+    expect((await kept.getTask(TASK))?.checkpoint?.version).toBe(20);
+    await fs.rm(path.join(dir, TASK), { recursive: true });
+    const again = await leasedSaves(null, 7);
+    const [mine, theirs] = [await kept.getTask(TASK), await openStore(dir).getTask(TASK)];
+    expect(mine?.checkpoint).toEqual(again);
+    expect(mine).toEqual(theirs);
+    expect(await kept.readHistory(TASK)).toEqual(await openStore(dir).readHistory(TASK));
+  });
+
   it('sees a checkpoint.json rewritten to the same size with other content', async () => {
     const store = openStore(dir);
     await store.create(makeCheckpoint(TASK, PLAN, { phase: 'aaaa' }));
