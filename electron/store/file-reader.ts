@@ -266,10 +266,7 @@ export function nestedDeeperThan(root: unknown, limit: number): boolean {
 /** Read and parse a JSON file. */
 export async function readJsonFile(ctx: ReadContext, abs: string): Promise<FileRead<unknown>> {
   const raw = await readBytes(ctx, abs);
-  if (!raw.ok) return raw;
-  const parsed = parseJsonBytes(() => relPath(ctx, abs), raw.bytes);
-  if (!parsed.ok) return { ok: false, missing: false, problem: parsed.problem };
-  return { ok: true, value: parsed.value, bytes: raw.bytes.length, mtimeMs: raw.mtimeMs };
+  return raw.ok ? parsedRead(ctx, abs, raw) : raw;
 }
 
 /**
@@ -282,11 +279,17 @@ export async function readKeptJsonFile(ctx: ReadContext, abs: string, keep: (doc
   if (!raw.ok) return raw;
   const found = ctx.kept.match(abs, raw.bytes);
   if (found) return { ok: true, value: found.doc, bytes: raw.bytes.length, mtimeMs: raw.mtimeMs, kept: found };
+  const read = parsedRead(ctx, abs, raw);
+  // A copy: the bytes read may be a buffer the file system reuses.
+  const kept = read.ok && keep(read.value) ? ctx.kept.keep(abs, Buffer.from(raw.bytes), read.value) : null;
+  return kept && read.ok ? { ...read, kept } : read;
+}
+
+/** The FileRead of bytes read from `abs`: their JSON, or why they are not JSON. */
+function parsedRead(ctx: ReadContext, abs: string, raw: { bytes: Buffer; mtimeMs: number }): FileRead<unknown> {
   const parsed = parseJsonBytes(() => relPath(ctx, abs), raw.bytes);
   if (!parsed.ok) return { ok: false, missing: false, problem: parsed.problem };
-  // A copy: the bytes read may be a buffer the file system reuses.
-  const kept = keep(parsed.value) ? ctx.kept.keep(abs, Buffer.from(raw.bytes), parsed.value) : null;
-  return { ok: true, value: parsed.value, bytes: raw.bytes.length, mtimeMs: raw.mtimeMs, ...(kept ? { kept } : {}) };
+  return { ok: true, value: parsed.value, bytes: raw.bytes.length, mtimeMs: raw.mtimeMs };
 }
 
 /**

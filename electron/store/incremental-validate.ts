@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { Artifact, Checkpoint, LlmCall, PlanStep, RecordedError, RunMetadata, SideEffect } from '../../shared/checkpoint/schema.js';
 import { applyDiff, type DiffOp, type DiffPath } from '../../shared/diff/json-diff.js';
 import { safeParseReporting } from './checkpoint-check.js';
-import type { VersionDelta } from './version-file.js';
+import type { AppliedDelta } from './version-file.js';
 
 const elementUnits: Record<string, z.ZodType> = { plan: PlanStep, side_effects: SideEffect, artifacts: Artifact, errors: RecordedError };
 const topShape = Checkpoint.shape as Record<string, z.ZodType>;
@@ -102,19 +102,17 @@ function valueAt(doc: unknown, path: DiffPath): unknown {
 }
 
 /**
- * The checkpoint that `deltas` (each from the version before it, oldest first) make of `base`, a checkpoint
- * validated whole and parsed from `baseDoc`: each delta's changed units are checked and parsed, and put into the
+ * The checkpoint that `deltas` (each from the version before it, oldest first, with the document it made) make of
+ * `base`, a checkpoint validated whole: each delta's changed units are checked and parsed, and put into the
  * previous result, so the rest stays `base`'s own objects. What a version file's deltas give a reader that holds
  * the version they start from. Null when a change is not confined to units or a unit does not validate: the
  * caller then checks the rebuilt document whole, which reports the problem as any read would.
  */
-export function checkDeltas(base: Checkpoint, baseDoc: unknown, deltas: readonly VersionDelta[]): Checkpoint | null {
-  let doc = baseDoc;
+export function checkDeltas(base: Checkpoint, deltas: readonly AppliedDelta[]): Checkpoint | null {
   let checked: unknown = base;
   try {
     for (const delta of deltas) {
-      doc = applyDiff(doc, delta.ops);
-      const check = validateChanges(doc, delta.ops);
+      const check = validateChanges(delta.doc, delta.ops);
       if (!check.ok) return null;
       checked = applyDiff(checked, check.changes as DiffOp[]);
     }

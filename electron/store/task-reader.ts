@@ -29,7 +29,7 @@ import {
   versionPath,
   versionWalk,
   type RebuiltVersion,
-  type VersionDelta,
+  type AppliedDelta,
 } from './version-file.js';
 import { isSealedHead, lastSeal, parseSegment, SEAL_TAIL_BYTES, SEGMENT_VERSIONS } from './version-records.js';
 
@@ -68,7 +68,7 @@ export interface ReadDepth<C extends CheckpointHead> {
    * change (incremental-validate.ts, checkDeltas); null to check the rebuilt document with `check`. Absent where
    * `check` costs less than the deltas.
    */
-  checkDeltas?(base: C, baseDoc: unknown, deltas: readonly VersionDelta[]): C | null;
+  checkDeltas?(base: C, deltas: readonly AppliedDelta[]): C | null;
   /** A checkpoint validated whole, as this depth's type (a Checkpoint is a head too). */
   whole(cp: Checkpoint): C;
 }
@@ -153,7 +153,7 @@ function checkRebuilt<C extends CheckpointHead>(
   version: number,
   rebuilt: Awaited<ReturnType<typeof rebuildVersion>>,
   check: (doc: unknown, file: string) => Checked<C>,
-  byDeltas?: (deltas: readonly VersionDelta[]) => C | null,
+  byDeltas?: (deltas: readonly AppliedDelta[]) => C | null,
 ): LoadedVersion<C> {
   if (!rebuilt.ok) return rebuilt;
   const file = relPath(ctx, versionPath(taskDir, version));
@@ -574,7 +574,7 @@ export async function readNativeTask<C extends CheckpointHead>(
     const known = { version: hotVersion, rebuilt: { doc: hotDoc, fullBytes: 0, deltaBytes: 0, fullVersion: hotVersion } };
     // From a kept snapshot checked clean, the versions after it are checked by what they change.
     const [base, byChanges] = [keptBase, depth.checkDeltas];
-    const byDeltas = base && byChanges ? (d: readonly VersionDelta[]) => byChanges(base, hotDoc, d) : undefined;
+    const byDeltas = base && byChanges ? (d: readonly AppliedDelta[]) => byChanges(base, d) : undefined;
     // Misnumbered files above the version the task will stand at are moved aside by the next save (set-aside.ts).
     let above = true;
     for (let v = newest; v > hotVersion; v--) {

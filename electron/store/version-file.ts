@@ -451,15 +451,20 @@ export interface RebuiltVersion {
   fullVersion: number;
   /**
    * When rebuilt on a version already known (rebuildVersion's `known`): the deltas applied to it, oldest first,
-   * so a reader holding that version checked can check only what they change.
+   * each with the document it made, so a reader holding that version checked can check only what they change.
    */
-  since?: readonly VersionDelta[];
+  since?: readonly AppliedDelta[];
 }
 
 /** The delta a version's envelope holds from the version before it. */
 export interface VersionDelta {
   version: number;
   ops: DiffOp[];
+}
+
+/** A delta applied: the document it made of the one before. */
+export interface AppliedDelta extends VersionDelta {
+  doc: unknown;
 }
 
 /**
@@ -484,11 +489,11 @@ export async function rebuildVersion(
   const { ctx: reader, pace } = versionWalk(ctx);
   for (let v = version; v >= 1; v--) {
     if (known && v === known.version && v < version) {
-      const applied = applyDeltas(ctx, taskDir, known.rebuilt.doc, deltas);
+      const applied = applyDeltas(ctx, taskDir, known.rebuilt.doc, deltas, true);
       if (!applied.ok) return applied;
       const { fullBytes, fullVersion } = known.rebuilt;
-      const since = deltas.slice().reverse();
-      return { ok: true, value: { doc: applied.doc, fullBytes, deltaBytes: known.rebuilt.deltaBytes + deltaBytes, fullVersion, since } };
+      const value = { doc: applied.doc, fullBytes, deltaBytes: known.rebuilt.deltaBytes + deltaBytes, fullVersion, since: applied.steps };
+      return { ok: true, value };
     }
     await pace();
     const read = await readVersionFile(reader, taskDir, v);
@@ -520,17 +525,23 @@ export async function rebuildVersion(
   };
 }
 
-/** Apply deltas collected newest first onto `doc`, oldest first. */
+/**
+ * Apply deltas collected newest first onto `doc`, oldest first. With `keepSteps`, `steps` holds each applied with
+ * the document it made (otherwise none is kept: a rebuild from a full snapshot applies up to a few hundred).
+ */
 function applyDeltas(
   ctx: ReadContext,
   taskDir: string,
   doc: unknown,
   deltas: readonly VersionDelta[],
-): { ok: true; doc: unknown } | { ok: false; problems: Problem[]; missing: false } {
+  keepSteps = false,
+): { ok: true; doc: unknown; steps: AppliedDelta[] } | { ok: false; problems: Problem[]; missing: false } {
   let out = doc;
+  const steps: AppliedDelta[] = [];
   for (let i = deltas.length - 1; i >= 0; i--) {
     try {
       out = applyDiff(out, deltas[i].ops);
+      if (keepSteps) steps.push({ ...deltas[i], doc: out });
     } catch (err) {
       const file = relPath(ctx, versionPath(taskDir, deltas[i].version));
       const why = err instanceof DiffApplyError ? err.message : String(err);
@@ -541,5 +552,5 @@ function applyDeltas(
       };
     }
   }
-  return { ok: true, doc: out };
+  return { ok: true, doc: out, steps };
 }
