@@ -213,7 +213,9 @@ class DirectoryStore implements CheckpointStore {
     try {
       const st = await ctx.fs.lstat(path.join(this.root, taskId));
       if (st.isDirectory() || st.isSymbolicLink()) {
-        const found = st.isDirectory() ? await readFolder(ctx, taskId, depth) : await this.findLinked(ctx, taskId, depth);
+        // Read synchronously, the hot snapshot is opened outright: no listing of the folder first (FolderLookup).
+        const lookup = ctx.fs.settled ? 'probe' : 'list';
+        const found = st.isDirectory() ? await readFolder(ctx, taskId, depth, lookup) : await this.findLinked(ctx, taskId, depth);
         if (found) return found;
       }
     } catch (err) {
@@ -233,7 +235,9 @@ class DirectoryStore implements CheckpointStore {
   }
 
   async getTask(taskId: string): Promise<TaskEntry | null> {
-    return (await this.find(taskId))?.entry ?? null;
+    // Small files and checkpoint.json, read one after the other, as the history's reads are: from the page cache, a
+    // trip through the thread pool per call cost a reader beside a running task more than everything else it did.
+    return (await this.find(taskId, DETAIL, sequentialReads(await this.ctx()).ctx))?.entry ?? null;
   }
 
   private async requireTask<C extends CheckpointHead = Checkpoint>(

@@ -18,6 +18,7 @@
  */
 import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
 import type { Checked } from './checkpoint-check.js';
+import type { KnownVersion, RebuiltVersion, RecordSource } from './version-file.js';
 
 /** Tasks kept at most: a task view, a diff's other side, a task just left. */
 export const KEPT_TASKS = 4;
@@ -30,24 +31,91 @@ export const KEPT_BYTES = 8 * 1024 * 1024;
 
 type Check<C extends CheckpointHead> = (doc: unknown, file: string) => Checked<C>;
 
-/** One hot snapshot kept: its bytes, the frozen document they parse to, and each check made of it. */
-export class KeptSnapshot {
+/** A document kept frozen, with each check made of it. */
+class CheckedDoc {
   private readonly checks = new Map<Check<CheckpointHead>, Checked<CheckpointHead>>();
+
+  constructor(
+    /** Deeply frozen. */
+    readonly doc: unknown,
+  ) {}
+
+  /** `check(doc, file)`, made once for this document; its checkpoint is frozen. */
+  checked<C extends CheckpointHead>(check: Check<C>, file: string): Checked<C> {
+    return this.made(check) ?? this.put(check, check(this.doc, file));
+  }
+
+  /** What `check` made of the document, if it was made. */
+  made<C extends CheckpointHead>(check: Check<C>): Checked<C> | undefined {
+    return this.checks.get(check as Check<CheckpointHead>) as Checked<C> | undefined;
+  }
+
+  /** Keep `checked` as what `check` makes of the document (found another way, as by checking only what changed). */
+  put<C extends CheckpointHead>(check: Check<C>, checked: Checked<C>): Checked<C> {
+    freezeDeep(checked.checkpoint);
+    this.checks.set(check as Check<CheckpointHead>, checked);
+    return checked;
+  }
+}
+
+/**
+ * The newest version a read rebuilt after a kept snapshot (a running task's segment fills after it), kept with the
+ * snapshot: the next read of the task starts from it, and applies only the deltas after it. It is taken again only
+ * where its record's file still starts with the bytes it was rebuilt from (KnownVersion.source).
+ */
+export class KeptVersion extends CheckedDoc {
+  constructor(
+    readonly version: number,
+    readonly rebuilt: RebuiltVersion,
+    readonly source: RecordSource,
+  ) {
+    super(rebuilt.doc);
+  }
+
+  /** The rebuild's starting point it is. */
+  get known(): KnownVersion {
+    return { version: this.version, rebuilt: this.rebuilt, source: this.source };
+  }
+}
+
+/**
+ * Bytes of the version file kept with a later version at most (KeptVersion.source): a segment of deltas is tens
+ * of kilobytes; one that starts with a full snapshot of a large plan is not kept, and its reads apply the deltas
+ * after the hot snapshot, as without a kept version.
+ */
+export const KEPT_SOURCE_BYTES = 1024 * 1024;
+
+/** One hot snapshot kept: its bytes, the frozen document they parse to, each check made of it, and a later version. */
+export class KeptSnapshot extends CheckedDoc {
+  private laterVersion: KeptVersion | null = null;
 
   constructor(
     readonly bytes: Buffer,
     /** JSON.parse of `bytes`, deeply frozen. */
-    readonly doc: unknown,
-  ) {}
+    doc: unknown,
+  ) {
+    super(doc);
+  }
 
-  /** `check(doc, file)`, made once for this snapshot; its checkpoint is frozen. */
-  checked<C extends CheckpointHead>(check: Check<C>, file: string): Checked<C> {
-    const known = this.checks.get(check as Check<CheckpointHead>);
-    if (known) return known as Checked<C>;
-    const made = check(this.doc, file);
-    freezeDeep(made.checkpoint);
-    this.checks.set(check as Check<CheckpointHead>, made);
-    return made;
+  /** The newest version after this snapshot a read rebuilt, if one was kept. */
+  get later(): KeptVersion | null {
+    return this.laterVersion;
+  }
+
+  /**
+   * Keep `rebuilt`, version `version` read from `source`, as the later version in place of any kept before,
+   * unless its file's bytes are more than KEPT_SOURCE_BYTES. Its document is frozen here. Null when not kept.
+   */
+  keepLater(version: number, rebuilt: RebuiltVersion, source: RecordSource): KeptVersion | null {
+    this.laterVersion = null;
+    if (source.upTo.length > KEPT_SOURCE_BYTES) return null;
+    // The version alone: not the documents each delta made on the way to it, nor the buffer its bytes were read into.
+    const { doc, fullBytes, deltaBytes, fullVersion } = rebuilt;
+    freezeDeep(doc);
+    // A copy, as of the hot snapshot's bytes: the bytes read may lie in a larger buffer, or one that is reused.
+    const kept = { abs: source.abs, upTo: Buffer.from(source.upTo) };
+    this.laterVersion = new KeptVersion(version, { doc, fullBytes, deltaBytes, fullVersion }, kept);
+    return this.laterVersion;
   }
 }
 

@@ -14,7 +14,7 @@ import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, safeParseReporting, type Checked } from './checkpoint-check.js';
 import { exists, readJsonFile, readKeptJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
 import { checkDeltas } from './incremental-validate.js';
-import { freezeDeep } from './kept-checkpoints.js';
+import { freezeDeep, type KeptSnapshot } from './kept-checkpoints.js';
 import { FIRST_HEAD_READ, isCompressed, readHeadOf, readVersionBytes } from './segment-compression.js';
 import { childPath } from './child-path.js';
 import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
@@ -24,10 +24,12 @@ import {
   parseVersionFileName,
   rebuildVersion,
   VersionNames,
+  hasOwnFile,
   VERSIONS_DIR,
   versionFileName,
   versionPath,
   versionWalk,
+  type KnownVersion,
   type RebuiltVersion,
   type AppliedDelta,
 } from './version-file.js';
@@ -147,18 +149,21 @@ export async function loadVersions(ctx: ReadContext, taskDir: string, versions: 
   return versions.map((v) => out.get(v)!);
 }
 
+/**
+ * A rebuilt version, checked: by `checkKnown` when it can tell from the version the rebuild started from (what the
+ * deltas since it change), else by `check` on the whole document.
+ */
 function checkRebuilt<C extends CheckpointHead>(
   ctx: ReadContext,
   taskDir: string,
   version: number,
   rebuilt: Awaited<ReturnType<typeof rebuildVersion>>,
   check: (doc: unknown, file: string) => Checked<C>,
-  byDeltas?: (deltas: readonly AppliedDelta[]) => C | null,
+  checkKnown?: (rebuilt: RebuiltVersion, file: string) => Checked<C> | null,
 ): LoadedVersion<C> {
   if (!rebuilt.ok) return rebuilt;
   const file = relPath(ctx, versionPath(taskDir, version));
-  const changed = byDeltas && rebuilt.value.since ? byDeltas(rebuilt.value.since) : null;
-  const checked: Checked<C> = changed ? { checkpoint: freezeDeep(changed), problems: [], readOnly: false } : check(rebuilt.value.doc, file);
+  const checked: Checked<C> = checkKnown?.(rebuilt.value, file) ?? check(rebuilt.value.doc, file);
   if (!checked.checkpoint) return { ok: false, problems: checked.problems, missing: false };
   if (checked.checkpoint.version !== version) {
     return {
@@ -286,17 +291,24 @@ async function endsFrom(
 
 /** The numbers the files in `versions/` are named for, ascending; temp files and strays are skipped. */
 export async function versionFiles(ctx: ReadContext, taskDir: string): Promise<number[]> {
+  return (await listVersionFiles(ctx, taskDir)) ?? [];
+}
+
+/** versionFiles, or null when `versions/` could not be listed (not there, or not readable). */
+async function listVersionFiles(ctx: ReadContext, taskDir: string): Promise<number[] | null> {
+  let names: string[];
   try {
-    const out: number[] = [];
     // Names only, no Dirent a file: a listing of tasks the runtime wrote lists each one's versions/.
-    for (const name of await ctx.fs.readdirNames(path.join(taskDir, VERSIONS_DIR))) {
-      const n = parseVersionFileName(name);
-      if (n !== null) out.push(n);
-    }
-    return out.sort((a, b) => a - b);
+    names = await ctx.fs.readdirNames(path.join(taskDir, VERSIONS_DIR));
   } catch {
-    return [];
+    return null;
   }
+  const out: number[] = [];
+  for (const name of names) {
+    const n = parseVersionFileName(name);
+    if (n !== null) out.push(n);
+  }
+  return out.sort((a, b) => a - b);
 }
 
 /**
@@ -315,7 +327,7 @@ export async function newestVersion(ctx: ReadContext, taskDir: string, from: num
     newest++;
     const last = await segmentLast(ctx, taskDir, newest);
     for (let v = newest + 1; v <= last; v++) {
-      if (await exists(ctx, versionPath(taskDir, v))) break;
+      if (await hasOwnFile(ctx, taskDir, v)) break;
       newest = v;
     }
   }
@@ -329,6 +341,8 @@ export async function newestVersion(ctx: ReadContext, taskDir: string, from: num
  */
 export async function probeVersion(ctx: ReadContext, taskDir: string, version: number): Promise<{ present: boolean; problem?: Problem }> {
   const abs = versionPath(taskDir, version);
+  // A read that listed versions/ (readNativeTask) has the answer: a file put there since is seen by the next read.
+  if (ctx.versionNames) return { present: await ctx.versionNames.has(ctx, taskDir, version) };
   try {
     // One lookup, answered synchronously where the file system can, as `exists` answers its own.
     const sync = syncReadsOf(ctx.fs);
@@ -348,7 +362,13 @@ export async function probeVersion(ctx: ReadContext, taskDir: string, version: n
  * A look at the head of the version's own file (read once per file and store,
  * version-heads.ts, a stat after that); when it has none, heldInFiles.
  */
-async function hotAhead(ctx: ReadContext, taskDir: string, version: number, file: string): Promise<Problem | undefined> {
+async function hotAhead(
+  ctx: ReadContext,
+  taskDir: string,
+  version: number,
+  file: string,
+  listed: readonly number[] | null,
+): Promise<Problem | undefined> {
   const held = await headVersion(ctx, versionPath(taskDir, version));
   if (typeof held === 'number' && held !== version) {
     return problem(
@@ -359,7 +379,7 @@ async function hotAhead(ctx: ReadContext, taskDir: string, version: number, file
   }
   // A head that is not an envelope's is left to the reads that parse the file, which say what is wrong with it.
   if (held !== 'missing') return undefined;
-  return heldInFiles(ctx, taskDir, version, await versionFiles(ctx, taskDir), file);
+  return heldInFiles(ctx, taskDir, version, listed ?? (await versionFiles(ctx, taskDir)), file);
 }
 
 /**
@@ -525,6 +545,11 @@ export async function readNativeTask<C extends CheckpointHead>(
   hasVersions = true,
 ): Promise<TaskEntry<C>> {
   const problems: Problem[] = [];
+  // One listing of versions/ answers, for a read that goes past the hot snapshot's check, which versions have a
+  // file of their own: for the check that a file holds the snapshot's version, the lookups for versions after it,
+  // the rebuild's walk and the gap check (a stat per version of the newest segment, twice, before).
+  const listed = hasVersions && (depth.heads || depth.gaps) ? await listVersionFiles(ctx, taskDir) : null;
+  const reader: ReadContext = listed ? { ...ctx, versionNames: VersionNames.listed(taskDir, listed) } : ctx;
   // Why checkpoint.json could not be used, when it could not: an error only if no version can stand in for it.
   const hotProblems: Problem[] = [];
   let checkpoint: C | null = null;
@@ -533,6 +558,7 @@ export async function readNativeTask<C extends CheckpointHead>(
   let hotDoc: unknown = null;
   // The hot snapshot is kept and checked without a problem: a valid base for the versions after it.
   let keptBase: C | null = null;
+  let keptSnapshot: KeptSnapshot | undefined;
   if (hot.ok) {
     const hotFile = relPath(ctx, childPath(taskDir, HOT_FILE));
     const checked = hot.kept ? hot.kept.checked(depth.check, hotFile) : depth.check(hot.value, hotFile);
@@ -540,7 +566,7 @@ export async function readNativeTask<C extends CheckpointHead>(
     // A listing leaves this to the file checks (listedFileProblems), which list versions/ anyway: done here, it
     // was a lookup, a listing of versions/ and a read of a segment's ends for every task the runtime wrote,
     // and more than the rest of the listing together.
-    const ahead = named !== undefined && hasVersions && depth.heads ? await hotAhead(ctx, taskDir, named, hotFile) : undefined;
+    const ahead = named !== undefined && hasVersions && depth.heads ? await hotAhead(reader, taskDir, named, hotFile, listed) : undefined;
     if (ahead) {
       // Taken at its word, the task would show a version no file holds, and the next save would follow it.
       hotProblems.push(ahead);
@@ -553,7 +579,10 @@ export async function readNativeTask<C extends CheckpointHead>(
       // Not a document of an older schema, which the check migrates: the deltas apply to the document as
       // stored, and what they make of it is then checked whole, as a read without the kept snapshot does.
       const current = (hot.value as { schema_version?: unknown }).schema_version === checked.checkpoint.schema_version;
-      if (hot.kept && current && checked.problems.length === 0 && !checked.readOnly) keptBase = checked.checkpoint;
+      if (hot.kept && current && checked.problems.length === 0 && !checked.readOnly) {
+        keptBase = checked.checkpoint;
+        keptSnapshot = hot.kept;
+      }
     } else {
       hotProblems.push(...checked.problems);
     }
@@ -567,23 +596,42 @@ export async function readNativeTask<C extends CheckpointHead>(
     // snapshot's rename): not an error. The versions after it are applied to it.
     let newest = hotVersion;
     if (hasVersions) {
-      const found = await newestVersion(ctx, taskDir, hotVersion);
+      const found = await newestVersion(reader, taskDir, hotVersion);
       newest = found.newest;
       problems.push(...found.problems);
     }
-    const known = { version: hotVersion, rebuilt: { doc: hotDoc, fullBytes: 0, deltaBytes: 0, fullVersion: hotVersion } };
-    // From a kept snapshot checked clean, the versions after it are checked by what they change.
-    const [base, byChanges] = [keptBase, depth.checkDeltas];
-    const byDeltas = base && byChanges ? (d: readonly AppliedDelta[]) => byChanges(base, d) : undefined;
+    const hotKnown: KnownVersion = { version: hotVersion, rebuilt: { doc: hotDoc, fullBytes: 0, deltaBytes: 0, fullVersion: hotVersion } };
+    // A kept snapshot checked clean keeps the newest version read after it (kept-checkpoints.ts, KeptVersion): the
+    // walk ends there, where its file still starts with the bytes it was read from, and else at the snapshot.
+    const kept = keptSnapshot;
+    const later = kept?.later && kept.later.version > hotVersion && kept.later.version <= newest ? kept.later : null;
+    const laterBase = later ? cleanCheckpoint(later.made(depth.check)) : null;
+    // A depth that checks by what changed starts from the kept version only with that version checked clean.
+    const fromLater = later && (laterBase || !depth.checkDeltas) ? later : null;
+    const knowns = fromLater ? [fromLater.known, hotKnown] : [hotKnown];
+    const checkKnown = (r: RebuiltVersion, file: string): Checked<C> | null => {
+      if (!r.since) return null;
+      if (fromLater && r.from === fromLater.version && r.since.length === 0) return fromLater.checked(depth.check, file);
+      // From a version checked clean, the versions after it are checked by what they change.
+      const base = r.from === hotVersion ? keptBase : r.from === fromLater?.version ? laterBase : null;
+      const changed = base && depth.checkDeltas ? depth.checkDeltas(base, r.since) : null;
+      return changed ? { checkpoint: freezeDeep(changed), problems: [], readOnly: false } : null;
+    };
     // Misnumbered files above the version the task will stand at are moved aside by the next save (set-aside.ts).
     let above = true;
     for (let v = newest; v > hotVersion; v--) {
       // Checked as deeply as the hot snapshot would have been: a running task's row is read this way on every save.
-      const loaded = checkRebuilt(ctx, taskDir, v, await rebuildVersion(ctx, taskDir, v, known), depth.check, byDeltas);
+      const rebuilt = await rebuildVersion(reader, taskDir, v, knowns);
+      const loaded = checkRebuilt(ctx, taskDir, v, rebuilt, depth.check, checkKnown);
       if (loaded.ok) {
         checkpoint = loaded.checkpoint;
         readOnly = loaded.readOnly;
         problems.push(...loaded.problems);
+        const made = rebuilt.ok ? rebuilt.value : null;
+        if (kept && made?.source && v === newest && made.doc !== fromLater?.rebuilt.doc) {
+          const checked = { checkpoint: loaded.checkpoint, problems: loaded.problems, readOnly: loaded.readOnly };
+          kept.keepLater(v, made, made.source)?.put(depth.check, checked);
+        }
         break;
       }
       const bad = await unloaded(ctx, taskDir, v, loaded.problems, above);
@@ -591,7 +639,7 @@ export async function readNativeTask<C extends CheckpointHead>(
       problems.push(...bad.problems);
     }
   } else {
-    numbers = hasVersions ? await listVersionNumbers(ctx, taskDir) : [];
+    numbers = hasVersions ? await listVersionNumbers(ctx, taskDir, listed ?? undefined) : [];
     if (numbers.length === 0 && hot.ok === false && hot.missing) {
       problems.push(problem(relPath(ctx, taskDir), 'missing-version', 'the task has neither checkpoint.json nor any version file'));
     }
@@ -627,7 +675,7 @@ export async function readNativeTask<C extends CheckpointHead>(
 
   if (depth.gaps) {
     // One listing of versions/ for both checks below.
-    const files = hasVersions ? await versionFiles(ctx, taskDir) : [];
+    const files = hasVersions ? (listed ?? (await versionFiles(ctx, taskDir))) : [];
     numbers ??= hasVersions ? await listVersionNumbers(ctx, taskDir, files) : [];
     problems.push(...gapProblems(ctx, taskDir, numbers));
     if (hasVersions) {
@@ -747,6 +795,11 @@ export function isLegacyDoc(doc: unknown): boolean {
 export function readHot(ctx: ReadContext, taskDir: string, keep = false): Promise<FileRead<unknown>> {
   const abs = childPath(taskDir, HOT_FILE);
   return keep ? readKeptJsonFile(ctx, abs, (doc) => !isLegacyDoc(doc)) : readJsonFile(ctx, abs);
+}
+
+/** The checkpoint of a check that found nothing wrong and nothing to migrate; null otherwise. */
+function cleanCheckpoint<C extends CheckpointHead>(checked: Checked<C> | undefined): C | null {
+  return checked?.checkpoint && checked.problems.length === 0 && !checked.readOnly ? checked.checkpoint : null;
 }
 
 function dedupe(problems: Problem[]): Problem[] {

@@ -167,6 +167,18 @@ export interface VersionFile {
   envelopeBytes: number;
   /** The version's record: the whole file for a file that holds one version. */
   bytes: Buffer;
+  /** The file the record was found in, and its bytes up to the end of the record and its seal. */
+  source: RecordSource;
+}
+
+/**
+ * Where a version's record was read: the file, and the file's bytes (inflated) up to the end of the record and its
+ * seal. A file that starts with the same bytes holds the same records up to that version (each record follows from
+ * the bytes before it), whatever was appended since.
+ */
+export interface RecordSource {
+  abs: string;
+  upTo: Buffer;
 }
 
 /**
@@ -221,6 +233,12 @@ export class SegmentMemo {
 
   holds(abs: string): boolean {
     return this.segment !== null && this.abs === abs;
+  }
+
+  /** Whether the file held is `source`'s and starts with its bytes. */
+  startsWith(source: RecordSource): boolean {
+    const { upTo } = source;
+    return this.holds(source.abs) && this.bytes.length >= upTo.length && this.bytes.subarray(0, upTo.length).equals(upTo);
   }
 }
 
@@ -291,7 +309,7 @@ export class VersionNames {
 }
 
 /** Whether version `version` has a file of its own, from the walk's listing when it has one. */
-function hasOwnFile(ctx: ReadContext, taskDir: string, version: number): Promise<boolean> {
+export function hasOwnFile(ctx: ReadContext, taskDir: string, version: number): Promise<boolean> {
   return ctx.versionNames ? ctx.versionNames.has(ctx, taskDir, version) : exists(ctx, versionPath(taskDir, version));
 }
 
@@ -418,7 +436,8 @@ export async function readVersionFile(
   }
   const env = decodeEnvelope(value, version, file);
   if (!env.ok) return { ok: false, problem: env.problem, missing: false };
-  return { ok: true, value: { envelope: env.envelope, envelopeBytes, bytes: bytes.subarray(span.start, span.end) } };
+  const source = { abs, upTo: bytes.subarray(0, span.sealedEnd) };
+  return { ok: true, value: { envelope: env.envelope, envelopeBytes, bytes: bytes.subarray(span.start, span.end), source } };
 }
 
 /**
@@ -454,6 +473,23 @@ export interface RebuiltVersion {
    * each with the document it made, so a reader holding that version checked can check only what they change.
    */
   since?: readonly AppliedDelta[];
+  /** With `since`: the known version they were applied to. */
+  from?: number;
+  /** Where the version's own record was read (absent for a version given as known and not read). */
+  source?: RecordSource;
+}
+
+/** A version already rebuilt, which a rebuild of a later version may start from (rebuildVersion). */
+export interface KnownVersion {
+  version: number;
+  rebuilt: RebuiltVersion;
+  /**
+   * Where its record was read, for a version rebuilt by an earlier read: it is taken only where the walk finds
+   * the version's record in that file, and the file still starts with the same bytes, which then hold the same
+   * records up to it. Without a source, the version is taken as given (a version rebuilt in this read, or a hot
+   * snapshot whose bytes the caller compared).
+   */
+  source?: RecordSource;
 }
 
 /** The delta a version's envelope holds from the version before it. */
@@ -471,9 +507,10 @@ export interface AppliedDelta extends VersionDelta {
  * Rebuild version `version` of the task in `taskDir`: walk back to the
  * nearest full snapshot, then apply the deltas forward.
  *
- * `known`, an older version of the same task already rebuilt, ends the walk
- * when it is reached before a full snapshot: rebuilding several versions
- * oldest first reads each file once.
+ * `known`, older versions of the same task already rebuilt, end the walk
+ * when one is reached before a full snapshot: rebuilding several versions
+ * oldest first reads each file once, and a reader that rebuilt a running
+ * task's newest version reads only the records after it the next time.
  *
  * Never throws on bad files; returns the problems that stopped the rebuild.
  */
@@ -481,21 +518,41 @@ export async function rebuildVersion(
   ctx: ReadContext,
   taskDir: string,
   version: number,
-  known?: { version: number; rebuilt: RebuiltVersion },
+  known?: KnownVersion | readonly KnownVersion[],
 ): Promise<{ ok: true; value: RebuiltVersion } | { ok: false; problems: Problem[]; missing: boolean }> {
+  const knowns: readonly KnownVersion[] = known === undefined ? [] : 'version' in known ? [known] : known;
   const deltas: VersionDelta[] = [];
   let deltaBytes = 0;
+  let source: RecordSource | undefined;
+  const fromKnown = (k: KnownVersion): { ok: true; value: RebuiltVersion } | { ok: false; problems: Problem[]; missing: false } => {
+    const applied = applyDeltas(ctx, taskDir, k.rebuilt.doc, deltas, true);
+    if (!applied.ok) return applied;
+    const { fullBytes, fullVersion } = k.rebuilt;
+    const deltasBytes = k.rebuilt.deltaBytes + deltaBytes;
+    return {
+      ok: true,
+      value: {
+        doc: applied.doc,
+        fullBytes,
+        deltaBytes: deltasBytes,
+        fullVersion,
+        since: applied.steps,
+        from: k.version,
+        source: source ?? k.source,
+      },
+    };
+  };
   // Up to a few thousand small files, one after the other.
   const { ctx: reader, pace } = versionWalk(ctx);
   for (let v = version; v >= 1; v--) {
-    if (known && v === known.version && v < version) {
-      const applied = applyDeltas(ctx, taskDir, known.rebuilt.doc, deltas, true);
-      if (!applied.ok) return applied;
-      const { fullBytes, fullVersion } = known.rebuilt;
-      const value = { doc: applied.doc, fullBytes, deltaBytes: known.rebuilt.deltaBytes + deltaBytes, fullVersion, since: applied.steps };
-      return { ok: true, value };
-    }
+    const given = knowns.find((k) => k.version === v && !k.source && v < version);
+    if (given) return fromKnown(given);
     await pace();
+    // A version known from an earlier read: its record is looked for as any version's is, which leaves the file
+    // it is in held by the walk (SegmentMemo), and the bytes are compared up to its end.
+    const sourced = knowns.find((k) => k.version === v && k.source);
+    if (sourced?.source && (await locateRecord(reader, taskDir, v)).ok && reader.segments?.startsWith(sourced.source))
+      return fromKnown(sourced);
     const read = await readVersionFile(reader, taskDir, v);
     if (!read.ok) {
       if (read.missing) {
@@ -509,11 +566,12 @@ export async function rebuildVersion(
       }
       return { ok: false, problems: [read.problem], missing: false };
     }
+    source ??= read.value.source;
     const { envelope } = read.value;
     if (envelope.kind === 'full') {
       const applied = applyDeltas(ctx, taskDir, envelope.checkpoint, deltas);
       if (!applied.ok) return applied;
-      return { ok: true, value: { doc: applied.doc, fullBytes: read.value.envelopeBytes, deltaBytes, fullVersion: v } };
+      return { ok: true, value: { doc: applied.doc, fullBytes: read.value.envelopeBytes, deltaBytes, fullVersion: v, source } };
     }
     deltas.push({ version: v, ops: envelope.ops });
     deltaBytes += read.value.envelopeBytes;

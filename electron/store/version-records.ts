@@ -47,6 +47,8 @@ export interface RecordSpan {
   envelopeEnd: number | null;
   /** End of the record's bytes (its seal line, if any, not included). */
   end: number;
+  /** End of the record with its seal line: where the next record starts. */
+  sealedEnd: number;
   /** The SHA-256 its seal line gives for those bytes; null for a file of one version, which has no seal. */
   seal: string | null;
 }
@@ -87,7 +89,11 @@ export function sealMatches(bytes: Buffer, span: RecordSpan): boolean {
 export function parseSegment(bytes: Buffer, first: number, verify = true): Segment {
   const records: RecordSpan[] = [];
   if (!SEALED_HEAD.test(bytes.subarray(0, HEAD_BYTES).toString('latin1'))) {
-    return { sealed: false, records: [{ version: first, start: 0, envelopeEnd: null, end: bytes.length, seal: null }], tail: 'clean' };
+    return {
+      sealed: false,
+      records: [{ version: first, start: 0, envelopeEnd: null, end: bytes.length, sealedEnd: bytes.length, seal: null }],
+      tail: 'clean',
+    };
   }
   let pos = 0;
   for (let version = first; pos < bytes.length; version++) {
@@ -118,10 +124,10 @@ export function parseSegment(bytes: Buffer, first: number, verify = true): Segme
     if (sealEnd < 0) return bad('torn', 'its record was cut short before its seal');
     const seal = SEAL_LINE.exec(bytes.subarray(end, sealEnd).toString('latin1'));
     if (!seal || Number(seal[1]) !== version) return bad('damaged', 'its seal line is not the seal of this version');
-    const span = { version, start: pos, envelopeEnd: eol, end, seal: seal[2] };
+    const span = { version, start: pos, envelopeEnd: eol, end, sealedEnd: sealEnd + 1, seal: seal[2] };
     if (verify && !sealMatches(bytes, span)) return bad('damaged', SEAL_MISMATCH);
     records.push(span);
-    pos = sealEnd + 1;
+    pos = span.sealedEnd;
   }
   return { sealed: true, records, tail: 'clean' };
 }

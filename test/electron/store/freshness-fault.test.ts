@@ -20,12 +20,17 @@ afterEach(async () => {
   await cleanup(root);
 });
 
-/** nodeFs whose `exists` fails with `code` for version 3's file. */
+/**
+ * nodeFs that will not say whether version 3's file exists, failing with `code`: neither by a lookup of its name
+ * nor by a listing of versions/ (which opening a task reads first, and answers from).
+ */
 function failingProbe(code: string): StoreFs {
   const third = path.join('versions', '00000003.json');
+  const fail = () => Promise.reject(Object.assign(new Error(`${code}: injected`), { code }));
   return {
     ...nodeFs,
-    exists: (p) => (p.endsWith(third) ? Promise.reject(Object.assign(new Error(`${code}: injected`), { code })) : nodeFs.exists(p)),
+    exists: (p) => (p.endsWith(third) ? fail() : nodeFs.exists(p)),
+    readdirNames: (p) => (path.basename(p) === 'versions' ? fail() : nodeFs.readdirNames(p)),
   };
 }
 
@@ -44,6 +49,13 @@ describe('the freshness check of the next version', () => {
       expect(entry!.problems.map((p) => p.message).join('\n')).not.toMatch(/does not exist|missing/);
     }
     expect(await hashTree(root)).toEqual(before);
+  });
+
+  it('opening the task answers from its listing of versions/, when that reads, without the lookup', async () => {
+    const listing: StoreFs = { ...failingProbe('EIO'), readdirNames: nodeFs.readdirNames };
+    const entry = await openStore(root, { fs: listing }).getTask('t');
+    expect(entry?.checkpoint?.version).toBe(2);
+    expect(entry?.problems).toEqual([]);
   });
 
   it('has nothing to say when the disk answers', async () => {

@@ -5,6 +5,7 @@
  * rewritten to the same size, a version that does not validate), and what it
  * hands out is frozen, so no caller can change the next read's answer.
  */
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -15,7 +16,8 @@ import { DETAIL, LISTING } from '../../../electron/store/task-reader.js';
 import { nodeFs } from '../../../electron/store/store-fs.js';
 import { freezeDeep, KeptCheckpoints } from '../../../electron/store/kept-checkpoints.js';
 import { checkCheckpoint } from '../../../electron/store/checkpoint-check.js';
-import { encodeDelta, versionFileName } from '../../../electron/store/version-file.js';
+import { encodeDelta, encodeFull, rebuildVersion, versionFileName, type Envelope } from '../../../electron/store/version-file.js';
+import { parseSegment } from '../../../electron/store/version-records.js';
 import type { SaveLease } from '../../../electron/store/store-types.js';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { cleanup, loopedSave, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
@@ -199,5 +201,76 @@ describe('a store kept open', () => {
     expect(Object.isFrozen(opened)).toBe(true);
     expect(opened).toEqual(checkCheckpoint(JSON.parse(await fs.readFile(hotPath(), 'utf8')), 'x').checkpoint);
     expect((await readFolder(ctx, TASK, DETAIL))?.entry.checkpoint).toBe(opened);
+  });
+});
+
+describe('the version kept after the snapshot', () => {
+  const segmentPath = () => path.join(dir, TASK, 'versions', versionFileName(2));
+  const readCtx = (kept: KeptCheckpoints) => ({ fs: nodeFs, root: dir, realRoot: dir, maxFileBytes: DEFAULT_MAX_FILE_BYTES, kept });
+  const keptOf = async (kept: KeptCheckpoints) => kept.match(hotPath(), await fs.readFile(hotPath()));
+  // A plan large beside what a save changes: the segment's versions are all deltas (no full snapshot ends a walk).
+  const LONG_PLAN = 60;
+  const saves = async (from: Checkpoint | null, last: number, writer: ReturnType<typeof openStore>) => {
+    let cp = from ?? (await writer.create(makeCheckpoint(TASK, LONG_PLAN))).checkpoint;
+    for (let v = cp.version + 1; v <= last; v++)
+      cp = (await writer.save(TASK, { ...loopedSave(cp, v, LONG_PLAN, 40 + v), lease: held })).checkpoint;
+    return cp;
+  };
+
+  it('is the newest version a read rebuilt, and the next read applies only the deltas after it', async () => {
+    // Version 1 is checkpoint.json; one writer's versions 2 to 17 fill the segment named for version 2.
+    const writer = openStore(dir);
+    const eight = await saves(null, 8, writer);
+    const kept = new KeptCheckpoints();
+    const ctx = readCtx(kept);
+    expect((await readFolder(ctx, TASK, DETAIL))?.entry.checkpoint?.version).toBe(8);
+    const later = (await keptOf(kept))?.later;
+    expect(later?.version).toBe(8);
+    expect(Object.isFrozen(later?.doc)).toBe(true);
+    const cp = await saves(eight, 11, writer);
+    const hot = {
+      version: 1,
+      rebuilt: { doc: JSON.parse(await fs.readFile(hotPath(), 'utf8')), fullBytes: 0, deltaBytes: 0, fullVersion: 1 },
+    };
+    const rebuilt = await rebuildVersion(ctx, path.join(dir, TASK), 11, [later!.known, hot]);
+    expect(rebuilt.ok && rebuilt.value.from).toBe(8);
+    expect(rebuilt.ok && rebuilt.value.since?.map((d) => d.version)).toEqual([9, 10, 11]);
+    expect((await readFolder(ctx, TASK, DETAIL))?.entry.checkpoint).toEqual(cp);
+    expect((await keptOf(kept))?.later?.version).toBe(11);
+  });
+
+  it("is not taken once a record before it was rewritten and sealed anew: the read is a fresh store's", async () => {
+    const [store, writer] = [openStore(dir), openStore(dir)];
+    const eight = await saves(null, 8, writer);
+    expect((await store.getTask(TASK))?.checkpoint?.version).toBe(8);
+    await saves(eight, 10, writer);
+    // Version 5's record, its ops and the blobs it carries kept, with one op more, sealed as a writer seals it.
+    const bytes = await fs.readFile(segmentPath());
+    const span = parseSegment(bytes, 2).records.find((r) => r.version === 5)!;
+    const envelope = JSON.parse(bytes.subarray(span.start, span.envelopeEnd!).toString()) as Extract<Envelope, { kind: 'delta' }>;
+    const lines = bytes
+      .subarray(span.envelopeEnd! + 1, span.end)
+      .toString()
+      .split('\n')
+      .filter(Boolean);
+    const blobs = lines.map((l) => ({ hex: createHash('sha256').update(l).digest('hex'), bytes: Buffer.from(l) }));
+    const record = encodeDelta(5, [...envelope.ops, { op: 'replace', path: ['goal'], value: 'rewritten' }], blobs, true).bytes;
+    await fs.writeFile(segmentPath(), Buffer.concat([bytes.subarray(0, span.start), record, bytes.subarray(span.sealedEnd)]));
+    const [mine, theirs] = [await store.getTask(TASK), await openStore(dir).getTask(TASK)];
+    expect(theirs?.checkpoint?.goal).toBe('rewritten');
+    expect(mine).toEqual(theirs);
+  });
+
+  it("is not taken once a version before it has a file of its own: the read is a fresh store's", async () => {
+    const [store, writer] = [openStore(dir), openStore(dir)];
+    const six = await saves(null, 6, writer);
+    const eight = await saves(six, 8, writer);
+    expect((await store.getTask(TASK))?.checkpoint?.version).toBe(8);
+    await saves(eight, 10, writer);
+    // A file for version 6 put in versions/: it wins over version 6's record in the segment, and holds no later one.
+    await fs.writeFile(path.join(dir, TASK, 'versions', versionFileName(6)), encodeFull(6, Buffer.from(JSON.stringify(six))).bytes);
+    const [mine, theirs] = [await store.getTask(TASK), await openStore(dir).getTask(TASK)];
+    expect(theirs?.checkpoint?.version).not.toBe(10);
+    expect(mine).toEqual(theirs);
   });
 });

@@ -114,12 +114,16 @@ describe('sealed records', () => {
     const plain = encodeFull(3, Buffer.from('{"a":1}'), [blob(1)]).bytes;
     expect(parseSegment(plain, 3)).toEqual({
       sealed: false,
-      records: [{ version: 3, start: 0, envelopeEnd: null, end: plain.length, seal: null }],
+      records: [{ version: 3, start: 0, envelopeEnd: null, end: plain.length, sealedEnd: plain.length, seal: null }],
       tail: 'clean',
     });
     const many = Buffer.concat(Array.from({ length: SEGMENT_VERSIONS + 1 }, (_, i) => encodeDelta(i + 1, [], [], true).bytes));
     expect(parseSegment(many, 1)).toMatchObject({ tail: 'damaged', tailVersion: SEGMENT_VERSIONS + 1 });
     expect(parseSegment(many, 1).records).toHaveLength(SEGMENT_VERSIONS);
+    // Each record ends, its seal line included, where the next begins.
+    const records = parseSegment(many, 1).records;
+    for (let i = 1; i < records.length; i++) expect(records[i - 1].sealedEnd).toBe(records[i].start);
+    expect(many.subarray(records[0].end, records[0].sealedEnd).toString()).toMatch(/^\{"seal":1,"sha256":"[0-9a-f]{64}"\}\n$/);
   });
 });
 
