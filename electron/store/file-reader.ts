@@ -29,6 +29,11 @@ export interface ReadContext {
   versionNames?: VersionNames;
   /** What the heads of the version files read so far hold, kept for the store's lifetime (version-heads.ts). */
   heads?: VersionHeads;
+  /**
+   * The version files whose identity this read already found to be what `heads` keeps of them: one lstat a file a
+   * read, where the gap check asks of each file both its ends and its head. Made for one read (readNativeTask).
+   */
+  identified?: Set<string>;
   /** The hot snapshots of the tasks this store opened last, parsed and checked (kept-checkpoints.ts). */
   kept?: KeptCheckpoints;
 }

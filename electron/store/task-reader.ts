@@ -549,7 +549,11 @@ export async function readNativeTask<C extends CheckpointHead>(
   // file of their own: for the check that a file holds the snapshot's version, the lookups for versions after it,
   // the rebuild's walk and the gap check (a stat per version of the newest segment, twice, before).
   const listed = hasVersions && (depth.heads || depth.gaps) ? await listVersionFiles(ctx, taskDir) : null;
-  const reader: ReadContext = listed ? { ...ctx, versionNames: VersionNames.listed(taskDir, listed) } : ctx;
+  const reader: ReadContext = {
+    ...ctx,
+    identified: new Set(),
+    ...(listed ? { versionNames: VersionNames.listed(taskDir, listed) } : {}),
+  };
   // Why checkpoint.json could not be used, when it could not: an error only if no version can stand in for it.
   const hotProblems: Problem[] = [];
   let checkpoint: C | null = null;
@@ -676,11 +680,11 @@ export async function readNativeTask<C extends CheckpointHead>(
   if (depth.gaps) {
     // One listing of versions/ for both checks below.
     const files = hasVersions ? (listed ?? (await versionFiles(ctx, taskDir))) : [];
-    numbers ??= hasVersions ? await listVersionNumbers(ctx, taskDir, files) : [];
+    numbers ??= hasVersions ? await listVersionNumbers(reader, taskDir, files) : [];
     problems.push(...gapProblems(ctx, taskDir, numbers));
     if (hasVersions) {
       // A file the reads above found misnumbered is already reported, with what happens to it.
-      const misnumbered = await misnumberedFiles(ctx, taskDir, files, checkpoint?.version ?? 0);
+      const misnumbered = await misnumberedFiles(reader, taskDir, files, checkpoint?.version ?? 0);
       problems.push(...misnumbered.filter((m) => !problems.some((p) => p.file === m.file && p.reason === m.reason)));
     }
     const log = await eventLogProblem(ctx.fs, taskDir, relPath(ctx, eventsPath(taskDir)), ctx.maxEventLogBytes);

@@ -94,20 +94,24 @@ export class VersionHeads {
     const known = this.known.get(abs);
     if (known?.ends === undefined) return undefined;
     const ends = known.ends;
+    if (ctx.identified?.has(abs)) return Promise.resolve(ends);
     return lstatOrNull(ctx, abs).then((st) => {
       if (st === null || st === 'missing' || !sameFile(known, st)) return undefined;
       this.keep(abs, known);
+      ctx.identified?.add(abs);
       return ends;
     });
   }
 
   /** The version the file at `abs` holds (see HeadVersion). */
   versionAt(ctx: ReadContext, abs: string): Promise<HeadVersion> {
-    return onNodeFs(ctx) ? Promise.resolve(this.versionAtNow(abs)) : this.versionAtThrough(ctx, abs);
+    const known = ctx.identified?.has(abs) ? this.known.get(abs) : undefined;
+    if (known) return Promise.resolve(known.held);
+    return onNodeFs(ctx) ? Promise.resolve(this.versionAtNow(abs, ctx.identified)) : this.versionAtThrough(ctx, abs);
   }
 
   /** versionAt with node:fs's synchronous calls: a task opened reads the head of each of its files this way. */
-  private versionAtNow(abs: string): HeadVersion {
+  private versionAtNow(abs: string, identified: Set<string> | undefined): HeadVersion {
     const known = this.known.get(abs);
     if (known) {
       let st: Stats | undefined;
@@ -119,6 +123,7 @@ export class VersionHeads {
       if (st === undefined) this.known.delete(abs);
       else if (sameFile(known, st)) {
         this.keep(abs, known);
+        identified?.add(abs);
         return known.held;
       }
     }
@@ -156,6 +161,7 @@ export class VersionHeads {
       }
       if (st && sameFile(known, st)) {
         this.keep(abs, known);
+        ctx.identified?.add(abs);
         return known.held;
       }
     }

@@ -139,4 +139,32 @@ describe('version file heads', () => {
     expect(opened).toContain('s/versions/00000017.json');
     expect(opened).not.toContain('s/versions/00000001.json');
   });
+
+  it('are checked by one lstat a file a read: a task opened again asks each version file its identity once', async () => {
+    const lease: SaveLease = { taskId: 's', held: true, generation: 1 };
+    const writer = openStore(root);
+    let cp = (await writer.create(makeCheckpoint('s', 3))).checkpoint;
+    // Segments 2 to 17, 18 to 33 and 34 to 40: the gap check asks each file its ends and its head.
+    while (cp.version < 40)
+      cp = (await writer.save('s', { expectedVersion: cp.version, checkpoint: { ...withoutVersion(cp), phase: `p${cp.version}` }, lease }))
+        .checkpoint;
+    // The full segments compressed (in the background) before the reads: a file replaced between them is another.
+    await writer.settle('s');
+    const statted: string[] = [];
+    const counting: StoreFs = {
+      ...nodeFs,
+      lstat: (p) => {
+        if (p.includes(`${path.sep}versions${path.sep}`)) statted.push(path.relative(root, p));
+        return nodeFs.lstat(p);
+      },
+    };
+    const store = openStore(root, { fs: counting });
+    expect((await store.getTask('s'))?.checkpoint?.version).toBe(40);
+    statted.length = 0;
+    const again = await store.getTask('s');
+    expect(again?.checkpoint?.version).toBe(40);
+    expect(again?.problems).toEqual([]);
+    expect(statted.length).toBeGreaterThan(0);
+    expect(statted.filter((f, i) => statted.indexOf(f) !== i)).toEqual([]);
+  });
 });
