@@ -114,7 +114,8 @@ export function checkDeltas(base: Checkpoint, deltas: readonly AppliedDelta[]): 
     for (const delta of deltas) {
       const check = validateChanges(delta.doc, delta.ops);
       if (!check.ok) return null;
-      checked = applyDiff(checked, check.changes as DiffOp[]);
+      // With the lineage of the arrays it copies: the reader freezes what this makes (freezeSince).
+      checked = applyDiff(checked, check.changes as DiffOp[], true);
     }
   } catch {
     // A delta that does not fit: the whole read reports it.

@@ -17,6 +17,8 @@
  * not keep at all (ReadDepth.keep).
  */
 import type { CheckpointHead } from '../../shared/checkpoint/checkpoint-head.js';
+import { placesSince } from '../../shared/diff/array-lineage.js';
+import { walkable } from '../../shared/diff/frozen-arrays.js';
 import type { Checked } from './checkpoint-check.js';
 import type { KnownVersion, RebuiltVersion, RecordSource } from './version-file.js';
 
@@ -173,8 +175,38 @@ export class KeptCheckpoints {
 /** Freeze `value` and every object below it. */
 export function freezeDeep<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
+  // Below, then the value itself: V8 walks a frozen array off its fast path (frozen-arrays.ts).
   if (Array.isArray(value)) for (const v of value) freezeDeep(v);
   else for (const k of Object.keys(value)) freezeDeep((value as Record<string, unknown>)[k]);
-  return value;
+  return Object.freeze(value);
+}
+
+/**
+ * Freeze `next`, a document applyDiff made of `previous` (deeply frozen) with the lineage of the arrays it copied
+ * recorded, visiting only what the two do not share: what they share is frozen already. A copied array is visited
+ * at the places its lineage says changed (array-lineage.ts), any other compared element by element, a pointer
+ * each. A version rebuilt from the one before it then costs what its delta changed to freeze, where freezeDeep
+ * visits every step of the plan. Without a frozen `previous`, freezeDeep.
+ */
+export function freezeSince<T>(next: T, previous: unknown): T {
+  if (typeof next !== 'object' || next === null || Object.isFrozen(next)) return next;
+  const prev = typeof previous === 'object' && previous !== null && Object.isFrozen(previous) ? previous : null;
+  if (prev === null) return freezeDeep(next);
+  if (Array.isArray(next)) {
+    const before = Array.isArray(prev) ? (prev as readonly unknown[]) : null;
+    // A lineage is trusted once its copy is frozen (array-lineage.ts): frozen first, then asked.
+    const places = before ? placesSince(Object.freeze(next), before) : null;
+    if (places !== null) {
+      for (const i of places) freezeSince(next[i], before![i]);
+    } else {
+      const items = walkable(Object.freeze(next));
+      for (let i = 0; i < items.length; i++)
+        if (!(before && i < before.length && items[i] === before[i])) freezeSince(items[i], before?.[i]);
+    }
+    return next;
+  }
+  const o = next as Record<string, unknown>;
+  const p = Array.isArray(prev) ? null : (prev as Record<string, unknown>);
+  for (const k of Object.keys(o)) if (!(p && o[k] === p[k])) freezeSince(o[k], p?.[k]);
+  return Object.freeze(next);
 }

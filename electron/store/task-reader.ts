@@ -14,7 +14,7 @@ import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, safeParseReporting, type Checked } from './checkpoint-check.js';
 import { exists, readJsonFile, readKeptJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
 import { checkDeltas } from './incremental-validate.js';
-import { freezeDeep, type KeptSnapshot } from './kept-checkpoints.js';
+import { freezeSince, type KeptSnapshot } from './kept-checkpoints.js';
 import { FIRST_HEAD_READ, isCompressed, readHeadOf, readVersionBytes } from './segment-compression.js';
 import { childPath } from './child-path.js';
 import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
@@ -619,7 +619,7 @@ export async function readNativeTask<C extends CheckpointHead>(
       // From a version checked clean, the versions after it are checked by what they change.
       const base = r.from === hotVersion ? keptBase : r.from === fromLater?.version ? laterBase : null;
       const changed = base && depth.checkDeltas ? depth.checkDeltas(base, r.since) : null;
-      return changed ? { checkpoint: freezeDeep(changed), problems: [], readOnly: false } : null;
+      return changed ? { checkpoint: freezeSince(changed, base), problems: [], readOnly: false } : null;
     };
     // Misnumbered files above the version the task will stand at are moved aside by the next save (set-aside.ts).
     let above = true;
@@ -633,6 +633,8 @@ export async function readNativeTask<C extends CheckpointHead>(
         problems.push(...loaded.problems);
         const made = rebuilt.ok ? rebuilt.value : null;
         if (kept && made?.source && v === newest && made.doc !== fromLater?.rebuilt.doc) {
+          // Frozen by what the deltas changed of the version they were applied to (both kept, so frozen).
+          freezeSince(made.doc, made.from === undefined ? null : made.from === fromLater?.version ? fromLater.doc : hotDoc);
           const checked = { checkpoint: loaded.checkpoint, problems: loaded.problems, readOnly: loaded.readOnly };
           kept.keepLater(v, made, made.source)?.put(depth.check, checked);
         }

@@ -584,8 +584,10 @@ export async function rebuildVersion(
 }
 
 /**
- * Apply deltas collected newest first onto `doc`, oldest first. With `keepSteps`, `steps` holds each applied with
- * the document it made (otherwise none is kept: a rebuild from a full snapshot applies up to a few hundred).
+ * Apply deltas collected newest first onto `doc`, oldest first. With `keepSteps`, for a rebuild on a version already
+ * known, `steps` holds each applied with the document it made (otherwise none is kept: a rebuild from a full snapshot
+ * applies up to a few hundred), and the arrays copied record their lineage (array-lineage.ts), so that a reader
+ * keeping the result frozen visits only what the deltas changed (kept-checkpoints.ts, freezeSince).
  */
 function applyDeltas(
   ctx: ReadContext,
@@ -598,7 +600,7 @@ function applyDeltas(
   const steps: AppliedDelta[] = [];
   for (let i = deltas.length - 1; i >= 0; i--) {
     try {
-      out = applyDiff(out, deltas[i].ops);
+      out = applyDiff(out, deltas[i].ops, keepSteps);
       if (keepSteps) steps.push({ ...deltas[i], doc: out });
     } catch (err) {
       const file = relPath(ctx, versionPath(taskDir, deltas[i].version));

@@ -14,7 +14,8 @@ import { DEFAULT_MAX_FILE_BYTES, openStore } from '../../../electron/store/direc
 import { readFolder } from '../../../electron/store/directory-scan.js';
 import { DETAIL, LISTING } from '../../../electron/store/task-reader.js';
 import { nodeFs } from '../../../electron/store/store-fs.js';
-import { freezeDeep, KeptCheckpoints } from '../../../electron/store/kept-checkpoints.js';
+import { freezeDeep, freezeSince, KeptCheckpoints } from '../../../electron/store/kept-checkpoints.js';
+import { applyDiff, type DiffOp } from '../../../shared/diff/json-diff.js';
 import { checkCheckpoint } from '../../../electron/store/checkpoint-check.js';
 import { encodeDelta, encodeFull, rebuildVersion, versionFileName, type Envelope } from '../../../electron/store/version-file.js';
 import { parseSegment } from '../../../electron/store/version-records.js';
@@ -84,6 +85,46 @@ describe('KeptCheckpoints', () => {
     const v = freezeDeep({ a: [{ b: { c: 1 } }], d: null });
     expect(Object.isFrozen(v.a)).toBe(true);
     expect(Object.isFrozen(v.a[0].b)).toBe(true);
+  });
+
+  describe('freezeSince', () => {
+    type Doc = { phase: string; plan: { id: string; status: string; extra?: { deep: number[] } }[] };
+    const base = () => freezeDeep<Doc>({ phase: 'a', plan: Array.from({ length: 600 }, (_, i) => ({ id: `s${i}`, status: 'pending' })) });
+    const ops: DiffOp[] = [
+      { op: 'replace', path: ['plan', 5, 'status'], value: 'done' },
+      { op: 'add', path: ['plan', 600], value: { id: 'new', status: 'pending', extra: { deep: [1, 2] } } },
+      { op: 'replace', path: ['phase'], value: 'b' },
+    ];
+    const everyObjectFrozen = (v: unknown): boolean =>
+      typeof v !== 'object' || v === null || (Object.isFrozen(v) && Object.values(v).every(everyObjectFrozen));
+
+    it('freezes all that a delta made of a frozen document, with its lineage or without', () => {
+      for (const lineage of [true, false]) {
+        const before = base();
+        const next = freezeSince(applyDiff(before, ops, lineage) as Doc, before);
+        expect(everyObjectFrozen(next)).toBe(true);
+        expect(next.plan[5].status).toBe('done');
+        expect(next.plan[600].extra?.deep).toEqual([1, 2]);
+        // What the delta did not touch is the very same object.
+        expect(next.plan[4]).toBe(before.plan[4]);
+      }
+    });
+
+    it('visits a copied array only at the places its lineage says changed', () => {
+      const before = base();
+      const next = applyDiff(before, ops, true) as Doc;
+      // A write the lineage does not know of (which applyDiff never makes): left alone, so not visited.
+      const unrecorded = { id: 's7', status: 'pending' };
+      next.plan[7] = unrecorded;
+      freezeSince(next, before);
+      expect(Object.isFrozen(next.plan[5])).toBe(true);
+      expect(Object.isFrozen(unrecorded)).toBe(false);
+    });
+
+    it('freezes the whole value when the previous one is not frozen', () => {
+      const next = freezeSince({ a: [{ b: {} }] }, { a: [] });
+      expect(everyObjectFrozen(next)).toBe(true);
+    });
   });
 });
 
