@@ -106,14 +106,15 @@ export class KeptSnapshot extends CheckedDoc {
 
   /**
    * Keep `rebuilt`, version `version` read from `source`, as the later version in place of any kept before,
-   * unless its file's bytes are more than KEPT_SOURCE_BYTES. Its document is frozen here. Null when not kept.
+   * unless its file's bytes are more than KEPT_SOURCE_BYTES. Its document is frozen here, by what its deltas changed
+   * of `previous`, the kept document they were applied to (freezeSince). Null when not kept.
    */
-  keepLater(version: number, rebuilt: RebuiltVersion, source: RecordSource): KeptVersion | null {
+  keepLater(version: number, rebuilt: RebuiltVersion, source: RecordSource, previous: unknown): KeptVersion | null {
     this.laterVersion = null;
     if (source.upTo.length > KEPT_SOURCE_BYTES) return null;
     // The version alone: not the documents each delta made on the way to it, nor the buffer its bytes were read into.
     const { doc, fullBytes, deltaBytes, fullVersion } = rebuilt;
-    freezeDeep(doc);
+    freezeSince(doc, previous);
     // A copy, as of the hot snapshot's bytes: the bytes read may lie in a larger buffer, or one that is reused.
     const kept = { abs: source.abs, upTo: Buffer.from(source.upTo) };
     this.laterVersion = new KeptVersion(version, { doc, fullBytes, deltaBytes, fullVersion }, kept);

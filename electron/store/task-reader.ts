@@ -633,10 +633,10 @@ export async function readNativeTask<C extends CheckpointHead>(
         problems.push(...loaded.problems);
         const made = rebuilt.ok ? rebuilt.value : null;
         if (kept && made?.source && v === newest && made.doc !== fromLater?.rebuilt.doc) {
-          // Frozen by what the deltas changed of the version they were applied to (both kept, so frozen).
-          freezeSince(made.doc, made.from === undefined ? null : made.from === fromLater?.version ? fromLater.doc : hotDoc);
+          // The kept document the deltas were applied to, if any (a full snapshot among them has none).
+          const previous = made.from === undefined ? null : made.from === fromLater?.version ? fromLater.doc : hotDoc;
           const checked = { checkpoint: loaded.checkpoint, problems: loaded.problems, readOnly: loaded.readOnly };
-          kept.keepLater(v, made, made.source)?.put(depth.check, checked);
+          kept.keepLater(v, made, made.source, previous)?.put(depth.check, checked);
         }
         break;
       }

@@ -129,10 +129,10 @@ describe('KeptCheckpoints', () => {
 });
 
 /** Version 1 created, then saved with the lease through `last`: the hot snapshot lags while each segment fills. */
-async function leasedSaves(from: Checkpoint | null, last: number, store = openStore(dir)): Promise<Checkpoint> {
-  let cp = from ?? (await store.create(makeCheckpoint(TASK, PLAN))).checkpoint;
+async function leasedSaves(from: Checkpoint | null, last: number, store = openStore(dir), plan = PLAN): Promise<Checkpoint> {
+  let cp = from ?? (await store.create(makeCheckpoint(TASK, plan))).checkpoint;
   for (let v = cp.version + 1; v <= last; v++)
-    cp = (await store.save(TASK, { ...loopedSave(cp, v, PLAN, 40 + v), lease: held })).checkpoint;
+    cp = (await store.save(TASK, { ...loopedSave(cp, v, plan, 40 + v), lease: held })).checkpoint;
   return cp;
 }
 
@@ -250,13 +250,7 @@ describe('the version kept after the snapshot', () => {
   const readCtx = (kept: KeptCheckpoints) => ({ fs: nodeFs, root: dir, realRoot: dir, maxFileBytes: DEFAULT_MAX_FILE_BYTES, kept });
   const keptOf = async (kept: KeptCheckpoints) => kept.match(hotPath(), await fs.readFile(hotPath()));
   // A plan large beside what a save changes: the segment's versions are all deltas (no full snapshot ends a walk).
-  const LONG_PLAN = 60;
-  const saves = async (from: Checkpoint | null, last: number, writer: ReturnType<typeof openStore>) => {
-    let cp = from ?? (await writer.create(makeCheckpoint(TASK, LONG_PLAN))).checkpoint;
-    for (let v = cp.version + 1; v <= last; v++)
-      cp = (await writer.save(TASK, { ...loopedSave(cp, v, LONG_PLAN, 40 + v), lease: held })).checkpoint;
-    return cp;
-  };
+  const saves = (from: Checkpoint | null, last: number, writer: ReturnType<typeof openStore>) => leasedSaves(from, last, writer, 60);
 
   it('is the newest version a read rebuilt, and the next read applies only the deltas after it', async () => {
     // Version 1 is checkpoint.json; one writer's versions 2 to 17 fill the segment named for version 2.
