@@ -34,7 +34,16 @@ import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, eventsPath, MAX_EVENT_LOG_BYTES, readEventTail } from './event-log.js';
 import { EventCursor } from './event-cursor.js';
 import { readVersionFile, rebuildVersion, versionWalk } from './version-file.js';
-import { HISTORY, DETAIL, listedFileProblems, listVersionNumbers, loadVersion, loadVersions, type ReadDepth } from './task-reader.js';
+import {
+  HISTORY,
+  DETAIL,
+  keptHistoryHead,
+  listedFileProblems,
+  listVersionNumbers,
+  loadVersion,
+  loadVersions,
+  type ReadDepth,
+} from './task-reader.js';
 import { TaskWriter } from './task-writer.js';
 import { VersionHeads } from './version-heads.js';
 import { KeptCheckpoints } from './kept-checkpoints.js';
@@ -301,6 +310,13 @@ class DirectoryStore implements CheckpointStore {
    * task up the long way, for a legacy task or a precise error. A version file
    * that is there but cannot be rebuilt is an error here and now.
    */
+  /** keptHistoryHead (task-reader.ts) of a task of this folder; null when nothing kept answers. */
+  private async keptHistory(taskId: string, version: number): ReturnType<typeof keptHistoryHead> {
+    if (!isSafeTaskId(taskId) || !Number.isSafeInteger(version) || version < 1) return null;
+    // checkpoint.json, a listing and a segment, one after the other: from the page cache, synchronously (sequentialReads).
+    return keptHistoryHead(sequentialReads(await this.ctx()).ctx, path.join(this.root, taskId), version);
+  }
+
   private async readOwnVersion(taskId: string, version: number): Promise<Checkpoint | null> {
     if (!isSafeTaskId(taskId) || !Number.isSafeInteger(version) || version < 1) return null;
     const dir = path.join(this.root, taskId);
@@ -473,6 +489,9 @@ class DirectoryStore implements CheckpointStore {
   }
 
   private async historyTail(taskId: string, version: number | undefined, after?: HistoryMark): Promise<HistoryTail> {
+    // The version this store's last read of the task showed is answered from what that read kept, where it holds.
+    const kept = version === undefined ? null : await this.keptHistory(taskId, version);
+    if (kept) return this.chainTail(kept.reader, taskId, kept.history, after);
     // A past version of a task folder names its history's head itself: the rest of the task is not read.
     let cp: { history: Checkpoint['history'] } | null = version === undefined ? null : await this.readOwnVersion(taskId, version);
     if (!cp) {
@@ -484,8 +503,12 @@ class DirectoryStore implements CheckpointStore {
       cp = version === undefined ? found.entry.checkpoint : await this.readVersion(taskId, version);
       if (!cp) throw new TaskReadError(taskId, found.entry.problems);
     }
-    const ctx = await this.ctx();
-    const chain = await readHistoryChain(ctx, path.join(this.root, taskId), cp.history.head, cp.history.count, after);
+    return this.chainTail(await this.ctx(), taskId, cp.history, after);
+  }
+
+  /** The messages of the history `history` names, after `after`. */
+  private async chainTail(ctx: ReadContext, taskId: string, history: Checkpoint['history'], after?: HistoryMark): Promise<HistoryTail> {
+    const chain = await readHistoryChain(ctx, path.join(this.root, taskId), history.head, history.count, after);
     if (!chain.ok) throw new TaskReadError(taskId, [chain.problem]);
     return { from: chain.from, messages: chain.messages as HistoryMessage[] };
   }

@@ -144,6 +144,11 @@ export class KeptCheckpoints {
     return found;
   }
 
+  /** The snapshot kept for `abs`, if any, not yet compared with the file: see `match`. */
+  peek(abs: string): KeptSnapshot | null {
+    return this.kept.get(abs) ?? null;
+  }
+
   /**
    * Keep `doc`, parsed from `bytes`, for `abs`: the document is frozen here. Null when the snapshot is too large
    * to keep (the caller then uses `doc` as any read would).

@@ -12,9 +12,9 @@ import { convertLegacy, detectLegacyFormat, type LegacyFormat } from '../../shar
 import type { ListedFiles, TaskEntry } from './store-types.js';
 import { eventLogProblem, eventsPath } from './event-log.js';
 import { checkCheckpoint, checkCheckpointHead, formatIssues, safeParseReporting, type Checked } from './checkpoint-check.js';
-import { exists, readJsonFile, readKeptJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
+import { exists, readBytes, readJsonFile, readKeptJsonFile, relPath, type FileRead, type ReadContext } from './file-reader.js';
 import { checkDeltas } from './incremental-validate.js';
-import { freezeSince, type KeptSnapshot } from './kept-checkpoints.js';
+import { freezeSince, type KeptSnapshot, type KeptVersion } from './kept-checkpoints.js';
 import { FIRST_HEAD_READ, isCompressed, readHeadOf, readVersionBytes } from './segment-compression.js';
 import { childPath } from './child-path.js';
 import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
@@ -131,6 +131,44 @@ export type LoadedVersion<C extends CheckpointHead = Checkpoint> =
 /** Rebuild, migrate and validate one version of a native task. */
 export async function loadVersion(ctx: ReadContext, taskDir: string, version: number): Promise<LoadedVersion> {
   return checkRebuilt(ctx, taskDir, version, await rebuildVersion(ctx, taskDir, version), checkCheckpoint);
+}
+
+/**
+ * The message history's head of version `version` of a task, as the store's last read of the task made that version
+ * (readNativeTask, a store kept open): the newest version rebuilt after the kept hot snapshot (KeptSnapshot.later),
+ * or the snapshot's own version. A host shows a running task's newest version, then asks for that version's
+ * messages: rebuilding it again from the start of its segment, and validating it whole, cost more than the rest
+ * of both reads. Taken only on the terms that read took it on, so the answer is what a store opened afresh reads:
+ * checkpoint.json compared byte for byte with the kept snapshot, and the version's record found in the file it was
+ * read from, which still starts with the bytes it was rebuilt from (or, for the snapshot's own version, a file of
+ * versions/ holding it, as hotAhead checks). Null when nothing kept answers, for the caller's own read. `reader` is
+ * the context it read with, holding its listing of versions/ and the file it read last: the history's chunks are in
+ * the files of versions no newer than this one, and the history read goes on with it (readHistoryChain).
+ */
+export async function keptHistoryHead(
+  ctx: ReadContext,
+  taskDir: string,
+  version: number,
+): Promise<{ history: HistoryRefType; reader: ReadContext } | null> {
+  const abs = childPath(taskDir, HOT_FILE);
+  const kept = ctx.kept?.peek(abs);
+  if (!kept) return null;
+  const later = kept.later?.version === version ? kept.later : null;
+  const checkedOf = (doc: KeptSnapshot | KeptVersion) =>
+    cleanCheckpoint(doc.made(checkCheckpoint)) ?? cleanCheckpoint(doc.made(HISTORY.check));
+  const checked = later ? checkedOf(later) : checkedOf(kept);
+  if (checked?.version !== version) return null;
+  const raw = await readBytes(ctx, abs);
+  if (!raw.ok || ctx.kept?.match(abs, raw.bytes) !== kept) return null;
+  const listed = await listVersionFiles(ctx, taskDir);
+  if (!listed) return null;
+  const { ctx: walk } = versionWalk({ ...ctx, identified: new Set(), versionNames: VersionNames.listed(taskDir, listed) });
+  if (later) {
+    const located = await locateRecord(walk, taskDir, version);
+    return located.ok && walk.segments?.startsWith(later.source) ? { history: checked.history, reader: walk } : null;
+  }
+  const ahead = await hotAhead(walk, taskDir, version, relPath(ctx, abs), listed);
+  return ahead ? null : { history: checked.history, reader: walk };
 }
 
 /**

@@ -322,7 +322,13 @@ export function hasOwnFile(ctx: ReadContext, taskDir: string, version: number): 
 export function versionWalk(ctx: ReadContext, opts: { listed?: boolean } = {}): { ctx: ReadContext; pace: () => Promise<void> } {
   const walk = sequentialReads(ctx);
   return {
-    ctx: { ...walk.ctx, segments: new SegmentMemo(), ...(opts.listed ? { versionNames: new VersionNames() } : {}) },
+    // A walk given a context that already holds a file and a listing (keptHistoryHead's, for the history read after
+    // it) reads on from them.
+    ctx: {
+      ...walk.ctx,
+      segments: ctx.segments ?? new SegmentMemo(),
+      ...(opts.listed ? { versionNames: ctx.versionNames ?? new VersionNames() } : {}),
+    },
     pace: walk.pace,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The reader beside a running task, in a process of its own as an
  * inspector's host is: its store kept open, it holds the messages it read and
- * asks for the latest checkpoint and the messages after those it holds.
+ * asks for the latest checkpoint and that version's messages after those it
+ * holds, as a host asks for the messages of the version it shows.
  *
  * Run: node bin/waystation-tsx.mjs bench/lib/runtime/live-reader.ts ROOT TASK
  * (the runtime bench starts it with startBenchChild). Prints
@@ -29,7 +30,8 @@ async function read(): Promise<{ ms: number; version: number }> {
   const start = nowNs();
   const entry = await store.getTask(taskId);
   if (!entry?.checkpoint) throw new Error(`found no readable checkpoint of ${taskId} in ${root}`);
-  const tail = await store.readHistoryAfter(taskId, undefined, mark);
+  // The messages of the version read, as a host asks for those of the version it shows (task-feed-slice.ts).
+  const tail = await store.readHistoryAfter(taskId, entry.checkpoint.version, mark);
   messages.length = tail.from;
   for (const m of tail.messages) messages.push(m);
   const ms = msSince(start);

@@ -93,7 +93,7 @@ export function formatRuntimeBench(results: readonly RuntimeCaseResult[]): strin
   return [
     table,
     '',
-    "A step is `ctx.step` from call to return with the agent's own work taken out: the model call (answered at once) and its save, the step's save with its result, and their events. \"Direct\" is the same work saved by calling the store once a step, in the same run. Early and late: the first and last tenth of the steps (at most 100 each). The latest state with its messages: `getTask` + `readHistory` on a freshly opened store (median), and, beside the running task, a store kept open in a process of its own reading `getTask` + the messages after those it holds (`readHistoryAfter`) after each of the last 100 steps, as an inspector's host does, in a second run of the agent (median of the reads after the last nine steps).",
+    "A step is `ctx.step` from call to return with the agent's own work taken out: the model call (answered at once) and its save, the step's save with its result, and their events. \"Direct\" is the same work saved by calling the store once a step, in the same run. Early and late: the first and last tenth of the steps (at most 100 each). The latest state with its messages: `getTask` + `readHistory` on a freshly opened store (median), and, beside the running task, a store kept open in a process of its own reading `getTask` + the messages of the version read after those it holds (`readHistoryAfter`) after each of the last 100 steps, as an inspector's host does, in a second run of the agent (median of the reads after the last nine steps).",
     '',
     ...storage,
   ].join('\n');
@@ -174,6 +174,6 @@ export function formatGraphComparison(cases: readonly RuntimeCaseResult[], graph
   return [
     table,
     '',
-    `The graph: \`StateGraph\` (@langchain/langgraph) with one node that appends the step's message and stores its result, compiled with \`SqliteSaver\` (journal_mode=${mode?.journalMode ?? '?'}, synchronous=${mode?.synchronous ?? '?'}), invoked once a step with \`durability: "sync"\`; its read is \`getState\`. Waystation: the bench agent through the runtime (two versions a step: the model call's and the step's), its read \`getTask\` + \`readHistory\` on a freshly opened store, and beside the running task a store kept open in a process of its own reading \`getTask\` + \`readHistoryAfter\` (the messages after those it holds) after each step (median of the last nine); it holds two messages a step (the prompt and the reply), the graph one.`,
+    `The graph: \`StateGraph\` (@langchain/langgraph) with one node that appends the step's message and stores its result, compiled with \`SqliteSaver\` (journal_mode=${mode?.journalMode ?? '?'}, synchronous=${mode?.synchronous ?? '?'}), invoked once a step with \`durability: "sync"\`; its read is \`getState\`. Waystation: the bench agent through the runtime (two versions a step: the model call's and the step's), its read \`getTask\` + \`readHistory\` on a freshly opened store, and beside the running task a store kept open in a process of its own reading \`getTask\` + \`readHistoryAfter\` (the messages of the version read after those it holds, as a host asks for those of the version it shows) after each step (median of the last nine); it holds two messages a step (the prompt and the reply), the graph one.`,
   ].join('\n');
 }

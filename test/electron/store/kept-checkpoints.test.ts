@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_FILE_BYTES, openStore } from '../../../electron/store/directory-store.js';
 import { readFolder } from '../../../electron/store/directory-scan.js';
 import { DETAIL, LISTING } from '../../../electron/store/task-reader.js';
-import { nodeFs } from '../../../electron/store/store-fs.js';
+import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
 import { freezeDeep, freezeSince, KeptCheckpoints } from '../../../electron/store/kept-checkpoints.js';
 import { applyDiff, type DiffOp } from '../../../shared/diff/json-diff.js';
 import { checkCheckpoint } from '../../../electron/store/checkpoint-check.js';
@@ -148,6 +148,8 @@ describe('a store kept open', () => {
       expect(mine).toEqual(theirs);
       expect(mine?.checkpoint).toEqual(cp);
       expect(await kept.readHistory(TASK)).toEqual(await fresh.readHistory(TASK));
+      // As a host asks for the messages of the version it shows.
+      expect(await kept.readHistory(TASK, cp.version)).toEqual(await fresh.readHistory(TASK, cp.version));
     }
     await writer.settle(TASK);
     expect(await kept.getTask(TASK)).toEqual(await openStore(dir).getTask(TASK));
@@ -245,8 +247,27 @@ describe('a store kept open', () => {
   });
 });
 
+const segmentPath = () => path.join(dir, TASK, 'versions', versionFileName(2));
+
+/**
+ * Rewrite version `version`'s record in the segment of version 2 with the ops `edit` makes of its own, the blobs it
+ * carries kept, sealed as a writer seals a record.
+ */
+async function resealRecord(version: number, edit: (ops: DiffOp[]) => DiffOp[]): Promise<void> {
+  const bytes = await fs.readFile(segmentPath());
+  const span = parseSegment(bytes, 2).records.find((r) => r.version === version)!;
+  const envelope = JSON.parse(bytes.subarray(span.start, span.envelopeEnd!).toString()) as Extract<Envelope, { kind: 'delta' }>;
+  const lines = bytes
+    .subarray(span.envelopeEnd! + 1, span.end)
+    .toString()
+    .split('\n')
+    .filter(Boolean);
+  const blobs = lines.map((l) => ({ hex: createHash('sha256').update(l).digest('hex'), bytes: Buffer.from(l) }));
+  const record = encodeDelta(version, edit(envelope.ops), blobs, true).bytes;
+  await fs.writeFile(segmentPath(), Buffer.concat([bytes.subarray(0, span.start), record, bytes.subarray(span.sealedEnd)]));
+}
+
 describe('the version kept after the snapshot', () => {
-  const segmentPath = () => path.join(dir, TASK, 'versions', versionFileName(2));
   const readCtx = (kept: KeptCheckpoints) => ({ fs: nodeFs, root: dir, realRoot: dir, maxFileBytes: DEFAULT_MAX_FILE_BYTES, kept });
   const keptOf = async (kept: KeptCheckpoints) => kept.match(hotPath(), await fs.readFile(hotPath()));
   // A plan large beside what a save changes: the segment's versions are all deltas (no full snapshot ends a walk).
@@ -279,18 +300,7 @@ describe('the version kept after the snapshot', () => {
     const eight = await saves(null, 8, writer);
     expect((await store.getTask(TASK))?.checkpoint?.version).toBe(8);
     await saves(eight, 10, writer);
-    // Version 5's record, its ops and the blobs it carries kept, with one op more, sealed as a writer seals it.
-    const bytes = await fs.readFile(segmentPath());
-    const span = parseSegment(bytes, 2).records.find((r) => r.version === 5)!;
-    const envelope = JSON.parse(bytes.subarray(span.start, span.envelopeEnd!).toString()) as Extract<Envelope, { kind: 'delta' }>;
-    const lines = bytes
-      .subarray(span.envelopeEnd! + 1, span.end)
-      .toString()
-      .split('\n')
-      .filter(Boolean);
-    const blobs = lines.map((l) => ({ hex: createHash('sha256').update(l).digest('hex'), bytes: Buffer.from(l) }));
-    const record = encodeDelta(5, [...envelope.ops, { op: 'replace', path: ['goal'], value: 'rewritten' }], blobs, true).bytes;
-    await fs.writeFile(segmentPath(), Buffer.concat([bytes.subarray(0, span.start), record, bytes.subarray(span.sealedEnd)]));
+    await resealRecord(5, (ops) => [...ops, { op: 'replace', path: ['goal'], value: 'rewritten' }]);
     const [mine, theirs] = [await store.getTask(TASK), await openStore(dir).getTask(TASK)];
     expect(theirs?.checkpoint?.goal).toBe('rewritten');
     expect(mine).toEqual(theirs);
@@ -307,5 +317,91 @@ describe('the version kept after the snapshot', () => {
     const [mine, theirs] = [await store.getTask(TASK), await openStore(dir).getTask(TASK)];
     expect(theirs?.checkpoint?.version).not.toBe(10);
     expect(mine).toEqual(theirs);
+  });
+});
+
+describe('the messages of the version a store kept open showed', () => {
+  // As above: a plan large beside what a save changes, so the segment's versions are all deltas.
+  const saves = (from: Checkpoint | null, last: number, writer: ReturnType<typeof openStore>) => leasedSaves(from, last, writer, 60);
+  /** nodeFs counting whole-file reads by file name (versions, checkpoint.json and the history index are read whole). */
+  const countingFs = () => {
+    const reads = new Map<string, number>();
+    const counted: StoreFs = {
+      ...nodeFs,
+      readWholeFile: (p, opts) => {
+        reads.set(path.basename(p), (reads.get(path.basename(p)) ?? 0) + 1);
+        return nodeFs.readWholeFile(p, opts);
+      },
+    };
+    return { fs: counted, reads };
+  };
+
+  it('are read from the version the last read kept, without rebuilding it, as a fresh store reads them', async () => {
+    const writer = openStore(dir);
+    const seven = await saves(null, 7, writer);
+    const { fs: counted, reads } = countingFs();
+    const store = openStore(dir, { fs: counted });
+    const mark = { head: seven.history.head, count: seven.history.count };
+    await saves(seven, 10, writer);
+    expect((await store.getTask(TASK))?.checkpoint?.version).toBe(10);
+    reads.clear();
+    const tail = await store.readHistoryAfter(TASK, 10, mark);
+    expect(tail).toEqual(await openStore(dir).readHistoryAfter(TASK, 10, mark));
+    expect(tail.messages.map((m) => m.content)).toEqual(['m8', 'm9', 'm10']);
+    // Version 1's full snapshot, which a rebuild of version 10 starts from, is not read, nor is anything twice.
+    expect(reads.get(versionFileName(1))).toBeUndefined();
+    expect(Math.max(...reads.values())).toBe(1);
+  });
+
+  it("are a fresh store's once the version's record was rewritten and sealed anew", async () => {
+    const writer = openStore(dir);
+    const store = openStore(dir);
+    const nine = await saves(null, 9, writer);
+    await saves(nine, 10, writer);
+    expect((await store.getTask(TASK))?.checkpoint?.version).toBe(10);
+    // Version 10 made to leave the history as version 9 had it: a fresh read of version 10 finds nine messages.
+    await resealRecord(10, (ops) => ops.filter((op) => op.path[0] !== 'history'));
+    const theirs = await openStore(dir).readHistory(TASK, 10);
+    expect(theirs).toHaveLength(nine.history.count);
+    expect(await store.readHistory(TASK, 10)).toEqual(theirs);
+  });
+
+  it('are read the long way once checkpoint.json, which the kept version was rebuilt on, has other bytes', async () => {
+    const writer = openStore(dir);
+    const { fs: counted, reads } = countingFs();
+    const store = openStore(dir, { fs: counted });
+    await saves(null, 6, writer);
+    expect((await store.getTask(TASK))?.checkpoint?.version).toBe(6);
+    // The same snapshot written out again: its bytes are not those the kept version was rebuilt on.
+    const hot = JSON.parse(await fs.readFile(hotPath(), 'utf8')) as unknown;
+    await fs.writeFile(hotPath(), JSON.stringify(hot, null, 1));
+    reads.clear();
+    expect(await store.readHistory(TASK, 6)).toEqual(await openStore(dir).readHistory(TASK, 6));
+    // Rebuilt from version 1's full snapshot, as a store opened afresh rebuilds it.
+    expect(reads.get(versionFileName(1))).toBe(1);
+  });
+
+  it("are read from the kept snapshot when the version shown is checkpoint.json's own", async () => {
+    const writer = openStore(dir);
+    // Versions 2 to 17 fill the segment of version 2, and checkpoint.json is written at its last.
+    const last = await saves(null, 17, writer);
+    const { fs: counted, reads } = countingFs();
+    const store = openStore(dir, { fs: counted });
+    expect((await store.getTask(TASK))?.checkpoint?.version).toBe(17);
+    reads.clear();
+    const messages = await store.readHistory(TASK, 17);
+    expect(messages).toEqual(await openStore(dir).readHistory(TASK, 17));
+    expect(messages).toHaveLength(last.history.count);
+    expect(reads.get(versionFileName(1))).toBeUndefined();
+  });
+
+  it('are those of a version the store did not keep, read the long way', async () => {
+    const writer = openStore(dir);
+    const store = openStore(dir);
+    const five = await saves(null, 5, writer);
+    await saves(five, 8, writer);
+    expect((await store.getTask(TASK))?.checkpoint?.version).toBe(8);
+    expect(await store.readHistory(TASK, 5)).toEqual(await openStore(dir).readHistory(TASK, 5));
+    expect(await store.readHistory(TASK, 5)).toHaveLength(five.history.count);
   });
 });
