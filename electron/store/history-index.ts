@@ -18,7 +18,7 @@ import type { Problem } from '../../shared/checkpoint/problem.js';
 import { constants } from 'node:fs';
 import { READ_FLAGS, type StoreFileHandle, type StoreFs } from './store-fs.js';
 import { parseJsonBytes, readBytes, relPath, type ReadContext } from './file-reader.js';
-import { inflateOnPool, isCompressed } from './segment-compression.js';
+import { inflatedVersionBytes } from './segment-compression.js';
 import { VERSIONS_DIR, versionPath } from './version-file.js';
 import { BLOB_REF_PATTERN } from '../../shared/checkpoint/schema.js';
 
@@ -99,12 +99,6 @@ export class HistoryIndexReader {
    * thirds of it), where a read a chunk cost a trip to the file system each. Its name is kept for a problem.
    */
   private held: Held | null = null;
-  /** The files read ahead of the walk, by number; `order` is the order the walk reaches them in, newest first. */
-  private readonly ahead = new Map<number, Promise<Held>>();
-  private readonly order: number[];
-  private readonly orderOf = new Map<number, number>();
-  /** Files loaded so far: a walk that stops at the newest file or two (a live tail) reads nothing ahead. */
-  private loads = 0;
 
   private constructor(
     private readonly ctx: ReadContext,
@@ -122,8 +116,6 @@ export class HistoryIndexReader {
         }
       }
     });
-    this.order = [...this.spans.keys()].sort((a, b) => b - a);
-    this.order.forEach((file, at) => this.orderOf.set(file, at));
   }
 
   /** The task's index, or null when it has none that reads. Never throws. */
@@ -154,71 +146,66 @@ export class HistoryIndexReader {
     return { ok: true, value: parsed.value };
   }
 
-  /** Drop the bytes held, and those read ahead; the walk calls it when it is done. */
+  /** Drop the bytes held; the walk calls it when it is done. */
   async close(): Promise<void> {
     this.held = null;
-    const ahead = [...this.ahead.values()];
-    this.ahead.clear();
-    await Promise.all(ahead);
+  }
+
+  /** The span of version file `file` that holds its chunks (see fetch); the file read last is held. */
+  private async load(file: number): Promise<Held> {
+    if (this.held?.file !== file) this.held = await this.fetch(file);
+    return this.held;
   }
 
   /**
    * The span of version file `file` that holds its chunks, as far as the file reaches; no bytes when it cannot
-   * be opened as a regular file within the size limit (a symbolic link is not followed here, nor a file over the
-   * limit read: the long way checks where the link leads, and reports the file). The files the walk reaches next
-   * are read ahead, a few at a time: a compressed one is inflated on the thread pool while this one is parsed.
+   * be read as a regular file within the size limit (a symbolic link is not followed here, nor a file over the
+   * limit read: the long way checks where the link leads, and reports the file). A segment is read whole in one
+   * call and, when compressed, inflated here: a file too short to hold the span is a compressed segment (or not
+   * what the index knew), and a compressed file long enough to hold it reads bytes that do not hash to the
+   * chunks, so the walk goes the long way. Inflating on the thread pool and reading ahead cost more than they
+   * saved: a trip to the pool and zlib's stream for each of thousands of files of some 10 KB, about four times the
+   * processor time of inflating them here. Only a large file (a full snapshot of a large plan in a file of its
+   * own) is read at the span alone.
    */
-  private async load(file: number): Promise<Held> {
-    if (this.held?.file === file) return this.held;
-    this.held = null;
-    const pending = this.ahead.get(file) ?? this.fetch(file);
-    this.ahead.delete(file);
-    const at = this.loads++ >= 1 ? (this.orderOf.get(file) ?? -1) : -1;
-    for (let k = at + 1; at >= 0 && k <= at + READ_AHEAD && k < this.order.length; k++) {
-      const next = this.order[k];
-      if (!this.ahead.has(next)) this.ahead.set(next, this.fetch(next));
-    }
-    this.held = await pending;
-    return this.held;
-  }
-
   private async fetch(file: number): Promise<Held> {
     const abs = versionPath(this.taskDir, file);
     const span = this.spans.get(file)!;
-    let handle: StoreFileHandle | null = null;
-    let bytes: Buffer | null = null;
-    let start = 0;
+    const none: Held = { file, bytes: null, start: 0, name: relPath(this.ctx, abs) };
+    const spanOf = (written: Buffer): Held => {
+      const start = Math.min(span.start, written.length);
+      return { ...none, bytes: written.subarray(start, Math.min(span.end, written.length)), start };
+    };
     try {
-      handle = await this.ctx.fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW);
-      const st = await handle.stat();
-      if (st.isFile() && st.size <= this.ctx.maxFileBytes) {
-        // Offsets are into the bytes as written. A file too short to hold the span is a compressed segment (or not
-        // what the index knew): read whole, and inflated when it is compressed. A compressed file long enough to
-        // hold the span reads bytes that do not hash to the chunks, and the walk goes the long way.
-        if (st.size < span.end) {
-          const whole = Buffer.allocUnsafe(st.size);
-          const got = whole.subarray(0, (await handle.read(whole, 0, whole.length, 0)).bytesRead);
-          const written = isCompressed(got) ? await inflateOnPool(got, this.ctx.maxFileBytes) : got;
-          start = Math.min(span.start, written?.length ?? 0);
-          bytes = written ? written.subarray(start, Math.min(span.end, written.length)) : null;
-        } else {
-          start = span.start;
-          const buf = Buffer.allocUnsafe(span.end - start);
-          const got = await handle.read(buf, 0, buf.length, start);
-          bytes = buf.subarray(0, got.bytesRead);
-        }
+      const st = await this.ctx.fs.lstat(abs);
+      if (!st.isFile() || st.size > this.ctx.maxFileBytes) return none;
+      if (st.size < span.end || st.size <= WHOLE_READ_BYTES) {
+        const read = await this.ctx.fs.readWholeFile(abs, { maxBytes: this.ctx.maxFileBytes, followLinks: false });
+        if (!read.ok) return none;
+        const written = inflatedVersionBytes(none.name, read.bytes, this.ctx.maxFileBytes);
+        return written.ok ? spanOf(written.bytes) : none;
       }
+      return { ...none, bytes: await readSpan(this.ctx.fs, abs, span), start: span.start };
     } catch {
-      bytes = null;
-    } finally {
-      await handle?.close().catch(() => undefined);
+      return none;
     }
-    return { file, bytes, start, name: relPath(this.ctx, abs) };
   }
 }
 
-/** How many version files a history walk through the index reads ahead of the one it is parsing. */
-const READ_AHEAD = 3;
+/** Version files up to this size are read whole for their chunks' span: a segment of deltas is tens of KB. */
+const WHOLE_READ_BYTES = 256 * 1024;
+
+/** Bytes [start, end) of the file at `abs` (fewer where it ends before), a symbolic link not followed. */
+async function readSpan(fs: StoreFs, abs: string, span: { start: number; end: number }): Promise<Buffer> {
+  const handle: StoreFileHandle = await fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW);
+  try {
+    const buf = Buffer.allocUnsafe(span.end - span.start);
+    const got = await handle.read(buf, 0, buf.length, span.start);
+    return buf.subarray(0, got.bytesRead);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
 
 /** A version file's chunk span, read. */
 interface Held {

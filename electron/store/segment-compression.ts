@@ -15,7 +15,7 @@
  * cannot unpack into a large one, and what does not inflate is a problem
  * named like any unreadable file, never an exception.
  */
-import { constants, crc32, deflateRaw, gunzip, gunzipSync } from 'node:zlib';
+import { constants, crc32, deflateRaw, gunzipSync } from 'node:zlib';
 import { promisify } from 'node:util';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import { readBytes, relPath, type ReadContext } from './file-reader.js';
@@ -114,18 +114,6 @@ export function storedHead(packed: Buffer): Buffer | null {
 export function storedEnvelopeHead(packed: Buffer): Buffer | null {
   const stored = storedHead(packed);
   return stored !== null && stored.length >= Math.min(HEAD_BYTES, STORED_HEAD_BYTES) ? stored : null;
-}
-
-/**
- * inflatedVersionBytes on the thread pool, for a reader that inflates many
- * files one after the other (the history walk reads ahead): the bytes as
- * written, or null when they do not inflate within `maxBytes` (that reader
- * then finds what it wants the long way, which reports why).
- */
-export function inflateOnPool(bytes: Buffer, maxBytes: number): Promise<Buffer | null> {
-  return new Promise((resolve) =>
-    gunzip(bytes, { maxOutputLength: maxBytes, chunkSize: 256 * 1024 }, (err, out) => resolve(err ? null : out)),
-  );
 }
 
 /**
