@@ -407,7 +407,8 @@ async function hotAhead(
   file: string,
   listed: readonly number[] | null,
 ): Promise<Problem | undefined> {
-  const held = await headVersion(ctx, versionPath(taskDir, version));
+  // A version the listing shows without a file of its own (a running task's: a segment's record) is not opened.
+  const held = listed && !listed.includes(version) ? 'missing' : await headVersion(ctx, versionPath(taskDir, version));
   if (typeof held === 'number' && held !== version) {
     return problem(
       file,

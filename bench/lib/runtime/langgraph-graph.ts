@@ -40,12 +40,20 @@ export interface GraphRunResult {
   /** The database, WAL and shared-memory files (measured), or their projection for a sampled run. */
   storageBytes: number;
   storageProjected: boolean;
-  /** `getState`: the latest state with every message. */
+  /** `getState`: the latest state with every message, read again and again once the run is over. */
   read: { ms: number[]; messages: number };
+  /**
+   * `getState` after each of the run's last READS_AFTER_STEPS steps, as Waystation's reader beside the running task
+   * reads after each step: every read follows a change.
+   */
+  readAfterStep: number[];
   sqlite: { journalMode: string; synchronous: number };
 }
 
 const THREAD = { configurable: { thread_id: 'bench-graph' } };
+
+/** The graph's state is read after each of its last this many steps (GraphRunResult.readAfterStep). */
+export const READS_AFTER_STEPS = 9;
 
 // better-sqlite3's handle, as far as the bench uses it.
 interface PragmaDatabase {
@@ -88,6 +96,7 @@ export async function runLangGraphGraph(opts: {
   const stepMs: number[] = [];
   const earlyMs: number[] = [];
   const lateMs: number[] = [];
+  const readAfterStep: number[] = [];
   const invokeStep = async (step: number) => {
     const start = nowNs();
     await graph.invoke({ step }, { ...THREAD, durability: 'sync' });
@@ -95,6 +104,11 @@ export async function runLangGraphGraph(opts: {
     stepMs.push(ms);
     if (step >= early.from && step <= early.to) earlyMs.push(ms);
     if (step >= late.from && step <= late.to) lateMs.push(ms);
+    if (step > opts.steps - READS_AFTER_STEPS) {
+      const read = nowNs();
+      await graph.getState(THREAD);
+      readAfterStep.push(msSince(read));
+    }
   };
 
   // The user's request first, as in Waystation's task.
@@ -126,6 +140,7 @@ export async function runLangGraphGraph(opts: {
     storageBytes: sampled ? Math.round((lateBytes / (late.to - late.from + 1)) * (opts.steps / 2)) : measured,
     storageProjected: sampled,
     read: { ms, messages },
+    readAfterStep,
     sqlite,
   };
 }
