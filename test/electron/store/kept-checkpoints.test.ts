@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_FILE_BYTES, openStore } from '../../../electron/store/directory-store.js';
 import { readFolder } from '../../../electron/store/directory-scan.js';
 import { DETAIL, LISTING } from '../../../electron/store/task-reader.js';
-import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
+import { nodeFs } from '../../../electron/store/store-fs.js';
 import { freezeDeep, freezeSince, KeptCheckpoints } from '../../../electron/store/kept-checkpoints.js';
 import { applyDiff, type DiffOp } from '../../../shared/diff/json-diff.js';
 import { checkCheckpoint } from '../../../electron/store/checkpoint-check.js';
@@ -21,7 +21,7 @@ import { encodeDelta, encodeFull, rebuildVersion, versionFileName, type Envelope
 import { parseSegment } from '../../../electron/store/version-records.js';
 import type { SaveLease } from '../../../electron/store/store-types.js';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
-import { cleanup, loopedSave, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
+import { cleanup, countingWholeReads, loopedSave, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
 
 const TASK = 'kept';
 const PLAN = 6;
@@ -323,23 +323,10 @@ describe('the version kept after the snapshot', () => {
 describe('the messages of the version a store kept open showed', () => {
   // As above: a plan large beside what a save changes, so the segment's versions are all deltas.
   const saves = (from: Checkpoint | null, last: number, writer: ReturnType<typeof openStore>) => leasedSaves(from, last, writer, 60);
-  /** nodeFs counting whole-file reads by file name (versions, checkpoint.json and the history index are read whole). */
-  const countingFs = () => {
-    const reads = new Map<string, number>();
-    const counted: StoreFs = {
-      ...nodeFs,
-      readWholeFile: (p, opts) => {
-        reads.set(path.basename(p), (reads.get(path.basename(p)) ?? 0) + 1);
-        return nodeFs.readWholeFile(p, opts);
-      },
-    };
-    return { fs: counted, reads };
-  };
-
   it('are read from the version the last read kept, without rebuilding it, as a fresh store reads them', async () => {
     const writer = openStore(dir);
     const seven = await saves(null, 7, writer);
-    const { fs: counted, reads } = countingFs();
+    const { fs: counted, reads } = countingWholeReads();
     const store = openStore(dir, { fs: counted });
     const mark = { head: seven.history.head, count: seven.history.count };
     await saves(seven, 10, writer);
@@ -368,7 +355,7 @@ describe('the messages of the version a store kept open showed', () => {
 
   it('are read the long way once checkpoint.json, which the kept version was rebuilt on, has other bytes', async () => {
     const writer = openStore(dir);
-    const { fs: counted, reads } = countingFs();
+    const { fs: counted, reads } = countingWholeReads();
     const store = openStore(dir, { fs: counted });
     await saves(null, 6, writer);
     expect((await store.getTask(TASK))?.checkpoint?.version).toBe(6);
@@ -385,7 +372,7 @@ describe('the messages of the version a store kept open showed', () => {
     const writer = openStore(dir);
     // Versions 2 to 17 fill the segment of version 2, and checkpoint.json is written at its last.
     const last = await saves(null, 17, writer);
-    const { fs: counted, reads } = countingFs();
+    const { fs: counted, reads } = countingWholeReads();
     const store = openStore(dir, { fs: counted });
     expect((await store.getTask(TASK))?.checkpoint?.version).toBe(17);
     reads.clear();

@@ -6,9 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { openStore } from '../../../electron/store/directory-store.js';
-import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
 import { TaskReadError } from '../../../electron/store/store-types.js';
-import { cleanup, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
+import { cleanup, countingWholeReads, makeCheckpoint, tempRoot, withoutVersion } from './store-test-helpers.js';
 
 let root: string;
 beforeEach(async () => {
@@ -17,19 +16,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await cleanup(root);
 });
-
-/** nodeFs counting whole-file reads by file name (the store rebuilds versions through readWholeFile). */
-function countingFs(): { fs: StoreFs; reads: Map<string, number> } {
-  const reads = new Map<string, number>();
-  const fs: StoreFs = {
-    ...nodeFs,
-    readWholeFile: (p, opts) => {
-      reads.set(path.basename(p), (reads.get(path.basename(p)) ?? 0) + 1);
-      return nodeFs.readWholeFile(p, opts);
-    },
-  };
-  return { fs, reads };
-}
 
 /** A task of `n` versions whose goal grows, so the writer mixes full snapshots among the deltas. */
 async function writeTask(n: number): Promise<void> {
@@ -68,7 +54,7 @@ describe('readVersions', () => {
 
   it('reads each version file at most once for two versions over the same snapshot', async () => {
     await writeTask(6);
-    const { fs, reads } = countingFs();
+    const { fs, reads } = countingWholeReads();
     const [a, b] = await openStore(root, { fs }).readVersions('t', [6, 2]);
     expect([a.phase, b.phase]).toEqual(['p6', 'p2']);
     expect(Math.max(...reads.values())).toBe(1);

@@ -7,6 +7,7 @@ import type { Checkpoint, CheckpointInput } from '../../../shared/checkpoint/sch
 import type { SaveRequest } from '../../../electron/store/store-types.js';
 import { freshCheckpoint } from '../../../bench/lib/fresh-checkpoint.js';
 import { hashTree } from '../../support/hash-tree.js';
+import { nodeFs, type StoreFs } from '../../../electron/store/store-fs.js';
 
 export { hashTree };
 
@@ -91,4 +92,20 @@ export async function readVersionFileStrict(abs: string): Promise<{ envelope: Re
     if (!blobs.has(m[1])) throw new Error(`${abs}: names blob ${m[1]}@${envelope.version} but carries no line with that hash`);
   }
   return { envelope, blobs };
+}
+
+/**
+ * nodeFs counting whole-file reads by file name: the store reads version files, checkpoint.json and the history
+ * index through readWholeFile.
+ */
+export function countingWholeReads(): { fs: StoreFs; reads: Map<string, number> } {
+  const reads = new Map<string, number>();
+  const fs: StoreFs = {
+    ...nodeFs,
+    readWholeFile: (p, opts) => {
+      reads.set(path.basename(p), (reads.get(path.basename(p)) ?? 0) + 1);
+      return nodeFs.readWholeFile(p, opts);
+    },
+  };
+  return { fs, reads };
 }
