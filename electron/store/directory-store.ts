@@ -301,6 +301,13 @@ class DirectoryStore implements CheckpointStore {
     );
   }
 
+  /** keptHistoryHead (task-reader.ts) of a task of this folder; null when nothing kept answers. */
+  private async keptHistory(taskId: string, version: number): ReturnType<typeof keptHistoryHead> {
+    if (!isSafeTaskId(taskId) || !Number.isSafeInteger(version) || version < 1) return null;
+    // checkpoint.json, a listing and a segment, one after the other: from the page cache, synchronously (sequentialReads).
+    return keptHistoryHead(sequentialReads(await this.ctx()).ctx, path.join(this.root, taskId), version);
+  }
+
   /**
    * A version of the task folder named `taskId`, rebuilt from its version
    * files alone: versions are immutable, so neither the hot snapshot nor the
@@ -310,13 +317,6 @@ class DirectoryStore implements CheckpointStore {
    * task up the long way, for a legacy task or a precise error. A version file
    * that is there but cannot be rebuilt is an error here and now.
    */
-  /** keptHistoryHead (task-reader.ts) of a task of this folder; null when nothing kept answers. */
-  private async keptHistory(taskId: string, version: number): ReturnType<typeof keptHistoryHead> {
-    if (!isSafeTaskId(taskId) || !Number.isSafeInteger(version) || version < 1) return null;
-    // checkpoint.json, a listing and a segment, one after the other: from the page cache, synchronously (sequentialReads).
-    return keptHistoryHead(sequentialReads(await this.ctx()).ctx, path.join(this.root, taskId), version);
-  }
-
   private async readOwnVersion(taskId: string, version: number): Promise<Checkpoint | null> {
     if (!isSafeTaskId(taskId) || !Number.isSafeInteger(version) || version < 1) return null;
     const dir = path.join(this.root, taskId);
