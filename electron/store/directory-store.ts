@@ -301,11 +301,17 @@ class DirectoryStore implements CheckpointStore {
     );
   }
 
-  /** keptHistoryHead (task-reader.ts) of a task of this folder; null when nothing kept answers. */
+  /**
+   * keptHistoryHead (task-reader.ts) of a task folder of this root; null when nothing kept answers. A folder that
+   * is now a symbolic link is left to the long way, which checks where it leads (find), as readOwnVersion does.
+   */
   private async keptHistory(taskId: string, version: number): ReturnType<typeof keptHistoryHead> {
     if (!isSafeTaskId(taskId) || !Number.isSafeInteger(version) || version < 1) return null;
-    // checkpoint.json, a listing and a segment, one after the other: from the page cache, synchronously (sequentialReads).
-    return keptHistoryHead(sequentialReads(await this.ctx()).ctx, path.join(this.root, taskId), version);
+    // A lstat, checkpoint.json, a listing and a segment, one after the other: from the page cache, synchronously.
+    const { ctx } = sequentialReads(await this.ctx());
+    const dir = path.join(this.root, taskId);
+    if (!(await ctx.fs.lstat(dir).catch(() => null))?.isDirectory()) return null;
+    return keptHistoryHead(ctx, dir, version);
   }
 
   /**

@@ -382,6 +382,28 @@ describe('the messages of the version a store kept open showed', () => {
     expect(reads.get(versionFileName(1))).toBeUndefined();
   });
 
+  it('are read the long way once the task folder is a symbolic link, which leads out of the root', async () => {
+    const writer = openStore(dir);
+    const store = openStore(dir);
+    await saves(null, 6, writer);
+    expect((await store.getTask(TASK))?.checkpoint?.version).toBe(6);
+    const outside = await tempRoot('ws-kept-outside-');
+    try {
+      await fs.rename(path.join(dir, TASK), path.join(outside, TASK));
+      await fs.symlink(path.join(outside, TASK), path.join(dir, TASK));
+      const outcome = (read: Promise<unknown>) =>
+        read.then(
+          (value) => ({ value }),
+          (err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }),
+        );
+      const theirs = await outcome(openStore(dir).readHistory(TASK, 6));
+      expect(theirs).toHaveProperty('error');
+      expect(await outcome(store.readHistory(TASK, 6))).toEqual(theirs);
+    } finally {
+      await cleanup(outside);
+    }
+  });
+
   it('are those of a version the store did not keep, read the long way', async () => {
     const writer = openStore(dir);
     const store = openStore(dir);
