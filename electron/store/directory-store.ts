@@ -47,6 +47,7 @@ import {
 import { TaskWriter } from './task-writer.js';
 import { VersionHeads } from './version-heads.js';
 import { KeptCheckpoints } from './kept-checkpoints.js';
+import { KeptIndexes } from './kept-indexes.js';
 import {
   isSafeTaskId,
   mapLimit,
@@ -117,6 +118,8 @@ class DirectoryStore implements CheckpointStore {
   private readonly heads = new VersionHeads();
   /** The hot snapshots of the tasks opened last, parsed and checked (kept-checkpoints.ts). */
   private readonly kept = new KeptCheckpoints();
+  /** The history indexes read last, decoded (kept-indexes.ts). */
+  private readonly indexes = new KeptIndexes();
   /** The file checks' thread, once a check of many tasks started it; null where checks stay on this thread. */
   private fileChecks: FileCheckThread | null = null;
   private readonly fileCheckThread: boolean;
@@ -145,6 +148,7 @@ class DirectoryStore implements CheckpointStore {
           maxEventLogBytes: this.maxEventLogBytes,
           heads: this.heads,
           kept: this.kept,
+          indexes: this.indexes,
         }),
         () => {
           // Not there yet: retry next time rather than caching a guess.
@@ -157,6 +161,7 @@ class DirectoryStore implements CheckpointStore {
             maxEventLogBytes: this.maxEventLogBytes,
             heads: this.heads,
             kept: this.kept,
+            indexes: this.indexes,
           };
         },
       );

@@ -12,6 +12,7 @@ import { errorCode, settledReads, syncReadsOf, type StoreFs, type WholeFile } fr
 import type { SegmentMemo, VersionNames } from './version-file.js';
 import type { VersionHeads } from './version-heads.js';
 import type { KeptCheckpoints, KeptSnapshot } from './kept-checkpoints.js';
+import type { KeptIndexes } from './kept-indexes.js';
 
 /** What a reader needs: the file system, the root (resolved) and the size limit. */
 export interface ReadContext {
@@ -36,6 +37,8 @@ export interface ReadContext {
   identified?: Set<string>;
   /** The hot snapshots of the tasks this store opened last, parsed and checked (kept-checkpoints.ts). */
   kept?: KeptCheckpoints;
+  /** The history indexes this store read last, decoded (kept-indexes.ts). */
+  indexes?: KeptIndexes;
 }
 
 /** Files a sequential reader reads between two turns of the event loop. */
