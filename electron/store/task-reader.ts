@@ -138,13 +138,14 @@ export async function loadVersion(ctx: ReadContext, taskDir: string, version: nu
  * (readNativeTask, a store kept open): the newest version rebuilt after the kept hot snapshot (KeptSnapshot.later),
  * or the snapshot's own version. A host shows a running task's newest version, then asks for that version's
  * messages: rebuilding it again from the start of its segment, and validating it whole, cost more than the rest
- * of both reads. Taken only on the terms that read took it on, so the answer is what a store opened afresh reads
- * (checkpoint.json being the copy of its version that writers keep): checkpoint.json compared byte for byte with
- * the kept snapshot, and the version's record found in the file it was read from, which still starts with the
- * bytes it was rebuilt from (or, for the snapshot's own version, a file of versions/ holding it, as hotAhead
- * checks). Null when nothing kept answers, for the caller's own read. `reader` is the context it read with,
- * holding its listing of versions/ and the file it read last: the history's chunks are in the files of versions
- * no newer than this one, and the history read goes on with it (readHistoryChain).
+ * of both reads. Taken on terms that make the answer what a store opened afresh reads, checkpoint.json being the
+ * copy of its version that writers keep: a later version where its record is found in the file it was read from,
+ * and that file still starts with the bytes it was rebuilt from (a store opened afresh reads a version from
+ * versions/ alone, so checkpoint.json, rewritten when a segment closes, is not read for it); the snapshot's own
+ * version where checkpoint.json still has the kept bytes, compared byte for byte, and a file of versions/ holds
+ * the version, as hotAhead checks. Null when nothing kept answers, for the caller's own read. `reader` is the
+ * context it read with, holding its listing of versions/ and the file it read last: the history's chunks are in the
+ * files of versions no newer than this one, and the history read goes on with it (readHistoryChain).
  */
 export async function keptHistoryHead(
   ctx: ReadContext,
@@ -159,8 +160,10 @@ export async function keptHistoryHead(
     cleanCheckpoint(doc.made(checkCheckpoint)) ?? cleanCheckpoint(doc.made(HISTORY.check));
   const checked = later ? checkedOf(later) : checkedOf(kept);
   if (checked?.version !== version) return null;
-  const raw = await readBytes(ctx, abs);
-  if (!raw.ok || ctx.kept?.match(abs, raw.bytes) !== kept) return null;
+  if (!later) {
+    const raw = await readBytes(ctx, abs);
+    if (!raw.ok || ctx.kept?.match(abs, raw.bytes) !== kept) return null;
+  }
   const listed = await listVersionFiles(ctx, taskDir);
   if (!listed) return null;
   const { ctx: walk } = versionWalk({ ...ctx, identified: new Set(), versionNames: VersionNames.listed(taskDir, listed) });
