@@ -208,13 +208,13 @@ export class HistoryIndexReader {
   /**
    * The span of version file `file` that holds its chunks, as far as the file reaches; no bytes when it cannot
    * be read as a regular file within the size limit (a symbolic link is not followed here, nor a file over the
-   * limit read: the long way checks where the link leads, and reports the file). A segment is read whole in one
-   * call and, when compressed, inflated here: a file too short to hold the span is a compressed segment (or not
-   * what the index knew), and a compressed file long enough to hold it reads bytes that do not hash to the
-   * chunks, so the walk goes the long way. Inflating on the thread pool and reading ahead cost more than they
+   * limit read: the long way checks where the link leads, and reports the file). A file of up to WHOLE_READ_BYTES
+   * (a segment) is read whole in one call and inflated here when compressed. A larger one (a full snapshot of a
+   * large plan in a file of its own) is read whole only when too short to hold the span (a compressed segment, or
+   * not what the index knew), else at the span alone: a compressed one then reads bytes that do not hash to the
+   * chunks, and the walk goes the long way. Inflating on the thread pool and reading ahead cost more than they
    * saved: a trip to the pool and zlib's stream for each of thousands of files of some 10 KB, about four times the
-   * processor time of inflating them here. Only a large file (a full snapshot of a large plan in a file of its
-   * own) is read at the span alone.
+   * processor time of inflating them here.
    */
   private async fetch(file: number): Promise<Held> {
     const abs = versionPath(this.taskDir, file);
