@@ -269,7 +269,8 @@ class DirectoryStore implements CheckpointStore {
   }
 
   async readVersion(taskId: string, version: number): Promise<Checkpoint> {
-    const direct = await this.readOwnVersion(taskId, version);
+    const dir = await this.ownFolder(taskId, [version]);
+    const direct = dir === null ? null : await this.readOwnVersion(taskId, dir, version);
     if (direct) return direct;
     const found = await this.requireTask(taskId);
     const { entry } = found;
@@ -289,12 +290,8 @@ class DirectoryStore implements CheckpointStore {
   }
 
   async readVersions(taskId: string, versions: readonly number[]): Promise<Checkpoint[]> {
-    const dir = path.join(this.root, taskId);
-    const own =
-      isSafeTaskId(taskId) &&
-      versions.every((v) => Number.isSafeInteger(v) && v >= 1) &&
-      (await this.fs.lstat(dir).catch(() => null))?.isDirectory();
-    if (!own || versions.length < 2) return Promise.all(versions.map((v) => this.readVersion(taskId, v)));
+    const dir = await this.ownFolder(taskId, versions);
+    if (!dir || versions.length < 2) return Promise.all(versions.map((v) => this.readVersion(taskId, v)));
     const loaded = await loadVersions(await this.ctx(), dir, versions);
     // A version missing here may still be found the long way (readVersion says precisely why not).
     return Promise.all(
@@ -307,32 +304,26 @@ class DirectoryStore implements CheckpointStore {
   }
 
   /**
-   * keptHistoryHead (task-reader.ts) of a task folder of this root; null when nothing kept answers. A folder that
-   * is now a symbolic link is left to the long way, which checks where it leads (find), as readOwnVersion does.
+   * The folder of task `taskId`, read for versions of it by name (each of `versions` a version number): null when
+   * the id is not a task's, or the folder is not a folder of this root (a symbolic link, which find() checks against
+   * the root), and the caller then looks the task up the long way.
    */
-  private async keptHistory(taskId: string, version: number): ReturnType<typeof keptHistoryHead> {
-    if (!isSafeTaskId(taskId) || !Number.isSafeInteger(version) || version < 1) return null;
-    // A lstat, checkpoint.json, a listing and a segment, one after the other: from the page cache, synchronously.
-    const { ctx } = sequentialReads(await this.ctx());
+  private async ownFolder(taskId: string, versions: readonly number[]): Promise<string | null> {
+    if (!isSafeTaskId(taskId) || !versions.every((v) => Number.isSafeInteger(v) && v >= 1)) return null;
     const dir = path.join(this.root, taskId);
-    if (!(await ctx.fs.lstat(dir).catch(() => null))?.isDirectory()) return null;
-    return keptHistoryHead(ctx, dir, version);
+    return (await this.fs.lstat(dir).catch(() => null))?.isDirectory() ? dir : null;
   }
 
   /**
    * A version of the task folder named `taskId`, rebuilt from its version
    * files alone: versions are immutable, so neither the hot snapshot nor the
    * rest of the task need reading (a 5 MB task was read and validated twice
-   * more that way). Null when the folder has no such version file, or is a
-   * symlink (which find() checks against the root): the caller then looks the
-   * task up the long way, for a legacy task or a precise error. A version file
-   * that is there but cannot be rebuilt is an error here and now.
+   * more that way). `dir` is its folder (ownFolder). Null when the folder has
+   * no such version file: the caller then looks the task up the long way, for
+   * a legacy task or a precise error. A version file that is there but cannot
+   * be rebuilt is an error here and now.
    */
-  private async readOwnVersion(taskId: string, version: number): Promise<Checkpoint | null> {
-    if (!isSafeTaskId(taskId) || !Number.isSafeInteger(version) || version < 1) return null;
-    const dir = path.join(this.root, taskId);
-    const st = await this.fs.lstat(dir).catch(() => null);
-    if (!st?.isDirectory()) return null;
+  private async readOwnVersion(taskId: string, dir: string, version: number): Promise<Checkpoint | null> {
     const loaded = await loadVersion(await this.ctx(), dir, version);
     if (loaded.ok) return loaded.checkpoint;
     if (loaded.missing) return null;
@@ -500,11 +491,16 @@ class DirectoryStore implements CheckpointStore {
   }
 
   private async historyTail(taskId: string, version: number | undefined, after?: HistoryMark): Promise<HistoryTail> {
-    // The version this store's last read of the task showed is answered from what that read kept, where it holds.
-    const kept = version === undefined ? null : await this.keptHistory(taskId, version);
-    if (kept) return this.chainTail(kept.reader, taskId, kept.history, after);
-    // A past version of a task folder names its history's head itself: the rest of the task is not read.
-    let cp: { history: Checkpoint['history'] } | null = version === undefined ? null : await this.readOwnVersion(taskId, version);
+    let cp: { history: Checkpoint['history'] } | null = null;
+    const dir = version === undefined ? null : await this.ownFolder(taskId, [version]);
+    if (dir !== null && version !== undefined) {
+      // The version this store's last read of the task showed is answered from what that read kept, where it holds
+      // (keptHistoryHead): checkpoint.json, a listing and a segment, read one after the other, synchronously.
+      const kept = await keptHistoryHead(sequentialReads(await this.ctx()).ctx, dir, version);
+      if (kept) return this.chainTail(kept.reader, taskId, kept.history, after);
+      // A past version of a task folder names its history's head itself: the rest of the task is not read.
+      cp = await this.readOwnVersion(taskId, dir, version);
+    }
     if (!cp) {
       // The gaps in the version names are the task view's report, not the history's. A handful of small files
       // and checkpoint.json, read one after the other: from the page cache, the trips through the thread pool
