@@ -411,8 +411,10 @@ async function hotAhead(
   file: string,
   listed: readonly number[] | null,
 ): Promise<Problem | undefined> {
-  // A version the listing shows without a file of its own (a running task's: a segment's record) is not opened.
-  const held = listed && !listed.includes(version) ? 'missing' : await headVersion(ctx, versionPath(taskDir, version));
+  // A version the read's listing shows without a file of its own (a running task's: a segment's record) is not
+  // opened: the listing answers, as it answers probeVersion.
+  const unlisted = ctx.versionNames && !(await ctx.versionNames.has(ctx, taskDir, version));
+  const held = unlisted ? 'missing' : await headVersion(ctx, versionPath(taskDir, version));
   if (typeof held === 'number' && held !== version) {
     return problem(
       file,
