@@ -61,12 +61,12 @@ writeBuildStamp(root, startedAtMs, [
 ]);
 
 /**
- * Bundle the CLI, the directory watcher's thread and the file checks' thread into
+ * Bundle the CLI and the file checks' thread into
  * dist/bundle/: a command then loads a few files instead of some five hundred
  * (its own modules, zod, commander), which is most of its start-up. Each
  * command stays a chunk of its own, imported only when run (command-list.ts);
- * the entries sit side by side, as the runner and the watcher look for them
- * beside the code that starts them (packages left out: bundle-options.mjs).
+ * the entries sit side by side, since the store looks for its thread's entry
+ * beside the code that starts it (packages left out: bundle-options.mjs).
  * Resolves to the package's own source files it read, for the stamp.
  */
 async function bundleEntries() {
@@ -77,7 +77,6 @@ async function bundleEntries() {
     ...nodeBundleOptions(root, outdir),
     entryPoints: {
       main: 'electron/cli/main.ts',
-      'directory-watcher-worker': 'electron/host/directory-watcher-worker.ts',
       'file-check-worker': 'electron/store/file-check-worker.ts',
     },
     chunkNames: 'chunk-[hash]',

@@ -9,8 +9,7 @@
  */
 import path from 'node:path';
 import type { CheckpointSource, StoreSubscription } from '../store/store-types.js';
-import type { DirectoryChange, DirectoryWatcher } from './directory-watcher.js';
-import { watchDirectoryInThread } from './directory-watcher-thread.js';
+import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './directory-watcher.js';
 import type { EventHub } from './event-hub.js';
 import type { KeptTaskList } from './kept-task-list.js';
 import { changesSince, EVENTS_FILE, lastEventIdWithin, type RootSnapshot } from './root-snapshot.js';
@@ -58,14 +57,14 @@ export class ChangeFeed {
   start(seeded: Promise<RootSnapshot>): Promise<void> {
     const { root, queue, hub, isOpen } = this.options;
     if (!isOpen()) return Promise.resolve();
-    const watcher = watchDirectoryInThread(
+    const watcher = watchDirectory(
       root,
       (changes) => {
         queue.run(() => this.apply(changes)).catch(() => {});
       },
       {
         ...this.options.watch,
-        // A watcher that stops (its thread died, the OS limit on watches) leaves the view silently stale; say so.
+        // A watcher that stops (the OS limit on watches) leaves the view silently stale; say so.
         onError: (err) => {
           if (!isOpen()) return;
           hub.publish({ type: 'directory-notice', root, detail: `watching ${root}: ${err.message}` });

@@ -78,6 +78,17 @@ export interface HostServiceOptions {
   trust?: TrustGate;
 }
 
+/**
+ * The store of a directory the host opens: its version files are checked on
+ * the host's own thread. The host asks for those checks once its list is
+ * built, a slice of 200 tasks at a time (about 10 ms each, some 0.3 s for
+ * 10,000 tasks), where a thread of their own held 10 to 22 MiB more at the
+ * host's peak (docs/BENCHMARKS.md, issue 21).
+ */
+function openHostStore(root: string): CheckpointStore {
+  return openStore(root, { fileCheckThread: false });
+}
+
 const notOpen = () => new ApiError('not-found', 'no checkpoint directory is open; open one first');
 
 /** The host service; see the module comment. */
@@ -146,7 +157,7 @@ export class HostService implements WaystationService {
       // A host without a runner browses every directory read-only; unless told otherwise, a folder opened
       // read-only before opens read-only again: it was not trusted to run code.
       readOnly: !this.options.runner || untrusted || (opts.readOnly ?? this.options.recent?.readOnly().includes(realRoot) ?? false),
-      store: (this.options.openStore ?? openStore)(realRoot),
+      store: (this.options.openStore ?? openHostStore)(realRoot),
       hub: this.hub,
       hashes: this.moduleHashes,
       describeRegistered: this.options.runner?.registeredAgents?.bind(this.options.runner),
@@ -161,8 +172,8 @@ export class HostService implements WaystationService {
       () => undefined,
       () => undefined,
     );
-    // The watcher sets up a watch per task folder (a readdir and 10,000 watches, on its own thread), so it
-    // starts once the first list is built rather than share the cores with it; whatever changed after the
+    // The watcher sets up a watch per task folder (a readdir and 10,000 watches, a slice at a time), so it
+    // starts once the first list is built rather than hold up its reads; whatever changed after the
     // seed, during the listing or the set-up, is caught up once, at ready.
     opened.watching = listed.then(() => opened.feed.start(seeded));
     this.hub.publish({ type: 'directory-changed', root: realRoot });

@@ -41,6 +41,7 @@ import { dispatch, isApiMethod } from '../../shared/api/dispatch.js';
 import { openEventStream } from './http-event-stream.js';
 import { HttpFailure, readBody, sendError, sendJson, sendJsonPieces } from './http-replies.js';
 import { serveStatic } from './http-static.js';
+import { jsonArrayPieces } from './json-pieces.js';
 import { guardConnections, type ConnectionGuard, type ConnectionLimits } from './connection-guard.js';
 
 /** The API as the web host serves it: the service, plus the listing `waystation ls --json` prints. */
@@ -176,6 +177,8 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
 
   const call = async (res: http.ServerResponse, method: ApiMethod, input: unknown) => {
     const value = await dispatch(options.service, method, input, options.checkOutputs);
+    // A list (the summaries of 10,000 tasks are 3.8 MiB of JSON) goes out in pieces, never as one string.
+    if (Array.isArray(value)) return sendJsonPieces(res, 200, jsonArrayPieces<unknown>(value));
     sendJson(res, 200, value ?? null);
   };
 
@@ -218,7 +221,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       if (id === undefined) {
         const service = options.service;
         if (service.listTaskListingsJson) return sendJsonPieces(res, 200, await service.listTaskListingsJson());
-        return sendJson(res, 200, await service.listTaskListings());
+        return sendJsonPieces(res, 200, jsonArrayPieces(await service.listTaskListings()));
       }
       if (sub === undefined) {
         const version = query.get('version');

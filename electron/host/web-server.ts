@@ -11,6 +11,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { holdHostHeapGrowth } from './host-heap.js';
 import { createHostRunner } from './host-runner.js';
 import type { TrustGate } from '../runtime/directory-trust.js';
 import type { DetectedLocation } from '../sources/detect-location.js';
@@ -58,6 +59,7 @@ export interface WebServer {
 
 /** Serve `root` in browser mode on 127.0.0.1. */
 export async function startWebServer(root: string, options: WebServerOptions = {}): Promise<WebServer> {
+  holdHostHeapGrowth();
   const rendererDir = options.rendererDir ?? defaultRendererDir();
   const service = new HostService({
     host: 'web',

@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, net, Notification, protocol, session, type WebContents } from 'electron';
 import { generateDemoDirectory } from '../host/demo-directory.js';
 import { createHostRunner } from '../host/host-runner.js';
+import { holdHostHeapGrowth } from '../host/host-heap.js';
 import { HostService } from '../host/host-service.js';
 import { PathOutsideRootError, resolveInsideRoot } from '../host/path-confinement.js';
 import { defaultRendererDir } from '../host/web-server.js';
@@ -105,6 +106,7 @@ async function start(): Promise<void> {
   denyPermissions(session.defaultSession);
   registerAppProtocol();
   const settings = await loadSettings(app.getPath('userData'));
+  holdHostHeapGrowth();
   service = new HostService({
     host: 'desktop',
     // Forked workers run the Electron binary as plain Node.

@@ -1,8 +1,8 @@
 /**
- * Starting a worker thread of Waystation's own (the directory watcher's, the
- * version-file checks'): its compiled entry beside the module that starts it,
- * or, when that module runs from the TypeScript sources, the .ts entry through
- * tsx's loader, which a worker thread has to register for itself.
+ * Starting a worker thread of Waystation's own (the version-file checks'): its
+ * compiled entry beside the module that starts it, or, when that module runs
+ * from the TypeScript sources, the .ts entry through tsx's loader, which a
+ * worker thread has to register for itself.
  */
 import { Worker } from 'node:worker_threads';
 

@@ -61,7 +61,7 @@ describe('the library build', () => {
     for (const entry of [
       'electron/cli/main.ts',
       'electron/runtime/worker-main.ts',
-      'electron/host/directory-watcher-worker.ts',
+      'electron/store/file-check-worker.ts',
       'electron/runtime/build-stamp.ts',
     ])
       expect(config.files).toContain(entry);

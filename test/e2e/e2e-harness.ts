@@ -236,7 +236,7 @@ export async function startWorld(opts: {
     {
       main: 'electron/cli/main.ts',
       'worker-main': 'electron/runtime/worker-main.ts',
-      'directory-watcher-worker': 'electron/host/directory-watcher-worker.ts',
+      'file-check-worker': 'electron/store/file-check-worker.ts',
       'write-version': 'test/e2e/write-version.ts',
     },
     opts.prefix,

@@ -50,7 +50,7 @@ describe.skipIf(!hasChromium)('a Python agent in the inspector, end to end', () 
       {
         main: 'electron/cli/main.ts',
         'worker-main': 'electron/runtime/worker-main.ts',
-        'directory-watcher-worker': 'electron/host/directory-watcher-worker.ts',
+        'file-check-worker': 'electron/store/file-check-worker.ts',
       },
       'e2e-python-',
     );

@@ -10,13 +10,10 @@ import {
   type DirectoryChange,
   type DirectoryWatcher,
 } from '../../../electron/host/directory-watcher.js';
-import { watchDirectoryInThread } from '../../../electron/host/directory-watcher-thread.js';
 
 const run = promisify(execFile);
 
 let root: string;
-/** The watcher under test: the same contract holds on the host's thread and on a worker thread. */
-let watchImpl: typeof watchDirectory = watchDirectory;
 let watcher: DirectoryWatcher | null = null;
 let batches: DirectoryChange[][] = [];
 let waiters: Array<() => void> = [];
@@ -43,7 +40,7 @@ function until(predicate: () => boolean, what: string, limitMs = 20_000): Promis
 }
 
 async function startWatching(): Promise<void> {
-  watcher = watchImpl(root, (changes) => {
+  watcher = watchDirectory(root, (changes) => {
     batches.push(changes);
     const pending = waiters;
     waiters = [];
@@ -80,14 +77,7 @@ describe('isIgnoredRelative', () => {
   });
 });
 
-describe.each([
-  ['watchDirectory, on the calling thread', watchDirectory],
-  ['watchDirectoryInThread, on a worker thread', watchDirectoryInThread],
-])('%s', (_name, implementation) => {
-  beforeEach(() => {
-    watchImpl = implementation;
-  });
-
+describe('watchDirectory', () => {
   it("reports another process's temp-and-rename as a change of the task, never the temp file", async () => {
     await startWatching();
     const script = `
@@ -113,7 +103,7 @@ describe.each([
 
   it('reports a new task folder and a new root-level task file, once more after the folder has settled', async () => {
     const flushedAt: Array<{ at: number; locations: string[] }> = [];
-    watcher = watchImpl(root, (changes) => {
+    watcher = watchDirectory(root, (changes) => {
       batches.push(changes);
       flushedAt.push({ at: Date.now(), locations: changes.map((c) => c.location) });
       const pending = waiters;
@@ -139,7 +129,7 @@ describe.each([
   it('coalesces 1,000 versions written in a burst, and the last one always reaches the subscriber', async () => {
     // What a subscriber sees when a batch arrives: the hot snapshot's version at that moment.
     const seenVersions: number[] = [];
-    watcher = watchImpl(root, (changes) => {
+    watcher = watchDirectory(root, (changes) => {
       batches.push(changes);
       if (changes.some((c) => c.location === 't1')) {
         void fs.readFile(path.join(root, 't1', 'checkpoint.json'), 'utf8').then((text) => {

@@ -212,6 +212,30 @@ describe('the token', () => {
   });
 });
 
+describe('a list an API method answers', () => {
+  it('goes out in pieces (chunked), the very text of the whole list, where any other answer has its length', async () => {
+    const fake = fakeService(hub);
+    const rows = Array.from({ length: 2000 }, (_, i) => ({ task_id: `t${i}`, note: 'x'.repeat(500) }));
+    fake.service.listTasks = (async () => rows) as unknown as WebHostedService['listTasks'];
+    const pieced = await startHttpHost({ service: fake.service, staticDir: null, checkOutputs: false });
+    try {
+      const json = { ...auth(pieced), 'Content-Type': 'application/json' };
+      const list = await request(pieced, { method: 'POST', path: '/api/rpc/listTasks', headers: json, body: '{}' });
+      expect(list.status).toBe(200);
+      expect(list.body).toBe(JSON.stringify(rows));
+      expect(list.headers['transfer-encoding']).toBe('chunked');
+      expect(list.headers['content-length']).toBeUndefined();
+      expect(list.headers['content-type']).toMatch(/^application\/json/);
+      expect(list.headers['cache-control']).toBe('no-store');
+      const one = await request(pieced, { method: 'POST', path: '/api/rpc/getTask', headers: json, body: '{"taskId":"t1"}' });
+      expect(one.status).toBe(200);
+      expect(one.headers['content-length']).toBe(String(Buffer.byteLength(one.body)));
+    } finally {
+      await pieced.close();
+    }
+  });
+});
+
 describe('a host started while its directory opens', () => {
   /** A second host on the same fake service, given `ready`; closed by the test. */
   const startWaiting = async (ready: Promise<unknown>) => {

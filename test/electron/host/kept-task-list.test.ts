@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { KeptTaskList } from '../../../electron/host/kept-task-list.js';
 import { SerialQueue } from '../../../electron/host/serial-queue.js';
 import { openStore } from '../../../electron/store/directory-store.js';
@@ -65,6 +65,25 @@ describe('the kept task list', () => {
     expect(pieces.length).toBeGreaterThan(1);
     expect(pieces.join('')).toBe(JSON.stringify(await list.listings()));
     expect((JSON.parse(pieces.join('')) as { task_id: string }[]).map((t) => t.task_id)).toEqual(ids);
+  });
+
+  it('checks the version files a slice at a time once the list is built, the event loop running between slices', async () => {
+    const ids = Array.from({ length: SYNC_SLICE + 1 }, (_, i) => `t${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < ids.length; i += 50) await Promise.all(ids.slice(i, i + 50).map((id) => store.create(makeCheckpoint(id, 2))));
+    // Answered at once, as a store checking on its own thread answers: each slice's promise settles with no I/O.
+    let slices = 0;
+    const checking = Object.assign(Object.create(store) as CheckpointStore, {
+      fileProblems: async (entries: readonly unknown[]) => {
+        slices += 1;
+        return entries.map(() => []);
+      },
+    });
+    const list = new KeptTaskList(root, checking, new SerialQueue());
+    await list.built();
+    const seenByTheLoop = await new Promise<number>((resolve) => setImmediate(() => resolve(slices)));
+    // Without a turn between them, every slice ran before anything else could (a reply, a request): both here.
+    expect(seenByTheLoop).toBeLessThan(2);
+    await vi.waitFor(() => expect(slices).toBe(2));
   });
 
   it('answers a first screen, newest first, from the rows read so far while the rest is still being read', async () => {

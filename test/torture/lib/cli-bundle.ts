@@ -22,7 +22,7 @@ export async function bundleCli(): Promise<CliBundle> {
     {
       'waystation-cli': 'electron/cli/main.ts',
       'worker-main': 'electron/runtime/worker-main.ts',
-      'directory-watcher-worker': 'electron/host/directory-watcher-worker.ts',
+      'file-check-worker': 'electron/store/file-check-worker.ts',
     },
     'torture-cli-',
   );
