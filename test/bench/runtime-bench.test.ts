@@ -40,6 +40,8 @@ describe('the runtime benchmark at 20 steps', () => {
       // The prompt and the reply of every step, read afresh and by the reader beside a run of its own, which
       // timed its reads after the last nine steps (not the first it made: that one takes the whole history).
       expect(c.read.messages).toBe(2 * c.steps);
+      // Timed after as many untimed reads as the graph makes before its own timed read (after its last steps).
+      expect(c.read.untimed).toBe(result.graphs[0].readAfterStep.length);
       expect(c.liveRead.messages).toBe(2 * c.steps);
       expect(c.liveRead.ms).toHaveLength(9);
       const f = runtimeFigures(c);

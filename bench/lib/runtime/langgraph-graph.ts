@@ -22,6 +22,7 @@ import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { workloadMessage, workloadResult, type StepResult } from '../agent-workload.js';
 import { msSince, nowNs, timeRepeated } from '../timing.js';
 import { timedRanges, type StepRange } from '../compare/side-result.js';
+import { READS_AFTER_STEPS } from './reads-after-steps.js';
 
 interface Message {
   role: string;
@@ -51,9 +52,6 @@ export interface GraphRunResult {
 }
 
 const THREAD = { configurable: { thread_id: 'bench-graph' } };
-
-/** The graph's state is read after each of its last this many steps (GraphRunResult.readAfterStep). */
-export const READS_AFTER_STEPS = 9;
 
 // better-sqlite3's handle, as far as the bench uses it.
 interface PragmaDatabase {
