@@ -1,9 +1,10 @@
 /**
  * How far the host process lets V8's heap grow between full collections.
  *
- * The host keeps little (a 10,000-task list is some 15 MiB) but makes a great
- * deal that dies young: building that list makes about 300 MiB of objects,
- * and each listing it answers several MiB more. V8 sets the heap's next limit
+ * The host keeps little (its heap is 40 to 56 MiB after a collection, 10,000
+ * tasks listed and watched) but makes a great deal that dies young: building
+ * that list makes about 300 MiB of objects, and each listing it answers
+ * several MiB more. V8 sets the heap's next limit
  * at each full collection, as what survived times a factor it raises up to 4
  * while a program allocates fast, so after the build the heap kept growing
  * with no full collection at all, to over 100 MiB for 40 to 55 MiB of live

@@ -11,7 +11,7 @@
  */
 
 /** About how many characters of JSON text a piece holds: one row may take it over. */
-export const JSON_PIECE_CHARS = 64 * 1024;
+const JSON_PIECE_CHARS = 64 * 1024;
 
 /**
  * The JSON text of `items` (each turned to text by `toJson`), in pieces of
