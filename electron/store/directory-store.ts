@@ -139,32 +139,21 @@ class DirectoryStore implements CheckpointStore {
   /** The read context; the root's realpath is resolved once it exists. */
   private async ctx(): Promise<ReadContext> {
     if (!this.ctxPromise) {
-      this.ctxPromise = this.fs.realpath(this.root).then(
-        (realRoot) => ({
-          fs: this.fs,
-          root: this.root,
-          realRoot,
-          maxFileBytes: this.maxFileBytes,
-          maxEventLogBytes: this.maxEventLogBytes,
-          heads: this.heads,
-          kept: this.kept,
-          indexes: this.indexes,
-        }),
-        () => {
-          // Not there yet: retry next time rather than caching a guess.
-          this.ctxPromise = null;
-          return {
-            fs: this.fs,
-            root: this.root,
-            realRoot: this.root,
-            maxFileBytes: this.maxFileBytes,
-            maxEventLogBytes: this.maxEventLogBytes,
-            heads: this.heads,
-            kept: this.kept,
-            indexes: this.indexes,
-          };
-        },
-      );
+      const readContext = (realRoot: string): ReadContext => ({
+        fs: this.fs,
+        root: this.root,
+        realRoot,
+        maxFileBytes: this.maxFileBytes,
+        maxEventLogBytes: this.maxEventLogBytes,
+        heads: this.heads,
+        kept: this.kept,
+        indexes: this.indexes,
+      });
+      this.ctxPromise = this.fs.realpath(this.root).then(readContext, () => {
+        // Not there yet: retry next time rather than caching a guess.
+        this.ctxPromise = null;
+        return readContext(this.root);
+      });
     }
     return this.ctxPromise;
   }

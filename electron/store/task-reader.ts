@@ -166,7 +166,7 @@ export async function keptHistoryHead(
   }
   const listed = await listVersionFiles(ctx, taskDir);
   if (!listed) return null;
-  const { ctx: walk } = versionWalk({ ...ctx, identified: new Set(), versionNames: VersionNames.listed(taskDir, listed) });
+  const { ctx: walk } = versionWalk(oneRead(ctx, taskDir, listed));
   if (later) {
     const located = await locateRecord(walk, taskDir, version);
     return located.ok && walk.segments?.startsWith(later.source) ? { history: checked.history, reader: walk } : null;
@@ -594,11 +594,7 @@ export async function readNativeTask<C extends CheckpointHead>(
   // file of their own: for the check that a file holds the snapshot's version, the lookups for versions after it,
   // the rebuild's walk and the gap check (a stat per version of the newest segment, twice, before).
   const listed = hasVersions && (depth.heads || depth.gaps) ? await listVersionFiles(ctx, taskDir) : null;
-  const reader: ReadContext = {
-    ...ctx,
-    identified: new Set(),
-    ...(listed ? { versionNames: VersionNames.listed(taskDir, listed) } : {}),
-  };
+  const reader = oneRead(ctx, taskDir, listed);
   // Why checkpoint.json could not be used, when it could not: an error only if no version can stand in for it.
   const hotProblems: Problem[] = [];
   let checkpoint: C | null = null;
@@ -863,4 +859,12 @@ function dedupe(problems: Problem[]): Problem[] {
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * The context of one read of a task: the files it has identified so far, and, when it listed versions/, that listing
+ * answering which versions have a file of their own.
+ */
+function oneRead(ctx: ReadContext, taskDir: string, listed: readonly number[] | null): ReadContext {
+  return { ...ctx, identified: new Set(), ...(listed ? { versionNames: VersionNames.listed(taskDir, listed) } : {}) };
 }
