@@ -300,7 +300,14 @@ class DirectoryStore implements CheckpointStore {
   private async ownFolder(taskId: string, versions: readonly number[]): Promise<string | null> {
     if (!isSafeTaskId(taskId) || !versions.every((v) => Number.isSafeInteger(v) && v >= 1)) return null;
     const dir = path.join(this.root, taskId);
-    return (await this.fs.lstat(dir).catch(() => null))?.isDirectory() ? dir : null;
+    // Asked synchronously where the file system can answer so: a reader beside a running task asks this on every
+    // read of its messages, and the trip through the thread pool was a fifth of that read, spent waiting.
+    try {
+      const sync = syncReadsOf(this.fs);
+      return (sync ? sync.lstat(dir) : await this.fs.lstat(dir)).isDirectory() ? dir : null;
+    } catch {
+      return null;
+    }
   }
 
   /**
