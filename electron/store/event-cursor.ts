@@ -5,7 +5,7 @@
  * events are kept to answer from. A request for events older than those kept
  * streams the log once (bounded by MAX_EVENT_LOG_BYTES).
  */
-import { MAX_EVENT_LOG_BYTES, readEventLog, scanEventLog } from './event-log.js';
+import { MAX_EVENT_LOG_BYTES, readEventLog, scanEventLog, type LogMark } from './event-log.js';
 import type { StoreFs } from './store-fs.js';
 import type { TaskEvent } from './store-types.js';
 
@@ -15,9 +15,8 @@ export const KEPT_EVENTS = 4096;
 const FOLLOWED_LOGS = 64;
 
 interface FollowedLog {
-  ino: number;
-  /** Where the last read ended: the byte after its last complete line. */
-  end: number;
+  /** Where the last read ended: the byte after its last complete line, in that file. */
+  mark: LogMark;
   /** The newest events read, oldest first, at most KEPT_EVENTS. */
   recent: TaskEvent[];
   /** True while `recent` holds every event of the log. */
@@ -51,8 +50,7 @@ export class EventCursor {
     const fresh: TaskEvent[] = [];
     let trimmed = false;
     const scan = await scanEventLog(this.fs, taskDir, (e) => void (pushKept(fresh, e, keep) && (trimmed = true)), {
-      from: held?.end,
-      ino: held?.ino,
+      after: held?.mark,
       maxBytes,
     });
     if (!scan) {
@@ -64,14 +62,13 @@ export class EventCursor {
       const recent = held.recent.concat(fresh);
       const cut = Math.max(0, recent.length - keep);
       log = {
-        ino: scan.ino,
-        end: scan.end,
+        mark: scan.mark,
         recent: recent.slice(cut),
         complete: held.complete && !trimmed && cut === 0 && scan.skippedBytes === 0,
       };
     } else {
       const cut = Math.max(0, fresh.length - keep);
-      log = { ino: scan.ino, end: scan.end, recent: fresh.slice(cut), complete: !trimmed && cut === 0 && scan.skippedBytes === 0 };
+      log = { mark: scan.mark, recent: fresh.slice(cut), complete: !trimmed && cut === 0 && scan.skippedBytes === 0 };
     }
     this.logs.delete(taskDir);
     this.logs.set(taskDir, log);
@@ -86,10 +83,5 @@ export class EventCursor {
     const out: TaskEvent[] = [];
     await scanEventLog(this.fs, taskDir, (e) => void (e.id > afterId && pushKept(out, e, last)), { maxBytes });
     return out.slice(Math.max(0, out.length - last));
-  }
-
-  /** Forget a task's log (its folder was removed or replaced). */
-  forget(taskDir: string): void {
-    this.logs.delete(taskDir);
   }
 }

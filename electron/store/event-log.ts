@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
 import type { TaskEvent } from './store-types.js';
-import { errorCode, syncReadsOf, type StoreFs } from './store-fs.js';
+import { errorCode, syncReadsOf, type StoreFileHandle, type StoreFs } from './store-fs.js';
 
 export const EVENTS_FILE = 'events.jsonl';
 
@@ -48,26 +48,37 @@ const CHUNK_BYTES = 1024 * 1024;
 /** A line longer than this is no event a writer wrote (events are small); it is skipped unread. */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
-/** Where a scan of the log ended: the byte after its last complete line, and what the file was. */
-export interface EventScan {
-  /** Offset just past the last complete line: where a later read of what was appended starts. */
+/**
+ * Where a scan of a log ended, for a later scan to read only what was appended since (ScanOptions.after): the offset
+ * just past its last complete line, the file's inode, and the log's last bytes before that offset (at most
+ * MARK_BYTES; null when they were not read). A log removed and written anew may get the old file's inode number
+ * back, and grow past the offset: the bytes there tell it from the log that was read.
+ */
+export interface LogMark {
   end: number;
-  size: number;
-  /** The file's inode: a log replaced (a task removed and written anew) is read again from its start. */
   ino: number;
+  last: Buffer | null;
+}
+
+/** Bytes of a log's end a mark keeps: the end of its last line, which names that event's id and time. */
+const MARK_BYTES = 256;
+
+/** Where a scan of the log ended, and what the file was. */
+export interface EventScan {
+  /** Where a later read of what was appended starts: just past the last complete line. */
+  mark: LogMark;
+  size: number;
   /** False when the log ends in a line with no newline: a torn append, or one being written. */
   endsClean: boolean;
   /** Bytes at the start of the range left unread because the range was over `maxBytes`. */
   skippedBytes: number;
-  /** True when `from` was given but not used (the log is another file, or shorter): it was read from its start. */
+  /** True when `after` was given but not used (the log is another file, or shorter): it was read from its start. */
   restarted: boolean;
 }
 
 export interface ScanOptions {
-  /** The byte to start at: the `end` of an earlier scan, to read only what was appended since. */
-  from?: number;
-  /** The inode the earlier scan saw: `from` applies only to the same file. */
-  ino?: number;
+  /** Where an earlier scan of the same log ended: only what was appended since is read, if the log is still that one. */
+  after?: LogMark;
   /** Read at most this many bytes, the newest (default MAX_EVENT_LOG_BYTES). */
   maxBytes?: number;
   chunkBytes?: number;
@@ -94,8 +105,9 @@ export async function scanEventLog(
   try {
     const st = await handle.stat();
     const maxBytes = opts.maxBytes ?? MAX_EVENT_LOG_BYTES;
-    const resumes = opts.from !== undefined && opts.from <= st.size && (opts.ino === undefined || opts.ino === st.ino);
-    let start = resumes ? opts.from! : 0;
+    const after = opts.after;
+    const resumes = after !== undefined && after.end <= st.size && after.ino === st.ino && (await endsWith(handle, after));
+    let start = resumes ? after.end : 0;
     let skippedBytes = 0;
     // Over the limit, the newest part is read, from the first line that starts in it.
     let dropFirst = false;
@@ -132,10 +144,30 @@ export async function scanEventLog(
         carry = Buffer.from(rest);
       }
     }
-    return { end, size: st.size, ino: st.ino, endsClean: end === st.size, skippedBytes, restarted: opts.from !== undefined && !resumes };
+    // The bytes before the end, read again only when the scan moved it.
+    const last = resumes && end === after.end ? after.last : await bytesAt(handle, end - Math.min(end, MARK_BYTES), end);
+    return {
+      mark: { end, ino: st.ino, last },
+      size: st.size,
+      endsClean: end === st.size,
+      skippedBytes,
+      restarted: after !== undefined && !resumes,
+    };
   } finally {
     await handle.close();
   }
+}
+
+/** Whether the log's bytes before `mark.end` are still those the mark kept (unknown ones are taken as they are). */
+async function endsWith(handle: StoreFileHandle, mark: LogMark): Promise<boolean> {
+  if (mark.last === null) return true;
+  return (await bytesAt(handle, mark.end - mark.last.length, mark.end)).equals(mark.last);
+}
+
+async function bytesAt(handle: StoreFileHandle, from: number, to: number): Promise<Buffer> {
+  const out = Buffer.alloc(to - from);
+  const { bytesRead } = await handle.read(out, 0, out.length, from);
+  return out.subarray(0, bytesRead);
 }
 
 function parseLine(bytes: Buffer, onEvent: (e: TaskEvent) => void): void {
