@@ -6,14 +6,15 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import fc from 'fast-check';
 import type { HostEvent } from '../../../shared/api/contract.js';
 import { runCli } from '../../../electron/cli/main.js';
 import { HostService } from '../../../electron/host/host-service.js';
 import { acquireLease } from '../../../electron/store/file-lease.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import type { CheckpointStore } from '../../../electron/store/store-types.js';
-import { makeCheckpoint } from '../store/store-test-helpers.js';
+import { makeCheckpoint, withoutVersion } from '../store/store-test-helpers.js';
 
 const MANY = 150;
 
@@ -71,9 +72,9 @@ function until(predicate: (e: HostEvent) => boolean, what: string, from = 0): Pr
   });
 }
 
-async function lsJson(): Promise<unknown> {
+async function lsJson(dir = root): Promise<unknown> {
   let stdout = '';
-  await runCli(['ls', root, '--json'], { out: (s) => (stdout += s), err: () => {}, color: false });
+  await runCli(['ls', dir, '--json'], { out: (s) => (stdout += s), err: () => {}, color: false });
   return JSON.parse(stdout);
 }
 
@@ -188,6 +189,65 @@ describe('the kept task list', () => {
     expect(await statusOf()).toBe('done');
     expect(reads).toEqual({ listings: 0, tasks: ['driven'] });
   }, 30_000);
+
+  it('stays what `ls --json` prints through any run of tasks written, saved, broken, removed and written anew', async () => {
+    const ids = ['a', 'b', 'c'] as const;
+    const change = fc.record({
+      kind: fc.constantFrom('create', 'save', 'break', 'remove', 'article-file', 'remove-article-file'),
+      id: fc.constantFrom(...ids),
+    });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(change, { minLength: 1, maxLength: 6 }), async (changes) => {
+        const dir = path.join(root, `run-${run++}`);
+        await fs.mkdir(dir);
+        const writer = openStore(dir);
+        await writer.create(makeCheckpoint('a'));
+        service = new HostService({ host: 'web', openStore: (d) => openStore(d), watch: { quietMs: 20, maxDelayMs: 100 } });
+        service.subscribe((e) => void events.push(e));
+        await service.open(dir);
+        await service.watching();
+        try {
+          for (const c of changes) {
+            const folder = path.join(dir, c.id);
+            const exists = (p: string) =>
+              fs.stat(p).then(
+                () => true,
+                () => false,
+              );
+            const there = await exists(folder);
+            const articleFile = path.join(dir, `${c.id}.json`);
+            if (c.kind === 'create' && !there) await writer.create(makeCheckpoint(c.id));
+            else if (c.kind === 'save' && there) {
+              const cp = (await writer.getTask(c.id))?.checkpoint;
+              if (!cp) continue;
+              await writer.save(c.id, {
+                expectedVersion: cp.version,
+                checkpoint: { ...withoutVersion(cp), phase: `phase ${events.length}` },
+              });
+            } else if (c.kind === 'break' && there) await fs.writeFile(path.join(folder, 'checkpoint.json'), '{"torn');
+            else if (c.kind === 'remove' && there) await fs.rm(folder, { recursive: true });
+            else if (c.kind === 'article-file')
+              await fs.writeFile(articleFile, JSON.stringify({ task_id: c.id, current_step: 1, total_steps: 2, note: events.length }));
+            else if (c.kind === 'remove-article-file' && (await exists(articleFile))) await fs.rm(articleFile);
+            else continue;
+            // The list follows the watcher's batches: it comes to what `ls --json` prints.
+            await vi.waitFor(
+              async () => {
+                await service!.settled();
+                expect(await listed(), `after ${c.kind} ${c.id}`).toEqual(await lsJson(dir));
+              },
+              { timeout: 15_000, interval: 50 },
+            );
+          }
+        } finally {
+          await service.close();
+          service = null;
+        }
+      }),
+      { numRuns: 12 },
+    );
+  }, 180_000);
 
   it('keeps what a watcher batch did to a row while a listing summarized that row again', async () => {
     const writer = openStore(root);
