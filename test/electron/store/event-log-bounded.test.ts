@@ -71,7 +71,11 @@ describe('the event log, bounded', () => {
       const end = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1));
       expect(scan!.mark.end).toBe(end);
       // The mark keeps the end of the last complete line.
-      expect(scan!.mark.last!.toString()).toBe(Buffer.from(text).subarray(end - 256, end).toString());
+      expect(scan!.mark.last!.toString()).toBe(
+        Buffer.from(text)
+          .subarray(end - 256, end)
+          .toString(),
+      );
     }
     const tail = await readEventTail(nodeFs, dir, (newest) => newest.length > 0);
     expect(tail!.newestFirst[0].id).toBe(3000);
