@@ -8,7 +8,7 @@
  * never disagree. A watcher that fails is announced as a `directory-notice`.
  */
 import path from 'node:path';
-import type { CheckpointSource, StoreSubscription } from '../store/store-types.js';
+import type { CheckpointSource, StoreSubscription, TaskEvent } from '../store/store-types.js';
 import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './directory-watcher.js';
 import type { EventHub } from './event-hub.js';
 import type { KeptTaskList } from './kept-task-list.js';
@@ -29,11 +29,17 @@ export interface ChangeFeedOptions {
   watch?: { quietMs?: number; maxDelayMs?: number };
 }
 
+/** The last event of a task's log the feed published: its id, and its time once the feed read it. */
+interface Published {
+  id: number;
+  at?: string;
+}
+
 /** The change feed of one open directory; see the module comment. */
 export class ChangeFeed {
-  /** Task id -> id of the last event of its events.jsonl already published (or, once looked up, there when the directory was opened). */
   private subscription: StoreSubscription | null = null;
-  private readonly lastEvent = new Map<string, number>();
+  /** Task id -> the last event of its events.jsonl already published (or, once looked up, there when the directory was opened). */
+  private readonly lastEvent = new Map<string, Published>();
   /**
    * Task folder -> size of its events.jsonl when the directory was opened, for
    * tasks whose last event id has not been needed yet: it is read from there
@@ -97,7 +103,7 @@ export class ChangeFeed {
       (change) => {
         const taskId = change.task_id;
         // Events before the first one delivered were there when the feed began: not news.
-        if (!this.lastEvent.has(taskId) && change.events.length > 0) this.lastEvent.set(taskId, change.events[0].id - 1);
+        if (!this.lastEvent.has(taskId) && change.events.length > 0) this.lastEvent.set(taskId, { id: change.events[0].id - 1 });
         const batch: DirectoryChange[] = [{ location: taskId, kind: 'changed', paths: [`${taskId}/${EVENTS_FILE}`] }];
         queue.run(() => this.apply(batch)).catch(() => {});
       },
@@ -176,12 +182,15 @@ export class ChangeFeed {
 
   /** Publish the lines appended to a task's events.jsonl since the last ones published. */
   private async publishTaskEvents(taskId: string): Promise<void> {
-    const { root, store, hub } = this.options;
+    const { root, hub } = this.options;
     let after = this.lastEvent.get(taskId);
     const seed = this.eventSeed.get(taskId);
-    if (after === undefined && seed !== undefined) after = lastEventIdWithin(path.join(root, taskId, EVENTS_FILE), seed);
+    if (after === undefined && seed !== undefined) {
+      const id = lastEventIdWithin(path.join(root, taskId, EVENTS_FILE), seed);
+      if (id !== undefined) after = { id };
+    }
     this.eventSeed.delete(taskId);
-    const events = await store.readEvents(taskId, after ?? 0).catch(() => []);
+    const events = await this.eventsAfter(taskId, after);
     for (const e of events) {
       hub.publish({
         type: 'task-event',
@@ -195,8 +204,21 @@ export class ChangeFeed {
         },
       });
     }
-    const last = events.length ? events[events.length - 1].id : after;
-    if (last !== undefined) this.lastEvent.set(taskId, last);
-    else this.lastEvent.set(taskId, 0);
+    const newest = events.at(-1);
+    this.lastEvent.set(taskId, newest ? { id: newest.id, at: newest.at } : (after ?? { id: 0 }));
+  }
+
+  /**
+   * The events of a task's log after the last one published, which is read again and must still be there as it was
+   * published: a task removed and written anew within one batch of the watcher has a log of its own, whose ids start
+   * at 1 again, and all of it is news.
+   */
+  private async eventsAfter(taskId: string, after: Published | undefined): Promise<TaskEvent[]> {
+    const { store } = this.options;
+    if (!after || after.id === 0) return store.readEvents(taskId, 0).catch(() => []);
+    const events = await store.readEvents(taskId, after.id - 1).catch(() => []);
+    const held = events[0];
+    if (held?.id === after.id && (after.at === undefined || held.at === after.at)) return events.slice(1);
+    return store.readEvents(taskId, 0).catch(() => []);
   }
 }

@@ -359,6 +359,38 @@ describe('live events from the directory', () => {
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => events[0].id + i));
   });
 
+  it.each([
+    { first: 6, second: 3, ends: 'shorter' },
+    { first: 3, second: 5, ends: 'longer' },
+  ])(
+    'reports the events of a task removed and written anew under its name within one batch, from its first ($ends)',
+    async ({ first, second }) => {
+      const writer = openStore(root);
+      await writer.create(task('again'));
+      // A batch only after 400 ms without a change: the removal and the new run below fall in one.
+      await startService({ watch: { quietMs: 400, maxDelayMs: 5_000 } });
+      for (let version = 1; version < first; version++) {
+        await writer.save('again', { expectedVersion: version, checkpoint: task('again', `first run ${version + 1}`) });
+      }
+      const versionEvents = (from: number) =>
+        events
+          .slice(from)
+          .filter((e) => e.type === 'task-event' && e.taskId === 'again' && e.event.type === 'version')
+          .map((e) => (e as { event: { id: number; version?: number } }).event);
+      await until(() => versionEvents(0).some((e) => e.version === first), `the first run at version ${first}`);
+
+      const mark = events.length;
+      await fs.rm(path.join(root, 'again'), { recursive: true });
+      const rewriter = openStore(root);
+      await rewriter.create(task('again', 'second run'));
+      for (let version = 1; version < second; version++) {
+        await rewriter.save('again', { expectedVersion: version, checkpoint: task('again', `second run ${version + 1}`) });
+      }
+      await until(() => versionEvents(mark).some((e) => e.version === second), `the second run at version ${second}`);
+      expect(versionEvents(mark).map((e) => [e.id, e.version])).toEqual(Array.from({ length: second }, (_, i) => [i + 1, i + 1]));
+    },
+  );
+
   it('reports a new task folder and a deleted one', async () => {
     await openStore(root).create(task('old'));
     await startService();
