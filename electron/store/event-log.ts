@@ -72,7 +72,7 @@ export interface EventScan {
   endsClean: boolean;
   /** Bytes at the start of the range left unread because the range was over `maxBytes`. */
   skippedBytes: number;
-  /** True when `after` was given but not used (the log is another file, or shorter): it was read from its start. */
+  /** True when `after` was given but not used (the log is another file, shorter, or other bytes end there): read from its start. */
   restarted: boolean;
 }
 
