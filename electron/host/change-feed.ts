@@ -8,11 +8,12 @@
  * never disagree. A watcher that fails is announced as a `directory-notice`.
  */
 import path from 'node:path';
+import { EVENTS_FILE } from '../store/event-log.js';
 import type { CheckpointSource, StoreSubscription, TaskEvent } from '../store/store-types.js';
 import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './directory-watcher.js';
 import type { EventHub } from './event-hub.js';
 import type { KeptTaskList } from './kept-task-list.js';
-import { changesSince, EVENTS_FILE, lastEventIdWithin, type RootSnapshot } from './root-snapshot.js';
+import { changesSince, lastEventIdWithin, type RootSnapshot } from './root-snapshot.js';
 import type { SerialQueue } from './serial-queue.js';
 
 export interface ChangeFeedOptions {

@@ -6,11 +6,9 @@
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { EVENTS_FILE } from '../store/event-log.js';
 import { READ_FLAGS } from '../store/store-fs.js';
 import type { DirectoryChange } from './directory-watcher.js';
-
-/** The task folder's event log, whose lines the host publishes as task events. */
-export const EVENTS_FILE = 'events.jsonl';
 
 /** What a directory held at one moment: its entries, and how long each task folder's event log was. */
 export interface RootSnapshot {
