@@ -21,9 +21,8 @@
 import { readdirSync, statSync, watch, type Dirent, type FSWatcher, type Stats } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { LEASE_DIR } from '../store/file-lease.js';
 
-/** The name of a task's lease folder, the one subfolder of a task watched. */
-const LEASE = 'lease';
 /** How many root entries are set up before the walk lets the event loop run. */
 const SLICE = 500;
 
@@ -162,21 +161,21 @@ export class FolderWatches {
         this.options.onPath(name, false);
         return;
       }
-      if (entry === LEASE && event === 'rename') this.settleLease(name);
+      if (entry === LEASE_DIR && event === 'rename') this.settleLease(name);
       const relative = `${name}/${entry}`;
       if (!this.options.ignored(relative)) this.options.onPath(relative, false);
     });
-    if (this.statOf(`${name}/${LEASE}`)?.isDirectory()) this.watchLease(name);
+    if (this.statOf(`${name}/${LEASE_DIR}`)?.isDirectory()) this.watchLease(name);
   }
 
   private settleLease(task: string): void {
-    const folder = `${task}/${LEASE}`;
+    const folder = `${task}/${LEASE_DIR}`;
     this.unwatch(folder);
     if (this.statOf(folder)?.isDirectory()) this.watchLease(task);
   }
 
   private watchLease(task: string): void {
-    const folder = `${task}/${LEASE}`;
+    const folder = `${task}/${LEASE_DIR}`;
     this.watchFolder(folder, (_event, filename) => {
       const relative = filename === null ? folder : `${folder}/${String(filename)}`;
       if (!this.options.ignored(relative)) this.options.onPath(relative, false);
@@ -184,7 +183,7 @@ export class FolderWatches {
   }
 
   private unwatchTask(name: string): void {
-    this.unwatch(`${name}/${LEASE}`);
+    this.unwatch(`${name}/${LEASE_DIR}`);
     this.unwatch(name);
   }
 

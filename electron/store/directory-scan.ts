@@ -17,6 +17,7 @@ import { isTempName } from './atomic-file.js';
 import { exists, readJsonFile, relPath, resolveLink, type FileRead, type ReadContext } from './file-reader.js';
 import { HOT_FILE, isLegacyDoc, legacyEntry, LISTING, readHot, readNativeTask, type LegacyRead, type ReadDepth } from './task-reader.js';
 import { VERSIONS_DIR } from './version-file.js';
+import { LEASE_DIR } from './file-lease.js';
 import { errorCode, settledReads, syncReadsOf } from './store-fs.js';
 import { childPath } from './child-path.js';
 
@@ -24,8 +25,6 @@ export const CONFIG_FILE = 'waystation.config.json';
 export const ROOT_LEGACY_FILE = 'checkpoint.json';
 /** A legacy task in folder F is imported into folder `F-imported`: F itself holds the untouched original. */
 export const IMPORT_SUFFIX = '-imported';
-/** The runner lease's folder in a task folder (docs/FORMAT.md, "The lease"). */
-const LEASE_DIR = 'lease';
 
 /** A task as found: its entry, plus the messages of a legacy task (its history lives inline). */
 export interface FoundTask<C extends CheckpointHead> {
