@@ -29,10 +29,20 @@ import type { TaskLease } from './store-types.js';
 export const LEASE_DIR = 'lease';
 export { entryName as leaseEntryName };
 
-/** Identity of a folder: its device and inode, which a rename keeps and a new folder of the same name does not have. */
+/**
+ * Identity of a folder, which a rename keeps and a new folder of the same name does not have: its device, its inode,
+ * and its birth time. The inode alone does not tell: a folder deleted and made again gets the same inode number
+ * back, here almost every time (ext4 hands the freed number out again).
+ */
 export interface FolderIdentity {
   dev: number;
   ino: number;
+  birthtimeMs: number;
+}
+
+/** The identity of a folder from its stat. */
+function identityOf(st: FolderIdentity): FolderIdentity {
+  return { dev: st.dev, ino: st.ino, birthtimeMs: st.birthtimeMs };
 }
 
 const STOP_RE = /^(\d+)\.stop\.json$/;
@@ -89,13 +99,13 @@ export class Lease implements TaskLease {
   private checkFolder(): void {
     if (!this.folder || this.lostError) return;
     const taskDir = path.dirname(this.leaseDir);
-    let now: { dev: number; ino: number } | null;
+    let now: FolderIdentity | null;
     try {
-      now = statSync(taskDir);
+      now = identityOf(statSync(taskDir));
     } catch {
       now = null;
     }
-    if (now && now.dev === this.folder.dev && now.ino === this.folder.ino) return;
+    if (now && now.dev === this.folder.dev && now.ino === this.folder.ino && now.birthtimeMs === this.folder.birthtimeMs) return;
     this.lostError = new TaskFolderGoneError(this.taskId, taskDir, now ? 'replaced' : 'deleted');
     this.stop();
   }
@@ -165,8 +175,7 @@ export async function acquireLease(taskDir: string, taskId: string, opts: LeaseO
       await syncDir(nodeFs, leaseDir);
       await pruneOldEntries(leaseDir, n);
       const lease = new Lease(taskId, leaseDir, n, entry, opts);
-      const st = await fs.stat(taskDir);
-      lease.folder = { dev: st.dev, ino: st.ino };
+      lease.folder = identityOf(await fs.stat(taskDir));
       lease.startHeartbeat();
       return lease;
     }

@@ -10,6 +10,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { captureCli as cli } from '../cli/capture-cli.js';
 import { useOfflineWorkers } from '../../support/offline-workers.js';
+import { openStore } from '../../../electron/store/directory-store.js';
+import { hashTree, makeCheckpoint } from '../store/store-test-helpers.js';
 import { RUNTIME_INDEX_URL, writeAgentProject } from './agent-project.js';
 
 const WAITING_AGENT = `
@@ -75,6 +77,28 @@ describe('a task folder that goes away during a run', () => {
     expect(`${r.out}${r.err}`).toContain('was deleted during the run');
     expect(`${r.out}${r.err}`).not.toContain('done (version');
     await expect(fs.access(path.join(root, 't'))).rejects.toThrow();
+  });
+
+  it("deleted, a new folder made in its place (which may get the old one's inode number): the run stops, and the new folder stays empty", async () => {
+    const r = await runAndMeanwhile(async (dir) => {
+      await fs.rm(dir, { recursive: true, force: true });
+      await fs.mkdir(dir);
+    });
+    expect(r.code).not.toBe(0);
+    expect(`${r.out}${r.err}`).toContain('renamed or replaced during the run');
+    expect(await fs.readdir(path.join(root, 't'))).toEqual([]);
+  });
+
+  it("deleted, another task written under its name (its folder may get the old one's inode number): the run stops and leaves it as it was", async () => {
+    let written: Record<string, string> = {};
+    const r = await runAndMeanwhile(async (dir) => {
+      await fs.rm(dir, { recursive: true, force: true });
+      await openStore(root).create(makeCheckpoint('t'));
+      written = await hashTree(dir);
+    });
+    expect(r.code).not.toBe(0);
+    expect(`${r.out}${r.err}`).toContain('renamed or replaced during the run');
+    expect(await hashTree(path.join(root, 't'))).toEqual(written);
   });
 
   it('renamed, a new folder made in its place: the run stops, and the new folder stays empty', async () => {
