@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
 
 import pytest
 
-from waystation import LeaseHeldError, LeaseLostError, acquire_lease, read_lease
+from waystation import LeaseHeldError, LeaseLostError, TaskFolderGoneError, acquire_lease, read_lease
 from waystation.lease import lease_is_live, lease_ttl_ms, process_start_token
 
 
@@ -88,6 +89,25 @@ def test_a_holder_notices_a_takeover_and_stops_writing(tmp_path):
     assert not lease.held and lost and isinstance(lost[0], LeaseLostError)
     with pytest.raises(LeaseLostError, match="taken over"):
         lease.assert_held()
+
+
+def test_a_holder_notices_its_task_folder_deleted_or_made_again_with_another_lease_in_it(tmp_path):
+    task = str(tmp_path / "t")
+    lease = acquire_lease(task, "t", heartbeat_ms=0)
+    lease.heartbeat()
+    lease.assert_held()
+    shutil.rmtree(task)
+    # Made again with an entry of the same number: the inode may be the old folder's, the owner is not this holder.
+    write_entry(task, lease.n, pid=os.getpid())
+    with pytest.raises(TaskFolderGoneError, match="renamed or replaced during the run"):
+        lease.assert_held()
+    assert not lease.held
+
+    lost = []
+    gone = acquire_lease(str(tmp_path / "u"), "u", heartbeat_ms=0, on_lost=lost.append)
+    shutil.rmtree(tmp_path / "u")
+    gone.heartbeat()
+    assert lost and isinstance(lost[0], TaskFolderGoneError) and "was deleted during the run" in str(lost[0])
 
 
 def test_the_heartbeat_refreshes_the_entry(tmp_path):

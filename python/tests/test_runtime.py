@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
@@ -387,3 +388,43 @@ def test_a_changed_command_is_reported_put_in_the_plan_and_recorded_with_the_res
     assert out.status == "done" and calls.n == {"a": 1, "b": 2}
     cp = Store(root).load("t")
     assert cp["agent"]["command_sha256"] == "b" * 64 and cp["agent"]["previous_command_sha256"] == "a" * 64
+
+
+def snapshot(folder):
+    out = {}
+    for dirpath, _, names in os.walk(folder):
+        for name in names:
+            with open(os.path.join(dirpath, name), "rb") as f:
+                out[os.path.relpath(os.path.join(dirpath, name), folder)] = f.read()
+    return out
+
+
+def test_a_task_folder_deleted_and_written_anew_during_a_run_stops_it_and_is_left_as_it_was(root, model):
+    written = {}
+
+    def run(t):
+        def replace():
+            folder = os.path.join(root, "t")
+            shutil.rmtree(folder)
+            # Another task under the name; its folder may well get the deleted one's inode number back.
+            run_agent(Agent(name="other", run=lambda o: o.step("x", lambda: "theirs"), plan=[PlannedStep("x", "x")]), root, "t", model=model)
+            written["files"] = snapshot(folder)
+            return "mine"
+
+        t.step("a", replace)
+        t.step("b", lambda: "mine too")
+
+    out = run_agent(Agent(name="mine", run=run, plan=[PlannedStep("a", "a"), PlannedStep("b", "b")]), root, "t", model=model)
+    assert out.status != "done" and "renamed or replaced during the run" in out.message
+    assert snapshot(os.path.join(root, "t")) == written["files"]
+    assert Store(root).load("t")["agent"]["name"] == "other"
+
+
+def test_a_task_folder_deleted_during_a_run_stops_it_and_nothing_is_written_again(root, model):
+    def run(t):
+        t.step("a", lambda: shutil.rmtree(os.path.join(root, "t")) or "gone")
+        t.step("b", lambda: "never")
+
+    out = run_agent(Agent(name="mine", run=run, plan=[PlannedStep("a", "a"), PlannedStep("b", "b")]), root, "t", model=model)
+    assert out.status != "done" and "was deleted during the run" in out.message
+    assert not os.path.exists(os.path.join(root, "t"))

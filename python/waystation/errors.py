@@ -66,6 +66,19 @@ class LeaseLostError(WaystationError):
         self.task_id = task_id
 
 
+class TaskFolderGoneError(LeaseLostError):
+    """The task folder was deleted, or renamed or replaced, during the run: the runner stopped writing, into either folder."""
+
+    def __init__(self, task_id: str, task_dir: str, how: str) -> None:
+        super().__init__(task_id)
+        self.task_dir = task_dir
+        self.args = (
+            f"the folder of task {task_id} ({task_dir}) was deleted during the run; the runner stopped and wrote nothing more"
+            if how == "deleted"
+            else f"the folder of task {task_id} ({task_dir}) was renamed or replaced during the run (it is no longer the folder the run started in); the runner stopped and wrote nothing more, into either folder",
+        )
+
+
 class OperationError(WaystationError):
     """A refused operation (bad input, wrong agent, halted task, ...): nothing was written. `code` says which."""
 

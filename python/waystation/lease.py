@@ -22,11 +22,16 @@ from datetime import datetime
 from typing import Any, Callable, Optional
 
 from . import files
-from .errors import LeaseHeldError, LeaseLostError
+from .errors import LeaseHeldError, LeaseLostError, TaskFolderGoneError
 
 DEFAULT_LEASE_TTL_MS = 30_000
 _ENTRY = re.compile(r"^(\d+)\.json$")
 _STOP = re.compile(r"^(\d+)\.stop\.json$")
+
+
+# Entries of the lease folder kept below the newest (_prune), and the most of an entry read back (an entry is ~200 bytes).
+_KEPT_ENTRIES = 8
+_ENTRY_BYTES = 64 * 1024
 
 
 def lease_ttl_ms(env: Optional[dict[str, str]] = None) -> float:
@@ -226,9 +231,36 @@ class Lease:
         return read_stop_request(self.lease_dir, self.n)
 
     def assert_held(self) -> None:
-        """Raise LeaseLostError if the lease was taken over; called before every write."""
+        """Raise LeaseLostError if the lease was taken over, or the task folder is gone or another one; called before every write."""
+        self._check_folder()
         if self._lost:
             raise self._lost
+
+    def _check_folder(self) -> None:
+        """Notice that the task folder is not the one the lease was taken in: this holder's own entry is not in it.
+
+        Its inode cannot tell (a folder deleted and made again gets the old number back, and Python 3.11 gives no birth
+        time on Linux); the entry's owner is a token no other holder has, and a takeover writes an entry after it,
+        never over it.
+        """
+        if self._lost or self._releasing:
+            return
+        held: Any = None
+        try:
+            with open(os.path.join(self.lease_dir, f"{self.n}.json"), "rb") as f:
+                held = json.loads(f.read(_ENTRY_BYTES))
+        except (OSError, ValueError):
+            pass
+        if isinstance(held, dict) and held.get("owner") == self.entry["owner"]:
+            return
+        task_dir = os.path.dirname(self.lease_dir)
+        current = highest_entry(self.lease_dir) if os.path.isdir(self.lease_dir) else None
+        # Only entries far below the newest are pruned: ours gone that way means taken over long ago.
+        if current and current[0] >= self.n + _KEPT_ENTRIES:
+            self._lost = LeaseLostError(self.task_id)
+        else:
+            self._lost = TaskFolderGoneError(self.task_id, task_dir, "replaced" if os.path.isdir(task_dir) else "deleted")
+        self._stop.set()
 
     def start_heartbeat(self) -> None:
         if self._every <= 0:
@@ -244,8 +276,13 @@ class Lease:
                 pass  # retried on the next tick; only a takeover loses the lease
 
     def heartbeat(self) -> None:
-        """Refresh the heartbeat, or notice that someone took the lease over."""
+        """Refresh the heartbeat, or notice that someone took the lease over or the task folder is another one."""
         if self._lost or self._releasing:
+            return
+        self._check_folder()
+        if self._lost:
+            if self._on_lost:
+                self._on_lost(self._lost)
             return
         current = highest_entry(self.lease_dir)
         if not current or current[0] != self.n:
@@ -304,7 +341,7 @@ def acquire_lease(task_dir: str, task_id: str, owner: str = "python", ttl_ms: Op
 
 
 def _prune(lease_dir: str, current: int) -> None:
-    keep = 8
+    keep = _KEPT_ENTRIES
     if current <= keep:
         return
     for name in os.listdir(lease_dir):

@@ -31,6 +31,7 @@ from .errors import (
     SchemaError,
     StepFailed,
     StopRequested,
+    TaskFolderGoneError,
     TaskNotFoundError,
     TaskReadError,
     WaitingForHuman,
@@ -180,6 +181,11 @@ class _Engine:
 
     def event(self, type_: str, step_id: Optional[str] = None, data: Optional[dict[str, Any]] = None) -> None:
         """Append an event; a failed append never fails the task, whose truth is the versions."""
+        if self.lease is not None:
+            try:
+                self.lease.assert_held()
+            except LeaseLostError:
+                return  # nothing is written where the lease no longer holds: the run stops at its next save, saying why
         try:
             ev: dict[str, Any] = {"type": type_}
             if step_id is not None:
@@ -618,6 +624,8 @@ class _Engine:
         return self.outcome("done", f"task {self.task_id} finished{skipped}", None)
 
     def finish_error(self, err: BaseException, on_failure: Optional[Callable[["_Engine"], Optional[Outcome]]]) -> Outcome:
+        if isinstance(err, TaskFolderGoneError):
+            return self.outcome(self.working["status"], str(err), None)
         if isinstance(err, LeaseLostError):
             return self.outcome(self.working["status"], str(err), "another runner took the task over; check it with `waystation tail`")
         if isinstance(err, StopRequested):
