@@ -9,11 +9,11 @@
  * The directory store hands these leases out (`acquireLease`) and fences its
  * saves with them: a save under entry n is refused once entry n+1 exists.
  */
-import { promises as fs, statSync } from 'node:fs';
+import { promises as fs, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { commitCreate, commitReplace, syncDir, writeTemp } from './atomic-file.js';
-import { nodeFs } from './store-fs.js';
-import { entryName, ENTRY_RE, highestEntry, leaseIsLive, leaseTtlMs, type LeaseEntry } from './lease-record.js';
+import { nodeFs, syncReadsOf } from './store-fs.js';
+import { entryName, ENTRY_MAX_BYTES, ENTRY_RE, highestEntry, leaseIsLive, leaseTtlMs, type LeaseEntry } from './lease-record.js';
 import {
   startHeartbeatTimer,
   LeaseHeldError,
@@ -30,19 +30,19 @@ export const LEASE_DIR = 'lease';
 export { entryName as leaseEntryName };
 
 /**
- * Identity of a folder, which a rename keeps and a new folder of the same name does not have: its device, its inode,
- * and its birth time. The inode alone does not tell: a folder deleted and made again gets the same inode number
- * back, here almost every time (ext4 hands the freed number out again).
+ * The task folder a lease was taken in, as last seen to be it: its device and inode, which a rename keeps, and its
+ * change time when it was last checked. Device and inode alone do not tell a folder from one deleted and made again
+ * under the name, which gets the same inode number back (here nearly every time: ext4 hands the freed number out
+ * again), and a birth time is not to be had everywhere (libuv puts the change time in its place where the kernel
+ * has no statx). So a folder whose change time moved is looked into: it is the lease's folder while it holds the
+ * holder's own entry, whose owner is a token no other holder has (a takeover writes an entry after it, never over it).
+ * The folder's change time moves when an entry of the folder itself changes (checkpoint.json rewritten when a
+ * segment closes), not at every save.
  */
 export interface FolderIdentity {
   dev: number;
   ino: number;
-  birthtimeMs: number;
-}
-
-/** The identity of a folder from its stat. */
-function identityOf(st: FolderIdentity): FolderIdentity {
-  return { dev: st.dev, ino: st.ino, birthtimeMs: st.birthtimeMs };
+  ctimeMs: number;
 }
 
 const STOP_RE = /^(\d+)\.stop\.json$/;
@@ -97,17 +97,38 @@ export class Lease implements TaskLease {
 
   /** Notice that the task folder is gone or another one (see TaskFolderGoneError); the lease is lost then. */
   private checkFolder(): void {
-    if (!this.folder || this.lostError) return;
+    const folder = this.folder;
+    if (!folder || this.lostError) return;
     const taskDir = path.dirname(this.leaseDir);
-    let now: FolderIdentity | null;
+    let now: Stats | null;
     try {
-      now = identityOf(statSync(taskDir));
+      now = statSync(taskDir);
     } catch {
       now = null;
     }
-    if (now && now.dev === this.folder.dev && now.ino === this.folder.ino && now.birthtimeMs === this.folder.birthtimeMs) return;
+    if (now && now.dev === folder.dev && now.ino === folder.ino) {
+      if (now.ctimeMs === folder.ctimeMs) return;
+      if (this.ownEntryThere()) {
+        this.folder = { ...folder, ctimeMs: now.ctimeMs };
+        return;
+      }
+    }
     this.lostError = new TaskFolderGoneError(this.taskId, taskDir, now ? 'replaced' : 'deleted');
     this.stop();
+  }
+
+  /** Whether this holder's entry is in the lease folder (see FolderIdentity). */
+  private ownEntryThere(): boolean {
+    try {
+      // Through the store's reader, as highestEntry reads an entry: a pipe or a device in its place is refused, not waited on.
+      const read = syncReadsOf(nodeFs)!.readWholeFile(path.join(this.leaseDir, entryName(this.n)), {
+        maxBytes: ENTRY_MAX_BYTES,
+        followLinks: true,
+      });
+      return read.ok && (JSON.parse(read.bytes.toString('utf8')) as { owner?: unknown } | null)?.owner === this.entry.owner;
+    } catch {
+      return false;
+    }
   }
 
   /** A person's request that this holder stop (stop-request.ts), or null: checked at each safe boundary. */
@@ -175,7 +196,8 @@ export async function acquireLease(taskDir: string, taskId: string, opts: LeaseO
       await syncDir(nodeFs, leaseDir);
       await pruneOldEntries(leaseDir, n);
       const lease = new Lease(taskId, leaseDir, n, entry, opts);
-      lease.folder = identityOf(await fs.stat(taskDir));
+      const st = await fs.stat(taskDir);
+      lease.folder = { dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs };
       lease.startHeartbeat();
       return lease;
     }

@@ -43,6 +43,9 @@ export interface LeaseEntry {
 
 export const ENTRY_RE = /^(\d+)\.json$/;
 
+/** The most of a lease entry read back: an entry is about 200 bytes. */
+export const ENTRY_MAX_BYTES = 64 * 1024;
+
 /** Unpadded, as docs/FORMAT.md writes it and readers look it up. */
 export function entryName(n: number): string {
   return `${n}.json`;
@@ -122,7 +125,7 @@ export async function highestEntry(leaseDir: string): Promise<{ n: number; entry
   try {
     // Through the store's reader (synchronous, as the readdir above): a named pipe or a device in place of an entry
     // is refused, not waited on.
-    const read = syncReadsOf(nodeFs)!.readWholeFile(path.join(leaseDir, entryName(best)), { maxBytes: 64 * 1024, followLinks: true });
+    const read = syncReadsOf(nodeFs)!.readWholeFile(path.join(leaseDir, entryName(best)), { maxBytes: ENTRY_MAX_BYTES, followLinks: true });
     if (!read.ok) return { n: best, entry: null };
     const entry = JSON.parse(read.bytes.toString('utf8')) as LeaseEntry;
     return { n: best, entry };

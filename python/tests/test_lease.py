@@ -110,6 +110,23 @@ def test_a_holder_notices_its_task_folder_deleted_or_made_again_with_another_lea
     assert lost and isinstance(lost[0], TaskFolderGoneError) and "was deleted during the run" in str(lost[0])
 
 
+def test_a_holder_keeps_its_lease_while_its_folder_changes_and_loses_it_once_the_folder_lacks_its_entry(tmp_path):
+    task = str(tmp_path / "t")
+    lease = acquire_lease(task, "t", heartbeat_ms=0)
+    # The holder's own writes move the folder's change time, and its heartbeats rewrite its entry.
+    with open(os.path.join(task, "checkpoint.json.tmp"), "w") as f:
+        f.write("{}")
+    os.replace(os.path.join(task, "checkpoint.json.tmp"), os.path.join(task, "checkpoint.json"))
+    lease.heartbeat()
+    lease.assert_held()
+    # A folder made again under the name with the old inode number: same device and inode, its change time moved,
+    # and an entry of that number that is not this holder's.
+    write_entry(task, lease.n, pid=os.getpid())
+    os.remove(os.path.join(task, "checkpoint.json"))
+    with pytest.raises(TaskFolderGoneError, match="renamed or replaced during the run"):
+        lease.assert_held()
+
+
 def test_the_heartbeat_refreshes_the_entry(tmp_path):
     task = str(tmp_path / "t")
     lease = acquire_lease(task, "t", heartbeat_ms=0)

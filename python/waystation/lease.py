@@ -132,7 +132,7 @@ def highest_entry(lease_dir: str) -> Optional[tuple[int, Optional[dict[str, Any]
     if best < 0:
         return None
     try:
-        data = files.read_bytes(os.path.join(lease_dir, f"{best}.json"), max_bytes=64 * 1024)
+        data = files.read_bytes(os.path.join(lease_dir, f"{best}.json"), max_bytes=_ENTRY_BYTES)
         entry = json.loads(data.decode("utf-8")) if data is not None else None
         return best, entry if isinstance(entry, dict) else None
     except (OSError, ValueError, UnicodeDecodeError):
@@ -216,6 +216,9 @@ class Lease:
         self._releasing = False
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
+        st = os.stat(os.path.dirname(lease_dir))
+        # The task folder as last seen to be the lease's: device, inode, change time (see _check_folder).
+        self._folder: tuple[int, int, int] = (st.st_dev, st.st_ino, st.st_ctime_ns)
 
     @property
     def held(self) -> bool:
@@ -237,30 +240,37 @@ class Lease:
             raise self._lost
 
     def _check_folder(self) -> None:
-        """Notice that the task folder is not the one the lease was taken in: this holder's own entry is not in it.
+        """Notice that the task folder is not the one the lease was taken in (the TypeScript Lease's FolderIdentity).
 
-        Its inode cannot tell (a folder deleted and made again gets the old number back, and Python 3.11 gives no birth
-        time on Linux); the entry's owner is a token no other holder has, and a takeover writes an entry after it,
-        never over it.
+        Device and inode do not tell a folder from one deleted and made again under the name, which gets the old
+        inode number back, and Python 3.11 gives no birth time on Linux: a folder whose change time moved since it was
+        last seen to be the lease's is looked into, and is the lease's while it holds this holder's own entry, whose
+        owner is a token no other holder has (a takeover writes an entry after it, never over it).
         """
         if self._lost or self._releasing:
             return
+        task_dir = os.path.dirname(self.lease_dir)
+        try:
+            st = os.stat(task_dir)
+        except OSError:
+            st = None
+        if st is not None and (st.st_dev, st.st_ino) == self._folder[:2]:
+            if st.st_ctime_ns == self._folder[2]:
+                return
+            if self._own_entry_there():
+                self._folder = (st.st_dev, st.st_ino, st.st_ctime_ns)
+                return
+        self._lost = TaskFolderGoneError(self.task_id, task_dir, "replaced" if st is not None else "deleted")
+        self._stop.set()
+
+    def _own_entry_there(self) -> bool:
         held: Any = None
         try:
-            with open(os.path.join(self.lease_dir, f"{self.n}.json"), "rb") as f:
-                held = json.loads(f.read(_ENTRY_BYTES))
+            data = files.read_bytes(os.path.join(self.lease_dir, f"{self.n}.json"), max_bytes=_ENTRY_BYTES)
+            held = json.loads(data) if data is not None else None
         except (OSError, ValueError):
             pass
-        if isinstance(held, dict) and held.get("owner") == self.entry["owner"]:
-            return
-        task_dir = os.path.dirname(self.lease_dir)
-        current = highest_entry(self.lease_dir) if os.path.isdir(self.lease_dir) else None
-        # Only entries far below the newest are pruned: ours gone that way means taken over long ago.
-        if current and current[0] >= self.n + _KEPT_ENTRIES:
-            self._lost = LeaseLostError(self.task_id)
-        else:
-            self._lost = TaskFolderGoneError(self.task_id, task_dir, "replaced" if os.path.isdir(task_dir) else "deleted")
-        self._stop.set()
+        return isinstance(held, dict) and held.get("owner") == self.entry["owner"]
 
     def start_heartbeat(self) -> None:
         if self._every <= 0:

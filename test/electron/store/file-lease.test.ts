@@ -83,6 +83,30 @@ describe('the task lease', () => {
     expect(() => lease.assertHeld()).toThrow(/taken over/);
   });
 
+  it('holds while its folder changes, and is lost once the folder no longer holds its entry, though device and inode are the same', async () => {
+    const lease = await acquireLease(dir, 't', { owner: 'a', heartbeatMs: 0 });
+    // The holder's own writes move the folder's change time (checkpoint.json replaced), and its heartbeats rewrite its entry.
+    await fs.writeFile(path.join(dir, 'checkpoint.json.tmp'), '{}');
+    await fs.rename(path.join(dir, 'checkpoint.json.tmp'), path.join(dir, 'checkpoint.json'));
+    await lease.heartbeat();
+    expect(() => lease.assertHeld()).not.toThrow();
+    // What a folder deleted and made again under the name looks like when it gets the old inode number back: the same
+    // device and inode, a change time that moved, and a lease entry of that number that is not this holder's.
+    const now = new Date().toISOString();
+    await writeEntry(lease.n, {
+      owner: 'another task',
+      pid: process.pid,
+      hostname: os.hostname(),
+      acquired_at: now,
+      heartbeat_at: now,
+      released: false,
+    });
+    await fs.writeFile(path.join(dir, 'checkpoint.json'), '{}');
+    await fs.rm(path.join(dir, 'checkpoint.json'));
+    expect(() => lease.assertHeld()).toThrow(/renamed or replaced during the run/);
+    expect(lease.held).toBe(false);
+  });
+
   it('lets exactly one of many concurrent acquirers win', async () => {
     const results = await Promise.allSettled(
       Array.from({ length: 8 }, (_, i) => acquireLease(dir, 't', { owner: `r${i}`, heartbeatMs: 0 })),
