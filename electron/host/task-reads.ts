@@ -37,11 +37,13 @@ export class TaskReads {
   /** The last few versions rebuilt for a diff or a look at a past version. */
   private readonly versions: VersionCache;
   /**
-   * Task id -> what the last full verify found drifted, at which version. The
-   * task view shows it even when a stat cannot (a same-size rewrite), and a new
-   * finding is announced once, not at every verify.
+   * Task id -> what the last full verify found drifted, at which version, of
+   * which recorded artifacts. The task view shows it even when a stat cannot
+   * (a same-size rewrite), and a new finding is announced once, not at every
+   * verify. It holds for a checkpoint at that version recording those very
+   * artifacts: another task written under the id is not shown the old one's.
    */
-  private readonly verifiedDrift = new Map<string, { version: number; signature: string }>();
+  private readonly verifiedDrift = new Map<string, { version: number; recorded: string; signature: string }>();
 
   constructor(private readonly options: TaskReadsOptions) {
     this.versions = new VersionCache(options.root);
@@ -75,7 +77,11 @@ export class TaskReads {
     const lease = entry.format === 'waystation' ? (await this.options.store.readLease(entry.task_id)).info : { held: false };
     // A full verify of this very version may know of drift a stat cannot see (a same-size rewrite).
     const verified = this.verifiedDrift.get(entry.task_id);
-    const knownDrift = verified !== undefined && verified.version === entry.checkpoint?.version;
+    const knownDrift =
+      verified !== undefined &&
+      entry.checkpoint !== null &&
+      verified.version === entry.checkpoint.version &&
+      verified.recorded === recordedArtifacts(entry.checkpoint);
     // Of the latest version, whichever is shown: that is what a resume would run.
     const agent_status = entry.checkpoint
       ? await taskAgentStatus(root, entry.checkpoint, hashes, await loadFailures.of(entry.task_id))
@@ -139,7 +145,7 @@ export class TaskReads {
       await verifyTask(this.options.store.artifactRoot, cp, { location: entry.location, format: entry.format }),
       entry.problems,
     );
-    this.noteVerifiedDrift(report);
+    this.noteVerifiedDrift(report, cp);
     // Only a native task folder has versions a power cut can tear; a legacy file is read as it is.
     const recovery = await this.options.store.recoveryReport(entry);
     return recovery && hasRecoveryNews(recovery) ? { ...report, recovery } : report;
@@ -150,7 +156,7 @@ export class TaskReads {
    * the task: the list and every open window then show it as drifted, even
    * when the files changed outside the watched directory.
    */
-  private noteVerifiedDrift(report: ApiOutputs['verifyTask']): void {
+  private noteVerifiedDrift(report: ApiOutputs['verifyTask'], cp: Checkpoint): void {
     const { hub } = this.options;
     const before = this.verifiedDrift.get(report.task_id);
     if (!report.drift) {
@@ -164,8 +170,9 @@ export class TaskReads {
       .filter((a) => a.status !== 'ok')
       .map((a) => `${a.path}\u0000${a.status}\u0000${a.actual?.size ?? ''}\u0000${a.actual?.sha256 ?? ''}`)
       .join('\n');
-    if (before?.version === report.version && before.signature === signature) return;
-    this.verifiedDrift.set(report.task_id, { version: report.version, signature });
+    const recorded = recordedArtifacts(cp);
+    if (before?.version === report.version && before.recorded === recorded && before.signature === signature) return;
+    this.verifiedDrift.set(report.task_id, { version: report.version, recorded, signature });
     // `version: null`: no version was written; the task's standing changed.
     hub.publish({ type: 'task-changed', taskId: report.task_id, version: null });
   }
@@ -216,4 +223,9 @@ export class TaskReads {
       return Promise.all(versions.map((v) => this.versionOf(taskId, v)));
     }
   }
+}
+
+/** The artifacts a checkpoint records, as a full verify checks them: path, size and hash of each. */
+function recordedArtifacts(cp: Checkpoint): string {
+  return JSON.stringify(cp.artifacts.map((a) => [a.path, a.size, a.sha256]));
 }

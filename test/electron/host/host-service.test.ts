@@ -197,6 +197,33 @@ describe('reading through the host service', () => {
     }
   });
 
+  it('does not show the drift a full verify found of a task on another task written under its name', async () => {
+    const outside = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-artifacts-')));
+    try {
+      const file = path.join(outside, 'report.md');
+      await fs.writeFile(file, 'as recorded');
+      const sha256 = createHash('sha256').update('as recorded').digest('hex');
+      await openStore(root).create({
+        ...task('v1'),
+        status: 'done',
+        artifacts: [{ type: 'file', path: file, sha256, size: 11, status: 'written' }],
+      });
+      await startService();
+      await fs.writeFile(file, 'AS RECORDED');
+      expect((await service.verifyTask({ taskId: 'v1' })).drift).toBe(true);
+      expect((await service.getTask({ taskId: 'v1' })).summary.display_status).toBe('drifted');
+
+      // Removed, and another task written under the name, at the same version, with no artifact at all.
+      await fs.rm(path.join(root, 'v1'), { recursive: true });
+      await openStore(root).create({ ...task('v1'), status: 'done', phase: 'another task' });
+      const detail = await service.getTask({ taskId: 'v1' });
+      expect(detail.summary.phase).toBe('another task');
+      expect(detail.summary.display_status).toBe('done');
+    } finally {
+      await fs.rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it('answers not-found for a missing task, version or step', async () => {
     await openStore(root).create(task('t1'));
     await startService();
