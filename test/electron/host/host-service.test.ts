@@ -163,8 +163,11 @@ describe('reading through the host service', () => {
     expect(ghost instanceof ApiError && ghost.code).toBe('not-found');
   });
 
-  it('announces drift a full verify finds as a change of the task, once, and shows it in the task view', async () => {
-    // The artifact lives outside the watched directory, as agents' outputs often do: no watcher event can tell.
+  /**
+   * Task v1, done, recording one artifact that lives outside the watched directory, as agents' outputs often do: no
+   * watcher event can tell it changed. Its folder is removed after `body`.
+   */
+  async function withOutsideArtifact(body: (file: string) => Promise<void>): Promise<void> {
     const outside = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-artifacts-')));
     try {
       const file = path.join(outside, 'report.md');
@@ -175,6 +178,14 @@ describe('reading through the host service', () => {
         status: 'done',
         artifacts: [{ type: 'file', path: file, sha256, size: 11, status: 'written' }],
       });
+      await body(file);
+    } finally {
+      await fs.rm(outside, { recursive: true, force: true });
+    }
+  }
+
+  it('announces drift a full verify finds as a change of the task, once, and shows it in the task view', async () => {
+    await withOutsideArtifact(async (file) => {
       await startService();
       expect((await service.listTasks())[0].display_status).toBe('done');
 
@@ -192,22 +203,11 @@ describe('reading through the host service', () => {
       expect((await service.verifyTask({ taskId: 'v1' })).drift).toBe(false);
       expect(changes()).toHaveLength(2);
       expect((await service.getTask({ taskId: 'v1' })).summary.display_status).toBe('done');
-    } finally {
-      await fs.rm(outside, { recursive: true, force: true });
-    }
+    });
   });
 
   it('does not show the drift a full verify found of a task on another task written under its name', async () => {
-    const outside = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-artifacts-')));
-    try {
-      const file = path.join(outside, 'report.md');
-      await fs.writeFile(file, 'as recorded');
-      const sha256 = createHash('sha256').update('as recorded').digest('hex');
-      await openStore(root).create({
-        ...task('v1'),
-        status: 'done',
-        artifacts: [{ type: 'file', path: file, sha256, size: 11, status: 'written' }],
-      });
+    await withOutsideArtifact(async (file) => {
       await startService();
       await fs.writeFile(file, 'AS RECORDED');
       expect((await service.verifyTask({ taskId: 'v1' })).drift).toBe(true);
@@ -219,9 +219,7 @@ describe('reading through the host service', () => {
       const detail = await service.getTask({ taskId: 'v1' });
       expect(detail.summary.phase).toBe('another task');
       expect(detail.summary.display_status).toBe('done');
-    } finally {
-      await fs.rm(outside, { recursive: true, force: true });
-    }
+    });
   });
 
   it('answers not-found for a missing task, version or step', async () => {
