@@ -476,7 +476,7 @@ describe('the Events tab', () => {
     expect(screen.getByText('1 of 4 events')).toBeTruthy();
     fireEvent.change(screen.getByRole('searchbox', { name: 'Filter events' }), { target: { value: '' } });
 
-    // A new event arrives: only what follows the last one held is asked for.
+    // A new event arrives: what follows the last one held is asked for, with that one again to tell the log goes on.
     const logEvents = fake.events.get('ev')!;
     logEvents.push({ id: 5, type: 'step-finish', at: '2026-01-01T00:00:04Z', step_id: 'summarize' });
     act(() =>
@@ -488,6 +488,29 @@ describe('the Events tab', () => {
     );
     await waitFor(() => expect(within(log).getAllByRole('listitem')).toHaveLength(5));
     const asked = fake.calls.filter((c) => c.method === 'getEvents').map((c) => (c.input as { after?: number }).after ?? 0);
-    expect(asked).toEqual([0, 4]);
+    expect(asked).toEqual([0, 3]);
+    expect(
+      within(log)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(expect.arrayContaining([expect.stringContaining('summarize')]));
+
+    // The task removed and run again under its name: a log of its own, whose ids start at 1 again, shown alone.
+    fake.events.set('ev', [
+      { id: 1, type: 'runner', at: '2026-01-02T00:00:00Z', data: { state: 'started', pid: 8 } },
+      { id: 2, type: 'step-start', at: '2026-01-02T00:00:01Z', step_id: 'read' },
+      { id: 3, type: 'step-finish', at: '2026-01-02T00:00:02Z', step_id: 'read' },
+      { id: 4, type: 'version', at: '2026-01-02T00:00:03Z', version: 1 },
+      { id: 5, type: 'step-start', at: '2026-01-02T00:00:04Z', step_id: 'write' },
+      { id: 6, type: 'step-finish', at: '2026-01-02T00:00:05Z', step_id: 'write' },
+    ]);
+    act(() =>
+      fake.emit({ type: 'task-event', taskId: 'ev', event: { id: 6, type: 'step-finish', at: '2026-01-02T00:00:05Z', step_id: 'write' } }),
+    );
+    // Read whole again, the timeline is drawn anew.
+    const again = () => screen.getByRole('log', { name: 'Event timeline' });
+    await waitFor(() => expect(within(again()).getAllByRole('listitem')).toHaveLength(6));
+    expect(again().textContent).toContain('"pid":8');
+    expect(again().textContent).not.toContain('"pid":7');
   });
 });

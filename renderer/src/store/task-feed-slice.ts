@@ -72,19 +72,22 @@ export const createTaskFeedSlice: Slice<TaskFeedSlice> = (set, get) => {
         if (!taskId) return;
         const current = get().events;
         const held = current.taskId === taskId && current.state === 'ready' ? current : null;
-        const after = held?.items.at(-1)?.id ?? 0;
+        // The last event held is asked for again: the log goes on from it only while it still holds it as it was.
+        const last = held?.items.at(-1);
         const mine = ++eventsSeq;
         if (!held) set({ events: { ...NO_EVENTS, state: 'loading', taskId } });
         try {
-          const answer = await get().api.getEvents({ taskId, after });
+          const answer = await get().api.getEvents({ taskId, after: last ? last.id - 1 : 0 });
           if (mine !== eventsSeq || get().selectedTaskId !== taskId) return;
-          // A log that starts over (a task folder made anew) has ids at or below the last one held: read it whole.
-          if (held && answer.events.length > 0 && answer.events[0].id <= after) {
+          const first = answer.events[0];
+          // Another log (a task folder made anew, whose ids start at 1 again), or one too far on to be sent whole: read it whole.
+          if (held && last && !(first && first.id === last.id && first.at === last.at && first.type === last.type)) {
             set({ events: { ...NO_EVENTS, taskId } });
             eventsAgain = true;
             return;
           }
-          const items = held ? [...held.items, ...answer.events] : answer.events;
+          const fresh = last ? answer.events.slice(1) : answer.events;
+          const items = held ? [...held.items, ...fresh] : fresh;
           set({ events: { state: 'ready', taskId, items, skipped: (held?.skipped ?? 0) + answer.skipped, error: null } });
         } catch (err) {
           if (mine === eventsSeq && get().selectedTaskId === taskId)
