@@ -8,6 +8,7 @@
  * never disagree. A watcher that fails is announced as a `directory-notice`.
  */
 import path from 'node:path';
+import { askAfter, eventsAfterHeld, type HeldEvent } from '../../shared/api/events-after.js';
 import { EVENTS_FILE } from '../store/event-log.js';
 import type { CheckpointSource, StoreSubscription, TaskEvent } from '../store/store-types.js';
 import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './directory-watcher.js';
@@ -30,17 +31,11 @@ export interface ChangeFeedOptions {
   watch?: { quietMs?: number; maxDelayMs?: number };
 }
 
-/** The last event of a task's log the feed published: its id, and its time once the feed read it. */
-interface Published {
-  id: number;
-  at?: string;
-}
-
 /** The change feed of one open directory; see the module comment. */
 export class ChangeFeed {
   private subscription: StoreSubscription | null = null;
   /** Task id -> the last event of its events.jsonl already published (or, once looked up, there when the directory was opened). */
-  private readonly lastEvent = new Map<string, Published>();
+  private readonly lastEvent = new Map<string, HeldEvent>();
   /**
    * Task folder -> size of its events.jsonl when the directory was opened, for
    * tasks whose last event id has not been needed yet: it is read from there
@@ -206,20 +201,19 @@ export class ChangeFeed {
       });
     }
     const newest = events.at(-1);
-    this.lastEvent.set(taskId, newest ? { id: newest.id, at: newest.at } : (after ?? { id: 0 }));
+    this.lastEvent.set(taskId, newest ? { id: newest.id, at: newest.at, type: newest.type } : (after ?? { id: 0 }));
   }
 
   /**
-   * The events of a task's log after the last one published, which is read again and must still be there as it was
-   * published: a task removed and written anew within one batch of the watcher has a log of its own, whose ids start
-   * at 1 again, and all of it is news.
+   * The events of a task's log after the last one published (events-after.ts): a task removed and written anew
+   * within one batch of the watcher has a log of its own, and all of it is news.
    */
-  private async eventsAfter(taskId: string, after: Published | undefined): Promise<TaskEvent[]> {
+  private async eventsAfter(taskId: string, after: HeldEvent | undefined): Promise<TaskEvent[]> {
     const { store } = this.options;
-    if (!after || after.id === 0) return store.readEvents(taskId, 0).catch(() => []);
-    const events = await store.readEvents(taskId, after.id - 1).catch(() => []);
-    const held = events[0];
-    if (held?.id === after.id && (after.at === undefined || held.at === after.at)) return events.slice(1);
+    if (after && after.id > 0) {
+      const goesOn = eventsAfterHeld(after, await store.readEvents(taskId, askAfter(after)).catch(() => []));
+      if (goesOn) return goesOn;
+    }
     return store.readEvents(taskId, 0).catch(() => []);
   }
 }

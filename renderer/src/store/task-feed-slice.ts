@@ -2,6 +2,7 @@
  * The open task's conversation and event log: read on demand, the messages
  * of the version shown and the events after the last one held.
  */
+import { askAfter, eventsAfterHeld } from '../../../shared/api/events-after.js';
 import type { EventsState, MessagesState, Slice, TaskFeedSlice } from './store-types.js';
 import { errorText } from './error-text.js';
 
@@ -77,16 +78,15 @@ export const createTaskFeedSlice: Slice<TaskFeedSlice> = (set, get) => {
         const mine = ++eventsSeq;
         if (!held) set({ events: { ...NO_EVENTS, state: 'loading', taskId } });
         try {
-          const answer = await get().api.getEvents({ taskId, after: last ? last.id - 1 : 0 });
+          const answer = await get().api.getEvents({ taskId, after: last ? askAfter(last) : 0 });
           if (mine !== eventsSeq || get().selectedTaskId !== taskId) return;
-          const first = answer.events[0];
+          const fresh = last ? eventsAfterHeld(last, answer.events) : answer.events;
           // Another log (a task folder made anew, whose ids start at 1 again), or one too far on to be sent whole: read it whole.
-          if (held && last && !(first && first.id === last.id && first.at === last.at && first.type === last.type)) {
+          if (!fresh) {
             set({ events: { ...NO_EVENTS, taskId } });
             eventsAgain = true;
             return;
           }
-          const fresh = last ? answer.events.slice(1) : answer.events;
           const items = held ? [...held.items, ...fresh] : fresh;
           set({ events: { state: 'ready', taskId, items, skipped: (held?.skipped ?? 0) + answer.skipped, error: null } });
         } catch (err) {
