@@ -15,6 +15,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { BLOBS_DIR } from '../store/blob-store.js';
+import { VERSIONS_DIR } from '../store/version-file.js';
 import { FolderWatches } from './folder-watches.js';
 
 /** How long after a flush a folder that just appeared is reported again (files written before its watch started). */
@@ -70,7 +72,7 @@ export function isIgnoredRelative(relative: string): boolean {
   if (relative === '') return false;
   const segments = relative.split(/[/\\]/);
   if (segments.some((s) => s.startsWith('.') || s.endsWith('.tmp'))) return true;
-  if (segments.length >= 2 && (segments[1] === 'blobs' || segments[1] === 'versions')) return true;
+  if (segments.length >= 2 && (segments[1] === BLOBS_DIR || segments[1] === VERSIONS_DIR)) return true;
   if (segments[0] === 'node_modules') return true;
   return false;
 }

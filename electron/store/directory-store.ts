@@ -33,7 +33,7 @@ import { sequentialReads, type ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, eventsPath, MAX_EVENT_LOG_BYTES, readEventTail } from './event-log.js';
 import { EventCursor } from './event-cursor.js';
-import { readVersionFile, rebuildVersion, versionWalk } from './version-file.js';
+import { readVersionFile, rebuildVersion, VERSIONS_DIR, versionWalk } from './version-file.js';
 import {
   HISTORY,
   DETAIL,
@@ -536,7 +536,7 @@ class DirectoryStore implements CheckpointStore {
     let state = this.eventState.get(taskId);
     if (!state) {
       try {
-        await this.fs.stat(path.join(dir, 'versions'));
+        await this.fs.stat(path.join(dir, VERSIONS_DIR));
       } catch {
         throw new TaskReadError(taskId, [
           problem(taskId, 'unreadable', `there is no Waystation task ${JSON.stringify(taskId)} to log events for`),

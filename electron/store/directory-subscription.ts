@@ -12,15 +12,18 @@
 import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { watch } from 'chokidar';
+import { BLOBS_DIR } from './blob-store.js';
 import { EVENTS_FILE, scanEventLog, type LogMark } from './event-log.js';
+import { LEASE_DIR } from './file-lease.js';
 import type { StoreFs } from './store-fs.js';
 import type { StoreChange, StoreSubscription, TaskEvent } from './store-types.js';
+import { VERSIONS_DIR } from './version-file.js';
 
 /** How long chokidar keeps quiet about a file after passing on a change of it (its `_throttle` of `change`). */
 const CHOKIDAR_CHANGE_WINDOW_MS = 50;
 
 /** Folders of a task that never hold its event log; chokidar need not read them. */
-const UNWATCHED = new Set(['versions', 'blobs', 'lease']);
+const UNWATCHED = new Set([VERSIONS_DIR, BLOBS_DIR, LEASE_DIR]);
 
 /** Watch `root` and call `onChange` with each task's newly appended events. */
 export async function subscribeDirectory(

@@ -11,6 +11,7 @@
 import path from 'node:path';
 import type { RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
 import { isTempName } from './atomic-file.js';
+import { BLOBS_DIR } from './blob-store.js';
 import { readEventTail } from './event-log.js';
 import { relPath, type ReadContext } from './file-reader.js';
 import { readVersionBytes } from './segment-compression.js';
@@ -62,7 +63,7 @@ export async function recoveryReport(
 
   const leftovers: RecoveryReport['leftover_temp_files'] = [];
   const interrupted = new Set<number>();
-  for (const dir of [taskDir, path.join(taskDir, VERSIONS_DIR), path.join(taskDir, 'blobs')]) {
+  for (const dir of [taskDir, path.join(taskDir, VERSIONS_DIR), path.join(taskDir, BLOBS_DIR)]) {
     let entries;
     try {
       entries = await fs.readdir(dir);
