@@ -14,7 +14,7 @@ import type { CheckpointSource, StoreSubscription, TaskEvent } from '../store/st
 import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './directory-watcher.js';
 import type { EventHub } from './event-hub.js';
 import type { KeptTaskList } from './kept-task-list.js';
-import { changesSince, lastEventIdWithin, type RootSnapshot } from './root-snapshot.js';
+import { changesSince, lastEventAtOpen, type LogAtOpen, type RootSnapshot } from './root-snapshot.js';
 import type { SerialQueue } from './serial-queue.js';
 
 export interface ChangeFeedOptions {
@@ -37,19 +37,19 @@ export class ChangeFeed {
   /** Task id -> the last event of its events.jsonl already published (or, once looked up, there when the directory was opened). */
   private readonly lastEvent = new Map<string, HeldEvent>();
   /**
-   * Task folder -> size of its events.jsonl when the directory was opened, for
-   * tasks whose last event id has not been needed yet: it is read from there
-   * (`lastEventIdWithin`) when the task first changes, not for every task at open.
+   * Task folder -> its events.jsonl as stat-ed when the directory was opened,
+   * for tasks whose last event has not been needed yet: it is read from there
+   * (`lastEventAtOpen`) when the task first changes, not for every task at open.
    */
-  private readonly eventSeed = new Map<string, number>();
+  private readonly eventSeed = new Map<string, LogAtOpen>();
   /** Started once the first task list is built (see start); null until then. */
   private watcher: DirectoryWatcher | null = null;
 
   constructor(private readonly options: ChangeFeedOptions) {}
 
-  /** Take the sizes of the event logs as they were when the directory was opened: events are published from there on. */
+  /** Take the event logs as they were when the directory was opened: events are published from there on. */
   seed(snapshot: RootSnapshot): void {
-    for (const [name, log] of snapshot.events) this.eventSeed.set(name, log.size);
+    for (const [name, log] of snapshot.events) this.eventSeed.set(name, log);
   }
 
   /**
@@ -182,8 +182,9 @@ export class ChangeFeed {
     let after = this.lastEvent.get(taskId);
     const seed = this.eventSeed.get(taskId);
     if (after === undefined && seed !== undefined) {
-      const id = lastEventIdWithin(path.join(root, taskId, EVENTS_FILE), seed);
-      if (id !== undefined) after = { id };
+      // A log written anew since the open (the task removed and run again) is all news: read from its start.
+      const held = lastEventAtOpen(path.join(root, taskId, EVENTS_FILE), seed);
+      if (held !== undefined && held !== 'replaced') after = held;
     }
     this.eventSeed.delete(taskId);
     const events = await this.eventsAfter(taskId, after);

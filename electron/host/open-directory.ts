@@ -89,9 +89,9 @@ export class OpenDirectory {
   }
 
   /**
-   * Take the sizes of the event logs as they were when the directory was
-   * opened, queued first: changes reported from here on queue behind it, so
-   * each task's event log is published from where it stood.
+   * Take the event logs as they were when the directory was opened, queued
+   * first: changes reported from here on queue behind it, so each task's
+   * event log is published from where it stood.
    */
   seed(seeded: Promise<RootSnapshot>): Promise<void> {
     return this.queue.run(() =>

@@ -13,8 +13,15 @@ import type { DirectoryChange } from './directory-watcher.js';
 /** What a directory held at one moment: its entries, and how long each task folder's event log was. */
 export interface RootSnapshot {
   entries: Map<string, { dir: boolean; mtimeMs: number; size: number }>;
-  /** Task folder -> size and mtime of its events.jsonl; folders without one are absent. */
-  events: Map<string, { size: number; mtimeMs: number }>;
+  /** Task folder -> its events.jsonl as stat-ed then; folders without one are absent. */
+  events: Map<string, LogAtOpen>;
+}
+
+/** A task's event log as the snapshot stat-ed it: its size, mtime and inode number. */
+export interface LogAtOpen {
+  size: number;
+  mtimeMs: number;
+  ino: number;
 }
 
 /** How many root entries are stat-ed before the snapshot lets the event loop run. */
@@ -24,14 +31,14 @@ const SLICE = 500;
  * Take a snapshot of the root: one stat per root file and one per task
  * folder's events.jsonl, in slices that yield to the event loop between them.
  *
- * The event logs are not read here: the size says where each log stood, and
- * `lastEventIdWithin` reads a task's last event id from that point only when
- * the task first changes. Opening a directory of 10,000 tasks then costs
+ * The event logs are not read here: the stat says where each log stood, and
+ * `lastEventAtOpen` reads a task's last event from that point only when the
+ * task first changes. Opening a directory of 10,000 tasks then costs
  * 10,000 stats instead of 40,000 file-system calls.
  */
 export async function snapshotRoot(root: string): Promise<RootSnapshot> {
   const entries = new Map<string, { dir: boolean; mtimeMs: number; size: number }>();
-  const events = new Map<string, { size: number; mtimeMs: number }>();
+  const events = new Map<string, LogAtOpen>();
   const names = readdirSync(root, { withFileTypes: true });
   // Paths by concatenation: path.join normalises each one, which took as long as the stat itself here.
   const prefix = root.endsWith(path.sep) ? root : root + path.sep;
@@ -45,7 +52,7 @@ export async function snapshotRoot(root: string): Promise<RootSnapshot> {
       if (names[i].isDirectory()) {
         entries.set(name, { dir: true, mtimeMs: 0, size: 0 });
         const st = statOrNull(prefix + name + logSuffix);
-        if (st?.isFile()) events.set(name, { size: st.size, mtimeMs: st.mtimeMs });
+        if (st?.isFile()) events.set(name, { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
       } else {
         const st = statOrNull(prefix + name);
         if (st) entries.set(name, { dir: false, mtimeMs: st.mtimeMs, size: st.size });
@@ -90,19 +97,33 @@ export async function changesSince(root: string, before: RootSnapshot): Promise<
   return changes;
 }
 
-/** How far back from the end a last event id is looked for: far more than any one event line. */
+/** How far back from the end a last event is looked for: far more than any one event line. */
 const TAIL = 16 * 1024;
 
 /**
- * The id of the last whole event line in the first `size` bytes of an event
- * log; undefined when there is none or the file cannot be read.
- *
- * Event logs are only ever appended to, so the first `size` bytes are the log
- * as it stood when its size was taken, however much was appended since. A
- * torn last line is skipped, as readers do.
+ * How much later than a log's mtime at open its event at that point may say it was written and still be one the
+ * log held then: an event's time is taken before its line is appended, and a file's mtime can lag the clock by a
+ * tick of the kernel's coarse clock (4 ms here). A log written anew after the open has its events later still.
  */
-export function lastEventIdWithin(file: string, size: number): number | undefined {
-  if (size <= 0) return undefined;
+const WRITTEN_BEFORE_OPEN_SLACK_MS = 50;
+
+/**
+ * The id of the last event a task's log held when the directory was opened
+ * (`seen`), read from the log as it is now; `replaced` when the log now there
+ * is another one than the log seen then, whose events are all news; undefined
+ * when it held none or cannot be read.
+ *
+ * Event logs are only ever appended to, so the first `seen.size` bytes of the
+ * same log are what it held then, however much was appended since. The log
+ * is another one when it is another file (another inode number), shorter
+ * than it was, or when its event at that point says it was written after the
+ * log seen at open last was: a task removed and run again under its name,
+ * whose new log got the old inode number back (ext4 hands freed numbers out
+ * again) and grew past the old size. A torn last line is skipped, as readers
+ * do.
+ */
+export function lastEventAtOpen(file: string, seen: LogAtOpen): { id: number } | 'replaced' | undefined {
+  if (seen.size <= 0) return undefined;
   let fd: number;
   try {
     // Non-blocking, as every store read: a named pipe put in the log's place must not stop the host.
@@ -114,11 +135,10 @@ export function lastEventIdWithin(file: string, size: number): number | undefine
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return undefined;
-    // A log now shorter than it was was replaced, not appended to: what it held then is gone.
-    const end = Math.min(size, stat.size);
-    const length = Math.min(end, TAIL);
+    if (stat.ino !== seen.ino || stat.size < seen.size) return 'replaced';
+    const length = Math.min(seen.size, TAIL);
     tail = Buffer.allocUnsafe(length);
-    tail = tail.subarray(0, readSync(fd, tail, 0, length, end - length));
+    tail = tail.subarray(0, readSync(fd, tail, 0, length, seen.size - length));
   } catch {
     return undefined;
   } finally {
@@ -127,12 +147,17 @@ export function lastEventIdWithin(file: string, size: number): number | undefine
   const lines = tail.toString('utf8').split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
     if (lines[i].trim() === '') continue;
+    let event: { id?: unknown; at?: unknown };
     try {
-      const id = (JSON.parse(lines[i]) as { id?: unknown }).id;
-      if (typeof id === 'number') return id;
+      event = JSON.parse(lines[i]) as { id?: unknown; at?: unknown };
     } catch {
       // A torn or partial line: look at the one before.
+      continue;
     }
+    if (typeof event.id !== 'number') continue;
+    const at = typeof event.at === 'string' ? Date.parse(event.at) : NaN;
+    if (at > seen.mtimeMs + WRITTEN_BEFORE_OPEN_SLACK_MS) return 'replaced';
+    return { id: event.id };
   }
   return undefined;
 }

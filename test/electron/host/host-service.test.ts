@@ -416,6 +416,43 @@ describe('live events from the directory', () => {
     },
   );
 
+  it.each([
+    { first: 6, second: 3, ends: 'shorter' },
+    { first: 3, second: 6, ends: 'longer' },
+  ])(
+    'reports the events of a task written before the directory opened and written anew before it changed, from its first ($ends)',
+    async ({ first, second }) => {
+      const writer = openStore(root);
+      await writer.create(task('again'));
+      for (let version = 1; version < first; version++) {
+        await writer.save('again', { expectedVersion: version, checkpoint: task('again', `first run ${version + 1}`) });
+      }
+      // A batch only after 400 ms without a change: the removal and the new run below fall in one, the task's first
+      // change since the directory was opened.
+      await startService({ watch: { quietMs: 400, maxDelayMs: 5_000 } });
+      await service.listTasks();
+      // The new run's events are written well after the old log last was, as a run started again later is.
+      await new Promise((r) => setTimeout(r, 100));
+      const mark = events.length;
+      await fs.rm(path.join(root, 'again'), { recursive: true });
+      const rewriter = openStore(root);
+      await rewriter.create(task('again', 'second run'));
+      for (let version = 1; version < second; version++) {
+        await rewriter.save('again', { expectedVersion: version, checkpoint: task('again', `second run ${version + 1}`) });
+      }
+      const versionEvents = () =>
+        events
+          .slice(mark)
+          .filter((e) => e.type === 'task-event' && e.taskId === 'again' && e.event.type === 'version')
+          .map((e) => (e as { event: { id: number; version?: number } }).event);
+      await until(
+        () => events.slice(mark).some((e) => e.type === 'task-changed' && e.taskId === 'again' && e.version === second),
+        `the second run at version ${second}`,
+      );
+      expect(versionEvents().map((e) => [e.id, e.version])).toEqual(Array.from({ length: second }, (_, i) => [i + 1, i + 1]));
+    },
+  );
+
   it('reports a new task folder and a deleted one', async () => {
     await openStore(root).create(task('old'));
     await startService();

@@ -7,11 +7,15 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { changesSince, lastEventIdWithin, snapshotRoot } from '../../../electron/host/root-snapshot.js';
+import { changesSince, lastEventAtOpen, snapshotRoot, type LogAtOpen } from '../../../electron/host/root-snapshot.js';
 
 let root: string;
 
-const line = (id: number) => JSON.stringify({ id, task_id: 'x', type: 'version', at: '2026-01-01T00:00:00Z' }) + '\n';
+const line = (id: number, at = '2026-01-01T00:00:00.000Z') => JSON.stringify({ id, task_id: 'x', type: 'version', at }) + '\n';
+const seenNow = async (file: string): Promise<LogAtOpen> => {
+  const st = await fs.stat(file);
+  return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+};
 
 beforeEach(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-snapshot-'));
@@ -33,27 +37,42 @@ it("notes where each task folder's event log stood, without reading it", async (
   expect([...snap.entries.keys()].sort()).toEqual(['busy', 'doomed', 'legacy.json', 'quiet']);
 });
 
-it('reads the last event id as of the snapshot, whatever was appended since', async () => {
+it('reads the last event as of the snapshot, whatever was appended since', async () => {
   const snap = await snapshotRoot(root);
   const file = path.join(root, 'busy', 'events.jsonl');
   await fs.appendFile(file, line(3) + line(4));
-  expect(lastEventIdWithin(file, snap.events.get('busy')!.size)).toBe(2);
-  expect(lastEventIdWithin(file, (await fs.stat(file)).size)).toBe(4);
+  expect(lastEventAtOpen(file, snap.events.get('busy')!)).toEqual({ id: 2 });
+  expect(lastEventAtOpen(file, await seenNow(file))).toEqual({ id: 4 });
 });
 
-it('skips a torn last line, and knows no id in an empty or missing log', async () => {
+it('skips a torn last line, and knows no event in an empty or missing log', async () => {
   const file = path.join(root, 'busy', 'events.jsonl');
   await fs.appendFile(file, '{"id":3,"task_id":"x","ty');
-  expect(lastEventIdWithin(file, (await fs.stat(file)).size)).toBe(2);
-  expect(lastEventIdWithin(file, 0)).toBeUndefined();
-  expect(lastEventIdWithin(path.join(root, 'fresh', 'events.jsonl'), 100)).toBeUndefined();
+  const seen = await seenNow(file);
+  expect(lastEventAtOpen(file, seen)).toEqual({ id: 2 });
+  expect(lastEventAtOpen(file, { ...seen, size: 0 })).toBeUndefined();
+  expect(lastEventAtOpen(path.join(root, 'fresh', 'events.jsonl'), seen)).toBeUndefined();
 });
 
-it('reads no further than a log that was replaced by a shorter one', async () => {
+it('tells a log written anew from the one seen: shorter, another file, or its event there written after the log seen was', async () => {
   const file = path.join(root, 'busy', 'events.jsonl');
-  const before = (await fs.stat(file)).size;
+  const seen = await seenNow(file);
+  // Rewritten in place, shorter.
   await fs.writeFile(file, line(1));
-  expect(lastEventIdWithin(file, before)).toBe(1);
+  expect(lastEventAtOpen(file, seen)).toBe('replaced');
+  // Another file renamed over it (both existed at once: another inode number), as long as the log seen.
+  const other = path.join(root, 'busy', 'other.jsonl');
+  await fs.writeFile(other, line(1) + line(2));
+  await fs.rename(other, file);
+  expect(lastEventAtOpen(file, seen)).toBe('replaced');
+  // The same file, longer, whose event at the old end was written a minute after the log seen last was.
+  const later = new Date(seen.mtimeMs + 60_000).toISOString();
+  await fs.writeFile(file, line(1, later) + line(2, later) + line(3, later));
+  expect(lastEventAtOpen(file, { ...seen, ino: (await fs.stat(file)).ino })).toBe('replaced');
+  // Written within the kernel clock's tick of the mtime seen: the log held it then.
+  const within = new Date(seen.mtimeMs + 4).toISOString();
+  await fs.writeFile(file, line(1, within) + line(2, within) + line(3, within));
+  expect(lastEventAtOpen(file, { ...seen, ino: (await fs.stat(file)).ino })).toEqual({ id: 2 });
 });
 
 it('reports new events, new and removed tasks and rewritten root files, but not quiet ones', async () => {
