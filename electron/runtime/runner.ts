@@ -226,17 +226,21 @@ export class Runner extends EventEmitter {
           };
         } else {
           const cp = await this.latest(taskId);
-          outcome = {
-            task_id: taskId,
-            status: cp?.status ?? null,
-            version: cp?.version ?? null,
-            message: `the agent process for ${taskId} ${describeSignal(code, signal)}; the task is interrupted${cp ? ` at version ${cp.version}` : ''}`,
-            next: `resume it: ${commandHint(taskId, 'resume')}`,
-            exitCode: RunExit.crashed,
-            crashed: true,
-            signal,
-          };
-          if (cp) await this.noteCrash(taskId, outcome.message);
+          if (!cp && job.kind === 'start') {
+            outcome = endedBeforeCreating(taskId, `the agent process for ${taskId} ${describeSignal(code, signal)}`);
+          } else {
+            outcome = {
+              task_id: taskId,
+              status: cp?.status ?? null,
+              version: cp?.version ?? null,
+              message: `the agent process for ${taskId} ${describeSignal(code, signal)}; the task is interrupted${cp ? ` at version ${cp.version}` : ''}`,
+              next: `resume it: ${commandHint(taskId, 'resume')}`,
+              exitCode: RunExit.crashed,
+              crashed: true,
+              signal,
+            };
+            if (cp) await this.noteCrash(taskId, outcome.message);
+          }
         }
         this.emit('event', { type: 'exited', taskId, outcome });
         resolve(outcome);
@@ -339,13 +343,18 @@ export class Runner extends EventEmitter {
             exitCode: RunExit.stopped,
             stopped: true,
           };
+        } else if (!cp && job.kind === 'start') {
+          outcome = endedBeforeCreating(
+            taskId,
+            `the command of agent ${entry.name} (${entry.command.join(' ')}) ${describeSignal(code, signal)}${lastError ? ` (${lastError})` : ''}`,
+          );
         } else if (signal || code === null || code === RunExit.crashed || code > RunExit.crashed || !cp) {
           outcome = {
             task_id: taskId,
             status: cp?.status ?? null,
             version: cp?.version ?? null,
             message: `the agent process for ${taskId} ${describeSignal(code, signal)}; the task is interrupted${cp ? ` at version ${cp.version}` : ''}${lastError ? ` (${lastError})` : ''}`,
-            next: `resume it: waystation resume <DIR> ${taskId}`,
+            next: `resume it: ${commandHint(taskId, 'resume')}`,
             exitCode: RunExit.crashed,
             crashed: true,
             signal,
@@ -785,6 +794,14 @@ export class Runner extends EventEmitter {
     this.retryTimers.clear();
     for (const child of this.children) child.kill(signal);
   }
+}
+
+/**
+ * A start whose process ended before it wrote the task's first version: there is no task to resume, so the start
+ * is refused with what the process said, as a start refused before it ran is.
+ */
+function endedBeforeCreating(taskId: string, ended: string): RunOutcome {
+  return refused(taskId, 'agent-unavailable', `${ended} before it wrote task ${taskId}; nothing was written`);
 }
 
 function refused(taskId: string, code: string, message: string): RunOutcome {

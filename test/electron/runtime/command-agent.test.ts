@@ -65,6 +65,7 @@ async function task(id: string) {
 beforeAll(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-command-'));
   await fs.writeFile(path.join(root, 'greeter.py'), AGENT);
+  await fs.writeFile(path.join(root, 'no-library.sh'), 'echo "ModuleNotFoundError: No module named \'waystation\'" >&2\nexit 1\n');
   await fs.writeFile(
     path.join(root, 'waystation.config.json'),
     JSON.stringify({
@@ -76,6 +77,8 @@ beforeAll(async () => {
           options: { type: 'object', properties: { who: { type: 'string' } } },
         },
         { name: 'misnamed', command: ['python3', 'greeter.py'] },
+        // A program that dies before it writes anything, as Python does when the library is not importable.
+        { name: 'no-library', command: ['sh', 'no-library.sh'] },
       ],
     }),
   );
@@ -88,7 +91,7 @@ describe('a command agent', () => {
   it('is listed from the configuration without running anything', async () => {
     const config = await readAgentsConfig(root);
     expect(config.problem).toBeNull();
-    expect(config.commands.map((c) => c.name)).toEqual(['py-greeter', 'misnamed']);
+    expect(config.commands.map((c) => c.name)).toEqual(['py-greeter', 'misnamed', 'no-library']);
     const catalog = await listAvailableAgents(root);
     const listed = catalog.agents.find((a) => a.name === 'py-greeter')!;
     expect(listed).toMatchObject({
@@ -171,6 +174,16 @@ describe('a command agent', () => {
     expect(misnamed.message).toContain("registered as agent 'misnamed'");
     expect(await openStore(root).getTask('b1')).toBeNull();
     expect(await openStore(root).getTask('b2')).toBeNull();
+  });
+
+  it('that ends before it writes the task, refuses the start with what it said: there is no task to resume', async () => {
+    const ended = await runner().startRun({ agent: 'no-library', taskId: 'n1', mode: 'auto' });
+    expect(ended).toMatchObject({ error: 'agent-unavailable', exitCode: 2, status: null, version: null, next: null });
+    expect(ended.crashed).toBeUndefined();
+    expect(ended.message).toContain('exited with code 1');
+    expect(ended.message).toContain("No module named 'waystation'");
+    expect(ended.message).toContain('nothing was written');
+    expect(await openStore(root).getTask('n1')).toBeNull();
   });
 
   it('killed mid-step, is recorded as interrupted and, in auto mode, resumed at start-up', async () => {

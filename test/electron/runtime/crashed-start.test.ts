@@ -3,7 +3,8 @@
  * an agent that throws before its first step leaves it failed with the
  * reason as its last error; a process that dies right after creating it
  * leaves it interrupted, with the crash in its event log (what `waystation
- * tail` and the inspector's Events tab show).
+ * tail` and the inspector's Events tab show). One that dies before creating
+ * it is refused, as a start refused before it ran.
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -38,14 +39,27 @@ export default {
 };
 `;
 
+/** An agent whose process dies while it plans, before the task's first version is written. */
+const EARLY = `
+export default {
+  name: 'early',
+  description: 'dies before the task exists',
+  options: { safeParse: (v) => ({ success: true, data: v }) },
+  goal: () => 'never written',
+  plan: () => { process.kill(process.pid, 'SIGKILL'); return []; },
+  run: async () => {},
+};
+`;
+
 beforeEach(async () => {
   root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'ws-crashed-start-')));
   await fs.mkdir(path.join(root, 'agents'));
   await fs.writeFile(path.join(root, 'agents/killer.mjs'), KILLER);
   await fs.writeFile(path.join(root, 'agents/thrower.mjs'), THROWER);
+  await fs.writeFile(path.join(root, 'agents/early.mjs'), EARLY);
   await fs.writeFile(
     path.join(root, 'waystation.config.json'),
-    JSON.stringify({ agents: [{ module: './agents/killer.mjs' }, { module: './agents/thrower.mjs' }] }),
+    JSON.stringify({ agents: [{ module: './agents/killer.mjs' }, { module: './agents/thrower.mjs' }, { module: './agents/early.mjs' }] }),
   );
 });
 afterEach(() => fs.rm(root, { recursive: true, force: true }));
@@ -72,5 +86,12 @@ describe('a start that fails after creating the task', () => {
     const events = await store.readEvents('k');
     const crash = events.find((e) => e.type === 'runner' && (e.data as { status?: string })?.status === 'crashed');
     expect((crash?.data as { message?: string })?.message).toContain('was killed by SIGKILL');
+  });
+
+  it('refuses a start whose process died before it wrote the task: there is no task to resume', async () => {
+    const outcome = await new Runner({ root }).startRun({ agent: 'early', taskId: 'e', mode: 'auto' });
+    expect(outcome).toMatchObject({ error: 'agent-unavailable', exitCode: 2, status: null, next: null });
+    expect(outcome.message).toContain('was killed by SIGKILL before it wrote task e; nothing was written');
+    expect(await openStore(root).listTasks()).toEqual([]);
   });
 });
