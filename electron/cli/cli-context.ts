@@ -35,6 +35,8 @@ export interface CliIo {
   errColor?: boolean;
   /** Ask a person a question and resolve to the answer; absent when no one is at a terminal. */
   ask?(question: string): Promise<string>;
+  /** Whether stdout's reader went away (`| head`): a command that keeps printing as it follows stops then. */
+  outClosed?(): boolean;
 }
 
 export interface CliContext {

@@ -98,8 +98,18 @@ export async function runCli(argv: readonly string[], io: CliIo, opts: RunOption
 
 /** The streams of this process, coloured only where a person reads them. */
 export function processIo(): CliIo {
+  // A reader that went away (`waystation tail ... | head`) ends the output, not the command: what is left is not
+  // written, and a run the command started ends as it would have.
+  let outClosed = false;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    outClosed = true;
+  });
   return {
-    out: (s) => void process.stdout.write(s),
+    out: (s) => {
+      if (!outClosed) process.stdout.write(s);
+    },
+    outClosed: () => outClosed,
     err: (s) => void process.stderr.write(s),
     color: shouldColor(process.stdout, process.env),
     errColor: shouldColor(process.stderr, process.env),

@@ -31,14 +31,16 @@ export function register(program: Command, ctx: CliContext): void {
       let last = from;
       const drain = async () => {
         for (const e of await store.readEvents(taskId, last)) {
+          if (ctx.io.outClosed?.()) return;
           print(e);
           last = e.id;
         }
       };
       await drain();
       if (!opts.follow) return;
-      // Keep following while someone drives the task; one more read after the lease goes catches the final events.
-      while ((await store.readLease(taskId)).info.held) {
+      // Keep following while someone drives the task and someone reads; one more read after the lease goes catches
+      // the final events.
+      while (!ctx.io.outClosed?.() && (await store.readLease(taskId)).info.held) {
         await new Promise((r) => setTimeout(r, 250));
         await drain();
       }

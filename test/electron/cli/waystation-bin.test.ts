@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { openStore } from '../../../electron/store/directory-store.js';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,5 +58,19 @@ describe('bin/waystation.mjs', () => {
     const { code, stderr } = waystation('show', dir, 'nope');
     expect(code).toBe(2);
     expect(stderr).toMatch(/no task "nope"/);
+  });
+
+  it('ends quietly when the reader of its output goes away (`| head -1`), whatever was left to print', async () => {
+    const store = openStore(dir);
+    const first = (await store.listTasks()).find((t) => t.format === 'waystation' && t.checkpoint)!;
+    // Far more than a pipe holds: the writes after head exits fail with EPIPE.
+    for (let i = 0; i < 1500; i++) await store.appendEvent(first.task_id, { type: 'log', data: { line: `event ${i} ${'x'.repeat(60)}` } });
+    const r = spawnSync('bash', ['-c', 'set -o pipefail; "$0" "$1" tail "$2" "$3" | head -1', process.execPath, bin, dir, first.task_id], {
+      cwd: repo,
+      encoding: 'utf8',
+    });
+    expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
   });
 });
