@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { AgentRef, RecoveryMode, ResumePlan, SideEffect } from '../../shared/checkpoint/schema.js';
 import { Checkpoint, CURRENT_SCHEMA_VERSION } from '../../shared/checkpoint/schema.js';
 import { validateAgainstSchema } from '../../shared/checkpoint/output-schema.js';
-import { ConflictError, TaskReadError, type CheckpointStore, type TaskEntry } from '../store/store-types.js';
+import { ConflictError, StoreWriteError, TaskReadError, type CheckpointStore, type TaskEntry } from '../store/store-types.js';
 import { unreadableNewerVersion } from '../store/task-reader.js';
 import { verifyTask } from '../verify/verify-task.js';
 import type { LlmProvider } from '../llm/provider.js';
@@ -17,7 +17,7 @@ import type { AnyAgent } from './define-agent.js';
 import { LeaseHeldError } from '../store/lease-rules.js';
 import type { TaskLease } from '../store/store-types.js';
 import { buildResumeContext, decideResume, describePlan, samePlan, type ResumeDecision } from './resume-plan.js';
-import { describeDiskError } from './disk-errors.js';
+import { describeDiskError } from '../store/disk-errors.js';
 import { isSafeTaskId } from '../store/directory-scan.js';
 import { isSchemaRefusal, TaskEngine, type EngineOutcome } from './task-engine.js';
 import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
@@ -400,6 +400,8 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
   } catch (err) {
     if (err instanceof ConflictError)
       throw new OperationError('exists', `task ${taskId} was created by another runner at the same moment; nothing was written`);
+    // The folder could not be made (a read-only file system, a file in the way): said as the store said it, no stack.
+    if (err instanceof StoreWriteError && err.problems.every((p) => p.reason === 'io')) throw new OperationError('disk', err.message);
     if (isSchemaRefusal(err)) {
       throw new OperationError(
         'invalid',

@@ -2,6 +2,7 @@
  * The versioned directory store: `openStore(root)` implements CheckpointStore
  * over a checkpoint directory laid out as docs/FORMAT.md describes.
  */
+import { describeFolderError } from './disk-errors.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promises as fsp } from 'node:fs';
 import { holdsSecret, redactJson, secretsOf } from './redact.js';
@@ -581,7 +582,13 @@ class DirectoryStore implements CheckpointStore {
 
   async prepareForWrites(): Promise<void> {
     // The root only: each task's folder is made by its create.
-    await fsp.mkdir(this.root, { recursive: true });
+    try {
+      await fsp.mkdir(this.root, { recursive: true });
+    } catch (err) {
+      const why = describeFolderError(err, this.root, 'the checkpoint directory', 'nothing was written');
+      if (why) throw new StoreWriteError('', [problem(this.root, 'io', why)]);
+      throw err;
+    }
     this.ctxPromise = null;
   }
 

@@ -23,6 +23,7 @@
  * segment, and the next version is always a file of its own: a reader that
  * finds no file after the hot snapshot's version knows it is current.
  */
+import { describeFolderError } from './disk-errors.js';
 import path from 'node:path';
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
@@ -257,13 +258,10 @@ export class TaskWriter {
       await syncDir(fs, this.taskDir);
       await syncDir(fs, path.dirname(this.taskDir));
     } catch (err) {
-      throw new StoreWriteError(this.taskId, [
-        problem(
-          relPath(this.ctx, this.taskDir),
-          'io',
-          `cannot create the task folder (${errorCode(err) ?? String(err)}); nothing was written`,
-        ),
-      ]);
+      const why =
+        describeFolderError(err, path.join(this.taskDir, VERSIONS_DIR), 'the task folder', 'nothing was written') ??
+        `cannot create the task folder (${errorCode(err) ?? String(err)}); nothing was written`;
+      throw new StoreWriteError(this.taskId, [problem(relPath(this.ctx, this.taskDir), 'io', why)]);
     }
     if (await exists(this.ctx, versionPath(this.taskDir, 1))) throw new ConflictError(this.taskId, 1);
     this.state = { lastVersion: 0, base: null, fullBytes: 0, deltaSince: 0, readOnly: null, trusted: false };

@@ -57,6 +57,10 @@ describe('the runtime benchmark at 20 steps', () => {
     expect(g.read.messages).toBe(21);
     // Read after each of its last nine steps too, as the reader beside Waystation's task reads.
     expect(g.readAfterStep).toHaveLength(9);
+    // Read by a graph opened for the read too, as often untimed first as Waystation's fresh read (each read checks
+    // it found every message).
+    expect(g.freshRead.untimed).toBe(result.cases[0].read.untimed);
+    expect(g.freshRead.ms.length).toBeGreaterThan(0);
     expect(g.sqlite.synchronous).toBe(2);
     const f = graphFigures(result.cases[0], g);
     for (const v of Object.values(f)) expect(Number.isFinite(v) && v > 0).toBe(true);
@@ -73,6 +77,7 @@ describe('the runtime benchmark at 20 steps', () => {
     // At 20 steps: the mean step, the fresh read and the read beside the running task, each against the graph.
     expect(graph.match(/>= 1x: (met|not met)/g)).toHaveLength(3);
     expect(graph).toContain('after each step, Waystation beside the task / graph');
+    expect(graph).toContain('the same, the graph too opened for its read');
     expect(graph).toContain('synchronous=2');
   });
 

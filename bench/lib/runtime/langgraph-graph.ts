@@ -44,6 +44,12 @@ export interface GraphRunResult {
   /** `getState`: the latest state with every message, read again and again once the run is over. */
   read: { ms: number[]; messages: number };
   /**
+   * `getState` of a graph compiled anew over a `SqliteSaver` opened for the read (the database opened, the saver's
+   * statements prepared, the database closed after), as a process that did not run the graph reads it; timed after
+   * `untimed` reads like it, once the run is over.
+   */
+  freshRead: { ms: number[]; untimed: number };
+  /**
    * `getState` after each of the run's last READS_AFTER_STEPS steps, as Waystation's reader beside the running task
    * reads after each step: every read follows a change.
    */
@@ -127,6 +133,23 @@ export async function runLangGraphGraph(opts: {
   const messages = (result.values as { messages: Message[] }).messages.length;
   const measured = await storageOf(opts.dir);
   db.close();
+  const freshRead = async () => {
+    const opened = SqliteSaver.fromConnString(path.join(opts.dir, 'graph.sqlite'));
+    try {
+      const state = await new StateGraph(State)
+        .addNode('agent', () => ({}))
+        .addEdge(START, 'agent')
+        .addEdge('agent', END)
+        .compile({ checkpointer: opened })
+        .getState(THREAD);
+      const read = (state.values as { messages?: Message[] }).messages?.length;
+      if (read !== messages) throw new Error(`a graph opened anew read ${read} messages; the graph that ran read ${messages}`);
+    } finally {
+      (opened.db as unknown as PragmaDatabase).close();
+    }
+  };
+  for (let i = 0; i < READS_AFTER_STEPS; i++) await freshRead();
+  const fresh = await timeRepeated(opts.readRuns, freshRead);
   return {
     steps: opts.steps,
     sampled,
@@ -138,6 +161,7 @@ export async function runLangGraphGraph(opts: {
     storageBytes: sampled ? Math.round((lateBytes / (late.to - late.from + 1)) * (opts.steps / 2)) : measured,
     storageProjected: sampled,
     read: { ms, messages },
+    freshRead: { ms: fresh.ms, untimed: READS_AFTER_STEPS },
     readAfterStep,
     sqlite,
   };

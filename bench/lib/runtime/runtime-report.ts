@@ -110,6 +110,8 @@ export interface GraphFigures {
   storageAdvantage: number;
   /** Graph getState / Waystation latest read, medians (target: at least 1 at every N). */
   readAdvantage: number;
+  /** The same with the graph too opened for its read (GraphRunResult.freshRead), medians: like for like, no target of its own. */
+  freshReadAdvantage: number;
   /** The graph's getState after each of its last steps / the read beside the running task after each step, medians. */
   liveReadAdvantage: number;
 }
@@ -126,6 +128,7 @@ export function graphFigures(r: RuntimeCaseResult, g: GraphRunResult): GraphFigu
     lateSpeedup: percentile(g.lateMs, 50) / percentile(r.stepMs.slice(r.late.from - 1, r.late.to), 50),
     storageAdvantage: g.storageBytes / r.storage.task.apparentBytes,
     readAdvantage: percentile(g.read.ms, 50) / percentile(r.read.ms, 50),
+    freshReadAdvantage: percentile(g.freshRead.ms, 50) / percentile(r.read.ms, 50),
     liveReadAdvantage: percentile(g.readAfterStep, 50) / percentile(r.liveRead.ms, 50),
   };
 }
@@ -150,6 +153,8 @@ export function formatGraphComparison(cases: readonly RuntimeCaseResult[], graph
       g.steps >= 10_000 ? atLeast(f.storageAdvantage, 100) : formatRatio(f.storageAdvantage),
       `${formatMs(percentile(r.read.ms, 50))} / ${formatMs(percentile(g.read.ms, 50))} (${r.read.messages} / ${g.read.messages} msgs)`,
       atLeast(f.readAdvantage, 1),
+      `${formatMs(percentile(r.read.ms, 50))} / ${formatMs(percentile(g.freshRead.ms, 50))}`,
+      formatRatio(f.freshReadAdvantage),
       `${formatMs(percentile(r.liveRead.ms, 50))} / ${formatMs(percentile(g.readAfterStep, 50))}`,
       atLeast(f.liveReadAdvantage, 1),
     ]);
@@ -165,6 +170,8 @@ export function formatGraphComparison(cases: readonly RuntimeCaseResult[], graph
       { header: 'graph / Waystation' },
       { header: 'latest state + messages', align: 'right' },
       { header: 'graph / Waystation' },
+      { header: 'the same, the graph too opened for its read', align: 'right' },
+      { header: 'graph / Waystation' },
       { header: 'after each step, Waystation beside the task / graph', align: 'right' },
       { header: 'graph / Waystation' },
     ],
@@ -174,6 +181,6 @@ export function formatGraphComparison(cases: readonly RuntimeCaseResult[], graph
   return [
     table,
     '',
-    `The graph: \`StateGraph\` (@langchain/langgraph) with one node that appends the step's message and stores its result, compiled with \`SqliteSaver\` (journal_mode=${mode?.journalMode ?? '?'}, synchronous=${mode?.synchronous ?? '?'}), invoked once a step with \`durability: "sync"\`; its read is \`getState\`, repeated once the run is over and, outside the steps' timing, after each of its last nine steps. Waystation: the bench agent through the runtime (one version a step, the model call saved with the step), its read \`getTask\` + \`readHistory\` on a freshly opened store (timed after as many untimed reads like it: the agent's run never calls that code, where the graph loads its state within every step and reads it after its last steps), and beside the running task a store kept open in a process of its own reading \`getTask\` + \`readHistoryAfter\` (the messages of the version read after those it holds, as a host asks for those of the version it shows) after each step (median of the last nine), set beside the graph's read after each of its last nine steps: each read follows a change; it holds two messages a step (the prompt and the reply), the graph one.`,
+    `The graph: \`StateGraph\` (@langchain/langgraph) with one node that appends the step's message and stores its result, compiled with \`SqliteSaver\` (journal_mode=${mode?.journalMode ?? '?'}, synchronous=${mode?.synchronous ?? '?'}), invoked once a step with \`durability: "sync"\`; its read is \`getState\`, repeated once the run is over and, outside the steps' timing, after each of its last nine steps; opened for its read, \`getState\` of the graph compiled anew over a \`SqliteSaver\` opened for it and closed after (timed after nine untimed reads like it, as a process that did not run the graph reads it: set beside Waystation's read on a freshly opened store, like for like, without a target of its own). Waystation: the bench agent through the runtime (one version a step, the model call saved with the step), its read \`getTask\` + \`readHistory\` on a freshly opened store (timed after as many untimed reads like it: the agent's run never calls that code, where the graph loads its state within every step and reads it after its last steps), and beside the running task a store kept open in a process of its own reading \`getTask\` + \`readHistoryAfter\` (the messages of the version read after those it holds, as a host asks for those of the version it shows) after each step (median of the last nine), set beside the graph's read after each of its last nine steps: each read follows a change; it holds two messages a step (the prompt and the reply), the graph one.`,
   ].join('\n');
 }

@@ -3,6 +3,8 @@
  * file, what went wrong in words, and what to do. A bare
  * `ENOSPC: no space left on device, write` with a stack trace says none of it.
  */
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
 
 const WHAT: Record<string, { what: string; fix: string }> = {
   ENOSPC: { what: 'there is no space left on the device', fix: 'free some space on that disk, then run the command again' },
@@ -12,6 +14,8 @@ const WHAT: Record<string, { what: string; fix: string }> = {
   EPERM: { what: 'the operation is not permitted', fix: 'check the permissions of the folder' },
   EIO: { what: 'the disk reported an input/output error', fix: 'check the disk, then run the command again' },
   EMFILE: { what: 'too many files are open', fix: 'close other programs or raise the limit on open files, then run the command again' },
+  ENOTDIR: { what: 'a part of the path is a file, not a folder', fix: 'name a folder, or a path where one can be made' },
+  EEXIST: { what: 'a file is there, not a folder', fix: 'name a folder, or a path where one can be made' },
 };
 
 /** The errno code of an error from the file system, if it is one this module describes. */
@@ -29,4 +33,44 @@ export function describeDiskError(err: unknown, file: string, untouched: string)
   if (!code) return null;
   const { what, fix } = WHAT[code];
   return `cannot write ${file}: ${what} (${code}); ${untouched}. To continue, ${fix}`;
+}
+
+/**
+ * Describe a folder (`dir`) that could not be made, or null when the cause is
+ * not one this module knows. The error a recursive mkdir gives is often not
+ * the cause (a read-only file system answers ENOENT for a folder two levels
+ * down), so the cause is looked for from the nearest part of the path that
+ * exists: a file there, or a folder that cannot be written to.
+ */
+export function describeFolderError(err: unknown, dir: string, what: string, untouched: string): string | null {
+  const code = folderErrorCause(dir) ?? diskErrorCode(err);
+  if (!code) return null;
+  const { what: cause, fix } = WHAT[code];
+  return `cannot create ${what}: ${cause} (${code}); ${untouched}. To continue, ${fix}`;
+}
+
+/** Why `dir` cannot be made, from the nearest part of its path that exists; null when nothing there says. */
+function folderErrorCause(dir: string): string | null {
+  let at = path.resolve(dir);
+  for (;;) {
+    let st;
+    try {
+      st = statSync(at, { throwIfNoEntry: false });
+    } catch {
+      // A file further up (ENOTDIR): found on the way there.
+      st = undefined;
+    }
+    if (st) {
+      if (!st.isDirectory()) return at === path.resolve(dir) ? 'EEXIST' : 'ENOTDIR';
+      try {
+        accessSync(at, constants.W_OK);
+        return null;
+      } catch (err) {
+        return diskErrorCode(err);
+      }
+    }
+    const parent = path.dirname(at);
+    if (parent === at) return null;
+    at = parent;
+  }
 }
