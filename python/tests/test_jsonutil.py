@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from waystation.jsonutil import DiffApplyError, apply_diff, canonical_json, compute_diff, dumps, js_number
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    st.none() | st.booleans() | st.integers(-(2**60), 2**60).filter(lambda n: int(float(n)) == n) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4),
     max_leaves=20,
 )
@@ -28,6 +28,17 @@ def test_numbers_print_as_in_ecmascript(value, text):
 def test_non_finite_numbers_are_refused():
     with pytest.raises(ValueError):
         dumps(float("nan"))
+
+
+def test_integers_past_what_a_javascript_reader_keeps_exactly_are_refused_and_others_printed_as_it_prints_them():
+    # JSON.parse would read 2**53 + 1 as 2**53: the two languages would store different values under one name.
+    assert dumps([2**53 - 1, -(2**53 - 1)]) == "[9007199254740991,-9007199254740991]"
+    for value in (2**53 + 1, -(2**53 + 1), 2**70 + 1):
+        with pytest.raises(ValueError, match="past the integers JSON keeps exactly"):
+            dumps({"n": value})
+    # Held exactly by a double: the text JSON.stringify writes for it, so the blob hash is the same in both languages.
+    assert dumps([2**53, 2**70, -(2**70)]) == "[9007199254740992,1.1805916207174113e+21,-1.1805916207174113e+21]"
+    assert dumps(2**70) == dumps(float(2**70))
 
 
 def test_canonical_json_sorts_keys_by_utf16_code_unit():

@@ -342,6 +342,14 @@ def test_an_output_that_breaks_its_schema_fails_the_step(root, model):
     assert Store(root).load("t")["plan"][0]["error"]["kind"] == "output-schema"
 
 
+def test_an_integer_past_what_json_keeps_exactly_fails_the_step_and_is_not_stored(root, model):
+    agent = Agent(name="o", run=lambda t: t.step("a", lambda: {"n": 2**70 + 1}), plan=[PlannedStep("a", "a")])
+    out = run_agent(agent, root, "t", model=model)
+    assert out.status == "failed" and "past the integers JSON keeps exactly" in out.message
+    cp = Store(root).load("t")
+    assert cp["plan"][0]["status"] == "failed" and "result" not in cp["plan"][0]
+
+
 def test_an_error_outside_any_step_is_recorded(root, model):
     agent = Agent(name="o", run=lambda t: (_ for _ in ()).throw(LookupError("no config")), plan=[])
     out = run_agent(agent, root, "t", model=model)

@@ -20,13 +20,26 @@ _encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
 Json = Any
 Path = list[Union[str, int]]
 
+#: Number.MAX_SAFE_INTEGER: the largest integer a double, so a JSON reader in JavaScript, holds exactly.
+MAX_SAFE_INTEGER = 2**53 - 1
+
 
 def js_number(value: Union[int, float]) -> str:
     """A number the way ECMAScript's Number::toString prints it."""
     if isinstance(value, bool):
         raise TypeError("a bool is not a number")
     if isinstance(value, int):
-        return str(value)
+        if abs(value) <= MAX_SAFE_INTEGER:
+            return str(value)
+        # JavaScript reads every JSON number as a double. A larger integer a double holds exactly is printed as
+        # JSON.stringify prints that double (2**70 as 1.1805916207174113e+21), so both languages write the same text
+        # and blob hash; one it would round is refused rather than stored as another number.
+        if int(float(value)) != value:
+            raise ValueError(
+                f"{value} is past the integers JSON keeps exactly (at most {MAX_SAFE_INTEGER} either way, or one a "
+                "double holds); save it as a string, or as a float if rounding it is fine"
+            )
+        return js_number(float(value))
     if not math.isfinite(value):
         raise ValueError(f"{value!r} has no JSON form; checkpoints hold finite numbers only")
     if value == 0:
