@@ -119,6 +119,9 @@ function refOf(d: DescribedAgent): Partial<AgentRef> & { name: string } {
   return { name: d.name, module: d.module, export: d.export, project_root: d.project_root, module_sha256: d.module_sha256 };
 }
 
+/** How long the outcome of a run ended by a stop waits for the stopping side to record the stop. */
+const STOP_RECORD_WAIT_MS = 2_000;
+
 function describeSignal(code: number | null, signal: NodeJS.Signals | null): string {
   return signal ? `was killed by ${signal}` : `exited with code ${code} without reporting`;
 }
@@ -226,8 +229,11 @@ export class Runner extends EventEmitter {
           };
         } else {
           const cp = await this.latest(taskId);
+          const stopped = cp ? await this.endedByStop(taskId, `the agent process for ${taskId} ${describeSignal(code, signal)}`) : null;
           if (!cp && job.kind === 'start') {
             outcome = endedBeforeCreating(taskId, `the agent process for ${taskId} ${describeSignal(code, signal)}`);
+          } else if (stopped) {
+            outcome = stopped;
           } else {
             outcome = {
               task_id: taskId,
@@ -324,6 +330,7 @@ export class Runner extends EventEmitter {
         const cp = await this.latest(taskId);
         const refusal = refusalOfExit(code);
         let outcome: RunOutcome;
+        let stoppedRun: RunOutcome | null = null;
         if (spawnError) {
           outcome = refused(
             taskId,
@@ -348,6 +355,12 @@ export class Runner extends EventEmitter {
             taskId,
             `the command of agent ${entry.name} (${entry.command.join(' ')}) ${describeSignal(code, signal)}${lastError ? ` (${lastError})` : ''}`,
           );
+        } else if (
+          (signal || code === null) &&
+          cp &&
+          (stoppedRun = await this.endedByStop(taskId, `the agent process for ${taskId} ${describeSignal(code, signal)}`))
+        ) {
+          outcome = stoppedRun;
         } else if (signal || code === null || code === RunExit.crashed || code > RunExit.crashed || !cp) {
           outcome = {
             task_id: taskId,
@@ -392,6 +405,31 @@ export class Runner extends EventEmitter {
     // stop-task.ts records the stop of an ended run under a lease of its own (owner `stop:…`): not a run to retry.
     const lease = await this.store.readLease(taskId).catch(() => null);
     return lease?.entry?.owner?.startsWith(`${STOP_OPERATION}:`) === true;
+  }
+
+  /**
+   * The outcome of a run whose process was ended (`stop --force`, a second stop) after a person asked it to stop:
+   * stopped, not crashed, once the stop is recorded (the stopping side records it as soon as the process is gone;
+   * waited for a little); null when no stop was asked.
+   */
+  private async endedByStop(taskId: string, ended: string): Promise<RunOutcome | null> {
+    if (!(await this.stopWasAsked(taskId))) return null;
+    let cp = await this.latest(taskId);
+    for (let waited = 0; cp && !cp.recovery.stopped && waited < STOP_RECORD_WAIT_MS; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      cp = await this.latest(taskId);
+    }
+    if (!cp) return null;
+    const by = cp.recovery.stopped ? `; task ${taskId} stopped by ${cp.recovery.stopped.by}` : '';
+    return {
+      task_id: taskId,
+      status: cp.status,
+      version: cp.version,
+      message: `${ended} after a person asked it to stop${by}`,
+      next: `continue: ${commandHint(taskId, 'resume')}`,
+      exitCode: RunExit.stopped,
+      stopped: true,
+    };
   }
 
   /** Wait, a lease time-to-live at most, while a live holder other than this runner's workers drives the task. */
