@@ -330,7 +330,11 @@ export class Runner extends EventEmitter {
         const cp = await this.latest(taskId);
         const refusal = refusalOfExit(code);
         let outcome: RunOutcome;
-        let stoppedRun: RunOutcome | null = null;
+        // Ended by a signal after a person asked the run to stop (`stop --force`): stopped, not crashed.
+        const stoppedRun =
+          !spawnError && !refusal && (signal || code === null) && cp
+            ? await this.endedByStop(taskId, `the agent process for ${taskId} ${describeSignal(code, signal)}`)
+            : null;
         if (spawnError) {
           outcome = refused(
             taskId,
@@ -355,11 +359,7 @@ export class Runner extends EventEmitter {
             taskId,
             `the command of agent ${entry.name} (${entry.command.join(' ')}) ${describeSignal(code, signal)}${lastError ? ` (${lastError})` : ''}`,
           );
-        } else if (
-          (signal || code === null) &&
-          cp &&
-          (stoppedRun = await this.endedByStop(taskId, `the agent process for ${taskId} ${describeSignal(code, signal)}`))
-        ) {
+        } else if (stoppedRun) {
           outcome = stoppedRun;
         } else if (signal || code === null || code === RunExit.crashed || code > RunExit.crashed || !cp) {
           outcome = {
