@@ -3,7 +3,8 @@
  * who or what wrote it and when.
  */
 import type { Command } from 'commander';
-import { TaskReadError } from '../../store/store-types.js';
+import { TaskReadError, type CheckpointSource, type VersionInfo } from '../../store/store-types.js';
+import { problem, type Problem } from '../../../shared/checkpoint/problem.js';
 import { ExitCode, requireSourceTask, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
 import { formatBytes, formatJson, formatProblem, table } from '../output.js';
 
@@ -33,8 +34,11 @@ export function register(program: Command, ctx: CliContext): void {
       // Gaps and version numbers that contradict each other (a misnumbered file, a checkpoint.json ahead of the
       // files) are reported on the task rather than thrown, so the versions that exist stay listed.
       const gaps = entry.problems.filter((p) => p.reason === 'missing-version' || p.reason === 'invariant');
-      if (gaps.length > 0) ctx.fail(ExitCode.problems);
-      for (const p of gaps) ctx.io.err(`${formatProblem(ctx.errStyle, p)}\n`);
+      // A version whose file is there but does not read (a record changed after it was written, and the deltas
+      // built on it) is left out of the list: said here with the reason a read of it gives, never left out silently.
+      const unread = entry.format === 'waystation' ? await unreadVersions(store, entry.task_id, versions, gaps) : [];
+      if (gaps.length + unread.length > 0) ctx.fail(ExitCode.problems);
+      for (const p of [...gaps, ...unread]) ctx.io.err(`${formatProblem(ctx.errStyle, p)}\n`);
       if (opts.json) {
         ctx.io.out(formatJson(versions.map((v) => ({ version: v.version, source: v.source, updated_at: v.updated_at, bytes: v.bytes }))));
         return;
@@ -58,4 +62,34 @@ export function register(program: Command, ctx: CliContext): void {
         versions.length ? table(rows, ['VERSION', 'UPDATED', 'SOURCE', 'DETAIL', 'SIZE'], s) : `${taskId} has no readable versions\n`,
       );
     });
+}
+
+/**
+ * The problems of the versions up to the newest listed that the list leaves out and no gap problem names: each read
+ * on its own, so the reason is the store's (its first problem).
+ */
+async function unreadVersions(
+  store: CheckpointSource,
+  taskId: string,
+  listed: readonly VersionInfo[],
+  gaps: readonly Problem[],
+): Promise<Problem[]> {
+  const shown = new Set(listed.map((v) => v.version));
+  const newest = listed.at(-1)?.version ?? 0;
+  const out: Problem[] = [];
+  for (let v = 1; v < newest; v++) {
+    if (shown.has(v) || gaps.some((p) => new RegExp(`\\bversions? ${v}\\b`).test(p.message))) continue;
+    try {
+      await store.readVersion(taskId, v);
+    } catch (err) {
+      if (!(err instanceof TaskReadError)) throw err;
+      const why = err.problems[0] ?? problem(taskId, 'unreadable', `version ${v} cannot be read`);
+      // A delta on a version that does not read fails for that version's reason: said once.
+      if (!out.some((p) => p.file === why.file && p.message === why.message)) out.push(why);
+      continue;
+    }
+    // Read on its own but left out of the replay (a delta whose base did not read): said all the same.
+    out.push(problem(taskId, 'unreadable', `version ${v} reads on its own, but the versions before it do not rebuild it`));
+  }
+  return out;
 }

@@ -167,6 +167,26 @@ describe('waystation history', () => {
   });
 });
 
+describe('waystation history, a version that does not read', () => {
+  it('is named with the reason a read of it gives, and exits 1, not left out of the list in silence', async () => {
+    const damaged = await makeTempDir('damaged');
+    try {
+      await writeNativeTask(damaged, [reportVersion(1), reportVersion(2), reportVersion(3)]);
+      const file = path.join(damaged, 'report', 'versions', '00000002.json');
+      // Cut short: the file is there, its version does not read.
+      const text = await fsp.readFile(file, 'utf8');
+      await fsp.writeFile(file, text.slice(0, text.length / 2));
+      const { code, stdout, stderr } = await run(['history', damaged, 'report', '--json']);
+      expect(code).toBe(1);
+      expect((JSON.parse(stdout) as { version: number }[]).map((v) => v.version)).not.toContain(2);
+      expect(stderr).toMatch(/00000002\.json/);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      await fsp.rm(damaged, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('waystation diff', () => {
   it('summarizes and lists the changes between two versions', async () => {
     const { code, stdout } = await run(['diff', mixed, 'report', '1', 'latest', '--json']);
