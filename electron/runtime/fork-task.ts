@@ -36,7 +36,7 @@ async function readParent(env: OperationEnv, parentId: string, version: number):
   if (entry.format !== 'waystation') {
     throw new OperationError(
       'read-only',
-      `task ${parentId} is in the ${entry.format} format; resume it once to import it, then fork the imported task. Nothing was written.`,
+      `task ${parentId} is in the ${entry.format} format: only a Waystation task is forked. Resuming it imports it where an agent recognises it (of the built-in ones, checkpoint-demo recognises the first article's four-step task); fork the imported task then. Nothing was written.`,
     );
   }
   const latest = entry.checkpoint?.version ?? 0;

@@ -811,7 +811,9 @@ export function legacyEntry(
   const warning = problem(
     location,
     'legacy-format',
-    `${converted.format === 'article-task-json' ? "the first article's <task_id>.json format" : "the second article's checkpoint.json format"}: shown read-only; resuming imports it as a Waystation task in ${importTo}/ and leaves this file untouched`,
+    converted.format === 'article-task-json'
+      ? `the first article's <task_id>.json format: shown read-only; resuming it with an agent that recognises it (the article's four-step task is checkpoint-demo's) imports it as a Waystation task in ${importTo}/ and leaves this file untouched`
+      : `the second article's checkpoint.json format: shown read-only; no built-in agent resumes it (one of yours that recognises it, with adoptLegacy, would import it as a Waystation task in ${importTo}/ and leave this file untouched)`,
   );
   const parsed = safeParseReporting(CheckpointSchema, converted.checkpoint);
   if (!parsed.success) {

@@ -26,6 +26,9 @@ describe('legacy tasks', () => {
     await fs.writeFile(path.join(root, 'demo-task-001.json'), JSON.stringify(firstArticle));
     const t = await store.getTask('demo-task-001');
     expect([t?.format, t?.read_only, t?.problems.map((p) => p.reason)]).toEqual(['article-task-json', true, ['legacy-format']]);
+    // Says what resuming it does, and which agent recognises it.
+    expect(t?.problems[0].message).toContain('imports it as a Waystation task in demo-task-001/');
+    expect(t?.problems[0].message).toContain("checkpoint-demo's");
     expect(await store.readHistory('demo-task-001')).toEqual(firstArticle.history);
     expect((await store.history('demo-task-001')).map((h) => h.version)).toEqual([1]);
     expect((await store.readVersion('demo-task-001', 1)).plan[0].result).toBe(firstArticle.results.分析需求);
@@ -59,7 +62,10 @@ describe('legacy tasks', () => {
   it('imports a legacy folder F/ into F-imported/ and hides F from the listing', async () => {
     await fs.mkdir(path.join(root, 'agent-demo'));
     await fs.writeFile(path.join(root, 'agent-demo', 'checkpoint.json'), JSON.stringify(secondArticle));
-    expect((await store.listTasks()).map((t) => [t.task_id, t.format])).toEqual([['agent-demo', 'article-checkpoint-json']]);
+    const [listed] = await store.listTasks();
+    expect([listed.task_id, listed.format]).toEqual(['agent-demo', 'article-checkpoint-json']);
+    // No built-in agent resumes the second article's format: the warning does not promise an import a resume refuses.
+    expect(listed.problems[0].message).toContain('no built-in agent resumes it');
     const before = await hashTree(path.join(root, 'agent-demo'));
     const res = await store.importTask('agent-demo');
     expect(res.checkpoint.task_id).toBe('agent-demo-imported');
