@@ -8,6 +8,7 @@
  * for a repeated key; `GET <url>?key=<key>` answers 200 with that record if a
  * publication with the key exists, 404 if not.
  */
+import { PathOutsideRootError, resolveInsideRoot } from '../store/path-confinement.js';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -91,6 +92,19 @@ function publication(answer: unknown, key: string): { id: unknown; key: string }
   return { id: (answer as { id?: unknown } | null)?.id ?? null, key };
 }
 
+/** `requested` resolved inside `root`, or an error naming the option and why it is refused. */
+function confinedPath(root: string, requested: string, option: string): string {
+  try {
+    return resolveInsideRoot(root, requested);
+  } catch (err) {
+    if (!(err instanceof PathOutsideRootError)) throw err;
+    throw new Error(
+      `the --${option} folder ${JSON.stringify(requested)} is refused: ${err.why}; a task started from the inspector reads and writes only inside ${root}, so name a folder there (relative to it). No task was created`,
+      { cause: err },
+    );
+  }
+}
+
 export const mdSummarizer = defineAgent({
   name: 'md-summarizer',
   description: 'Summarise each Markdown file of --input into --output, then publish an index to --publish-url exactly once.',
@@ -99,6 +113,12 @@ export const mdSummarizer = defineAgent({
   // absolute, the output folder as recordedPath records it. The input folder is checked here, so a start with
   // a wrong one is refused before any version is written.
   resolveOptions: async (o, env): Promise<Options> => {
+    // Options a page sent (the inspector) name folders inside the checkpoint directory only, as every path a page
+    // names does: ../ , an absolute path or a symbolic link out of it is refused before anything is read.
+    if (env.confined) {
+      confinedPath(env.rootDir, o.input, 'input');
+      if (o.output !== undefined) confinedPath(env.rootDir, o.output, 'output');
+    }
     const input = path.resolve(env.baseDir, o.input);
     const stat = await fs.stat(input).catch((err: NodeJS.ErrnoException) => err);
     if (stat instanceof Error || !stat.isDirectory()) {

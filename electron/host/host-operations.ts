@@ -8,7 +8,7 @@ import type { ActionResult, ApiParsedInput } from '../../shared/api/contract.js'
 import { ApiError } from '../../shared/api/api-error.js';
 import type { HostRunner } from './host-ports.js';
 import type { OpenDirectory } from './open-directory.js';
-import { resolveInsideRoot } from './path-confinement.js';
+import { resolveInsideRoot } from '../store/path-confinement.js';
 import { messageOf } from '../../shared/api/error-codes.js';
 import type { RewindPlan } from '../../shared/checkpoint/rewind-plan.js';
 import { planRewind } from '../runtime/rewind-task.js';

@@ -130,7 +130,7 @@ export function createHostRunner(options: HostRunnerOptions = {}): HostRunner {
       return launch(
         root,
         taskId,
-        (r) => r.startRun({ agent: req.agent, options: req.options, taskId, mode: req.mode, cwd: root, optionsBase: root }),
+        (r) => r.startRun({ agent: req.agent, options: req.options, taskId, mode: req.mode, cwd: root, optionsBase: root, confined: true }),
         { untilCreated: true },
       );
     },

@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { PAGE_CSP } from '../../shared/api/page-csp.js';
 import { COMMON_HEADERS } from './http-replies.js';
-import { PathOutsideRootError, checkRelativePath, resolveInsideRoot } from './path-confinement.js';
+import { PathOutsideRootError, checkRelativePath, resolveInsideRoot } from '../store/path-confinement.js';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -16,7 +16,7 @@ import { generateDemoDirectory } from '../host/demo-directory.js';
 import { createHostRunner } from '../host/host-runner.js';
 import { holdHostHeapGrowth } from '../host/host-heap.js';
 import { HostService } from '../host/host-service.js';
-import { PathOutsideRootError, resolveInsideRoot } from '../host/path-confinement.js';
+import { PathOutsideRootError, resolveInsideRoot } from '../store/path-confinement.js';
 import { defaultRendererDir } from '../host/web-server.js';
 import { APP_ENTRY_URL, APP_HOST, APP_SCHEME } from './app-protocol.js';
 import { PAGE_CSP } from '../../shared/api/page-csp.js';

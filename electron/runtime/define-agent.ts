@@ -110,6 +110,13 @@ export interface AgentPlanEnv {
    * `waystation run`, the checkpoint directory when the inspector starts the task.
    */
   baseDir: string;
+  /**
+   * True when the options came from the inspector (a page, over the API)
+   * rather than from a person at a terminal: a path in them must stay inside
+   * `rootDir` (`resolveInsideRoot` refuses one that leaves it by `..`, an
+   * absolute path or a symbolic link), as every path a page names does.
+   */
+  confined?: boolean;
 }
 
 /** An agent: its plan and how to run it. */

@@ -112,6 +112,8 @@ export interface StartRunRequest {
    * on the command line, the checkpoint directory in the inspector. Default: process.cwd().
    */
   optionsBase?: string;
+  /** The options came from the inspector, not a person at a terminal: paths in them must stay inside the root. */
+  confined?: boolean;
 }
 
 /** What a checkpoint records of a described module agent. */
@@ -573,6 +575,7 @@ export class Runner extends EventEmitter {
       maxAutoAttempts: req.maxAutoAttempts,
       actor: this.opts.actor,
       optionsBase: req.optionsBase ?? process.cwd(),
+      ...(req.confined ? { confined: true } : {}),
     });
     return this.supervise(taskId, first);
   }

@@ -293,6 +293,8 @@ export interface StartRequest {
   agentRef?: Partial<AgentRef>;
   /** What relative paths in the options are resolved against; default process.cwd(). */
   optionsBase?: string;
+  /** The options came from the inspector: paths in them must stay inside the root (AgentPlanEnv.confined). */
+  confined?: boolean;
 }
 
 /** Create a task from an agent and drive it until it finishes, fails or waits. */
@@ -314,7 +316,7 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
   const existing = await env.store.getTask(taskId);
   if (existing && !isUnfinishedCreate(existing))
     throw new OperationError('exists', `task ${taskId} already exists in ${env.root}; resume it instead`);
-  const planEnv = { taskId, rootDir: env.root, baseDir: req.optionsBase ?? process.cwd() };
+  const planEnv = { taskId, rootDir: env.root, baseDir: req.optionsBase ?? process.cwd(), confined: req.confined === true };
   const options = (
     agent.resolveOptions ? await fromAgent(env, agent, 'resolveOptions', () => agent.resolveOptions!(parsed.data, planEnv)) : parsed.data
   ) as Record<string, unknown>;

@@ -105,6 +105,7 @@ async function run(job: WorkerJob): Promise<number> {
         maxAutoAttempts: job.maxAutoAttempts,
         agentRef: ref,
         optionsBase: job.optionsBase,
+        confined: job.confined,
       });
       await send({ type: 'outcome', outcome });
       return exitCodeForOutcome(outcome);

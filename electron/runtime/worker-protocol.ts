@@ -18,6 +18,8 @@ export type WorkerJob =
       actor?: string;
       /** What relative paths in the options are resolved against. */
       optionsBase?: string;
+      /** The options came from the inspector: paths in them must stay inside the root (AgentPlanEnv.confined). */
+      confined?: boolean;
     }
   | ({ kind: 'resume'; root: string; taskId: string; actor?: string } & ResumeRequest)
   | { kind: 'approve'; root: string; taskId: string; actor?: string }

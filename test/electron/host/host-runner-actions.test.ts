@@ -153,6 +153,39 @@ describe('opening a directory resumes interrupted auto-mode tasks', () => {
   }, 60_000);
 });
 
+describe('the options of a task the inspector starts', () => {
+  it('name folders inside the directory only: ../, an absolute path and a symbolic link out are refused, nothing written', async () => {
+    const outside = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-outside-')));
+    try {
+      await fs.writeFile(path.join(outside, 'secret.md'), '# Secret\n\nNot for the page to read.\n');
+      await fs.symlink(outside, path.join(root, 'link-out'));
+      await fs.mkdir(path.join(root, 'notes'));
+      await fs.writeFile(path.join(root, 'notes', 'a.md'), '# A\n\nThe first note.\n');
+      const host = await openService();
+      const refusals: [Record<string, unknown>, RegExp][] = [
+        [{ input: path.relative(root, outside) }, /--input folder .* is refused: it climbs out with ".."/],
+        [{ input: outside }, /--input folder .* is refused: it is absolute/],
+        [{ input: 'link-out' }, /--input folder "link-out" is refused: it leads outside through a symbolic link/],
+        [{ input: 'notes', output: '../escape-out' }, /--output folder "..\/escape-out" is refused/],
+      ];
+      for (const [options, message] of refusals) {
+        await expect(host.startTask({ agent: 'md-summarizer', taskId: 'escape', options, mode: 'manual' })).rejects.toThrow(message);
+        expect(await openStore(root).getTask('escape')).toBeNull();
+      }
+      expect(await fs.readdir(outside)).toEqual(['secret.md']);
+      await expect(fs.stat(path.join(path.dirname(root), 'escape-out'))).rejects.toMatchObject({ code: 'ENOENT' });
+
+      // A folder inside it is read and written as ever.
+      const finished = exited('inside');
+      await host.startTask({ agent: 'md-summarizer', taskId: 'inside', options: { input: 'notes' }, mode: 'manual' });
+      await finished;
+      expect((await latest('inside')).status).toBe('done');
+    } finally {
+      await fs.rm(outside, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('approvals through the API record who decided', () => {
   it('records the `by` of approveResume and rejectResume in the decisions', async () => {
     await runInProcess('checkpoint-demo', 'to-approve', 'confirm');

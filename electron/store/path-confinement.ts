@@ -1,6 +1,7 @@
 /**
  * Keeping paths that come from a renderer or an HTTP request inside the
- * checkpoint directory (or the renderer's build folder).
+ * checkpoint directory (or the renderer's build folder): the files the host
+ * serves, and the paths in the options of a task the inspector starts.
  *
  * A lexical check alone is not enough: a symlink inside the root may point
  * anywhere, so the deepest existing part of the path is resolved with
@@ -16,7 +17,8 @@ export class PathOutsideRootError extends ServiceError {
   constructor(
     readonly requested: string,
     readonly root: string,
-    why: string,
+    /** Why it is refused: "it is absolute", "it climbs out with \"..\"", ... */
+    readonly why: string,
   ) {
     super(`the path ${JSON.stringify(requested.slice(0, 200))} is refused: ${why}; only paths inside ${root} are served`);
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PathOutsideRootError, isWithin, resolveInsideRoot } from '../../../electron/host/path-confinement.js';
+import { PathOutsideRootError, isWithin, resolveInsideRoot } from '../../../electron/store/path-confinement.js';
 
 let root: string;
 let outside: string;
