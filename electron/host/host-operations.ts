@@ -12,6 +12,7 @@ import { resolveInsideRoot } from '../store/path-confinement.js';
 import { messageOf } from '../../shared/api/error-codes.js';
 import type { RewindPlan } from '../../shared/checkpoint/rewind-plan.js';
 import { planRewind } from '../runtime/rewind-task.js';
+import type { TaskEntry } from '../store/store-types.js';
 
 /** A new task's folder must be a plain folder inside the root, never a link planted to lead out of it. */
 function checkNewTaskFolder(root: string, taskId: string): void {
@@ -19,6 +20,41 @@ function checkNewTaskFolder(root: string, taskId: string): void {
     resolveInsideRoot(root, taskId);
   } catch (err) {
     throw new ApiError('forbidden', `task id ${JSON.stringify(taskId)} cannot be used: ${messageOf(err)}; nothing was written`);
+  }
+}
+
+/**
+ * Refuse at once, before a process is started for it, a resume or an approval the run would refuse: a task done,
+ * halted, unreadable, of a newer format, or driven by a live runner. The answer was a process "running" that ended
+ * saying so a moment later, which a page could only show as a line of the runner's output.
+ */
+async function refuseWhatCannotRun(dir: OpenDirectory, entry: TaskEntry, verb: 'resumed' | 'approved'): Promise<void> {
+  const cp = entry.checkpoint;
+  const id = entry.task_id;
+  if (!cp) {
+    const why = entry.problems.map((p) => p.message).join('; ');
+    throw new ApiError('conflict', `task ${id} cannot be read (${why}); it is not ${verb}, and nothing was done`);
+  }
+  // A legacy file is imported by its resume; a Waystation task marked read-only is of a newer format than this build.
+  if (entry.format === 'waystation' && entry.read_only) {
+    throw new ApiError(
+      'read-only',
+      `task ${id} was written by a newer Waystation; it is shown read-only and not ${verb}. Nothing was done`,
+    );
+  }
+  if (cp.status === 'done') throw new ApiError('conflict', `task ${id} is already done; there is nothing to resume, and nothing was done`);
+  if (cp.status === 'halted') {
+    throw new ApiError(
+      'conflict',
+      `task ${id} is halted (its resume plan was rejected); it is not ${verb}. Fork it or rerun a step to try again`,
+    );
+  }
+  if (entry.format === 'waystation') {
+    const lease = await dir.store.readLease(id).catch(() => null);
+    if (lease?.info.held) {
+      const by = lease.entry ? ` (pid ${lease.entry.pid} on ${lease.entry.hostname})` : '';
+      throw new ApiError('conflict', `task ${id} is being driven by another runner${by}; it is not ${verb}, and nothing was done`);
+    }
   }
 }
 
@@ -47,12 +83,22 @@ export class HostOperations {
 
   async resume(dir: OpenDirectory, input: ApiParsedInput<'resumeTask'>): Promise<ActionResult> {
     const entry = await dir.reads.entry(input.taskId);
-    return this.runner(dir).resume(dir.root, entry.task_id);
+    const runner = this.runner(dir);
+    await refuseWhatCannotRun(dir, entry, 'resumed');
+    return runner.resume(dir.root, entry.task_id);
   }
 
   async approve(dir: OpenDirectory, input: ApiParsedInput<'approveResume'>): Promise<ActionResult> {
     const entry = await dir.reads.entry(input.taskId);
-    return this.runner(dir).approve(dir.root, entry.task_id, input.by);
+    const runner = this.runner(dir);
+    await refuseWhatCannotRun(dir, entry, 'approved');
+    if (entry.checkpoint && !entry.checkpoint.recovery.pending_approval) {
+      throw new ApiError(
+        'conflict',
+        `task ${entry.task_id} has no resume plan waiting for approval (it is ${entry.checkpoint.status}); nothing was done`,
+      );
+    }
+    return runner.approve(dir.root, entry.task_id, input.by);
   }
 
   async reject(dir: OpenDirectory, input: ApiParsedInput<'rejectResume'>): Promise<ActionResult> {

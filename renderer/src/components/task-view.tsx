@@ -28,7 +28,8 @@ import { StopButton, StoppedNote } from './stop-control.js';
 import { ForkDialog } from './fork-dialog.js';
 import { RewindDialog } from './rewind-dialog.js';
 
-const RESUMABLE: ReadonlySet<DisplayStatus> = new Set<DisplayStatus>(['failed', 'interrupted', 'halted', 'drifted', 'waiting_human']);
+// Not halted: a rejected resume plan ends the task (fork it or rerun a step), and the host refuses its resume.
+const RESUMABLE: ReadonlySet<DisplayStatus> = new Set<DisplayStatus>(['failed', 'interrupted', 'drifted', 'waiting_human']);
 
 export function TaskView() {
   const { detail, detailState, detailError, selectedTaskId } = useAppStore(

@@ -21,6 +21,7 @@ import { RunExit } from '../../../electron/runtime/worker-protocol.js';
 import { bundleWorker, type WorkerBundle } from '../../fakes/worker-bundle.js';
 import { GATED_AGENT as GATED, writeAgentProject } from '../runtime/agent-project.js';
 import { trustAll } from '../../support/trust-all.js';
+import { makeCheckpoint } from '../store/store-test-helpers.js';
 
 let bundle: WorkerBundle;
 let root: string;
@@ -183,6 +184,37 @@ describe('the options of a task the inspector starts', () => {
     } finally {
       await fs.rm(outside, { recursive: true, force: true });
     }
+  }, 60_000);
+});
+
+describe('a resume or an approval that cannot run', () => {
+  it('is refused at once with the reason, no process started: done, halted, no plan waiting, driven by a live runner', async () => {
+    await openStore(root).create(makeCheckpoint('finished', 2, { status: 'done' }));
+    await runInProcess('checkpoint-demo', 'rejected', 'confirm');
+    await runInProcess('checkpoint-demo', 'busy', 'manual');
+    const host = await openService();
+    await host.rejectResume({ taskId: 'rejected', reason: 'not this plan' });
+    await expect.poll(async () => (await latest('rejected')).status, { timeout: 20_000 }).toBe('halted');
+    const held = await openStore(root).acquireLease('busy', { owner: 'another-runner', heartbeatMs: 0 });
+    events = [];
+
+    await expect(host.resumeTask({ taskId: 'finished' })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('already done'),
+    });
+    await expect(host.approveResume({ taskId: 'finished' })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(host.resumeTask({ taskId: 'rejected' })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('is halted'),
+    });
+    await expect(host.approveResume({ taskId: 'busy' })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(host.resumeTask({ taskId: 'busy' })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('being driven by another runner'),
+    });
+    // Not one worker was started for them.
+    expect(events.filter((e) => e.type === 'runner' && e.state === 'started')).toEqual([]);
+    await held.release();
   }, 60_000);
 });
 

@@ -466,7 +466,12 @@ describe('live events from the directory', () => {
 
 describe('acting through the runner', () => {
   it('passes validated actions to the runner and publishes its events', async () => {
-    await openStore(root).create(task('t1'));
+    // Waiting for approval of a resume plan: approve and reject are asked of it.
+    await openStore(root).create({
+      ...task('t1'),
+      status: 'waiting_approval',
+      recovery: { mode: 'confirm', pending_approval: { id: 'a1', requested_at: now, plan: { rerun_step: 's2' } } },
+    });
     const fake = fakeRunner();
     await startService({ runner: fake.runner });
     await service.startTask({ agent: 'checkpoint-demo', options: {}, mode: 'confirm' });
