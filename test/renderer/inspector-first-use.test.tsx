@@ -451,6 +451,40 @@ describe('the task list', () => {
   });
 });
 
+describe('a task removed from the directory while it is shown', () => {
+  it('is no longer shown with its actions: the view says it cannot be opened', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('gone'));
+    await openApp(fake, 'gone');
+    await screen.findByRole('heading', { level: 1, name: /gone/ });
+    fake.tasks.delete('gone');
+    act(() => fake.emit({ type: 'task-removed', taskId: 'gone' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Could not open gone');
+    expect(screen.queryByRole('button', { name: /Fork/ })).toBeNull();
+  });
+});
+
+describe('the Messages tab of a task folder made anew under the id', () => {
+  it('shows the new conversation, though the new task stands at the version the old one did', async () => {
+    const first = makeCheckpoint('again', { version: 1, history: { count: 2, head: `sha256:${'a'.repeat(64)}@1` } });
+    const fake = new FakeApi().add(first);
+    fake.messages.set('again', [
+      { role: 'user', content: 'the old question' },
+      { role: 'assistant', content: 'the old answer' },
+    ]);
+    await openApp(fake, 'again');
+    fireEvent.click(tab(/^Messages/));
+    await screen.findByText('the old answer');
+
+    fake.tasks.set('again', [makeCheckpoint('again', { version: 1, history: { count: 1, head: `sha256:${'b'.repeat(64)}@1` } })]);
+    fake.messages.set('again', [{ role: 'user', content: 'the new question' }]);
+    fake.rewrittenHistories.add('again');
+    act(() => fake.emit({ type: 'task-changed', taskId: 'again', version: 1 }));
+    await screen.findByText('the new question');
+    expect(screen.queryByText('the old answer')).toBeNull();
+  });
+});
+
 describe('the Events tab', () => {
   it('shows the event log as a timeline, filters it by type and text, and follows new events live', async () => {
     const fake = new FakeApi().add(makeCheckpoint('ev'));

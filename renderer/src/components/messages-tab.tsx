@@ -21,13 +21,19 @@ export function isLong(content: string): boolean {
 }
 
 export function MessagesTab() {
-  const { messages, taskId, version } = useAppStore(
-    useShallow((s) => ({ messages: s.messages, taskId: s.selectedTaskId, version: s.detail?.version ?? null })),
+  const { messages, taskId, version, head } = useAppStore(
+    useShallow((s) => ({
+      messages: s.messages,
+      taskId: s.selectedTaskId,
+      version: s.detail?.version ?? null,
+      head: s.detail?.checkpoint?.history?.head ?? null,
+    })),
   );
   const loadMessages = useAppStore((s) => s.loadMessages);
+  // The history's head too: a task folder made anew under the id may stand at the same version with other messages.
   useEffect(() => {
     void loadMessages();
-  }, [loadMessages, taskId, version]);
+  }, [loadMessages, taskId, version, head]);
 
   // While a later version's new messages are fetched, the ones already shown stay, with the version they belong to.
   const current = messages.taskId === taskId && (messages.version === version || messages.following === version);

@@ -100,6 +100,11 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
         }, wait.delay);
         wait.delay = Math.min(wait.delay * 2, 2000);
         return;
+      } else if (toApiError(detail.reason).code === 'not-found') {
+        // The task is gone from the directory (removed while shown): what was shown of it goes too, and the view says
+        // so, rather than go on offering Fork and Edit for a task that no longer exists.
+        set({ detail: null, detailState: 'error', detailError: errorText(detail.reason), history: [], historyState: 'idle' });
+        return;
       } else {
         set({ detailState: 'error', detailError: errorText(detail.reason) });
       }

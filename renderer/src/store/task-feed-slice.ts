@@ -39,8 +39,11 @@ export const createTaskFeedSlice: Slice<TaskFeedSlice> = (set, get) => {
       const version = detail?.version ?? null;
       if (!taskId || version === null) return;
       const current = get().messages;
-      if (current.taskId === taskId && (current.version === version || current.following === version) && current.state !== 'error') return;
       const head = detail?.checkpoint?.history?.head ?? null;
+      // Held already: the same version of the same history. A task folder made anew under the id may be at the same
+      // version with another conversation; its history's head tells them apart.
+      const held = (current.version === version && current.head === head) || current.following === version;
+      if (current.taskId === taskId && current.state !== 'error' && held) return;
       // A task running on: the messages shown stay on screen, and only those appended since are fetched.
       const continues = current.state === 'ready' && current.taskId === taskId && current.version !== null && version > current.version;
       const mine = ++messagesSeq;
