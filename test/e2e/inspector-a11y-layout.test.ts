@@ -13,6 +13,8 @@
  * One host and one browser for the whole file; each view is visited once per
  * theme and size.
  */
+import { openStore } from '../../electron/store/directory-store.js';
+import { makeCheckpoint } from '../electron/store/store-test-helpers.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import fs from 'node:fs/promises';
@@ -29,6 +31,8 @@ const SIZES = [
 const THEMES = ['light', 'dark'] as const;
 const TABS = ['Plan', 'Artifacts', 'Side effects', 'Errors', 'Run', 'Messages', 'History', 'Events'] as const;
 const LONG = 45_000;
+/** The task written beside the demo with an effect in its ledger. */
+const LEDGER_TASK = 'ledger';
 /** Moderate by axe's scale, and still required: a level-one heading, one main landmark, nothing outside landmarks. */
 const STRUCTURE_RULES = ['page-has-heading-one', 'landmark-one-main', 'region'];
 
@@ -213,7 +217,28 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
   }
 
   beforeAll(async () => {
-    world = await startWorld({ prefix: 'e2e-a11y-' });
+    // Beside the demo, a task whose ledger holds an effect with its request: the demo's tasks record none.
+    world = await startWorld({
+      prefix: 'e2e-a11y-',
+      prepare: async (root) => {
+        await openStore(root).create(
+          makeCheckpoint(LEDGER_TASK, 2, {
+            side_effects: [
+              {
+                id: 'effect-1',
+                type: 'http-publish',
+                status: 'done',
+                idempotency_key: `${LEDGER_TASK}:publish`,
+                step_id: 's1',
+                request: { url: 'https://example.com/publish', body: { index: ['a.md', 'b.md'] } },
+                outcome: { id: 42 },
+                attempts: 1,
+              },
+            ],
+          }),
+        );
+      },
+    });
     page = await world.openPage(SIZES[1], false);
     // The task with the most to show: a history with a step transition, messages, artifacts and side effects.
     const tasks = await world.rpc<TaskSummary[]>('listTasks');
@@ -279,6 +304,11 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
         found.push(...(await axeViolations(page)).map((v) => `${name}: ${v}`));
         await close(page);
       }
+      // A ledger with an effect in it: its request folds into a preview.
+      await openTask(LEDGER_TASK);
+      await show('Side effects');
+      await page.locator('details.cell-details summary').first().waitFor({ timeout: LONG });
+      found.push(...(await axeViolations(page)).map((v) => `Side effects of ${LEDGER_TASK}: ${v}`));
       expect(found).toEqual([]);
     }, 180_000);
   }

@@ -20,8 +20,9 @@ export function ActivityFeed({ taskId, limit = 50 }: { taskId: string; limit?: n
     return <p className="muted small">Nothing yet: runner output and new versions appear here as they happen.</p>;
   }
   return (
-    // The log role on a wrapper: a list inside keeps its items' list semantics.
-    <div ref={list} className="activity" role="log" aria-label="Live activity" aria-live="polite">
+    // The log role on a wrapper: a list inside keeps its items' list semantics. It scrolls once a run has said much,
+    // so it takes the keyboard's focus too, to be scrolled without a mouse.
+    <div ref={list} className="activity" role="log" aria-label="Live activity" aria-live="polite" tabIndex={0}>
       <ol className="plain">
         {entries.slice(-limit).map((e) => (
           <li key={e.id} className={`activity-${e.kind}`}>

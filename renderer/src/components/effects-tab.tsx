@@ -49,7 +49,9 @@ function Expandable({ value, label }: { value: unknown; label: string }) {
   if (value === undefined || value === null) return <span className="muted">—</span>;
   return (
     <details className="cell-details">
-      <summary aria-label={label}>
+      {/* The name read out holds the preview seen (WCAG 2.5.3, label in name): what it is, then what it shows. */}
+      <summary>
+        <span className="visually-hidden">{label}: </span>
         <span className="mono small">{previewValue(value, 48)}</span>
       </summary>
       <ValueView value={value} label={label} />
