@@ -79,7 +79,8 @@ async function copyTask(source: CheckpointSource, dest: CheckpointStore, taskId:
   let written = 0;
   let logged = 0;
 
-  const writeVersion = async (v: number) => {
+  // A version's event is the destination's save's own: it keeps the time the source's event gives it.
+  const writeVersion = async (v: number, eventAt?: string) => {
     const cp = await source.readVersion(taskId, v);
     const results: Record<string, unknown> = {};
     for (const step of cp.plan) {
@@ -93,7 +94,11 @@ async function copyTask(source: CheckpointSource, dest: CheckpointStore, taskId:
         throw new Error(`version ${v} rewrote the message history; it cannot be copied as appended messages`);
       appendHistory = tail.messages;
     }
-    const more = { ...(Object.keys(results).length ? { results } : {}), ...(appendHistory?.length ? { appendHistory } : {}) };
+    const more = {
+      ...(Object.keys(results).length ? { results } : {}),
+      ...(appendHistory?.length ? { appendHistory } : {}),
+      ...(eventAt ? { eventAt } : {}),
+    };
     const saved =
       v === 1
         ? await dest.create(saveInput(cp), more)
@@ -109,7 +114,10 @@ async function copyTask(source: CheckpointSource, dest: CheckpointStore, taskId:
     for (const e of events) {
       if (e.type === 'version' && e.version !== undefined) {
         if (e.version < next) continue;
-        while (next <= e.version && next <= last) await writeVersion(next++);
+        while (next <= e.version && next <= last) {
+          const v = next++;
+          await writeVersion(v, v === e.version ? e.at : undefined);
+        }
       } else if (e.id > destLastEvent && next > 1) {
         await dest.appendEvent(taskId, eventInput(e));
         logged++;
@@ -118,9 +126,10 @@ async function copyTask(source: CheckpointSource, dest: CheckpointStore, taskId:
     // Versions whose event the source's log lost (a log is not fsynced): written after the rest.
     while (next <= last) await writeVersion(next++);
   } catch (err) {
-    return { ...refused(`${(err as Error).message}; the versions before it were copied`), versions: written, events: logged };
+    return { ...refused(`${(err as Error).message}; the versions before it were copied`), versions: written, events: logged + written };
   }
-  return { task_id: taskId, status: 'copied', versions: written, events: logged };
+  // Each version written brought its version event with it.
+  return { task_id: taskId, status: 'copied', versions: written, events: logged + written };
 }
 
 function eventInput(e: TaskEvent): Parameters<CheckpointStore['appendEvent']>[1] {

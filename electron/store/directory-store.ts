@@ -389,7 +389,7 @@ class DirectoryStore implements CheckpointStore {
     const ctx = await this.ctx();
     const result = await this.withLock(taskId, async () => {
       const r = await this.writer(ctx, taskId).create({ ...opts, checkpoint });
-      return this.afterSave(taskId, r);
+      return this.afterSave(taskId, r, opts.eventAt);
     });
     // The root may have just been created: resolve its realpath afresh.
     if (ctx.realRoot === this.root) this.ctxPromise = null;
@@ -414,7 +414,7 @@ class DirectoryStore implements CheckpointStore {
         if (future) throw new ReadOnlyError(taskId, `${future.file}: ${future.message}`);
         throw err;
       }
-      return this.afterSave(taskId, await w.save(request));
+      return this.afterSave(taskId, await w.save(request), request.eventAt);
     });
   }
 
@@ -424,10 +424,10 @@ class DirectoryStore implements CheckpointStore {
   }
 
   /** Append the version event; a failure there leaves the version saved and is reported as a warning. */
-  private async afterSave(taskId: string, result: SaveResult): Promise<SaveResult> {
+  private async afterSave(taskId: string, result: SaveResult, at?: string): Promise<SaveResult> {
     try {
-      // A version event holds no string but its type: nothing in it to scrub (see appendEventLocked).
-      await this.appendEventLocked(taskId, { type: 'version', version: result.checkpoint.version }, false);
+      // A version event holds no string but its type and time: nothing in it to scrub (see appendEventLocked).
+      await this.appendEventLocked(taskId, { type: 'version', version: result.checkpoint.version, ...(at ? { at } : {}) }, false);
     } catch (err) {
       const warning = problem(
         `${taskId}/events.jsonl`,

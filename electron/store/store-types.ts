@@ -96,6 +96,12 @@ export interface SaveRequest {
    * "Segments"). Call `settle` when letting the lease go.
    */
   lease?: SaveLease;
+  /**
+   * When the version's `version` event says it was written: now, unless the
+   * version is another store's, copied (copy-tasks.ts), whose event keeps
+   * the time the source's log gives it.
+   */
+  eventAt?: string;
 }
 
 /** A task's lease as a save sees it (docs/FORMAT.md, "The lease"). */

@@ -274,7 +274,7 @@ export class PgTaskWriter {
       blobs.map((b) => b.hex),
       blobs.map((b) => b.bytes),
       lease && lease.taskId === this.taskId ? lease.generation : null,
-      new Date().toISOString(),
+      request.eventAt ?? new Date().toISOString(),
     ]);
   }
 
