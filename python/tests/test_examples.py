@@ -51,6 +51,11 @@ def test_bad_input_exits_2_with_nothing_written(root):
     assert not os.path.exists(os.path.join(root, "m"))
     out = run_example("md_summarizer.py", root, "--task", "m")
     assert out.returncode == 2 and "input: is required" in out.stderr
+    # A limit on automatic resumes that is not one is said as such, not blamed on the agent.
+    for bad in ("-1", str(2**70)):
+        out = run_example("checkpoint_demo.py", root, "--task", "m", "--mode", "auto", "--max-attempts", bad)
+        assert out.returncode == 2 and f'--max-attempts must be a whole number from 0 to 9007199254740991, not "{bad}"' in out.stderr
+    assert not os.path.exists(os.path.join(root, "m"))
 
 
 class Publisher:

@@ -35,6 +35,7 @@ import sys
 from typing import Any, Optional
 
 from .errors import OperationError, WaystationError
+from .jsonutil import MAX_SAFE_INTEGER
 from .runtime import Agent, MODES, Outcome, Run, load_for_write, run_agent
 from .store import Store
 
@@ -128,9 +129,14 @@ def main(agent: Agent, argv: Optional[list[str]] = None) -> int:
         return EXIT_BAD_INPUT
     mode = env.get("WAYSTATION_MODE") or args.mode or "manual"
     try:
-        max_attempts = int(env.get("WAYSTATION_MAX_ATTEMPTS") or args.max_attempts or 3)
+        raw = env.get("WAYSTATION_MAX_ATTEMPTS")
+        max_attempts = int(raw) if raw else (args.max_attempts if args.max_attempts is not None else 3)
     except ValueError:
-        print("error: WAYSTATION_MAX_ATTEMPTS must be a number; nothing was written", file=sys.stderr)
+        max_attempts = -1
+    # 0 is a limit too (no automatic resume); the bound is the one JSON keeps exactly, as the TypeScript CLI says.
+    if not 0 <= max_attempts <= MAX_SAFE_INTEGER:
+        shown = raw if raw else args.max_attempts
+        print(f'error: --max-attempts must be a whole number from 0 to {MAX_SAFE_INTEGER}, not "{shown}"; nothing was written', file=sys.stderr)
         return EXIT_BAD_INPUT
     action = env.get("WAYSTATION_ACTION") or ("approve" if args.approve else None)
     settle = {k: True for k in args.effect_happened}

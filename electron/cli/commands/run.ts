@@ -113,7 +113,8 @@ export function register(program: Command, ctx: CliContext): void {
       const mode = RecoveryMode.safeParse(opts.mode);
       if (!mode.success) throw new UsageError(`--mode must be manual, auto or confirm, not "${opts.mode}"`);
       const max = Number(opts.maxAttempts);
-      if (!Number.isInteger(max) || max < 0) throw new UsageError(`--max-attempts must be a whole number, not "${opts.maxAttempts}"`);
+      if (!Number.isSafeInteger(max) || max < 0)
+        throw new UsageError(`--max-attempts must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, not "${opts.maxAttempts}"`);
       const location = isPostgresUrl(dir) ? dir : directoryToRunIn(dir);
       const store = ctx.openStore(location);
       // A directory is made on first use, a database's schema too (as `waystation db init` would).

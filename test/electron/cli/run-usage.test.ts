@@ -1,0 +1,22 @@
+/** `waystation run` refuses options it cannot take as usage errors that name the option, with nothing written. */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { captureCli as cli } from './capture-cli.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-run-usage-'));
+});
+afterEach(() => fs.rm(dir, { recursive: true, force: true }));
+
+it('refuses a --max-attempts that is not a whole number JSON keeps exactly, naming it, not the agent', async () => {
+  for (const bad of ['-1', '1.5', 'abc', '99999999999999999999']) {
+    const out = await cli('run', dir, 'checkpoint-demo', '--task', 't', '--mode', 'auto', '--max-attempts', bad);
+    expect(out.code).toBe(2);
+    expect(out.err).toContain(`--max-attempts must be a whole number from 0 to 9007199254740991, not "${bad}"`);
+    expect(out.err).not.toContain('describes a task that is not a valid checkpoint');
+  }
+  expect(await fs.readdir(dir)).toEqual([]);
+});
