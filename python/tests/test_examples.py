@@ -39,6 +39,14 @@ def test_the_demo_fails_at_its_third_step_then_resumes_there(root):
     assert cp["status"] == "done" and [s["attempts"] for s in cp["plan"]] == [1, 1, 2, 1]
 
 
+def test_the_command_that_continues_a_run_names_its_directory_quoted_for_a_shell(tmp_path):
+    spaced = str(tmp_path / "my dir ü")
+    out = run_example("checkpoint_demo.py", spaced, env={"SKIP_FAILURE": ""})
+    assert out.returncode == 1, out.stderr
+    assert f"waystation resume '{spaced}' demo-task-001" in out.stdout
+    assert "<DIR>" not in out.stdout
+
+
 def test_the_demo_takes_a_task_id_and_describes_itself():
     out = run_example("checkpoint_demo.py", "--describe")
     assert out.returncode == 0

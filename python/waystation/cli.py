@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from typing import Any, Optional
 
@@ -188,7 +189,7 @@ def main(agent: Agent, argv: Optional[list[str]] = None) -> int:
     except WaystationError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_CRASHED
-    _print_outcome(outcome)
+    _print_outcome(outcome, root)
     return outcome.exit_code
 
 
@@ -202,10 +203,18 @@ def _auto_resume(agent: Agent, root: str, task_id: str, actor: Optional[str], co
         run.release()
 
 
-def _print_outcome(outcome: Outcome) -> None:
-    print(f"{outcome.task_id}: {outcome.status} at version {outcome.version}: {outcome.message}", flush=True)
+def fill_directory(text: str, root: str) -> str:
+    """`<DIR>` in a command hint replaced by `root`, quoted for a POSIX shell where it must be
+    (shared/checkpoint/fill-directory.ts), so the command printed runs as it is pasted."""
+    quoted = root if re.fullmatch(r"[A-Za-z0-9_./:@%+=,-]+", root) else "'" + root.replace("'", "'\\''") + "'"
+    return text.replace("<DIR>", quoted)
+
+
+def _print_outcome(outcome: Outcome, root: str) -> None:
+    message = fill_directory(outcome.message, root)
+    print(f"{outcome.task_id}: {outcome.status} at version {outcome.version}: {message}", flush=True)
     if outcome.next:
-        print(f"next: {outcome.next}", flush=True)
+        print(f"next: {fill_directory(outcome.next, root)}", flush=True)
 
 
 __all__ = ["main", "load_for_write"]

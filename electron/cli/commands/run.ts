@@ -6,6 +6,7 @@
  * `--publish-url URL`), validated by the agent's schema. Given an existing
  * task id, it resumes that task instead, as re-running the article's demo does.
  */
+import { fillDirectory } from '../../../shared/checkpoint/fill-directory.js';
 import type { Command } from 'commander';
 import { isPostgresUrl } from '../../store/postgres/redact-url.js';
 import { RecoveryMode } from '../../../shared/checkpoint/schema.js';
@@ -64,7 +65,8 @@ export function streamRunner(ctx: CliContext, runner: Runner, json: boolean): vo
 /** Print how an operation ended and what to do next; set the exit code. */
 export function reportOutcome(ctx: CliContext, dir: string, outcome: RunOutcome, json: boolean): void {
   const shown = shownLocation(dir);
-  const fill = (s: string) => s.replaceAll('<DIR>', shown);
+  // Quoted for a shell where it must be, so the command printed runs as it is pasted.
+  const fill = (s: string) => fillDirectory(s, shown);
   if (json) {
     ctx.io.out(formatJson({ ...outcome, message: fill(outcome.message), next: outcome.next ? fill(outcome.next) : null }));
   } else if (outcome.error) {

@@ -3,6 +3,7 @@
  * task is for, where it stands, what each step produced (a one-line preview;
  * `waystation result` prints one whole), what it did, and how to resume it.
  */
+import { fillDirectory } from '../../../shared/checkpoint/fill-directory.js';
 import type { Command } from 'commander';
 import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import type { Problem } from '../../../shared/checkpoint/problem.js';
@@ -80,7 +81,7 @@ export function renderCheckpoint(s: Style, cp: Checkpoint, { shownAs, results, d
     out.push(table(rows, ['  #', 'ID', 'NAME', 'STATUS', 'TRIES', 'TIME', 'RESULT / ERROR'], s).trimEnd().replace(/^/gm, '  '));
     for (const [id, r] of results ?? []) if (r.state === 'unreadable') out.push(`  ${s.red('✗')} result of ${id}: ${r.message}`);
     if ([...(results?.values() ?? [])].some((r) => r.state === 'value'))
-      out.push(s.dim(`  a whole result: waystation result ${dir ?? 'DIR'} ${cp.task_id} STEP`));
+      out.push(s.dim(`  a whole result: ${fillDirectory(`waystation result <DIR> ${cp.task_id} STEP`, dir ?? null)}`));
   }
 
   out.push('', s.bold('Artifacts'));
@@ -123,7 +124,7 @@ export function renderCheckpoint(s: Style, cp: Checkpoint, { shownAs, results, d
     }
   }
 
-  out.push('', s.bold('Resume hint'), `  ${cp.resume_hint || s.dim('(none)')}`);
+  out.push('', s.bold('Resume hint'), `  ${cp.resume_hint ? fillDirectory(cp.resume_hint, dir ?? null) : s.dim('(none)')}`);
 
   const run = cp.run;
   out.push('', s.bold('Run'));

@@ -2,7 +2,7 @@
 import { useEffect, useRef } from 'react';
 import { useAppStore } from '../store/app-store.js';
 import type { ActivityEntry } from '../store/store-types.js';
-import { fillDirectory } from '../store/fill-directory.js';
+import { fillDirectory } from '../../../shared/checkpoint/fill-directory.js';
 
 const EMPTY: ActivityEntry[] = [];
 

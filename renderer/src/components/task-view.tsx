@@ -8,7 +8,7 @@ import { NOTHING_TO_START, readOnlyReason } from '../store/read-only.js';
 import type { TabId } from '../store/store-types.js';
 import { StatusBadge, TaskStatusBadge } from './status-badge.js';
 import { currentFailures } from '../store/current-failures.js';
-import { fillDirectory } from '../store/fill-directory.js';
+import { fillDirectory } from '../../../shared/checkpoint/fill-directory.js';
 import { Tabs, type TabDef } from './tabs.js';
 import { PlanTab } from './plan-tab.js';
 import { ArtifactsTab } from './artifacts-tab.js';

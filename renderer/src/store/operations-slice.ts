@@ -1,7 +1,7 @@
 import { validateAgainstSchema } from '../../../shared/checkpoint/output-schema.js';
 import type { OperationsSlice, Slice, Store } from './store-types.js';
 import { errorIssues, errorText } from './error-text.js';
-import { fillDirectory } from './fill-directory.js';
+import { fillDirectory } from '../../../shared/checkpoint/fill-directory.js';
 
 /** Actions that change a task through the host, with progress and notices. */
 export const createOperationsSlice: Slice<OperationsSlice> = (set, get) => {

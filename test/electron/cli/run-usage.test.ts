@@ -1,4 +1,7 @@
-/** `waystation run` refuses options it cannot take as usage errors that name the option, with nothing written. */
+/**
+ * `waystation run`: options it cannot take refused as usage errors that name the option, with nothing written, and
+ * the command that continues a run printed as it can be pasted.
+ */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,4 +22,17 @@ it('refuses a --max-attempts that is not a whole number JSON keeps exactly, nami
     expect(out.err).not.toContain('describes a task that is not a valid checkpoint');
   }
   expect(await fs.readdir(dir)).toEqual([]);
+});
+
+it('prints the command that continues a run with the directory quoted for a shell where it must be', async () => {
+  const spaced = path.join(dir, 'my dir ü');
+  const before = process.env.SKIP_FAILURE;
+  delete process.env.SKIP_FAILURE;
+  try {
+    const out = await cli('run', spaced, 'checkpoint-demo', '--task', 't1');
+    expect(out.code).toBe(1);
+    expect(out.out).toContain(`waystation resume '${spaced}' t1`);
+  } finally {
+    if (before !== undefined) process.env.SKIP_FAILURE = before;
+  }
 });
