@@ -5,6 +5,7 @@
  * `command-list.ts` lists them, so adding a command is one line there. `runCli` runs in-process (tests, other tools); the process
  * entry at the bottom runs only when this file is the program being started.
  */
+import { terminalSafe } from './terminal-safe.js';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,7 +58,9 @@ export interface RunOptions {
  * version, usage errors) are turned into exit codes 0 or 2, usage mistakes in
  * the commands into 2, and unexpected failures into 1 with a message.
  */
-export async function runCli(argv: readonly string[], io: CliIo, opts: RunOptions = {}): Promise<number> {
+export async function runCli(argv: readonly string[], given: CliIo, opts: RunOptions = {}): Promise<number> {
+  // Everything a command writes goes out terminal-safe (output.ts, terminalSafe): a checkpoint's text is shown, never obeyed.
+  const io: CliIo = { ...given, out: (s) => given.out(terminalSafe(s)), err: (s) => given.err(terminalSafe(s)) };
   // Only the commands this command line can run are imported: `--version` loads none, `ls` only its own.
   const commands = await Promise.all(commandsToLoad(argv).map((c) => c.load()));
   const storeOpener = opts.openStore ?? (commands.length > 0 ? (await import('../store/open-location.js')).openLocation : refuseStore);
