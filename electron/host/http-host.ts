@@ -185,12 +185,15 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   const routeApi = async (req: http.IncomingMessage, res: http.ServerResponse, segments: string[], query: URLSearchParams) => {
     const auth = req.headers.authorization;
     const bearer = auth && /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim();
-    if (!tokenMatches(bearer || query.get('token'))) {
+    const given = bearer || query.get('token');
+    if (!tokenMatches(given)) {
       throw new HttpFailure(
         401,
         new ApiError(
           'forbidden',
-          'this request lacks the token printed by `waystation serve` (Authorization: Bearer <token> or ?token=<token>)',
+          given
+            ? "this request's token is not this host's: the host makes a new one each time it starts, so open the URL it printed when it started (`waystation serve` prints it)"
+            : 'this request carries no token: send the one `waystation serve` printed (Authorization: Bearer <token> or ?token=<token>)',
         ),
       );
     }

@@ -445,7 +445,14 @@ export type WaystationApi = {
 };
 
 /** How a live event stream stands, as `subscribe` reports it. */
-export type StreamStatus = { state: 'live' } | { state: 'offline'; reason: string; retryAt: number };
+export type StreamStatus =
+  | { state: 'live' }
+  | { state: 'offline'; reason: string; retryAt: number }
+  /**
+   * The host refuses this page's token (HTTP 401): it prints a new one at every start, so a host started again, or
+   * a URL with another token, is not reached by retrying. Nothing is tried again; the page says what to open.
+   */
+  | { state: 'refused'; reason: string };
 
 /** Validate an input for `method`; throws ApiError('invalid-input') with readable issues. */
 export function parseApiInput<M extends ApiMethod>(method: M, input: unknown): z.output<(typeof apiInputs)[M]> {

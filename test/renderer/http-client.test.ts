@@ -122,7 +122,16 @@ describe('the HTTP API client', () => {
     FakeEventSource.instances = [];
     vi.useFakeTimers();
     try {
-      const api = createHttpApi({ baseUrl: 'http://h', token: 't', EventSource: FakeEventSource as unknown as typeof EventSource });
+      // The host is down: the call made to tell why the stream dropped gets no answer.
+      const down = (async () => {
+        throw new TypeError('fetch failed');
+      }) as unknown as typeof fetch;
+      const api = createHttpApi({
+        baseUrl: 'http://h',
+        token: 't',
+        EventSource: FakeEventSource as unknown as typeof EventSource,
+        fetch: down,
+      });
       const states: string[] = [];
       const waits: number[] = [];
       const stop = api.subscribe(
@@ -151,6 +160,39 @@ describe('the HTTP API client', () => {
       // The host is back.
       FakeEventSource.instances[2].onopen!();
       expect(states.at(-1)).toBe('live');
+      stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('stops retrying a host that refuses the token (started again, with a new one) and says so with its sentence', async () => {
+    FakeEventSource.instances = [];
+    vi.useFakeTimers();
+    try {
+      const sentence = "this request's token is not this host's: the host makes a new one each time it starts";
+      const { fetchImpl, requests } = fakeFetch(() => ({ status: 401, body: { error: { code: 'forbidden', message: sentence } } }));
+      const api = createHttpApi({
+        baseUrl: 'http://h',
+        token: 't',
+        EventSource: FakeEventSource as unknown as typeof EventSource,
+        fetch: fetchImpl,
+      });
+      const statuses: { state: string; reason?: string }[] = [];
+      const stop = api.subscribe(
+        () => undefined,
+        undefined,
+        (s) => statuses.push(s),
+      );
+      FakeEventSource.instances[0].onopen!();
+      FakeEventSource.instances[0].onerror!();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(requests.map((r) => r.url)).toEqual(['http://h/api/rpc/getDirectory']);
+      expect(statuses.at(-1)).toEqual({ state: 'refused', reason: sentence });
+      // Not tried again, however long the page stays open.
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(FakeEventSource.instances).toHaveLength(1);
+      expect(FakeEventSource.instances[0].closed).toBe(true);
       stop();
     } finally {
       vi.useRealTimers();

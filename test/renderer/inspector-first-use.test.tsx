@@ -451,6 +451,22 @@ describe('the task list', () => {
   });
 });
 
+describe("a host that refuses the page's token", () => {
+  it('is not shown as an empty directory: the page says what to open instead, and stops retrying', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('listed'));
+    await openApp(fake);
+    act(() => fake.streamStatus({ state: 'refused', reason: "this request's token is not this host's" }));
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('This page is not let in');
+    expect(alert.textContent).toContain('open the URL it printed');
+    expect(screen.queryByText('Select a task')).toBeNull();
+    expect(screen.getByRole('status', { name: 'Connection: Not connected: token refused' })).toBeTruthy();
+    // A drop reported later by another path does not turn it back into a countdown.
+    act(() => fake.streamStatus({ state: 'offline', reason: 'lost', retryAt: Date.now() + 1000 }));
+    expect(screen.getByRole('status', { name: 'Connection: Not connected: token refused' })).toBeTruthy();
+  });
+});
+
 describe('a task removed from the directory while it is shown', () => {
   it('is no longer shown with its actions: the view says it cannot be opened', async () => {
     const fake = new FakeApi().add(makeCheckpoint('gone'));

@@ -64,6 +64,12 @@ export function createHttpApi(options: HttpApiOptions): WaystationApi {
   const base = options.baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
 
+  // Told of a 401 from any call: the stream stops retrying and the page says the token is not the host's.
+  const refusedListeners = new Set<(reason: string) => void>();
+  const refused = (reason: string) => {
+    for (const l of [...refusedListeners]) l(reason);
+  };
+
   async function call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise<ApiOutputs[M]> {
     let response: Response;
     try {
@@ -85,7 +91,9 @@ export function createHttpApi(options: HttpApiOptions): WaystationApi {
     if (!response.ok) {
       const err = (body as Partial<ApiErrorBody> | null)?.error;
       const code = err && isApiErrorCode(err.code) ? err.code : response.status === 401 ? 'forbidden' : 'failed';
-      throw new ApiError(code, err?.message ?? `${method} failed with HTTP ${response.status}`, err?.issues ?? []);
+      const message = err?.message ?? `${method} failed with HTTP ${response.status}`;
+      if (response.status === 401) refused(message);
+      throw new ApiError(code, message, err?.issues ?? []);
     }
     return body as ApiOutputs[M];
   }
@@ -156,6 +164,9 @@ export function createHttpApi(options: HttpApiOptions): WaystationApi {
       if (closed || source !== mine) return;
       mine.close();
       source = null;
+      // An EventSource does not say why it failed: one call tells a host that refuses the token (it answers 401, and
+      // `refused` below ends the stream) from one that is down or restarting (it does not answer; retried as ever).
+      void methods.getDirectory({}).catch(() => undefined);
       const retryAt = Date.now() + backoff;
       onStatus?.({
         state: 'offline',
@@ -196,9 +207,19 @@ export function createHttpApi(options: HttpApiOptions): WaystationApi {
       };
       mine.onerror = () => dropped(mine);
     };
+    const onRefused = (reason: string) => {
+      if (closed) return;
+      closed = true;
+      if (retryTimer) clearTimeout(retryTimer);
+      source?.close();
+      source = null;
+      onStatus?.({ state: 'refused', reason });
+    };
+    refusedListeners.add(onRefused);
     open();
     return () => {
       closed = true;
+      refusedListeners.delete(onRefused);
       if (retryTimer) clearTimeout(retryTimer);
       source?.close();
     };

@@ -8,11 +8,24 @@ import { useAppStore } from '../store/app-store.js';
 
 export function ConnectionStatus() {
   const { connection, problem } = useAppStore(useShallow((s) => ({ connection: s.connection, problem: s.connectionProblem })));
-  const text = connection === 'live' ? 'Live' : connection === 'connecting' ? 'Connecting…' : null;
+  const text =
+    connection === 'live'
+      ? 'Live'
+      : connection === 'connecting'
+        ? 'Connecting…'
+        : connection === 'refused'
+          ? 'Not connected: token refused'
+          : null;
   return (
     <span
       className={`conn conn-${connection}`}
-      title={problem ? `${problem.reason}; changes made meanwhile are read again once it is back` : undefined}
+      title={
+        problem
+          ? connection === 'refused'
+            ? problem.reason
+            : `${problem.reason}; changes made meanwhile are read again once it is back`
+          : undefined
+      }
     >
       <span className="dot" aria-hidden="true" />
       {/* A new countdown for each attempt: keyed by when it is due. */}

@@ -64,9 +64,23 @@ export function TaskView() {
 
 function NoSelection() {
   const hasTasks = useAppStore((s) => s.tasks.length > 0);
+  const refused = useAppStore((s) => (s.connection === 'refused' ? (s.connectionProblem?.reason ?? '') : null));
   const noDirectory = useAppStore((s) => s.directory !== null && s.directory.root === null);
   const setStartDialogOpen = useAppStore((s) => s.setStartDialogOpen);
   const readOnly = useAppStore((s) => readOnlyReason(s.directory) !== null);
+  if (refused !== null) {
+    // Not an empty directory: a page the host does not let in. Retrying cannot help; the host's own URL does.
+    return (
+      <div className="main-empty" role="alert">
+        <h1>This page is not let in</h1>
+        <p>
+          The Waystation host refuses this page's token. It makes a new one each time it starts: open the URL it printed when it started (
+          <code>waystation serve</code> prints it, with <code>?token=</code>), or reload the desktop window.
+        </p>
+        <p className="muted small">{refused}</p>
+      </div>
+    );
+  }
   if (noDirectory) {
     return (
       <div className="main-empty">

@@ -79,8 +79,10 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
         // With no directory open there is nothing to list; the list says how to open one.
         if (directory.root !== null) await get().loadTasks(firstScreen);
         // The stream may have dropped meanwhile; then it, not this answer, says when the host is back.
-        if (get().connection !== 'offline') set({ connection: 'live' });
+        if (get().connection === 'connecting') set({ connection: 'live' });
       } catch (err) {
+        // A token the host refuses is said by the connection itself (handleStreamStatus), once, not as a toast.
+        if (get().connection === 'refused') return;
         set({ connection: 'offline' });
         get().notify('error', errorText(err));
       }
@@ -111,6 +113,11 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
       },
 
       handleStreamStatus(status: StreamStatus) {
+        if (status.state === 'refused') {
+          set({ connection: 'refused', connectionProblem: { reason: status.reason, retryAt: 0 } });
+          return;
+        }
+        if (get().connection === 'refused') return;
         if (status.state === 'offline') {
           set({ connection: 'offline', connectionProblem: { reason: status.reason, retryAt: status.retryAt } });
           return;
@@ -125,7 +132,10 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
       },
 
       handleEvent(event: HostEvent) {
-        set({ lastEventId: event.id, ...(get().connection === 'offline' ? {} : { connection: 'live' as const }) });
+        set({
+          lastEventId: event.id,
+          ...(get().connection === 'offline' || get().connection === 'refused' ? {} : { connection: 'live' as const }),
+        });
         const selected = get().selectedTaskId;
         const at = new Date().toISOString();
         switch (event.type) {

@@ -32,7 +32,8 @@ export type DetailLoadState = LoadState | 'waiting';
 export interface ConnectionSlice {
   api: WaystationApi;
   /** `live` once the first listing arrived and events flow; `offline` when the host stopped answering. */
-  connection: 'connecting' | 'live' | 'offline';
+  /** `refused`: the host refuses this page's token (StreamStatus): nothing is tried again. */
+  connection: 'connecting' | 'live' | 'offline' | 'refused';
   /** While offline: why, and when the next attempt to reconnect is (epoch ms). */
   connectionProblem: { reason: string; retryAt: number } | null;
   /** The event stream's status, as the API reports it. */
