@@ -72,7 +72,8 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
     publish = await startFakePublishService();
     // A short model delay: a forty-file run takes seconds, time enough to stop it; the other runs stay quick.
     world = await startWorld({ prefix: 'e2e-tt-', env: { WAYSTATION_OFFLINE_LATENCY_MS: '150' } });
-    notes = path.join(world.tmp, 'two-notes');
+    // Inside the directory served: a task the inspector starts reads only there.
+    notes = path.join(world.root, 'two-notes');
     await fs.mkdir(notes, { recursive: true });
     await fs.writeFile(path.join(notes, 'a.md'), '# Alpha\n\nAlpha comes first. It sets the scene.\n');
     await fs.writeFile(path.join(notes, 'b.md'), '# Beta\n\nBeta follows, with more to say.\n');
@@ -87,7 +88,7 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
   });
 
   it('stops a running task with Stop, and shows who stopped it', async () => {
-    const many = path.join(world.tmp, 'many-notes');
+    const many = path.join(world.root, 'many-notes');
     await fs.mkdir(many, { recursive: true });
     for (let i = 0; i < 40; i++) await fs.writeFile(path.join(many, `n${String(i).padStart(2, '0')}.md`), `# Note ${i}\n\nNote ${i}.\n`);
     await rpc<ActionResult>('startTask', { agent: 'md-summarizer', taskId: 'tt-stop', options: { input: many } });

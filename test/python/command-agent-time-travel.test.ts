@@ -163,7 +163,9 @@ describe('a Python command agent', () => {
     const stopped = await cli('stop', root, 'force-me', '--force', '--by', 'grace');
     expect(stopped.code, stopped.out).toBe(0);
     const outcome = await run;
-    expect(outcome.exitCode, JSON.stringify(events.filter((e) => e.type !== 'line'))).toBe(RunExit.crashed);
+    // Ended by the stop a person asked for: stopped (exit 8), as a run that stopped at a boundary is.
+    expect(outcome.exitCode, JSON.stringify(events.filter((e) => e.type !== 'line'))).toBe(RunExit.stopped);
+    expect(outcome.stopped).toBe(true);
     expect(events.some((e) => e.type === 'retrying')).toBe(false);
     const cp = await task('force-me');
     expect(cp.recovery.stopped).toMatchObject({ by: 'grace' });

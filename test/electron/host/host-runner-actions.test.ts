@@ -165,7 +165,7 @@ describe('the options of a task the inspector starts', () => {
       const host = await openService();
       const refusals: [Record<string, unknown>, RegExp][] = [
         [{ input: path.relative(root, outside) }, /--input folder .* is refused: it climbs out with ".."/],
-        [{ input: outside }, /--input folder .* is refused: it is absolute/],
+        [{ input: outside }, /--input folder .* is refused: it names a folder outside the directory/],
         [{ input: 'link-out' }, /--input folder "link-out" is refused: it leads outside through a symbolic link/],
         [{ input: 'notes', output: '../escape-out' }, /--output folder "..\/escape-out" is refused/],
       ];
@@ -176,11 +176,16 @@ describe('the options of a task the inspector starts', () => {
       expect(await fs.readdir(outside)).toEqual(['secret.md']);
       await expect(fs.stat(path.join(path.dirname(root), 'escape-out'))).rejects.toMatchObject({ code: 'ENOENT' });
 
-      // A folder inside it is read and written as ever.
-      const finished = exited('inside');
-      await host.startTask({ agent: 'md-summarizer', taskId: 'inside', options: { input: 'notes' }, mode: 'manual' });
-      await finished;
-      expect((await latest('inside')).status).toBe('done');
+      // A folder inside it is read and written as ever, named relative to it or by its absolute path.
+      for (const [taskId, input] of [
+        ['inside', 'notes'],
+        ['inside-absolute', path.join(root, 'notes')],
+      ]) {
+        const finished = exited(taskId);
+        await host.startTask({ agent: 'md-summarizer', taskId, options: { input }, mode: 'manual' });
+        await finished;
+        expect((await latest(taskId)).status).toBe('done');
+      }
     } finally {
       await fs.rm(outside, { recursive: true, force: true });
     }

@@ -100,16 +100,21 @@ describe('a standby worker', () => {
     expect(await fs.readdir(root)).toEqual([]);
   });
 
-  it('adopted and then killed is reported as a crash, as any worker is', async () => {
+  it('adopted and then killed is reported as any worker is: a crash once it created the task, a refused start before', async () => {
     startStandbyWorker(bundle.workerLaunch, env);
     const runner = new Runner({ root, env, workerLaunch: bundle.workerLaunch });
     runner.onEvent((e) => {
       if (e.type === 'spawned') process.kill(e.pid, 'SIGKILL');
     });
     const outcome = await runner.startRun({ agent: 'checkpoint-demo', taskId: 'killed' });
-    expect(outcome).toMatchObject({ task_id: 'killed', crashed: true, signal: 'SIGKILL', exitCode: RunExit.crashed });
-    // Nothing it did is taken for done: the task, if it got as far as creating it, is left interrupted.
     const entry = await openStore(root).getTask('killed');
-    if (entry?.checkpoint) expect(entry.checkpoint.status).toBe('running');
+    if (entry?.checkpoint) {
+      // Nothing it did is taken for done: the task it got as far as creating is left interrupted.
+      expect(outcome).toMatchObject({ task_id: 'killed', crashed: true, signal: 'SIGKILL', exitCode: RunExit.crashed });
+      expect(entry.checkpoint.status).toBe('running');
+    } else {
+      expect(outcome).toMatchObject({ task_id: 'killed', error: 'agent-unavailable', exitCode: RunExit.usage });
+      expect(outcome.message).toContain('was killed by SIGKILL before it wrote task killed; nothing was written');
+    }
   });
 });
