@@ -302,6 +302,16 @@ def test_refusals_write_nothing(root, model):
     other = Agent(name="other", run=lambda t: None)
     with pytest.raises(OperationError, match="belongs to agent two"):
         run_agent(other, root, "t", model=model)
+    # A task that is not there is said as such by every operation on it, as the TypeScript side says it.
+    for operate in (
+        lambda: waystation.edit_step_result(root, "nope", "a", "x"),
+        lambda: waystation.reject_task(root, "nope", "why"),
+        lambda: waystation.request_stop(root, "nope"),
+    ):
+        with pytest.raises(OperationError) as refused:
+            operate()
+        assert refused.value.code == "not-found" and 'there is no task "nope"' in str(refused.value)
+    assert not os.path.exists(os.path.join(root, "nope"))
 
 
 def test_a_second_runner_is_refused_while_the_first_holds_the_lease(root, model):

@@ -788,6 +788,9 @@ def generate_task_id(agent_name: str) -> str:
 
 def load_for_write(store: Store, task_id: str) -> dict[str, Any]:
     """The task's newest checkpoint, refusing what must not be written (OperationError)."""
+    # Asked first: the writer takes a task that is not there for one with no versions, and says so as unreadable.
+    if not store.exists(task_id):
+        raise OperationError("not-found", f'there is no task "{task_id}" in {store.root}; nothing was written')
     try:
         store.writer(task_id).invalidate()
         store.writer(task_id).last_version()
