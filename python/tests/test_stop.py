@@ -129,7 +129,8 @@ def test_the_cli_exits_8_when_stopped(root, model, capsys):
     assert code == 8
     printed = capsys.readouterr().out
     assert "t: running at version" in printed and "stopped by grace" in printed
-    assert "next: continue: waystation resume <DIR> t" in printed
+    # The directory it was given, in the command printed (quoted only where a shell would need it).
+    assert f"next: continue: waystation resume {root} t" in printed
 
 
 def test_a_stop_request_is_read_as_the_typescript_runtime_reads_it(tmp_path):
