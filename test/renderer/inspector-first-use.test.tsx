@@ -467,6 +467,30 @@ describe("a host that refuses the page's token", () => {
   });
 });
 
+describe('a fork of a version mid-run', () => {
+  it('is shown held by the fork, from where, not as a run a person stopped', async () => {
+    const at = new Date().toISOString();
+    const fake = new FakeApi().add(
+      makeCheckpoint('forked', {
+        status: 'running',
+        source: { kind: 'fork', actor: 'fay', note: 'forked from parent at version 2', forked_from: { task_id: 'parent', version: 2 } },
+        forked_from: { task_id: 'parent', version: 2 },
+        recovery: {
+          mode: 'manual',
+          auto_attempts: 0,
+          decisions: [],
+          pending_approval: null,
+          stopped: { by: 'fay', at, reason: 'forked from parent at version 2' },
+        },
+      }),
+    );
+    await openApp(fake, 'forked');
+    const note = screen.getByRole('note', { name: 'Held after a fork' });
+    expect(note.textContent).toContain('forked from parent at version 2 by fay');
+    expect(screen.queryByRole('note', { name: 'Stopped by a person' })).toBeNull();
+  });
+});
+
 describe('a task removed from the directory while it is shown', () => {
   it('is no longer shown with its actions: the view says it cannot be opened', async () => {
     const fake = new FakeApi().add(makeCheckpoint('gone'));

@@ -49,7 +49,27 @@ export function StopButton({ taskId }: { taskId: string }) {
 }
 
 /** Who stopped the task, when and why, as the version records it. */
-export function StoppedNote({ stopped }: { stopped: NonNullable<Checkpoint['recovery']['stopped']> }) {
+export function StoppedNote({
+  stopped,
+  forkedFrom,
+}: {
+  stopped: NonNullable<Checkpoint['recovery']['stopped']>;
+  /** Set when the task is a fork made from a version mid-run: held for a person, not stopped by one. */
+  forkedFrom?: Checkpoint['forked_from'];
+}) {
+  if (forkedFrom) {
+    // A fork of a running version is held so that no host resumes it by itself; no one stopped a run.
+    return (
+      <p className="stopped-note" role="note" aria-label="Held after a fork">
+        <span className="badge tone-warn">Held</span> forked from <strong>{forkedFrom.task_id}</strong> at version {forkedFrom.version} by{' '}
+        <strong>{stopped.by}</strong>{' '}
+        <time dateTime={stopped.at} title={formatTime(stopped.at)}>
+          {formatRelative(stopped.at)}
+        </time>
+        <span className="muted small"> · nothing resumes it by itself; Resume continues it from there</span>
+      </p>
+    );
+  }
   return (
     <p className="stopped-note" role="note" aria-label="Stopped by a person">
       <span className="badge tone-warn">

@@ -257,7 +257,13 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
             </span>
           </div>
         )}
-        {!viewingOld && cp?.recovery.stopped && <StoppedNote stopped={cp.recovery.stopped} />}
+        {!viewingOld && cp?.recovery.stopped && (
+          <StoppedNote
+            stopped={cp.recovery.stopped}
+            // Held by the fork itself, until the version is changed by a save of its own.
+            forkedFrom={cp.source.kind === 'fork' ? cp.forked_from : undefined}
+          />
+        )}
         {showAgentNotice && <AgentNotice status={agent} id={agentNoteId} />}
         {canResume && confirmingImport && (
           <ImportConfirm
