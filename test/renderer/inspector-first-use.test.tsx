@@ -467,6 +467,24 @@ describe("a host that refuses the page's token", () => {
   });
 });
 
+describe('Compare latest with previous', () => {
+  it('moves along to the newest two as versions arrive', async () => {
+    const fake = new FakeApi()
+      .add(makeCheckpoint('moving', { version: 1, phase: 'one' }))
+      .add(makeCheckpoint('moving', { version: 2, phase: 'two', source: { kind: 'runtime' } }));
+    await openApp(fake, 'moving');
+    fireEvent.click(tab(/^History/));
+    fireEvent.click(await screen.findByRole('button', { name: 'Compare latest with previous' }));
+    const pairs = () =>
+      fake.calls.filter((c) => c.method === 'diffVersions').map((c) => [(c.input as { a: number }).a, (c.input as { b: number }).b]);
+    await waitFor(() => expect(pairs().at(-1)).toEqual([1, 2]));
+
+    fake.add(makeCheckpoint('moving', { version: 3, phase: 'three', source: { kind: 'runtime' } }));
+    act(() => fake.emit({ type: 'task-changed', taskId: 'moving', version: 3 }));
+    await waitFor(() => expect(pairs().at(-1)).toEqual([2, 3]));
+  });
+});
+
 describe('a fork of a version mid-run', () => {
   it('is shown held by the fork, from where, not as a run a person stopped', async () => {
     const at = new Date().toISOString();

@@ -77,7 +77,10 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
       <p className="muted small">Pick a version in each column to compare them.{history.length > 1 && ' '}</p>
       {history.length > 1 && (
         <div className="row-actions">
-          <button type="button" onClick={() => setDiffPair(history[history.length - 2].version, history[history.length - 1].version)}>
+          <button
+            type="button"
+            onClick={() => setDiffPair(history[history.length - 2].version, history[history.length - 1].version, { latest: true })}
+          >
             Compare latest with previous
           </button>
         </div>

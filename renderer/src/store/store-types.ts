@@ -99,6 +99,8 @@ export interface StepResultState {
 export interface DiffState {
   a: number | null;
   b: number | null;
+  /** Picked as "the latest with the previous": a new version moves the pair along with it. */
+  latest?: boolean;
   state: LoadState;
   result: DiffResult | null;
   error: string | null;
@@ -169,7 +171,8 @@ export interface TaskFeedSlice {
 
 export interface VersionDiffSlice {
   diff: DiffState;
-  setDiffPair(a: number | null, b: number | null): void;
+  /** Pick two versions to diff; `latest` when the pair is the newest two, to be moved along as versions arrive. */
+  setDiffPair(a: number | null, b: number | null, opts?: { latest?: boolean }): void;
   /** Compute the picked pair's diff again (a new version arrived); nothing when no pair is picked. */
   reloadDiff(): void;
   /** Forget the pair picked (another task is opened). */
