@@ -384,33 +384,40 @@ describe('live events from the directory', () => {
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => events[0].id + i));
   });
 
+  /** Write task `again` anew (its folder gone first, if there): a run of `versions` versions named `run`. */
+  async function runAgain(run: string, versions: number): Promise<void> {
+    await fs.rm(path.join(root, 'again'), { recursive: true, force: true });
+    const writer = openStore(root);
+    await writer.create(task('again', `${run} run`));
+    for (let version = 1; version < versions; version++) {
+      await writer.save('again', { expectedVersion: version, checkpoint: task('again', `${run} run ${version + 1}`) });
+    }
+  }
+
+  /** The version events of task `again` published from the `from`th event on. */
+  const versionEvents = (from: number) =>
+    events
+      .slice(from)
+      .filter((e) => e.type === 'task-event' && e.taskId === 'again' && e.event.type === 'version')
+      .map((e) => (e as { event: { id: number; version?: number } }).event);
+
   it.each([
     { first: 6, second: 3, ends: 'shorter' },
     { first: 3, second: 5, ends: 'longer' },
   ])(
     'reports the events of a task removed and written anew under its name within one batch, from its first ($ends)',
     async ({ first, second }) => {
-      const writer = openStore(root);
-      await writer.create(task('again'));
+      await openStore(root).create(task('again', 'first run'));
       // A batch only after 400 ms without a change: the removal and the new run below fall in one.
       await startService({ watch: { quietMs: 400, maxDelayMs: 5_000 } });
+      const writer = openStore(root);
       for (let version = 1; version < first; version++) {
         await writer.save('again', { expectedVersion: version, checkpoint: task('again', `first run ${version + 1}`) });
       }
-      const versionEvents = (from: number) =>
-        events
-          .slice(from)
-          .filter((e) => e.type === 'task-event' && e.taskId === 'again' && e.event.type === 'version')
-          .map((e) => (e as { event: { id: number; version?: number } }).event);
       await until(() => versionEvents(0).some((e) => e.version === first), `the first run at version ${first}`);
 
       const mark = events.length;
-      await fs.rm(path.join(root, 'again'), { recursive: true });
-      const rewriter = openStore(root);
-      await rewriter.create(task('again', 'second run'));
-      for (let version = 1; version < second; version++) {
-        await rewriter.save('again', { expectedVersion: version, checkpoint: task('again', `second run ${version + 1}`) });
-      }
+      await runAgain('second', second);
       await until(() => versionEvents(mark).some((e) => e.version === second), `the second run at version ${second}`);
       expect(versionEvents(mark).map((e) => [e.id, e.version])).toEqual(Array.from({ length: second }, (_, i) => [i + 1, i + 1]));
     },
@@ -422,11 +429,7 @@ describe('live events from the directory', () => {
   ])(
     'reports the events of a task written before the directory opened and written anew before it changed, from its first ($ends)',
     async ({ first, second }) => {
-      const writer = openStore(root);
-      await writer.create(task('again'));
-      for (let version = 1; version < first; version++) {
-        await writer.save('again', { expectedVersion: version, checkpoint: task('again', `first run ${version + 1}`) });
-      }
+      await runAgain('first', first);
       // A batch only after 400 ms without a change: the removal and the new run below fall in one, the task's first
       // change since the directory was opened.
       await startService({ watch: { quietMs: 400, maxDelayMs: 5_000 } });
@@ -434,22 +437,12 @@ describe('live events from the directory', () => {
       // The new run's events are written well after the old log last was, as a run started again later is.
       await new Promise((r) => setTimeout(r, 100));
       const mark = events.length;
-      await fs.rm(path.join(root, 'again'), { recursive: true });
-      const rewriter = openStore(root);
-      await rewriter.create(task('again', 'second run'));
-      for (let version = 1; version < second; version++) {
-        await rewriter.save('again', { expectedVersion: version, checkpoint: task('again', `second run ${version + 1}`) });
-      }
-      const versionEvents = () =>
-        events
-          .slice(mark)
-          .filter((e) => e.type === 'task-event' && e.taskId === 'again' && e.event.type === 'version')
-          .map((e) => (e as { event: { id: number; version?: number } }).event);
+      await runAgain('second', second);
       await until(
         () => events.slice(mark).some((e) => e.type === 'task-changed' && e.taskId === 'again' && e.version === second),
         `the second run at version ${second}`,
       );
-      expect(versionEvents().map((e) => [e.id, e.version])).toEqual(Array.from({ length: second }, (_, i) => [i + 1, i + 1]));
+      expect(versionEvents(mark).map((e) => [e.id, e.version])).toEqual(Array.from({ length: second }, (_, i) => [i + 1, i + 1]));
     },
   );
 
