@@ -14,7 +14,10 @@ it('keeps text, tabs, line breaks and colour codes, and shows every other contro
   expect(terminalSafe(`plain ü 中文\tcol\nline ${ESC}[31mred${ESC}[0m`)).toBe(`plain ü 中文\tcol\nline ${ESC}[31mred${ESC}[0m`);
   expect(terminalSafe(`a${ESC}]52;c;ZXZpbA==\u0007b`)).toBe('a␛]52;c;ZXZpbA==␇b');
   expect(terminalSafe(`${ESC}[2J${ESC}[H`)).toBe('␛[2J␛[H');
-  expect(terminalSafe('nul\u0000 del\u007f cr\r bs\b')).toBe('nul␀ del␡ cr␍ bs␈');
+  expect(terminalSafe('nul\u0000 cr\r bs\b')).toBe('nul␀ cr␍ bs␈');
+  // DEL is data JSON keeps as it is, and a terminal ignores: left alone, so --json output is never changed.
+  const json = JSON.stringify({ s: 'a\u007f\u0000\u001b' });
+  expect(terminalSafe(json)).toBe(json);
 });
 
 it('is how ls and show print a task whose name and goal carry escape sequences', async () => {
