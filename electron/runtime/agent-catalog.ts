@@ -219,5 +219,19 @@ export async function listAvailableAgents(root: string, opts: DescribeOptions = 
       ? { problem: `"${entry.name}" is the name of a built-in agent; the built-in one is started by that name` }
       : {}),
   }));
-  return { agents: [...agents, ...described, ...commands], config_problem: null };
+  return { agents: [...agents, ...named([...described, ...commands])], config_problem: null };
+}
+
+/**
+ * The registered agents, each whose name another entry registers too said to be so: one name starts one agent, and
+ * which of two entries it would start is not for the configuration's order to decide in silence.
+ */
+function named(registered: AvailableAgent[]): AvailableAgent[] {
+  const count = new Map<string, number>();
+  for (const a of registered) count.set(a.name, (count.get(a.name) ?? 0) + 1);
+  return registered.map((a) =>
+    (count.get(a.name) ?? 0) > 1 && !a.problem
+      ? { ...a, problem: `"${a.name}" is registered more than once in ${AGENTS_CONFIG_FILE}; give each agent a name of its own` }
+      : a,
+  );
 }

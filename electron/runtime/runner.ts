@@ -599,6 +599,15 @@ export class Runner extends EventEmitter {
     }
     if (builtInAgents().has(req.agent)) return { name: req.agent };
     const config = await readAgentsConfig(this.root);
+    // One name starts one agent: two entries under it are not told apart by their order in the file.
+    const registered =
+      config.commands.filter((c) => c.name === req.agent).length + config.entries.filter((e) => e.name === req.agent).length;
+    if (registered > 1) {
+      throw new OperationError(
+        'invalid',
+        `"${req.agent}" is registered more than once in ${AGENTS_CONFIG_FILE}; give each agent a name of its own. Nothing was written.`,
+      );
+    }
     const command = config.commands.find((c) => c.name === req.agent);
     if (command) return commandAgentRef(command);
     const builtIns = [...builtInAgents().keys()].join(', ');

@@ -104,6 +104,30 @@ describe('a command agent', () => {
     expect(resolveCommand(root, ['python3', 'greeter.py'])).toEqual(['python3', path.join(root, 'greeter.py')]);
   });
 
+  it('registered twice under one name, is refused a start and listed with the reason: no order in the file picks one', async () => {
+    const other = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-command-twice-'));
+    try {
+      await fs.writeFile(
+        path.join(other, 'waystation.config.json'),
+        JSON.stringify({
+          agents: [
+            { name: 'dup', command: ['sh', 'one.sh'] },
+            { name: 'dup', command: ['sh', 'two.sh'] },
+          ],
+        }),
+      );
+      const listed = (await listAvailableAgents(other)).agents.filter((a) => a.name === 'dup');
+      expect(listed).toHaveLength(2);
+      for (const a of listed) expect(a.problem).toContain('"dup" is registered more than once in waystation.config.json');
+      const started = await new Runner({ root: other }).startRun({ agent: 'dup', taskId: 'd1' });
+      expect(started).toMatchObject({ error: 'invalid', exitCode: 2 });
+      expect(started.message).toContain('registered more than once');
+      expect(await openStore(other).getTask('d1')).toBeNull();
+    } finally {
+      await fs.rm(other, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a configuration entry that is neither a module nor a command', async () => {
     const other = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-command-bad-'));
     await fs.writeFile(path.join(other, 'waystation.config.json'), JSON.stringify({ agents: [{ name: 'x', command: [] }] }));
