@@ -229,10 +229,32 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       if (sub === undefined) {
         const version = query.get('version');
         const input: Record<string, unknown> = { taskId: id };
-        if (version !== null) input.version = /^\d+$/.test(version) ? Number(version) : version;
+        if (version !== null) {
+          // A query parameter is text: one that is not a version number is said so, not as "expected number, received string".
+          if (!/^[1-9]\d{0,14}$/.test(version)) {
+            throw new HttpFailure(
+              400,
+              new ApiError('invalid-input', `?version= takes a version number (1, 2, 3, ...), not ${JSON.stringify(version.slice(0, 40))}`),
+            );
+          }
+          input.version = Number(version);
+        }
         return call(res, 'getTask', input);
       }
-      if (sub === 'history') return call(res, 'getHistory', { taskId: id });
+      if (sub === 'history') {
+        // The route takes no parameter: one given is refused rather than left unread (the RPC getHistory takes `after`).
+        const unknown = [...query.keys()].filter((k) => k !== 'token');
+        if (unknown.length > 0) {
+          throw new HttpFailure(
+            400,
+            new ApiError(
+              'invalid-input',
+              `GET /api/tasks/<id>/history takes no parameter (${unknown.map((k) => `?${k}=`).join(', ')} given); POST /api/rpc/getHistory takes {"after": ...}`,
+            ),
+          );
+        }
+        return call(res, 'getHistory', { taskId: id });
+      }
     }
     if (rest.length === 0 && sub === undefined && id === undefined) {
       if (resource === 'agents') return call(res, 'listAgents', {});

@@ -336,6 +336,17 @@ describe('the API routes', () => {
     const bad = await request(host, { path: '/api/tasks/t1?version=0', headers: auth(host) });
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body).error.code).toBe('invalid-input');
+    // A version that is not a number is said to be one the route does not take, in words.
+    for (const v of ['-1', '1.5', 'abc']) {
+      const odd = await request(host, { path: `/api/tasks/t1?version=${v}`, headers: auth(host) });
+      expect(odd.status).toBe(400);
+      expect(JSON.parse(odd.body).error.message).toBe(`?version= takes a version number (1, 2, 3, ...), not "${v}"`);
+    }
+    // A parameter the history route does not take is refused, not ignored.
+    const after = await request(host, { path: '/api/tasks/t1/history?after=abc', headers: auth(host) });
+    expect(after.status).toBe(400);
+    expect(JSON.parse(after.body).error.message).toContain('takes no parameter (?after= given)');
+    expect(calls.filter((c) => c.method === 'getTask' || c.method === 'getHistory')).toEqual([]);
     const reject = await request(host, {
       method: 'POST',
       path: '/api/rpc/rejectResume',
