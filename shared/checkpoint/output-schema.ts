@@ -7,8 +7,9 @@
  * never disagree about what is valid. Supported keywords: type (string or
  * list), enum, const, properties, required, additionalProperties (boolean or
  * schema), items, minItems, maxItems, minLength, maxLength, pattern, minimum,
- * maximum, exclusiveMinimum, exclusiveMaximum, anyOf, oneOf, allOf, not.
- * Unknown keywords are ignored, as JSON Schema itself prescribes.
+ * maximum, exclusiveMinimum, exclusiveMaximum, anyOf, oneOf, allOf, not, and
+ * format "uri" (the one format asserted). Unknown keywords are ignored, as
+ * JSON Schema itself prescribes.
  */
 
 type Schema = Record<string, unknown>;
@@ -72,6 +73,18 @@ function checkString(schema: Schema, value: string, path: string, errors: string
       errors.push(`${path}: the schema's pattern ${JSON.stringify(schema.pattern)} is not a valid regular expression`);
     }
     if (re && !re.test(value)) errors.push(`${path}: must match the pattern ${schema.pattern}`);
+  }
+  // The one format asserted: an agent's URL option (zod's url(), which is what `new URL` parses) is said wrong as it
+  // is typed, not by the host after Start. Other formats stay annotations, as JSON Schema leaves them.
+  if (schema.format === 'uri' && !parsesAsUrl(value)) errors.push(`${path}: must be a URL (such as https://example.com/path)`);
+}
+
+function parsesAsUrl(text: string): boolean {
+  try {
+    new URL(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -83,6 +83,23 @@ describe('the New-task dialog', () => {
     expect((screen.getByRole('button', { name: 'Start task', hidden: true }) as HTMLButtonElement).disabled).toBe(false);
   });
 
+  it('says a URL option is not a URL as it is typed, and starts nothing until it is one', async () => {
+    const withUrl: AgentInfo = {
+      ...builtin,
+      options_schema: { type: 'object', properties: { 'publish-url': { type: 'string', format: 'uri' } } },
+    };
+    await openDialog([withUrl]);
+    const field = screen.getByRole('textbox', { name: /^publish-url/, hidden: true });
+    const start = () => screen.getByRole('button', { name: 'Start task', hidden: true }) as HTMLButtonElement;
+    fireEvent.change(field, { target: { value: 'not a url' } });
+    const errors = screen.getByRole('list', { name: 'Option errors', hidden: true });
+    expect(errors.textContent).toContain('must be a URL');
+    expect(start().disabled).toBe(true);
+    fireEvent.change(field, { target: { value: 'http://127.0.0.1:8080/publish' } });
+    expect(screen.queryByRole('list', { name: 'Option errors', hidden: true })).toBeNull();
+    expect(start().disabled).toBe(false);
+  });
+
   it('keeps itself open with what was typed and says why, when the host refuses the start', async () => {
     const fake = new FakeApi();
     const reason =

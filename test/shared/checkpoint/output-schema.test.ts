@@ -18,6 +18,13 @@ describe('validateAgainstSchema', () => {
     expect(validateAgainstSchema(summarySchema, { title: 'A', words: 3, tone: 'formal', tags: ['x'] })).toEqual([]);
   });
 
+  it('asserts format uri as zod url() does (what `new URL` parses), and leaves other formats as annotations', () => {
+    const schema = { type: 'object', properties: { url: { type: 'string', format: 'uri' }, at: { type: 'string', format: 'date-time' } } };
+    expect(validateAgainstSchema(schema, { url: 'https://example.com/p', at: 'whenever' })).toEqual([]);
+    expect(validateAgainstSchema(schema, { url: 'http://127.0.0.1:8080/publish' })).toEqual([]);
+    expect(validateAgainstSchema(schema, { url: 'not a url' })).toEqual(['$.url: must be a URL (such as https://example.com/path)']);
+  });
+
   it('accepts anything when there is no schema', () => {
     expect(validateAgainstSchema(null, { any: 1 })).toEqual([]);
     expect(validateAgainstSchema(undefined, 'x')).toEqual([]);
