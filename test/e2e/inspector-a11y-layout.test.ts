@@ -31,8 +31,8 @@ const SIZES = [
 const THEMES = ['light', 'dark'] as const;
 const TABS = ['Plan', 'Artifacts', 'Side effects', 'Errors', 'Run', 'Messages', 'History', 'Events'] as const;
 const LONG = 45_000;
-/** The task written beside the demo with an effect in its ledger. */
-const LEDGER_TASK = 'ledger';
+/** The task written beside the demo with an effect in its ledger, under the longest id a task may have (128). */
+const LEDGER_TASK = `ledger${'x'.repeat(122)}`;
 /** Moderate by axe's scale, and still required: a level-one heading, one main landmark, nothing outside landmarks. */
 const STRUCTURE_RULES = ['page-has-heading-one', 'landmark-one-main', 'region'];
 
@@ -335,6 +335,19 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
         }
         await page.setViewportSize(SIZES[0]);
       }
+      // The longest id a task may have, with no break in it: its view too stays within the window.
+      await openTask(LEDGER_TASK);
+      for (const size of SIZES) {
+        await page.setViewportSize(size);
+        await page.evaluate(
+          () =>
+            new Promise((r) =>
+              (globalThis as unknown as { requestAnimationFrame(f: () => void): void }).requestAnimationFrame(() => r(null)),
+            ),
+        );
+        found.push(...(await overflows(page)).map((o) => `${LEDGER_TASK} at ${size.width}x${size.height}: ${o}`));
+      }
+      await page.setViewportSize(SIZES[0]);
       expect(found).toEqual([]);
     }, 180_000);
   }

@@ -254,7 +254,8 @@ function TaskRow({ task, top, index, size, selected, onSelect }: RowProps) {
       onClick={onSelect}
     >
       <div className="task-row-line">
-        <span className="task-name" title={task.task_name && task.task_name !== taskLabel(task) ? task.task_name : task.task_id}>
+        {/* The title holds the whole id, which a cut row may not show (a 128-character one), and the name beside it. */}
+        <span className="task-name" title={rowTitle(task)}>
           {taskLabel(task)}
         </span>
         <span className="task-time" title={formatTime(task.updated_at)}>
@@ -291,4 +292,11 @@ function TaskRow({ task, top, index, size, selected, onSelect }: RowProps) {
       </div>
     </div>
   );
+}
+
+/** A row's title: its label whole, with the task's id and name where the label is not both. */
+function rowTitle(task: { task_id: string; task_name: string | null; agent_name: string | null }): string {
+  const label = taskLabel(task);
+  if (label !== task.task_id) return `${label} — ${task.task_id}`;
+  return task.task_name && task.task_name !== label ? `${label} — ${task.task_name}` : label;
 }

@@ -182,7 +182,8 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
       <header className="task-header">
         <div className="task-title-row">
           {/* Focusable from script: where focus lands when a dialog took away the control that opened it. */}
-          <h1 className="task-title" tabIndex={-1}>
+          {/* Cut to one line with an ellipsis when long: its title reads it whole. */}
+          <h1 className="task-title" tabIndex={-1} title={taskLabel(summary)}>
             {taskLabel(summary)}
           </h1>
           {/* The header speaks of the version shown: an older one had its own status. */}
@@ -212,7 +213,8 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
           )}
         </div>
         <div className="task-meta">
-          <span className="mono">{taskId}</span>
+          {/* An id of 128 characters with no break in it wraps rather than push the pane sideways. */}
+          <span className="mono wrap-anywhere">{taskId}</span>
           {detail.version !== null && <VersionPicker detail={detail} />}
           {writable && detail.version !== null && (
             <button
