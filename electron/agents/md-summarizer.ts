@@ -8,11 +8,10 @@
  * for a repeated key; `GET <url>?key=<key>` answers 200 with that record if a
  * publication with the key exists, 404 if not.
  */
-import { realpathSync } from 'node:fs';
-import { PathOutsideRootError, resolveInsideRoot } from '../store/path-confinement.js';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { PathOutsideRootError, resolveNamedInsideRoot } from '../store/path-confinement.js';
 import type { SideEffect } from '../../shared/checkpoint/schema.js';
 import { defineAgent, type ProbeResult } from '../runtime/define-agent.js';
 import { documentBlock } from '../llm/document-block.js';
@@ -95,26 +94,14 @@ function publication(answer: unknown, key: string): { id: unknown; key: string }
 
 /** `requested` resolved inside `root`, or an error naming the option and why it is refused. */
 function confinedPath(root: string, requested: string, option: string): string {
-  const refuse = (why: string, cause?: unknown) =>
-    new Error(
-      `the --${option} folder ${JSON.stringify(requested)} is refused: ${why}; a task started from the inspector reads and writes only inside ${root}, so name a folder there. No task was created`,
-      { cause },
-    );
-  // An absolute path is the folder it names, taken as the path below the root it is (through the root's real path
-  // too, should the root be reached through a link); resolveInsideRoot then follows the links below it.
-  let relative = requested;
-  if (path.isAbsolute(requested)) {
-    const below = [root, realpathSync(root)]
-      .map((r) => path.relative(r, requested))
-      .find((r) => !r.startsWith('..') && !path.isAbsolute(r));
-    if (below === undefined) throw refuse('it names a folder outside the directory');
-    relative = below === '' ? '.' : below;
-  }
   try {
-    return resolveInsideRoot(root, relative);
+    return resolveNamedInsideRoot(root, requested);
   } catch (err) {
     if (!(err instanceof PathOutsideRootError)) throw err;
-    throw refuse(err.why, err);
+    throw new Error(
+      `the --${option} folder ${JSON.stringify(requested)} is refused: ${err.why}; a task started from the inspector reads and writes only inside ${root}, so name a folder there. No task was created`,
+      { cause: err },
+    );
   }
 }
 

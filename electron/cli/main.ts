@@ -5,10 +5,10 @@
  * `command-list.ts` lists them, so adding a command is one line there. `runCli` runs in-process (tests, other tools); the process
  * entry at the bottom runs only when this file is the program being started.
  */
-import { terminalSafe } from './terminal-safe.js';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { terminalSafe } from './terminal-safe.js';
 import { Command, CommanderError } from 'commander';
 import type { CheckpointStore } from '../store/store-types.js';
 import { createContext, ExitCode, UsageError, type CliIo } from './cli-context.js';

@@ -10,7 +10,6 @@
  * and then, from where it stopped, to done. Beside them sit one file in each
  * source article's format, which Waystation reads read-only.
  */
-import { describeFolderError } from '../store/disk-errors.js';
 import { statSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -20,8 +19,7 @@ import { LlmCallError, type ChatMessage, type Completion, type CompletionOptions
 import { startTask, type OperationEnv } from '../runtime/task-operations.js';
 import { trustDirectory } from '../runtime/directory-trust.js';
 import { openStore } from '../store/directory-store.js';
-import { StoreWriteError } from '../store/store-types.js';
-import { problem } from '../../shared/checkpoint/problem.js';
+import { folderNotMade } from '../store/disk-errors.js';
 import { FIRST_ARTICLE_TASK_JSON, SECOND_ARTICLE_CHECKPOINT_JSON } from '../../shared/checkpoint/article-samples.js';
 import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../shared/checkpoint/schema.js';
 
@@ -130,8 +128,7 @@ export async function generateDemoDirectory(dir: string): Promise<DemoResult> {
     await fs.rm(root, { recursive: true, force: true });
   }
   await fs.mkdir(root, { recursive: true }).catch((err: unknown) => {
-    const why = describeFolderError(err, root, 'the demo directory', 'nothing was written');
-    throw why ? new StoreWriteError('', [problem(root, 'io', why)]) : err;
+    throw folderNotMade(err, root, 'the demo directory');
   });
   await fs.writeFile(path.join(root, '.waystation-demo-partial'), 'generation in progress\n');
   const root_ = await fs.realpath(root);

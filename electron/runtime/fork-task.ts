@@ -12,8 +12,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Checkpoint, HistoryMessage } from '../../shared/checkpoint/schema.js';
-import { ConflictError, StoreWriteError, TaskReadError } from '../store/store-types.js';
-import { defaultActor, isUnfinishedCreate, OperationError, TASK_ID_RE, type OperationEnv } from './task-operations.js';
+import { ConflictError, TaskReadError } from '../store/store-types.js';
+import {
+  defaultActor,
+  isUnfinishedCreate,
+  OperationError,
+  refuseUnwrittenFolder,
+  TASK_ID_RE,
+  type OperationEnv,
+} from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
 import { commandHint } from './command-hint.js';
 
@@ -111,8 +118,7 @@ export async function forkTask(env: OperationEnv, parentId: string, version: num
   } catch (err) {
     if (err instanceof ConflictError)
       throw new OperationError('exists', `task ${taskId} was created by another writer at the same moment; nothing was written`);
-    // The folder could not be made (a read-only file system, a file in the way): said as the store said it, no stack.
-    if (err instanceof StoreWriteError && err.problems.every((p) => p.reason === 'io')) throw new OperationError('disk', err.message);
+    refuseUnwrittenFolder(err);
     throw err;
   }
   await env.store

@@ -297,6 +297,14 @@ export interface StartRequest {
   confined?: boolean;
 }
 
+/**
+ * A create the store refused because the task's folder could not be made (a read-only file system, a file in the
+ * way), rethrown as the refusal it is: said as the store said it, with no stack. Anything else is left to the caller.
+ */
+export function refuseUnwrittenFolder(err: unknown): void {
+  if (err instanceof StoreWriteError && err.problems.every((p) => p.reason === 'io')) throw new OperationError('disk', err.message);
+}
+
 /** Create a task from an agent and drive it until it finishes, fails or waits. */
 export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRequest = {}): Promise<EngineOutcome> {
   const taskId = req.taskId ?? generateTaskId(agent.name);
@@ -402,8 +410,7 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
   } catch (err) {
     if (err instanceof ConflictError)
       throw new OperationError('exists', `task ${taskId} was created by another runner at the same moment; nothing was written`);
-    // The folder could not be made (a read-only file system, a file in the way): said as the store said it, no stack.
-    if (err instanceof StoreWriteError && err.problems.every((p) => p.reason === 'io')) throw new OperationError('disk', err.message);
+    refuseUnwrittenFolder(err);
     if (isSchemaRefusal(err)) {
       throw new OperationError(
         'invalid',

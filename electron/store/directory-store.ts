@@ -2,7 +2,6 @@
  * The versioned directory store: `openStore(root)` implements CheckpointStore
  * over a checkpoint directory laid out as docs/FORMAT.md describes.
  */
-import { describeFolderError } from './disk-errors.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promises as fsp } from 'node:fs';
 import { holdsSecret, redactJson, secretsOf } from './redact.js';
@@ -34,6 +33,7 @@ import { sequentialReads, type ReadContext } from './file-reader.js';
 import { readBlobValue, readHistoryChain } from './blob-store.js';
 import { appendEventLine, eventsPath, MAX_EVENT_LOG_BYTES, readEventTail } from './event-log.js';
 import { EventCursor } from './event-cursor.js';
+import { folderNotMade } from './disk-errors.js';
 import { readVersionFile, rebuildVersion, VERSIONS_DIR, versionWalk } from './version-file.js';
 import {
   HISTORY,
@@ -582,13 +582,9 @@ class DirectoryStore implements CheckpointStore {
 
   async prepareForWrites(): Promise<void> {
     // The root only: each task's folder is made by its create.
-    try {
-      await fsp.mkdir(this.root, { recursive: true });
-    } catch (err) {
-      const why = describeFolderError(err, this.root, 'the checkpoint directory', 'nothing was written');
-      if (why) throw new StoreWriteError('', [problem(this.root, 'io', why)]);
-      throw err;
-    }
+    await fsp.mkdir(this.root, { recursive: true }).catch((err: unknown) => {
+      throw folderNotMade(err, this.root, 'the checkpoint directory');
+    });
     this.ctxPromise = null;
   }
 

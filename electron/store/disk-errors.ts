@@ -5,6 +5,8 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { problem } from '../../shared/checkpoint/problem.js';
+import { StoreWriteError } from './store-types.js';
 
 const WHAT: Record<string, { what: string; fix: string }> = {
   ENOSPC: { what: 'there is no space left on the device', fix: 'free some space on that disk, then run the command again' },
@@ -47,6 +49,15 @@ export function describeFolderError(err: unknown, dir: string, what: string, unt
   if (!code) return null;
   const { what: cause, fix } = WHAT[code];
   return `cannot create ${what}: ${cause} (${code}); ${untouched}. To continue, ${fix}`;
+}
+
+/**
+ * The error to throw for a folder (`dir`, named `what`) whose mkdir failed with `err`: a StoreWriteError saying why
+ * in words, nothing written, where the cause is one this module knows; `err` itself otherwise.
+ */
+export function folderNotMade(err: unknown, dir: string, what: string): unknown {
+  const why = describeFolderError(err, dir, what, 'nothing was written');
+  return why ? new StoreWriteError('', [problem(dir, 'io', why)]) : err;
 }
 
 /** Why `dir` cannot be made, from the nearest part of its path that exists; null when nothing there says. */

@@ -79,3 +79,16 @@ export function resolveInsideRoot(root: string, requested: string): string {
     }
   }
 }
+
+/**
+ * Resolve a folder a page names for a task (an agent's option): relative to `root`, or absolute and inside it
+ * (through the root's real path too, should the root be reached through a link). Then as `resolveInsideRoot`.
+ *
+ * @throws PathOutsideRootError when the path is absolute and outside the root, or escapes it by any other route
+ */
+export function resolveNamedInsideRoot(root: string, requested: string): string {
+  if (!path.isAbsolute(requested)) return resolveInsideRoot(root, requested);
+  const under = [root, realpathSync(root)].find((r) => isWithin(r, requested));
+  if (under === undefined) throw new PathOutsideRootError(requested, root, 'it names a folder outside the directory');
+  return resolveInsideRoot(root, path.relative(under, requested) || '.');
+}

@@ -186,6 +186,24 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
     await page.locator('.task-meta').getByText(id, { exact: true }).waitFor({ timeout: LONG });
   }
 
+  /** What sticks out of the view shown at each of SIZES, each named by `view` and the size; back at the first size after. */
+  async function overflowsAtEverySize(view: string): Promise<string[]> {
+    const found: string[] = [];
+    for (const size of SIZES) {
+      await page.setViewportSize(size);
+      // One frame for the layout (and the charts' measured width) to follow the new size.
+      await page.evaluate(
+        () =>
+          new Promise((r) =>
+            (globalThis as unknown as { requestAnimationFrame(f: () => void): void }).requestAnimationFrame(() => r(null)),
+          ),
+      );
+      found.push(...(await overflows(page)).map((o) => `${view} at ${size.width}x${size.height}: ${o}`));
+    }
+    await page.setViewportSize(SIZES[0]);
+    return found;
+  }
+
   /** Show one view: the list with nothing open, or one tab of the task (History with a diff picked). */
   async function show(view: string) {
     if (view === 'list') {
@@ -322,32 +340,11 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
       await openTask(taskId);
       for (const tab of TABS) {
         await show(tab);
-        for (const size of SIZES) {
-          await page.setViewportSize(size);
-          // One frame for the layout (and the charts' measured width) to follow the new size.
-          await page.evaluate(
-            () =>
-              new Promise((r) =>
-                (globalThis as unknown as { requestAnimationFrame(f: () => void): void }).requestAnimationFrame(() => r(null)),
-              ),
-          );
-          found.push(...(await overflows(page)).map((o) => `${tab} at ${size.width}x${size.height}: ${o}`));
-        }
-        await page.setViewportSize(SIZES[0]);
+        found.push(...(await overflowsAtEverySize(tab)));
       }
       // The longest id a task may have, with no break in it: its view too stays within the window.
       await openTask(LEDGER_TASK);
-      for (const size of SIZES) {
-        await page.setViewportSize(size);
-        await page.evaluate(
-          () =>
-            new Promise((r) =>
-              (globalThis as unknown as { requestAnimationFrame(f: () => void): void }).requestAnimationFrame(() => r(null)),
-            ),
-        );
-        found.push(...(await overflows(page)).map((o) => `${LEDGER_TASK} at ${size.width}x${size.height}: ${o}`));
-      }
-      await page.setViewportSize(SIZES[0]);
+      found.push(...(await overflowsAtEverySize(LEDGER_TASK)));
       expect(found).toEqual([]);
     }, 180_000);
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PathOutsideRootError, isWithin, resolveInsideRoot } from '../../../electron/store/path-confinement.js';
+import { PathOutsideRootError, isWithin, resolveInsideRoot, resolveNamedInsideRoot } from '../../../electron/store/path-confinement.js';
 
 let root: string;
 let outside: string;
@@ -55,5 +55,21 @@ describe('isWithin', () => {
     expect(isWithin('/a/root', '/a/root')).toBe(true);
     expect(isWithin('/a/root', '/a/root-2/x')).toBe(false);
     expect(isWithin('/a/root', '/a')).toBe(false);
+  });
+});
+
+describe('resolveNamedInsideRoot', () => {
+  it('takes a folder relative to the root, or absolute inside it (the root itself too), as resolveInsideRoot does', () => {
+    expect(resolveNamedInsideRoot(root, 'task')).toBe(path.join(root, 'task'));
+    expect(resolveNamedInsideRoot(root, path.join(root, 'task'))).toBe(path.join(root, 'task'));
+    expect(resolveNamedInsideRoot(root, path.join(root, 'in-link'))).toBe(path.join(root, 'task'));
+    expect(resolveNamedInsideRoot(root, root)).toBe(root);
+  });
+
+  it('refuses an absolute folder outside the root, and one that leads out through a link or ..', () => {
+    expect(() => resolveNamedInsideRoot(root, outside)).toThrow(PathOutsideRootError);
+    expect(() => resolveNamedInsideRoot(root, outside)).toThrow(/it names a folder outside the directory/);
+    expect(() => resolveNamedInsideRoot(root, path.join(root, 'out-link'))).toThrow(/through a symbolic link/);
+    expect(() => resolveNamedInsideRoot(root, '../elsewhere')).toThrow(/climbs out/);
   });
 });
