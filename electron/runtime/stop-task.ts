@@ -65,6 +65,16 @@ export async function stopTask(env: OperationEnv, taskId: string, opts: StopRequ
     if (cp.status !== 'running') {
       throw new OperationError('invalid', `task ${taskId} is not running (it is ${cp.status}); there is nothing to stop`);
     }
+    // Stopped already, and no run since: a version saying it again would only push the first stop out of sight.
+    const { stopped } = cp.recovery;
+    if (stopped) {
+      const why = stopped.reason ? ` (${stopped.reason})` : '';
+      return {
+        ...outcomeOf(cp, `task ${taskId} was already stopped by ${stopped.by} at ${stopped.at}${why}; nothing was written`),
+        stopped: true,
+        how: 'recorded',
+      };
+    }
     return record(env, taskId, { by, reason: opts.reason }, 'recorded');
   }
   const { request } = asked;

@@ -23,6 +23,7 @@ import { isSchemaRefusal, TaskEngine, type EngineOutcome } from './task-engine.j
 import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
 import { copyForAgent, own, ownWhere } from './checkpoint-draft.js';
 import { commandHint } from './command-hint.js';
+import { unknownOptionsMessage } from './unknown-options.js';
 
 /** Bad input or a refused operation: nothing was written. `code` says which. */
 export class OperationError extends ServiceError {
@@ -317,7 +318,13 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
       `agent ${agent.name} has no options schema: \`options\` must be a zod schema (z.object({...})). Nothing was written.`,
     );
   }
-  const parsed = schema.safeParse(req.options ?? {});
+  const given: unknown = req.options ?? {};
+  const unknown =
+    typeof given === 'object' && given !== null && !Array.isArray(given)
+      ? unknownOptionsMessage(agent.name, schema, given as Record<string, unknown>)
+      : null;
+  if (unknown) throw new OperationError('invalid', unknown);
+  const parsed = schema.safeParse(given);
   if (!parsed.success) {
     throw new OperationError('invalid', `invalid options for agent ${agent.name}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
   }

@@ -72,7 +72,7 @@ export function reportOutcome(ctx: CliContext, dir: string, outcome: RunOutcome,
   } else if (outcome.error) {
     ctx.io.err(ctx.errStyle.red(`waystation: ${fill(outcome.message)}`) + '\n');
   } else {
-    const status = outcome.crashed ? 'interrupted' : (outcome.status ?? 'unknown');
+    const status = shownStatus(outcome);
     ctx.io.out(
       `${ctx.style.bold(outcome.task_id)} ${colorStatus(ctx.style, status)}${outcome.version ? ctx.style.dim(` (version ${outcome.version})`) : ''}\n`,
     );
@@ -80,6 +80,17 @@ export function reportOutcome(ctx: CliContext, dir: string, outcome: RunOutcome,
     if (outcome.next) ctx.io.out(`next: ${fill(outcome.next)}\n`);
   }
   ctx.fail(outcome.exitCode);
+}
+
+/**
+ * The status the line names, as the task list would show it: a run that crashed, or that a person stopped and no
+ * run drives any more, leaves its task interrupted (stored as running, with no lease held). A stop that only asked
+ * (`stop --wait 0`) leaves the run going.
+ */
+function shownStatus(outcome: RunOutcome & { how?: string }): string {
+  if (outcome.crashed) return 'interrupted';
+  if (outcome.stopped && outcome.status === 'running' && outcome.how !== 'requested') return 'interrupted';
+  return outcome.status ?? 'unknown';
 }
 
 /** The runner a command uses: the CLI's store, this process's environment. */

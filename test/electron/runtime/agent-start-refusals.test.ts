@@ -122,6 +122,60 @@ describe('an agent that cannot describe its task', () => {
   });
 });
 
+describe('options an agent does not have', () => {
+  const withOptions = (options: z.ZodType) => defineAgent({ ...base, options } as AnyAgent);
+  const refusal = async (agent: AnyAgent, options: Record<string, unknown>) => {
+    const err = await startTask(env, agent, { taskId: 't', options }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OperationError);
+    expect((err as OperationError).code).toBe('invalid');
+    await expect(fs.readdir(root)).rejects.toMatchObject({ code: 'ENOENT' });
+    return (err as Error).message;
+  };
+
+  it('refuses a misspelt option, naming it, the option it is nearest and the options there are', async () => {
+    const agent = withOptions(z.object({ input: z.string().optional(), output: z.string().optional() }));
+    expect(await refusal(agent, { inptu: 'notes' })).toBe(
+      'agent fragile has no option "inptu" (did you mean "input"?); its options: "input", "output". Nothing was written.',
+    );
+  });
+
+  it('names every unknown option, and says so of an agent that takes none', async () => {
+    expect(await refusal(withOptions(z.object({})), { colour: 'red', size: 3 })).toBe(
+      'agent fragile has no option "colour", no option "size"; it takes no options. Nothing was written.',
+    );
+  });
+
+  it('sees through the wrappers around an options object (a default, a transform)', async () => {
+    const wrapped = z
+      .object({ depth: z.number().default(1) })
+      .default({ depth: 1 })
+      .transform((o) => o);
+    expect(await refusal(withOptions(wrapped), { detph: 2 })).toMatch(/no option "detph" \(did you mean "depth"\?\)/);
+  });
+
+  it('gives an agent whose options take any key what it was given', async () => {
+    let seen: unknown;
+    const agent = defineAgent({
+      ...base,
+      options: z.looseObject({ input: z.string().optional() }),
+      plan: (options: unknown) => {
+        seen = options;
+        return [{ id: 'a', name: 'a' }];
+      },
+    } as AnyAgent);
+    await startTask(env, agent, { taskId: 't', options: { input: 'x', extra: 1 } });
+    expect(seen).toEqual({ input: 'x', extra: 1 });
+  });
+
+  it('exits 2 from the CLI, naming the option as typed, with nothing written', async () => {
+    await fs.mkdir(root);
+    const r = await cli('run', root, 'checkpoint-demo', '--task', 'demo', '--requirment', 'a parser');
+    expect(r.code).toBe(RunExit.usage);
+    expect(r.err).toContain('agent checkpoint-demo has no option "requirment" (did you mean "requirement"?)');
+    expect(await fs.readdir(root)).toEqual([]);
+  });
+});
+
 describe('secrets in what agents log and print', () => {
   const key = 'sk-logged-by-mistake-424242';
 

@@ -127,6 +127,14 @@ describe('stopping a running task', () => {
     expect(recorded).toMatchObject({ how: 'recorded', status: 'running' });
     expect(await runner().recoverInterrupted()).toEqual([]);
 
+    // Stopped again: the first stop stands, nothing is written, and the line names the task as the list does.
+    const stoppedAt = (await store.getTask('slow'))?.checkpoint?.recovery.stopped?.at;
+    const again = await captureCli('stop', root, 'slow', '--by', 'ada');
+    expect(again.code).toBe(0);
+    expect(again.out).toMatch(/^slow interrupted \(version \d+\)\n/);
+    expect(again.out).toContain(`task slow was already stopped by grace at ${stoppedAt}; nothing was written`);
+    expect((await store.getTask('slow'))?.checkpoint?.version).toBe(recorded.version);
+
     const done = await runner().resume('slow');
     expect(done.status).toBe('done');
     const refused = await stopTask(env, 'slow').then(
