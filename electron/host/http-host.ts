@@ -39,7 +39,7 @@ import { ApiError } from '../../shared/api/api-error.js';
 import type { TaskListing } from '../../shared/checkpoint/task-summary.js';
 import { dispatch, isApiMethod } from '../../shared/api/dispatch.js';
 import { openEventStream } from './http-event-stream.js';
-import { HttpFailure, readBody, sendError, sendJson, sendJsonPieces } from './http-replies.js';
+import { answerClientError, HttpFailure, readBody, sendError, sendJson, sendJsonPieces } from './http-replies.js';
 import { serveStatic } from './http-static.js';
 import { jsonArrayPieces } from './json-pieces.js';
 import { guardConnections, type ConnectionGuard, type ConnectionLimits } from './connection-guard.js';
@@ -281,7 +281,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err) => sendError(res, err));
   });
-  server.on('clientError', (_err, socket) => socket.destroy());
+  server.on('clientError', answerClientError);
   guard = guardConnections(server, options.connections);
 
   await new Promise<void>((resolve, reject) => {

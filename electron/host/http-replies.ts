@@ -4,6 +4,7 @@
  * read within a size limit.
  */
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { ApiError } from '../../shared/api/api-error.js';
 import { asServiceError, httpStatusOf } from '../../shared/api/dispatch.js';
 
@@ -110,4 +111,40 @@ export function readBody(req: http.IncomingMessage, maxBody: number): Promise<un
     });
     req.on('error', reject);
   });
+}
+
+/**
+ * Answer a request Node's parser refused before it reached a handler, on its socket: a request line and headers
+ * over Node's limit (16 KiB; a long URL) gets 431, anything else malformed 400, each as an ApiErrorBody, and the
+ * connection is closed. Without this the socket was only dropped, and a client saw a reset it could not explain.
+ * A client already gone, and a request too slow to arrive (connection-guard.ts: a half-sent request holds a
+ * descriptor), are let go without a word.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (!err.code?.startsWith('HPE_') || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const overflow = err.code === 'HPE_HEADER_OVERFLOW';
+  const [status, apiError] = overflow
+    ? [
+        431,
+        new ApiError(
+          'too-large',
+          `the request's URL and headers are over ${Math.round(http.maxHeaderSize / 1024)} KiB, the most the host reads; send long values in a request body`,
+        ),
+      ]
+    : [400, new ApiError('invalid-input', `the request is not well-formed HTTP (${err.code ?? err.message})`)];
+  const text = JSON.stringify(apiError.toBody());
+  const headers = {
+    ...COMMON_HEADERS,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Length': Buffer.byteLength(text),
+    Connection: 'close',
+  };
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${head}\r\n${text}`);
 }

@@ -47,12 +47,10 @@ async function readParent(env: OperationEnv, parentId: string, version: number):
     );
   }
   const latest = entry.checkpoint?.version ?? 0;
-  if (!Number.isInteger(version) || version < 1 || (latest > 0 && version > latest)) {
-    throw new OperationError(
-      'invalid',
-      `task ${parentId} has no version ${version}${latest ? ` (its versions are 1 to ${latest})` : ''}; nothing was written`,
-    );
-  }
+  const noVersion = `task ${parentId} has no version ${version}${latest ? ` (its versions are 1 to ${latest})` : ''}; nothing was written`;
+  if (!Number.isInteger(version) || version < 1) throw new OperationError('invalid', noVersion);
+  // A version past the newest is not there, as for every read of a version (the API's 404), not a malformed request.
+  if (latest > 0 && version > latest) throw new OperationError('not-found', noVersion);
   try {
     return await env.store.readVersion(parentId, version);
   } catch (err) {

@@ -86,7 +86,9 @@ describe('the host, going back', () => {
     await open();
     expect(await codeOf(call('stopTask', { taskId: 'demo' }))).toBe('invalid-input');
     expect(await codeOf(call('previewRewind', { taskId: 'demo', stepId: 'no-such-step' }))).toBe('not-found');
-    expect(await codeOf(call('forkTask', { taskId: 'demo', version: 99 }))).toBe('invalid-input');
+    // A version past the newest is not there, whether it is read or forked.
+    expect(await codeOf(call('forkTask', { taskId: 'demo', version: 99 }))).toBe('not-found');
+    expect(await codeOf(call('getTask', { taskId: 'demo', version: 99 }))).toBe('not-found');
     expect(await codeOf(call('forkTask', { taskId: 'demo', version: 1, newTaskId: 'demo' }))).toBe('conflict');
     const demo = await call('getTask', { taskId: 'demo' });
     const first = demo.checkpoint!.plan[0];

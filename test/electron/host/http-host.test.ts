@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -381,6 +382,26 @@ describe('the API routes', () => {
     expect((await post('/api/rpc/listTasks', '{not json')).status).toBe(400);
     const big = await post('/api/rpc/editStepResult', JSON.stringify({ taskId: 't1', stepId: 's', value: 'x'.repeat(1024 * 1024) }));
     expect(big.status).toBe(413);
+    expect(calls).toEqual([]);
+  });
+
+  it('answers a URL over the header limit, and a request that is not HTTP, with an error body rather than a reset', async () => {
+    const long = await request(host, { path: `/api/tasks?x=${'a'.repeat(20_000)}`, headers: auth(host) });
+    expect(long.status).toBe(431);
+    expect(long.headers['x-content-type-options']).toBe('nosniff');
+    expect(JSON.parse(long.body)).toMatchObject({
+      error: { code: 'too-large', message: expect.stringMatching(/over 16 KiB.*request body/) },
+    });
+
+    const garbled = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(host.port, '127.0.0.1', () => socket.write('GET /api/tasks HTTP/1.1\r\nHost bad header\r\n\r\n'));
+      let text = '';
+      socket.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(garbled).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(garbled.slice(garbled.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { code: 'invalid-input' } });
     expect(calls).toEqual([]);
   });
 });
