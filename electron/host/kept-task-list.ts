@@ -10,9 +10,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { mayNeedRecovery, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { newestFirst } from '../../shared/checkpoint/task-order.js';
+import type { Problem } from '../../shared/checkpoint/problem.js';
 import { IMPORT_SUFFIX, SYNC_SLICE } from '../store/directory-scan.js';
 import type { CheckpointSource, ListedFiles, ListedTask } from '../store/store-types.js';
-import { summarizeEntry, summarizeListing, withFileProblems } from '../verify/summarize-entry.js';
+import { rowReadWhole, summarizeEntry, summarizeListing, withFileProblems } from '../verify/summarize-entry.js';
 import type { SerialQueue } from './serial-queue.js';
 import { taskFigures, type TaskFigures } from './directory-overview.js';
 import { jsonArrayPieces } from './json-pieces.js';
@@ -51,6 +52,13 @@ export function keep(entry: ListedTask, summary: TaskSummary): KeptSummary {
   const { lease: _read, ...recheck } = entry;
   const figures = entry.checkpoint ? taskFigures(entry.checkpoint) : null;
   return { summary, recheck: volatile ? recheck : null, steps, figures };
+}
+
+/** A kept row with the problems its files were found to have; the entry a recheck summarizes again keeps them too. */
+function withFound(k: KeptSummary, found: readonly Problem[]): KeptSummary {
+  const summary = withFileProblems(k.summary, found);
+  const added = summary.problems.slice(k.summary.problems.length);
+  return { ...k, summary, recheck: k.recheck && { ...k.recheck, problems: [...k.recheck.problems, ...added] } };
 }
 
 /** The steps a listing shows, back from their flat form. */
@@ -245,15 +253,16 @@ export class KeptTaskList {
       await this.queue.run(async () => {
         const current = slice.filter(([location, k]) => map.get(location) === k);
         const found = await this.store.fileProblems(current.map(([, k]) => filesOf(k.summary)));
-        current.forEach(([location, k], i) => {
-          if (found[i].length === 0 || map.get(location) !== k) return;
-          const summary = withFileProblems(k.summary, found[i]);
-          // The entry a recheck summarizes again keeps them too.
-          const added = summary.problems.slice(k.summary.problems.length);
-          const row: KeptSummary = { ...k, summary, recheck: k.recheck && { ...k.recheck, problems: [...k.recheck.problems, ...added] } };
+        for (const [i, [location, k]] of current.entries()) {
+          if (found[i].length === 0 || map.get(location) !== k) continue;
+          // An error there: the row shows what opening the task shows (rowReadWhole), not checkpoint.json's word.
+          const whole = await rowReadWhole(this.store, k.summary, found[i]);
+          // A watcher batch may have replaced the row while it was read whole: its answer stands.
+          if (map.get(location) !== k) continue;
+          const row = whole ? keep(whole.entry, whole.summary) : withFound(k, found[i]);
           map.set(location, row);
           if (this.files.isOpen()) this.files.onRowChanged(row.summary);
-        });
+        }
       });
     }
   }

@@ -706,6 +706,8 @@ export async function readNativeTask<C extends CheckpointHead>(
     }
     // checkpoint.json is a copy of the newest version that writers do not fsync (docs/FORMAT.md): torn, empty
     // or unparsable after a power cut, it costs nothing while the versions read, so it is only a warning then.
+    // One that names a version no file holds (or a file holding another) is no power cut's doing: a version is
+    // durable before its copy is written, so versions were lost or files moved, and that stays an error.
     const shown = checkpoint?.version;
     problems.unshift(
       ...hotProblems.map((p) =>
@@ -713,7 +715,7 @@ export async function readNativeTask<C extends CheckpointHead>(
           ? p
           : {
               ...p,
-              severity: 'warning' as const,
+              ...(p.reason === 'invariant' ? {} : { severity: 'warning' as const }),
               message: `${p.message}; showing version ${shown} from versions/ instead (checkpoint.json is a copy the next save rewrites)`,
             },
       ),

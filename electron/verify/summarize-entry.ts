@@ -6,9 +6,9 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { checkInvariants } from '../../shared/checkpoint/invariants.js';
-import { toTaskSummary, type TaskSummary, type TaskSummarySource } from '../../shared/checkpoint/task-summary.js';
+import { hasErrors, toTaskSummary, type TaskSummary, type TaskSummarySource } from '../../shared/checkpoint/task-summary.js';
 import { plainProblem, type Problem } from '../../shared/checkpoint/problem.js';
-import type { CheckpointSource, ListedTask } from '../store/store-types.js';
+import type { CheckpointSource, ListedTask, TaskEntry } from '../store/store-types.js';
 import { leaseInfoOf } from '../store/lease-rules.js';
 
 /** How a lease is judged: the runtime's time-to-live by default, at the present time. */
@@ -109,4 +109,22 @@ export function withFileProblems<S extends TaskSummary>(summary: S, found: reado
   if (found.length === 0) return summary;
   const added = found.map(plainProblem);
   return { ...summary, problems: [...summary.problems, ...added] };
+}
+
+/**
+ * The row of a listed task whose files show an error the listing did not read for (`found`, fileProblems), read
+ * whole as the task view reads it: a listing takes checkpoint.json at its word, where the whole read does not (a copy
+ * claiming a version no file holds gives way to the newest version that reads), so the row would show one version
+ * and the task another. The whole read checks the files itself, so its problems hold `found`. Null when nothing in
+ * `found` is an error, or the task is no longer at the listed location: the caller adds `found` to its row.
+ */
+export async function rowReadWhole(
+  source: CheckpointSource,
+  listed: Pick<TaskSummary, 'task_id' | 'location'>,
+  found: readonly Problem[],
+): Promise<{ entry: TaskEntry; summary: TaskSummary } | null> {
+  if (!hasErrors(found.map(plainProblem))) return null;
+  const entry = await source.getTask(listed.task_id).catch(() => null);
+  if (!entry || entry.location !== listed.location) return null;
+  return { entry, summary: await summarizeEntry(source, entry) };
 }

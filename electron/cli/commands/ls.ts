@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { hasErrors, withPlan, type TaskSummary } from '../../../shared/checkpoint/task-summary.js';
-import { summarizeListing, withFileProblems } from '../../verify/summarize-entry.js';
+import { rowReadWhole, summarizeListing, withFileProblems } from '../../verify/summarize-entry.js';
 import type { Problem } from '../../../shared/checkpoint/problem.js';
 import { ExitCode, requireSource, shownLocation, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
 import { colorStatus, formatJson, formatProblem, table } from '../output.js';
@@ -67,7 +67,13 @@ export function register(program: Command, ctx: CliContext): void {
         return rows.map(({ entry, summary }) => (opts.json ? withPlan(summary, entry.checkpoint) : summary));
       });
       const found = (await Promise.all(asked)).flat();
-      const tasks = listed.map((t, i) => withFileProblems(t, found[i]));
+      const tasks = await Promise.all(
+        listed.map(async (t, i) => {
+          const whole = await rowReadWhole(source, t, found[i]);
+          if (!whole) return withFileProblems(t, found[i]);
+          return opts.json ? withPlan(whole.summary, whole.entry.checkpoint) : whole.summary;
+        }),
+      );
       ctx.io.out(opts.json ? formatJson(tasks) : renderHuman(ctx, shownLocation(dir), tasks));
       if (tasks.some((t) => hasErrors(t.problems))) ctx.fail(ExitCode.problems);
     });

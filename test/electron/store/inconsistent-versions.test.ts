@@ -45,14 +45,15 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
  * What the inspector shows of task t: its row's problems (once they contain `awaited`, when given: the list
  * is built first and its files checked after, row by row) and its view's.
  */
-async function inspector(awaited?: string): Promise<{ listed: string; detail: string; shown: number | undefined }> {
+async function inspector(awaited?: string): Promise<{ listed: string; detail: string; shown: number | undefined; row: number | null }> {
   const service = new HostService({ host: 'web', runner: null });
   try {
     await service.open(root);
     const listed = async () => JSON.stringify((await service.listTasks())[0].problems);
     if (awaited) await expect.poll(listed, { timeout: 15_000 }).toContain(awaited);
     const detail = await service.getTask({ taskId: 't' });
-    return { listed: await listed(), detail: JSON.stringify(detail.problems), shown: detail.checkpoint?.version };
+    const row = (await service.listTasks())[0].version;
+    return { listed: await listed(), detail: JSON.stringify(detail.problems), shown: detail.checkpoint?.version, row };
   } finally {
     await service.close();
   }
@@ -67,11 +68,12 @@ describe('inconsistent version numbers', () => {
     await fs.writeFile(hot, JSON.stringify(doc));
 
     // A list row is read from checkpoint.json alone; the file checks that follow every listing find that no file
-    // holds its version, and the row carries that error: `ls` fails, and the task is not shown as healthy.
+    // holds its version, and the row is then read whole, as the task view reads it: it shows the version the task
+    // shows, with that error, so `ls` fails and the task is not shown as healthy, nor as version 15.
     const ls = await cli('ls', root, '--json');
     expect(ls.code).toBe(1);
     const row = (JSON.parse(ls.out) as { version: number; problems: { message: string; severity?: string }[] }[])[0];
-    expect(row.version).toBe(15);
+    expect(row.version).toBe(10);
     expect(row.problems).toEqual([
       expect.objectContaining({ message: expect.stringContaining('claims version 15, which no file in versions/ holds') }),
     ]);
@@ -84,6 +86,8 @@ describe('inconsistent version numbers', () => {
     // Opening the task shows the newest version that reads.
     const seen = await inspector('claims version 15');
     expect(seen.shown).toBe(10);
+    // Its row too, once the file checks found the error: not a row of version 15 beside a view of version 10.
+    expect(seen.row).toBe(10);
     expect(seen.listed).toContain('claims version 15');
     expect(seen.detail).toContain('claims version 15');
 
