@@ -27,6 +27,8 @@ const SIZES = [
   { width: 1024, height: 700 },
   { width: 1280, height: 800 },
   { width: 1920, height: 1080 },
+  // A browser tab beside another: the list and the task one at a time (styles.css, "Narrow windows").
+  { width: 560, height: 800 },
 ] as const;
 const THEMES = ['light', 'dark'] as const;
 const TABS = ['Plan', 'Artifacts', 'Side effects', 'Errors', 'Run', 'Messages', 'History', 'Events'] as const;
@@ -331,12 +333,43 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
     }, 180_000);
   }
 
+  it('shows the list and the task one at a time in a narrow window, with a way back that returns focus to the list', async () => {
+    const narrow = SIZES[SIZES.length - 1];
+    await page.setViewportSize(SIZES[0]);
+    await show('list');
+    await page.setViewportSize(narrow);
+    const list = page.getByRole('listbox', { name: 'Task list' });
+    const back = page.getByRole('navigation', { name: 'Back to the task list' }).getByRole('button', { name: '← All tasks' });
+    const details = page.getByRole('main', { name: 'Task details' });
+    expect(await list.isVisible()).toBe(true);
+    expect(await details.isVisible()).toBe(false);
+    await openTask(taskId);
+    expect(await list.isVisible()).toBe(false);
+    expect(await back.isVisible()).toBe(true);
+    const found = (await axeViolations(page)).map((v) => `task at ${narrow.width}px: ${v}`);
+    await back.click();
+    await list.waitFor({ state: 'visible', timeout: LONG });
+    expect(await details.isVisible()).toBe(false);
+    await expect.poll(() => list.evaluate((el) => el === el.ownerDocument.activeElement), { timeout: LONG }).toBe(true);
+    found.push(...(await axeViolations(page)).map((v) => `list at ${narrow.width}px: ${v}`));
+    // Wide again: both side by side, and no way back to offer.
+    await page.setViewportSize(SIZES[0]);
+    await openTask(taskId);
+    expect(await list.isVisible()).toBe(true);
+    // Rendered, but neither shown nor in the accessibility tree.
+    expect(await page.locator('.back-to-list').count()).toBe(1);
+    expect(await page.locator('.back-to-list').isVisible()).toBe(false);
+    expect(await back.count()).toBe(0);
+    expect(found).toEqual([]);
+  }, 60_000);
+
   for (const theme of THEMES) {
-    it(`keeps every view within the window at 1024, 1280 and 1920 pixels wide, ${theme}`, async () => {
+    it(`keeps every view within the window at 560, 1024, 1280 and 1920 pixels wide, ${theme}`, async () => {
       await page.emulateMedia({ colorScheme: theme });
       const found: string[] = [];
       await page.setViewportSize(SIZES[0]);
       await show('list');
+      found.push(...(await overflowsAtEverySize('list')));
       await openTask(taskId);
       for (const tab of TABS) {
         await show(tab);

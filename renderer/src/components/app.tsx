@@ -13,6 +13,7 @@ import { StartTaskDialog } from './start-task-dialog.js';
 import { DirectoryControls } from './directory-controls.js';
 import { ConnectionStatus } from './connection-status.js';
 import { TrustPrompt } from './trust-prompt.js';
+import { useNarrowWindow } from './narrow-window.js';
 
 export function App() {
   const init = useAppStore((s) => s.init);
@@ -27,6 +28,8 @@ export function App() {
   const store = useContext(StoreContext);
   useEffect(() => (store ? watchAttention(store) : undefined), [store]);
   const waiting = useAppStore((s) => waitingCount(s.tasks));
+  const taskOpen = useAppStore((s) => s.selectedTaskId !== null);
+  const narrow = useNarrowWindow();
   useEffect(() => {
     // The count of tasks waiting for a person, in front of the title: seen in the taskbar and the tab strip.
     document.title = titleWithCount(waiting);
@@ -57,15 +60,51 @@ export function App() {
         Skip to task
       </a>
       <Toolbar />
-      <div className="panes">
-        <TaskList />
-        <main id="main-pane" className="main-pane" aria-label="Task details">
-          <TaskView />
-        </main>
+      <div className={taskOpen ? 'panes task-open' : 'panes'}>
+        {narrow && !taskOpen ? (
+          // The list alone: it is the page's main content, and its heading the page's.
+          <main id="main-pane" className="main-pane list-main" aria-labelledby="tasks-heading">
+            <h1 id="tasks-heading" className="visually-hidden">
+              Tasks
+            </h1>
+            <TaskList />
+          </main>
+        ) : (
+          <>
+            <TaskList />
+            <main id="main-pane" className="main-pane" aria-label="Task details">
+              {taskOpen && <BackToList />}
+              <TaskView />
+            </main>
+          </>
+        )}
       </div>
       <Notices />
       <StartTaskDialog />
     </div>
+  );
+}
+
+/**
+ * In a window too narrow for the list beside the task (styles.css, "Narrow windows"), one of them is shown at a
+ * time: this leads from the task back to the list, and is not shown (nor in the accessibility tree) otherwise.
+ */
+function BackToList() {
+  const selectTask = useAppStore((s) => s.selectTask);
+  return (
+    <nav className="back-to-list" aria-label="Back to the task list">
+      <button
+        type="button"
+        className="link"
+        onClick={() => {
+          selectTask(null);
+          // The list comes back in place of the task: focus goes where the person was before opening it.
+          requestAnimationFrame(() => document.querySelector<HTMLElement>('[role="listbox"][aria-label="Task list"]')?.focus());
+        }}
+      >
+        ← All tasks
+      </button>
+    </nav>
   );
 }
 
