@@ -87,6 +87,7 @@ export function commandJobEnv(
     'WAYSTATION_TRIGGER',
     'WAYSTATION_RESUME',
     'WAYSTATION_JOB',
+    OPTIONS_CONFINED_ENV,
   ])
     delete env[name];
   if (job.actor) env.WAYSTATION_ACTOR = job.actor;
@@ -98,6 +99,7 @@ export function commandJobEnv(
     if (Buffer.byteLength(options, 'utf8') <= ENV_OPTIONS_BYTES) env.WAYSTATION_OPTIONS = options;
     if (job.mode) env.WAYSTATION_MODE = job.mode;
     if (job.maxAutoAttempts !== undefined) env.WAYSTATION_MAX_ATTEMPTS = String(job.maxAutoAttempts);
+    if (job.confined) env[OPTIONS_CONFINED_ENV] = '1';
   } else if (job.kind === 'approve') {
     env.WAYSTATION_ACTION = 'approve';
   } else if (job.kind === 'resume') {
@@ -111,6 +113,13 @@ export function commandJobEnv(
   }
   return env;
 }
+
+/**
+ * Set ("1") when a start's options came from the inspector (a page, through the host), as AgentPlanEnv.confined
+ * tells an agent of the runtime: paths in them must stay inside the checkpoint directory. The Python library hands
+ * it to `resolve_options` as `env["confined"]` (python/README.md).
+ */
+export const OPTIONS_CONFINED_ENV = 'WAYSTATION_OPTIONS_CONFINED';
 
 /** The variable naming the file that holds a start's options, as a JSON object. */
 export const OPTIONS_FILE_ENV = 'WAYSTATION_OPTIONS_FILE';

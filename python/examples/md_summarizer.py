@@ -26,7 +26,7 @@ from typing import Any
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import waystation  # noqa: E402
-from waystation import PlannedStep, TaskContext  # noqa: E402
+from waystation import PathOutsideRoot, PlannedStep, TaskContext, resolve_inside_root  # noqa: E402
 
 SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 SUMMARY = {
@@ -112,7 +112,24 @@ def output_folder(option: str, root: str) -> str:
     return os.path.join(os.path.abspath(root), option)
 
 
-def resolve(options: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
+def confined_path(root: str, requested: str, option: str) -> str:
+    """`requested` inside `root`, or an error naming the option and why it is refused."""
+    try:
+        return resolve_inside_root(root, requested)
+    except PathOutsideRoot as err:
+        raise ValueError(
+            f"the --{option} folder {requested!r} is refused: {err.why}; a task started from the inspector reads and "
+            f"writes only inside {root}, so name a folder there. No task was created"
+        ) from None
+
+
+def resolve(options: dict[str, Any], env: dict[str, Any]) -> dict[str, Any]:
+    # Options a page sent (the inspector) name folders inside the checkpoint directory only: ../, an absolute path or
+    # a symbolic link out of it is refused before anything is read.
+    if env.get("confined"):
+        confined_path(env["root"], options["input"], "input")
+        if options.get("output"):
+            confined_path(env["root"], options["output"], "output")
     # Paths are fixed once, at creation, so a resume from another working directory finds the same files:
     # the input absolute, the output folder as recorded_path records it.
     output = os.path.abspath(options.get("output") or os.path.join(env["root"], "outputs", env["task_id"]))

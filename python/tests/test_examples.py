@@ -203,3 +203,26 @@ def test_the_summariser_publishes_exactly_once_whatever_the_kills(root, tmp_path
     assert publisher.applied == {"k:publish-index": 1}
     cp = Store(root).load("k")
     assert cp["status"] == "done" and all(s["status"] == "done" for s in cp["plan"])
+
+
+def test_the_summariser_started_from_the_inspector_reads_and_writes_inside_the_directory_only(root, tmp_path):
+    """WAYSTATION_OPTIONS_CONFINED, as the host sets it for a task the inspector starts: a folder outside is refused."""
+    outside = make_input(str(tmp_path))
+    os.makedirs(root)
+    inside = make_input(root)
+    confined = {"WAYSTATION_OPTIONS_CONFINED": "1"}
+    for args, message in [
+        (["--input", outside], "--input folder"),
+        (["--input", os.path.relpath(outside, root)], 'it climbs out with ".."'),
+        (["--input", inside, "--output", str(tmp_path / "escape")], "--output folder"),
+    ]:
+        out = run_example("md_summarizer.py", root, "--task", "c", *args, env=confined)
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert message in out.stderr and "a task started from the inspector reads and writes only inside" in out.stderr
+        assert not os.path.exists(os.path.join(root, "c"))
+    assert not os.path.exists(tmp_path / "escape")
+    # Run by hand, the same folder outside is the person's own choice.
+    out = run_example("md_summarizer.py", root, "--task", "by-hand", "--input", outside)
+    assert out.returncode == 0, out.stdout + out.stderr
+    out = run_example("md_summarizer.py", root, "--task", "c", "--input", inside, env=confined)
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -11,6 +11,7 @@ Waystation app and CLI, and tasks they wrote are continued here.
 """
 
 from .cli import main
+from .confinement import PathOutsideRoot, resolve_inside_root
 from .errors import (
     ConflictError,
     LeaseHeldError,
@@ -52,10 +53,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Agent", "Completion", "ConflictError", "LeaseHeldError", "LeaseLostError", "LlmCallError", "Lease",
-    "OfflineModel", "OpenAIModel", "OperationError", "Outcome", "PlannedStep", "ReadOnlyTaskError",
+    "OfflineModel", "OpenAIModel", "OperationError", "Outcome", "PathOutsideRoot", "PlannedStep", "ReadOnlyTaskError",
     "ResumeContext", "Run", "SchemaError", "StepFailed", "StopRequested", "Store", "StoreWriteError", "TaskContext",
     "TaskFolderGoneError", "TaskNotFoundError", "TaskNotRunnable", "TaskReadError", "WaitingForHuman", "WaystationError",
     "acquire_lease", "check_artifacts", "checkpoint_schema", "edit_step_result", "estimate_cost_usd",
     "generate_task_id", "invariant_problems", "main", "model_from_env", "read_lease", "read_stop_request", "reject_task",
-    "request_stop", "run_agent", "task", "validate", "write_stop_request",
+    "request_stop", "resolve_inside_root", "run_agent", "task", "validate", "write_stop_request",
 ]

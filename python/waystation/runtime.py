@@ -39,6 +39,7 @@ from .errors import (
 from .jsonutil import canonical_json, to_plain
 from .lease import Lease, acquire_lease, highest_entry, lease_is_live, write_stop_request
 from .llm import Completion, Model, estimate_cost_usd, model_from_env
+from .confinement import CONFINED_ENV
 from .resume import ResumeContext, artifact_base_dir, build_resume_context, check_artifacts, decide_resume, describe_plan, same_plan
 from .schema import CURRENT_SCHEMA_VERSION, check_checkpoint, expected_current_step, validate
 from .store import Store, is_task_id, now_iso
@@ -115,12 +116,14 @@ class Agent:
 
     name: str
     run: Callable[["TaskContext"], Any]
-    plan: Union[list[PlannedStep], Callable[[dict[str, Any], dict[str, str]], list[PlannedStep]]] = field(default_factory=list)
+    plan: Union[list[PlannedStep], Callable[[dict[str, Any], dict[str, Any]], list[PlannedStep]]] = field(default_factory=list)
     goal: Union[str, Callable[[dict[str, Any]], str]] = ""
     description: str = ""
     options: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
     probes: dict[str, Callable[[dict[str, Any], dict[str, Any]], ProbeResult]] = field(default_factory=dict)
-    resolve_options: Optional[Callable[[dict[str, Any], dict[str, str]], dict[str, Any]]] = None
+    # Called with the options and {"task_id", "root", "confined"}: `confined` is True when the options came from the
+    # inspector, and the folders they name must then stay inside the root (confinement.py, resolve_inside_root).
+    resolve_options: Optional[Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = None
 
     def describe(self) -> dict[str, Any]:
         """Name, description and options schema, as the app shows them."""
@@ -876,7 +879,7 @@ class Run:
         if self.store.exists(self.task_id) and self.store.newest_version(self.task_id) > 0:
             raise OperationError("exists", f"task {self.task_id} already exists in {self.root}; resume it instead")
         opts = self.agent.parse_options(options)
-        env = {"task_id": self.task_id, "root": self.root}
+        env: dict[str, Any] = {"task_id": self.task_id, "root": self.root, "confined": self.env.get(CONFINED_ENV) == "1"}
         try:
             if self.agent.resolve_options:
                 opts = self.agent.resolve_options(opts, env)

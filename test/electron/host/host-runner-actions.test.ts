@@ -7,6 +7,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { HostEvent } from '../../../shared/api/contract.js';
 import type { RecoveryMode } from '../../../shared/checkpoint/schema.js';
@@ -23,6 +24,7 @@ import { GATED_AGENT as GATED, writeAgentProject } from '../runtime/agent-projec
 import { trustAll } from '../../support/trust-all.js';
 import { makeCheckpoint } from '../store/store-test-helpers.js';
 
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 let bundle: WorkerBundle;
 let root: string;
 let service: HostService | null = null;
@@ -170,7 +172,7 @@ describe('the options of a task the inspector starts', () => {
         [{ input: 'notes', output: '../escape-out' }, /--output folder "..\/escape-out" is refused/],
       ];
       for (const [options, message] of refusals) {
-        await expect(host.startTask({ agent: 'md-summarizer', taskId: 'escape', options, mode: 'manual' })).rejects.toThrow(message);
+        await expect(host.startTask({ agent: 'md-summarizer-py', taskId: 'escape', options, mode: 'manual' })).rejects.toThrow(message);
         expect(await openStore(root).getTask('escape')).toBeNull();
       }
       expect(await fs.readdir(outside)).toEqual(['secret.md']);
@@ -186,6 +188,49 @@ describe('the options of a task the inspector starts', () => {
         await finished;
         expect((await latest(taskId)).status).toBe('done');
       }
+    } finally {
+      await fs.rm(outside, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('the options of a command agent the inspector starts', () => {
+  it('are said to come from the inspector, and the Python md-summarizer refuses a folder outside the directory, writing nothing', async () => {
+    const outside = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-outside-')));
+    try {
+      await fs.writeFile(path.join(outside, 'secret.md'), '# Secret\n\nNot for the page to read.\n');
+      await fs.mkdir(path.join(root, 'notes'));
+      await fs.writeFile(path.join(root, 'notes', 'a.md'), '# A\n\nThe first note.\n');
+      // The Python example under a name of its own: the built-in md-summarizer would take its name first.
+      const program = [
+        'import dataclasses, sys',
+        `sys.path[:0] = [${JSON.stringify(path.join(repo, 'python', 'examples'))}, ${JSON.stringify(path.join(repo, 'python'))}]`,
+        'import md_summarizer, waystation',
+        'sys.exit(waystation.main(dataclasses.replace(md_summarizer.agent, name="md-summarizer-py")))',
+      ].join('\n');
+      await fs.writeFile(path.join(root, 'md_py.py'), program);
+      await fs.writeFile(
+        path.join(root, 'waystation.config.json'),
+        JSON.stringify({ agents: [{ name: 'md-summarizer-py', command: ['python3', 'md_py.py'] }] }),
+      );
+      const host = await openService();
+      for (const [options, message] of [
+        [{ input: outside }, /--input folder .* is refused: it names a folder outside the directory/],
+        [{ input: '../' + path.basename(outside) }, /--input folder .* is refused: it climbs out with ".."/],
+        [{ input: 'notes', output: outside }, /--output folder .* is refused: it names a folder outside the directory/],
+      ] as const) {
+        await expect(host.startTask({ agent: 'md-summarizer-py', taskId: 'escape', options, mode: 'manual' })).rejects.toThrow(message);
+        expect(await openStore(root).getTask('escape')).toBeNull();
+      }
+      expect(await fs.readdir(outside)).toEqual(['secret.md']);
+
+      const finished = exited('inside');
+      await host.startTask({ agent: 'md-summarizer-py', taskId: 'inside', options: { input: 'notes' }, mode: 'manual' });
+      await finished;
+      expect(await latest('inside')).toMatchObject({
+        status: 'done',
+        agent: { name: 'md-summarizer-py', command: ['python3', 'md_py.py'] },
+      });
     } finally {
       await fs.rm(outside, { recursive: true, force: true });
     }

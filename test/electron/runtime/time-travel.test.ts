@@ -224,7 +224,9 @@ describe('fork', () => {
         () => null,
         (err: unknown) => err as OperationError,
       );
-    expect(await refusal(forkTask(env, 'sum', done.version + 1))).toMatchObject({ code: 'invalid' });
+    // Past the newest: not there, as for every read of a version; a version that cannot be one is bad input.
+    expect(await refusal(forkTask(env, 'sum', done.version + 1))).toMatchObject({ code: 'not-found' });
+    expect(await refusal(forkTask(env, 'sum', 0))).toMatchObject({ code: 'invalid' });
     expect(await refusal(forkTask(env, 'sum', 1, { taskId: 'sum' }))).toMatchObject({ code: 'exists' });
     expect(await refusal(forkTask(env, 'sum', 1, { taskId: '../x' }))).toMatchObject({ code: 'invalid' });
     expect(await refusal(forkTask(env, 'none', 1))).toMatchObject({ code: 'not-found' });
