@@ -226,3 +226,45 @@ def test_the_summariser_started_from_the_inspector_reads_and_writes_inside_the_d
     assert out.returncode == 0, out.stdout + out.stderr
     out = run_example("md_summarizer.py", root, "--task", "c", "--input", inside, env=confined)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+WRITER = """
+import os, sys
+sys.path.insert(0, {python!r})
+import waystation
+from waystation import PlannedStep
+
+def publish():
+    if not os.environ.get("PUBLISH_OK"):
+        raise RuntimeError("the service is down")
+    return "published"
+
+def run(t):
+    t.step("draft", lambda: "a text")
+    t.step("publish", publish)
+
+agent = waystation.Agent(name="writer", description="drafts, then publishes",
+                         plan=[PlannedStep("draft", "draft"), PlannedStep("publish", "publish")], goal="write", run=run)
+sys.exit(waystation.main(agent))
+"""
+
+
+def test_a_program_waystation_cannot_run_is_named_as_the_way_to_continue_its_task(root, tmp_path):
+    """`waystation resume` refuses an agent it cannot load (neither built in, registered nor a module): the hint names
+    the program that wrote the task instead, printed and saved alike."""
+    program = tmp_path / "writer.py"
+    program.write_text(WRITER.format(python=PYTHON_DIR))
+    run = lambda *args, **env: subprocess.run([sys.executable, str(program), root, *args], capture_output=True, text=True,
+                                              env={**os.environ, "WAYSTATION_OFFLINE_LATENCY_MS": "0", **env}, timeout=60, cwd=tmp_path)
+    python = os.path.basename(sys.executable)
+    out = run("--task", "w1")
+    assert out.returncode == 1, out.stderr
+    assert f"next: fix the cause, then: {python} {program} {root} --task w1" in out.stdout
+    assert "waystation resume" not in out.stdout
+    assert Store(root).load("w1")["resume_hint"].endswith(f"Fix the cause and run `{python} {program} <DIR> --task w1`, or set its result with `waystation edit <DIR> w1 publish --value JSON`")
+    # Confirm mode: the failure's resume plan waits for approval, which is this program's too, with --approve.
+    out = run("--task", "w2", "--mode", "confirm")
+    assert out.returncode == 4, out.stdout + out.stderr
+    assert f"{python} {program} {root} --task w2 --approve" in out.stdout
+    out = run("--task", "w2", "--approve", PUBLISH_OK="1")
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -32,12 +32,13 @@ import argparse
 import json
 import os
 import re
+import shlex
 import sys
 from typing import Any, Optional
 
 from .errors import OperationError, WaystationError
 from .jsonutil import MAX_SAFE_INTEGER
-from .runtime import Agent, MODES, Outcome, Run, load_for_write, run_agent
+from .runtime import PROGRAM_COMMAND, Agent, MODES, Outcome, Run, load_for_write, run_agent
 from .store import Store
 
 EXIT_BAD_INPUT = 2
@@ -79,6 +80,24 @@ def _coerce(value: str, schema: dict[str, Any]) -> Any:
 
 def main(agent: Agent, argv: Optional[list[str]] = None) -> int:
     """Run `agent` from the command line (or from the app); returns the exit code (see the module's docstring)."""
+    # The hints this run prints and saves continue a task Waystation cannot run with this very program: run from its
+    # command line, not called with arguments of a caller's own (whose program takes other arguments).
+    token = PROGRAM_COMMAND.set(_program_command() if argv is None else None)
+    try:
+        return _main(agent, argv)
+    finally:
+        PROGRAM_COMMAND.reset(token)
+
+
+def _program_command() -> Optional[str]:
+    """`python3 writer.py`: how this program was run, when it is a file (not `-c` or an interactive session)."""
+    program = sys.argv[0] if sys.argv else ""
+    if not program or not os.path.isfile(program):
+        return None
+    return f"{os.path.basename(sys.executable) or 'python3'} {shlex.quote(program)}"
+
+
+def _main(agent: Agent, argv: Optional[list[str]]) -> int:
     parser = argparse.ArgumentParser(prog=os.path.basename(sys.argv[0]), description=agent.description)
     parser.add_argument("dir", nargs="?", help="the checkpoint directory")
     parser.add_argument("--task", help="the task id (a new id starts the task, an existing one resumes it)")

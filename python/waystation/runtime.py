@@ -18,6 +18,7 @@ import os
 import re
 import secrets
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, TypeVar, Union
 
@@ -70,7 +71,22 @@ def _redact_in(value: Any, env: Optional[dict[str, str]] = None) -> Any:
     return value
 
 
+# Agents the Waystation app and CLI run themselves: `waystation resume` continues their tasks, whoever wrote them.
+_BUILT_IN_AGENTS = frozenset({"checkpoint-demo", "md-summarizer"})
+
+#: The command that runs this program again (`python3 writer.py`), set by `waystation.main` for its run: a task whose
+#: agent Waystation cannot run is continued with it rather than with `waystation resume`, which would refuse it.
+PROGRAM_COMMAND: ContextVar[Optional[str]] = ContextVar("waystation_program_command", default=None)
+
+
 def _hint(cp: dict[str, Any], verb: str, extra: str = "") -> str:
+    program = PROGRAM_COMMAND.get()
+    agent = cp.get("agent") or {}
+    # Registered in the directory (its command recorded), a module, or built in: Waystation runs it. Anything else was
+    # run by hand from this program, and only this program runs it again.
+    runnable = bool(agent.get("command") or agent.get("module")) or agent.get("name") in _BUILT_IN_AGENTS
+    if program and verb in ("resume", "approve") and not runnable:
+        return f"{program} <DIR> --task {cp['task_id']}{' --approve' if verb == 'approve' else ''}{extra}"
     return f"waystation {verb} <DIR> {cp['task_id']}{extra}"
 
 
