@@ -451,7 +451,17 @@ async function heldInFiles(
   }
   // The files listed answer which versions have a file of their own: no lookup per name below the version.
   const located = await locateRecord({ ...ctx, versionNames: VersionNames.listed(taskDir, files) }, taskDir, version);
-  if (located.ok || !located.missing) return undefined;
+  if (located.ok) return undefined;
+  if (!located.missing) {
+    // The file that would hold it is cut short or damaged before it. A copy is written only once its version is
+    // durable, so no power cut leaves this: the versions from there on are lost, and the copy cannot stand in.
+    const where = located.problem.file === file ? '' : ` (${located.problem.file})`;
+    return problem(
+      file,
+      'invariant',
+      `checkpoint.json claims version ${version}, which no file in ${VERSIONS_DIR}/ holds whole: ${located.problem.message}${where}`,
+    );
+  }
   return problem(
     file,
     'invariant',
@@ -503,7 +513,9 @@ export async function listedFileProblems(ctx: ReadContext, entry: ListedFiles): 
       : undefined;
   const found = await misnumberedFiles(ctx, taskDir, await outOfOrder(ctx, taskDir, files), shown ?? 0);
   if (ahead) found.unshift(ahead);
-  return found.filter((m) => !entry.problems.some((p) => p.file === m.file && p.reason === m.reason));
+  // The same problem, not another of the same file and kind: a row's invariant error on checkpoint.json (a summary's
+  // own check) once hid the files' finding that the version it claims is lost.
+  return found.filter((m) => !entry.problems.some((p) => p.file === m.file && p.reason === m.reason && p.message === m.message));
 }
 
 /**

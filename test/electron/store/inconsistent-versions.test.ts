@@ -142,6 +142,37 @@ describe('inconsistent version numbers', () => {
     }
   });
 
+  it('a segment cut short before the version checkpoint.json claims: every reader shows the newest whole version, with the error', async () => {
+    // As the runtime writes: version 1, then versions 2 to 8 as records of one segment, checkpoint.json at the last.
+    const store = openStore(root);
+    const lease: SaveLease = { taskId: 't', held: true, generation: 1 };
+    let cp = (await store.create(makeCheckpoint('t', 5))).checkpoint;
+    for (let v = 2; v <= 8; v++) cp = (await store.save('t', { ...loopedSave(cp, v, 5, 30), lease })).checkpoint;
+    await store.settle('t');
+    // Cut in the middle of version 6's record: versions 6 to 8, each durable before checkpoint.json named 8, are lost.
+    const segment = path.join(root, 't', 'versions', '00000002.json');
+    const bytes = await fs.readFile(segment);
+    const sixth = bytes.indexOf('{"format":"waystation-version","version":6,');
+    await fs.writeFile(segment, bytes.subarray(0, sixth + 40));
+    const claim = 'checkpoint.json claims version 8, which no file in versions/ holds whole: version 6: its record was cut short';
+
+    const ls = await cli('ls', root, '--json');
+    expect(ls.code).toBe(1);
+    const row = (JSON.parse(ls.out) as { version: number; problems: { message: string; severity?: string }[] }[])[0];
+    expect(row.version).toBe(5);
+    // (The looped saves' own plans break an invariant at version 5, said beside it.)
+    const said = row.problems.find((p) => p.message.includes(claim));
+    expect(said?.severity ?? 'error').toBe('error');
+    const opened = await openStore(root).getTask('t');
+    expect(opened?.checkpoint?.version).toBe(5);
+    expect(JSON.stringify(opened?.problems)).toContain(claim);
+    const history = await cli('history', root, 't');
+    expect(history.code).toBe(1);
+    expect(history.out).not.toMatch(/^6\s/m);
+    const seen = await inspector(claim);
+    expect([seen.shown, seen.row]).toEqual([5, 5]);
+  });
+
   it('a version file holding another version is reported by every reader, and the other versions stay listed', async () => {
     await tenVersions('t');
     const versions = path.join(root, 't', 'versions');
