@@ -172,7 +172,7 @@ describe('the options of a task the inspector starts', () => {
         [{ input: 'notes', output: '../escape-out' }, /--output folder "..\/escape-out" is refused/],
       ];
       for (const [options, message] of refusals) {
-        await expect(host.startTask({ agent: 'md-summarizer-py', taskId: 'escape', options, mode: 'manual' })).rejects.toThrow(message);
+        await expect(host.startTask({ agent: 'md-summarizer', taskId: 'escape', options, mode: 'manual' })).rejects.toThrow(message);
         expect(await openStore(root).getTask('escape')).toBeNull();
       }
       expect(await fs.readdir(outside)).toEqual(['secret.md']);
