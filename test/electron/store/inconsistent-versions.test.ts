@@ -34,6 +34,15 @@ async function tenVersions(taskId: string): Promise<void> {
   }
 }
 
+/** As the runtime writes: version 1, then versions 2 to `last` as records of one segment, checkpoint.json at the last. */
+async function segmentTask(taskId: string, last: number): Promise<void> {
+  const store = openStore(root);
+  const lease: SaveLease = { taskId, held: true, generation: 1 };
+  let cp = (await store.create(makeCheckpoint(taskId, 5))).checkpoint;
+  for (let v = 2; v <= last; v++) cp = (await store.save(taskId, { ...loopedSave(cp, v, 5, 30), lease })).checkpoint;
+  await store.settle(taskId);
+}
+
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
@@ -101,12 +110,7 @@ describe('inconsistent version numbers', () => {
   });
 
   it('a task saved under the lease lists clean, and its checkpoint.json claiming past its segment is reported by the file checks', async () => {
-    // As the runtime writes: version 1, then versions 2 to 12 as records of one segment, checkpoint.json at the last.
-    const store = openStore(root);
-    const lease: SaveLease = { taskId: 's', held: true, generation: 1 };
-    let cp = (await store.create(makeCheckpoint('s', 5))).checkpoint;
-    for (let v = 2; v <= 12; v++) cp = (await store.save('s', { ...loopedSave(cp, v, 5, 30), lease })).checkpoint;
-    await store.settle('s');
+    await segmentTask('s', 12);
     expect(await fs.readdir(path.join(root, 's', 'versions'))).toEqual(expect.arrayContaining(['00000001.json', '00000002.json']));
     expect(await fs.readdir(path.join(root, 's', 'versions'))).not.toContain('00000012.json');
     const clean = await openStore(root).listTasks();
@@ -143,12 +147,7 @@ describe('inconsistent version numbers', () => {
   });
 
   it('a segment cut short before the version checkpoint.json claims: every reader shows the newest whole version, with the error', async () => {
-    // As the runtime writes: version 1, then versions 2 to 8 as records of one segment, checkpoint.json at the last.
-    const store = openStore(root);
-    const lease: SaveLease = { taskId: 't', held: true, generation: 1 };
-    let cp = (await store.create(makeCheckpoint('t', 5))).checkpoint;
-    for (let v = 2; v <= 8; v++) cp = (await store.save('t', { ...loopedSave(cp, v, 5, 30), lease })).checkpoint;
-    await store.settle('t');
+    await segmentTask('t', 8);
     // Cut in the middle of version 6's record: versions 6 to 8, each durable before checkpoint.json named 8, are lost.
     const segment = path.join(root, 't', 'versions', '00000002.json');
     const bytes = await fs.readFile(segment);
