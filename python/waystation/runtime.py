@@ -41,6 +41,7 @@ from .jsonutil import canonical_json, to_plain
 from .lease import Lease, acquire_lease, highest_entry, lease_is_live, write_stop_request
 from .llm import Completion, Model, estimate_cost_usd, model_from_env
 from .confinement import CONFINED_ENV
+from .options import unknown_options_message
 from .resume import ResumeContext, artifact_base_dir, build_resume_context, check_artifacts, decide_resume, describe_plan, same_plan
 from .schema import CURRENT_SCHEMA_VERSION, check_checkpoint, expected_current_step, validate
 from .store import Store, is_task_id, now_iso
@@ -148,6 +149,9 @@ class Agent:
     def parse_options(self, raw: Optional[dict[str, Any]]) -> dict[str, Any]:
         """Options with defaults filled, checked against the schema; OperationError('invalid') when they do not fit."""
         opts = dict(raw or {})
+        unknown = unknown_options_message(self.name, self.options, opts)
+        if unknown:
+            raise OperationError("invalid", unknown)
         for key, sub in (self.options.get("properties") or {}).items():
             if key not in opts and isinstance(sub, dict) and "default" in sub:
                 opts[key] = copy.deepcopy(sub["default"])
