@@ -3,12 +3,23 @@
  * stores (directory or database), every version, blob and event, checked
  * by hash; the source is only read, and a second run copies nothing.
  */
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { isPostgresUrl } from '../../store/postgres/redact-url.js';
 import { copyTasks } from '../../store/copy-tasks.js';
 import { ExitCode, requireLocation, shownLocation, UsageError, type CliContext } from '../cli-context.js';
 import { formatJson, table } from '../output.js';
+
+/**
+ * Whether two locations name one store: one database URL written twice, or one directory however it is reached (a
+ * link, `..`). Copying a store onto itself would only report every task up to date.
+ */
+async function sameStore(a: string, b: string): Promise<boolean> {
+  if (isPostgresUrl(a) || isPostgresUrl(b)) return a === b;
+  const [ra, rb] = await Promise.all([a, b].map((p) => realpath(p).catch(() => null)));
+  return ra !== null && ra === rb;
+}
 
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -20,9 +31,13 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'print one {task_id, status, versions, events, reason} per task')
     .addHelpText('after', '\nExit status: 0 when every task was copied or already there, 1 when a task was refused.')
     .action(async (from: string, to: string, opts: { task?: string; json?: boolean }) => {
-      const source = ctx.openStore(await requireLocation(from));
+      const sourceLocation = await requireLocation(from);
+      const destLocation = isPostgresUrl(to) ? to : path.resolve(to);
+      if ((await sameStore(sourceLocation, destLocation)) === true)
+        throw new UsageError(`${shownLocation(from)} and ${shownLocation(to)} are the same store; nothing was copied`);
+      const source = ctx.openStore(sourceLocation);
       // The destination directory is made when it does not exist yet (a database must exist; its schema is made).
-      const dest = ctx.openStore(isPostgresUrl(to) ? to : path.resolve(to));
+      const dest = ctx.openStore(destLocation);
       try {
         if (opts.task !== undefined && !(await source.getTask(opts.task)))
           throw new UsageError(`no task "${opts.task}" in ${shownLocation(from)}; nothing was copied`);
