@@ -83,6 +83,7 @@ export class ChangeFeed {
           // Folders that appeared while the watches were set up are handed back, to be watched if they are not yet.
           watcher.watchAgain(changes.filter((c) => c.kind === 'changed' && !before.entries.has(c.location)).map((c) => c.location));
           if (changes.length > 0) await this.apply(changes);
+          this.watchArtifacts();
         })
         .catch(() => {}),
     );
@@ -137,6 +138,15 @@ export class ChangeFeed {
       }
       let taskId = this.candidateId(change.location);
       let entry = taskId ? await store.getTask(taskId).catch(() => null) : null;
+      if (!entry && !list.locations.has(change.location)) {
+        // No task here: files tasks recorded as artifacts, maybe (md-summarizer's outputs/). Their tasks are read
+        // again now, so a drift shows as it happens rather than at the next listing.
+        const owners = this.artifactOwners(change.paths);
+        if (owners.length > 0) {
+          await this.apply(owners.map((location) => ({ location, kind: 'changed' as const, paths: change.paths })));
+          continue;
+        }
+      }
       if (!entry && change.location === 'checkpoint.json' && change.kind === 'changed') {
         // The root's own legacy checkpoint names its task inside; one listing finds it.
         taskId = (await store.listTasks()).find((e) => e.location === 'checkpoint.json')?.task_id ?? null;
@@ -174,6 +184,36 @@ export class ChangeFeed {
         ...(summary ? { summary } : {}),
       });
     }
+    this.watchArtifacts();
+  }
+
+  /**
+   * Watch the folders that hold the kept tasks' artifacts outside their own folders (and below the root): the
+   * watcher sees only the root's entries, task folders and leases otherwise. Called after each batch, so a task that
+   * records an artifact in a new folder has it watched from its save on.
+   */
+  private watchArtifacts(): void {
+    if (!this.watcher || !this.options.isOpen()) return;
+    const root = path.resolve(this.options.root);
+    const folders = new Set<string>();
+    for (const { location, abs } of this.options.list.artifacts()) {
+      const rel = path.relative(root, path.dirname(abs));
+      // Outside the root (nothing the watcher sees), or the task's own folder (watched as the task).
+      if (rel === '' || rel === location || rel.startsWith('..') || path.isAbsolute(rel)) continue;
+      folders.add(rel.split(path.sep).join('/'));
+    }
+    this.watcher.watchArtifactFolders(folders);
+  }
+
+  /** The locations of the kept tasks with an artifact at one of `paths` (relative to the root), or below one. */
+  private artifactOwners(paths: readonly string[]): string[] {
+    const root = path.resolve(this.options.root);
+    const changed = paths.map((p) => path.join(root, p));
+    const owners = new Set<string>();
+    for (const { location, abs } of this.options.list.artifacts()) {
+      if (changed.some((c) => abs === c || abs.startsWith(c + path.sep))) owners.add(location);
+    }
+    return [...owners];
   }
 
   /** Publish the lines appended to a task's events.jsonl since the last ones published. */

@@ -56,6 +56,8 @@ export interface DirectoryWatcher {
    * are reported whatever the timing was.
    */
   watchAgain(locations: readonly string[]): void;
+  /** Watch the files of exactly these folders (relative, below a root entry): where tasks' artifacts lie. */
+  watchArtifactFolders(folders: ReadonlySet<string>): void;
   /** Stop watching; pending changes are flushed first. */
   close(): Promise<void>;
 }
@@ -181,6 +183,9 @@ export function watchDirectory(
     watchAgain(locations) {
       if (closed || locations.length === 0) return;
       folders.watchTasks(locations);
+    },
+    watchArtifactFolders(wanted) {
+      if (!closed) folders.watchArtifactFolders(wanted);
     },
     async close() {
       if (closed) return;

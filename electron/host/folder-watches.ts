@@ -1,6 +1,8 @@
 /**
  * The folders of a checkpoint directory under watch, one `fs.watch` each:
- * the root, every task folder, and each task's `lease/`.
+ * the root, every task folder, each task's `lease/`, and the folders below
+ * them that hold files tasks recorded as artifacts (md-summarizer's
+ * `outputs/<task>/`), which the change feed names.
  *
  * A folder's watch reports what happens to the entries directly in it (an
  * entry created, renamed over, removed, written to or appended to), on Linux,
@@ -45,6 +47,8 @@ export class FolderWatches {
   private readonly watches = new Map<string, FSWatcher>();
   /** The root's entries as last seen, so that a root removed can report each of them gone. */
   private readonly rootNames = new Set<string>();
+  /** Folders watched for the artifacts in them (watchArtifactFolders), not as tasks. */
+  private readonly artifactFolders = new Set<string>();
   /** Error codes already reported: a limit reached fails every folder after it, and is said once. */
   private readonly reported = new Set<string>();
   private closed = false;
@@ -90,6 +94,30 @@ export class FolderWatches {
     for (const name of names) {
       if (this.closed || this.watches.has(name) || this.options.ignored(name)) continue;
       if (this.statOf(name)?.isDirectory()) this.watchTask(name);
+    }
+  }
+
+  /**
+   * Watch exactly these folders (relative to the root, below a root entry) for the files in them, as folders of
+   * tasks' artifacts: the ones watched for that before and not named now are let go. A folder not there now is
+   * left out, and watched once it is named again and there (a batch after it is made names it again).
+   */
+  watchArtifactFolders(folders: ReadonlySet<string>): void {
+    if (this.closed) return;
+    for (const folder of this.artifactFolders) {
+      if (folders.has(folder)) continue;
+      this.artifactFolders.delete(folder);
+      this.unwatch(folder);
+    }
+    for (const folder of folders) {
+      // The root's entries and their lease folders have watches of their own; so may a folder named twice.
+      if (!folder.includes('/') || this.watches.has(folder) || this.options.ignored(folder)) continue;
+      if (!this.statOf(folder)?.isDirectory()) continue;
+      this.artifactFolders.add(folder);
+      this.watchFolder(folder, (_event, filename) => {
+        const relative = filename === null ? folder : `${folder}/${String(filename)}`;
+        if (!this.options.ignored(relative)) this.options.onPath(relative, false);
+      });
     }
   }
 

@@ -7,6 +7,7 @@
  * and checks 10,000 files (a second or more on a small machine); answering
  * from the kept list costs the serialisation alone.
  */
+import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { mayNeedRecovery, type TaskListing, type TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { newestFirst } from '../../shared/checkpoint/task-order.js';
@@ -14,6 +15,7 @@ import type { Problem } from '../../shared/checkpoint/problem.js';
 import { IMPORT_SUFFIX, SYNC_SLICE } from '../store/directory-scan.js';
 import type { CheckpointSource, ListedFiles, ListedTask } from '../store/store-types.js';
 import { rowReadWhole, summarizeEntry, summarizeListing, withFileProblems } from '../verify/summarize-entry.js';
+import { artifactBaseDir } from '../verify/verify-task.js';
 import type { SerialQueue } from './serial-queue.js';
 import { taskFigures, type TaskFigures } from './directory-overview.js';
 import { jsonArrayPieces } from './json-pieces.js';
@@ -139,6 +141,19 @@ export class KeptTaskList {
   /** The kept row at `location`, as last summarized. */
   summaryAt(location: string): TaskSummary | undefined {
     return this.summaries?.get(location)?.summary;
+  }
+
+  /**
+   * The absolute paths of the artifacts the kept tasks recorded, each with the location of its task. A row with
+   * artifacts keeps its entry (KeptSummary.recheck), so this reads nothing.
+   */
+  *artifacts(): Iterable<{ location: string; abs: string }> {
+    for (const [location, k] of this.summaries ?? []) {
+      const cp = k.recheck?.checkpoint;
+      if (!cp?.artifacts?.length) continue;
+      const base = artifactBaseDir(this.root, cp);
+      for (const a of cp.artifacts) yield { location, abs: path.resolve(base, a.path) };
+    }
   }
 
   /** Every task's summary, in the store's order: what listTasks answers. */

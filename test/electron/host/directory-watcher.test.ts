@@ -101,6 +101,23 @@ describe('watchDirectory', () => {
     await until(() => changesFor('t1').some((c) => c.kind === 'removed'), 'the removal of t1');
   });
 
+  it('reports the files of the artifact folders it is given, below their root entry, and stops when they are dropped', async () => {
+    const folder = path.join(root, 'outputs', 't1', 'deep');
+    await fs.mkdir(folder, { recursive: true });
+    await fs.writeFile(path.join(folder, 'a.md'), 'one');
+    await startWatching();
+    watcher!.watchArtifactFolders(new Set(['outputs/t1/deep', 'outputs/missing', 't1']));
+    await fs.appendFile(path.join(folder, 'a.md'), ' two');
+    await until(() => changesFor('outputs').some((c) => c.paths.includes('outputs/t1/deep/a.md')), 'the change of outputs/t1/deep/a.md');
+    watcher!.watchArtifactFolders(new Set());
+    batches = [];
+    await fs.appendFile(path.join(folder, 'a.md'), ' three');
+    // A later change elsewhere shows the watcher still reports, and that the dropped folder's file went unreported.
+    await fs.writeFile(path.join(root, 't1', 'checkpoint.json'), '{"version":2}');
+    await until(() => changesFor('t1').length > 0, 'the change of t1');
+    expect(changesFor('outputs').flatMap((c) => c.paths)).not.toContain('outputs/t1/deep/a.md');
+  });
+
   it('reports a new task folder and a new root-level task file, once more after the folder has settled', async () => {
     const flushedAt: Array<{ at: number; locations: string[] }> = [];
     watcher = watchDirectory(root, (changes) => {

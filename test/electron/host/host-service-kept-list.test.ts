@@ -3,6 +3,7 @@
  * those tasks alone: the directory is listed once, at open, however many
  * tasks it holds, and the list stays exactly what `waystation ls --json` prints.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -248,6 +249,48 @@ describe('the kept task list', () => {
       { numRuns: 12 },
     );
   }, 180_000);
+
+  it('shows a task drifted as soon as an artifact it recorded outside its folder changes, without a listing', async () => {
+    const text = '# Summary\n\nFirst.\n';
+    const file = path.join(root, 'outputs', 'sum', 'deep', 'a.summary.md');
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, text);
+    const artifact = {
+      type: 'file',
+      path: 'outputs/sum/deep/a.summary.md',
+      sha256: createHash('sha256').update(text).digest('hex'),
+      size: Buffer.byteLength(text),
+    };
+    await openStore(root).create(makeCheckpoint('sum', 2, { status: 'done', artifacts: [artifact] }));
+    await openStore(root).create(makeCheckpoint('other', 2, { status: 'done' }));
+    const host = await open();
+    expect((await host.listTasks()).map((t) => [t.task_id, t.display_status])).toEqual([
+      ['other', 'done'],
+      ['sum', 'done'],
+    ]);
+    const drifted = (from: number) =>
+      until((e) => e.type === 'task-changed' && e.taskId === 'sum' && e.summary?.display_status === 'drifted', 'sum, drifted', from);
+    const restored = (from: number) =>
+      until((e) => e.type === 'task-changed' && e.taskId === 'sum' && e.summary?.display_status === 'done', 'sum, done again', from);
+    const listings = reads.listings;
+    let from = events.length;
+    await fs.appendFile(file, 'Edited by hand.\n');
+    await drifted(from);
+    from = events.length;
+    await fs.writeFile(file, text);
+    await restored(from);
+    // Its whole folder removed, and made again with the file as recorded: still followed.
+    from = events.length;
+    await fs.rm(path.join(root, 'outputs', 'sum'), { recursive: true });
+    await drifted(from);
+    from = events.length;
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, text);
+    await restored(from);
+    // Read alone: no listing, and no other task.
+    expect(reads.listings).toBe(listings);
+    expect(events.filter((e) => e.type === 'task-changed' && e.taskId === 'other')).toEqual([]);
+  });
 
   it('keeps what a watcher batch did to a row while a listing summarized that row again', async () => {
     const writer = openStore(root);
