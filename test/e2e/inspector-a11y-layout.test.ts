@@ -346,6 +346,8 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
     await openTask(taskId);
     expect(await list.isVisible()).toBe(false);
     expect(await back.isVisible()).toBe(true);
+    // Focus moved from the list, gone now, to the way back to it.
+    await expect.poll(() => page.evaluate('document.activeElement?.textContent ?? null'), { timeout: LONG }).toBe('← All tasks');
     const found = (await axeViolations(page)).map((v) => `task at ${narrow.width}px: ${v}`);
     await back.click();
     await list.waitFor({ state: 'visible', timeout: LONG });

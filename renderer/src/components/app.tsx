@@ -31,6 +31,14 @@ export function App() {
   const taskOpen = useAppStore((s) => s.selectedTaskId !== null);
   const narrow = useNarrowWindow();
   useEffect(() => {
+    if (!narrow || !taskOpen) return;
+    // The list that held focus is gone from a narrow window once a task opens: focus goes to the way back to it, the
+    // first thing of the task's pane, rather than to the top of the page.
+    const active = document.activeElement;
+    if (!active || active === document.body || active.closest('.task-list'))
+      document.querySelector<HTMLElement>('.back-to-list button')?.focus();
+  }, [narrow, taskOpen]);
+  useEffect(() => {
     // The count of tasks waiting for a person, in front of the title: seen in the taskbar and the tab strip.
     document.title = titleWithCount(waiting);
   }, [waiting]);
