@@ -114,7 +114,10 @@ export class FolderWatches {
       if (!folder.includes('/') || this.watches.has(folder) || this.options.ignored(folder)) continue;
       if (!this.statOf(folder)?.isDirectory()) continue;
       this.artifactFolders.add(folder);
-      this.watchFolder(folder, (_event, filename) => {
+      this.watchFolder(folder, (event, filename) => {
+        // The folder itself removed or moved (a watch on Linux then follows nothing): let go, so that the next batch
+        // watches the folder made in its place.
+        if (event === 'rename' && !this.statOf(folder)) this.unwatch(folder);
         const relative = filename === null ? folder : `${folder}/${String(filename)}`;
         if (!this.options.ignored(relative)) this.options.onPath(relative, false);
       });

@@ -287,6 +287,10 @@ describe('the kept task list', () => {
     await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.writeFile(file, text);
     await restored(from);
+    // The folder made in its place is watched in turn.
+    from = events.length;
+    await fs.appendFile(file, 'Edited again.\n');
+    await drifted(from);
     // Read alone: no listing, and no other task.
     expect(reads.listings).toBe(listings);
     expect(events.filter((e) => e.type === 'task-changed' && e.taskId === 'other')).toEqual([]);
