@@ -128,7 +128,8 @@ def test_the_cli_exits_8_when_stopped(root, model, capsys):
     code = waystation.main(agent, [root, "--task", "t"])
     assert code == 8
     printed = capsys.readouterr().out
-    assert "t: running at version" in printed and "stopped by grace" in printed
+    # Named as the task list names a stopped task (the TypeScript CLI says the same).
+    assert "t: interrupted at version" in printed and "stopped by grace" in printed
     # The directory it was given, in the command printed (quoted only where a shell would need it).
     assert f"next: continue: waystation resume {root} t" in printed
 

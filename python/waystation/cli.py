@@ -231,7 +231,9 @@ def fill_directory(text: str, root: str) -> str:
 
 def _print_outcome(outcome: Outcome, root: str) -> None:
     message = fill_directory(outcome.message, root)
-    print(f"{outcome.task_id}: {outcome.status} at version {outcome.version}: {message}", flush=True)
+    # A run a person stopped leaves its task interrupted (stored running, no holder), as the task list names it.
+    shown = "interrupted" if outcome.stopped and outcome.status == "running" else outcome.status
+    print(f"{outcome.task_id}: {shown} at version {outcome.version}: {message}", flush=True)
     if outcome.next:
         print(f"next: {fill_directory(outcome.next, root)}", flush=True)
 
