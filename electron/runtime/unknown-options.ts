@@ -3,9 +3,10 @@
  * declare, so `--inptu notes` (a typo) or an option of another agent would
  * start a task as if it had not been given: the task runs on its defaults and
  * the person learns of it from what it made. A start names such options and
- * writes nothing instead, as the Python library's command line refuses an
- * option it does not know. An agent whose schema takes any key (a loose or
- * catch-all object) is given what it takes.
+ * writes nothing instead, in the words the Python library uses for an
+ * option its JSON Schema does not name (python/waystation/options.py). An
+ * agent whose schema takes any key (a loose or catch-all object) is given
+ * what it takes.
  */
 import type { z } from 'zod';
 

@@ -83,6 +83,7 @@ export function resolveInsideRoot(root: string, requested: string): string {
 /**
  * Resolve a folder a page names for a task (an agent's option): relative to `root`, or absolute and inside it
  * (through the root's real path too, should the root be reached through a link). Then as `resolveInsideRoot`.
+ * The Python library holds the same rule for command agents (python/waystation/confinement.py).
  *
  * @throws PathOutsideRootError when the path is absolute and outside the root, or escapes it by any other route
  */
