@@ -42,6 +42,8 @@ export class ChangeFeed {
    * (`lastEventAtOpen`) when the task first changes, not for every task at open.
    */
   private readonly eventSeed = new Map<string, LogAtOpen>();
+  /** Task location -> the absolute paths of its artifacts, as its kept row last had them: what watchArtifacts follows. */
+  private readonly artifacts = new Map<string, readonly string[]>();
   /** Started once the first task list is built (see start); null until then. */
   private watcher: DirectoryWatcher | null = null;
 
@@ -83,6 +85,7 @@ export class ChangeFeed {
           // Folders that appeared while the watches were set up are handed back, to be watched if they are not yet.
           watcher.watchAgain(changes.filter((c) => c.kind === 'changed' && !before.entries.has(c.location)).map((c) => c.location));
           if (changes.length > 0) await this.apply(changes);
+          for (const location of this.options.list.rowLocations()) this.noteArtifacts(location);
           this.watchArtifacts();
         })
         .catch(() => {}),
@@ -128,6 +131,8 @@ export class ChangeFeed {
   /** Turn one watcher batch into events, patching the kept list on the way. */
   async apply(changes: DirectoryChange[]): Promise<void> {
     const { root, store, list, hub, isOpen } = this.options;
+    // Whether the folders the artifacts lie in may have changed: the watches are brought in line once, at the end.
+    let artifactsMoved = false;
     for (const change of changes) {
       if (!isOpen()) return;
       if (change.location === 'waystation.config.json') {
@@ -144,6 +149,8 @@ export class ChangeFeed {
         const owners = this.artifactOwners(change.paths);
         if (owners.length > 0) {
           await this.apply(owners.map((location) => ({ location, kind: 'changed' as const, paths: change.paths })));
+          // A folder of theirs may have been removed and made again: its watch, let go then, is set up afresh.
+          artifactsMoved = true;
           continue;
         }
       }
@@ -159,6 +166,7 @@ export class ChangeFeed {
       // A row changed in place can be sent with the event; a task appearing or going away may change other rows too.
       const inPlace = entry !== null && list.has(change.location);
       await list.apply(change.location, entry);
+      artifactsMoved = this.noteArtifacts(change.location) || artifactsMoved;
       if (!entry) {
         const known = list.locations.get(change.location);
         if (known) {
@@ -184,23 +192,38 @@ export class ChangeFeed {
         ...(summary ? { summary } : {}),
       });
     }
-    this.watchArtifacts();
+    if (artifactsMoved) this.watchArtifacts();
+  }
+
+  /**
+   * Take the artifacts of the task at `location` as its kept row has them now; true when they differ from what was
+   * taken before. A batch reads only the rows it changed: a running task saves often, and its artifacts seldom move.
+   */
+  private noteArtifacts(location: string): boolean {
+    const now = this.options.list.artifactPaths(location);
+    const before = this.artifacts.get(location) ?? [];
+    if (now.length === before.length && now.every((p, i) => p === before[i])) return false;
+    if (now.length > 0) this.artifacts.set(location, now);
+    else this.artifacts.delete(location);
+    return true;
   }
 
   /**
    * Watch the folders that hold the kept tasks' artifacts outside their own folders (and below the root): the
-   * watcher sees only the root's entries, task folders and leases otherwise. Called after each batch, so a task that
-   * records an artifact in a new folder has it watched from its save on.
+   * watcher sees only the root's entries, task folders and leases otherwise. Called after a batch that moved an
+   * artifact, so a task that records one in a new folder has it watched from its save on.
    */
   private watchArtifacts(): void {
     if (!this.watcher || !this.options.isOpen()) return;
     const root = path.resolve(this.options.root);
     const folders = new Set<string>();
-    for (const { location, abs } of this.options.list.artifacts()) {
-      const rel = path.relative(root, path.dirname(abs));
-      // Outside the root (nothing the watcher sees), or the task's own folder (watched as the task).
-      if (rel === '' || rel === location || rel.startsWith('..') || path.isAbsolute(rel)) continue;
-      folders.add(rel.split(path.sep).join('/'));
+    for (const [location, paths] of this.artifacts) {
+      for (const abs of paths) {
+        const rel = path.relative(root, path.dirname(abs));
+        // Outside the root (nothing the watcher sees), or the task's own folder (watched as the task).
+        if (rel === '' || rel === location || rel.startsWith('..') || path.isAbsolute(rel)) continue;
+        folders.add(rel.split(path.sep).join('/'));
+      }
     }
     this.watcher.watchArtifactFolders(folders);
   }
@@ -209,11 +232,11 @@ export class ChangeFeed {
   private artifactOwners(paths: readonly string[]): string[] {
     const root = path.resolve(this.options.root);
     const changed = paths.map((p) => path.join(root, p));
-    const owners = new Set<string>();
-    for (const { location, abs } of this.options.list.artifacts()) {
-      if (changed.some((c) => abs === c || abs.startsWith(c + path.sep))) owners.add(location);
+    const owners: string[] = [];
+    for (const [location, held] of this.artifacts) {
+      if (held.some((abs) => changed.some((c) => abs === c || abs.startsWith(c + path.sep)))) owners.push(location);
     }
-    return [...owners];
+    return owners;
   }
 
   /** Publish the lines appended to a task's events.jsonl since the last ones published. */

@@ -144,16 +144,19 @@ export class KeptTaskList {
   }
 
   /**
-   * The absolute paths of the artifacts the kept tasks recorded, each with the location of its task. A row with
-   * artifacts keeps its entry (KeptSummary.recheck), so this reads nothing.
+   * The absolute paths of the artifacts the task kept at `location` recorded; none for a task that recorded none,
+   * or no row there. A row with artifacts keeps its entry (KeptSummary.recheck), so this reads nothing.
    */
-  *artifacts(): Iterable<{ location: string; abs: string }> {
-    for (const [location, k] of this.summaries ?? []) {
-      const cp = k.recheck?.checkpoint;
-      if (!cp?.artifacts?.length) continue;
-      const base = artifactBaseDir(this.root, cp);
-      for (const a of cp.artifacts) yield { location, abs: path.resolve(base, a.path) };
-    }
+  artifactPaths(location: string): string[] {
+    const cp = this.summaries?.get(location)?.recheck?.checkpoint;
+    if (!cp?.artifacts?.length) return [];
+    const base = artifactBaseDir(this.root, cp);
+    return cp.artifacts.map((a) => path.resolve(base, a.path));
+  }
+
+  /** The locations of the kept rows, for a pass over every task (none before the first build). */
+  rowLocations(): Iterable<string> {
+    return this.summaries?.keys() ?? [];
   }
 
   /** Every task's summary, in the store's order: what listTasks answers. */
