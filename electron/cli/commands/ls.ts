@@ -67,13 +67,13 @@ export function register(program: Command, ctx: CliContext): void {
         return rows.map(({ entry, summary }) => (opts.json ? withPlan(summary, entry.checkpoint) : summary));
       });
       const found = (await Promise.all(asked)).flat();
-      const tasks = await Promise.all(
-        listed.map(async (t, i) => {
-          const whole = await rowReadWhole(source, t, found[i]);
-          if (!whole) return withFileProblems(t, found[i]);
-          return opts.json ? withPlan(whole.summary, whole.entry.checkpoint) : whole.summary;
-        }),
-      );
+      // Most rows' files show nothing: those are taken as listed, without a turn of their own.
+      const readWhole = async (t: TaskSummary, problems: Problem[]) => {
+        const whole = await rowReadWhole(source, t, problems);
+        if (!whole) return withFileProblems(t, problems);
+        return opts.json ? withPlan(whole.summary, whole.entry.checkpoint) : whole.summary;
+      };
+      const tasks = await Promise.all(listed.map((t, i) => (found[i].length === 0 ? t : readWhole(t, found[i]))));
       ctx.io.out(opts.json ? formatJson(tasks) : renderHuman(ctx, shownLocation(dir), tasks));
       if (tasks.some((t) => hasErrors(t.problems))) ctx.fail(ExitCode.problems);
     });
