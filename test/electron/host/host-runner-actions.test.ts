@@ -156,14 +156,26 @@ describe('opening a directory resumes interrupted auto-mode tasks', () => {
   }, 60_000);
 });
 
+/**
+ * Run `body` with a folder outside the directory that holds a note no page may read, and a folder of notes inside
+ * the directory (`notes`); the outside folder is removed after.
+ */
+async function withOutsideFolder(body: (outside: string) => Promise<void>): Promise<void> {
+  const outside = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-outside-')));
+  try {
+    await fs.writeFile(path.join(outside, 'secret.md'), '# Secret\n\nNot for the page to read.\n');
+    await fs.mkdir(path.join(root, 'notes'));
+    await fs.writeFile(path.join(root, 'notes', 'a.md'), '# A\n\nThe first note.\n');
+    await body(outside);
+  } finally {
+    await fs.rm(outside, { recursive: true, force: true });
+  }
+}
+
 describe('the options of a task the inspector starts', () => {
   it('name folders inside the directory only: ../, an absolute path and a symbolic link out are refused, nothing written', async () => {
-    const outside = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-outside-')));
-    try {
-      await fs.writeFile(path.join(outside, 'secret.md'), '# Secret\n\nNot for the page to read.\n');
+    await withOutsideFolder(async (outside) => {
       await fs.symlink(outside, path.join(root, 'link-out'));
-      await fs.mkdir(path.join(root, 'notes'));
-      await fs.writeFile(path.join(root, 'notes', 'a.md'), '# A\n\nThe first note.\n');
       const host = await openService();
       const refusals: [Record<string, unknown>, RegExp][] = [
         [{ input: path.relative(root, outside) }, /--input folder .* is refused: it climbs out with ".."/],
@@ -188,19 +200,13 @@ describe('the options of a task the inspector starts', () => {
         await finished;
         expect((await latest(taskId)).status).toBe('done');
       }
-    } finally {
-      await fs.rm(outside, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 });
 
 describe('the options of a command agent the inspector starts', () => {
   it('are said to come from the inspector, and the Python md-summarizer refuses a folder outside the directory, writing nothing', async () => {
-    const outside = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-outside-')));
-    try {
-      await fs.writeFile(path.join(outside, 'secret.md'), '# Secret\n\nNot for the page to read.\n');
-      await fs.mkdir(path.join(root, 'notes'));
-      await fs.writeFile(path.join(root, 'notes', 'a.md'), '# A\n\nThe first note.\n');
+    await withOutsideFolder(async (outside) => {
       // The Python example under a name of its own: the built-in md-summarizer would take its name first.
       const program = [
         'import dataclasses, sys',
@@ -231,9 +237,7 @@ describe('the options of a command agent the inspector starts', () => {
         status: 'done',
         agent: { name: 'md-summarizer-py', command: ['python3', 'md_py.py'] },
       });
-    } finally {
-      await fs.rm(outside, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 });
 
