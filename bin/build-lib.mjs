@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm run build:lib` (and `prepare`, so `npm ci` runs it): compiles the library, the
 // CLI and the worker into dist/, bundles the CLI and the worker (dist/bundle/, what
-// bin/waystation.mjs runs; the worker as one script with V8's code cache of it,
-// worker-script.mjs), then stamps the build with the sources it read and when
+// bin/waystation.mjs runs; each as one script with V8's code cache of it,
+// cached-scripts.mjs), then stamps the build with the sources it read and when
 // it started (electron/runtime/build-stamp.ts), so the launcher runs dist/ only while
 // it matches the sources. The stamp is removed first: a failed or interrupted build
 // leaves none, and the launcher falls back to the sources.
@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { nodeBundleOptions, ownSources } from './bundle-options.mjs';
-import { bundleWorkerScript, writeWorkerCodeCache } from './worker-script.mjs';
+import { bundleCachedScripts, writeCodeCaches } from './cached-scripts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 rmSync(path.join(root, 'dist', 'build-stamp.json'), { force: true });
@@ -39,10 +39,10 @@ if (r.status !== 0) {
 
 let bundled;
 try {
-  bundled = await bundleEntries();
+  bundled = await bundleThreadEntry();
   const outdir = path.join(root, 'dist', 'bundle');
-  bundled.push(...(await bundleWorkerScript(root, outdir)));
-  writeWorkerCodeCache(outdir);
+  bundled.push(...(await bundleCachedScripts(root, outdir)));
+  writeCodeCaches(outdir);
 } catch (err) {
   console.error(`build:lib failed bundling the CLI (${err.message}); dist/ is not stamped, so \`waystation\` runs from the sources.`);
   process.exit(1);
@@ -57,30 +57,22 @@ writeBuildStamp(root, startedAtMs, [
   'tsconfig.lib.json',
   'bin/build-lib.mjs',
   'bin/bundle-options.mjs',
-  'bin/worker-script.mjs',
+  'bin/cached-scripts.mjs',
 ]);
 
 /**
- * Bundle the CLI and the file checks' thread into
- * dist/bundle/: a command then loads a few files instead of some five hundred
- * (its own modules, zod, commander), which is most of its start-up. Each
- * command stays a chunk of its own, imported only when run (command-list.ts);
- * the entries sit side by side, since the store looks for its thread's entry
- * beside the code that starts it (packages left out: bundle-options.mjs).
+ * Bundle the file checks' thread into dist/bundle/, emptied first: the store
+ * starts that thread from the entry beside the code that starts it (the CLI's
+ * and the worker's scripts sit there too), as an ES module of its own.
  * Resolves to the package's own source files it read, for the stamp.
  */
-async function bundleEntries() {
+async function bundleThreadEntry() {
   const { build } = await import('esbuild');
   const outdir = path.join(root, 'dist', 'bundle');
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
     ...nodeBundleOptions(root, outdir),
-    entryPoints: {
-      main: 'electron/cli/main.ts',
-      'file-check-worker': 'electron/store/file-check-worker.ts',
-    },
-    chunkNames: 'chunk-[hash]',
-    splitting: true,
+    entryPoints: { 'file-check-worker': 'electron/store/file-check-worker.ts' },
     format: 'esm',
     // Bundled CommonJS packages call require(); an ES module has none of its own.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },

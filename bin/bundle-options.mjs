@@ -1,5 +1,5 @@
-// What the package's two builds for Node share (bin/build-lib.mjs: the CLI and its threads; bin/worker-script.mjs:
-// the worker process): one target, one list of packages left out, zod in English only, and the sources each read.
+// What the package's builds for Node share (bin/build-lib.mjs: the file checks' thread; bin/cached-scripts.mjs:
+// the CLI's and the worker's scripts): one target, one list of packages left out, zod in English only, and the sources each read.
 import path from 'node:path';
 
 /**

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // The `waystation` command. Runs the bundled CLI in dist/bundle/ (built by `npm ci`
-// through `prepare`, or `npm run build:lib`) when its build stamp matches the sources; otherwise
+// through `prepare`, or `npm run build:lib`: one CommonJS script its loader runs with
+// V8's code cache, electron/cli/cli-loader.ts) when its build stamp matches the sources; otherwise
 // the TypeScript sources through tsx, which works the same but starts several times
 // slower. In a development checkout an edited source therefore never runs as old
 // compiled code. WAYSTATION_FROM_SOURCE=1 always runs the sources.
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,7 +26,7 @@ async function buildState() {
 
 const build = await buildState();
 if (build.state === 'fresh') {
-  await import('../dist/bundle/main.js');
+  createRequire(import.meta.url)('../dist/bundle/cli-loader.cjs');
 } else {
   // Said on a terminal only: scripts reading stderr get the command's own messages and nothing else.
   if (build.state !== 'forced' && process.stderr.isTTY) {

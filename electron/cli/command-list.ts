@@ -9,6 +9,7 @@
  */
 import type { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
+import { HELP_FLAGS } from './early-worker.js';
 
 /** What a command module exports. */
 export interface CommandModule {
@@ -47,7 +48,6 @@ export const commandList: readonly CommandEntry[] = [
 ];
 
 const VERSION_FLAGS = new Set(['-V', '--version']);
-const HELP_FLAGS = new Set(['-h', '--help']);
 
 /**
  * The commands to register for `argv` (the arguments after the program name).
@@ -65,16 +65,4 @@ export function commandsToLoad(argv: readonly string[]): readonly CommandEntry[]
   }
   const known = commandList.find((c) => c.name === first);
   return known ? [known] : commandList;
-}
-
-/** The commands that hand their work to a worker process. */
-const WORKER_COMMANDS = new Set(['run', 'resume', 'approve']);
-
-/**
- * Whether `argv` runs a command that starts a worker process (and not its
- * help), so the CLI can start one before it has loaded the command.
- */
-export function startsWorker(argv: readonly string[]): boolean {
-  const first = argv.find((a) => !a.startsWith('-'));
-  return first !== undefined && WORKER_COMMANDS.has(first) && !argv.some((a) => HELP_FLAGS.has(a));
 }

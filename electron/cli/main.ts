@@ -12,8 +12,11 @@ import { terminalSafe } from './terminal-safe.js';
 import { Command, CommanderError } from 'commander';
 import type { CheckpointStore } from '../store/store-types.js';
 import { createContext, ExitCode, UsageError, type CliIo } from './cli-context.js';
-import { commandsToLoad, startsWorker } from './command-list.js';
+import { commandsToLoad } from './command-list.js';
+import { startWorkerEarly } from './early-worker.js';
+import { stopStandbyWorker } from '../runtime/worker-standby.js';
 import { shouldColor } from './style.js';
+import { importModule } from '../runtime/import-module.js';
 
 const EXIT_HELP = `
 Exit status:
@@ -122,7 +125,8 @@ export function processIo(): CliIo {
 
 /** Ask on the terminal (stderr, so stdout stays the command's output) and resolve to the line typed. */
 async function askOnTerminal(question: string): Promise<string> {
-  const { createInterface } = await import('node:readline/promises');
+  // Through importModule: code the CLI's code cache compiled has no import() of its own (import-module.ts).
+  const { createInterface } = await importModule<typeof import('node:readline/promises')>('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return await rl.question(question);
@@ -131,23 +135,28 @@ async function askOnTerminal(question: string): Promise<string> {
   }
 }
 
-/** Started as `waystation` (bin/waystation.mjs, the npm bin link) or as this very file, rather than imported. */
+/**
+ * Started as `waystation` (bin/waystation.mjs, the npm bin link), as this very file, or as the compiled CLI's
+ * loader (cli-loader.ts, which the build runs to write the code cache), rather than imported.
+ */
 function isProcessEntry(): boolean {
   const started = process.argv[1];
   if (!started) return false;
   if (path.resolve(started) === fileURLToPath(import.meta.url)) return true;
-  return ['waystation', 'waystation.mjs', 'waystation.cmd'].includes(path.basename(started));
+  return ['waystation', 'waystation.mjs', 'waystation.cmd', 'cli-loader.cjs'].includes(path.basename(started));
 }
 
-if (isProcessEntry()) {
+/** The process. No top-level await: the compiled CLI is one CommonJS script (cli-loader.ts), which has none. */
+async function runAsProcess(): Promise<void> {
   const argv = process.argv.slice(2);
-  // A worker started now loads while the command does (runtime/worker-standby.ts).
-  const standby = startsWorker(argv) ? await import('../runtime/worker-standby.js') : null;
-  standby?.startStandbyWorker();
+  // Under the compiled CLI its loader has started it already; this then does nothing.
+  startWorkerEarly(argv);
   try {
     process.exitCode = await runCli(argv, processIo());
   } finally {
     // A run refused before it started a worker leaves the standby unused: it exits having done nothing.
-    standby?.stopStandbyWorker();
+    stopStandbyWorker();
   }
 }
+
+if (isProcessEntry()) void runAsProcess();

@@ -31,7 +31,24 @@ export interface WorkerWanted {
   env: NodeJS.ProcessEnv;
 }
 
-let standby: { child: ChildProcess; wanted: WorkerWanted } | null = null;
+interface Standby {
+  child: ChildProcess;
+  wanted: WorkerWanted;
+}
+
+/**
+ * The standby waiting, kept on the global object rather than in this module: the compiled CLI's loader starts it
+ * before the CLI's script is read (cli/cli-loader.ts), and the loader and the script each hold a copy of this module.
+ */
+const SLOT = Symbol.for('waystation.standbyWorker');
+const slot = globalThis as { [SLOT]?: Standby | null };
+
+/** The standby waiting, taken: none is left. */
+function takeStandby(): Standby | null {
+  const s = slot[SLOT] ?? null;
+  slot[SLOT] = null;
+  return s;
+}
 
 /**
  * Start one standby worker of this build in this process's working directory
@@ -40,7 +57,7 @@ let standby: { child: ChildProcess; wanted: WorkerWanted } | null = null;
  * would start on at once.
  */
 export function startStandbyWorker(launch: WorkerLaunch = defaultWorkerLaunch(), env: NodeJS.ProcessEnv = process.env): void {
-  if (standby || env.WAYSTATION_JOB) return;
+  if (slot[SLOT] || env.WAYSTATION_JOB) return;
   const wanted: WorkerWanted = { entry: launch.entry, execArgv: [...(launch.execArgv ?? [])], cwd: process.cwd(), env: { ...env } };
   const child = fork(wanted.entry, [], {
     execArgv: [...wanted.execArgv],
@@ -53,7 +70,7 @@ export function startStandbyWorker(launch: WorkerLaunch = defaultWorkerLaunch(),
   // Until adopted, it must not keep this process alive.
   child.unref();
   child.channel?.unref();
-  standby = { child, wanted };
+  slot[SLOT] = { child, wanted };
 }
 
 /**
@@ -61,8 +78,7 @@ export function startStandbyWorker(launch: WorkerLaunch = defaultWorkerLaunch(),
  * (a standby that does not fit is let go). Either way no standby is left.
  */
 export function adoptStandbyWorker(wanted: WorkerWanted): ChildProcess | null {
-  const s = standby;
-  standby = null;
+  const s = takeStandby();
   if (!s) return null;
   const alive = s.child.exitCode === null && s.child.signalCode === null && s.child.connected;
   if (!alive || !sameProcess(s.wanted, wanted)) {
@@ -77,14 +93,13 @@ export function adoptStandbyWorker(wanted: WorkerWanted): ChildProcess | null {
 
 /** Let the standby go, if one is still waiting: it exits without having touched any task. */
 export function stopStandbyWorker(): void {
-  const s = standby;
-  standby = null;
+  const s = takeStandby();
   if (s) letGo(s.child);
 }
 
 /** The pid of the standby waiting, if any. */
 export function standbyWorkerPid(): number | null {
-  return standby?.child.pid ?? null;
+  return slot[SLOT]?.child.pid ?? null;
 }
 
 function letGo(child: ChildProcess): void {

@@ -15,6 +15,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isPostgresUrl } from '../store/postgres/redact-url.js';
+import { loadPgDriver } from '../store/postgres/pg-driver.js';
 
 export type DetectedLocation =
   /** A folder: a Waystation checkpoint directory (its path, resolved). */
@@ -76,8 +77,7 @@ export async function detectLocation(location: string): Promise<DetectedLocation
  * store, which says why in its own words (without the password).
  */
 async function detectPostgres(url: string): Promise<DetectedLocation> {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({
+  const client = new (loadPgDriver().Client)({
     connectionString: url,
     connectionTimeoutMillis: 10_000,
     application_name: 'waystation (detect)',

@@ -26,7 +26,8 @@ function build(): void {
   const checker = fs.readFileSync(path.join(repo, 'electron/runtime/build-stamp.ts'), 'utf8');
   const js = ts.transpileModule(checker, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
   write('dist/electron/runtime/build-stamp.js', js.outputText);
-  write('dist/bundle/main.js', "console.log('compiled', process.argv.slice(2).join(' '));\n");
+  // The compiled CLI's entry is its loader, bundled as CommonJS (cli-loader.ts).
+  write('dist/bundle/cli-loader.cjs', "console.log('compiled', process.argv.slice(2).join(' '));\n");
   // Mtimes a little in the past, as sources saved before the build started.
   const past = new Date(Date.now() - 60_000);
   for (const rel of ['electron/cli/main.ts', 'electron/cli/helper.ts']) fs.utimesSync(path.join(pkg, rel), past, past);

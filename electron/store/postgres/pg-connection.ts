@@ -5,10 +5,10 @@
  * retried blindly: the writer asks the database what became of them
  * (pg-writes.ts).
  */
-import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { isConnectionLost, mapConnectError } from './pg-errors.js';
 import { redactUrl } from './redact-url.js';
+import { loadPgDriver } from './pg-driver.js';
 import { CHANGES_CHANNEL } from './pg-schema.js';
 import { ChangeAnnouncer } from './change-announcer.js';
 
@@ -21,15 +21,6 @@ export interface ConnectionOptions {
   maxConnections?: number;
   /** The shortest time between the starts of two announcements of committed changes, in ms. Default ANNOUNCE_EVERY_MS (change-announcer.ts). */
   announceEveryMs?: number;
-}
-
-/**
- * The driver, loaded when a store is first opened on a database: a command on
- * a directory never pays for it (loading it costs more than the rest of the
- * CLI's start-up). It is CommonJS, so it loads synchronously, as a pool is made.
- */
-function driver(): typeof pg {
-  return createRequire(import.meta.url)('pg') as typeof pg;
 }
 
 /** A pool over one database URL, and the URL as it may be shown. */
@@ -47,7 +38,7 @@ export class Connection {
   ) {
     this.shown = redactUrl(url);
     this.password = passwordOf(url) ?? process.env.PGPASSWORD;
-    this.pool = new (driver().Pool)({
+    this.pool = new (loadPgDriver().Pool)({
       connectionString: url,
       statement_timeout: opts.statementTimeoutMs ?? 30_000,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
@@ -70,7 +61,11 @@ export class Connection {
 
   /** A client of its own, not from the pool (LISTEN needs one that stays). */
   newClient(): pg.Client {
-    return new (driver().Client)({ connectionString: this.url, connectionTimeoutMillis: 10_000, application_name: 'waystation-listen' });
+    return new (loadPgDriver().Client)({
+      connectionString: this.url,
+      connectionTimeoutMillis: 10_000,
+      application_name: 'waystation-listen',
+    });
   }
 
   /** Run a read; when the connection went away under it, once more on a fresh one. */

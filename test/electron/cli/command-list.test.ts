@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Command } from 'commander';
-import { commandList, commandsToLoad, startsWorker } from '../../../electron/cli/command-list.js';
+import { commandList, commandsToLoad } from '../../../electron/cli/command-list.js';
 import { createContext } from '../../../electron/cli/cli-context.js';
 
 const names = (argv: string[]) => commandsToLoad(argv).map((c) => c.name);
@@ -28,16 +28,5 @@ describe('the command list', () => {
     expect(names(['--help', '--version'])).toEqual(all);
     expect(names(['help', 'ls'])).toEqual(all);
     expect(names(['shwo', 'DIR'])).toEqual(all);
-  });
-
-  it('starts a worker ahead only for the commands that run one, and not for their help', () => {
-    expect(startsWorker(['run', 'DIR', 'checkpoint-demo'])).toBe(true);
-    expect(startsWorker(['resume', 'DIR', 'TASK', '--mode', 'auto'])).toBe(true);
-    expect(startsWorker(['approve', 'DIR', 'TASK'])).toBe(true);
-    expect(startsWorker(['run', '--help'])).toBe(false);
-    expect(startsWorker(['reject', 'DIR', 'TASK'])).toBe(false);
-    expect(startsWorker(['ls', 'run'])).toBe(false);
-    expect(startsWorker(['--version'])).toBe(false);
-    expect(startsWorker([])).toBe(false);
   });
 });
