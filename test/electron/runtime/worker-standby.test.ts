@@ -68,6 +68,20 @@ describe('a standby worker', () => {
     expect(cp.plan.every((s) => s.status === 'done')).toBe(true);
   });
 
+  it("started by another copy of this module is adopted, as the compiled CLI's loader starts it and its script adopts it", async () => {
+    // A second instance of the module, as the loader's bundle and the CLI's script each hold one.
+    const specifier = new URL('../../../electron/runtime/worker-standby.ts?second-copy', import.meta.url).href;
+    const loaderCopy = (await import(/* @vite-ignore */ specifier)) as typeof import('../../../electron/runtime/worker-standby.js');
+    expect(loaderCopy.startStandbyWorker).not.toBe(startStandbyWorker);
+    loaderCopy.startStandbyWorker(bundle.workerLaunch, env);
+    const pid = standbyWorkerPid();
+    expect(pid).toBeGreaterThan(0);
+    const { outcome, pids } = await runDemo(env, 'from-the-loader');
+    expect(pids).toEqual([pid]);
+    expect(outcome).toMatchObject({ task_id: 'from-the-loader', status: 'done', exitCode: RunExit.done });
+    expect(loaderCopy.standbyWorkerPid()).toBeNull();
+  });
+
   it('is let go when the runner gives its workers another environment, and a worker of its own runs the task', async () => {
     startStandbyWorker(bundle.workerLaunch, { ...env, WAYSTATION_SOMETHING_ELSE: '1' });
     const pid = standbyWorkerPid()!;
