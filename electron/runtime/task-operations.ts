@@ -23,6 +23,7 @@ import { isSchemaRefusal, TaskEngine, type EngineOutcome } from './task-engine.j
 import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
 import { copyForAgent, own, ownWhere } from './checkpoint-draft.js';
 import { commandHint } from './command-hint.js';
+import { optionIssuesMessage } from './option-issues.js';
 import { unknownOptionsMessage } from './unknown-options.js';
 
 /** Bad input or a refused operation: nothing was written. `code` says which. */
@@ -326,7 +327,10 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
   if (unknown) throw new OperationError('invalid', unknown);
   const parsed = schema.safeParse(given);
   if (!parsed.success) {
-    throw new OperationError('invalid', `invalid options for agent ${agent.name}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
+    throw new OperationError(
+      'invalid',
+      `invalid options for agent ${agent.name}: ${optionIssuesMessage(parsed.error, given)}. Nothing was written.`,
+    );
   }
   const existing = await env.store.getTask(taskId);
   if (existing && !isUnfinishedCreate(existing))

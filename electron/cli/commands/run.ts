@@ -6,6 +6,7 @@
  * `--publish-url URL`), validated by the agent's schema. Given an existing
  * task id, it resumes that task instead, as re-running the article's demo does.
  */
+import { promises as fs } from 'node:fs';
 import { fillDirectory } from '../../../shared/checkpoint/fill-directory.js';
 import type { Command } from 'commander';
 import { isPostgresUrl } from '../../store/postgres/redact-url.js';
@@ -129,38 +130,50 @@ export function register(program: Command, ctx: CliContext): void {
       if (!Number.isSafeInteger(max) || max < 0)
         throw new UsageError(`--max-attempts must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, not "${opts.maxAttempts}"`);
       const location = isPostgresUrl(dir) ? dir : directoryToRunIn(dir);
-      const store = ctx.openStore(location);
-      // A directory is made on first use, a database's schema too (as `waystation db init` would).
-      await store.prepareForWrites();
-      // The code that runs lives in the artifact folder: the directory itself, or for a database the folder the command runs in.
-      const root = store.artifactRoot;
-      // A built-in or a module named on this command line is the person's own choice; an agent the
-      // directory registers, or a task of it resumed, is code from the directory.
-      const resumes = opts.task !== undefined && (await store.getTask(opts.task).catch(() => null)) !== null;
-      if (resumes || (!builtInAgents.has(agent) && !isModuleSpecifier(agent))) {
-        await requireTrust(ctx, root, {
-          trust: opts.trust,
-          command: 'run',
-          extra: resumes ? [`task ${opts.task}, resumed with its agent`] : [`the agent "${agent}" it registers`],
+      // A directory this command makes and the start then leaves empty (an unknown agent, an option missing) is taken
+      // away again: a mistyped command leaves nothing behind. rmdir takes only an empty folder.
+      const madeHere =
+        !isPostgresUrl(dir) &&
+        (await fs.lstat(location).then(
+          () => false,
+          (err: NodeJS.ErrnoException) => err.code === 'ENOENT',
+        ));
+      try {
+        const store = ctx.openStore(location);
+        // A directory is made on first use, a database's schema too (as `waystation db init` would).
+        await store.prepareForWrites();
+        // The code that runs lives in the artifact folder: the directory itself, or for a database the folder the command runs in.
+        const root = store.artifactRoot;
+        // A built-in or a module named on this command line is the person's own choice; an agent the
+        // directory registers, or a task of it resumed, is code from the directory.
+        const resumes = opts.task !== undefined && (await store.getTask(opts.task).catch(() => null)) !== null;
+        if (resumes || (!builtInAgents.has(agent) && !isModuleSpecifier(agent))) {
+          await requireTrust(ctx, root, {
+            trust: opts.trust,
+            command: 'run',
+            extra: resumes ? [`task ${opts.task}, resumed with its agent`] : [`the agent "${agent}" it registers`],
+          });
+        } else if (opts.trust) {
+          await requireTrust(ctx, root, { trust: true, command: 'run' });
+        } else {
+          await trustIfEmpty(root);
+        }
+        const runner = cliRunner(ctx, location, opts.by);
+        streamRunner(ctx, runner, Boolean(opts.json));
+        const outcome = await runner.startRun({
+          agent,
+          options: parseAgentOptions(agentArgs),
+          taskId: opts.task,
+          mode: mode.data,
+          maxAutoAttempts: max,
+          exportName: opts.export,
         });
-      } else if (opts.trust) {
-        await requireTrust(ctx, root, { trust: true, command: 'run' });
-      } else {
-        await trustIfEmpty(root);
+        reportOutcome(ctx, dir, outcome, Boolean(opts.json));
+        if (outcome.exitCode === RunExit.done && !opts.json)
+          ctx.io.out(ctx.style.dim(`inspect: waystation show ${shownLocation(dir)} ${outcome.task_id}\n`));
+      } finally {
+        if (madeHere) await fs.rmdir(location).catch(() => {});
       }
-      const runner = cliRunner(ctx, location, opts.by);
-      streamRunner(ctx, runner, Boolean(opts.json));
-      const outcome = await runner.startRun({
-        agent,
-        options: parseAgentOptions(agentArgs),
-        taskId: opts.task,
-        mode: mode.data,
-        maxAutoAttempts: max,
-        exportName: opts.export,
-      });
-      reportOutcome(ctx, dir, outcome, Boolean(opts.json));
-      if (outcome.exitCode === RunExit.done && !opts.json)
-        ctx.io.out(ctx.style.dim(`inspect: waystation show ${shownLocation(dir)} ${outcome.task_id}\n`));
     },
   );
 }

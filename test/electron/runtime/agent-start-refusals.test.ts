@@ -176,6 +176,55 @@ describe('options an agent does not have', () => {
   });
 });
 
+describe('options the schema refuses', () => {
+  const withOptions = (options: z.ZodType) => defineAgent({ ...base, options } as AnyAgent);
+  const refusal = async (agent: AnyAgent, options: Record<string, unknown>) => {
+    const err = await startTask(env, agent, { taskId: 't', options }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OperationError);
+    expect((err as OperationError).code).toBe('invalid');
+    await expect(fs.readdir(root)).rejects.toMatchObject({ code: 'ENOENT' });
+    return (err as Error).message;
+  };
+
+  it('says an option left out is required, and what is wrong with the others, as the Python library does', async () => {
+    const agent = withOptions(
+      z.object({
+        input: z.string(),
+        depth: z.number().int(),
+        mode: z.enum(['fast', 'slow']).default('fast'),
+        name: z.string().min(1, 'a --name is required'),
+        limits: z.object({ pages: z.number() }).optional(),
+      }),
+    );
+    expect(await refusal(agent, { depth: 'deep', mode: 'quick', name: '', limits: {} })).toBe(
+      'invalid options for agent fragile: options.input: is required; options.depth: expected number, received string; ' +
+        'options.mode: expected one of "fast"|"slow"; options.name: a --name is required; ' +
+        'options.limits.pages: is required. Nothing was written.',
+    );
+  });
+
+  it("exits 2 from the CLI when md-summarizer's --input is left out, saying so, with nothing written", async () => {
+    await fs.mkdir(root);
+    const r = await cli('run', root, 'md-summarizer', '--task', 'sum');
+    expect(r.code).toBe(RunExit.usage);
+    expect(r.err).toContain('invalid options for agent md-summarizer: options.input: is required. Nothing was written.');
+    expect(await fs.readdir(root)).toEqual([]);
+  });
+
+  it('leaves no folder behind when a refused start named one that did not exist', async () => {
+    for (const args of [['md-summarizer', '--task', 'sum'], ['no-such-agent']]) {
+      const r = await cli('run', root, ...args);
+      expect(r.code).toBe(RunExit.usage);
+      expect(r.err).toContain('Nothing was written');
+      await expect(fs.access(root)).rejects.toMatchObject({ code: 'ENOENT' });
+    }
+    // A folder that was there before stays, empty or not.
+    await fs.mkdir(root);
+    expect((await cli('run', root, 'no-such-agent')).code).toBe(RunExit.usage);
+    expect(await fs.readdir(root)).toEqual([]);
+  });
+});
+
 describe('secrets in what agents log and print', () => {
   const key = 'sk-logged-by-mistake-424242';
 
