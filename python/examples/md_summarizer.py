@@ -26,7 +26,7 @@ from typing import Any
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import waystation  # noqa: E402
-from waystation import PathOutsideRoot, PlannedStep, TaskContext, resolve_inside_root  # noqa: E402
+from waystation import PathOutsideRoot, PlannedStep, TaskContext, document_block, resolve_inside_root  # noqa: E402
 
 SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 SUMMARY = {
@@ -44,6 +44,7 @@ PUBLISHED = {
     "additionalProperties": False,
 }
 MARKDOWN = re.compile(r"\.(md|markdown)$", re.I)
+SUMMARY_INSTRUCTIONS = "You summarise Markdown documents: the title, then the key points in a few sentences taken from the text, then its sections."
 
 
 def markdown_files(folder: str, prefix: str = "") -> list[str]:
@@ -156,10 +157,12 @@ def run(t: TaskContext) -> None:
         def summarise(rel: str = rel) -> dict[str, Any]:
             with open(os.path.join(o["input"], rel), encoding="utf-8") as f:
                 text = f.read()
+            # The prompts of electron/agents/md-summarizer.ts: the file whole, delimited, so the model (the offline one
+            # too) summarises its content and nothing else.
             reply = t.complete(
                 [
-                    {"role": "system", "content": "You summarise Markdown documents in a few sentences."},
-                    {"role": "user", "content": f"Summarise the Markdown file {rel}:\n{text}"},
+                    {"role": "system", "content": SUMMARY_INSTRUCTIONS},
+                    {"role": "user", "content": f"Summarise the Markdown file {rel}.\n\n{document_block(rel, text)}"},
                 ]
             )
             summary_path = os.path.join(out_dir, summary_name(rel))

@@ -135,6 +135,11 @@ def test_the_summariser_checkpoints_each_file_and_publishes_once(root, tmp_path,
     assert publisher.applied == {"md:publish-index": 1}
     assert cp["side_effects"][0]["status"] == "done" and cp["side_effects"][0]["outcome"] == {"id": "pub-1", "key": "md:publish-index"}
     assert {a["path"] for a in cp["artifacts"]} == {"outputs/md/a.summary.md", "outputs/md/b.summary.md", "outputs/md/deep/c.summary.md", "outputs/md/index.json"}
+    # The offline model summarised each file's content, as the TypeScript agent's does: its title, then its sentences.
+    with open(os.path.join(root, "outputs", "md", "a.summary.md"), encoding="utf-8") as f:
+        assert f.read() == "# Summary of a.md\n\nAlpha\n\nFirst one. Then more.\n"
+    with open(os.path.join(root, "outputs", "md", "deep", "c.summary.md"), encoding="utf-8") as f:
+        assert f.read() == "# Summary of deep/c.markdown\n\ndeep/c.markdown\n\nDeep text!\n"
     again = run_example("md_summarizer.py", root, "--task", "md")
     assert again.returncode == 0 and publisher.applied == {"md:publish-index": 1}
 

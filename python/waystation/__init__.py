@@ -30,7 +30,7 @@ from .errors import (
     WaystationError,
 )
 from .lease import Lease, acquire_lease, read_lease, read_stop_request, write_stop_request
-from .llm import Completion, OfflineModel, OpenAIModel, estimate_cost_usd, model_from_env
+from .llm import Completion, OfflineModel, OpenAIModel, document_block, estimate_cost_usd, model_from_env
 from .resume import ResumeContext, check_artifacts
 from .runtime import (
     Agent,
@@ -56,7 +56,7 @@ __all__ = [
     "OfflineModel", "OpenAIModel", "OperationError", "Outcome", "PathOutsideRoot", "PlannedStep", "ReadOnlyTaskError",
     "ResumeContext", "Run", "SchemaError", "StepFailed", "StopRequested", "Store", "StoreWriteError", "TaskContext",
     "TaskFolderGoneError", "TaskNotFoundError", "TaskNotRunnable", "TaskReadError", "WaitingForHuman", "WaystationError",
-    "acquire_lease", "check_artifacts", "checkpoint_schema", "edit_step_result", "estimate_cost_usd",
+    "acquire_lease", "check_artifacts", "checkpoint_schema", "document_block", "edit_step_result", "estimate_cost_usd",
     "generate_task_id", "invariant_problems", "main", "model_from_env", "read_lease", "read_stop_request", "reject_task",
     "request_stop", "resolve_inside_root", "run_agent", "task", "validate", "write_stop_request",
 ]

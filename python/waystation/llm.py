@@ -2,7 +2,12 @@
 
 `OfflineModel` is the deterministic stand-in of electron/llm/offline-provider.ts:
 the same messages give the same reply, byte for byte, in both languages, so
-a task resumed by either gets what an uninterrupted run would have.
+a task resumed by either gets what an uninterrupted run would have. A message
+that carries a document (`document_block`) is answered with an extractive
+summary of it (extractive_summary.py), the same in both languages for text
+written with spaces; for Chinese or Japanese text the sentences chosen may
+differ, since only ICU, on the TypeScript side, has a dictionary to find
+their words.
 `OpenAIModel` uses the `openai` package when it is installed and
 OPENAI_API_KEY is set; `model_from_env()` picks one.
 """
@@ -18,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol
 
 from .errors import LlmCallError
+from .extractive_summary import format_summary, js_trim as _js_trim, summarize_markdown
 
 OFFLINE_MODEL = "waystation-offline"
 
@@ -94,10 +100,6 @@ _ANGLES = [
 ]
 
 
-def _js_trim(s: str) -> str:
-    return s.strip(" \t\n\r\x0b\x0c\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
-
-
 def _utf16_slice(s: str, n: int) -> str:
     units = s.encode("utf-16-le", "surrogatepass")[: 2 * n]
     return units.decode("utf-16-le", "surrogatepass")
@@ -109,11 +111,37 @@ def _first_sentence(text: str) -> str:
     return _js_trim(m.group(1) if m else _utf16_slice(flat, 160))
 
 
+def document_block(name: str, text: str) -> str:
+    """Wrap a document for a prompt, as `<document name="...">` ... `</document>` (electron/llm/document-block.ts)."""
+    return f'<document name="{name.replace(chr(34), chr(39))}">\n{text}\n</document>'
+
+
+def carried_document(content: str) -> Optional[tuple[Optional[str], str]]:
+    """The document in a message's text, as (name, text), or None. The last closing tag ends it, so a document may quote the tags."""
+    opened = re.search(r'<document(?:\s+name="([^"]*)")?\s*>\n?', content)
+    if not opened:
+        return None
+    end = content.rfind("</document>")
+    if end < opened.end():
+        return None
+    text = content[opened.end() : end]
+    return opened.group(1), text[:-1] if text.endswith("\n") else text
+
+
 def offline_reply(messages: list[dict[str, str]]) -> str:
-    """The deterministic reply to a conversation (the same as offline-provider.ts gives)."""
+    """The deterministic reply to a conversation (what offline-provider.ts gives; see the module's note on Chinese text)."""
+    last_user = next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
+    doc = carried_document(last_user)
+    if doc is not None:
+        name, text = doc
+        return format_summary(summarize_markdown(text, "Untitled" if name is None else name))
+    return _prompt_reply(messages, last_user)
+
+
+def _prompt_reply(messages: list[dict[str, str]], last_user: str) -> str:
+    """The reply to a conversation without a document: its request, the shape of any text after it, and a seeded remark."""
     payload = json.dumps([[m.get("role"), m.get("content")] for m in messages], separators=(",", ":"), ensure_ascii=False)
     digest = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).digest()
-    last_user = next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
     head, _, body = last_user.partition("\n")
     headings = [_js_trim(h) for h in re.findall(r"(?m)^#{1,6}\s+(.+)$", body)][:5]
     lines = [f"{_OPENERS[digest[0] % len(_OPENERS)]}: {_utf16_slice(_js_trim(head), 120)}"]

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import fc from 'fast-check';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatSummary, summarizeMarkdown, summaryLength } from '../../../electron/llm/extractive-summary.js';
+import { formatSummary, SEGMENT_PIECE, segmentPieces, summarizeMarkdown, summaryLength } from '../../../electron/llm/extractive-summary.js';
 import { offlineReply } from '../../../electron/llm/offline-provider.js';
 import { documentBlock } from '../../../electron/llm/document-block.js';
 
@@ -111,5 +112,44 @@ describe('the offline model', () => {
     ]);
     expect(reply).toBe(formatSummary(summarizeMarkdown(GUIDE)));
     expect(reply).not.toContain('Summarise the Markdown file');
+  });
+});
+
+describe('a long sentence', () => {
+  it('is segmented in pieces cut after whitespace, which give the words of the whole', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.string({ maxLength: 3000 }), fc.constantFrom(' ', '\n', '。', 'word')), { maxLength: 40 }),
+        (parts) => {
+          const text = parts.join('');
+          const pieces = segmentPieces(text);
+          expect(pieces.join('')).toBe(text);
+          for (const piece of pieces.slice(0, -1)) {
+            // Each cut is after whitespace, and a piece is longer than the bound only when no whitespace let it end sooner.
+            expect(piece).toMatch(/\s$/);
+            if (piece.length > SEGMENT_PIECE) expect(/\s/.test(piece.slice(0, SEGMENT_PIECE))).toBe(false);
+          }
+        },
+      ),
+    );
+  });
+
+  it('is never handed to the segmenter whole, and counts the words it would have', () => {
+    const words = Array.from({ length: 3000 }, (_, i) => `word${i % 97}`);
+    const doc = `# Long\n\n${words.join(' ')} and an ending.`;
+    const lengths: number[] = [];
+    const originalSegment = Intl.Segmenter.prototype.segment;
+    const segment = vi.spyOn(Intl.Segmenter.prototype, 'segment').mockImplementation(function (this: Intl.Segmenter, input: string) {
+      lengths.push(input.length);
+      return originalSegment.call(this, input);
+    });
+    try {
+      const summary = summarizeMarkdown(doc, 'long.md');
+      expect(Math.max(...lengths)).toBeLessThanOrEqual(SEGMENT_PIECE);
+      // 3,000 content words and "ending" ("and", "an" are stop words).
+      expect(summary.words).toBe(3001);
+    } finally {
+      segment.mockRestore();
+    }
   });
 });
