@@ -20,6 +20,7 @@ sentences' text never do).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -49,6 +50,7 @@ def _script_kind(c: str) -> str:
     return "K" if name.startswith(("KATAKANA", "HALFWIDTH KATAKANA")) else "L"
 
 
+@functools.lru_cache(maxsize=8192)
 def _kind(c: str) -> str:
     """L letter, N digit, M mark (extends what it follows), I ideograph, K katakana, E joiner, ML / MN / MNL mid, O other."""
     cat = unicodedata.category(c)
