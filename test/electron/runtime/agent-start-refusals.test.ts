@@ -122,16 +122,19 @@ describe('an agent that cannot describe its task', () => {
   });
 });
 
-describe('options an agent does not have', () => {
-  const withOptions = (options: z.ZodType) => defineAgent({ ...base, options } as AnyAgent);
-  const refusal = async (agent: AnyAgent, options: Record<string, unknown>) => {
-    const err = await startTask(env, agent, { taskId: 't', options }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OperationError);
-    expect((err as OperationError).code).toBe('invalid');
-    await expect(fs.readdir(root)).rejects.toMatchObject({ code: 'ENOENT' });
-    return (err as Error).message;
-  };
+/** The base agent with these options. */
+const withOptions = (options: z.ZodType) => defineAgent({ ...base, options } as AnyAgent);
 
+/** The refusal of a start with these options: bad input, with nothing written; resolves to its message. */
+async function refusal(agent: AnyAgent, options: Record<string, unknown>): Promise<string> {
+  const err = await startTask(env, agent, { taskId: 't', options }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(OperationError);
+  expect((err as OperationError).code).toBe('invalid');
+  await expect(fs.readdir(root)).rejects.toMatchObject({ code: 'ENOENT' });
+  return (err as Error).message;
+}
+
+describe('options an agent does not have', () => {
   it('refuses a misspelt option, naming it, the option it is nearest and the options there are', async () => {
     const agent = withOptions(z.object({ input: z.string().optional(), output: z.string().optional() }));
     expect(await refusal(agent, { inptu: 'notes' })).toBe(
@@ -177,15 +180,6 @@ describe('options an agent does not have', () => {
 });
 
 describe('options the schema refuses', () => {
-  const withOptions = (options: z.ZodType) => defineAgent({ ...base, options } as AnyAgent);
-  const refusal = async (agent: AnyAgent, options: Record<string, unknown>) => {
-    const err = await startTask(env, agent, { taskId: 't', options }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OperationError);
-    expect((err as OperationError).code).toBe('invalid');
-    await expect(fs.readdir(root)).rejects.toMatchObject({ code: 'ENOENT' });
-    return (err as Error).message;
-  };
-
   it('says an option left out is required, and what is wrong with the others, as the Python library does', async () => {
     const agent = withOptions(
       z.object({
