@@ -11,11 +11,12 @@ the title, then the section headings.
 Words are found as Unicode's word boundaries (UAX #29) find them, which is
 what the TypeScript side's `Intl.Segmenter` does for text written with spaces,
 so the same English (or other spaced) document gives the same summary, byte
-for byte, in both languages. Chinese and Japanese text has no spaces: ICU
-splits it with a dictionary Python's standard library does not have, and here
-each ideograph or kana is a word of its own, so the sentences chosen from such
-text may differ from the TypeScript summary's (the title, the sections and the
-sentences' text never do).
+for byte, in both languages. Chinese, Japanese and Thai text (Burmese, Khmer
+and Lao too) has no spaces between words: ICU splits it with dictionaries
+Python's standard library does not have, and here each ideograph or hiragana is
+a word of its own (a run of Thai letters one word), so the sentences chosen
+from such text may differ from the TypeScript summary's (the title, the
+sections and the sentences' text never do).
 """
 
 from __future__ import annotations

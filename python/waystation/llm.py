@@ -5,9 +5,9 @@ the same messages give the same reply, byte for byte, in both languages, so
 a task resumed by either gets what an uninterrupted run would have. A message
 that carries a document (`document_block`) is answered with an extractive
 summary of it (extractive_summary.py), the same in both languages for text
-written with spaces; for Chinese or Japanese text the sentences chosen may
-differ, since only ICU, on the TypeScript side, has a dictionary to find
-their words.
+written with spaces; for Chinese, Japanese or Thai text the sentences chosen
+may differ, since only ICU, on the TypeScript side, has the dictionaries to
+find their words.
 `OpenAIModel` uses the `openai` package when it is installed and
 OPENAI_API_KEY is set; `model_from_env()` picks one.
 """
