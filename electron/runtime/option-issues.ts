@@ -23,7 +23,8 @@ function valueAt(given: unknown, path: readonly PropertyKey[]): unknown {
 export function optionIssuesMessage(error: z.ZodError, given: unknown): string {
   return error.issues
     .map((issue) => {
-      const where = ['options', ...issue.path.map(String)].join('.');
+      // `options.items[1].name`, as the Python library writes a path.
+      const where = issue.path.reduce<string>((at, key) => (typeof key === 'number' ? `${at}[${key}]` : `${at}.${String(key)}`), 'options');
       if (issue.code === 'invalid_type' && valueAt(given, issue.path) === undefined) return `${where}: is required`;
       // "Invalid input: expected number, received string": what follows the category says it all.
       return `${where}: ${issue.message.replace(/^Invalid (input|option): /, '')}`;

@@ -188,12 +188,13 @@ describe('options the schema refuses', () => {
         mode: z.enum(['fast', 'slow']).default('fast'),
         name: z.string().min(1, 'a --name is required'),
         limits: z.object({ pages: z.number() }).optional(),
+        tags: z.array(z.string()).optional(),
       }),
     );
-    expect(await refusal(agent, { depth: 'deep', mode: 'quick', name: '', limits: {} })).toBe(
+    expect(await refusal(agent, { depth: 'deep', mode: 'quick', name: '', limits: {}, tags: ['a', 3] })).toBe(
       'invalid options for agent fragile: options.input: is required; options.depth: expected number, received string; ' +
         'options.mode: expected one of "fast"|"slow"; options.name: a --name is required; ' +
-        'options.limits.pages: is required. Nothing was written.',
+        'options.limits.pages: is required; options.tags[1]: expected string, received number. Nothing was written.',
     );
   });
 
