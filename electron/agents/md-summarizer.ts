@@ -33,7 +33,7 @@ async function markdownFiles(dir: string, prefix = ''): Promise<string[]> {
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (e.name.startsWith('.')) continue;
     const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await markdownFiles(dir, rel)));
+    if (e.isDirectory()) for (const f of await markdownFiles(dir, rel)) out.push(f);
     else if (e.isFile() && /\.(md|markdown)$/i.test(e.name)) out.push(rel);
   }
   return out;

@@ -84,8 +84,9 @@ function padEnd(s: string, width: number): string {
 /** Left-aligned columns separated by two spaces; the header, when given, is dimmed by the caller's style. */
 export function table(rows: readonly (readonly string[])[], header?: readonly string[], style?: Style): string {
   const all = header ? [header, ...rows] : rows;
-  const columns = Math.max(0, ...all.map((r) => r.length));
-  const widths = Array.from({ length: columns }, (_, c) => Math.max(0, ...all.map((r) => displayWidth(r[c] ?? ''))));
+  // Loops, not Math.max(...): spread into arguments, some 130,000 rows (the versions of a long task) overflow the stack.
+  const widths: number[] = [];
+  for (const r of all) r.forEach((cell, c) => (widths[c] = Math.max(widths[c] ?? 0, displayWidth(cell))));
   const line = (r: readonly string[]) =>
     r
       .map((cell, c) => (c === r.length - 1 ? cell : padEnd(cell, widths[c])))

@@ -206,7 +206,9 @@ export function summarizeMarkdown(markdown: string, fallbackTitle = 'Untitled'):
   const counts = new Map<string, number>();
   for (const s of sentences) for (const w of s.words) counts.set(w, (counts.get(w) ?? 0) + 1);
   for (const h of headings) for (const w of new Set(contentWords(h.text))) counts.set(w, (counts.get(w) ?? 0) + 2);
-  const top = Math.max(1, ...counts.values());
+  // A loop, not Math.max(...counts): spread into arguments, some 120,000 distinct words overflow the stack.
+  let top = 1;
+  for (const c of counts.values()) if (c > top) top = c;
 
   const n = sentences.length;
   const scored = sentences.map((s, i) => {

@@ -74,7 +74,7 @@ export function decideResume(input: ResumeDecisionInput): ResumeDecision {
         `artifacts changed since they were recorded: ${drift.join('; ')}. Restore them and resume, or resume with --rerun-drifted to regenerate them`,
       );
     } else {
-      resetFrom = Math.min(...(producers as number[]));
+      resetFrom = (producers as number[]).reduce((a, b) => Math.min(a, b));
       next = next === -1 ? resetFrom : Math.min(next, resetFrom);
     }
   }

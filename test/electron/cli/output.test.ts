@@ -91,6 +91,14 @@ describe('displayWidth', () => {
     const statusAt = lines.map((l) => displayWidth(l.slice(0, l.lastIndexOf(l.endsWith('STATUS') ? 'STATUS' : 'done'))));
     expect(new Set(statusAt)).toEqual(new Set([displayWidth('deploy 🚀') + 2]));
   });
+
+  it('lays out 200,000 rows, the versions of a long task, with the widest cell setting each width', () => {
+    const rows = Array.from({ length: 200_000 }, (_, i) => [String(i + 1), i === 123_456 ? 'the widest detail' : 'runtime', '1 KiB']);
+    const lines = table(rows, ['VERSION', 'DETAIL', 'SIZE']).trimEnd().split('\n');
+    expect(lines).toHaveLength(200_001);
+    expect(lines[0]).toBe('VERSION  DETAIL             SIZE');
+    expect(lines[200_000]).toBe('200000   runtime            1 KiB');
+  });
 });
 
 describe('truncateToWidth and previewValue', () => {

@@ -134,6 +134,14 @@ describe('a long sentence', () => {
     );
   });
 
+  it('summarises a document of 200,000 distinct words', () => {
+    const words = Array.from({ length: 200_000 }, (_, i) => `w${i.toString(36)}x`);
+    const doc = `# Many\n\n${words.map((w, i) => (i % 20 === 19 ? `${w}.` : w)).join(' ')}`;
+    const summary = summarizeMarkdown(doc, 'many.md');
+    expect(summary.words).toBe(200_000);
+    expect(summary.sentences).toHaveLength(5);
+  });
+
   it('is never handed to the segmenter whole, and counts the words it would have', () => {
     const words = Array.from({ length: 3000 }, (_, i) => `word${i % 97}`);
     const doc = `# Long\n\n${words.join(' ')} and an ending.`;
