@@ -12,7 +12,8 @@
  * opened with `default_transaction_read_only` and every read runs in
  * `BEGIN READ ONLY`: the server refuses any write, whatever the code asks.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPgDriver } from '../../store/postgres/pg-driver.js';
 import { redactUrl } from '../../store/postgres/redact-url.js';
 import { versionNumber } from './thread-mapping.js';
 import type { CheckpointLink, CheckpointRef, CheckpointRow, CheckpointRows, StoredValue, ThreadRow } from './checkpoint-rows.js';
@@ -47,7 +48,7 @@ export class PostgresRows implements CheckpointRows {
   constructor(url: string) {
     this.locator = redactUrl(url);
     this.url = url;
-    this.pool = new pg.Pool({
+    this.pool = new (loadPgDriver().Pool)({
       connectionString: url,
       max: 2,
       idleTimeoutMillis: 10_000,
@@ -227,7 +228,11 @@ export class PostgresRows implements CheckpointRows {
    */
   async writeTransaction<T>(fn: (client: pg.ClientBase) => Promise<T>): Promise<T> {
     await (this.checked ??= this.checkTables());
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000, application_name: 'waystation (fork)' });
+    const client = new (loadPgDriver().Client)({
+      connectionString: this.url,
+      connectionTimeoutMillis: 10_000,
+      application_name: 'waystation (fork)',
+    });
     try {
       await client.connect();
     } catch (err) {
