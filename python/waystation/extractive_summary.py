@@ -255,10 +255,10 @@ def summary_length(n: int) -> int:
 def summarize_markdown(markdown: str, fallback_title: str = "Untitled") -> ExtractiveSummary:
     """Summarise a Markdown document by the rule above; `fallback_title` names a document without headings."""
     headings, sentences = _parse(markdown)
-    title_heading = next((h for h in headings if h[0] == 1), headings[0] if headings else None)
-    title = title_heading[1] if title_heading else fallback_title
-    # By position: two headings may have the same text.
-    sections = [h[1] for k, h in enumerate(headings) if title_heading is None or k != headings.index(title_heading)]
+    # By position, as the TypeScript side compares objects: two headings may have the same text.
+    at = next((k for k, h in enumerate(headings) if h[0] == 1), 0 if headings else None)
+    title = fallback_title if at is None else headings[at][1]
+    sections = [text for k, (_, text) in enumerate(headings) if k != at]
 
     counts: dict[str, int] = {}
     for s in sentences:
