@@ -23,6 +23,7 @@ import {
 } from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
 import { commandHint } from './command-hint.js';
+import { continuation, hintText } from './continue-hint.js';
 
 export interface ForkRequest {
   /** The fork's id; default `<parent>-fork-v<version>-<4 hex>`. */
@@ -90,6 +91,8 @@ export async function forkTask(env: OperationEnv, parentId: string, version: num
 
   const origin = { task_id: parentId, version };
   const note = `forked from ${parentId} at version ${version}${req.reason ? `: ${req.reason}` : ''}`;
+  // The fork runs the parent's agent, so what continues the parent continues it.
+  const goOn = await continuation(env.root, { ...cp, task_id: taskId });
   const { version: _v, ...state } = cp;
   const first: Omit<Checkpoint, 'version'> = {
     ...state,
@@ -106,7 +109,7 @@ export async function forkTask(env: OperationEnv, parentId: string, version: num
       stopped: cp.status === 'running' ? { by: actor, at, reason: note } : null,
     },
     run: { ...cp.run, created_at: at, updated_at: at },
-    resume_hint: cp.status === 'running' ? `${note}; continue with \`${commandHint(taskId, 'resume')}\`` : cp.resume_hint,
+    resume_hint: cp.status === 'running' ? `${note}; continue with ${hintText(goOn)}` : cp.resume_hint,
     source: { kind: 'fork', actor, note, forked_from: origin },
     forked_from: origin,
   };
@@ -127,7 +130,6 @@ export async function forkTask(env: OperationEnv, parentId: string, version: num
     status: created.status,
     version: created.version,
     message: `task ${taskId} forked from ${parentId} at version ${version} (${created.status})`,
-    next:
-      created.status === 'done' ? `rerun a step: ${commandHint(taskId, 'rewind', ' STEP')}` : `continue: ${commandHint(taskId, 'resume')}`,
+    next: created.status === 'done' ? `rerun a step: ${commandHint(taskId, 'rewind', ' STEP')}` : `continue: ${goOn.text}`,
   };
 }

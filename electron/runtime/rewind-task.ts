@@ -15,7 +15,7 @@ import type { RewindEffect, RewindPlan } from '../../shared/checkpoint/rewind-pl
 import { defaultActor, loadForWrite, OperationError, withTaskEngine, type OperationEnv } from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
 import { own, ownWhere } from './checkpoint-draft.js';
-import { commandHint } from './command-hint.js';
+import { continuation, hintText } from './continue-hint.js';
 
 export type { RewindEffect, RewindPlan };
 
@@ -144,6 +144,7 @@ export async function rewindTask(env: OperationEnv, taskId: string, stepRef: str
     const redo = plan.effects.filter((e) => e.choice === 'redo').map((e) => e.id);
     const rerun = new Set(plan.rerun.map((s) => s.id));
     const at = new Date().toISOString();
+    const goOn = await continuation(env.root, cp);
     await engine.save(
       (d) => {
         for (const [i, step] of d.plan.entries()) {
@@ -179,7 +180,7 @@ export async function rewindTask(env: OperationEnv, taskId: string, stepRef: str
         d.status = 'waiting_human';
         d.resume_hint =
           `rewound to ${plan.step_id} by ${actor}${req.reason ? ` (${req.reason})` : ''}: resume reruns ${plan.rerun.length} step(s)` +
-          `${redo.length ? ` and performs ${redo.join(', ')} again under new keys` : ''}: \`${commandHint(taskId, 'resume')}\``;
+          `${redo.length ? ` and performs ${redo.join(', ')} again under new keys` : ''}: ${hintText(goOn)}`;
       },
       {
         source: {
@@ -194,7 +195,7 @@ export async function rewindTask(env: OperationEnv, taskId: string, stepRef: str
     return engine.outcome(
       'waiting_human',
       `task ${taskId} rewound to ${plan.step_id}:\n  ${describeRewind(plan).join('\n  ')}`,
-      `run it: ${commandHint(taskId, 'resume')}`,
+      `run it: ${goOn.text}`,
     );
   });
 }

@@ -17,6 +17,8 @@ import { pidAlive, type LeaseEntry } from '../store/lease-rules.js';
 import { defaultActor, OperationError, withTaskEngine, type OperationEnv } from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
 import { commandHint } from './command-hint.js';
+import { continuation } from './continue-hint.js';
+import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 
 export interface StopRequestOptions {
   actor?: string;
@@ -70,7 +72,7 @@ export async function stopTask(env: OperationEnv, taskId: string, opts: StopRequ
     if (stopped) {
       const why = stopped.reason ? ` (${stopped.reason})` : '';
       return {
-        ...outcomeOf(cp, `task ${taskId} was already stopped by ${stopped.by} at ${stopped.at}${why}; nothing was written`),
+        ...(await outcomeOf(env, cp, `task ${taskId} was already stopped by ${stopped.by} at ${stopped.at}${why}; nothing was written`)),
         stopped: true,
         how: 'recorded',
       };
@@ -94,7 +96,10 @@ export async function stopTask(env: OperationEnv, taskId: string, opts: StopRequ
             : latest.recovery.stopped
               ? `task ${taskId} stopped by ${latest.recovery.stopped.by}`
               : `task ${taskId} ended before it reached a point to stop at (it is ${latest.status})`,
-        next: waitMs === 0 ? `stop it now: ${commandHint(taskId, 'stop', ' --force')}` : `continue: ${commandHint(taskId, 'resume')}`,
+        next:
+          waitMs === 0
+            ? `stop it now: ${commandHint(taskId, 'stop', ' --force')}`
+            : `continue: ${(await continuation(env.root, latest)).text}`,
         stopped: true,
         how: waitMs === 0 ? 'requested' : 'stopped',
       };
@@ -114,7 +119,7 @@ export async function stopTask(env: OperationEnv, taskId: string, opts: StopRequ
   await until(async () => !pidAlive(pid) || (await released()), TERM_GRACE_MS);
   const after = (await env.store.getTask(taskId))?.checkpoint;
   if (after?.recovery.stopped) {
-    return { ...outcomeOf(after, `task ${taskId} stopped by ${after.recovery.stopped.by}`), stopped: true, how: 'stopped' };
+    return { ...(await outcomeOf(env, after, `task ${taskId} stopped by ${after.recovery.stopped.by}`)), stopped: true, how: 'stopped' };
   }
   return record(env, taskId, { by, reason: opts.reason }, 'ended');
 }
@@ -127,8 +132,14 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-function outcomeOf(cp: { task_id: string; status: EngineOutcome['status']; version: number }, message: string): EngineOutcome {
-  return { task_id: cp.task_id, status: cp.status, version: cp.version, message, next: `continue: ${commandHint(cp.task_id, 'resume')}` };
+async function outcomeOf(env: OperationEnv, cp: Checkpoint, message: string): Promise<EngineOutcome> {
+  return {
+    task_id: cp.task_id,
+    status: cp.status,
+    version: cp.version,
+    message,
+    next: `continue: ${(await continuation(env.root, cp)).text}`,
+  };
 }
 
 /** Save the stop under the task's own lease, the runner being gone. */

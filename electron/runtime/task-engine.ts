@@ -40,6 +40,7 @@ import type { StopRequest } from '../store/stop-request.js';
 import { closeDraft, copyForAgent, detached, draftOf, freezeDraft, own, ownWhere } from './checkpoint-draft.js';
 import { messageOf } from '../../shared/api/error-codes.js';
 import { commandHint } from './command-hint.js';
+import { continuation, hintText } from './continue-hint.js';
 
 /** How a drive of a task ended. */
 export interface EngineOutcome {
@@ -970,21 +971,18 @@ export class TaskEngine {
   async recordStop(request: { by: string; at?: string; reason?: string }): Promise<EngineOutcome> {
     const at = request.at ?? new Date().toISOString();
     const reason = request.reason ? this.redact(request.reason) : undefined;
+    const next = await continuation(this.root, this.working);
     await this.save(
       (d) => {
         d.status = 'running';
         d.recovery.stopped = { by: this.redact(request.by), at, ...(reason ? { reason } : {}) };
-        d.resume_hint = `stopped by ${this.redact(request.by)} at ${at}${reason ? ` (${reason})` : ''}; continue with \`${commandHint(d, 'resume')}\``;
+        d.resume_hint = `stopped by ${this.redact(request.by)} at ${at}${reason ? ` (${reason})` : ''}; continue with ${hintText(next)}`;
       },
       { source: { kind: 'stop', actor: this.redact(request.by), note: reason ? `stopped: ${reason}` : 'stopped by a person' } },
     );
     await this.event({ type: 'runner', data: { status: 'stopped', by: request.by, ...(reason ? { reason } : {}) } });
     return {
-      ...this.outcome(
-        'running',
-        `task ${this.working.task_id} stopped by ${request.by}`,
-        `continue: ${commandHint(this.working, 'resume')}`,
-      ),
+      ...this.outcome('running', `task ${this.working.task_id} stopped by ${request.by}`, `continue: ${next.text}`),
       stopped: true,
     };
   }

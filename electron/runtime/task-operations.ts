@@ -23,6 +23,7 @@ import { isSchemaRefusal, TaskEngine, type EngineOutcome } from './task-engine.j
 import { messageOf, ServiceError } from '../../shared/api/error-codes.js';
 import { copyForAgent, own, ownWhere } from './checkpoint-draft.js';
 import { commandHint } from './command-hint.js';
+import { continuation, hintText } from './continue-hint.js';
 import { optionIssuesMessage } from './option-issues.js';
 import { unknownOptionsMessage } from './unknown-options.js';
 
@@ -896,6 +897,7 @@ export async function editStepResult(
     const engine = engineFor(env, null, cp, lease);
     const at = new Date().toISOString();
     const hadPending = cp.recovery.pending_approval !== null && cp.recovery.pending_approval !== undefined;
+    const goOn = await continuation(env.root, cp);
     await engine.save(
       (d) => {
         const s = own(d.plan, index);
@@ -924,7 +926,7 @@ export async function editStepResult(
         d.status = next ? 'waiting_human' : 'done';
         if (!next) d.phase = 'done';
         d.resume_hint = next
-          ? `${s.id} was set by ${actor}; resume continues at ${next.id} (${next.name}): \`${commandHint(d, 'resume')}\`${hadPending ? ' (the pending resume plan was dropped: it no longer applies)' : ''}`
+          ? `${s.id} was set by ${actor}; resume continues at ${next.id} (${next.name}): ${hintText(goOn)}${hadPending ? ' (the pending resume plan was dropped: it no longer applies)' : ''}`
           : `${s.id} was set by ${actor}; every step is finished`;
       },
       { results: { [step.id]: value }, source: { kind: 'human-edit', actor, edit: { step_id: step.id, before, after: value } } },
@@ -934,7 +936,7 @@ export async function editStepResult(
     return engine.outcome(
       after.status,
       `step ${step.id} of ${taskId} now has the edited result (version ${after.version})`,
-      after.status === 'done' ? null : `continue: ${commandHint(after, 'resume')}`,
+      after.status === 'done' ? null : `continue: ${goOn.text}`,
     );
   });
 }
