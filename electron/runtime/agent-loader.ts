@@ -126,8 +126,14 @@ let tsLoaderRegistered = false;
  */
 async function ensureTypeScriptLoader(file: string): Promise<void> {
   if (tsLoaderRegistered || !/\.(ts|mts|cts)$/.test(file) || import.meta.url.endsWith('.ts')) return;
-  const { register } = await importModule<typeof import('tsx/esm/api')>('tsx/esm/api');
-  register();
+  // Both of tsx's hooks: a .ts file outside a package of "type": "module" is CommonJS to Node, and only the
+  // CommonJS hook compiles it (without it Node finds ES module syntax in a file it requires, and refuses).
+  const [esm, cjs] = await Promise.all([
+    importModule<typeof import('tsx/esm/api')>('tsx/esm/api'),
+    importModule<typeof import('tsx/cjs/api')>('tsx/cjs/api'),
+  ]);
+  esm.register();
+  cjs.register();
   tsLoaderRegistered = true;
 }
 
@@ -142,6 +148,18 @@ async function withTimeout<T>(work: Promise<T>, ms: number, what: () => string):
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A module's own exports. A `.ts` file of a package that is not `"type": "module"` is CommonJS to Node: tsx compiles
+ * its ES module syntax to `exports.default = …`, marked `__esModule`, and import() gives that whole object as the
+ * default export; the exports the file wrote are the ones in it.
+ */
+function compiledEsModuleExports(mod: Record<string, unknown>): Record<string, unknown> {
+  const inner = mod.default;
+  return inner !== null && typeof inner === 'object' && (inner as { __esModule?: unknown }).__esModule === true
+    ? (inner as Record<string, unknown>)
+    : mod;
 }
 
 /**
@@ -171,6 +189,7 @@ export async function importAgentModule(file: string, exportName?: string, opts:
     const why = messageOf(err);
     throw new AgentLoadError('module-throws', `the agent module ${file} fails to load: ${why}`);
   }
+  mod = compiledEsModuleExports(mod);
   const wanted = exportName && exportName !== 'default' ? exportName : undefined;
   let candidate: unknown;
   if (wanted) candidate = mod[wanted];

@@ -54,17 +54,17 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-it('the worker runs a TypeScript module agent from the code cache the demo run wrote', () => {
-  expect(fs.statSync(path.join(outdir, 'worker.cjs.cache')).size).toBeGreaterThan(0);
+/** Run the `typed` agent of `p` as task `taskId` in a worker from the cache; the task's checkpoint once the worker ends. */
+function runTypedAgent(p: AgentProject, taskId: string): { status: string; plan: { id: string; status: string }[] } {
   const job = {
     kind: 'start',
-    root: project.root,
-    taskId: 'typed-1',
-    agentRef: { name: 'typed', module: path.relative(project.project, project.moduleFile), project_root: '..' },
+    root: p.root,
+    taskId,
+    agentRef: { name: 'typed', module: path.relative(p.project, p.moduleFile), project_root: '..' },
     options: {},
   };
   const r = spawnSync(process.execPath, [path.join(outdir, 'worker-loader.cjs')], {
-    cwd: project.project,
+    cwd: p.project,
     encoding: 'utf8',
     env: { ...process.env, WAYSTATION_JOB: JSON.stringify(job), WAYSTATION_WORKER_CODE_CACHE: 'report' },
     timeout: 60_000,
@@ -77,10 +77,22 @@ it('the worker runs a TypeScript module agent from the code cache the demo run w
     .find((m) => m.type === 'outcome');
   expect(outcome?.outcome?.status, r.stdout + r.stderr).toBe('done');
   expect(r.status).toBe(0);
-  const checkpoint = JSON.parse(fs.readFileSync(path.join(project.root, 'typed-1', 'checkpoint.json'), 'utf8')) as {
-    status: string;
-    plan: { id: string; status: string }[];
-  };
+  return JSON.parse(fs.readFileSync(path.join(p.root, taskId, 'checkpoint.json'), 'utf8')) as ReturnType<typeof runTypedAgent>;
+}
+
+it('the worker runs a TypeScript module agent from the code cache the demo run wrote', () => {
+  expect(fs.statSync(path.join(outdir, 'worker.cjs.cache')).size).toBeGreaterThan(0);
+  const checkpoint = runTypedAgent(project, 'typed-1');
+  expect(checkpoint.status).toBe('done');
+  expect(checkpoint.plan).toEqual([expect.objectContaining({ id: 'only', status: 'done' })]);
+});
+
+it('the worker runs a TypeScript module agent of a project that is not an ES module package', async () => {
+  // No "type": "module": Node takes the .ts file for CommonJS, which only tsx's CommonJS hook compiles.
+  const plain = await writeAgentProject(fs.mkdtempSync(path.join(tmp, 'plain-')), 'typed.ts', TS_AGENT);
+  fs.writeFileSync(path.join(plain.project, 'package.json'), '{"name":"plain"}\n');
+  fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(plain.project, 'node_modules'), 'dir');
+  const checkpoint = runTypedAgent(plain, 'typed-2');
   expect(checkpoint.status).toBe('done');
   expect(checkpoint.plan).toEqual([expect.objectContaining({ id: 'only', status: 'done' })]);
 });
