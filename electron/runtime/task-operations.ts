@@ -131,6 +131,16 @@ export async function loadForWrite(store: CheckpointStore, taskId: string): Prom
     const why = entry.problems.map((p) => `${p.file}: ${p.message}`).join('; ') || 'no readable version';
     throw new OperationError('unreadable', `task ${taskId} cannot be read (${why}); nothing was written`);
   }
+  if (entry.checkpoint.task_id !== taskId) {
+    // Saves go to the task the checkpoint names: a folder copied under a new name would write into the original,
+    // whose lease this writer does not hold.
+    const named = JSON.stringify(entry.checkpoint.task_id);
+    throw new OperationError(
+      'invalid',
+      `the folder ${taskId} holds task ${named} (its checkpoint's task_id): a copy of that task's folder? Writing it would write ` +
+        `task ${named}, so nothing was written. To go on from it as a task of its own: ${commandHint(taskId, 'fork', ' latest --task NEW-ID')}`,
+    );
+  }
   // The next save is built on the newest version file, not on checkpoint.json (a copy): when that file does not
   // read (torn by a power cut, damaged), nothing can follow it. Refused here, before the lease, so nothing is written.
   const v = entry.checkpoint.version;
