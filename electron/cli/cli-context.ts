@@ -110,10 +110,8 @@ export async function requireDirectory(dir: string): Promise<string> {
   }
   if (!stats.isDirectory()) {
     throw new UsageError(
-      `${dir} is not a directory: this command changes a checkpoint directory or a postgres:// store` +
-        (stats.isFile()
-          ? '; a LangGraph checkpointer file is opened by the commands that read (ls, show, history, diff, result, serve)'
-          : ''),
+      `${dir} is not a directory: this command works on a checkpoint directory or a postgres:// store` +
+        (stats.isFile() ? '; a LangGraph checkpointer file is opened by ls, show, history, diff, result and serve' : ''),
     );
   }
   return root;

@@ -9,6 +9,7 @@
 import path from 'node:path';
 import { UsageError } from './cli-context.js';
 import { redactUrl } from '../store/postgres/redact-url.js';
+import { fileInTheWay } from '../store/disk-errors.js';
 
 const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
 
@@ -22,8 +23,14 @@ export function refuseUrlDirectory(dir: string): void {
   );
 }
 
-/** The directory a command that creates it (run) works in: DIR resolved, never a URL. */
-export function directoryToRunIn(dir: string): string {
+/**
+ * The directory a command that makes it when missing works in (run's, demo's, copy's destination): DIR resolved,
+ * never a URL, nor a path where a file stands (bad input, refused before anything is made).
+ */
+export function directoryToMake(dir: string, what = 'the checkpoint directory'): string {
   refuseUrlDirectory(dir);
-  return path.resolve(dir);
+  const root = path.resolve(dir);
+  const inTheWay = fileInTheWay(root, what);
+  if (inTheWay) throw new UsageError(`${dir}: ${inTheWay}`);
+  return root;
 }

@@ -60,6 +60,15 @@ export function folderNotMade(err: unknown, dir: string, what: string): unknown 
   return why ? new StoreWriteError('', [problem(dir, 'io', why)]) : err;
 }
 
+/**
+ * Why `dir` (named `what`) cannot be made when a file stands where it, or a folder on its way, would be: the
+ * argument names a wrong path. Null otherwise (it exists as a folder, can be made, or fails for another reason).
+ */
+export function fileInTheWay(dir: string, what: string): string | null {
+  const code = folderErrorCause(dir);
+  return code === 'EEXIST' || code === 'ENOTDIR' ? describeFolderError(null, dir, what, 'nothing was written') : null;
+}
+
 /** Why `dir` cannot be made, from the nearest part of its path that exists; null when nothing there says. */
 function folderErrorCause(dir: string): string | null {
   let at = path.resolve(dir);

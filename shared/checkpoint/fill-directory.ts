@@ -9,6 +9,10 @@
  */
 export function fillDirectory(text: string, root: string | null): string {
   if (!root || !text.includes('<DIR>')) return text;
-  const quoted = /^[A-Za-z0-9_./:@%+=,-]+$/.test(root) ? root : `'${root.replaceAll("'", `'\\''`)}'`;
-  return text.replaceAll('<DIR>', quoted);
+  return text.replaceAll('<DIR>', shellWord(root));
+}
+
+/** `word` as one word of a POSIX shell's command line: as it is when the shell would not split it, single-quoted otherwise. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

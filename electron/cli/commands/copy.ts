@@ -4,12 +4,12 @@
  * by hash; the source is only read, and a second run copies nothing.
  */
 import { realpath } from 'node:fs/promises';
-import path from 'node:path';
 import type { Command } from 'commander';
 import { isPostgresUrl } from '../../store/postgres/redact-url.js';
 import { copyTasks } from '../../store/copy-tasks.js';
 import { ExitCode, requireLocation, shownLocation, UsageError, type CliContext } from '../cli-context.js';
 import { formatJson, table } from '../output.js';
+import { directoryToMake } from '../directory-argument.js';
 
 /**
  * Whether two locations name one store: one database URL written twice, or one directory however it is reached (a
@@ -32,7 +32,7 @@ export function register(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExit status: 0 when every task was copied or already there, 1 when a task was refused.')
     .action(async (from: string, to: string, opts: { task?: string; json?: boolean }) => {
       const sourceLocation = await requireLocation(from);
-      const destLocation = isPostgresUrl(to) ? to : path.resolve(to);
+      const destLocation = isPostgresUrl(to) ? to : directoryToMake(to);
       if ((await sameStore(sourceLocation, destLocation)) === true)
         throw new UsageError(`${shownLocation(from)} and ${shownLocation(to)} are the same store; nothing was copied`);
       const source = ctx.openStore(sourceLocation);

@@ -7,7 +7,8 @@
  * again under a new idempotency key.
  */
 import type { Command } from 'commander';
-import { requireTask, UsageError, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
+import { requireTask, shownLocation, UsageError, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
+import { shellWord } from '../../../shared/checkpoint/fill-directory.js';
 import { formatJson } from '../output.js';
 import { OperationError } from '../../runtime/task-operations.js';
 import { describeRewind, planRewind } from '../../runtime/rewind-task.js';
@@ -49,7 +50,7 @@ export function register(program: Command, ctx: CliContext): void {
           else {
             ctx.io.out(`rewind of ${ctx.style.bold(taskId)} at version ${plan.version} would:\n  ${describeRewind(plan).join('\n  ')}\n`);
             ctx.io.out(
-              `nothing was written; to rewind: waystation rewind ${dir} ${taskId} ${step}${opts.redo.map((r) => ` --redo ${r}`).join('')} --yes\n`,
+              `nothing was written; to rewind: ${['waystation', 'rewind', shownLocation(dir), taskId, step, ...opts.redo.flatMap((r) => ['--redo', r]), '--yes'].map(shellWord).join(' ')}\n`,
             );
           }
           return;

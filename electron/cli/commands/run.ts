@@ -7,7 +7,7 @@
  * task id, it resumes that task instead, as re-running the article's demo does.
  */
 import { promises as fs } from 'node:fs';
-import { fillDirectory } from '../../../shared/checkpoint/fill-directory.js';
+import { fillDirectory, shellWord } from '../../../shared/checkpoint/fill-directory.js';
 import type { Command } from 'commander';
 import { isPostgresUrl } from '../../store/postgres/redact-url.js';
 import { RecoveryMode } from '../../../shared/checkpoint/schema.js';
@@ -17,7 +17,7 @@ import { builtInAgents } from '../../agents/registry.js';
 import { isModuleSpecifier } from '../../runtime/agent-loader.js';
 import { UsageError, shownLocation, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { addTrustOption, requireTrust, trustIfEmpty } from '../trust-check.js';
-import { directoryToRunIn } from '../directory-argument.js';
+import { directoryToMake } from '../directory-argument.js';
 import { colorStatus, formatJson } from '../output.js';
 // Provides the built-in agents to the runtime this command drives (see runtime/built-in-agents.ts).
 import '../../agents/registry.js';
@@ -129,7 +129,7 @@ export function register(program: Command, ctx: CliContext): void {
       const max = Number(opts.maxAttempts);
       if (!Number.isSafeInteger(max) || max < 0)
         throw new UsageError(`--max-attempts must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, not "${opts.maxAttempts}"`);
-      const location = isPostgresUrl(dir) ? dir : directoryToRunIn(dir);
+      const location = isPostgresUrl(dir) ? dir : directoryToMake(dir);
       // A directory this command makes and the start then leaves empty (an unknown agent, an option missing) is taken
       // away again: a mistyped command leaves nothing behind. rmdir takes only an empty folder.
       const madeHere =
@@ -170,7 +170,7 @@ export function register(program: Command, ctx: CliContext): void {
         });
         reportOutcome(ctx, dir, outcome, Boolean(opts.json));
         if (outcome.exitCode === RunExit.done && !opts.json)
-          ctx.io.out(ctx.style.dim(`inspect: waystation show ${shownLocation(dir)} ${outcome.task_id}\n`));
+          ctx.io.out(ctx.style.dim(`inspect: waystation show ${shellWord(shownLocation(dir))} ${shellWord(outcome.task_id)}\n`));
       } finally {
         if (madeHere) await fs.rmdir(location).catch(() => {});
       }

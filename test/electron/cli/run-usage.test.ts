@@ -36,3 +36,37 @@ it('prints the command that continues a run with the directory quoted for a shel
     if (before !== undefined) process.env.SKIP_FAILURE = before;
   }
 });
+
+it('refuses a file where the directory run, demo or copy would make stands, as bad input, with nothing written', async () => {
+  const file = path.join(dir, 'notes.txt');
+  await fs.writeFile(file, 'a file\n');
+  const source = path.join(dir, 'source');
+  await fs.mkdir(source);
+  for (const [args, what] of [
+    [['run', file, 'checkpoint-demo'], 'the checkpoint directory'],
+    [['run', path.join(file, 'inside'), 'checkpoint-demo'], 'the checkpoint directory'],
+    [['demo', file], 'the demo directory'],
+    [['copy', source, file], 'the checkpoint directory'],
+  ] as const) {
+    const out = await cli(...args);
+    expect(out.code, `${args.join(' ')}: ${out.err}`).toBe(2);
+    expect(out.err).toContain(`: cannot create ${what}: `);
+    expect(out.err).toContain('nothing was written');
+  }
+  expect((await fs.readdir(dir)).sort()).toEqual(['notes.txt', 'source']);
+  expect(await fs.readdir(source)).toEqual([]);
+  expect(await fs.readFile(file, 'utf8')).toBe('a file\n');
+});
+
+it('says of a file given to a command that reads a directory that it works on one, not that it changes one', async () => {
+  const file = path.join(dir, 'notes.txt');
+  await fs.writeFile(file, 'a file\n');
+  for (const args of [
+    ['verify', file, 't'],
+    ['tail', file, 't'],
+  ]) {
+    const out = await cli(...args);
+    expect(out.code).toBe(2);
+    expect(out.err).toContain(`${file} is not a directory: this command works on a checkpoint directory or a postgres:// store`);
+  }
+});
