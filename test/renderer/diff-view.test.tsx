@@ -40,6 +40,14 @@ describe('DiffView', () => {
     expect(summary.textContent).toContain('tokens +120 in, +40 out');
   });
 
+  it('shows the resume hints with the open directory in place of <DIR>, quoted for a shell', () => {
+    const hinted = makeCheckpoint('t', { version: 2, resume_hint: 'stopped by ana; continue with `waystation resume <DIR> t`' });
+    render(<DiffView diff={diffOf(v1, hinted)} root="/tmp/my notes" />);
+    const summary = screen.getByRole('region', { name: 'Summary of changes from version 1 to version 2' });
+    expect(summary.textContent).toContain("continue with `waystation resume '/tmp/my notes' t`");
+    expect(summary.textContent).not.toContain('<DIR>');
+  });
+
   it('lists each changed field with both versions side by side', () => {
     render(<DiffView diff={diffOf(v1, v2)} />);
     const table = screen.getByRole('table', { name: 'Changes from version 1 to version 2' });

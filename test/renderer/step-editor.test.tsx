@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { act } from 'react';
-import { cleanup, render, screen } from '@testing-library/react';
+import { cleanup, render, screen, within } from '@testing-library/react';
 import { EditorView } from 'codemirror';
 import { StepEditor } from '../../renderer/src/components/step-editor.js';
 import type { PlanStep } from '../../shared/checkpoint/schema.js';
@@ -59,5 +59,13 @@ describe('the step editor', () => {
     expect(editorView().state.doc.toString()).toBe('""');
     expect(screen.getByRole('alert', { name: 'Validation errors' })).toBeTruthy();
     expect((screen.getByRole('button', { name: 'Save as new version' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('says what is wrong in an alert holding a list, whose items stay items of a list', () => {
+    render(<StepEditor step={failedStep()} {...props} />);
+    const alert = screen.getByRole('alert', { name: 'Validation errors' });
+    const items = within(within(alert).getByRole('list')).getAllByRole('listitem');
+    expect(items.length).toBeGreaterThan(0);
+    expect(items[0].textContent).toMatch(/at least 1 character/);
   });
 });

@@ -9,12 +9,14 @@ import { StatusBadge } from './status-badge.js';
 import { ValueView, previewValue } from './json-view.js';
 import { formatCount, formatDuration } from './format.js';
 import { LangGraphDiffWords } from './langgraph-diff-words.js';
+import { fillDirectory } from '../../../shared/checkpoint/fill-directory.js';
 
-export function DiffView({ diff }: { diff: DiffResult }) {
+/** `root`: the open directory, which the hints name as `<DIR>`; shown in its place, as the task view shows them. */
+export function DiffView({ diff, root = null }: { diff: DiffResult; root?: string | null }) {
   return (
     <div className="diff-view">
       {diff.langgraph && <LangGraphDiffWords change={diff.langgraph} a={diff.a} b={diff.b} />}
-      <SemanticSummary diff={diff} />
+      <SemanticSummary diff={diff} root={root} />
       <SideBySide entries={diff.entries} a={diff.a} b={diff.b} />
     </div>
   );
@@ -36,7 +38,7 @@ function signed(n: number, fmt: (n: number) => string): string {
   return n === 0 ? '±0' : `${n > 0 ? '+' : '−'}${fmt(Math.abs(n))}`;
 }
 
-function SemanticSummary({ diff }: { diff: DiffResult }) {
+function SemanticSummary({ diff, root }: { diff: DiffResult; root: string | null }) {
   const s = diff.summary;
   const items: { label: string; body: ReactNode }[] = [];
   if (s.status) items.push({ label: 'Status', body: <Move from={s.status.from} to={s.status.to} /> });
@@ -118,7 +120,13 @@ function SemanticSummary({ diff }: { diff: DiffResult }) {
       ),
     });
   }
-  if (s.resume_hint) items.push({ label: 'Resume hint', body: <Move from={s.resume_hint.from || '—'} to={s.resume_hint.to || '—'} /> });
+  if (s.resume_hint) {
+    const { from, to } = s.resume_hint;
+    items.push({
+      label: 'Resume hint',
+      body: <Move from={from ? fillDirectory(from, root) : '—'} to={to ? fillDirectory(to, root) : '—'} />,
+    });
+  }
 
   return (
     <section className="diff-summary" aria-label={`Summary of changes from version ${diff.a} to version ${diff.b}`}>

@@ -26,6 +26,7 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
   );
   const setDiffPair = useAppStore((s) => s.setDiffPair);
   const selectTask = useAppStore((s) => s.selectTask);
+  const directoryRoot = useAppStore((s) => s.directory?.root ?? null);
   const parent = checkpoint ? forkParent(checkpoint) : null;
   const children = useMemo(() => (taskId ? forkChildren(taskId, tasks) : []), [taskId, tasks]);
   const childrenAt = useMemo(() => {
@@ -168,7 +169,7 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
             </p>
           )}
           {diff.state === 'idle' && diff.a !== null && diff.a === diff.b && <p className="muted">Pick two different versions.</p>}
-          {diff.result && diff.state !== 'error' && <DiffView diff={diff.result} />}
+          {diff.result && diff.state !== 'error' && <DiffView diff={diff.result} root={directoryRoot} />}
         </div>
       </div>
     </div>

@@ -148,11 +148,14 @@ export function StepEditor({ step, initial, busy, later = [], onSave, onCancel }
       <div ref={host} className="cm-host" />
       <div className="validation" aria-live="polite">
         {errors.length > 0 ? (
-          <ul role="alert" aria-label="Validation errors" className="error-list">
-            {errors.map((e) => (
-              <li key={e}>{e}</li>
-            ))}
-          </ul>
+          // The alert on a wrapper: a list given another role is no longer a list, and its items then belong to none.
+          <div role="alert" aria-label="Validation errors">
+            <ul className="error-list">
+              {errors.map((e) => (
+                <li key={e}>{e}</li>
+              ))}
+            </ul>
+          </div>
         ) : (
           <p className="ok-text" role="status">
             ✓ Valid value
