@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from waystation import PathOutsideRoot, resolve_inside_root
+from waystation import PathOutsideRoot, WaystationError, resolve_inside_root
 
 
 @pytest.fixture
@@ -55,3 +55,10 @@ def test_an_absolute_path_elsewhere_is_refused(place):
         resolve_inside_root(root, outside)
     with pytest.raises(PathOutsideRoot, match="it names a folder outside the directory"):
         resolve_inside_root(root, "/")
+
+
+def test_a_refusal_is_a_waystation_error_and_still_a_value_error(place):
+    root, outside = place
+    with pytest.raises(WaystationError) as err:
+        resolve_inside_root(root, outside)
+    assert isinstance(err.value, PathOutsideRoot) and isinstance(err.value, ValueError)

@@ -169,3 +169,11 @@ def test_a_typescript_runner_and_a_python_one_exclude_each_other(tmp_path):
     lease = acquire_lease(task, "t", heartbeat_ms=0)
     assert lease.n == 2
     lease.release()
+
+
+def test_a_lease_let_go_is_not_held_for_a_write(tmp_path):
+    lease = acquire_lease(str(tmp_path / "t"), "t", heartbeat_ms=0)
+    lease.assert_held()
+    lease.release()
+    with pytest.raises(LeaseLostError, match="was let go by this runner"):
+        lease.assert_held()

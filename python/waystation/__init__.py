@@ -13,7 +13,9 @@ Waystation app and CLI, and tasks they wrote are continued here.
 from .cli import main
 from .confinement import PathOutsideRoot, resolve_inside_root
 from .errors import (
+    ArgumentError,
     ConflictError,
+    EffectOutcomeNotStored,
     LeaseHeldError,
     LeaseLostError,
     LlmCallError,
@@ -23,11 +25,13 @@ from .errors import (
     StepFailed,
     StopRequested,
     StoreWriteError,
+    TaskClosedError,
     TaskFolderGoneError,
     TaskNotFoundError,
     TaskReadError,
     WaitingForHuman,
     WaystationError,
+    WriteLimitError,
 )
 from .lease import Lease, acquire_lease, read_lease, read_stop_request, write_stop_request
 from .llm import Completion, OfflineModel, OpenAIModel, document_block, estimate_cost_usd, model_from_env
@@ -52,11 +56,12 @@ from .store import Store
 __version__ = "0.1.0"
 
 __all__ = [
-    "Agent", "Completion", "ConflictError", "LeaseHeldError", "LeaseLostError", "LlmCallError", "Lease",
-    "OfflineModel", "OpenAIModel", "OperationError", "Outcome", "PathOutsideRoot", "PlannedStep", "ReadOnlyTaskError",
-    "ResumeContext", "Run", "SchemaError", "StepFailed", "StopRequested", "Store", "StoreWriteError", "TaskContext",
-    "TaskFolderGoneError", "TaskNotFoundError", "TaskNotRunnable", "TaskReadError", "WaitingForHuman", "WaystationError",
+    "Agent", "ArgumentError", "Completion", "ConflictError", "EffectOutcomeNotStored", "LeaseHeldError",
+    "LeaseLostError", "LlmCallError", "Lease", "OfflineModel", "OpenAIModel", "OperationError", "Outcome",
+    "PathOutsideRoot", "PlannedStep", "ReadOnlyTaskError", "ResumeContext", "Run", "SchemaError", "StepFailed",
+    "StopRequested", "Store", "StoreWriteError", "TaskClosedError", "TaskContext", "TaskFolderGoneError",
+    "TaskNotFoundError", "TaskNotRunnable", "TaskReadError", "WaitingForHuman", "WaystationError", "WriteLimitError",
     "acquire_lease", "check_artifacts", "checkpoint_schema", "document_block", "edit_step_result", "estimate_cost_usd",
-    "generate_task_id", "invariant_problems", "main", "model_from_env", "read_lease", "read_stop_request", "reject_task",
-    "request_stop", "resolve_inside_root", "run_agent", "task", "validate", "write_stop_request",
+    "generate_task_id", "invariant_problems", "main", "model_from_env", "read_lease", "read_stop_request",
+    "reject_task", "request_stop", "resolve_inside_root", "run_agent", "task", "validate", "write_stop_request",
 ]

@@ -31,14 +31,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
-import shlex
 import sys
 from typing import Any, Optional
 
+from .continuation import PROGRAM, fill_directory, main_program
 from .errors import OperationError, WaystationError
 from .jsonutil import MAX_SAFE_INTEGER
-from .runtime import PROGRAM_COMMAND, Agent, MODES, Outcome, Run, load_for_write, run_agent
+from .options import RESERVED_OPTION_NAMES, unknown_flag_message
+from .runtime import Agent, MODES, Outcome, Run, load_for_write, run_agent
 from .store import Store
 
 EXIT_BAD_INPUT = 2
@@ -82,23 +82,17 @@ def main(agent: Agent, argv: Optional[list[str]] = None) -> int:
     """Run `agent` from the command line (or from the app); returns the exit code (see the module's docstring)."""
     # The hints this run prints and saves continue a task Waystation cannot run with this very program: run from its
     # command line, not called with arguments of a caller's own (whose program takes other arguments).
-    token = PROGRAM_COMMAND.set(_program_command() if argv is None else None)
+    token = PROGRAM.set(main_program() if argv is None else None)
     try:
         return _main(agent, argv)
     finally:
-        PROGRAM_COMMAND.reset(token)
+        PROGRAM.reset(token)
 
 
-def _program_command() -> Optional[str]:
-    """`python3 writer.py`: how this program was run, when it is a file (not `-c` or an interactive session)."""
-    program = sys.argv[0] if sys.argv else ""
-    if not program or not os.path.isfile(program):
-        return None
-    return f"{os.path.basename(sys.executable) or 'python3'} {shlex.quote(program)}"
-
-
-def _main(agent: Agent, argv: Optional[list[str]]) -> int:
-    parser = argparse.ArgumentParser(prog=os.path.basename(sys.argv[0]), description=agent.description)
+def built_in_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The command line every agent has; its flags are options.RESERVED_OPTION_NAMES, which no agent option may take."""
+    # No abbreviations: `--app` must not quietly mean --approve, nor an option's prefix the option.
+    parser = argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False)
     parser.add_argument("dir", nargs="?", help="the checkpoint directory")
     parser.add_argument("--task", help="the task id (a new id starts the task, an existing one resumes it)")
     parser.add_argument("--mode", choices=MODES, help="the recovery mode of a new task")
@@ -109,8 +103,18 @@ def _main(agent: Agent, argv: Optional[list[str]]) -> int:
     parser.add_argument("--effect-happened", action="append", default=[], metavar="KEY")
     parser.add_argument("--effect-not-happened", action="append", default=[], metavar="KEY")
     parser.add_argument("--describe", action="store_true", help="print the agent's name, description and options schema as JSON")
+    return parser
+
+
+def _main(agent: Agent, argv: Optional[list[str]]) -> int:
+    parser = built_in_parser(os.path.basename(sys.argv[0]), agent.description)
     names = _option_flags(parser, agent)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        # argparse would say only "unrecognized arguments"; a typo gets the option it is nearest, as options do elsewhere.
+        parser.print_usage(sys.stderr)
+        print(f"error: {unknown_flag_message(agent.name, unknown[0], [*names, *RESERVED_OPTION_NAMES])}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     env = os.environ
     if args.describe:
         print(json.dumps(agent.describe()))
@@ -181,6 +185,15 @@ def _main(agent: Agent, argv: Optional[list[str]]) -> int:
             raise OperationError("exists", f"task {task_id} already exists in {root}; resume it instead")
         if action in ("resume", "approve") and (not task_id or not Store(root).exists(task_id)):
             raise OperationError("not-found", f'there is no task "{task_id}" in {os.path.abspath(root)}')
+        # What describes a new task does not change one that exists: say so rather than drop the flags unremarked.
+        start_only = [f"--{k}" for k in names if getattr(args, f"opt:{k}") is not None]
+        start_only += [flag for flag, given in (("--mode", args.mode), ("--max-attempts", args.max_attempts)) if given is not None]
+        if start_only and task_id and Store(root).exists(task_id) and Store(root).newest_version(task_id) > 0:
+            one = len(start_only) == 1
+            _report(
+                f"note: task {task_id} exists, so this resumes it with the options and recovery mode it recorded; "
+                f"{', '.join(start_only)} only {'describes' if one else 'describe'} a new task, and {'was' if one else 'were'} ignored"
+            )
         trigger = env.get("WAYSTATION_TRIGGER") or "human"
         if trigger == "auto" and action == "resume":
             outcome = _auto_resume(agent, root, task_id or "", actor, agent_ref.get("command_sha256"))
@@ -220,13 +233,6 @@ def _auto_resume(agent: Agent, root: str, task_id: str, actor: Optional[str], co
         return early or run.drive()
     finally:
         run.release()
-
-
-def fill_directory(text: str, root: str) -> str:
-    """`<DIR>` in a command hint replaced by `root`, quoted for a POSIX shell where it must be
-    (shared/checkpoint/fill-directory.ts), so the command printed runs as it is pasted."""
-    quoted = root if re.fullmatch(r"[A-Za-z0-9_./:@%+=,-]+", root) else "'" + root.replace("'", "'\\''") + "'"
-    return text.replace("<DIR>", quoted)
 
 
 def _print_outcome(outcome: Outcome, root: str) -> None:

@@ -24,7 +24,7 @@ STORED_HEAD_BYTES = 256
 #: gzip's header: deflate, no name, no time, Unix.
 _GZIP_HEADER = bytes([0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03])
 #: The most a version file may hold once inflated: the readers' limit for one file.
-MAX_INFLATED_BYTES = 64 * 1024 * 1024
+MAX_INFLATED_BYTES = files.MAX_FILE_BYTES
 
 
 def is_compressed(data: bytes) -> bool:

@@ -15,11 +15,16 @@ from __future__ import annotations
 
 import os
 
+from .errors import WaystationError
+
 CONFINED_ENV = "WAYSTATION_OPTIONS_CONFINED"
 
 
-class PathOutsideRoot(ValueError):
-    """A folder an option names lies outside the checkpoint directory; nothing was read or written."""
+class PathOutsideRoot(WaystationError, ValueError):
+    """A folder an option names lies outside the checkpoint directory; nothing was read or written.
+
+    A WaystationError like every error of the library, and a ValueError still, as it always was.
+    """
 
     def __init__(self, requested: str, root: str, why: str) -> None:
         super().__init__(f"the path {requested[:200]!r} is refused: {why}; only paths inside {root} are allowed")

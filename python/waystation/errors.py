@@ -41,6 +41,18 @@ class StoreWriteError(WaystationError):
     """The disk refused a save; the message says what was and was not written."""
 
 
+class WriteLimitError(StoreWriteError):
+    """A save refused before anything was written, because a reader would refuse what it writes.
+
+    `limit` says which: `"file-size"` (a version file, or checkpoint.json, over the readers' limit for one
+    file) or `"depth"` (a value nested deeper than readers accept). The rule of electron/store/write-limits.ts.
+    """
+
+    def __init__(self, message: str, limit: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
 class ReadOnlyTaskError(WaystationError):
     """The task must not be written (a newer schema, an article format)."""
 
@@ -66,6 +78,14 @@ class LeaseLostError(WaystationError):
         self.task_id = task_id
 
 
+class LeaseReleasedError(LeaseLostError):
+    """The lease was let go by its own holder: nothing more may be written under it."""
+
+    def __init__(self, task_id: str) -> None:
+        super().__init__(task_id)
+        self.args = (f"the lease on task {task_id} was let go by this runner; nothing more is written under it",)
+
+
 class TaskFolderGoneError(LeaseLostError):
     """The task folder was deleted, or renamed or replaced, during the run: the runner stopped writing, into either folder."""
 
@@ -85,6 +105,47 @@ class OperationError(WaystationError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+class ArgumentError(OperationError, TypeError, ValueError):
+    """An argument of the wrong type or form, named in the message; nothing was run or written for the call.
+
+    An OperationError (code `invalid`), and a TypeError and a ValueError too, so code that catches
+    Python's own errors for a bad argument catches it.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__("invalid", message)
+
+
+class TaskClosedError(WaystationError):
+    """A call on a task whose `with` block (or run) has ended: the lease is let go, so nothing is written."""
+
+    def __init__(self, task_id: str, call: str) -> None:
+        super().__init__(
+            f"task {task_id} is closed: the `with waystation.task(...)` block (or the run) that opened it has ended and "
+            f"let its lease go, so {call} was refused and nothing was written. Open the task again to continue it"
+        )
+        self.task_id = task_id
+        self.call = call
+
+
+class EffectOutcomeNotStored(WaystationError):
+    """A side effect happened, but what `perform` returned cannot be stored (not JSON, too deep or too large).
+
+    The ledger records the effect as done, without its outcome, so it is never performed again and no
+    resume asks a human whether it happened.
+    """
+
+    def __init__(self, effect_type: str, key: str, reason: str) -> None:
+        super().__init__(
+            f"side effect {effect_type} (key {key}) happened, but its outcome could not be stored: {reason}. "
+            "The ledger records it as done without its outcome, so it is not performed again and a resume does not ask "
+            "about it (t.effect returns None for it from now on); return plain JSON data from perform"
+        )
+        self.effect_type = effect_type
+        self.key = key
+        self.reason = reason
 
 
 class StepFailed(WaystationError):

@@ -14,6 +14,9 @@ import os
 import secrets
 from typing import Optional, Union
 
+#: The most readers load of one file (the TypeScript store's default, DEFAULT_MAX_FILE_BYTES); writers stay under it.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
 _TOKEN = secrets.token_hex(6)
 _count = 0
 
@@ -97,7 +100,7 @@ def write_file_atomic(target: str, data: Union[bytes, str], create: bool = False
     fsync_dir(os.path.dirname(target) or ".")
 
 
-def read_bytes(path: str, max_bytes: int = 64 * 1024 * 1024) -> Optional[bytes]:
+def read_bytes(path: str, max_bytes: int = MAX_FILE_BYTES) -> Optional[bytes]:
     """A regular file's bytes, or None when it does not exist. Raises OSError for other failures."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))

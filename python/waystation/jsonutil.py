@@ -131,6 +131,25 @@ def canonical_json(value: Json) -> str:
     return "".join(out)
 
 
+def copy_json(value: Json) -> Json:
+    """A deep copy of JSON data (dicts, lists, scalars), one frame a level: any value readers accept is copied.
+
+    copy.deepcopy takes two frames a level, so Python's recursion limit stops it short of the 500 levels a
+    checkpoint value may nest (write_limits.py).
+    """
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out[k] = copy_json(v)
+        return out
+    if isinstance(value, (list, tuple)):
+        items = []
+        for v in value:
+            items.append(copy_json(v))
+        return items
+    return value
+
+
 def to_plain(value: Json) -> Json:
     """A deep copy holding only JSON types (tuples become lists); raises TypeError on anything else."""
     return json.loads(dumps(value))

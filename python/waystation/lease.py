@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any, Callable, Optional
 
 from . import files
-from .errors import LeaseHeldError, LeaseLostError, TaskFolderGoneError
+from .errors import LeaseHeldError, LeaseLostError, LeaseReleasedError, TaskFolderGoneError
 
 DEFAULT_LEASE_TTL_MS = 30_000
 _ENTRY = re.compile(r"^(\d+)\.json$")
@@ -234,7 +234,10 @@ class Lease:
         return read_stop_request(self.lease_dir, self.n)
 
     def assert_held(self) -> None:
-        """Raise LeaseLostError if the lease was taken over, or the task folder is gone or another one; called before every write."""
+        """Raise LeaseLostError if the lease was taken over or let go, or the task folder is gone or another one; called before every write."""
+        # Let go (or being let go) is not held: a write under it would land in a task another runner may now drive.
+        if self._releasing and not self._lost:
+            raise LeaseReleasedError(self.task_id)
         self._check_folder()
         if self._lost:
             raise self._lost

@@ -1,4 +1,4 @@
-"""Options an agent does not have.
+"""Options an agent does not have, and names an option cannot have.
 
 An options schema that names its properties and does not say it takes others
 (`additionalProperties` absent or false) takes only those: `--inptu notes` (a
@@ -6,12 +6,23 @@ typo), or an option of another agent, would otherwise start a task as if it
 had not been given. A start names such options and writes nothing, in the same
 words as the TypeScript runtime (electron/runtime/unknown-options.ts). A schema
 without `properties`, or with `additionalProperties` true or a schema, takes
-any key.
+any key. On the command line of `waystation.main` every flag it does not know
+is refused so, with the flag it is nearest.
+
+Each option is also a `--name` flag of `waystation.main`, so an option named
+like one of its built-in flags could not be told from it: an agent that
+declares one is refused when it is defined.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
+
+#: The flags of `waystation.main` itself (cli.py), without their dashes; no option of an agent may take these names.
+RESERVED_OPTION_NAMES = (
+    "task", "mode", "max-attempts", "approve", "rerun-drifted", "note",
+    "effect-happened", "effect-not-happened", "describe", "help",
+)
 
 
 def _declared(schema: dict[str, Any]) -> Optional[list[str]]:
@@ -59,3 +70,28 @@ def unknown_options_message(agent: str, schema: dict[str, Any], options: dict[st
         named.append(f'"{k}" (did you mean "{near}"?)' if near else f'"{k}"')
     has = "it takes no options" if not keys else "its options: " + ", ".join(f'"{k}"' for k in keys)
     return f"agent {agent} has no option {', no option '.join(named)}; {has}. Nothing was written."
+
+
+def reserved_option_message(agent: str, schema: dict[str, Any]) -> Optional[str]:
+    """Why `schema` cannot be the options of `agent`: the properties named like a built-in flag; None when none is."""
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return None
+    # `max_attempts` would be `--max_attempts` beside `--max-attempts`: the same name to a person.
+    clashing = [k for k in props if isinstance(k, str) and k.replace("_", "-") in RESERVED_OPTION_NAMES]
+    if not clashing:
+        return None
+    named = ", ".join(f'"{k}"' for k in clashing)
+    return (
+        f"agent {agent} cannot have an option named {named}: waystation.main gives each option a --flag of its name, and "
+        f"these names are its own flags ({', '.join(RESERVED_OPTION_NAMES)}). Rename the option"
+    )
+
+
+def unknown_flag_message(agent: str, flag: str, known: Iterable[str]) -> str:
+    """Why the command line of `agent` refuses `flag`, with the known flag (without dashes) it is nearest."""
+    name = flag.split("=", 1)[0]
+    if not name.startswith("--"):
+        return f"agent {agent} takes one directory, and then options as --name VALUE; {name!r} is neither. Nothing was written."
+    near = _nearest(name[2:], list(known))
+    return f'agent {agent} has no option "{name[2:]}"{f" (did you mean {chr(34)}{near}{chr(34)}?)" if near else ""}. Nothing was written.'

@@ -1,6 +1,7 @@
 """The decision half of resuming (electron/runtime/resume-plan.ts): which step runs next, which
-effects are probed or retried, what drifted, and what needs a human first. Pure functions, so the
-plan a human approves in confirm mode is computed by the same code that later runs it."""
+effects are probed or retried, what drifted, and what needs a human first. Pure functions of the
+checkpoint (the words that tell a person how to answer name the program under way), so the plan a
+human approves in confirm mode is computed by the same code that later runs it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from .continuation import settle_words
 from .schema import invariant_problems
 
 _FINISHED = ("done", "skipped")
@@ -61,7 +63,11 @@ def next_step_index(cp: dict[str, Any]) -> int:
 
 
 def decide_resume(cp: dict[str, Any], artifacts: list[dict[str, Any]], can_probe: Callable[[dict[str, Any]], bool], rerun_drifted: bool, module_changed: bool = False) -> ResumeDecision:
-    """Decide how a task resumes (see resume-plan.ts for the rules, which this follows exactly)."""
+    """Decide how a task resumes (see resume-plan.ts for the rules, which this follows exactly).
+
+    An effect with no probe blocks it, with the words the program under way takes a person's answer in
+    (continuation.settle_words: the resume flags, or the arguments of `waystation.task` for a script).
+    """
     blocking: list[str] = []
     drifted = [a for a in artifacts if a["status"] != "ok"]
     drift = [f"{a['path']}: {a['status']} ({a['message']})" for a in drifted]
@@ -97,7 +103,7 @@ def decide_resume(cp: dict[str, Any], artifacts: list[dict[str, Any]], can_probe
             if e.get("has_probe") is False and not can_probe(e):
                 blocking.append(
                     f"side effect {e['id']} ({e['type']}, key {e['idempotency_key']}) may or may not have happened and has no probe: "
-                    f"check by hand, then resume with --effect-happened {e['idempotency_key']} or --effect-not-happened {e['idempotency_key']}"
+                    f"{settle_words(e['idempotency_key'])}"
                 )
             else:
                 probe_effects.append(e["id"])

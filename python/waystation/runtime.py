@@ -12,18 +12,22 @@ task either language started can be continued by the other.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import json
 import os
 import re
 import secrets
 import time
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, TypeVar, Union
 
 from . import files
+from .arguments import require_callable, require_content, require_messages, require_path, require_str
+from .continuation import PROGRAM, fill_directory, hint, next_step, script_program, settle_words
 from .errors import (
+    ArgumentError,
+    EffectOutcomeNotStored,
     LeaseHeldError,
     LeaseLostError,
     LlmCallError,
@@ -32,19 +36,24 @@ from .errors import (
     SchemaError,
     StepFailed,
     StopRequested,
+    TaskClosedError,
     TaskFolderGoneError,
     TaskNotFoundError,
     TaskReadError,
     WaitingForHuman,
+    WriteLimitError,
 )
-from .jsonutil import canonical_json, to_plain
+from .jsonutil import canonical_json, copy_json, to_plain
 from .lease import Lease, acquire_lease, highest_entry, lease_is_live, write_stop_request
 from .llm import Completion, Model, estimate_cost_usd, model_from_env
 from .confinement import CONFINED_ENV
-from .options import unknown_options_message
+from .options import reserved_option_message, unknown_options_message
+from .plan import PlannedStep, planned_steps
+from .records import version_file_name
 from .resume import ResumeContext, artifact_base_dir, build_resume_context, check_artifacts, decide_resume, describe_plan, same_plan
 from .schema import CURRENT_SCHEMA_VERSION, check_checkpoint, expected_current_step, validate
 from .store import Store, is_task_id, now_iso
+from .write_limits import MAX_VALUE_DEPTH, depth_refusal, nests_within
 
 T = TypeVar("T")
 MODES = ("manual", "auto", "confirm")
@@ -63,41 +72,20 @@ def redact(text: str, env: Optional[dict[str, str]] = None) -> str:
 
 
 def _redact_in(value: Any, env: Optional[dict[str, str]] = None) -> Any:
+    # Loops, not comprehensions: one frame a level, so any value that nests within the readers' limit is walked.
     if isinstance(value, str):
         return redact(value, env)
     if isinstance(value, list):
-        return [_redact_in(v, env) for v in value]
+        out = []
+        for v in value:
+            out.append(_redact_in(v, env))
+        return out
     if isinstance(value, dict):
-        return {redact(k, env): _redact_in(v, env) for k, v in value.items()}
+        clean = {}
+        for k, v in value.items():
+            clean[redact(k, env)] = _redact_in(v, env)
+        return clean
     return value
-
-
-# Agents the Waystation app and CLI run themselves: `waystation resume` continues their tasks, whoever wrote them.
-_BUILT_IN_AGENTS = frozenset({"checkpoint-demo", "md-summarizer"})
-
-#: The command that runs this program again (`python3 writer.py`), set by `waystation.main` for its run: a task whose
-#: agent Waystation cannot run is continued with it rather than with `waystation resume`, which would refuse it.
-PROGRAM_COMMAND: ContextVar[Optional[str]] = ContextVar("waystation_program_command", default=None)
-
-
-def _hint(cp: dict[str, Any], verb: str, extra: str = "") -> str:
-    program = PROGRAM_COMMAND.get()
-    agent = cp.get("agent") or {}
-    # Registered in the directory (its command recorded), a module, or built in: Waystation runs it. Anything else was
-    # run by hand from this program, and only this program runs it again.
-    runnable = bool(agent.get("command") or agent.get("module")) or agent.get("name") in _BUILT_IN_AGENTS
-    if program and verb in ("resume", "approve") and not runnable:
-        return f"{program} <DIR> --task {cp['task_id']}{' --approve' if verb == 'approve' else ''}{extra}"
-    return f"waystation {verb} <DIR> {cp['task_id']}{extra}"
-
-
-@dataclass
-class PlannedStep:
-    """One step of a plan: a stable id (a resume matches steps by id), a name, and optionally the JSON Schema of its result."""
-
-    id: str
-    name: str
-    output_schema: Optional[dict[str, Any]] = None
 
 
 @dataclass
@@ -123,17 +111,24 @@ class Outcome:
 ProbeResult = dict[str, Any]  # {"happened": bool, "outcome": ...}
 
 
+PlanItem = Union[PlannedStep, str, tuple[str, str]]
+
+
 @dataclass
 class Agent:
     """An agent: a name, its options, a plan of named steps, a goal, probes by effect type, and `run(ctx)`.
 
     `options` is a JSON Schema object (`{"type": "object", "properties": {...}, "required": [...]}`);
-    defaults given there are filled in. `plan` and `goal` may be callables of the options.
+    defaults given there are filled in. Its property names must not be those of the built-in flags of
+    `waystation.main` (options.RESERVED_OPTION_NAMES), since each option is also a `--name` flag.
+    `plan` is a list of steps, each a PlannedStep, a step id or an `(id, name)` pair (as `waystation.task`
+    takes them), or a callable `plan(options, env)` that returns one, `env` holding `task_id`, `root` and
+    `confined` (see `resolve_options`). `goal` is a string or a callable `goal(options)`.
     """
 
     name: str
     run: Callable[["TaskContext"], Any]
-    plan: Union[list[PlannedStep], Callable[[dict[str, Any], dict[str, Any]], list[PlannedStep]]] = field(default_factory=list)
+    plan: Union[list[PlanItem], Callable[[dict[str, Any], dict[str, Any]], list[PlanItem]]] = field(default_factory=list)
     goal: Union[str, Callable[[dict[str, Any]], str]] = ""
     description: str = ""
     options: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
@@ -141,6 +136,27 @@ class Agent:
     # Called with the options and {"task_id", "root", "confined"}: `confined` is True when the options came from the
     # inspector, and the folders they name must then stay inside the root (confinement.py, resolve_inside_root).
     resolve_options: Optional[Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = None
+
+    def __post_init__(self) -> None:
+        require_str(self.name, "Agent(name=...)", "name", empty=False)
+        require_callable(self.run, "Agent(run=...)", "run")
+        if not callable(self.plan):
+            self.plan = planned_steps(self.plan, f"Agent(plan=...) of agent {self.name}")  # type: ignore[assignment]
+        if not isinstance(self.options, dict):
+            raise ArgumentError(f"Agent(options=...) of agent {self.name}: options must be a JSON Schema (a dict), got {type(self.options).__name__}")
+        self._check_option_names()
+
+    def _check_option_names(self) -> None:
+        # An option is a `--name` flag of waystation.main as well: one named like a built-in flag cannot be told apart.
+        reserved = reserved_option_message(self.name, self.options)
+        if reserved:
+            raise ArgumentError(reserved)
+
+    def steps(self, opts: dict[str, Any], env: dict[str, Any]) -> list[PlannedStep]:
+        """The plan of a task started with `opts`, as PlannedSteps."""
+        if callable(self.plan):
+            return planned_steps(self.plan(opts, env), f"the plan of agent {self.name}")
+        return list(self.plan)  # type: ignore[arg-type]
 
     def describe(self) -> dict[str, Any]:
         """Name, description and options schema, as the app shows them."""
@@ -170,7 +186,7 @@ class _Engine:
     def __init__(self, store: Store, root: str, checkpoint: dict[str, Any], lease: Optional[Lease], model: Model, probes: dict[str, Callable[..., ProbeResult]], report: Optional[Callable[[str], None]], env: Optional[dict[str, str]] = None) -> None:
         self.store = store
         self.root = root
-        self.working = copy.deepcopy(checkpoint)
+        self.working = copy_json(checkpoint)
         self.lease = lease
         self.model = model
         self.probes = probes
@@ -187,6 +203,32 @@ class _Engine:
         self.started = time.monotonic()
         self.elapsed_before = float(checkpoint.get("run", {}).get("elapsed_ms", 0) or 0)
         self.resumed: Optional[ResumeContext] = None
+        #: Set when the run lets the lease go: from then on every call of the agent's TaskContext is refused.
+        self.closed = False
+        #: A step asked for without a function (`t.step("a")`), whose decorator has not been applied yet.
+        self.undecorated: Optional[str] = None
+
+    def guard(self, call: str) -> None:
+        """Refuse a call of the agent's TaskContext on a closed task, or after a `t.step(id)` that was given no function."""
+        if self.closed:
+            raise TaskClosedError(self.task_id, call)
+        self.refuse_undecorated()
+
+    def refuse_undecorated(self) -> None:
+        """Refuse to go on past `t.step(id)` called without a function and never used as a decorator: the step would never run."""
+        refusal = self.undecorated_refusal()
+        if refusal is not None:
+            raise refusal
+
+    def undecorated_refusal(self) -> Optional[ArgumentError]:
+        """The refusal of a `t.step(id)` given no function and never applied (see refuse_undecorated), or None; clears it."""
+        if self.undecorated is None:
+            return None
+        sid, self.undecorated = self.undecorated, None
+        return ArgumentError(
+            f't.step("{sid}") was given no function, so step {sid} never ran: pass one (t.step("{sid}", fn)) '
+            f'or put @t.step("{sid}") over a def'
+        )
 
     @property
     def task_id(self) -> str:
@@ -223,7 +265,7 @@ class _Engine:
         """Save the next version: `mutate` a copy of the working state, derive the counters, write it after the last version."""
         if self.lease is not None:
             self.lease.assert_held()
-        d = copy.deepcopy(self.working)
+        d = copy_json(self.working)
         mutate(d)
         d["total_steps"] = len(d["plan"])
         d["current_step"] = expected_current_step(d["plan"])
@@ -262,9 +304,10 @@ class _Engine:
 
     # ---- steps -----------------------------------------------------------------------------
 
-    def run_step(self, ref: str, fn: Callable[[], T]) -> T:
+    def run_step(self, ref: str, fn: Callable[[], T]) -> Any:
         if not isinstance(ref, str) or not ref:
-            raise OperationError("invalid", f"a step needs an id (a non-empty string), got {ref!r}")
+            raise ArgumentError(f"t.step(step_id, fn): a step needs an id (a non-empty string), got {ref!r}")
+        require_callable(fn, f't.step("{ref}", fn)', "fn")
         if self.current_step is not None:
             raise OperationError("invalid", f'step "{ref}" was started inside step "{self.current_step}"; steps do not nest')
         index = self.step_index(ref)
@@ -292,18 +335,30 @@ class _Engine:
         self.event("step-start", sid, {"name": step["name"], "attempt": step["attempts"]})
         try:
             value = fn()
+            # Measured before anything walks it: a value past the readers' depth would be refused by the store anyway,
+            # and Python's own recursion gives out on it first.
+            if not nests_within(value, MAX_VALUE_DEPTH):
+                raise depth_refusal(f'the result of step "{sid}"', f"{self.task_id}/versions/{version_file_name(self.working['version'] + 1)}")
             plain = to_plain(value)
             if step.get("output_schema"):
                 problems = validate(plain, step["output_schema"], "result")
                 if problems:
                     raise _StepOutputError(f"the result does not match the step's output schema: {'; '.join(problems)}")
-        except (WaitingForHuman, LeaseLostError, StopRequested, KeyboardInterrupt, SystemExit):
+        except (WaitingForHuman, LeaseLostError, StopRequested, TaskClosedError, KeyboardInterrupt, SystemExit):
             self.current_step = None
             raise
         except Exception as err:  # noqa: BLE001 - any failure of the agent's step is recorded, then re-raised as StepFailed
             self.current_step = None
+            self.undecorated = None  # the step failed of itself: a `t.step(id)` it left without a function goes with it
+            if isinstance(err, WriteLimitError):
+                self.fail_step(sid, started, failures_before, f"{_UNSAVABLE}{redact(str(err), self.env)}", "invalid-checkpoint")
             kind = "llm" if isinstance(err, LlmCallError) else "output-schema" if isinstance(err, _StepOutputError) else "invalid-checkpoint" if isinstance(err, SchemaError) else type(err).__name__
             self.fail_step(sid, started, failures_before, redact(str(err) or type(err).__name__, self.env), kind)
+        refusal = self.undecorated_refusal()
+        if refusal is not None:
+            # The step's body ended past a `t.step(id)` given no function: that step never ran, so this one must not pass.
+            self.current_step = None
+            self.fail_step(sid, started, failures_before, str(refusal), type(refusal).__name__)
         result = _redact_in(plain, self.env)
         recovery = self.step_recovery or (
             {"what": previous_error["message"], "fix": f"reran the step on resume (attempt {step['attempts']})", "verification": f"step {sid} completed"} if previous_error else None
@@ -321,15 +376,18 @@ class _Engine:
 
         try:
             self.save(done, results={sid: result})
-        except SchemaError as err:
+        except (SchemaError, WriteLimitError) as err:
+            # The agent handed over something the checkpoint cannot hold: the step fails with the store's reason.
             self.current_step = None
             self.pending_artifacts = {}
-            self.fail_step(sid, started, failures_before, f"the step's outcome cannot be saved as a valid checkpoint: {redact(str(err), self.env)}", "invalid-checkpoint")
+            self.fail_step(sid, started, failures_before, f"{_UNSAVABLE}{redact(str(err), self.env)}", "invalid-checkpoint")
         self.pending_artifacts = {}
         self.current_step = None
         self.report(f"{sid}: done")
         self.event("step-finish", sid, {"status": "done", "elapsed_ms": round((time.monotonic() - started) * 1000)})
-        return value
+        # What was stored, not the agent's own object: a resume returns the stored result, so the first run does too
+        # (a tuple is a list, 1.0 is 1, a secret is redacted, on both).
+        return result
 
     @staticmethod
     def next_hint_of(d: dict[str, Any]) -> str:
@@ -348,8 +406,8 @@ class _Engine:
             )
             d["status"] = "failed"
             d["resume_hint"] = (
-                f"{sid} ({s['name']}) failed: {message}. Fix the cause and run `{_hint(d, 'resume')}`, "
-                f"or set its result with `{_hint(d, 'edit', f' {sid} --value JSON')}`"
+                f"{sid} ({s['name']}) failed: {message}. Fix the cause and run {hint(d, 'resume')}, "
+                f"or set its result with {hint(d, 'edit', f' {sid} --value JSON')}"
             )
 
         self.save(failed)
@@ -384,13 +442,16 @@ class _Engine:
 
     def settle_by_probe(self, effect: dict[str, Any], probe: Callable[[dict[str, Any]], ProbeResult]) -> ProbeResult:
         """Ask the outside world about one uncertain effect and record the answer."""
-        result = probe(copy.deepcopy(effect))
+        result = probe(copy_json(effect))
+        if not isinstance(result, dict):
+            raise ArgumentError(f'the probe of side effect {effect["type"]} must return {{"happened": bool, "outcome": ...}}, got {type(result).__name__}')
         happened = bool(result.get("happened"))
+        outcome = to_plain(result.get("outcome")) if happened else None
 
         def settle(d: dict[str, Any]) -> None:
             e = next(x for x in d["side_effects"] if x["id"] == effect["id"])
             if happened:
-                e.update(status="done", outcome=to_plain(result.get("outcome")), reconciliation="probed-done", updated_at=now_iso())
+                e.update(status="done", outcome=outcome, reconciliation="probed-done", updated_at=now_iso())
             else:
                 e.update(status="not_started", reconciliation="probed-absent-retried", updated_at=now_iso())
 
@@ -401,7 +462,7 @@ class _Engine:
             f"effect {effect['type']} (key {effect['idempotency_key']}): probed, "
             + ("it happened; marked done" if happened else "it did not happen; will retry with the same key")
         )
-        return result
+        return {**result, "outcome": copy_json(outcome)}
 
     def effect_for(self, key: str) -> Optional[dict[str, Any]]:
         """The ledger entry that answers for the key an agent asks with: the entry with that key, or the one
@@ -410,8 +471,17 @@ class _Engine:
         return next((e for e in self.working["side_effects"] if not e.get("superseded_by") and (e.get("asked_key") or e["idempotency_key"]) == key), None)
 
     def run_effect(self, type_: str, key: str, perform: Callable[[str], T], request: Any = None, probe: Optional[Callable[[dict[str, Any]], ProbeResult]] = None) -> T:
-        if not type_ or not isinstance(type_, str) or not key or not isinstance(key, str) or not callable(perform):
-            raise OperationError("invalid", "an effect needs a type and an idempotency key (non-empty strings) and a perform function")
+        call = f"t.effect({type_!r:.40}, key={key!r:.60})"
+        require_str(type_, call, "type", empty=False)
+        require_str(key, call, "key", empty=False)
+        require_callable(perform, call, "perform")
+        if probe is not None:
+            require_callable(probe, call, "probe")
+        # The request is recorded with the intent: one that is not JSON is refused before anything is performed.
+        try:
+            plain_request = None if request is None else to_plain(request)
+        except (TypeError, ValueError) as err:
+            raise ArgumentError(f"{call}: request cannot be stored as JSON ({err}); nothing was performed") from None
         step_id = self.current_step
         the_probe = self.probe_for(type_, probe)
         existing = self.effect_for(key)
@@ -419,13 +489,10 @@ class _Engine:
             held = existing["idempotency_key"]
             if existing["status"] == "done":
                 self.report(f"effect {existing['type']} (key {held}): already done, not performed again")
-                return copy.deepcopy(existing.get("outcome"))  # type: ignore[no-any-return]
+                return copy_json(existing.get("outcome"))  # type: ignore[no-any-return]
             if existing["status"] in ("intent", "uncertain"):
                 if the_probe is None:
-                    self.wait_for_human(
-                        f"side effect {existing['type']} (key {held}) may or may not have happened and has no probe; "
-                        f"check by hand, then resume with --effect-happened or --effect-not-happened {held}"
-                    )
+                    self.wait_for_human(f"side effect {existing['type']} (key {held}) may or may not have happened and has no probe; {settle_words(held)}")
                 else:
                     settled = self.settle_by_probe(existing, the_probe)
                     if settled.get("happened"):
@@ -448,8 +515,8 @@ class _Engine:
         def intent(d: dict[str, Any]) -> None:
             e = by_id(d)
             e.update(status="intent", attempts=int(e.get("attempts", 0)) + 1, has_probe=the_probe is not None, updated_at=now_iso())
-            if request is not None:
-                e["request"] = to_plain(request)
+            if plain_request is not None:
+                e["request"] = plain_request
             if "step_id" not in e and step_id is not None:
                 e["step_id"] = step_id
 
@@ -469,15 +536,36 @@ class _Engine:
             self.event("effect", step_id, {"effect": effect_id, "status": "uncertain", "error": message})
             raise
 
+        # After: the outcome, as stored. One that cannot be stored does not make the effect uncertain: it happened.
+        unstored: Optional[str] = None
+        try:
+            if not nests_within(outcome, MAX_VALUE_DEPTH):
+                raise ValueError(f"it is nested more than {MAX_VALUE_DEPTH} levels deep, the most a checkpoint value may nest")
+            stored = to_plain(outcome)
+        except (TypeError, ValueError) as err:
+            stored, unstored = None, str(err)
+
         def done(d: dict[str, Any]) -> None:
             e = by_id(d)
-            e.update(status="done", outcome=to_plain(outcome), updated_at=now_iso())
-            e.pop("error", None)
+            e.update(status="done", outcome=stored, updated_at=now_iso())
+            if unstored is None:
+                e.pop("error", None)
+            else:
+                e["error"] = f"performed, but its outcome could not be stored: {unstored}"
 
-        self.save(done)
+        if unstored is None:
+            try:
+                self.save(done)
+            except (SchemaError, WriteLimitError) as err:
+                stored, unstored = None, redact(str(err), self.env)
+        if unstored is not None:
+            self.save(done)
+            self.event("effect", step_id, {"effect": effect_id, "status": "done", "error": "outcome not stored"})
+            raise EffectOutcomeNotStored(type_, key, unstored)
         self.event("effect", step_id, {"effect": effect_id, "status": "done"})
         self.report(f"effect {type_} (key {key}): done")
-        return outcome
+        # What was stored, as a resume returns it.
+        return copy_json(stored)  # type: ignore[no-any-return]
 
     # ---- artifacts -------------------------------------------------------------------------
 
@@ -502,6 +590,7 @@ class _Engine:
     # ---- the model -------------------------------------------------------------------------
 
     def complete(self, messages: list[dict[str, str]], **opts: Any) -> Completion:
+        messages = require_messages(messages, "t.complete(messages)")
         step_id = self.current_step
         step = next((s for s in self.working["plan"] if s["id"] == step_id), None) if step_id else None
         digest = hashlib.sha256(canonical_json(messages).encode("utf-8")).hexdigest()[:16]
@@ -546,8 +635,8 @@ class _Engine:
         return c
 
     def remember(self, key: str, action: Callable[[], T]) -> T:
-        if not isinstance(key, str) or not key or not callable(action):
-            raise OperationError("invalid", "remember needs a key (a non-empty string) and an action function")
+        require_str(key, "t.remember(key, action)", "key", empty=False)
+        require_callable(action, f"t.remember({key!r}, action)", "action")
         step_id = self.current_step
         mark = f"{step_id or '-'}:{key}"
         if mark in self.remember_keys:
@@ -594,7 +683,7 @@ class _Engine:
             if not any(w.get("key") == key for w in waits):
                 waits.append({"key": key, "reason": clean, "requested_at": now_iso()})
             d["status"] = "waiting_human"
-            d["resume_hint"] = f"waiting for a human{' in ' + step_id if step_id else ''}: {clean}. When ready: `{_hint(d, 'resume')}`"
+            d["resume_hint"] = f"waiting for a human{' in ' + step_id if step_id else ''}: {clean}. When ready: {hint(d, 'resume')}"
 
         self.save(wait)
         raise WaitingForHuman(clean)
@@ -621,11 +710,11 @@ class _Engine:
         def stop(d: dict[str, Any]) -> None:
             d["status"] = "running"
             d["recovery"]["stopped"] = {"by": by, "at": at, **({"reason": reason} if reason else {})}
-            d["resume_hint"] = f"stopped by {by} at {at}{f' ({reason})' if reason else ''}; continue with `{_hint(d, 'resume')}`"
+            d["resume_hint"] = f"stopped by {by} at {at}{f' ({reason})' if reason else ''}; continue with {hint(d, 'resume')}"
 
         self.save(stop, source={"kind": "stop", "actor": by, "note": f"stopped: {reason}" if reason else "stopped by a person"})
         self.event("runner", None, {"status": "stopped", "by": by, **({"reason": reason} if reason else {})})
-        out = self.outcome("running", f"task {self.task_id} stopped by {by}", f"continue: {_hint(self.working, 'resume')}")
+        out = self.outcome("running", f"task {self.task_id} stopped by {by}", f"continue: {next_step(self.working, 'resume')}")
         out.stopped = True
         return out
 
@@ -655,25 +744,29 @@ class _Engine:
             return self.record_stop(err.request)
         if isinstance(err, WaitingForHuman):
             self.event("runner", None, {"status": "waiting_human", "reason": err.reason})
-            return self.outcome("waiting_human", f"task {self.task_id} is waiting for a human: {err.reason}", f"when ready: {_hint(self.working, 'resume')}")
+            return self.outcome("waiting_human", f"task {self.task_id} is waiting for a human: {err.reason}", f"when ready: {next_step(self.working, 'resume')}")
         if not isinstance(err, StepFailed):
             message = redact(str(err) or type(err).__name__, self.env)
 
             def failed(d: dict[str, Any]) -> None:
                 d["status"] = "failed"
                 d["errors"].append({"at": now_iso(), "step_id": None, "what": message})
-                d["resume_hint"] = f"the agent failed outside a step: {message}. Fix the cause and run `{_hint(d, 'resume')}`"
+                d["resume_hint"] = f"the agent failed outside a step: {message}. Fix the cause and run {hint(d, 'resume')}"
 
             self.save(failed)
         replaced = on_failure(self) if on_failure else None
         if replaced:
             return replaced
         self.event("runner", None, {"status": "failed"})
-        return self.outcome("failed", f"task {self.task_id} failed: {self.working['resume_hint']}", f"fix the cause, then: {_hint(self.working, 'resume')}")
+        return self.outcome("failed", f"task {self.task_id} failed: {self.working['resume_hint']}", f"fix the cause, then: {next_step(self.working, 'resume')}")
 
 
 class _StepOutputError(Exception):
     pass
+
+
+#: How a step's failure begins when its result is one the checkpoint cannot hold (task-engine.ts says the same).
+_UNSAVABLE = "the step's outcome cannot be saved as a valid checkpoint: "
 
 
 def _attempt_tag(step: Optional[dict[str, Any]]) -> str:
@@ -727,7 +820,7 @@ class TaskContext:
     @property
     def checkpoint(self) -> dict[str, Any]:
         """A copy of the last saved checkpoint."""
-        return copy.deepcopy(self._e.working)
+        return copy_json(self._e.working)
 
     @property
     def resumed(self) -> Optional[ResumeContext]:
@@ -741,63 +834,99 @@ class TaskContext:
     def step(self, step_id: str, fn: Optional[Callable[[], T]] = None) -> Any:
         """Run a step once and save its result; a step already done returns its stored result without running.
 
-        Called with a function, it runs it and returns the result. Without one it is a decorator:
-        ``@t.step("draft")`` over ``def draft(): ...`` runs it at once and binds the name to the result.
+        Called with a function, it runs it and returns the result as stored (plain JSON: a tuple comes back
+        a list, 1.0 as 1), which is what a resume returns for the step too. Without one it is a decorator:
+        ``@t.step("draft")`` over ``def draft(): ...`` runs it at once and binds the name to the result;
+        a ``t.step("draft")`` never applied to a function is refused at the next call on the task.
         """
+        self._e.guard(f"t.step({step_id!r:.60})")
+        require_str(step_id, "t.step(step_id, fn)", "step_id", empty=False)
         if fn is not None:
             return self._e.run_step(step_id, fn)
-        return lambda f: self._e.run_step(step_id, f)
+        self._e.undecorated = step_id
+
+        def decorate(f: Callable[[], T]) -> Any:
+            if self._e.undecorated == step_id:
+                self._e.undecorated = None
+            self._e.guard(f"t.step({step_id!r:.60})")
+            return self._e.run_step(step_id, f)
+
+        return decorate
 
     def skip(self, step_id: str, reason: str) -> None:
         """Mark a planned step skipped, with the reason, without running it."""
-        self._e.skip_step(step_id, reason)
+        self._e.guard(f"t.skip({step_id!r:.60})")
+        self._e.skip_step(require_str(step_id, "t.skip(step_id, reason)", "step_id", empty=False), require_str(reason, "t.skip(step_id, reason)", "reason"))
 
-    def effect(self, type: str, key: str, perform: Callable[[str], T], request: Any = None, probe: Optional[Callable[[dict[str, Any]], ProbeResult]] = None) -> T:
+    def effect(self, type: str, key: str, perform: Callable[[str], T], request: Any = None, probe: Optional[Callable[[dict[str, Any]], ProbeResult]] = None) -> Any:
         """Perform an outside effect at most once: the intent (with `key`) is saved before `perform(key)`, the outcome after.
 
-        `probe(effect)` answers ``{"happened": bool, "outcome": ...}`` for an effect whose outcome was never
-        recorded (a crash mid-call); without one such an effect waits for a human.
+        Returns the outcome as stored (plain JSON), as a resume returns it. `probe(effect)` answers
+        ``{"happened": bool, "outcome": ...}`` for an effect whose outcome was never recorded (a crash
+        mid-call); without one such an effect waits for a human. An outcome that cannot be stored (not
+        JSON) raises EffectOutcomeNotStored, with the effect recorded as done: it happened.
         """
+        self._e.guard(f"t.effect({type!r:.40})")
         return self._e.run_effect(type, key, perform, request, probe)
 
     def artifact(self, path: str, type: str = "file") -> dict[str, Any]:
-        """Record a file the task produced (sha256 and size, checked on resume); with its step when inside one."""
-        return self._e.record_artifact(path, type)
+        """Record a file the task produced (sha256 and size, checked on resume); with its step when inside one.
+
+        `path` is relative to the checkpoint directory (DIR), or absolute.
+        """
+        self._e.guard(f"t.artifact({path!r:.80})")
+        return self._e.record_artifact(require_path(path, "t.artifact(path)"), require_str(type, "t.artifact(path, type)", "type", empty=False))
 
     def write_artifact(self, path: str, content: Union[str, bytes], type: str = "file") -> dict[str, Any]:
-        """Write a file atomically (temp, fsync, rename), then record it as an artifact."""
-        files.write_file_atomic(self._e.resolve(path), content)
+        """Write a file atomically (temp, fsync, rename), then record it as an artifact; `path` as for `artifact`."""
+        self._e.guard(f"t.write_artifact({path!r:.80})")
+        path = require_path(path, "t.write_artifact(path, content)")
+        data = require_content(content, f"t.write_artifact({path!r:.80}, content)")
+        require_str(type, "t.write_artifact(path, content, type)", "type", empty=False)
+        files.write_file_atomic(self._e.resolve(path), data)
         return self._e.record_artifact(path, type)
 
     def complete(self, messages: list[dict[str, str]], **opts: Any) -> Completion:
         """Call the model: tokens, cost and latency are recorded and the checkpoint saved; a rerun after a crash reuses the reply."""
+        self._e.guard("t.complete(messages)")
         return self._e.complete(messages, **opts)
 
     def remember(self, key: str, action: Callable[[], T]) -> T:
         """Run a costly action once and save its (JSON) result; a step rerun after a crash gets the saved result."""
+        self._e.guard(f"t.remember({key!r:.60})")
         return self._e.remember(key, action)
 
     def phase(self, name: str) -> None:
         """Enter a phase (the phase before it is complete: a save)."""
-        self._e.enter_phase(name)
+        self._e.guard(f"t.phase({name!r:.60})")
+        self._e.enter_phase(require_str(name, "t.phase(name)", "name", empty=False))
 
     def wait_for_human(self, reason: str) -> Optional[str]:
         """Save and stop (raises WaitingForHuman) until a human resumes; once resumed, returns the human's note."""
-        return self._e.wait_for_human(reason)
+        self._e.guard("t.wait_for_human(reason)")
+        return self._e.wait_for_human(require_str(reason, "t.wait_for_human(reason)", "reason", empty=False))
 
     def record_recovery(self, what: str, fix: str, verification: str) -> None:
         """Record an error, its fix and how the fix was verified, and save."""
-        self._e.record_recovery(what, fix, verification)
+        self._e.guard("t.record_recovery(what, fix, verification)")
+        call = "t.record_recovery(what, fix, verification)"
+        self._e.record_recovery(require_str(what, call, "what"), require_str(fix, call, "fix"), require_str(verification, call, "verification"))
 
     def hint(self, text: str) -> None:
         """The hint the next resume starts from (saved with the next save)."""
-        self._e.working["resume_hint"] = redact(text, self._e.env)
+        self._e.guard("t.hint(text)")
+        self._e.working["resume_hint"] = redact(require_str(text, "t.hint(text)", "text"), self._e.env)
 
     def log(self, message: str, **data: Any) -> None:
         """A line for the task's event log and the live activity feed (secrets scrubbed)."""
-        clean = redact(message, self._e.env)
+        self._e.guard("t.log(message)")
+        clean = redact(require_str(message, "t.log(message, **data)", "message"), self._e.env)
+        try:
+            plain = to_plain(data)
+        except (TypeError, ValueError) as err:
+            raise ArgumentError(f"t.log({message[:60]!r}, **data): data cannot be stored as JSON ({err})") from None
         self._e.report(clean)
-        self._e.event("log", self._e.current_step, {"message": clean, **_redact_in(to_plain(data), self._e.env)})
+        self._e.event("log", self._e.current_step, {"message": clean, **_redact_in(plain, self._e.env)})
 
 
 # ---- operations ------------------------------------------------------------------------------
@@ -846,6 +975,7 @@ class Run:
     ) -> None:
         if not is_task_id(task_id):
             raise OperationError("invalid", f'"{task_id}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit')
+        self.given_root = os.fspath(root)
         self.root = os.path.abspath(root)
         self.store = Store(self.root)
         self.task_id = task_id
@@ -877,7 +1007,9 @@ class Run:
         return self.engine
 
     def release(self) -> None:
-        """Settle the segment (checkpoint.json catches up), then let the lease go."""
+        """Settle the segment (checkpoint.json catches up), then let the lease go; the agent's TaskContext is closed."""
+        if self.engine is not None:
+            self.engine.closed = True
         try:
             self.store.settle(self.task_id)
         finally:
@@ -896,6 +1028,7 @@ class Run:
             raise OperationError("invalid", f'"{self.task_id}" cannot be a task id: use letters, digits, ".", "_" and "-", starting with a letter or digit')
         if mode not in MODES:
             raise OperationError("invalid", f"the recovery mode must be manual, auto or confirm, not {mode!r}")
+        _require_directory(self.given_root)
         if self.store.exists(self.task_id) and self.store.newest_version(self.task_id) > 0:
             raise OperationError("exists", f"task {self.task_id} already exists in {self.root}; resume it instead")
         opts = self.agent.parse_options(options)
@@ -903,17 +1036,14 @@ class Run:
         try:
             if self.agent.resolve_options:
                 opts = self.agent.resolve_options(opts, env)
-            steps = self.agent.plan(opts, env) if callable(self.agent.plan) else list(self.agent.plan)
+            steps = self.agent.steps(opts, env)
             goal = self.agent.goal(opts) if callable(self.agent.goal) else self.agent.goal
         except OperationError:
             raise
         except Exception as err:  # noqa: BLE001 - the agent's verdict on its options
             raise OperationError("invalid", f"agent {self.agent.name} could not start the task: {redact(str(err), self.env)}. Nothing was written.") from None
-        ids: set[str] = set()
-        for s in steps:
-            if s.id in ids:
-                raise OperationError("invalid", f'agent {self.agent.name} planned step id "{s.id}" twice; step ids must be unique')
-            ids.add(s.id)
+        if not isinstance(goal, str):
+            raise ArgumentError(f"the goal of agent {self.agent.name} must be a string, got {type(goal).__name__}. Nothing was written.")
         now = now_iso()
         cp: dict[str, Any] = {
             "schema_version": CURRENT_SCHEMA_VERSION,
@@ -971,22 +1101,22 @@ class Run:
             return engine.outcome(
                 "waiting_approval",
                 f"task {self.task_id} waits for approval of its resume plan:\n  " + "\n  ".join(describe_plan(pending["plan"], cp)),
-                f"approve: {_hint(cp, 'approve')}   reject: {_hint(cp, 'reject', ' --reason TEXT')}",
+                f"approve: {next_step(cp, 'approve')}   reject: {next_step(cp, 'reject', ' --reason TEXT')}",
             )
         max_auto = int(cp["recovery"].get("max_auto_attempts", DEFAULT_MAX_AUTO_ATTEMPTS))
         if trigger == "auto" and cp["recovery"]["auto_attempts"] >= max_auto:
             reason = f"automatic recovery gave up after {cp['recovery']['auto_attempts']} attempt(s)"
             if cp["resume_hint"].startswith(reason):
-                return engine.outcome(cp["status"], reason, f"resume by hand: {_hint(cp, 'resume')}")
+                return engine.outcome(cp["status"], reason, f"resume by hand: {next_step(cp, 'resume')}")
 
             def give_up(d: dict[str, Any]) -> None:
                 if d["status"] == "running":
                     d["status"] = "failed"
                     d["errors"].append({"at": now_iso(), "step_id": None, "what": "interrupted; automatic recovery exhausted"})
-                d["resume_hint"] = f"{reason}; resume by hand: `{_hint(d, 'resume')}`"
+                d["resume_hint"] = f"{reason}; resume by hand: {hint(d, 'resume')}"
 
             engine.save(give_up, source={"kind": "runtime", "note": reason})
-            return engine.outcome(engine.working["status"], reason, f"resume by hand: {_hint(cp, 'resume')}")
+            return engine.outcome(engine.working["status"], reason, f"resume by hand: {next_step(cp, 'resume')}")
         # A human's word on uncertain effects without a probe is part of the world being verified.
         if settle:
             for key in settle:
@@ -1064,10 +1194,10 @@ class Run:
                 def probe_failed(d: dict[str, Any], effect: dict[str, Any] = effect, message: str = message) -> None:
                     d["status"] = "failed"
                     d["errors"].append({"at": now_iso(), "step_id": effect.get("step_id"), "what": f"probing {effect['type']} (key {effect['idempotency_key']}) failed: {message}"})
-                    d["resume_hint"] = f"could not ask the outside world about {effect['type']} (key {effect['idempotency_key']}): {message}. Resume when it answers: `{_hint(d, 'resume')}`"
+                    d["resume_hint"] = f"could not ask the outside world about {effect['type']} (key {effect['idempotency_key']}): {message}. Resume when it answers: {hint(d, 'resume')}"
 
                 engine.save(probe_failed)
-                return engine.outcome("failed", f"probing side effect {effect['id']} failed: {message}", f"when the service answers: {_hint(cp, 'resume')}")
+                return engine.outcome("failed", f"probing side effect {effect['id']} failed: {message}", f"when the service answers: {next_step(cp, 'resume')}")
         # 5. Rebuild a minimal context for the agent.
         engine.resumed = build_resume_context(engine.working)
         engine.load_llm_cache()
@@ -1105,11 +1235,19 @@ class Run:
         return TaskContext(self.engine)
 
     def finish(self, err: Optional[BaseException]) -> Outcome:
-        """Record how the agent ended (done, failed, waiting) and return the outcome."""
+        """Record how the agent ended (done, failed, waiting) and return the outcome.
+
+        An agent that ended normally past a `t.step(id)` given no function did not run that step: it
+        ends failed with the refusal (`unfinished_step` gives it), not done with the step skipped.
+        """
         assert self.engine is not None
         if err is None:
             return self.engine.finish_done()
         return self.engine.finish_error(err, self.confirm_after_failure)
+
+    def unfinished_step(self) -> Optional[ArgumentError]:
+        """The refusal of a `t.step(id)` the agent left without a function, or None."""
+        return self.engine.undecorated_refusal() if self.engine is not None else None
 
     def drive(self) -> Outcome:
         """Run the agent to its end, a failure or a wait, saving as it goes."""
@@ -1119,7 +1257,17 @@ class Run:
             raise
         except BaseException as err:  # noqa: BLE001 - every ending is recorded
             return self.finish(err)
-        return self.finish(None)
+        return self.finish(self.unfinished_step())
+
+
+def _require_directory(root: str) -> None:
+    """Refuse a checkpoint directory that is a file (or lies under one): nothing could be created in it."""
+    path = os.path.abspath(root)
+    while not os.path.lexists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    if not os.path.isdir(path):
+        named = root if path == os.path.abspath(root) else f"{path} (in {root})"
+        raise OperationError("invalid", f"{named} is not a directory; nothing was written")
 
 
 def _request_approval(engine: _Engine, plan: dict[str, Any], note: str) -> Outcome:
@@ -1130,14 +1278,14 @@ def _request_approval(engine: _Engine, plan: dict[str, Any], note: str) -> Outco
         def ask(d: dict[str, Any]) -> None:
             d["recovery"]["pending_approval"] = {"id": f"approval-{secrets.token_hex(4)}", "requested_at": now_iso(), "plan": plan}
             d["status"] = "waiting_approval"
-            d["resume_hint"] = f"a resume plan awaits approval ({'; '.join(describe_plan(plan, d))}): `{_hint(d, 'approve')}` or `{_hint(d, 'reject', ' --reason TEXT')}`"
+            d["resume_hint"] = f"a resume plan awaits approval ({'; '.join(describe_plan(plan, d))}): {hint(d, 'approve')} or {hint(d, 'reject', ' --reason TEXT')}"
 
         engine.save(ask, source={"kind": "runtime", "note": note})
         engine.event("runner", None, {"status": "waiting_approval", "plan": plan})
     return engine.outcome(
         "waiting_approval",
         f"task {cp['task_id']} waits for approval of its resume plan:\n  " + "\n  ".join(describe_plan(plan, engine.working)),
-        f"approve: {_hint(cp, 'approve')}   reject: {_hint(cp, 'reject', ' --reason TEXT')}",
+        f"approve: {next_step(cp, 'approve')}   reject: {next_step(cp, 'reject', ' --reason TEXT')}",
     )
 
 
@@ -1152,7 +1300,7 @@ def _stop_for_human(engine: _Engine, reasons: list[str]) -> Outcome:
 
         engine.save(stop, source={"kind": "runtime", "note": "resume stopped: verification needs a human"})
         engine.event("runner", None, {"status": "waiting_human", "reasons": reasons})
-    return engine.outcome("waiting_human", f"task {cp['task_id']} needs a human before it can resume: {text}", f"resolve the above, then: {_hint(cp, 'resume')}")
+    return engine.outcome("waiting_human", f"task {cp['task_id']} needs a human before it can resume: {text}", f"resolve the above, then: {next_step(cp, 'resume')}")
 
 
 # ---- what developers call --------------------------------------------------------------------
@@ -1163,6 +1311,15 @@ def _auto_backoff_ms(env: dict[str, str]) -> float:
         return max(0.0, float(env.get("WAYSTATION_AUTO_BACKOFF_MS", "1000")))
     except ValueError:
         return 1000.0
+
+
+def _pending_approval(store: Store, task_id: str, actor: str) -> dict[str, str]:
+    """The approval of the task's pending resume plan by `actor`; OperationError('no-approval') when it has none."""
+    cp = load_for_write(store, task_id)
+    pending = cp["recovery"].get("pending_approval")
+    if not pending:
+        raise OperationError("no-approval", f"task {task_id} has no pending approval (its status is {cp['status']}); nothing was written")
+    return {"id": pending["id"], "actor": actor}
 
 
 def run_agent(
@@ -1202,13 +1359,7 @@ def run_agent(
             run.start(options, mode, max_auto_attempts, agent_ref)
             outcome = run.drive()
         else:
-            approval = None
-            if approve:
-                cp = load_for_write(store, task_id)
-                pending = cp["recovery"].get("pending_approval")
-                if not pending:
-                    raise OperationError("no-approval", f"task {task_id} has no pending approval (its status is {cp['status']}); nothing was written")
-                approval = {"id": pending["id"], "actor": run.actor}
+            approval = _pending_approval(store, task_id, run.actor) if approve else None
             early = run.resume("human", rerun_drifted, settle, note, approval)
             outcome = early or run.drive()
     finally:
@@ -1233,6 +1384,13 @@ def run_agent(
     return outcome
 
 
+class _BlockAgent(Agent):
+    """The agent of a `with waystation.task(...)` block: its options are recorded values, never command-line flags."""
+
+    def _check_option_names(self) -> None:
+        pass
+
+
 class task:  # noqa: N801 - used as `with waystation.task(...) as t:`
     """A task as a context manager: created when new, resumed (the six steps) when it exists.
 
@@ -1240,7 +1398,15 @@ class task:  # noqa: N801 - used as `with waystation.task(...) as t:`
     runs the body with `t`, a TaskContext, under the task's lease. A body that ends normally marks the
     task done; a step that raises leaves it failed (StepFailed propagates), `t.wait_for_human` leaves it
     waiting (WaitingForHuman propagates). When the task must not run now (done already, waiting for
-    approval, blocked on drift), entering raises `TaskNotRunnable` with the outcome.
+    approval, blocked on drift), entering raises `TaskNotRunnable` with the outcome. Once the block has
+    ended, every call on `t` raises TaskClosedError and writes nothing.
+
+    `plan`, `goal`, `options` and `mode` describe the task when it starts; a resume keeps what the task
+    recorded. The ways out of a stop are `run_agent`'s: `approve=True` approves the pending resume plan
+    (confirm mode) and runs exactly it, `settle={KEY: True}` (or False) says whether an uncertain effect
+    with no probe happened, `rerun_drifted=True` reruns the steps whose artifacts changed, `note` answers
+    a wait for a human, `actor` names who decided. Waystation's own `resume` and `approve` do not run such
+    a block's tasks, so the hints it saves and raises name this script's command line instead.
     """
 
     def __init__(
@@ -1249,7 +1415,7 @@ class task:  # noqa: N801 - used as `with waystation.task(...) as t:`
         task_id: str,
         *,
         agent: Union[str, Agent] = "python-task",
-        plan: Optional[list[Union[PlannedStep, tuple[str, str], str]]] = None,
+        plan: Optional[list[PlanItem]] = None,
         goal: str = "",
         options: Optional[dict[str, Any]] = None,
         mode: str = "manual",
@@ -1258,44 +1424,79 @@ class task:  # noqa: N801 - used as `with waystation.task(...) as t:`
         report: Optional[Callable[[str], None]] = None,
         rerun_drifted: bool = False,
         note: Optional[str] = None,
+        approve: bool = False,
+        settle: Optional[dict[str, bool]] = None,
+        actor: Optional[str] = None,
     ) -> None:
         if isinstance(agent, Agent):
             self.agent = agent
         else:
-            steps = [p if isinstance(p, PlannedStep) else PlannedStep(p, p) if isinstance(p, str) else PlannedStep(p[0], p[1]) for p in (plan or [])]
+            if options is not None and not isinstance(options, dict):
+                raise ArgumentError(f"waystation.task(options=...): options must be a dict, got {type(options).__name__}")
             props = {k: {"default": v} for k, v in (options or {}).items()}
-            self.agent = Agent(name=agent, run=lambda ctx: None, plan=steps, goal=goal, probes=probes or {}, options={"type": "object", "properties": props})
-        self.run = Run(root, task_id, self.agent, model=model, report=report)
+            self.agent = _BlockAgent(
+                name=require_str(agent, "waystation.task(agent=...)", "agent", empty=False),
+                run=lambda ctx: None,
+                plan=planned_steps(plan or [], "waystation.task(plan=...)"),  # type: ignore[arg-type]
+                goal=require_str(goal, "waystation.task(goal=...)", "goal"),
+                probes=probes or {},
+                options={"type": "object", "properties": props},
+            )
+        if settle is not None and (not isinstance(settle, dict) or not all(isinstance(k, str) and isinstance(v, bool) for k, v in settle.items())):
+            raise ArgumentError("waystation.task(settle=...): settle must map idempotency keys (str) to whether the effect happened (bool)")
+        self.run = Run(root, task_id, self.agent, model=model, report=report, actor=actor)
         self.mode = mode
         self.options = options
         self.rerun_drifted = rerun_drifted
         self.note = note
+        self.approve = approve
+        self.settle = settle
         self.outcome: Optional[Outcome] = None
+        self._program: Any = None
 
     def __enter__(self) -> TaskContext:
+        # The hints this block saves and raises name the script that runs it: `waystation resume` would refuse its task.
+        self._program = PROGRAM.set(script_program())
         store = self.run.store
         try:
             if store.exists(self.run.task_id) and store.newest_version(self.run.task_id) > 0:
-                early = self.run.resume("human", self.rerun_drifted, None, self.note)
+                approval = _pending_approval(store, self.run.task_id, self.run.actor) if self.approve else None
+                early = self.run.resume("human", self.rerun_drifted, self.settle, self.note, approval)
                 if early is not None:
-                    self.outcome = early
-                    self.run.release()
-                    raise TaskNotRunnable(early)
+                    self.outcome = self._filled(early)
+                    raise TaskNotRunnable(self.outcome)
             else:
                 self.run.start(self.options, self.mode)
         except BaseException:
             self.run.release()
+            self._forget_program()
             raise
         return self.run.context()
 
     def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> bool:
+        refusal: Optional[ArgumentError] = None
         try:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 return False
-            self.outcome = self.run.finish(exc)
+            if exc is None:
+                refusal = self.run.unfinished_step()
+            self.outcome = self._filled(self.run.finish(exc or refusal))
         finally:
             self.run.release()
+            self._forget_program()
+        if refusal is not None:
+            raise refusal
         return False
+
+    def _filled(self, outcome: Outcome) -> Outcome:
+        """The outcome with `<DIR>` in its commands replaced by the directory as it was given."""
+        root = self.run.given_root
+        return dataclasses.replace(outcome, message=fill_directory(outcome.message, root), next=fill_directory(outcome.next, root) if outcome.next else None)
+
+    def _forget_program(self) -> None:
+        if self._program is not None:
+            PROGRAM.reset(self._program)
+            self._program = None
 
 
 class TaskNotRunnable(OperationError):
@@ -1412,11 +1613,11 @@ def edit_step_result(root: str, task_id: str, step: str, value: Any, actor: Opti
             if not nxt:
                 d["phase"] = "done"
             dropped = " (the pending resume plan was dropped: it no longer applies)" if had_pending else ""
-            d["resume_hint"] = f"{s['id']} was set by {who}; resume continues at {nxt['id']} ({nxt['name']}): `{_hint(d, 'resume')}`{dropped}" if nxt else f"{s['id']} was set by {who}; every step is finished"
+            d["resume_hint"] = f"{s['id']} was set by {who}; resume continues at {nxt['id']} ({nxt['name']}): {hint(d, 'resume')}{dropped}" if nxt else f"{s['id']} was set by {who}; every step is finished"
 
         engine.save(apply, results={s0["id"]: to_plain(value)}, source={"kind": "human-edit", "actor": who, "edit": {"step_id": s0["id"], "before": before, "after": to_plain(value)}})
         engine.event("runner", None, {"status": "edited", "step_id": s0["id"], "by": who})
         after = engine.working
-        return engine.outcome(after["status"], f"step {s0['id']} of {task_id} now has the edited result (version {after['version']})", None if after["status"] == "done" else f"continue: {_hint(after, 'resume')}")
+        return engine.outcome(after["status"], f"step {s0['id']} of {task_id} now has the edited result (version {after['version']})", None if after["status"] == "done" else f"continue: {next_step(after, 'resume')}")
 
     return _with_engine(root, task_id, "edit", edit)

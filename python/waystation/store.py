@@ -41,6 +41,7 @@ from .records import (
     find_carried_blob,
 )
 from .schema import CURRENT_SCHEMA_VERSION, check_checkpoint, fill_defaults
+from .write_limits import check_file_size, check_value_depth
 
 if TYPE_CHECKING:
     from .lease import Lease
@@ -117,9 +118,10 @@ class Envelope:
 class _Reader:
     """Reads one task folder; keeps the version file read last, since a walk reads a segment's versions in turn."""
 
-    def __init__(self, task_dir: str, rel: str) -> None:
+    def __init__(self, task_dir: str, rel: str, max_bytes: int) -> None:
         self.task_dir = task_dir
         self.rel = rel
+        self.max_bytes = max_bytes
         self._memo: Optional[tuple[str, bytes, Segment]] = None
 
     def path(self, version: int) -> str:
@@ -133,12 +135,12 @@ class _Reader:
         if self._memo and self._memo[0] == abs_path:
             return self._memo[1], self._memo[2]
         try:
-            data = files.read_bytes(abs_path)
+            data = files.read_bytes(abs_path, self.max_bytes)
         except OSError as err:
             raise TaskReadError(f"{self.rel}/versions/{version_file_name(version)}: cannot be read ({err.strerror or err})") from None
         if data is None:
             return None
-        data = inflated(data, f"{self.rel}/versions/{version_file_name(version)}")
+        data = inflated(data, f"{self.rel}/versions/{version_file_name(version)}", self.max_bytes)
         seg = parse_segment(data, version, verify=False)
         self._memo = (abs_path, data, seg)
         return data, seg
@@ -254,10 +256,15 @@ class _Reader:
 
 
 class Store:
-    """A checkpoint directory. Thread-safe for one process; see `Lease` for several."""
+    """A checkpoint directory. Thread-safe for one process; see `Lease` for several.
 
-    def __init__(self, root: str) -> None:
+    `max_file_bytes` is the most its readers load of one file, and so the most its writers put in one
+    (files.MAX_FILE_BYTES, 64 MiB, as the TypeScript store's default).
+    """
+
+    def __init__(self, root: str, max_file_bytes: Optional[int] = None) -> None:
         self.root = os.path.abspath(root)
+        self.max_file_bytes = files.MAX_FILE_BYTES if max_file_bytes is None else max_file_bytes
         self._writers: dict[str, TaskWriter] = {}
         self._events: dict[str, tuple[int, bool, int, int]] = {}
         self._lock = threading.RLock()
@@ -270,7 +277,7 @@ class Store:
         return os.path.join(self.root, task_id)
 
     def _reader(self, task_id: str) -> _Reader:
-        return _Reader(self.task_dir(task_id), task_id)
+        return _Reader(self.task_dir(task_id), task_id, self.max_file_bytes)
 
     def exists(self, task_id: str) -> bool:
         """Whether a Waystation task folder with versions exists for `task_id`."""
@@ -302,7 +309,7 @@ class Store:
 
     def _hot(self, task_id: str) -> Optional[dict[str, Any]]:
         try:
-            data = files.read_bytes(os.path.join(self.task_dir(task_id), HOT_FILE))
+            data = files.read_bytes(os.path.join(self.task_dir(task_id), HOT_FILE), self.max_file_bytes)
         except OSError:
             return None
         if data is None:
@@ -343,7 +350,10 @@ class Store:
             if line is None:
                 raise TaskReadError(f"{task_id}: blob {hex_digest[:12]}… is not among the lines of version {carried}: it is missing or damaged")
             return json.loads(line.decode("utf-8"))
-        data = files.read_bytes(os.path.join(self.task_dir(task_id), "blobs", hex_digest))
+        try:
+            data = files.read_bytes(os.path.join(self.task_dir(task_id), "blobs", hex_digest), self.max_file_bytes)
+        except OSError as err:
+            raise TaskReadError(f"{task_id}: blob file blobs/{hex_digest} cannot be read ({err.strerror or err})") from None
         if data is None:
             raise TaskReadError(f"{task_id}: blob file blobs/{hex_digest} is missing")
         if hashlib.sha256(data).hexdigest() != hex_digest:
@@ -569,10 +579,16 @@ class TaskWriter:
                 raise StoreWriteError(f"{self.task_id}: the task is at version {state['last']}, so there is no version {expected} to save after; nothing was written")
             return self._write(checkpoint, results, append_history, lease)
 
-    def _build(self, checkpoint: dict[str, Any], results: Optional[dict[str, Any]], append_history: Optional[list[dict[str, Any]]], nxt: int) -> tuple[dict[str, Any], list[Blob]]:
+    def _build(
+        self, checkpoint: dict[str, Any], results: Optional[dict[str, Any]], append_history: Optional[list[dict[str, Any]]], nxt: int
+    ) -> tuple[dict[str, Any], list[Blob], dict[str, str]]:
+        """The checkpoint to save, the blobs its version carries, and what each blob holds (by hash, for a refusal's message)."""
         state = self._state
         assert state is not None
         what = f"version {nxt} of {self.task_id}"
+        # What a reader would refuse is never written (write_limits.py): checked before anything else, deep values first,
+        # which also keeps the encoding below from recursing past Python's limit.
+        check_value_depth(lambda: self._vname(nxt), checkpoint, results, append_history)
         try:
             doc = json.loads(dumps(checkpoint))
         except (TypeError, ValueError) as err:
@@ -583,6 +599,7 @@ class TaskWriter:
         if doc.get("schema_version") != CURRENT_SCHEMA_VERSION:
             raise SchemaError(f"refusing to save {what}: schema_version must be {CURRENT_SCHEMA_VERSION}, got {doc.get('schema_version')!r}; nothing was written")
         blobs: list[Blob] = []
+        labels: dict[str, str] = {}
         for step_id, value in (results or {}).items():
             plan = doc.get("plan")
             idx = next((i for i, s in enumerate(plan or []) if isinstance(s, dict) and s.get("id") == step_id), -1)
@@ -593,6 +610,7 @@ class TaskWriter:
             except (TypeError, ValueError) as err:
                 raise SchemaError(f"refusing to save {what}: the result of step {step_id} is not JSON ({err}); nothing was written") from None
             blobs.append(blob)
+            labels.setdefault(blob.hex, f'the result of step "{step_id}"')
             plan[idx]["result_ref"] = blob.ref(nxt)
         base_history = (state["base"] or {}).get("history") or {"count": 0, "head": None}
         if append_history:
@@ -601,6 +619,7 @@ class TaskWriter:
                     raise SchemaError(f"refusing to save {what}: a history message needs a role and a content (strings); nothing was written")
             chunk = make_blob(canonical_json({"prev": base_history.get("head"), "messages": append_history}))
             blobs.append(chunk)
+            labels.setdefault(chunk.hex, "the messages appended")
             doc["history"] = {"count": int(base_history.get("count", 0)) + len(append_history), "head": chunk.ref(nxt)}
         elif "history" not in doc:
             doc["history"] = dict(base_history)
@@ -608,18 +627,19 @@ class TaskWriter:
         check_checkpoint(doc, what)
         seen: set[str] = set()
         unique = [b for b in blobs if not (b.hex in seen or seen.add(b.hex))]  # type: ignore[func-returns-value]
-        return doc, unique
+        return doc, unique, labels
+
+    def _vname(self, v: int) -> str:
+        return f"{self.task_id}/{VERSIONS_DIR}/{version_file_name(v)}"
 
     def _write(self, checkpoint: dict[str, Any], results: Optional[dict[str, Any]], append_history: Optional[list[dict[str, Any]]], lease: Optional["Lease"]) -> dict[str, Any]:
         state = self._state
         assert state is not None
         nxt = state["last"] + 1
-        doc, blobs = self._build(checkpoint, results, append_history, nxt)
+        doc, blobs, labels = self._build(checkpoint, results, append_history, nxt)
         appendable = lease is not None and lease.held and lease.task_id == self.task_id
         seg = self._segment
         segment = seg if appendable and seg is not None and seg.first + seg.count == nxt else None
-        if segment is None:
-            self._close_segment()
         doc_bytes = dumps(doc).encode("utf-8")
         full_len = full_envelope_bytes(nxt, len(doc_bytes))
         encoded: Optional[tuple[bytes, int]] = None
@@ -630,6 +650,17 @@ class TaskWriter:
         is_full = encoded is None
         if encoded is None:
             encoded = encode_full(nxt, doc_bytes, blobs, appendable)
+        # Nothing a reader would refuse is written: a version over the limit for one file, or a hot snapshot over it.
+        largest = max(blobs, key=lambda b: len(b.data), default=None)
+        check_file_size(
+            lambda: self._vname(nxt), len(encoded[0]), self.store.max_file_bytes, (labels.get(largest.hex, "a blob"), len(largest.data)) if largest else None
+        )
+        check_file_size(lambda: f"{self.task_id}/{HOT_FILE}", len(doc_bytes), self.store.max_file_bytes)
+        # A segment stays within the size a reader loads: a version that would take it over starts a file of its own.
+        if segment is not None and segment.size + len(encoded[0]) > self.store.max_file_bytes:
+            segment = None
+        if segment is None:
+            self._close_segment()
         place = (segment.first, segment.size) if segment is not None else (nxt, 0)
         if segment is not None:
             self._append(segment, nxt, encoded[0], doc_bytes)
