@@ -50,9 +50,8 @@ export function summaryRequest(rel: string, text: string): string {
 const summaryName = (rel: string) => rel.replace(/\.(md|markdown)$/i, '') + '.summary.md';
 
 /**
- * A path as a task records it (its output folder, the files a step wrote):
- * relative to the checkpoint directory when inside it (the default output,
- * DIR/outputs/<task>), so a directory moved or copied elsewhere writes its
+ * A path as a task records it (an output folder given, the files a step wrote):
+ * relative to the checkpoint directory when inside it, so a directory moved or copied elsewhere writes its
  * summaries into itself, not where it was; absolute when outside it, the one
  * name that place has.
  */
@@ -69,6 +68,11 @@ export function recordedPath(p: string, rootDir: string): string {
  */
 export function outputFolder(option: string, rootDir: string): string {
   return path.resolve(rootDir, option);
+}
+
+/** The output folder of a task that was given none: its own, named by its id. */
+export function defaultOutput(rootDir: string, taskId: string): string {
+  return path.join(rootDir, 'outputs', taskId);
 }
 
 /** Ask the publish service whether a publication with this key exists. */
@@ -110,8 +114,10 @@ export const mdSummarizer = defineAgent({
   description: 'Summarise each Markdown file of --input into --output, then publish an index to --publish-url exactly once.',
   options: Options,
   // Paths are fixed once, at creation, so a resume from another working directory finds the same files: the input
-  // absolute, the output folder as recordedPath records it. The input folder is checked here, so a start with
-  // a wrong one is refused before any version is written.
+  // absolute, an output folder given as recordedPath records it. The default output is not recorded: it is the
+  // task's own folder, DIR/outputs/<task> (defaultOutput), found when the task runs, so a fork writes its own
+  // folder, never the one of the task it was forked from. The input folder is checked here, so a start with a wrong
+  // one is refused before any version is written.
   resolveOptions: async (o, env): Promise<Options> => {
     // Options a page sent (the inspector) name folders inside the checkpoint directory only, as every path a page
     // names does: ../ , an absolute path or a symbolic link out of it is refused before anything is read.
@@ -126,8 +132,9 @@ export const mdSummarizer = defineAgent({
       const relative = path.isAbsolute(o.input) ? '' : ` (${JSON.stringify(o.input)} is read relative to ${env.baseDir})`;
       throw new Error(`cannot read the input folder ${input}${relative}: ${why}; no task was created`);
     }
-    const output = path.resolve(env.baseDir, o.output ?? path.join(env.rootDir, 'outputs', env.taskId));
-    return { ...o, input, output: recordedPath(output, env.rootDir) };
+    return o.output === undefined
+      ? { ...o, input }
+      : { ...o, input, output: recordedPath(path.resolve(env.baseDir, o.output), env.rootDir) };
   },
   goal: (o) => `summarise the Markdown files of ${o.input} and publish an index${o['publish-url'] ? ` to ${o['publish-url']}` : ''}`,
   async plan(o) {
@@ -146,7 +153,7 @@ export const mdSummarizer = defineAgent({
   async run(ctx) {
     const o = ctx.options;
     // Resolved against the directory as it is now: a folder inside it moved or was copied with it.
-    const outDir = outputFolder(o.output!, ctx.rootDir);
+    const outDir = o.output === undefined ? defaultOutput(ctx.rootDir, ctx.taskId) : outputFolder(o.output, ctx.rootDir);
     const summaries: z.output<typeof Summary>[] = [];
     await ctx.phase('summarize');
     for (const { id } of ctx.plan.filter((s) => s.id.startsWith('summarize:'))) {

@@ -185,8 +185,9 @@ export async function generateDemoDirectory(dir: string): Promise<DemoResult> {
 async function writeCutOffRun(store: ReturnType<typeof openStore>, notesDir: string): Promise<void> {
   const files = Object.keys(NOTES).sort();
   const at = new Date().toISOString();
-  // As the agent records them: the output folder relative to the directory (md-summarizer.ts, recordedPath).
-  const options = { input: notesDir, output: 'outputs/notes-running' };
+  // As the agent records them: no output folder, the task's own (DIR/outputs/notes-running) found when it runs (md-summarizer.ts).
+  const options = { input: notesDir };
+  const output = 'outputs/notes-running';
   const plan: CheckpointInput['plan'] = [
     ...files.map((f) => ({ id: `summarize:${f}`, name: `summarize ${f}`, status: 'pending' as const, attempts: 0 })),
     { id: 'publish-index', name: 'write and publish the index', status: 'pending' as const, attempts: 0 },
@@ -222,7 +223,7 @@ async function writeCutOffRun(store: ReturnType<typeof openStore>, notesDir: str
     expectedVersion: v1.checkpoint.version,
     checkpoint: running,
     results: {
-      [step1]: { file: files[0], summary_path: path.posix.join(options.output, files[0].replace(/\.md$/, '.summary.md')), summary },
+      [step1]: { file: files[0], summary_path: path.posix.join(output, files[0].replace(/\.md$/, '.summary.md')), summary },
     },
   });
 }

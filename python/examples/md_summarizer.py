@@ -99,8 +99,8 @@ def post_index(url: str, index: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def recorded_path(p: str, root: str) -> str:
-    """A path as the task records it: relative to the checkpoint directory when inside it (the default output,
-    DIR/outputs/<task>), so a directory moved or copied elsewhere writes its summaries into itself; absolute outside it."""
+    """A path as the task records it: relative to the checkpoint directory when inside it, so a directory moved or
+    copied elsewhere writes its summaries into itself; absolute outside it."""
     rel = os.path.relpath(os.path.abspath(p), os.path.abspath(root))
     if rel == os.curdir:
         return "."
@@ -131,10 +131,16 @@ def resolve(options: dict[str, Any], env: dict[str, Any]) -> dict[str, Any]:
         confined_path(env["root"], options["input"], "input")
         if options.get("output"):
             confined_path(env["root"], options["output"], "output")
-    # Paths are fixed once, at creation, so a resume from another working directory finds the same files:
-    # the input absolute, the output folder as recorded_path records it.
-    output = os.path.abspath(options.get("output") or os.path.join(env["root"], "outputs", env["task_id"]))
-    return {**options, "input": os.path.abspath(options["input"]), "output": recorded_path(output, env["root"])}
+    # Paths are fixed once, at creation, so a resume from another working directory finds the same files: the input
+    # absolute, an output folder given as recorded_path records it. The default output is not recorded: it is the
+    # task's own folder, DIR/outputs/<task>, found when the task runs, so a fork writes its own folder, never the
+    # one of the task it was forked from (as the TypeScript agent does).
+    resolved = {**options, "input": os.path.abspath(options["input"])}
+    if options.get("output"):
+        resolved["output"] = recorded_path(os.path.abspath(options["output"]), env["root"])
+    else:
+        resolved.pop("output", None)
+    return resolved
 
 
 def plan(options: dict[str, Any], env: dict[str, str]) -> list[PlannedStep]:
@@ -148,7 +154,7 @@ def plan(options: dict[str, Any], env: dict[str, str]) -> list[PlannedStep]:
 def run(t: TaskContext) -> None:
     o = t.options
     # Resolved against the directory as it is now: a folder inside it moved or was copied with it.
-    out_dir = output_folder(o["output"], t.root)
+    out_dir = output_folder(o["output"], t.root) if o.get("output") else os.path.join(t.root, "outputs", t.task_id)
     summaries: list[dict[str, Any]] = []
     t.phase("summarize")
     for step in [s for s in t.plan if s["id"].startswith("summarize:")]:

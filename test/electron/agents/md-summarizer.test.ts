@@ -6,6 +6,9 @@ import { openStore } from '../../../electron/store/directory-store.js';
 import { verifyTask } from '../../../electron/verify/verify-task.js';
 import { Runner } from '../../../electron/runtime/runner.js';
 import { startTask, resumeTask } from '../../../electron/runtime/task-operations.js';
+import { forkTask } from '../../../electron/runtime/fork-task.js';
+import { rewindTask } from '../../../electron/runtime/rewind-task.js';
+import { hashTree } from '../../support/hash-tree.js';
 import { mdSummarizer, recordedPath, SUMMARY_INSTRUCTIONS, summaryRequest } from '../../../electron/agents/md-summarizer.js';
 import { checkpointDemo } from '../../../electron/agents/checkpoint-demo.js';
 import { builtInAgent } from '../../../electron/agents/registry.js';
@@ -129,12 +132,12 @@ describe('md-summarizer', () => {
     expect(await fs.readFile(path.join(root, 'outputs/killed/d.summary.md'), 'utf8')).toBe(`# Summary of d.md\n\n${expected}\n`);
   });
 
-  it('records its output folder relative to the directory: a copy resumed elsewhere writes into its own folder', async () => {
+  it('writes its own output folder, found under the directory as it is now: a copy resumed elsewhere writes into itself', async () => {
     const env = { store: openStore(root), root, llm: new OfflineProvider(0) };
     service.failNext('500');
     expect((await startTask(env, mdSummarizer, { taskId: 'moved', options: { input, 'publish-url': service.url } })).status).toBe('failed');
     const cp = (await env.store.getTask('moved'))!.checkpoint!;
-    expect(cp.agent?.options).toMatchObject({ output: 'outputs/moved' });
+    expect(cp.agent?.options).not.toHaveProperty('output');
     const copy = await fs.mkdtemp(path.join(os.tmpdir(), 'ws-md-copy-'));
     try {
       await fs.cp(root, copy, { recursive: true });
@@ -150,6 +153,26 @@ describe('md-summarizer', () => {
     } finally {
       await fs.rm(copy, { recursive: true, force: true });
     }
+  });
+
+  it('in a fork rerun from a step writes its own folder, and the task it was forked from keeps its files', async () => {
+    const env = { store: openStore(root), root, llm: new OfflineProvider(0) };
+    expect((await startTask(env, mdSummarizer, { taskId: 'orig', options: { input } })).status).toBe('done');
+    const parentFiles = await hashTree(path.join(root, 'outputs', 'orig'));
+    const forked = await forkTask(env, 'orig', (await env.store.getTask('orig'))!.checkpoint!.version, { taskId: 'branch' });
+    expect(forked.status).toBe('done');
+    await rewindTask(env, 'branch', 'summarize:b.md');
+    expect((await resumeTask(env, mdSummarizer, 'branch')).status).toBe('done');
+
+    expect(await hashTree(path.join(root, 'outputs', 'orig'))).toEqual(parentFiles);
+    expect((await verifyTask(root, (await env.store.getTask('orig'))!.checkpoint!)).ok).toBe(true);
+    const index = JSON.parse(await fs.readFile(path.join(root, 'outputs/branch/index.json'), 'utf8')) as {
+      task_id: string;
+      files: unknown[];
+    };
+    expect(index).toMatchObject({ task_id: 'branch' });
+    expect(index.files).toHaveLength(4);
+    await expect(fs.access(path.join(root, 'outputs/branch/b.summary.md'))).resolves.toBeUndefined();
   });
 
   it('resumes a task that recorded an absolute output folder, writing where it always did', async () => {
