@@ -208,6 +208,8 @@ export async function withTaskEngine<T>(
   owner: string,
   fn: (engine: TaskEngine, cp: Checkpoint) => Promise<T>,
 ): Promise<T> {
+  // Refused before the lease is taken too, so what must not be written leaves not even a lease entry behind.
+  await loadForWrite(env.store, taskId);
   return withLease(env, taskId, owner, false, async (lease) => {
     const cp = await loadForWrite(env.store, taskId);
     return fn(engineFor(env, null, cp, lease), cp);
