@@ -187,10 +187,17 @@ function freezeNew<T>(value: T): T {
 export function detached<T>(value: T): T {
   if (value === undefined) return value;
   try {
-    return JSON.parse(JSON.stringify(value)) as T;
+    return jsonCopy(value);
   } catch {
     return value;
   }
+}
+
+/** A JSON copy of `value`; a TypeError where JSON cannot hold it (a cycle, a BigInt, a function). */
+export function jsonCopy<T>(value: T): T {
+  const text = JSON.stringify(value) as string | undefined;
+  if (text === undefined) throw new TypeError(`a ${typeof value} is not JSON`);
+  return JSON.parse(text) as T;
 }
 
 /**

@@ -37,7 +37,7 @@ import type { AnyAgent, CostlyAction, EffectSpec, ProbeResult, ResumeContext, Ta
 import { LeaseLostError, TaskFolderGoneError } from '../store/lease-rules.js';
 import type { TaskLease } from '../store/store-types.js';
 import type { StopRequest } from '../store/stop-request.js';
-import { closeDraft, copyForAgent, detached, draftOf, freezeDraft, own, ownWhere } from './checkpoint-draft.js';
+import { closeDraft, copyForAgent, detached, draftOf, freezeDraft, jsonCopy, own, ownWhere } from './checkpoint-draft.js';
 import { messageOf } from '../../shared/api/error-codes.js';
 import { commandHint } from './command-hint.js';
 import { continuation, hintText } from './continue-hint.js';
@@ -658,16 +658,38 @@ export class TaskEngine {
       throw err;
     }
     // After: the outcome, recorded as JSON so that the agent's value and the saved one are never the same object.
-    const recorded = outcome === undefined ? null : detached(outcome);
-    await this.save((d) => {
-      Object.assign(byId(d), {
-        status: 'done',
-        outcome: recorded,
-        error: undefined,
-        updated_at: new Date().toISOString(),
+    const done = (outcome: unknown, error?: string) =>
+      this.save((d) => {
+        Object.assign(byId(d), { status: 'done', outcome, error, updated_at: new Date().toISOString() });
       });
-    });
+    // The effect happened: an outcome the state cannot hold (not JSON, over a write limit) must not leave it an
+    // intent, which the next run could only put to a person as "may or may not have happened".
+    let unstored: string | null = null;
+    let copy: unknown = null;
+    try {
+      copy = outcome === undefined ? null : jsonCopy(outcome);
+    } catch (err) {
+      unstored = messageOf(err);
+    }
+    if (unstored === null) {
+      try {
+        await done(copy);
+      } catch (err) {
+        if (!(err instanceof WriteLimitError)) throw err;
+        unstored = messageOf(err);
+      }
+    }
+    if (unstored !== null) {
+      unstored = this.redact(unstored);
+      await done(null, `it happened; its outcome could not be stored: ${unstored}`);
+    }
     await this.event({ type: 'effect', step_id: stepId, data: { effect: effectId, status: 'done' } });
+    if (unstored !== null) {
+      throw new Error(
+        `effect ${spec.type} (key ${key}) happened, but its outcome could not be stored (${unstored}): it is recorded as done ` +
+          'without it and is not performed again; return plain JSON from perform',
+      );
+    }
     this.report(`effect ${spec.type} (key ${key}): done`);
     return outcome;
   }
