@@ -55,8 +55,9 @@ describe('describeFolderError', () => {
     );
     expect(await fs.readFile(path.join(dir, 't1'), 'utf8')).toBe('a file named like the task');
 
+    // A path naming a file is bad input: refused before anything is made, exit 2 as `run --help` says.
     const run = await captureCli('run', path.join(dir, 'afile'), 'checkpoint-demo', '--task', 'x');
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.err).toContain('cannot create the checkpoint directory: a file is there, not a folder (EEXIST); nothing was written');
     expect(run.err).not.toMatch(/\n\s+at /);
   });
