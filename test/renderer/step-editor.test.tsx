@@ -61,6 +61,11 @@ describe('the step editor', () => {
     expect((screen.getByRole('button', { name: 'Save as new version' }) as HTMLButtonElement).disabled).toBe(true);
   });
 
+  it('takes the focus when it opens, in place of the button that opened it', () => {
+    render(<StepEditor step={failedStep()} {...props} />);
+    expect(editorView().contentDOM.contains(document.activeElement)).toBe(true);
+  });
+
   it('says what is wrong in an alert holding a list, whose items stay items of a list', () => {
     render(<StepEditor step={failedStep()} {...props} />);
     const alert = screen.getByRole('alert', { name: 'Validation errors' });

@@ -80,6 +80,7 @@ export function StepEditor({ step, initial, busy, later = [], onSave, onCancel }
   const [serverErrors, setServerErrors] = useState<string[]>([]);
   const validation = useMemo(() => validateEditorText(text, schema), [text, schema]);
 
+  const focusedOnce = useRef(false);
   useEffect(() => {
     if (!host.current) return;
     const view = new EditorView({
@@ -114,6 +115,11 @@ export function StepEditor({ step, initial, busy, later = [], onSave, onCancel }
     });
     // A value taller than the editor scrolls: the scroller itself takes focus, so the keyboard can scroll it too.
     view.scrollDOM.tabIndex = 0;
+    // The editor takes the place of the button that opened it: focus goes into it, once, not to the page's start.
+    if (!focusedOnce.current) {
+      focusedOnce.current = true;
+      view.focus();
+    }
     return () => view.destroy();
   }, [initialText, schema, label]);
 
