@@ -129,7 +129,10 @@ export async function forkTask(env: OperationEnv, parentId: string, version: num
     task_id: taskId,
     status: created.status,
     version: created.version,
-    message: `task ${taskId} forked from ${parentId} at version ${version} (${created.status})`,
+    message: `task ${taskId} forked from ${parentId} at version ${version} (${created.status === 'running' ? 'interrupted: nothing runs it until it is resumed' : created.status})`,
+    // From a version mid-run, the fork is held where it was forked (recovery.stopped), driven by no run: the line
+    // names it interrupted, as the task list does.
+    ...(created.status === 'running' ? { stopped: true } : {}),
     next: created.status === 'done' ? `rerun a step: ${commandHint(taskId, 'rewind', ' STEP')}` : `continue: ${goOn.text}`,
   };
 }

@@ -72,3 +72,15 @@ describe('what continues a task', () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('a fork of a version mid-run', () => {
+  it('is named interrupted, as the task list names it, since no run drives it', async () => {
+    await store.create(makeCheckpoint('live', 3, { agent: { name: 'checkpoint-demo', options: {} } }));
+    const fork = await captureCli('fork', root, 'live', 'latest', '--task', 'live-2');
+    expect(fork.code).toBe(0);
+    expect(fork.out).toMatch(/^live-2 interrupted \(version 1\)\n/);
+    expect(fork.out).toContain('task live-2 forked from live at version 1 (interrupted: nothing runs it until it is resumed)');
+    const ls = await captureCli('ls', root);
+    expect(ls.out).toMatch(/live-2\s+interrupted/);
+  }, 30_000);
+});
