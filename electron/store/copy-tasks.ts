@@ -51,7 +51,10 @@ async function copyTask(source: CheckpointSource, dest: CheckpointStore, taskId:
   const entry = await source.getTask(taskId);
   if (!entry) return refused(`there is no task ${taskId} in ${source.root}`);
   if (entry.format !== 'waystation')
-    return refused(`it is in the legacy ${entry.format} format: import it first (waystation resume imports it)`);
+    return refused(
+      `it is in the legacy ${entry.format} format, shown read-only: it is copied once imported as a Waystation task, which a ` +
+        'resume by an agent that recognises the format does (`waystation ls` says whether one does)',
+    );
   if (!entry.checkpoint) return refused(`its checkpoint cannot be read (${entry.problems.map((p) => p.message).join('; ')})`);
   const versions = (await source.history(taskId)).map((v) => v.version);
   const last = entry.checkpoint.version;

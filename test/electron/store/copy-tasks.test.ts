@@ -134,7 +134,9 @@ describe('copyTasks', () => {
     expect(byId.get('a')).toMatchObject({ status: 'refused' });
     expect(byId.get('a')!.reason).toMatch(/its history has gaps \(versions 1 of 3\); nothing was copied/);
     expect(byId.get('legacy')).toMatchObject({ status: 'refused' });
-    expect(byId.get('legacy')!.reason).toMatch(/legacy .* format: import it first/);
+    expect(byId.get('legacy')!.reason).toMatch(/legacy .* format, shown read-only: it is copied once imported as a Waystation task/);
+    // It no longer names a command that may refuse the task: which agent, if any, imports it is the listing's to say.
+    expect(byId.get('legacy')!.reason).not.toContain('waystation resume imports it');
     const [missing] = await copyTasks(openStore(from), openStore(to), { taskId: 'nope' });
     expect(missing).toMatchObject({ status: 'refused', reason: expect.stringMatching(/there is no task nope in /) });
     expect(await fs.readdir(to)).toEqual([]);
