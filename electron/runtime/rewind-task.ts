@@ -12,7 +12,7 @@
  */
 import type { Checkpoint, SideEffect } from '../../shared/checkpoint/schema.js';
 import type { RewindEffect, RewindPlan } from '../../shared/checkpoint/rewind-plan.js';
-import { defaultActor, loadForWrite, OperationError, withTaskEngine, type OperationEnv } from './task-operations.js';
+import { defaultActor, OperationError, withTaskEngine, type OperationEnv } from './task-operations.js';
 import type { EngineOutcome } from './task-engine.js';
 import { own, ownWhere } from './checkpoint-draft.js';
 import { continuation, hintText } from './continue-hint.js';
@@ -137,65 +137,70 @@ export async function rewindTask(env: OperationEnv, taskId: string, stepRef: str
     }
     return planRewind(cp, stepRef, req.redo ?? []);
   };
-  // Refused before the lease is taken, so bad input leaves not even a lease entry behind; checked again under it.
-  check(await loadForWrite(env.store, taskId));
-  return withTaskEngine(env, taskId, 'rewind', async (engine, cp) => {
-    const plan = check(cp);
-    const redo = plan.effects.filter((e) => e.choice === 'redo').map((e) => e.id);
-    const rerun = new Set(plan.rerun.map((s) => s.id));
-    const at = new Date().toISOString();
-    const goOn = await continuation(env.root, cp);
-    await engine.save(
-      (d) => {
-        for (const [i, step] of d.plan.entries()) {
-          if (!rerun.has(step.id) || step.status === 'pending') continue;
-          const s = own(d.plan, i);
-          Object.assign(s, {
-            status: 'pending',
-            result_ref: null,
-            error: null,
-            started_at: null,
-            finished_at: null,
-            reruns: (s.reruns ?? 0) + 1,
-          });
-          delete (s as { result?: unknown }).result;
-        }
-        for (const id of redo) {
-          const old = ownWhere(d.side_effects, (e) => e.id === id)!;
-          const repeat: SideEffect = {
-            id: `effect-${d.side_effects.length + 1}`,
-            type: old.type,
-            status: 'not_started',
-            idempotency_key: redoKey(d, old.asked_key ?? old.idempotency_key),
-            asked_key: old.asked_key ?? old.idempotency_key,
-            step_id: old.step_id,
-            attempts: 0,
-            updated_at: at,
-          };
-          old.superseded_by = repeat.id;
-          d.side_effects.push(repeat);
-        }
-        d.recovery.pending_approval = null;
-        d.recovery.stopped = null;
-        d.status = 'waiting_human';
-        d.resume_hint =
-          `rewound to ${plan.step_id} by ${actor}${req.reason ? ` (${req.reason})` : ''}: resume reruns ${plan.rerun.length} step(s)` +
-          `${redo.length ? ` and performs ${redo.join(', ')} again under new keys` : ''}: ${hintText(goOn)}`;
-      },
-      {
-        source: {
-          kind: 'rewind',
-          actor,
-          note: `rerun from ${plan.step_id}${req.reason ? `: ${req.reason}` : ''}`,
-          rewind: { step_id: plan.step_id, redo },
+  // Checked before the lease is taken too, so bad input leaves not even a lease entry behind.
+  return withTaskEngine(
+    env,
+    taskId,
+    'rewind',
+    async (engine, cp) => {
+      const plan = check(cp);
+      const redo = plan.effects.filter((e) => e.choice === 'redo').map((e) => e.id);
+      const rerun = new Set(plan.rerun.map((s) => s.id));
+      const at = new Date().toISOString();
+      const goOn = await continuation(env.root, cp);
+      await engine.save(
+        (d) => {
+          for (const [i, step] of d.plan.entries()) {
+            if (!rerun.has(step.id) || step.status === 'pending') continue;
+            const s = own(d.plan, i);
+            Object.assign(s, {
+              status: 'pending',
+              result_ref: null,
+              error: null,
+              started_at: null,
+              finished_at: null,
+              reruns: (s.reruns ?? 0) + 1,
+            });
+            delete (s as { result?: unknown }).result;
+          }
+          for (const id of redo) {
+            const old = ownWhere(d.side_effects, (e) => e.id === id)!;
+            const repeat: SideEffect = {
+              id: `effect-${d.side_effects.length + 1}`,
+              type: old.type,
+              status: 'not_started',
+              idempotency_key: redoKey(d, old.asked_key ?? old.idempotency_key),
+              asked_key: old.asked_key ?? old.idempotency_key,
+              step_id: old.step_id,
+              attempts: 0,
+              updated_at: at,
+            };
+            old.superseded_by = repeat.id;
+            d.side_effects.push(repeat);
+          }
+          d.recovery.pending_approval = null;
+          d.recovery.stopped = null;
+          d.status = 'waiting_human';
+          d.resume_hint =
+            `rewound to ${plan.step_id} by ${actor}${req.reason ? ` (${req.reason})` : ''}: resume reruns ${plan.rerun.length} step(s)` +
+            `${redo.length ? ` and performs ${redo.join(', ')} again under new keys` : ''}: ${hintText(goOn)}`;
         },
-      },
-    );
-    await engine.event({ type: 'runner', data: { status: 'rewound', step_id: plan.step_id, redo, by: actor } });
-    return engine.outcome(
-      'waiting_human',
-      `task ${taskId} rewound to ${plan.step_id}:\n  ${describeRewind(plan).join('\n  ')}`,
-      `run it: ${goOn.text}`,
-    );
-  });
+        {
+          source: {
+            kind: 'rewind',
+            actor,
+            note: `rerun from ${plan.step_id}${req.reason ? `: ${req.reason}` : ''}`,
+            rewind: { step_id: plan.step_id, redo },
+          },
+        },
+      );
+      await engine.event({ type: 'runner', data: { status: 'rewound', step_id: plan.step_id, redo, by: actor } });
+      return engine.outcome(
+        'waiting_human',
+        `task ${taskId} rewound to ${plan.step_id}:\n  ${describeRewind(plan).join('\n  ')}`,
+        `run it: ${goOn.text}`,
+      );
+    },
+    check,
+  );
 }

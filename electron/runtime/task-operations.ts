@@ -200,16 +200,20 @@ function engineFor(env: OperationEnv, agent: AnyAgent | null, cp: Checkpoint, le
 
 /**
  * Run `fn` with an engine over the task's latest version, under the task's
- * lease: for writes that run no agent code (imports, adoptions).
+ * lease: for writes that run no agent code (imports, adoptions). `before`
+ * checks the task as it is before the lease is taken (`fn` checks it again
+ * under it).
  */
 export async function withTaskEngine<T>(
   env: OperationEnv,
   taskId: string,
   owner: string,
   fn: (engine: TaskEngine, cp: Checkpoint) => Promise<T>,
+  before?: (cp: Checkpoint) => unknown,
 ): Promise<T> {
   // Refused before the lease is taken too, so what must not be written leaves not even a lease entry behind.
-  await loadForWrite(env.store, taskId);
+  const first = await loadForWrite(env.store, taskId);
+  before?.(first);
   return withLease(env, taskId, owner, false, async (lease) => {
     const cp = await loadForWrite(env.store, taskId);
     return fn(engineFor(env, null, cp, lease), cp);
