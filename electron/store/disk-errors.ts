@@ -46,7 +46,11 @@ export function describeDiskError(err: unknown, file: string, untouched: string)
  */
 export function describeFolderError(err: unknown, dir: string, what: string, untouched: string): string | null {
   const code = folderErrorCause(dir) ?? diskErrorCode(err);
-  if (!code) return null;
+  return code ? folderNotMadeBecause(code, what, untouched) : null;
+}
+
+/** The words for a folder (`what`) not made because of `code`. */
+function folderNotMadeBecause(code: string, what: string, untouched: string): string {
   const { what: cause, fix } = WHAT[code];
   return `cannot create ${what}: ${cause} (${code}); ${untouched}. To continue, ${fix}`;
 }
@@ -66,7 +70,7 @@ export function folderNotMade(err: unknown, dir: string, what: string): unknown 
  */
 export function fileInTheWay(dir: string, what: string): string | null {
   const code = folderErrorCause(dir);
-  return code === 'EEXIST' || code === 'ENOTDIR' ? describeFolderError(null, dir, what, 'nothing was written') : null;
+  return code === 'EEXIST' || code === 'ENOTDIR' ? folderNotMadeBecause(code, what, 'nothing was written') : null;
 }
 
 /** Why `dir` cannot be made, from the nearest part of its path that exists; null when nothing there says. */

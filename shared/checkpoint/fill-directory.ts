@@ -5,7 +5,7 @@
 
 /**
  * Replace `<DIR>` with the open directory, quoted when the shell would split it; unchanged when none is open. The
- * Python library quotes the same way (python/waystation/cli.py, fill_directory).
+ * Python library quotes the same way (python/waystation/continuation.py, fill_directory).
  */
 export function fillDirectory(text: string, root: string | null): string {
   if (!root || !text.includes('<DIR>')) return text;
