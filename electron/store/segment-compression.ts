@@ -15,6 +15,7 @@
  * cannot unpack into a large one, and what does not inflate is a problem
  * named like any unreadable file, never an exception.
  */
+import type { Stats } from 'node:fs';
 import { constants, crc32, deflateRaw, gunzipSync } from 'node:zlib';
 import { promisify } from 'node:util';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
@@ -182,18 +183,32 @@ export async function readHeadOf(handle: StoreFileHandle, size: number, first?: 
 }
 
 /**
- * Replace the full segment at `abs`, whose bytes are `bytes`, by its gzip:
+ * Replace the full segment at `abs`, whose bytes are `bytes` as read from the
+ * file `read` describes (held open by the caller), by its gzip:
  * written to a temporary file, fsynced, and renamed over it, so a reader
  * finds either form whole. A power cut before the rename leaves the segment as
  * it was (and a temporary file, which readers skip and the recovery report
  * lists as safe to delete). A failure leaves it as it was too: compression saves space, it
  * is never what a save depends on, so it reports instead of throwing.
  */
-export async function compressSegment(fs: StoreFs, abs: string, bytes: Buffer): Promise<{ ok: true } | { ok: false; reason: string }> {
+export async function compressSegment(
+  fs: StoreFs,
+  abs: string,
+  bytes: Buffer,
+  read: Pick<Stats, 'dev' | 'ino'>,
+): Promise<{ ok: true } | { ok: false; reason: string }> {
   let temp: string | null = null;
   try {
     const packed = await gzipWithStoredHead(bytes);
     temp = await writeTemp(fs, abs, packed, { sync: true });
+    // The gzip and its fsync take a while, in which the name can come to hold another file (the task folder
+    // removed and a task written anew under its name): that file is not the one compressed, and is left alone.
+    // The caller holds the segment open, so no new file can take its inode number meanwhile.
+    const now = await fs.lstat(abs);
+    if (now.dev !== read.dev || now.ino !== read.ino) {
+      await removeQuietly(fs, temp);
+      return { ok: false, reason: 'replaced' };
+    }
     await commitReplace(fs, temp, abs);
     return { ok: true };
   } catch (err) {

@@ -24,6 +24,7 @@
  * finds no file after the hot snapshot's version knows it is current.
  */
 import { describeFolderError } from './disk-errors.js';
+import { constants } from 'node:fs';
 import path from 'node:path';
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import { problem, type Problem } from '../../shared/checkpoint/problem.js';
@@ -46,7 +47,7 @@ import {
   type EncodedVersion,
 } from './version-file.js';
 import { SEGMENT_VERSIONS } from './version-records.js';
-import { errorCode, syncReadsOf, type StoreFileHandle } from './store-fs.js';
+import { errorCode, READ_FLAGS, syncReadsOf, type StoreFileHandle } from './store-fs.js';
 import { LEASE_DIR, leaseEntryName } from './file-lease.js';
 import { LeaseLostError } from './lease-rules.js';
 import { setAsideMisnumbered } from './set-aside.js';
@@ -505,9 +506,20 @@ export class TaskWriter {
    */
   private pack(abs: string, size: number): void {
     this.packing = this.packing.then(async () => {
-      const read = await this.ctx.fs.readWholeFile(abs, { maxBytes: this.ctx.maxFileBytes, followLinks: false }).catch(() => null);
-      if (read?.ok !== true || read.bytes.length !== size || isCompressed(read.bytes)) return;
-      await compressSegment(this.ctx.fs, abs, read.bytes);
+      // Not through a link: the segment this writer filled is a file (O_NOFOLLOW), and the same one is renamed over.
+      const handle = await this.ctx.fs.open(abs, READ_FLAGS | constants.O_NOFOLLOW).catch(() => null);
+      if (!handle) return;
+      try {
+        const st = await handle.stat();
+        if (!st.isFile() || st.size !== size) return;
+        const bytes = await handle.readFile();
+        if (bytes.length !== size || isCompressed(bytes)) return;
+        await compressSegment(this.ctx.fs, abs, bytes, st);
+      } catch {
+        // Compression saves space, and the segment reads the same without it.
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
     });
   }
 

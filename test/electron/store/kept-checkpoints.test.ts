@@ -186,7 +186,9 @@ describe('a store kept open', () => {
     const kept = openStore(dir);
     await leasedSaves(null, 20);
     expect((await kept.getTask(TASK))?.checkpoint?.version).toBe(20);
-    await fs.rm(path.join(dir, TASK), { recursive: true });
+    // The writer may still be compressing its full segment: its temporary file can appear in versions/ as the folder
+    // is removed (ENOTEMPTY, retried), and its rename must not land on the segment of the task written anew.
+    await fs.rm(path.join(dir, TASK), { recursive: true, maxRetries: 5 });
     const again = await leasedSaves(null, 7);
     const [mine, theirs] = [await kept.getTask(TASK), await openStore(dir).getTask(TASK)];
     expect(mine?.checkpoint).toEqual(again);

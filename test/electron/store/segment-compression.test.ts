@@ -155,8 +155,43 @@ describe('compressed segments', () => {
     const bytes = await fs.readFile(file(2));
     expect(isCompressed(bytes)).toBe(false);
     expect((await fs.readdir(path.join(dir, TASK, 'versions'))).filter((n) => n.endsWith('.tmp'))).toEqual([]);
-    expect(await compressSegment(failing, file(2), bytes)).toEqual({ ok: false, reason: 'ENOSPC' });
+    expect(await compressSegment(failing, file(2), bytes, await fs.lstat(file(2)))).toEqual({ ok: false, reason: 'ENOSPC' });
     expect(await fs.readFile(file(2))).toEqual(bytes);
     expect((await openStore(dir).readVersion(TASK, 17)).version).toBe(17);
+  });
+
+  it("leave a file alone that took the segment's name while it was being compressed", async () => {
+    // The compression of the first writer's full segment waits, its gzip made, at the write of its temporary file.
+    let reached!: () => void;
+    const atTemp = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const gated: StoreFs = {
+      ...nodeFs,
+      open: async (p, flags, mode) => {
+        // The temporary file of a segment's gzip: the segment it replaces is there already (a new file's is not).
+        const target = path.join(path.dirname(p), path.basename(p).replace(/^\.(\d{8}\.json)\..*\.tmp$/, '$1'));
+        if (path.basename(p).startsWith('.') && target !== p && (await fs.stat(target).catch(() => null))) {
+          reached();
+          await gate;
+        }
+        return nodeFs.open(p, flags, mode);
+      },
+    };
+    const first = openStore(dir, { fs: gated });
+    let cp = (await first.create(makeCheckpoint(TASK, 5))).checkpoint;
+    for (let v = 2; v <= 17; v++) cp = (await first.save(TASK, { ...loopedSave(cp, v, 5, 200), lease: held })).checkpoint;
+    await atTemp;
+    // Meanwhile the task folder is removed, and a task is written anew under its name, its own segment at 00000002.json.
+    await fs.rm(path.join(dir, TASK), { recursive: true });
+    const second = openStore(dir);
+    let again = (await second.create(makeCheckpoint(TASK, 5, { phase: 'anew' }))).checkpoint;
+    for (let v = 2; v <= 5; v++) again = (await second.save(TASK, { ...loopedSave(again, v, 5, 30), lease: held })).checkpoint;
+    const theirs = await fs.readFile(file(2));
+    release();
+    await first.settle(TASK);
+    expect(await fs.readFile(file(2))).toEqual(theirs);
+    expect((await fs.readdir(path.join(dir, TASK, 'versions'))).filter((n) => n.startsWith('.'))).toEqual([]);
+    expect((await openStore(dir).getTask(TASK))?.checkpoint).toEqual(again);
   });
 });
