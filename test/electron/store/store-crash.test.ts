@@ -32,7 +32,9 @@ function runAndKill(root: string, killAfterMs: number | null): Promise<Run> {
     });
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': the process can be gone before the pipe's last bytes are read, and a lost `saved N` line
+    // would make a version the writer finished look like one it never reported.
+    child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
       if (signal !== 'SIGKILL') return reject(new Error(`writer exited by itself (code ${code}): ${err}`));
       const saved = [...out.matchAll(/^saved (\d+)$/gm)].map((m) => Number(m[1]));
@@ -75,7 +77,8 @@ describe('a writer killed at random moments', () => {
       // Mostly short runs, so the kill lands at every phase of a save (including during start-up).
       const run = await runAndKill(root, Math.floor(Math.random() * (kill % 5 === 0 ? 200 : 40)));
       if (run.ready !== null) expect(run.ready).toBeGreaterThanOrEqual(lastSaved);
-      lastSaved = Math.max(lastSaved, run.saved);
+      // `ready N` says version N is on disk as surely as `saved N` does: the first run's version 1 is made before it.
+      lastSaved = Math.max(lastSaved, run.saved, run.ready ?? 0);
 
       const names = (await fs.readdir(path.join(root, 'crash', 'versions')).catch(() => [] as string[])) // Temp files of a killed save start with a dot; the history index is a cache of the writer's, not a version.
         .filter((n) => !n.startsWith('.') && n !== HISTORY_INDEX_FILE);
