@@ -120,6 +120,14 @@ export function processIo(): CliIo {
     color: shouldColor(process.stdout, process.env),
     errColor: shouldColor(process.stderr, process.env),
     ...(process.stdin.isTTY && process.stderr.isTTY ? { ask: askOnTerminal } : {}),
+    onSignal: (handler) => {
+      process.on('SIGINT', handler);
+      process.on('SIGTERM', handler);
+      return () => {
+        process.off('SIGINT', handler);
+        process.off('SIGTERM', handler);
+      };
+    },
   };
 }
 

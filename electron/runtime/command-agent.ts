@@ -24,6 +24,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
 import type { WorkerJob } from './worker-protocol.js';
+import { RUN_APART } from './worker-launch.js';
 
 export const CommandAgentEntry = z.strictObject({
   /** The agent's name: the one its tasks record, and the one `waystation run DIR NAME` starts. */
@@ -151,6 +152,7 @@ export function spawnCommandAgent(
     cwd: job.root,
     env: jobEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: RUN_APART,
   });
   if (folder) {
     const remove = () => rmSync(folder, { recursive: true, force: true });

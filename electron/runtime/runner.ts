@@ -35,7 +35,7 @@ import {
   rejectTask,
   type ResumeRequest,
 } from './task-operations.js';
-import { defaultWorkerLaunch } from './worker-launch.js';
+import { defaultWorkerLaunch, RUN_APART } from './worker-launch.js';
 import { adoptStandbyWorker } from './worker-standby.js';
 import { commandAgentRef, refusalOfExit, spawnCommandAgent, type CommandAgentEntry, type CommandJob } from './command-agent.js';
 import { WriteLimitError } from '../store/write-limits.js';
@@ -175,6 +175,7 @@ export class Runner extends EventEmitter {
         env: { ...env, [JOB_VIA_IPC_ENV]: '1', ...artifactRoot },
         stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
         cwd,
+        detached: RUN_APART,
       });
     handJob(child, job, artifactRoot);
     this.children.add(child);

@@ -15,6 +15,15 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+/**
+ * Whether a runner's children (its workers, command agents) start in a process group of their own (`detached`). A
+ * terminal sends Ctrl-C to its whole foreground group, and an agent cut off by it mid-effect leaves the effect
+ * uncertain: apart, the key reaches the runner alone, which asks the run to stop at its next step or effect (the
+ * CLI, cli/interrupt.ts) or ends its workers as it stops (a host). Not on Windows, where `detached` gives the child
+ * a console window of its own.
+ */
+export const RUN_APART = process.platform !== 'win32';
+
 /** A worker entry and the Node flags it needs. */
 export interface WorkerLaunch {
   entry: string;

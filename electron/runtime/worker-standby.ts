@@ -15,7 +15,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { JOB_VIA_IPC_ENV } from './worker-job-channel.js';
-import { defaultWorkerLaunch, type WorkerLaunch } from './worker-launch.js';
+import { defaultWorkerLaunch, RUN_APART, type WorkerLaunch } from './worker-launch.js';
 
 /** Set in a standby's environment: a worker that never gets a job exits quietly. */
 export const STANDBY_ENV = 'WAYSTATION_WORKER_STANDBY';
@@ -64,6 +64,7 @@ export function startStandbyWorker(launch: WorkerLaunch = defaultWorkerLaunch(),
     env: { ...env, [JOB_VIA_IPC_ENV]: '1', [STANDBY_ENV]: '1' },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     cwd: wanted.cwd,
+    detached: RUN_APART,
   });
   // A standby that cannot start is not adopted (it has exited by then); nothing else needs to hear of it.
   child.on('error', () => {});

@@ -8,7 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { defineAgent } from '../../electron/runtime/define-agent.js';
 
-const Options = z.object({ stepMs: z.number().int().nonnegative(), publishUrl: z.string() });
+// Coerced: the CLI hands agent options over as the strings typed (test/electron/cli/interrupt.test.ts).
+const Options = z.object({ stepMs: z.coerce.number().int().nonnegative(), publishUrl: z.string() });
 
 export const slowAgent = defineAgent({
   name: 'slow-agent',

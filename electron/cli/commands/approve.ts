@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { addTrustOption, requireTrust } from '../trust-check.js';
+import { stoppableRun } from '../interrupt.js';
 import { cliRunner, reportOutcome, RUN_EXIT_HELP, streamRunner } from './run.js';
 
 export function register(program: Command, ctx: CliContext): void {
@@ -22,6 +23,6 @@ export function register(program: Command, ctx: CliContext): void {
     await requireTrust(ctx, root, { trust: opts.trust, command: 'approve', extra: [`task ${taskId}, resumed with its agent`] });
     const runner = cliRunner(ctx, root, opts.by);
     streamRunner(ctx, runner, Boolean(opts.json));
-    reportOutcome(ctx, dir, await runner.approve(taskId), Boolean(opts.json));
+    reportOutcome(ctx, dir, await stoppableRun(ctx, runner, () => runner.approve(taskId)), Boolean(opts.json));
   });
 }

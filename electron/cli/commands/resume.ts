@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { addTrustOption, requireTrust } from '../trust-check.js';
+import { stoppableRun } from '../interrupt.js';
 import { cliRunner, reportOutcome, RUN_EXIT_HELP, streamRunner } from './run.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -49,7 +50,9 @@ export function register(program: Command, ctx: CliContext): void {
       for (const k of opts.effectNotHappened ?? []) settle[k] = false;
       const runner = cliRunner(ctx, root, opts.by);
       streamRunner(ctx, runner, Boolean(opts.json));
-      const outcome = await runner.resume(taskId, { rerunDrifted: opts.rerunDrifted, settle, note: opts.note });
+      const outcome = await stoppableRun(ctx, runner, () =>
+        runner.resume(taskId, { rerunDrifted: opts.rerunDrifted, settle, note: opts.note }),
+      );
       reportOutcome(ctx, dir, outcome, Boolean(opts.json));
     },
   );

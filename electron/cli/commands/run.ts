@@ -18,6 +18,7 @@ import { isModuleSpecifier } from '../../runtime/agent-loader.js';
 import { UsageError, shownLocation, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { addTrustOption, requireTrust, trustIfEmpty } from '../trust-check.js';
 import { directoryToMake } from '../directory-argument.js';
+import { stoppableRun } from '../interrupt.js';
 import { colorStatus, formatJson } from '../output.js';
 // Provides the built-in agents to the runtime this command drives (see runtime/built-in-agents.ts).
 import '../../agents/registry.js';
@@ -33,7 +34,8 @@ Exit status:
   5  the task is halted (its resume plan was rejected)
   6  another runner holds the task's lease; nothing was written
   7  the agent process crashed or was killed; the task is interrupted and can be resumed
-  8  a person stopped the run (waystation stop); the task is interrupted and can be resumed`;
+  8  a person stopped the run (waystation stop, or Ctrl-C here: the run stops at its next step
+     or effect, a second Ctrl-C ends it now); the task is interrupted and can be resumed`;
 
 /** Parse `--name value`, `--name=value` and bare `--flag` into agent options. */
 export function parseAgentOptions(args: readonly string[]): Record<string, unknown> {
@@ -160,14 +162,10 @@ export function register(program: Command, ctx: CliContext): void {
         }
         const runner = cliRunner(ctx, location, opts.by);
         streamRunner(ctx, runner, Boolean(opts.json));
-        const outcome = await runner.startRun({
-          agent,
-          options: parseAgentOptions(agentArgs),
-          taskId: opts.task,
-          mode: mode.data,
-          maxAutoAttempts: max,
-          exportName: opts.export,
-        });
+        const options = parseAgentOptions(agentArgs);
+        const outcome = await stoppableRun(ctx, runner, () =>
+          runner.startRun({ agent, options, taskId: opts.task, mode: mode.data, maxAutoAttempts: max, exportName: opts.export }),
+        );
         reportOutcome(ctx, dir, outcome, Boolean(opts.json));
         if (outcome.exitCode === RunExit.done && !opts.json)
           ctx.io.out(ctx.style.dim(`inspect: waystation show ${shellWord(shownLocation(dir))} ${shellWord(outcome.task_id)}\n`));

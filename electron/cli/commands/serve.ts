@@ -49,16 +49,13 @@ function logActivity(ctx: CliContext, server: WebServer): () => void {
   }, 0);
 }
 
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<NodeJS.Signals> {
+/** Resolves on the first SIGINT or SIGTERM; never where the command is given no signals (run in-process). */
+function untilSignal(ctx: CliContext): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
+    const off = ctx.io.onSignal?.((signal) => {
+      off?.();
       resolve(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
+    });
   });
 }
 
@@ -122,7 +119,7 @@ export function register(program: Command, ctx: CliContext): void {
       }
       const trust = readOnly ? null : await server.service.getDirectoryTrust();
       if (trust && !trust.trusted) ctx.io.out(s.yellow(`${trust.message}\n`));
-      const signal = await untilSignal();
+      const signal = await untilSignal(ctx);
       ctx.io.out(`\n${signal}: stopping; running tasks are left resumable\n`);
       await server.close();
       stopLog();
