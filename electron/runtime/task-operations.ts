@@ -578,6 +578,17 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
     // 2. Verify the outside world; 3. find the next step; the plan for 4. is decided here too.
     const confirm = cp.recovery.mode === 'confirm';
     const decision = await decide(env, agent, engine.checkpoint, Boolean(req.rerunDrifted) || confirm);
+    if (engine.checkpoint.status === 'done') {
+      // Only --rerun-drifted gets here with a done task: it reruns what made a drifted artifact, and nothing else.
+      // What it cannot rerun is said, and the done task is left as it is.
+      if (decision.blocking.length > 0)
+        throw new OperationError(
+          'invalid',
+          `task ${taskId} is done, and --rerun-drifted cannot rerun it: ${decision.blocking.join(' | ')}; nothing was written`,
+        );
+      if (decision.reset_from === null)
+        return engine.outcome('done', `task ${taskId} is done and none of its artifacts drifted; nothing to rerun`, null);
+    }
     if (decision.blocking.length > 0) return stopForHuman(engine, decision.blocking);
     if (confirm && !req.approval) return requestApproval(engine, decision.plan, 'resume plan prepared for approval');
     if (req.approval) {
@@ -602,13 +613,13 @@ async function resumeInternal(env: OperationEnv, agent: AnyAgent, taskId: string
 }
 
 /**
- * What ends a resume before any step of it: a task already done, an approval
+ * What ends a resume before any step of it: a task already done (unless its drifted artifacts are to be rerun), an approval
  * that is not the pending one, a plan still waiting for its approval, or auto
  * mode out of attempts (recorded once, then reported as it stands). Null: go on.
  */
 async function stopBeforeResuming(engine: TaskEngine, cp: Checkpoint, req: ResumeInternal): Promise<EngineOutcome | null> {
   const taskId = cp.task_id;
-  if (cp.status === 'done') return engine.outcome('done', `task ${taskId} is already done; nothing to resume`, null);
+  if (cp.status === 'done' && !req.rerunDrifted) return engine.outcome('done', `task ${taskId} is already done; nothing to resume`, null);
   if (req.approval) {
     const pending = cp.recovery.pending_approval;
     if (!pending || pending.id !== req.approval.id) {

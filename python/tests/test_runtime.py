@@ -264,6 +264,26 @@ def test_drift_stops_the_resume_until_restored_or_rerun(root, model):
     assert open(os.path.join(root, "out.txt")).read() == "hello"
 
 
+def test_a_done_task_reruns_its_drifted_artifact_only_when_asked(root, model):
+    runs = Calls()
+
+    def run(t):
+        t.step("w", lambda: runs.hit("w") and t.write_artifact("out.txt", "hello") and "written")
+        t.step("x", lambda: "ok")
+
+    agent = Agent(name="drift-done", run=run, plan=[PlannedStep("w", "write"), PlannedStep("x", "next")])
+    assert run_agent(agent, root, "t", model=model).status == "done"
+    versions = len(Store(root).versions("t"))
+    out = run_agent(agent, root, "t", model=model, rerun_drifted=True)
+    assert out.status == "done" and out.message == "task t is done and none of its artifacts drifted; nothing to rerun"
+    open(os.path.join(root, "out.txt"), "w").write("tampered")
+    assert run_agent(agent, root, "t", model=model).message == "task t is already done; nothing to resume"
+    assert len(Store(root).versions("t")) == versions and runs.n["w"] == 1
+    out = run_agent(agent, root, "t", model=model, rerun_drifted=True)
+    assert out.status == "done" and runs.n["w"] == 2
+    assert open(os.path.join(root, "out.txt")).read() == "hello"
+
+
 def test_remember_runs_a_costly_action_once_across_an_interruption(root, model):
     work = Calls()
     crash = {"on": True}

@@ -1091,7 +1091,7 @@ class Run:
         cp = load_for_write(self.store, self.task_id)
         self._check_resumable(cp)
         engine = self._engine(cp)
-        if cp["status"] == "done":
+        if cp["status"] == "done" and not rerun_drifted:
             return engine.outcome("done", f"task {self.task_id} is already done; nothing to resume", None)
         pending = cp["recovery"].get("pending_approval")
         if approval:
@@ -1140,6 +1140,13 @@ class Run:
         # 2. Verify the outside world; 3. find the next step (the plan for 4. is decided here too).
         confirm = cp["recovery"]["mode"] == "confirm"
         decision = self._decide(engine.working, rerun_drifted or confirm)
+        if engine.working["status"] == "done":
+            # Only rerun_drifted gets here with a done task: it reruns what made a drifted artifact, and nothing else.
+            # What it cannot rerun is said, and the done task is left as it is.
+            if decision.blocking:
+                raise OperationError("invalid", f"task {self.task_id} is done, and --rerun-drifted cannot rerun it: {' | '.join(decision.blocking)}; nothing was written")
+            if decision.reset_from is None:
+                return engine.outcome("done", f"task {self.task_id} is done and none of its artifacts drifted; nothing to rerun", None)
         if decision.blocking:
             return _stop_for_human(engine, decision.blocking)
         if confirm and not approval:

@@ -254,6 +254,47 @@ describe('artifacts and drift', () => {
     expect(await fs.readFile(path.join(root, 'out/a.txt'), 'utf8')).toBe('content A');
     expect((await verifyTask(root, await latest('dr'))).ok).toBe(true);
   });
+
+  it('regenerates a drifted artifact of a done task only when asked to, and leaves a done task that did not drift as it is', async () => {
+    const agent = writer({ on: false });
+    expect((await startTask(env, agent, { taskId: 'dd' })).status).toBe('done');
+    const untouched = await versions('dd');
+    const nothing = await resumeTask(env, agent, 'dd', { rerunDrifted: true });
+    expect(nothing).toMatchObject({ status: 'done', message: 'task dd is done and none of its artifacts drifted; nothing to rerun' });
+    expect(await versions('dd')).toBe(untouched);
+
+    await fs.writeFile(path.join(root, 'out/a.txt'), 'tampered');
+    expect((await resumeTask(env, agent, 'dd')).message).toBe('task dd is already done; nothing to resume');
+    expect(await versions('dd')).toBe(untouched);
+    const rerun = await resumeTask(env, agent, 'dd', { rerunDrifted: true });
+    expect(rerun.status).toBe('done');
+    expect(await fs.readFile(path.join(root, 'out/a.txt'), 'utf8')).toBe('content A');
+    const cp = await latest('dd');
+    expect((await verifyTask(root, cp)).ok).toBe(true);
+    // The step that made the file ran again, and the steps after it, as a rerun from it does.
+    expect(cp.plan.map((s) => s.attempts)).toEqual([2, 2]);
+  });
+
+  it('refuses to rerun a done task whose drifted file no step made, and writes nothing', async () => {
+    const agent = defineAgent({
+      name: 'loose-writer',
+      description: 'records a file no step made',
+      options: z.object({}),
+      goal: () => 'record',
+      plan: () => [{ id: 'only', name: 'only' }],
+      async run(ctx) {
+        await ctx.writeArtifact('loose.txt', 'loose');
+        await ctx.step('only', () => 'ok');
+      },
+    });
+    expect((await startTask(env, agent, { taskId: 'dl' })).status).toBe('done');
+    await fs.writeFile(path.join(root, 'loose.txt'), 'tampered');
+    const before = await versions('dl');
+    await expect(resumeTask(env, agent, 'dl', { rerunDrifted: true })).rejects.toThrow(
+      /task dl is done, and --rerun-drifted cannot rerun it: drift on an artifact no step produced \(loose\.txt\)/,
+    );
+    expect(await versions('dl')).toBe(before);
+  });
 });
 
 describe('confirm mode', () => {
