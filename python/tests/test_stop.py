@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import pytest
 
@@ -51,7 +52,9 @@ def test_a_stop_lands_at_the_next_step_is_saved_and_lets_the_lease_go(root, mode
     agent = stoppable_agent(calls, stop_in, root)
     out = run_agent(agent, root, "t", model=model, mode="auto")
     assert out.stopped and out.status == "running" and out.exit_code == 8
-    assert out.message == "task t stopped by grace" and out.next == "continue: waystation resume <DIR> t"
+    # Run from this code, not from a command Waystation knows: `waystation resume` would refuse the task.
+    again = 'run the program that wrote t again (agent "stoppable"); Waystation does not resume it'
+    assert out.message == "task t stopped by grace" and out.next == f"continue: {again}"
     cp = Store(root).load("t")
     # The stop landed before step two started: the effect was never asked for.
     assert [s["status"] for s in cp["plan"]] == ["done", "pending", "pending"]
@@ -59,7 +62,7 @@ def test_a_stop_lands_at_the_next_step_is_saved_and_lets_the_lease_go(root, mode
     assert cp["status"] == "running"  # shown interrupted: running with no holder
     assert cp["recovery"]["stopped"] == {"by": "grace", "at": cp["recovery"]["stopped"]["at"], "reason": "wrong input"}
     assert cp["source"] == {"kind": "stop", "actor": "grace", "note": "stopped: wrong input"}
-    assert cp["resume_hint"].startswith("stopped by grace at ") and "waystation resume <DIR> t" in cp["resume_hint"]
+    assert cp["resume_hint"].startswith("stopped by grace at ") and cp["resume_hint"].endswith(f"; continue with {again}")
     assert read_lease(Store(root).task_dir("t"))["released"] is True
     events = [e for e in Store(root).read_events("t") if e["type"] == "runner"]
     assert events[-1]["data"] == {"status": "stopped", "by": "grace", "reason": "wrong input"}
@@ -122,7 +125,10 @@ def test_a_request_for_an_earlier_run_never_stops_a_later_one(root, model):
     assert out.status == "done" and not out.stopped
 
 
-def test_the_cli_exits_8_when_stopped(root, model, capsys):
+def test_the_cli_exits_8_when_stopped(root, model, capsys, tmp_path, monkeypatch):
+    script = tmp_path / "stoppable.py"
+    script.write_text("# calls waystation.main(agent, argv)\n")
+    monkeypatch.setattr(sys, "argv", [str(script)])
     calls: dict = {}
     agent = stoppable_agent(calls, {"at": "one"}, root)
     code = waystation.main(agent, [root, "--task", "t"])
@@ -130,8 +136,8 @@ def test_the_cli_exits_8_when_stopped(root, model, capsys):
     printed = capsys.readouterr().out
     # Named as the task list names a stopped task (the TypeScript CLI says the same).
     assert "t: interrupted at version" in printed and "stopped by grace" in printed
-    # The directory it was given, in the command printed (quoted only where a shell would need it).
-    assert f"next: continue: waystation resume {root} t" in printed
+    # The script, run again on the directory it was given (quoted only where a shell would need it): Waystation cannot run it.
+    assert f"next: continue: {os.path.basename(sys.executable)} {script} {root} --task t" in printed
 
 
 def test_a_stop_request_is_read_as_the_typescript_runtime_reads_it(tmp_path):

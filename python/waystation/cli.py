@@ -80,9 +80,9 @@ def _coerce(value: str, schema: dict[str, Any]) -> Any:
 
 def main(agent: Agent, argv: Optional[list[str]] = None) -> int:
     """Run `agent` from the command line (or from the app); returns the exit code (see the module's docstring)."""
-    # The hints this run prints and saves continue a task Waystation cannot run with this very program: run from its
-    # command line, not called with arguments of a caller's own (whose program takes other arguments).
-    token = PROGRAM.set(main_program() if argv is None else None)
+    # The hints this run prints and saves continue a task Waystation cannot run with this very script, run again with
+    # the directory and the task: a script that hands main an argv of its own is still the program that wrote the task.
+    token = PROGRAM.set(main_program())
     try:
         return _main(agent, argv)
     finally:

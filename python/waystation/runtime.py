@@ -24,7 +24,7 @@ from typing import Any, Callable, Optional, TypeVar, Union
 
 from . import files
 from .arguments import require_callable, require_content, require_messages, require_path, require_str
-from .continuation import PROGRAM, fill_directory, hint, next_step, script_program, settle_words
+from .continuation import PROGRAM, caller_program, fill_directory, hint, next_step, run_hint, script_program, settle_words
 from .errors import (
     ArgumentError,
     EffectOutcomeNotStored,
@@ -406,7 +406,7 @@ class _Engine:
             )
             d["status"] = "failed"
             d["resume_hint"] = (
-                f"{sid} ({s['name']}) failed: {message}. Fix the cause and run {hint(d, 'resume')}, "
+                f"{sid} ({s['name']}) failed: {message}. Fix the cause and {run_hint(d, 'resume')}, "
                 f"or set its result with {hint(d, 'edit', f' {sid} --value JSON')}"
             )
 
@@ -751,7 +751,7 @@ class _Engine:
             def failed(d: dict[str, Any]) -> None:
                 d["status"] = "failed"
                 d["errors"].append({"at": now_iso(), "step_id": None, "what": message})
-                d["resume_hint"] = f"the agent failed outside a step: {message}. Fix the cause and run {hint(d, 'resume')}"
+                d["resume_hint"] = f"the agent failed outside a step: {message}. Fix the cause and {run_hint(d, 'resume')}"
 
             self.save(failed)
         replaced = on_failure(self) if on_failure else None
@@ -1355,40 +1355,46 @@ def run_agent(
     `approve=True` approves the pending resume plan (confirm mode) and runs exactly it.
     Raises OperationError (nothing written) for bad input, a busy task, the wrong agent, a halted task.
     """
-    env = os.environ if env is None else env
-    task_id = task_id or generate_task_id(agent.name)
-    command_sha256 = (agent_ref or {}).get("command_sha256")
-    run = Run(root, task_id, agent, model=model, report=report, actor=actor, env=env, command_sha256=command_sha256)
-    store = run.store
-    exists = store.exists(task_id) and store.newest_version(task_id) > 0
+    # A caller's own code drives this run (unless waystation.main does): its command is unknown, so the hints name it
+    # in words, or `waystation resume` where the directory registers the agent as a command.
+    token = PROGRAM.set(PROGRAM.get() or caller_program(root, agent.name))
     try:
-        if not exists:
-            run.start(options, mode, max_auto_attempts, agent_ref)
-            outcome = run.drive()
-        else:
-            approval = _pending_approval(store, task_id, run.actor) if approve else None
-            early = run.resume("human", rerun_drifted, settle, note, approval)
-            outcome = early or run.drive()
-    finally:
-        run.release()
-    # Auto mode: failures are resumed by the runner itself, with exponential backoff, up to the attempt limit.
-    delay = _auto_backoff_ms(env)
-    while supervise and outcome.status == "failed":
-        cp = store.load(task_id)
-        rec = cp["recovery"]
-        if rec["mode"] != "auto" or rec["auto_attempts"] >= int(rec.get("max_auto_attempts", DEFAULT_MAX_AUTO_ATTEMPTS)):
-            break
-        if report:
-            report(f"auto mode: resuming {task_id} in {delay / 1000:g}s (attempt {rec['auto_attempts'] + 1})")
-        time.sleep(delay / 1000)
-        delay *= 2
+        env = os.environ if env is None else env
+        task_id = task_id or generate_task_id(agent.name)
+        command_sha256 = (agent_ref or {}).get("command_sha256")
         run = Run(root, task_id, agent, model=model, report=report, actor=actor, env=env, command_sha256=command_sha256)
+        store = run.store
+        exists = store.exists(task_id) and store.newest_version(task_id) > 0
         try:
-            early = run.resume("auto")
-            outcome = early or run.drive()
+            if not exists:
+                run.start(options, mode, max_auto_attempts, agent_ref)
+                outcome = run.drive()
+            else:
+                approval = _pending_approval(store, task_id, run.actor) if approve else None
+                early = run.resume("human", rerun_drifted, settle, note, approval)
+                outcome = early or run.drive()
         finally:
             run.release()
-    return outcome
+        # Auto mode: failures are resumed by the runner itself, with exponential backoff, up to the attempt limit.
+        delay = _auto_backoff_ms(env)
+        while supervise and outcome.status == "failed":
+            cp = store.load(task_id)
+            rec = cp["recovery"]
+            if rec["mode"] != "auto" or rec["auto_attempts"] >= int(rec.get("max_auto_attempts", DEFAULT_MAX_AUTO_ATTEMPTS)):
+                break
+            if report:
+                report(f"auto mode: resuming {task_id} in {delay / 1000:g}s (attempt {rec['auto_attempts'] + 1})")
+            time.sleep(delay / 1000)
+            delay *= 2
+            run = Run(root, task_id, agent, model=model, report=report, actor=actor, env=env, command_sha256=command_sha256)
+            try:
+                early = run.resume("auto")
+                outcome = early or run.drive()
+            finally:
+                run.release()
+        return outcome
+    finally:
+        PROGRAM.reset(token)
 
 
 class _BlockAgent(Agent):
@@ -1527,7 +1533,12 @@ def _with_engine(root: str, task_id: str, owner: str, fn: Callable[[_Engine, dic
     try:
         cp = load_for_write(store, task_id)
         engine = _Engine(store, os.path.abspath(root), cp, lease, model_from_env(), {}, None)
-        return fn(engine, cp)
+        # Called from a caller's own code: the hints an operation saves name the task's program as run_agent's do.
+        program = PROGRAM.set(PROGRAM.get() or caller_program(root, (cp.get("agent") or {}).get("name")))
+        try:
+            return fn(engine, cp)
+        finally:
+            PROGRAM.reset(program)
     finally:
         store.settle(task_id)
         lease.release()
