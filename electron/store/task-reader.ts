@@ -513,6 +513,9 @@ export async function listedFileProblems(ctx: ReadContext, entry: ListedFiles): 
       : undefined;
   const found = await misnumberedFiles(ctx, taskDir, await outOfOrder(ctx, taskDir, files), shown ?? 0);
   if (ahead) found.unshift(ahead);
+  // Version 1 always has a file of its own, and every version after it is rebuilt from it: a first file of another
+  // number is a history lost from its start, which the names alone show (a gap further on may lie inside a segment).
+  found.unshift(...gapProblems(ctx, taskDir, files.slice(0, 1)));
   // The same problem, not another of the same file and kind: a row's invariant error on checkpoint.json (a summary's
   // own check) once hid the files' finding that the version it claims is lost.
   return found.filter((m) => !entry.problems.some((p) => p.file === m.file && p.reason === m.reason && p.message === m.message));

@@ -146,6 +146,22 @@ describe('inconsistent version numbers', () => {
     }
   });
 
+  it('a task whose first version file is gone: the listing says so, as opening the task and `history` do', async () => {
+    await segmentTask('s', 12);
+    await fs.rm(path.join(root, 's', 'versions', '00000001.json'));
+    const missing = 'version 1 is missing from the history; later versions stay readable where they are full snapshots';
+    const [found] = await openStore(root).fileProblems(await openStore(root).listTasks());
+    expect(found.map((p) => [p.file, p.reason, p.message])).toEqual([
+      [path.join('s', 'versions', '00000001.json'), 'missing-version', missing],
+    ]);
+    expect((await openStore(root).getTask('s'))?.problems.map((p) => p.message)).toContain(missing);
+    const ls = await cli('ls', root);
+    expect(ls.out).toContain(missing);
+    const history = await cli('history', root, 's');
+    expect(history.err).toContain(missing);
+    expect([ls.code, history.code]).toEqual([1, 1]);
+  });
+
   it('a segment cut short before the version checkpoint.json claims: every reader shows the newest whole version, with the error', async () => {
     await segmentTask('t', 8);
     // Cut in the middle of version 6's record: versions 6 to 8, each durable before checkpoint.json named 8, are lost.
