@@ -19,6 +19,7 @@ import { artifactBaseDir } from '../verify/verify-task.js';
 import type { SerialQueue } from './serial-queue.js';
 import { taskFigures, type TaskFigures } from './directory-overview.js';
 import { jsonArrayPieces } from './json-pieces.js';
+import type { VerifiedDrift } from './verified-drift.js';
 
 /**
  * One task of the kept list. `recheck` holds the entry of a task whose
@@ -107,6 +108,9 @@ function filesOf(s: TaskSummary): ListedFiles {
   };
 }
 
+/** No full verify found anything: each row's drift is what its listing's stat saw. */
+const NO_VERIFIED_DRIFT: Pick<VerifiedDrift, 'holds'> = { holds: () => false };
+
 /** The kept list of one open directory; see the module comment. */
 export class KeptTaskList {
   /** Task location (folder or root file) -> task id, as last seen. */
@@ -131,7 +135,33 @@ export class KeptTaskList {
     private readonly store: CheckpointSource,
     private readonly queue: SerialQueue,
     private readonly files: FileCheckHooks = { isOpen: () => true, onRowChanged: () => {} },
+    /**
+     * What full verifies found drifted (shared with the task reads): a row is summarized with it, so the list says
+     * drifted where the task view does, a same-size rewrite included, without reading any artifact itself.
+     */
+    private readonly verified: Pick<VerifiedDrift, 'holds'> = NO_VERIFIED_DRIFT,
   ) {}
+
+  /** Summarize one task as its row shows it: the listing's stat of its artifacts, or what a full verify found. */
+  private summarize(entry: ListedTask): Promise<TaskSummary> {
+    return summarizeEntry(this.store, entry, this.verified.holds(entry.task_id, entry.checkpoint) ? { drift: true } : {});
+  }
+
+  /**
+   * Summarize the row at `location` again from the entry it keeps, with no read of its files: what a full verify
+   * found changed how it is shown. Its new summary, or undefined when there is no such row (none kept, or a row
+   * with no artifacts, whose verify finds nothing to drift).
+   */
+  async resummarize(location: string): Promise<TaskSummary | undefined> {
+    const summaries = this.summaries;
+    const k = summaries?.get(location);
+    if (!summaries || !k?.recheck) return k?.summary;
+    const again = keep(k.recheck, await this.summarize(k.recheck));
+    // A watcher batch may have replaced the row meanwhile: its answer stands.
+    if (summaries.get(location) !== k) return summaries.get(location)?.summary;
+    summaries.set(location, again);
+    return again.summary;
+  }
 
   /** Whether the built list has a row at `location` (false before the first build). */
   has(location: string): boolean {
@@ -320,10 +350,10 @@ export class KeptTaskList {
    * rather than "interrupted" until the watcher's batch arrives.
    */
   private async recheck(location: string, k: KeptSummary, entry: ListedTask): Promise<KeptSummary> {
-    const again = keep(entry, await summarizeEntry(this.store, entry));
+    const again = keep(entry, await this.summarize(entry));
     if (k.summary.display_status !== 'running' || again.summary.display_status === 'running') return again;
     const fresh = await this.store.getTask(k.summary.task_id).catch(() => null);
-    return fresh?.location === location ? keep(fresh, await summarizeEntry(this.store, fresh)) : again;
+    return fresh?.location === location ? keep(fresh, await this.summarize(fresh)) : again;
   }
 
   /** Bring the kept list up to date with one change the watcher reported (`entry` null: no task there now). */
@@ -331,7 +361,7 @@ export class KeptTaskList {
     const summaries = this.summaries;
     if (!summaries) return;
     if (entry && entry.location === location && summaries.has(location)) {
-      summaries.set(location, keep(entry, await summarizeEntry(this.store, entry)));
+      summaries.set(location, keep(entry, await this.summarize(entry)));
       return;
     }
     // A task appeared or went away, or its id now resolves elsewhere. That can hide or uncover
@@ -360,7 +390,7 @@ export class KeptTaskList {
       [...summaries.values()].some((k) => k.summary.task_id === imported && k.summary.format === 'waystation')
     )
       return;
-    summaries.set(found.location, keep(found, await summarizeEntry(this.store, found)));
+    summaries.set(found.location, keep(found, await this.summarize(found)));
     this.locations.set(found.location, found.task_id);
     this.unordered = true;
   }

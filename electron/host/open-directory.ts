@@ -15,6 +15,7 @@ import type { RootSnapshot } from './root-snapshot.js';
 import { SerialQueue } from './serial-queue.js';
 import type { ModuleHashCache } from './task-agent-status.js';
 import { TaskReads } from './task-reads.js';
+import { VerifiedDrift } from './verified-drift.js';
 
 export interface OpenDirectoryOptions {
   root: string;
@@ -56,15 +57,23 @@ export class OpenDirectory {
     this.root = root;
     this.readOnly = options.readOnly;
     this.store = store;
-    this.list = new KeptTaskList(root, store, this.queue, {
-      isOpen: () => !this.closed,
-      onRowChanged: (summary) => hub.publish({ type: 'task-changed', taskId: summary.task_id, version: summary.version, summary }),
-    });
+    const drift = new VerifiedDrift();
+    this.list = new KeptTaskList(
+      root,
+      store,
+      this.queue,
+      {
+        isOpen: () => !this.closed,
+        onRowChanged: (summary) => hub.publish({ type: 'task-changed', taskId: summary.task_id, version: summary.version, summary }),
+      },
+      drift,
+    );
     this.loadFailures = new LoadFailures(root, store, options.hashes);
     this.reads = new TaskReads({
       root,
       store,
-      hub,
+      drift,
+      onDriftChanged: (taskId, location) => this.announceDrift(taskId, location),
       locations: this.list.locations,
       hashes: options.hashes,
       loadFailures: this.loadFailures,
@@ -81,6 +90,21 @@ export class OpenDirectory {
       onConfigChanged: () => this.registered?.invalidate(),
       watch: options.watch,
     });
+  }
+
+  /**
+   * A full verify changed how a task is shown: its row is summarized again (from the entry it keeps, no file read)
+   * and sent with the change, so every list replaces that row rather than listing every task again. Not queued
+   * behind the watcher's batches: the verify's answer waits for it, and a row a batch replaced meanwhile stands.
+   * `version: null`: no version was written; the task's standing changed.
+   */
+  private async announceDrift(taskId: string, location: string): Promise<void> {
+    if (this.closed) return;
+    const summary = await this.list.resummarize(location).catch(() => undefined);
+    if (this.closed) return;
+    // A row that is another task's now (the id moved) is not sent: the change then relists.
+    const row = summary?.task_id === taskId ? { summary } : {};
+    this.options.hub.publish({ type: 'task-changed', taskId, version: null, ...row });
   }
 
   /** Whether the directory is still the open one. */

@@ -10,8 +10,10 @@
 import fs from 'node:fs/promises';
 import type { TaskAgentStatus } from '../../shared/api/contract.js';
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
+import type { TaskFormat } from '../../shared/checkpoint/task-summary.js';
 import { agentStatus } from '../runtime/agent-status.js';
 import { hashCodeFile } from '../runtime/code-file-hash.js';
+import { unrecordedAgentProblem } from './unrecorded-agent.js';
 
 /**
  * File times are coarse (a clock tick of a few ms on Linux), so two writes of
@@ -78,22 +80,25 @@ export interface LoadFailure {
  * @param root the checkpoint directory, against which a relative project root resolves.
  * @param loadFailure what the last resume or approval of this task said when it could not load the module, if it could not;
  *   reported only while the module is the very file that failed (an edit may have fixed it).
+ * @param format the format the task was read in: a task recording no agent may be one a built-in agent adopts.
  */
 export async function taskAgentStatus(
   root: string,
   cp: Checkpoint,
   hashes: ModuleHashCache,
   loadFailure?: LoadFailure,
+  format: TaskFormat = 'waystation',
 ): Promise<TaskAgentStatus> {
   const status = await agentStatus(root, cp, { hashModule: (file) => hashes.hash(file) });
   const ref = cp.agent;
+  // With no agent recorded, a task a built-in agent recognises is handed to it on resume; one none does says why.
+  const problem = status.kind === 'none' ? await unrecordedAgentProblem(root, cp, format, status.problem ?? '') : status.problem;
   const result: TaskAgentStatus = {
     name: ref?.name ?? null,
     origin: status.kind,
     available: status.available,
     ...(ref?.module ? { module: ref.module } : {}),
-    // With no agent recorded, an imported task may still be adopted by a built-in agent on resume: the resume says which.
-    ...(status.problem && status.kind !== 'none' ? { problem: status.problem } : {}),
+    ...(problem ? { problem } : {}),
     ...(status.module_changed ? { module_changed: true } : {}),
     ...(status.recorded_sha256 ? { recorded_sha256: status.recorded_sha256 } : {}),
     ...(status.current_sha256 ? { current_sha256: status.current_sha256 } : {}),

@@ -5,8 +5,9 @@
  *
  * Every read goes through `entry`, which refuses a task that is a symbolic
  * link out of the root. Versions rebuilt for a diff or a look at the past are
- * kept in a small cache, and what a full verify found drifted is remembered,
- * so the task view shows it even when a stat cannot (a same-size rewrite).
+ * kept in a small cache, and what a full verify found drifted is remembered
+ * (verified-drift.ts), so the task view and the list show it even when a stat
+ * cannot (a same-size rewrite).
  */
 import { langGraphPartOf, summarizeLangGraphChange } from '../../shared/diff/langgraph-change.js';
 import type { ApiOutputs, ApiParsedInput, TaskDetail } from '../../shared/api/contract.js';
@@ -17,15 +18,21 @@ import { hasRecoveryNews } from '../store/recovery-report.js';
 import { TaskReadError, type CheckpointSource, type TaskEntry } from '../store/store-types.js';
 import { summarizeEntry } from '../verify/summarize-entry.js';
 import { verifyTask, withNumberingProblems } from '../verify/verify-task.js';
-import type { EventHub } from './event-hub.js';
 import type { LoadFailures } from './load-failures.js';
 import { taskAgentStatus, type ModuleHashCache } from './task-agent-status.js';
+import type { VerifiedDrift } from './verified-drift.js';
 import { VersionCache } from './version-cache.js';
 
 export interface TaskReadsOptions {
   root: string;
   store: CheckpointSource;
-  hub: EventHub;
+  /** What full verifies found drifted: shared with the kept list, whose rows show it too. */
+  drift: VerifiedDrift;
+  /**
+   * A full verify changed what the task at `location` is shown as (drift found, or gone): its row is to be
+   * summarized again and announced, so the list and every window show what the task view shows.
+   */
+  onDriftChanged: (taskId: string, location: string) => Promise<void>;
   /** Task location -> task id, as last seen: a task read is remembered there (see KeptTaskList.locations). */
   locations: Map<string, string>;
   hashes: ModuleHashCache;
@@ -36,14 +43,6 @@ export interface TaskReadsOptions {
 export class TaskReads {
   /** The last few versions rebuilt for a diff or a look at a past version. */
   private readonly versions: VersionCache;
-  /**
-   * Task id -> what the last full verify found drifted, at which version, of
-   * which recorded artifacts. The task view shows it even when a stat cannot
-   * (a same-size rewrite), and a new finding is announced once, not at every
-   * verify. It holds for a checkpoint at that version recording those very
-   * artifacts: another task written under the id is not shown the old one's.
-   */
-  private readonly verifiedDrift = new Map<string, { version: number; recorded: string; signature: string }>();
 
   constructor(private readonly options: TaskReadsOptions) {
     this.versions = new VersionCache(options.root);
@@ -76,15 +75,10 @@ export class TaskReads {
     const checkpoint = input.version === undefined && !entry.checkpoint ? null : await this.checkpointAt(entry, input.version);
     const lease = entry.format === 'waystation' ? (await this.options.store.readLease(entry.task_id)).info : { held: false };
     // A full verify of this very version may know of drift a stat cannot see (a same-size rewrite).
-    const verified = this.verifiedDrift.get(entry.task_id);
-    const knownDrift =
-      verified !== undefined &&
-      entry.checkpoint !== null &&
-      verified.version === entry.checkpoint.version &&
-      verified.recorded === recordedArtifacts(entry.checkpoint);
+    const knownDrift = this.options.drift.holds(entry.task_id, entry.checkpoint);
     // Of the latest version, whichever is shown: that is what a resume would run.
     const agent_status = entry.checkpoint
-      ? await taskAgentStatus(root, entry.checkpoint, hashes, await loadFailures.of(entry.task_id))
+      ? await taskAgentStatus(root, entry.checkpoint, hashes, await loadFailures.of(entry.task_id), entry.format)
       : null;
     return {
       summary: await summarizeEntry(this.options.store, entry, knownDrift ? { drift: true } : {}),
@@ -145,36 +139,11 @@ export class TaskReads {
       await verifyTask(this.options.store.artifactRoot, cp, { location: entry.location, format: entry.format }),
       entry.problems,
     );
-    this.noteVerifiedDrift(report, cp);
+    // A new finding is announced once, not at every verify.
+    if (this.options.drift.note(report, cp)) await this.options.onDriftChanged(entry.task_id, entry.location);
     // Only a native task folder has versions a power cut can tear; a legacy file is read as it is.
     const recovery = await this.options.store.recoveryReport(entry);
     return recovery && hasRecoveryNews(recovery) ? { ...report, recovery } : report;
-  }
-
-  /**
-   * Remember what a full verify found, and announce new drift as a change of
-   * the task: the list and every open window then show it as drifted, even
-   * when the files changed outside the watched directory.
-   */
-  private noteVerifiedDrift(report: ApiOutputs['verifyTask'], cp: Checkpoint): void {
-    const { hub } = this.options;
-    const before = this.verifiedDrift.get(report.task_id);
-    if (!report.drift) {
-      if (before) {
-        this.verifiedDrift.delete(report.task_id);
-        hub.publish({ type: 'task-changed', taskId: report.task_id, version: null });
-      }
-      return;
-    }
-    const signature = report.artifacts
-      .filter((a) => a.status !== 'ok')
-      .map((a) => `${a.path}\u0000${a.status}\u0000${a.actual?.size ?? ''}\u0000${a.actual?.sha256 ?? ''}`)
-      .join('\n');
-    const recorded = recordedArtifacts(cp);
-    if (before?.version === report.version && before.recorded === recorded && before.signature === signature) return;
-    this.verifiedDrift.set(report.task_id, { version: report.version, recorded, signature });
-    // `version: null`: no version was written; the task's standing changed.
-    hub.publish({ type: 'task-changed', taskId: report.task_id, version: null });
   }
 
   private async checkpointAt(entry: TaskEntry, version: number | undefined): Promise<Checkpoint> {
@@ -223,9 +192,4 @@ export class TaskReads {
       return Promise.all(versions.map((v) => this.versionOf(taskId, v)));
     }
   }
-}
-
-/** The artifacts a checkpoint records, as a full verify checks them: path, size and hash of each. */
-function recordedArtifacts(cp: Checkpoint): string {
-  return JSON.stringify(cp.artifacts.map((a) => [a.path, a.size, a.sha256]));
 }

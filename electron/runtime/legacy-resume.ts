@@ -22,9 +22,17 @@ export interface LegacyResumePreparation {
   message: string;
 }
 
-type LegacyFormat = 'article-task-json' | 'article-checkpoint-json';
+export type LegacyFormat = 'article-task-json' | 'article-checkpoint-json';
 
-function findAdopter(
+export const isLegacyFormat = (format: string): format is LegacyFormat =>
+  format === 'article-task-json' || format === 'article-checkpoint-json';
+
+/**
+ * The agent a resume hands a task in an article's format to, with the options it adopts it with: the first that
+ * recognises it (adoptLegacy) with options its schema accepts. The resume then refuses it when that agent plans
+ * another number of steps than the task has; the inspector asks the same before it offers Resume.
+ */
+export function findAdopter(
   cp: Checkpoint,
   format: LegacyFormat,
   agents: Iterable<AnyAgent>,

@@ -207,7 +207,8 @@ export interface TaskAgentStatus {
   name: string | null;
   /**
    * `none`: the task records no agent (an imported task); a resume either
-   * hands it to a built-in agent that recognises it or refuses, with the reason.
+   * hands it to a built-in agent that recognises it or refuses, with the reason
+   * (then `problem` says it beforehand: nothing can resume the task).
    * `foreign`: another program wrote the task under an agent Waystation does not
    * have; it can be inspected, not resumed (`problem` says so).
    * `command`: a program registered as a command agent in waystation.config.json.
@@ -217,7 +218,10 @@ export interface TaskAgentStatus {
   available: boolean;
   /** The module as recorded (relative to its project), for module agents. */
   module?: string;
-  /** Why the task cannot be resumed, or what a human should know before resuming. */
+  /**
+   * Why the task cannot be resumed, or what a human should know before resuming.
+   * For `none`: set only when no built-in agent recognises the task, so a resume would be refused.
+   */
   problem?: string;
   /** The module's hash differs from the recorded one: resuming runs code the task has not run before. */
   module_changed?: boolean;

@@ -48,6 +48,25 @@ describe('DiffView', () => {
     expect(summary.textContent).not.toContain('<DIR>');
   });
 
+  it('numbers the current step from 1, as the plan table does', () => {
+    // current_step is an index: 0 is the plan's step 1.
+    const first = makeCheckpoint('t', { current_step: 0 });
+    const second = makeCheckpoint('t', { version: 2, current_step: 1 });
+    const done = makeCheckpoint('t', { version: 3, current_step: 2, status: 'done' });
+    const currentStep = () => {
+      const summary = screen.getByRole('region', { name: /^Summary of changes/ });
+      return within(summary).getByText('Current step').nextElementSibling!.textContent;
+    };
+    render(<DiffView diff={diffOf(first, second)} steps={2} />);
+    expect(currentStep()).toBe('step 1 of 2→step 2 of 2');
+    cleanup();
+    render(<DiffView diff={diffOf(second, done)} steps={2} />);
+    expect(currentStep()).toBe('step 2 of 2→end of the plan');
+    cleanup();
+    render(<DiffView diff={diffOf(first, second)} />);
+    expect(currentStep()).toBe('step 1→step 2');
+  });
+
   it('lists each changed field with both versions side by side', () => {
     render(<DiffView diff={diffOf(v1, v2)} />);
     const table = screen.getByRole('table', { name: 'Changes from version 1 to version 2' });

@@ -89,6 +89,50 @@ describe('the connection indicator', () => {
   });
 });
 
+describe('a host out of reach while a task is open', () => {
+  it('says so over the task, disables what needs the host with the reason, and reads the task again once it is back', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a'));
+    const store = await openApp(fake, 'a');
+    const resume = () => screen.getByRole('button', { name: /Resume/ });
+    expect(resume().hasAttribute('disabled')).toBe(false);
+    expect(screen.queryByRole('region', { name: 'Connection to the host' })).toBeNull();
+
+    act(() => fake.streamStatus({ state: 'offline', reason: 'lost the connection to the Waystation host', retryAt: Date.now() + 4000 }));
+    const note = screen.getByRole('status', { name: 'Connection to the host' });
+    expect(note.textContent).toContain('Not connected to the Waystation host');
+    expect(note.textContent).toContain('the open task is read again as soon as the host is back');
+    expect(resume().hasAttribute('disabled')).toBe(true);
+    expect(resume().getAttribute('title')).toMatch(/^Disconnected from the Waystation host \(lost the connection/);
+    expect(screen.getByRole('button', { name: /Fork from this version/ }).hasAttribute('disabled')).toBe(true);
+    expect(screen.getByRole('button', { name: '+ New task' }).hasAttribute('disabled')).toBe(true);
+    // Nothing that writes is offered on the plan meanwhile.
+    expect(screen.queryByRole('button', { name: /^Edit result of step / })).toBeNull();
+    fireEvent.click(tab(/^Artifacts/));
+    expect(screen.getByRole('button', { name: /verify/i }).hasAttribute('disabled')).toBe(true);
+    fireEvent.click(tab(/^Plan/));
+
+    // Back: the task is read again, and its actions return.
+    fake.add(makeCheckpoint('a', { version: 2, phase: 'read again' }));
+    const reads = fake.count('getTask');
+    act(() => fake.streamStatus({ state: 'live' }));
+    await waitFor(() => expect(fake.count('getTask')).toBeGreaterThan(reads));
+    await waitFor(() => expect(store.getState().detail?.version).toBe(2));
+    expect(screen.queryByRole('status', { name: 'Connection to the host' })).toBeNull();
+    expect(resume().hasAttribute('disabled')).toBe(false);
+    expect(screen.getAllByRole('button', { name: /^Edit result of step / }).length).toBeGreaterThan(0);
+  });
+
+  it('says a refused page is not let in over the open task too, not only when no task is open', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('a'));
+    await openApp(fake, 'a');
+    act(() => fake.streamStatus({ state: 'refused', reason: "this request's token is not this host's" }));
+    const alert = screen.getByRole('alert', { name: 'Connection to the host' });
+    expect(alert.textContent).toContain('This page is not let in');
+    expect(alert.textContent).toContain('open the URL it printed');
+    expect(screen.getByRole('button', { name: /Resume/ }).hasAttribute('disabled')).toBe(true);
+  });
+});
+
 describe('the Errors tab', () => {
   it('shows a failed step’s current error even when the error log is empty, and counts it', async () => {
     const fake = new FakeApi().add(makeCheckpoint('f', { errors: [] }));
@@ -99,6 +143,35 @@ describe('the Errors tab', () => {
     expect(current.textContent).toContain('model returned invalid JSON');
     expect(current.textContent).toContain('summarize');
     expect(screen.queryByText('No errors recorded for this task.')).toBeNull();
+  });
+});
+
+describe('errors of earlier attempts', () => {
+  it('are counted, not raised as current, once the task got past them', async () => {
+    const recovered = makeCheckpoint('r', {
+      status: 'done',
+      plan: [
+        { id: 'read', name: 'read notes', status: 'done', attempts: 1 },
+        { id: 'summarize', name: 'summarize', status: 'done', attempts: 2 },
+      ],
+      current_step: 2,
+      errors: [{ at: '2026-01-01T00:00:30Z', step_id: 'summarize', what: 'the model timed out' }],
+    });
+    const fake = new FakeApi().add(recovered).add(makeCheckpoint('f'));
+    const store = await openApp(fake, 'r');
+    const count = () => within(tab(/^Errors/)).getByText('1');
+    expect(count().className).not.toContain('alert');
+    fireEvent.click(tab(/^Errors/));
+    const log = screen.getByRole('list', { name: 'Recorded errors' });
+    expect(log.textContent).toContain('Earlier error');
+    expect(log.textContent).toContain('the model timed out');
+    expect(log.textContent).not.toContain('not fixed yet');
+    expect(within(log).queryByText('Error')).toBeNull();
+
+    // A task whose step still fails keeps the alarm.
+    act(() => store.getState().selectTask('f'));
+    await screen.findByRole('heading', { level: 1, name: 'Task f' });
+    expect(count().className).toContain('alert');
   });
 });
 
@@ -131,6 +204,58 @@ describe('actions offered', () => {
   });
 });
 
+describe('a directory not trusted', () => {
+  const untrusted = (fake: FakeApi) => {
+    fake.directory = { ...fake.directory, read_only: true, untrusted: true };
+    return fake;
+  };
+
+  it('shows the step an interrupted task was cut off in as interrupted, not running', async () => {
+    const fake = untrusted(
+      new FakeApi().add(
+        makeCheckpoint('cut', {
+          status: 'running',
+          plan: [
+            { id: 'read', name: 'read notes', status: 'done', attempts: 1 },
+            { id: 'summarize', name: 'summarize', status: 'running', attempts: 1 },
+          ],
+          current_step: 1,
+        }),
+      ),
+    );
+    await openApp(fake, 'cut');
+    expect(screen.getByRole('heading', { level: 1 }).parentElement!.textContent).toContain('Interrupted');
+    const steps = screen.getByRole('list', { name: 'Plan steps' });
+    const cut = within(steps).getAllByRole('listitem')[1];
+    expect(cut.textContent).toContain('Interrupted');
+    expect(within(steps).queryByText('Running')).toBeNull();
+  });
+
+  it('says why Approve and Reject are disabled', async () => {
+    const fake = untrusted(
+      new FakeApi().add(
+        makeCheckpoint('wait', {
+          status: 'waiting_approval',
+          recovery: {
+            mode: 'confirm',
+            pending_approval: { id: 'approval-1', requested_at: '2026-01-01T00:02:00Z', plan: { rerun_step: 'summarize' } },
+          },
+        }),
+      ),
+    );
+    await openApp(fake, 'wait');
+    const panel = screen.getByRole('region', { name: 'Resume approval' });
+    const note = within(panel).getByRole('note');
+    expect(note.textContent).toContain('This folder is not trusted');
+    for (const name of ['Approve', 'Reject']) {
+      const button = within(panel).getByRole('button', { name });
+      expect(button.hasAttribute('disabled')).toBe(true);
+      expect(button.getAttribute('title')).toContain('This folder is not trusted');
+      expect(button.getAttribute('aria-describedby')).toContain(note.id);
+    }
+  });
+});
+
 describe('a task in an article’s format', () => {
   it('says what resuming will import and asks first; nothing is sent until the person agrees', async () => {
     const fake = new FakeApi().add(
@@ -153,7 +278,7 @@ describe('a task in an article’s format', () => {
     expect(panel.textContent).toContain('seed.json');
     expect(panel.textContent).toContain('the file itself is not changed');
     expect(panel.textContent).toContain('step names stay as recorded');
-    expect(panel.textContent).toContain('continues at step 编写代码 (2 of 2)');
+    expect(panel.textContent).toContain('continues at 编写代码, step 2 of 2.');
     expect(fake.count('resumeTask')).toBe(0);
     fireEvent.click(within(panel).getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('region', { name: 'Import before resuming' })).toBeNull();
@@ -164,6 +289,55 @@ describe('a task in an article’s format', () => {
       fireEvent.click(screen.getByRole('button', { name: 'Import and resume' }));
     });
     expect(fake.count('resumeTask')).toBe(1);
+  });
+
+  it('offers no working Resume for a task nothing can resume, and says why beside it', async () => {
+    const fake = new FakeApi().add(
+      makeCheckpoint('article-two', {
+        status: 'running',
+        plan: [
+          { id: 'p1', name: 'select_topic', status: 'done', attempts: 1 },
+          { id: 'p2', name: 'draft_article', status: 'pending', attempts: 0 },
+        ],
+        current_step: 1,
+        total_steps: 2,
+      }),
+    );
+    fake.formats.set('article-two', 'article-checkpoint-json');
+    // What the host says of it: no agent recorded, and none of its built-ins recognises the format.
+    const why = 'no agent Waystation has recognises this task (article-checkpoint-json format): it can be inspected, not resumed';
+    fake.agentStatus.set('article-two', { name: null, origin: 'none', available: false, problem: why });
+    await openApp(fake, 'article-two');
+    const resume = screen.getByRole('button', { name: /Resume/ });
+    expect(resume.hasAttribute('disabled')).toBe(true);
+    expect(resume.getAttribute('title')).toContain('No agent Waystation has recognises this task');
+    const note = screen.getByRole('note', { name: 'Cannot be resumed' });
+    expect(note.textContent).toContain('Nothing can resume this task here.');
+    expect(resume.getAttribute('aria-describedby')).toBe(note.id);
+    fireEvent.click(resume);
+    expect(screen.queryByRole('region', { name: 'Import before resuming' })).toBeNull();
+    expect(fake.count('resumeTask')).toBe(0);
+  });
+
+  it('names the step a resume continues at without saying "step" twice', async () => {
+    const fake = new FakeApi().add(
+      makeCheckpoint('legacy', {
+        status: 'running',
+        plan: [
+          { id: 'step-1', name: 'step 1', status: 'done', attempts: 1 },
+          { id: 'step-2', name: 'step 2', status: 'done', attempts: 1 },
+          { id: 'step-3', name: 'step 3', status: 'pending', attempts: 0 },
+        ],
+        current_step: 2,
+        total_steps: 3,
+      }),
+    );
+    fake.formats.set('legacy', 'article-task-json');
+    await openApp(fake, 'legacy');
+    fireEvent.click(screen.getByRole('button', { name: /Resume/ }));
+    const panel = screen.getByRole('region', { name: 'Import before resuming' });
+    expect(panel.textContent).toContain('The run continues at step 3, step 3 of 3.');
+    expect(panel.textContent).not.toMatch(/step step/);
   });
 
   it('resumes a Waystation task at once, with nothing to confirm', async () => {
@@ -209,12 +383,14 @@ describe('live activity', () => {
     fake.directory = { ...fake.directory, root: '/tmp/my checkpoints' };
     const store = await openApp(fake, 'n');
     expect(screen.getByText("run: waystation resume '/tmp/my checkpoints' n")).toBeTruthy();
+    // The log's lines are written as they are heard of here: the timeline keeps them in the order they came.
+    const now = () => new Date().toISOString();
     act(() => {
       fake.emit({ type: 'task-changed', taskId: 'n', version: 2 });
       fake.emit({ type: 'task-changed', taskId: 'n', version: 2 });
       fake.emit({ type: 'runner', taskId: 'n', state: 'output', detail: '  ' });
-      fake.emit({ type: 'task-event', taskId: 'n', event: { id: 1, type: 'runner', at: '2026-01-01T00:00:00Z' } });
-      fake.emit({ type: 'task-event', taskId: 'n', event: { id: 2, type: 'step-start', at: '2026-01-01T00:00:01Z', step_id: 'read' } });
+      fake.emit({ type: 'task-event', taskId: 'n', event: { id: 1, type: 'runner', at: now() } });
+      fake.emit({ type: 'task-event', taskId: 'n', event: { id: 2, type: 'step-start', at: now(), step_id: 'read' } });
       fake.emit({ type: 'runner', taskId: 'n', state: 'exited', detail: 'next: waystation resume <DIR> n' });
     });
     const lines = store.getState().activity.n.map((e) => e.text);
@@ -222,6 +398,59 @@ describe('live activity', () => {
     const feed = screen.getByRole('log', { name: 'Live activity' });
     expect(feed.textContent).toContain("waystation resume '/tmp/my checkpoints' n");
     expect(feed.textContent).not.toContain('<DIR>');
+  });
+
+  it('lists every version the log records and keeps the timeline in the order things happened, however they arrive', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('r', { status: 'running' }));
+    const store = await openApp(fake, 'r');
+    // The log's times: a few seconds ago, before the runner's line was heard of here.
+    const start = Date.now() - 10_000;
+    const at = (s: number) => new Date(start + s * 1000).toISOString();
+    act(() => {
+      // The runner prints as it goes; the watcher hands over the task's log a moment later, three saves in one batch,
+      // and the host announces the batch's newest version only, with the row of that version.
+      fake.emit({ type: 'runner', taskId: 'r', state: 'output', detail: 'read: done' });
+      fake.emit({ type: 'task-event', taskId: 'r', event: { id: 4, type: 'version', at: at(1), version: 2 } });
+      fake.emit({ type: 'task-event', taskId: 'r', event: { id: 5, type: 'step-finish', at: at(2), step_id: 'read' } });
+      fake.emit({ type: 'task-event', taskId: 'r', event: { id: 6, type: 'version', at: at(3), version: 3 } });
+      fake.emit({ type: 'task-event', taskId: 'r', event: { id: 7, type: 'step-start', at: at(4), step_id: 'summarize' } });
+      fake.emit({ type: 'task-event', taskId: 'r', event: { id: 8, type: 'version', at: at(5), version: 4 } });
+      fake.emit({ type: 'task-changed', taskId: 'r', version: 4, summary: { ...fake.summaryOf('r'), version: 4, updated_at: at(5) } });
+    });
+    const entries = store.getState().activity.r;
+    expect(entries.map((e) => e.text)).toEqual([
+      'version 2 written',
+      'step read finished',
+      'version 3 written',
+      'step summarize started',
+      'version 4 written',
+      'read: done',
+    ]);
+    const times = entries.map((e) => Date.parse(e.at));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
+  it('lists what a host started again reports, though it numbers its events from 1 again', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('h', { status: 'running' }));
+    const store = await openApp(fake, 'h');
+    act(() => {
+      fake.emit({ type: 'runner', taskId: 'h', state: 'started', detail: 'resume in process 7' });
+      fake.emit({ type: 'runner', taskId: 'h', state: 'output', detail: 'first run: step 1' });
+    });
+    // The host restarts: its events are numbered from 1 again, and it tells the page to read everything again.
+    const directoryReads = fake.count('getDirectory');
+    await act(async () => {
+      store.getState().handleEvent({ id: 1, type: 'resync', reason: 'event 2 was not issued by this host; reload everything' });
+      store.getState().handleEvent({ id: 2, type: 'runner', taskId: 'h', state: 'started', detail: 'resume in process 8' });
+      store.getState().handleEvent({ id: 3, type: 'runner', taskId: 'h', state: 'output', detail: 'second run: step 2' });
+    });
+    await waitFor(() => expect(fake.count('getDirectory')).toBeGreaterThan(directoryReads));
+    expect(store.getState().activity.h.map((e) => e.text)).toEqual([
+      'Runner started: resume in process 7',
+      'first run: step 1',
+      'Runner started: resume in process 8',
+      'second run: step 2',
+    ]);
   });
 
   it('takes away what was said about a run once its runner exits, and keeps its errors', async () => {
@@ -405,6 +634,28 @@ describe('the directory overview', () => {
     expect(store.getState().filter.status).toBe('failed');
     fireEvent.click(within(slowest).getByRole('button', { name: /crawl the site/ }));
     expect(store.getState().selectedTaskId).toBe('slow');
+  });
+
+  it('opens a slowest step at that step, in the Plan tab, whichever tab was used last', async () => {
+    const fake = new FakeApi().add(makeCheckpoint('other')).add(
+      makeCheckpoint('slow', {
+        plan: [
+          { id: 'fetch', name: 'fetch the pages', status: 'done', attempts: 1, elapsed_ms: 2_000 },
+          { id: 'crawl', name: 'crawl the site', status: 'done', attempts: 1, elapsed_ms: 95_000 },
+        ],
+        current_step: 2,
+        status: 'done',
+      }),
+    );
+    const store = await openApp(fake, 'other');
+    fireEvent.click(tab(/^Artifacts/));
+    const slowest = await screen.findByRole('list', { name: 'Slowest steps' });
+    fireEvent.click(within(slowest).getByRole('button', { name: /crawl the site/ }));
+    await screen.findByRole('heading', { level: 1, name: 'Task slow' });
+    expect(tab(/^Plan/).getAttribute('aria-selected')).toBe('true');
+    await waitFor(() => expect((document.activeElement as HTMLElement | null)?.textContent).toContain('crawl the site'));
+    expect(document.activeElement?.tagName).toBe('LI');
+    expect(store.getState().stepFocus).toBeNull();
   });
 });
 

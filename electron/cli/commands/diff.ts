@@ -17,8 +17,17 @@ import { TaskReadError } from '../../store/store-types.js';
 import { ExitCode, parseVersion, requireSourceTask, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
 import { colorStatus, formatCost, formatDuration, formatJson, formatProblem, inlineJson, shortSha, signed, type Style } from '../output.js';
 
-/** The semantic summary as lines of text. */
-export function renderSummary(s: Style, c: ChangeSummary): string {
+/**
+ * A checkpoint's `current_step` (an index into the plan, from 0) as `show` and the inspector's plan number the
+ * steps, from 1: `3 of 4`; past the last step, `end of the plan`. `total` unknown: the number alone.
+ */
+export function stepNumber(index: number, total?: number | null): string {
+  if (total === undefined || total === null || total <= 0) return String(index + 1);
+  return index >= total ? 'end of the plan' : `${index + 1} of ${total}`;
+}
+
+/** The semantic summary as lines of text; `steps`, the plan's length, numbers the current step as the plan does. */
+export function renderSummary(s: Style, c: ChangeSummary, steps?: number | null): string {
   const out: string[] = [];
   const arrow = s.dim('→');
   const src = c.source;
@@ -31,7 +40,7 @@ export function renderSummary(s: Style, c: ChangeSummary): string {
   }
   if (c.status) out.push(`  status   ${colorStatus(s, c.status.from)} ${arrow} ${colorStatus(s, c.status.to)}`);
   if (c.phase) out.push(`  phase    ${c.phase.from || '(none)'} ${arrow} ${c.phase.to || '(none)'}`);
-  if (c.current_step) out.push(`  step     ${c.current_step.from} ${arrow} ${c.current_step.to}`);
+  if (c.current_step) out.push(`  step     ${stepNumber(c.current_step.from, steps)} ${arrow} ${stepNumber(c.current_step.to, steps)}`);
   for (const t of c.step_transitions)
     out.push(`  step ${t.id} ${s.dim(t.name)}: ${colorStatus(s, t.from)} ${arrow} ${colorStatus(s, t.to)}`);
   for (const t of c.steps_added) out.push(`  ${s.green('+')} step ${t.id} ${s.dim(t.name)} (${t.status})`);
@@ -126,7 +135,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (opts.json) ctx.io.out(formatJson({ task_id: entry.task_id, a, b, summary, entries, ...(langgraph ? { langgraph } : {}) }));
       else
         ctx.io.out(
-          `${renderSummary(ctx.style, summary)}\n${langgraph ? `${renderLangGraphChange(ctx.style, langgraph)}\n` : ''}${ctx.style.bold('Fields')}\n${renderEntries(ctx.style, entries)}`,
+          `${renderSummary(ctx.style, summary, to.total_steps || to.plan.length)}\n${langgraph ? `${renderLangGraphChange(ctx.style, langgraph)}\n` : ''}${ctx.style.bold('Fields')}\n${renderEntries(ctx.style, entries)}`,
         );
       if (opts.exitCode && entries.length > 0) ctx.fail(ExitCode.problems);
     });

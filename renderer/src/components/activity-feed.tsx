@@ -10,7 +10,7 @@ export function ActivityFeed({ taskId, limit = 50 }: { taskId: string; limit?: n
   const entries = useAppStore((s) => s.activity[taskId] ?? EMPTY);
   const root = useAppStore((s) => s.directory?.root ?? null);
   const list = useRef<HTMLDivElement>(null);
-  const last = entries.at(-1)?.id;
+  const last = entries.at(-1)?.key;
   useEffect(() => {
     // Follow the tail like a terminal, so the newest line is the one in view.
     const el = list.current;
@@ -25,7 +25,7 @@ export function ActivityFeed({ taskId, limit = 50 }: { taskId: string; limit?: n
     <div ref={list} className="activity" role="log" aria-label="Live activity" aria-live="polite" tabIndex={0}>
       <ol className="plain">
         {entries.slice(-limit).map((e) => (
-          <li key={e.id} className={`activity-${e.kind}`}>
+          <li key={e.key} className={`activity-${e.kind}`}>
             <time dateTime={e.at}>{new Date(e.at).toLocaleTimeString()}</time>
             <span>{fillDirectory(e.text, root)}</span>
           </li>

@@ -14,11 +14,13 @@ export function shortSha(sha: string | undefined): string {
 /**
  * Why Resume and Approve are refused because of the agent, or null when they are not.
  *
- * A task that records no agent is not refused here: an imported task is
- * handed to a built-in agent that recognises it, and the host says why when none does.
+ * A task that records no agent (an imported task) is handed on resume to a
+ * built-in agent that recognises it; when none does, the host says so
+ * beforehand (`problem`), and that is the reason.
  */
 export function agentBlockReason(status: TaskAgentStatus | null | undefined): string | null {
-  if (!status || status.origin === 'none' || status.available) return null;
+  if (status?.origin === 'none') return status.problem ? `${capitalise(status.problem)}.` : null;
+  if (!status || status.available) return null;
   if (status.origin === 'foreign')
     return `${capitalise(status.problem ?? `another program wrote this task under the agent ${status.name ?? ''}`)}.`;
   return `${capitalise(status.problem ?? `the agent ${status.name ?? ''} cannot be found`)}. Nothing runs and the task is untouched until the agent is back.`;
@@ -77,6 +79,16 @@ export function AgentTag({ status, fallbackName }: { status: TaskAgentStatus | n
  */
 export function AgentNotice({ status, id }: { status: TaskAgentStatus | null; id: string }) {
   const blocked = agentBlockReason(status);
+  if (blocked && status?.origin === 'none') {
+    // No agent to be unavailable: nothing Waystation has can run this task on. A note, not an alarm: it reads as it is.
+    return (
+      <section id={id} className="problems problems-warn agent-notice" role="note" aria-label="Cannot be resumed">
+        <p>
+          <strong>Nothing can resume this task here.</strong> {blocked}
+        </p>
+      </section>
+    );
+  }
   if (blocked) {
     return (
       <section id={id} className="problems problems-error agent-notice" role="alert" aria-label="Agent unavailable">

@@ -5,13 +5,14 @@ import { StoreContext, useAppStore } from '../store/app-store.js';
 import { titleWithCount, waitingCount, watchAttention } from '../store/attention-alerts.js';
 import { NotifyButton } from './notify-button.js';
 import { readOnlyReason } from '../store/read-only.js';
+import { actionBlockReason } from '../store/action-block.js';
 import type { Theme } from '../store/store-types.js';
 import { TaskList } from './task-list.js';
 import { TaskView } from './task-view.js';
 import { Notices } from './notices.js';
 import { StartTaskDialog } from './start-task-dialog.js';
 import { DirectoryControls } from './directory-controls.js';
-import { ConnectionStatus } from './connection-status.js';
+import { ConnectionNote, ConnectionStatus } from './connection-status.js';
 import { TrustPrompt } from './trust-prompt.js';
 import { useNarrowWindow } from './narrow-window.js';
 
@@ -82,6 +83,7 @@ export function App() {
             <TaskList />
             <main id="main-pane" className="main-pane" aria-label="Task details">
               {taskOpen && <BackToList />}
+              <ConnectionNote />
               <TaskView />
             </main>
           </>
@@ -117,13 +119,15 @@ function BackToList() {
 }
 
 function Toolbar() {
-  const { hasDirectory, busy, theme, agents, readOnly } = useAppStore(
+  const { hasDirectory, busy, theme, agents, readOnly, blocked } = useAppStore(
     useShallow((s) => ({
       hasDirectory: Boolean(s.directory?.root),
       busy: s.busy,
       theme: s.theme,
       agents: s.agents,
       readOnly: readOnlyReason(s.directory),
+      // Nothing starts while the host is out of reach either.
+      blocked: actionBlockReason(s),
     })),
   );
   const setTheme = useAppStore((s) => s.setTheme);
@@ -155,10 +159,8 @@ function Toolbar() {
       <button
         type="button"
         onClick={() => setStartDialogOpen(true)}
-        disabled={agents.length === 0 || !hasDirectory || readOnly !== null}
-        title={
-          !hasDirectory ? 'Open a checkpoint directory first' : (readOnly ?? (agents.length === 0 ? 'No agents available' : undefined))
-        }
+        disabled={agents.length === 0 || !hasDirectory || blocked !== null}
+        title={!hasDirectory ? 'Open a checkpoint directory first' : (blocked ?? (agents.length === 0 ? 'No agents available' : undefined))}
       >
         + New task
       </button>

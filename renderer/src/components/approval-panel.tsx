@@ -2,7 +2,7 @@
  * Human-confirmed mode: the resume plan a task is waiting on, with Approve
  * and Reject. Rejecting needs a reason, which is recorded with the decision.
  */
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { TaskAgentStatus } from '../../../shared/api/contract.js';
 import type { Checkpoint, PendingApproval, ResumePlan } from '../../../shared/checkpoint/schema.js';
@@ -38,13 +38,14 @@ function moduleLine(plan: ResumePlan, status: TaskAgentStatus | null | undefined
 export function ApprovalPanel({
   checkpoint,
   pending,
-  readOnly,
+  blocked,
   agentStatus = null,
   agentNoteId,
 }: {
   checkpoint: Checkpoint;
   pending: PendingApproval;
-  readOnly: boolean;
+  /** Why neither Approve nor Reject can be used now (the host out of reach, a read-only directory or task), or null. */
+  blocked: string | null;
   /** The task's agent as it stands now; an unavailable agent disables Approve. */
   agentStatus?: TaskAgentStatus | null;
   /** The id of the notice that explains the agent's state, read out as Approve's description. */
@@ -65,7 +66,11 @@ export function ApprovalPanel({
     return e ? `${e.type} · ${e.idempotency_key} (${e.status})` : id;
   };
   const busy = approving || rejecting;
+  const blockedNoteId = useId();
   const agentBlocked = agentBlockReason(agentStatus);
+  // A disabled button says why, in its title and in the note it is described by.
+  const approveBlocked = blocked ?? agentBlocked;
+  const approveDescribedBy = [blocked ? blockedNoteId : null, agentNoteId].filter(Boolean).join(' ') || undefined;
   const module = moduleLine(plan, agentStatus);
 
   return (
@@ -145,12 +150,17 @@ export function ApprovalPanel({
           </dl>
         </div>
         <div className="approval-actions">
+          {blocked && (
+            <p id={blockedNoteId} className="muted small approval-blocked" role="note">
+              {blocked}.
+            </p>
+          )}
           <button
             type="button"
             className="primary"
-            disabled={busy || readOnly || agentBlocked !== null}
-            aria-describedby={agentNoteId}
-            title={agentBlocked ?? undefined}
+            disabled={busy || approveBlocked !== null}
+            aria-describedby={approveDescribedBy}
+            title={approveBlocked ?? undefined}
             onClick={() => void approve(taskId)}
           >
             {approving ? 'Approving…' : 'Approve'}
@@ -177,7 +187,9 @@ export function ApprovalPanel({
             <button
               type="button"
               className="danger"
-              disabled={busy || readOnly}
+              disabled={busy || blocked !== null}
+              aria-describedby={blocked ? blockedNoteId : undefined}
+              title={blocked ?? undefined}
               onClick={() => {
                 if (!reason.trim()) {
                   setReasonError('A reason is required to reject a resume.');

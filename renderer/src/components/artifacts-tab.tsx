@@ -5,8 +5,10 @@ import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { useAppStore } from '../store/app-store.js';
 import { StatusBadge } from './status-badge.js';
 import { formatBytes } from './format.js';
+import { PathText } from './path-text.js';
 
-export function ArtifactsTab({ checkpoint }: { checkpoint: Checkpoint }) {
+/** `blocked`: why a verify cannot be asked for now (the host out of reach), or null. */
+export function ArtifactsTab({ checkpoint, blocked = null }: { checkpoint: Checkpoint; blocked?: string | null }) {
   const { report, state, error } = useAppStore(useShallow((s) => ({ report: s.verifyReport, state: s.verifyState, error: s.verifyError })));
   const verify = useAppStore((s) => s.verify);
   const checks = new Map((report?.artifacts ?? []).map((a) => [a.path, a]));
@@ -24,7 +26,13 @@ export function ArtifactsTab({ checkpoint }: { checkpoint: Checkpoint }) {
             : 'Not verified yet: compare the recorded hashes with the files on disk.'}
         </span>
         <span className="spacer" />
-        <button type="button" onClick={() => void verify()} disabled={state === 'loading'} aria-busy={state === 'loading'}>
+        <button
+          type="button"
+          onClick={() => void verify()}
+          disabled={state === 'loading' || blocked !== null}
+          title={blocked ?? undefined}
+          aria-busy={state === 'loading'}
+        >
           {state === 'loading' ? (
             <>
               <span className="spinner" aria-hidden="true" /> Verifying…
@@ -54,7 +62,8 @@ export function ArtifactsTab({ checkpoint }: { checkpoint: Checkpoint }) {
       {checkpoint.artifacts.length === 0 ? (
         <p className="empty-inline">No artifacts recorded: this task has not written any files yet.</p>
       ) : (
-        <table className="grid" aria-label="Artifacts">
+        // Words stay whole; a path breaks after its separators, the hash anywhere (path-text.tsx).
+        <table className="grid artifacts-table" aria-label="Artifacts">
           <thead>
             <tr>
               <th scope="col">Path</th>
@@ -70,16 +79,22 @@ export function ArtifactsTab({ checkpoint }: { checkpoint: Checkpoint }) {
               const check = checks.get(a.path);
               return (
                 <tr key={a.path}>
-                  <td className="mono">{a.path}</td>
+                  <td className="mono">
+                    <PathText text={a.path} />
+                  </td>
                   <td>{a.type}</td>
-                  <td className="mono">{a.step_id ?? '—'}</td>
-                  <td>{formatBytes(a.size)}</td>
-                  <td className="mono" title={a.sha256}>
+                  <td className="mono">{a.step_id ? <PathText text={a.step_id} /> : '—'}</td>
+                  <td className="nowrap">{formatBytes(a.size)}</td>
+                  <td className="mono hash" title={a.sha256}>
                     {a.sha256.slice(0, 12)}…
                   </td>
                   <td title={check?.message}>
                     <StatusBadge status={check?.status ?? 'unverified'} />
-                    {check && check.status !== 'ok' && <div className="muted small">{check.message}</div>}
+                    {check && check.status !== 'ok' && (
+                      <div className="muted small">
+                        <PathText text={check.message} />
+                      </div>
+                    )}
                   </td>
                 </tr>
               );

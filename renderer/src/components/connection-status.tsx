@@ -1,6 +1,7 @@
 /**
  * The toolbar's connection indicator: Live, Connecting…, or Disconnected with
- * a countdown to the next attempt, so a stopped host is never shown as live.
+ * a countdown to the next attempt, so a stopped host is never shown as live;
+ * and, over the task shown, what a lost connection means for it.
  */
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
@@ -51,4 +52,39 @@ function Countdown({ retryAt }: { retryAt: number }) {
   }, []);
   const seconds = Math.max(0, Math.ceil((retryAt - now) / 1000));
   return <Label text={seconds > 0 ? `Disconnected · retrying in ${seconds} s` : 'Disconnected · reconnecting…'} />;
+}
+
+/**
+ * Over the task pane while the host cannot be reached: the task shown is what
+ * was last read, its actions are disabled, and it is read again once the host
+ * is back (or, for a refused token, what to open instead). A refused page with
+ * no task open says so in the pane itself (task-view's NoSelection).
+ */
+export function ConnectionNote() {
+  const { connection, problem, taskOpen } = useAppStore(
+    useShallow((s) => ({ connection: s.connection, problem: s.connectionProblem, taskOpen: s.selectedTaskId !== null })),
+  );
+  if (connection === 'refused') {
+    if (!taskOpen) return null;
+    return (
+      <section className="connection-note" role="alert" aria-label="Connection to the host">
+        <p>
+          <strong>This page is not let in.</strong> The Waystation host refuses this page&apos;s token: it makes a new one each time it
+          starts, so open the URL it printed (with <code>?token=</code>). Nothing can be done from here until then.
+        </p>
+      </section>
+    );
+  }
+  if (connection !== 'offline') return null;
+  return (
+    <section className="connection-note" role="status" aria-label="Connection to the host">
+      <p>
+        <strong>Not connected to the Waystation host</strong>
+        {problem ? ` (${problem.reason})` : ''}: what is shown may be out of date.
+      </p>
+      {taskOpen && (
+        <p className="muted small">Its actions are disabled meanwhile; the open task is read again as soon as the host is back.</p>
+      )}
+    </section>
+  );
 }

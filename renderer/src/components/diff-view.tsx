@@ -7,16 +7,19 @@ import type { DiffResult } from '../../../shared/api/contract.js';
 import type { StructuredDiffEntry } from '../../../shared/diff/semantic-summary.js';
 import { StatusBadge } from './status-badge.js';
 import { ValueView, previewValue } from './json-view.js';
-import { formatCount, formatDuration } from './format.js';
+import { formatCount, formatDuration, stepNumber } from './format.js';
 import { LangGraphDiffWords } from './langgraph-diff-words.js';
 import { fillDirectory } from '../../../shared/checkpoint/fill-directory.js';
 
-/** `root`: the open directory, which the hints name as `<DIR>`; shown in its place, as the task view shows them. */
-export function DiffView({ diff, root = null }: { diff: DiffResult; root?: string | null }) {
+/**
+ * `root`: the open directory, which the hints name as `<DIR>`; shown in its place, as the task view shows them.
+ * `steps`: how many steps the task's plan has, so the current step reads as the plan numbers it (`step 3 of 4`).
+ */
+export function DiffView({ diff, root = null, steps = null }: { diff: DiffResult; root?: string | null; steps?: number | null }) {
   return (
     <div className="diff-view">
       {diff.langgraph && <LangGraphDiffWords change={diff.langgraph} a={diff.a} b={diff.b} />}
-      <SemanticSummary diff={diff} root={root} />
+      <SemanticSummary diff={diff} root={root} steps={steps} />
       <SideBySide entries={diff.entries} a={diff.a} b={diff.b} />
     </div>
   );
@@ -38,12 +41,17 @@ function signed(n: number, fmt: (n: number) => string): string {
   return n === 0 ? '±0' : `${n > 0 ? '+' : '−'}${fmt(Math.abs(n))}`;
 }
 
-function SemanticSummary({ diff, root }: { diff: DiffResult; root: string | null }) {
+function SemanticSummary({ diff, root, steps }: { diff: DiffResult; root: string | null; steps: number | null }) {
   const s = diff.summary;
   const items: { label: string; body: ReactNode }[] = [];
   if (s.status) items.push({ label: 'Status', body: <Move from={s.status.from} to={s.status.to} /> });
   if (s.phase) items.push({ label: 'Phase', body: <Move from={s.phase.from || '—'} to={s.phase.to || '—'} /> });
-  if (s.current_step) items.push({ label: 'Current step', body: <Move from={s.current_step.from} to={s.current_step.to} /> });
+  // current_step is an index from 0; the plan numbers its steps from 1.
+  if (s.current_step)
+    items.push({
+      label: 'Current step',
+      body: <Move from={stepNumber(s.current_step.from, steps)} to={stepNumber(s.current_step.to, steps)} />,
+    });
   if (s.step_transitions.length) {
     items.push({
       label: 'Step transitions',

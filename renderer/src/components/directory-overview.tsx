@@ -1,7 +1,7 @@
 /**
  * Above the task list: the open directory at a glance. Tasks by status (each
  * a filter), tokens and cost summed over the tasks, and the slowest steps,
- * each opening its task. The counts come from the list itself; the figures
+ * each opening its task at that step. The counts come from the list itself; the figures
  * from the store's overview (getOverview, asked again once changes settle).
  */
 import { useMemo } from 'react';
@@ -35,7 +35,7 @@ export function DirectoryOverview() {
     })),
   );
   const setFilter = useAppStore((s) => s.setFilter);
-  const selectTask = useAppStore((s) => s.selectTask);
+  const openStep = useAppStore((s) => s.openStep);
   const counts = useMemo(() => countByFilter(tasks), [tasks]);
 
   if (!root || tasks.length === 0) return null;
@@ -82,7 +82,7 @@ export function DirectoryOverview() {
                       type="button"
                       className="link overview-step"
                       title={`${s.task_id} · ${s.step_name} (${s.step_id}), ${s.status}`}
-                      onClick={() => selectTask(s.task_id)}
+                      onClick={() => openStep(s.task_id, s.step_id)}
                     >
                       <span className="overview-step-time">{formatDuration(s.elapsed_ms)}</span> {s.step_name}{' '}
                       <span className="muted">in {s.task_id}</span>

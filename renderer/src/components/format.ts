@@ -74,3 +74,13 @@ export function taskLabel(task: { task_id: string; task_name: string | null; age
   if (!task.task_name || task.task_name === task.agent_name) return task.task_id;
   return task.task_name;
 }
+
+/**
+ * A checkpoint's `current_step` (an index into the plan, from 0) as the plan
+ * numbers its steps, from 1: `step 3 of 4`; past the last step, `end of the
+ * plan`. `total` unknown: the number alone.
+ */
+export function stepNumber(index: number, total?: number | null): string {
+  if (total === undefined || total === null || total <= 0) return `step ${index + 1}`;
+  return index >= total ? 'end of the plan' : `step ${index + 1} of ${total}`;
+}

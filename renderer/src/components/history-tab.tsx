@@ -169,7 +169,13 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
             </p>
           )}
           {diff.state === 'idle' && diff.a !== null && diff.a === diff.b && <p className="muted">Pick two different versions.</p>}
-          {diff.result && diff.state !== 'error' && <DiffView diff={diff.result} root={directoryRoot} />}
+          {diff.result && diff.state !== 'error' && (
+            <DiffView
+              diff={diff.result}
+              root={directoryRoot}
+              steps={checkpoint ? checkpoint.total_steps || checkpoint.plan.length : null}
+            />
+          )}
         </div>
       </div>
     </div>

@@ -29,10 +29,10 @@ export function ImportConfirm({ detail, onConfirm, onCancel }: { detail: TaskDet
             : 'The task is handed to the built-in agent that recognises its format; when none does, nothing is written and the reason is shown.'}{' '}
           The {done} finished step{done === 1 ? '' : 's'} keep their results and are not run again; step names stay as recorded.
         </li>
-        {next && (
+        {next && cp && (
           <li>
-            The run continues at step <strong>{next.name || next.id}</strong>
-            {cp && ` (${cp.plan.indexOf(next) + 1} of ${cp.plan.length})`}.
+            {/* Not "at step NAME": a step's name often says "step" itself (the first article's are "step 3"). */}
+            The run continues at <strong>{next.name || next.id}</strong>, step {cp.plan.indexOf(next) + 1} of {cp.plan.length}.
           </li>
         )}
       </ul>

@@ -3,7 +3,7 @@
  * step the ways back: edit its result (the editor), or rerun from it (the
  * rerun's preview, rewind-dialog).
  */
-import { lazy, Suspense, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { Checkpoint, PlanStep } from '../../../shared/checkpoint/schema.js';
 import { useAppStore } from '../store/app-store.js';
@@ -17,7 +17,19 @@ import { stepEdits, type StepEdit } from '../store/step-edits.js';
 import { canRerunFrom, stepsAnEditReruns } from '../store/later-steps.js';
 import { StepCalls } from './step-calls.js';
 
-export function PlanTab({ checkpoint, readOnly }: { checkpoint: Checkpoint; readOnly: boolean }) {
+/**
+ * `interrupted`: nothing drives the task now (no runner, no live lease), so a step its checkpoint records as
+ * running was cut off there, and is shown so rather than as running.
+ */
+export function PlanTab({
+  checkpoint,
+  readOnly,
+  interrupted = false,
+}: {
+  checkpoint: Checkpoint;
+  readOnly: boolean;
+  interrupted?: boolean;
+}) {
   const history = useAppStore((s) => s.history);
   const edits = useMemo(() => stepEdits(checkpoint, history), [checkpoint, history]);
   // The version the editor was opened on: the value is chosen looking at it, and the edit is refused if the task moves on.
@@ -42,6 +54,7 @@ export function PlanTab({ checkpoint, readOnly }: { checkpoint: Checkpoint; read
           taskId={checkpoint.task_id}
           edit={edits.get(step.id) ?? null}
           checkpoint={checkpoint}
+          interrupted={interrupted}
         />
       ))}
     </ol>
@@ -63,9 +76,23 @@ interface RowProps {
   /** The last time a person edited this step's result, if one did. */
   edit: StepEdit | null;
   checkpoint: Checkpoint;
+  interrupted: boolean;
 }
 
-function StepRow({ step, index, current, version, editable, rerunnable, editingVersion, setEditing, taskId, edit, checkpoint }: RowProps) {
+function StepRow({
+  step,
+  index,
+  current,
+  version,
+  editable,
+  rerunnable,
+  editingVersion,
+  setEditing,
+  taskId,
+  edit,
+  checkpoint,
+  interrupted,
+}: RowProps) {
   const [open, setOpen] = useState(false);
   const [callsOpen, setCallsOpen] = useState(false);
   const callCount = (checkpoint.run.llm_calls ?? []).filter((c) => c.step_id === step.id).length;
@@ -77,6 +104,17 @@ function StepRow({ step, index, current, version, editable, rerunnable, editingV
     useShallow((s) => ({ result: s.stepResults[key], editResult: s.stepResults[editKey], busy: Boolean(s.busy[`edit:${taskId}`]) })),
   );
   const loadStepResult = useAppStore((s) => s.loadStepResult);
+  const focusHere = useAppStore((s) => s.stepFocus?.taskId === taskId && s.stepFocus.stepId === step.id);
+  const clearStepFocus = useAppStore((s) => s.clearStepFocus);
+  const row = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    // A link named this step (the overview's slowest steps): it is brought into view and takes the focus, once.
+    if (!focusHere || !row.current) return;
+    row.current.scrollIntoView?.({ block: 'center' });
+    row.current.focus();
+    clearStepFocus();
+  }, [focusHere, clearStepFocus]);
+  const cutOff = interrupted && step.status === 'running';
   const editStep = useAppStore((s) => s.editStep);
   const previewRewind = useAppStore((s) => s.previewRewind);
   const hasResult = step.result_ref != null || step.result !== undefined;
@@ -94,13 +132,25 @@ function StepRow({ step, index, current, version, editable, rerunnable, editingV
   };
 
   return (
-    <li className={`step status-${step.status}${current ? ' current' : ''}`} aria-current={current ? 'step' : undefined}>
+    <li
+      ref={row}
+      id={stepRowId(step.id)}
+      tabIndex={-1}
+      className={`step status-${cutOff ? 'interrupted' : step.status}${current ? ' current' : ''}`}
+      aria-current={current ? 'step' : undefined}
+    >
       <div className="step-marker" aria-hidden="true">
         {index + 1}
       </div>
       <div className="step-body">
         <div className="step-head">
-          <StatusBadge status={step.status} />
+          {cutOff ? (
+            <span title="Recorded as running when the run stopped: nothing drives the task now. Resume runs this step again.">
+              <StatusBadge status="interrupted" />
+            </span>
+          ) : (
+            <StatusBadge status={step.status} />
+          )}
           <span className="step-name">{step.name || step.id}</span>
           <span className="muted mono">{step.id}</span>
           {current && <span className="tag accent">current</span>}
@@ -214,3 +264,6 @@ function StepRow({ step, index, current, version, editable, rerunnable, editingV
     </li>
   );
 }
+
+/** The DOM id of a step's row: a link to a step finds it by this. */
+export const stepRowId = (stepId: string) => `plan-step-${stepId.replace(/[^A-Za-z0-9_-]/g, '_')}`;

@@ -27,6 +27,8 @@ const DISPLAY: Record<DisplayStatus, Look> = {
 const GENERIC: Record<string, Look> = {
   pending: { label: 'Pending', icon: '○', tone: 'muted' },
   running: DISPLAY.running,
+  // A step recorded running in a task nothing drives now: the run was cut off there.
+  interrupted: DISPLAY.interrupted,
   done: DISPLAY.done,
   failed: DISPLAY.failed,
   skipped: { label: 'Skipped', icon: '↷', tone: 'muted' },

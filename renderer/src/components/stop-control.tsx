@@ -11,8 +11,8 @@ import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import { useAppStore } from '../store/app-store.js';
 import { formatRelative, formatTime } from './format.js';
 
-/** Stop, then Force stop while the run has not stopped yet. */
-export function StopButton({ taskId }: { taskId: string }) {
+/** Stop, then Force stop while the run has not stopped yet; `blocked`: why it cannot be asked now (the host out of reach). */
+export function StopButton({ taskId, blocked = null }: { taskId: string; blocked?: string | null }) {
   const asked = useAppStore((s) => s.stopRequests[taskId] ?? null);
   const busy = useAppStore((s) => Boolean(s.busy[`stop:${taskId}`]));
   const stopTask = useAppStore((s) => s.stopTask);
@@ -31,13 +31,14 @@ export function StopButton({ taskId }: { taskId: string }) {
         <button
           type="button"
           className="danger"
-          disabled={busy}
+          disabled={busy || blocked !== null}
           aria-busy={busy}
           aria-describedby={asked ? noteId : undefined}
           title={
-            force
+            blocked ??
+            (force
               ? 'End the runner’s process now: a side effect in flight is recorded as uncertain and probed on resume'
-              : 'Stop at the next step or side effect: the task saves and can be resumed later'
+              : 'Stop at the next step or side effect: the task saves and can be resumed later')
           }
           onClick={() => void stopTask(taskId, force ? { force: true } : {})}
         >

@@ -5,9 +5,10 @@ import type { TaskDetail } from '../../../shared/api/contract.js';
 import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
 import { useAppStore } from '../store/app-store.js';
 import { NOTHING_TO_START, readOnlyReason } from '../store/read-only.js';
+import { hostUnreachableReason } from '../store/action-block.js';
 import type { TabId } from '../store/store-types.js';
 import { StatusBadge, TaskStatusBadge } from './status-badge.js';
-import { currentFailures } from '../store/current-failures.js';
+import { currentFailures, hasStandingErrors } from '../store/current-failures.js';
 import { fillDirectory } from '../../../shared/checkpoint/fill-directory.js';
 import { Tabs, type TabDef } from './tabs.js';
 import { PlanTab } from './plan-tab.js';
@@ -126,6 +127,8 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
   const setTab = useAppStore((s) => s.setTab);
   const resume = useAppStore((s) => s.resume);
   const directoryReadOnly = useAppStore((s) => readOnlyReason(s.directory));
+  // The host out of reach: what is shown is what was last read, and nothing can be done to it until it is back.
+  const hostBlocked = useAppStore((s) => hostUnreachableReason(s));
   const directoryRoot = useAppStore((s) => s.directory?.root ?? null);
   const viewVersion = useAppStore((s) => s.viewVersion);
   const cp = detail.checkpoint;
@@ -147,6 +150,13 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
   // Going back writes: never from an older version's view of the header, a read-only directory, or a file of another format.
   const writable = cp !== null && !detail.read_only && directoryReadOnly === null;
   const canStop = writable && !viewingOld && running;
+  // Why Approve and Reject cannot be used, said beside them: the host, the directory, or the task's own format.
+  const approvalBlocked =
+    hostBlocked ??
+    directoryReadOnly ??
+    (detail.read_only ? `This task is read as it is from a file in the ${summary.format} format: nothing in it is changed here` : null);
+  // A step recorded running is not running when nothing drives the task: the run was cut off there.
+  const stepsInterrupted = !viewingOld && !running;
   const agent = detail.agent_status;
   // The agent notice matters only where a resume or an approval is on offer; a done task's old module is history.
   const showAgentNotice = !viewingOld && cp !== null && (RESUMABLE.has(status) || pending !== null);
@@ -169,7 +179,8 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
           count: cp.side_effects.length,
           alert: cp.side_effects.some((e) => e.status === 'uncertain'),
         },
-        { id: 'errors', label: 'Errors', count: errorCount, alert: errorCount > 0 },
+        // Errors of earlier attempts the task got past are counted, not raised as an alarm.
+        { id: 'errors', label: 'Errors', count: errorCount, alert: hasStandingErrors(cp) },
         { id: 'run', label: 'Run' },
         { id: 'messages', label: 'Messages', count: messageCount || undefined },
         { id: 'history', label: 'History', count: historyReady ? history.length : undefined },
@@ -190,15 +201,15 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
           {viewingOld && cp ? <StatusBadge status={cp.status} /> : <TaskStatusBadge status={status} />}
           <span className="spacer" />
           <LangGraphEditState detail={detail} />
-          {canStop && <StopButton taskId={taskId} />}
+          {canStop && <StopButton taskId={taskId} blocked={hostBlocked} />}
           {canResume && (
             <button
               type="button"
               className="primary"
-              disabled={resuming || agentBlocked !== null || directoryReadOnly !== null}
+              disabled={resuming || agentBlocked !== null || directoryReadOnly !== null || hostBlocked !== null}
               aria-busy={resuming}
               aria-describedby={agentNoticed ? agentNoteId : undefined}
-              title={directoryReadOnly ?? agentBlocked ?? undefined}
+              title={hostBlocked ?? directoryReadOnly ?? agentBlocked ?? undefined}
               aria-expanded={resumeImports(detail) ? confirmingImport : undefined}
               onClick={() => (resumeImports(detail) ? setConfirmingImport(true) : void resume(taskId))}
             >
@@ -221,7 +232,8 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
               type="button"
               className="link"
               aria-haspopup="dialog"
-              title={`Fork a new task from version ${detail.version}`}
+              disabled={hostBlocked !== null}
+              title={hostBlocked ?? `Fork a new task from version ${detail.version}`}
               onClick={() => setForking(detail.version)}
             >
               Fork from this version…
@@ -310,7 +322,7 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
             <ApprovalPanel
               checkpoint={cp}
               pending={pending}
-              readOnly={detail.read_only || directoryReadOnly !== null}
+              blocked={approvalBlocked}
               agentStatus={agent}
               agentNoteId={agentNoticed ? agentNoteId : undefined}
             />
@@ -324,14 +336,18 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
           </section>
           <Tabs tabs={tabs} active={tab} onChange={setTab} label="Task sections">
             {tab === 'plan' && (
-              <PlanTab checkpoint={cp} readOnly={detail.read_only || viewingOld || directoryReadOnly !== null || running} />
+              <PlanTab
+                checkpoint={cp}
+                readOnly={detail.read_only || viewingOld || directoryReadOnly !== null || hostBlocked !== null || running}
+                interrupted={stepsInterrupted}
+              />
             )}
-            {tab === 'artifacts' && <ArtifactsTab checkpoint={cp} />}
+            {tab === 'artifacts' && <ArtifactsTab checkpoint={cp} blocked={hostBlocked} />}
             {tab === 'effects' && <EffectsTab checkpoint={cp} />}
             {tab === 'errors' && <ErrorsTab checkpoint={cp} />}
             {tab === 'run' && <RunTab checkpoint={cp} />}
             {tab === 'messages' && <MessagesTab />}
-            {tab === 'history' && <HistoryTab onFork={writable ? setForking : null} />}
+            {tab === 'history' && <HistoryTab onFork={writable && hostBlocked === null ? setForking : null} />}
             {tab === 'events' && <EventsTab taskId={taskId} />}
           </Tabs>
         </>

@@ -9,9 +9,9 @@ import type { WaystationApi } from '../../../shared/api/contract.js';
 import type { TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import { errorText } from './error-text.js';
 import { describeTaskEvent } from './activity-text.js';
+import { withActivity } from './activity-log.js';
 import { firstScreenRows } from './tasks-slice.js';
 
-const ACTIVITY_LIMIT = 200;
 // Bursts of events (a runner writing versions, a watcher replaying a folder)
 // collapse into one update of the list and one reload of the open task.
 const COALESCE_MS = 120;
@@ -29,6 +29,9 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
   let rows = new Map<string, TaskSummary>();
   // The first load under way, until dispose: init is asked for twice (see ConnectionSlice.init).
   let starting: Promise<void> | null = null;
+  // Counts the host's numberings of its events: a host started again numbers from 1 again (it says resync), and
+  // a runner's line under an id already seen is a new line, not a replay.
+  let numbering = 0;
 
   return (set, get) => {
     const flush = () => {
@@ -53,14 +56,18 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
       if (row) rows.set(row.task_id, row);
       if (!timer) timer = setTimeout(flush, COALESCE_MS);
     };
-    const versionListed = (taskId: string, version: number) =>
-      (get().activity[taskId] ?? []).some((e) => e.kind === 'version' && e.text === `version ${version} written`);
-    const appendActivity = (taskId: string, entry: ActivityEntry) => {
+    const addActivity = (taskId: string, entry: ActivityEntry) => {
       const current = get().activity[taskId] ?? [];
-      if (current.some((e) => e.id === entry.id)) return;
-      const next = [...current, entry].slice(-ACTIVITY_LIMIT);
-      set({ activity: { ...get().activity, [taskId]: next } });
+      const next = withActivity(current, entry);
+      if (next !== current) set({ activity: { ...get().activity, [taskId]: [...next] } });
     };
+    // A version is listed once, whether the host's change or the task's log told of it first.
+    const versionEntry = (version: number, at: string): ActivityEntry => ({
+      key: `version:${version}`,
+      at,
+      kind: 'version',
+      text: `version ${version} written`,
+    });
 
     const start = async () => {
       unsubscribe?.();
@@ -141,9 +148,11 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
         switch (event.type) {
           case 'task-changed':
           case 'task-removed':
-            // The watcher and the runner may both report one version: it is listed once.
-            if (event.type === 'task-changed' && event.version !== null && !versionListed(event.taskId, event.version)) {
-              appendActivity(event.taskId, { id: event.id, at, kind: 'version', text: `version ${event.version} written` });
+            // The newest version of the watcher's batch (the task's log tells of each one, with its time). The row
+            // sent along, when it is of that version, says when it was written.
+            if (event.type === 'task-changed' && event.version !== null) {
+              const written = event.summary?.version === event.version ? event.summary.updated_at : null;
+              addActivity(event.taskId, versionEntry(event.version, written ?? at));
             }
             // A row sent with the change replaces that row; a task removed, or a change without one, relists.
             if (event.type === 'task-changed' && event.summary) schedule(false, event.taskId === selected, event.summary);
@@ -158,6 +167,8 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
             schedule(true, true);
             break;
           case 'resync':
+            // The ids after it are another numbering (a host started again): they say nothing of the ones before.
+            numbering++;
             void get().reloadDirectory();
             schedule(true, true);
             break;
@@ -167,8 +178,8 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
             break;
           case 'runner':
             if (event.state === 'output' && !event.detail.trim()) break;
-            appendActivity(event.taskId, {
-              id: event.id,
+            addActivity(event.taskId, {
+              key: `runner:${numbering}:${event.id}`,
               at,
               kind: 'runner',
               text: event.state === 'output' ? event.detail : `Runner ${event.state}${event.detail ? `: ${event.detail}` : ''}`,
@@ -188,9 +199,15 @@ export function createConnectionSlice(api: WaystationApi): Slice<ConnectionSlice
           case 'task-event': {
             const e = event.event;
             if (event.taskId === selected && get().events.taskId === selected) void get().loadEvents();
-            // The host already reports new versions as task-changed, and runners as runner events; listing them twice is noise.
-            if (e.type === 'version' || e.type === 'runner') break;
-            appendActivity(event.taskId, { id: event.id, at: e.at || at, kind: 'event', text: describeTaskEvent(e) });
+            // Runners are reported as runner events, with their output; listing them twice is noise.
+            if (e.type === 'runner') break;
+            // Every version the log records, with the time it was written: a watcher batch that passed over some
+            // announces only its newest as task-changed.
+            if (e.type === 'version') {
+              if (e.version !== undefined) addActivity(event.taskId, versionEntry(e.version, e.at || at));
+              break;
+            }
+            addActivity(event.taskId, { key: `event:${e.id}:${e.at}`, at: e.at || at, kind: 'event', text: describeTaskEvent(e) });
             break;
           }
         }

@@ -2,8 +2,11 @@
  * Failures a checkpoint shows but its error log may not hold yet: a step that
  * failed records its error on the step, and the log gets an entry only once a
  * runtime or a person writes one. The Errors tab shows both.
+ *
+ * The log keeps every error of every attempt; one that a later attempt got past
+ * is history, not a failure standing now, and is not shown as one.
  */
-import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
+import type { Checkpoint, RecordedError } from '../../../shared/checkpoint/schema.js';
 
 export interface CurrentFailure {
   step_id: string;
@@ -25,4 +28,19 @@ export function currentFailures(cp: Checkpoint): CurrentFailure[] {
       message: s.error!.message,
       at: s.finished_at ?? null,
     }));
+}
+
+/**
+ * Whether a recorded error is behind the task: a fix was recorded for it, the
+ * step it names has since finished, or the whole task is done.
+ */
+export function isRecovered(cp: Checkpoint, e: RecordedError): boolean {
+  if (cp.status === 'done' || e.fix) return true;
+  const step = e.step_id ? cp.plan.find((s) => s.id === e.step_id) : undefined;
+  return step !== undefined && (step.status === 'done' || step.status === 'skipped');
+}
+
+/** Whether anything in the Errors tab stands now: a failed step, or a recorded error no later attempt got past. */
+export function hasStandingErrors(cp: Checkpoint): boolean {
+  return currentFailures(cp).length > 0 || cp.errors.some((e) => !isRecovered(cp, e));
 }

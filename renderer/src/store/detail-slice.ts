@@ -41,6 +41,8 @@ export const createDetailSlice: Slice<DetailSlice> = (set, get) => {
       if (taskId === get().selectedTaskId) return;
       get().clearDiff();
       get().clearFeeds();
+      // A step a link asked to show belongs to the task it named (openStep names it again after this).
+      get().clearStepFocus();
       if (waitTimer) clearTimeout(waitTimer);
       waitTimer = null;
       waitingFor = opts.expectNew && taskId ? { taskId, until: Date.now() + WAIT_FOR_NEW_MS, delay: 250 } : null;

@@ -188,8 +188,13 @@ export interface Notice {
 }
 
 export interface ActivityEntry {
-  /** The host event id, so a replayed event is not listed twice. */
-  id: number;
+  /**
+   * What the entry is, so it is listed once however it arrives: `version:N` for a version (the host's change and
+   * the task's own log both report it), `event:ID:AT` for a line of the task's log, and the host's event id for a
+   * runner's, within one run of the host (its numbering starts again when it does; see activity-log.ts).
+   */
+  key: string;
+  /** When it happened: the time the task's log or checkpoint records, else when the page heard of it. */
   at: string;
   text: string;
   kind: 'runner' | 'event' | 'version';
@@ -276,9 +281,15 @@ export interface UiSlice {
   theme: Theme;
   tab: TabId;
   startDialogOpen: boolean;
+  /** A step to bring into view and focus once its task's plan shows it (a link named it); null when none. */
+  stepFocus: { taskId: string; stepId: string } | null;
   setTheme(theme: Theme): void;
   setTab(tab: TabId): void;
   setStartDialogOpen(open: boolean): void;
+  /** Open a task at one of its steps: its Plan tab, with that step in view and focused. */
+  openStep(taskId: string, stepId: string): void;
+  /** The step asked for is in view: forget it, so a later render does not take the focus again. */
+  clearStepFocus(): void;
 }
 
 export type Store = ConnectionSlice &

@@ -13,10 +13,11 @@ function storedTheme(): Theme {
 }
 
 /** View state that is the user's, not the host's: theme, tab, dialogs. */
-export const createUiSlice: Slice<UiSlice> = (set) => ({
+export const createUiSlice: Slice<UiSlice> = (set, get) => ({
   theme: storedTheme(),
   tab: 'plan',
   startDialogOpen: false,
+  stepFocus: null,
   setTheme(theme) {
     try {
       globalThis.localStorage?.setItem(THEME_KEY, theme);
@@ -30,5 +31,13 @@ export const createUiSlice: Slice<UiSlice> = (set) => ({
   },
   setStartDialogOpen(open) {
     set({ startDialogOpen: open });
+  },
+  openStep(taskId, stepId) {
+    // A step is found in the Plan tab, whichever tab was last used.
+    get().selectTask(taskId);
+    set({ tab: 'plan', stepFocus: { taskId, stepId } });
+  },
+  clearStepFocus() {
+    if (get().stepFocus) set({ stepFocus: null });
   },
 });

@@ -213,6 +213,14 @@ describe('waystation diff', () => {
     expect((await run(['diff', mixed, 'report', '3', '3', '--exit-code'])).code).toBe(0);
     expect((await run(['diff', mixed, 'report', '1', '7'])).code).toBe(2);
   });
+
+  it('numbers the current step from 1, as the plan does, and says when it moved past the last step', async () => {
+    // current_step is 0, then 1, then 2 (an index): the plan's steps 1 and 2, then past its end.
+    expect((await run(['diff', mixed, 'report', '1', '2'])).stdout).toMatch(/^ {2}step {5}1 of 2 → 2 of 2$/m);
+    expect((await run(['diff', mixed, 'report', '2', '3'])).stdout).toMatch(/^ {2}step {5}2 of 2 → end of the plan$/m);
+    // --json keeps the checkpoint's own field, as the format defines it.
+    expect(JSON.parse((await run(['diff', mixed, 'report', '1', '2', '--json'])).stdout).summary.current_step).toEqual({ from: 0, to: 1 });
+  });
 });
 
 describe('waystation verify', () => {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ActionResult, HostEvent } from '../../../shared/api/contract.js';
 import { ApiError } from '../../../shared/api/api-error.js';
 import { CURRENT_SCHEMA_VERSION, type CheckpointInput } from '../../../shared/checkpoint/schema.js';
+import { FIRST_ARTICLE_TASK_JSON, SECOND_ARTICLE_CHECKPOINT_JSON } from '../../../shared/checkpoint/article-samples.js';
 import { runCli } from '../../../electron/cli/main.js';
 import { HostService, type HostRunner, type RunnerEvent } from '../../../electron/host/host-service.js';
 import { openStore } from '../../../electron/store/directory-store.js';
@@ -206,6 +207,29 @@ describe('reading through the host service', () => {
     });
   });
 
+  it('lists a task as drifted once a full verify found it, as its task view shows it, with the row sent along', async () => {
+    await withOutsideArtifact(async (file) => {
+      await startService();
+      await fs.writeFile(file, 'AS RECORDED');
+      const row = async () => (await service.listTasks()).find((t) => t.task_id === 'v1')!.display_status;
+      // Same size: the list's stat cannot see it, until a verify has.
+      expect(await row()).toBe('done');
+      expect((await service.verifyTask({ taskId: 'v1' })).drift).toBe(true);
+      expect((await service.getTask({ taskId: 'v1' })).summary.display_status).toBe('drifted');
+      expect(await row()).toBe('drifted');
+      expect((await service.listTasks({ limit: 10 })).find((t) => t.task_id === 'v1')?.display_status).toBe('drifted');
+      // The change carries the row: a window replaces it without listing every task again.
+      const announced = events.filter((e) => e.type === 'task-changed' && e.taskId === 'v1');
+      expect(announced.at(-1)).toMatchObject({ version: null, summary: { task_id: 'v1', display_status: 'drifted' } });
+
+      await fs.writeFile(file, 'as recorded');
+      expect((await service.verifyTask({ taskId: 'v1' })).drift).toBe(false);
+      expect(await row()).toBe('done');
+      const cleared = events.filter((e) => e.type === 'task-changed' && e.taskId === 'v1').at(-1);
+      expect(cleared).toMatchObject({ version: null, summary: { task_id: 'v1', display_status: 'done' } });
+    });
+  });
+
   it('does not show the drift a full verify found of a task on another task written under its name', async () => {
     await withOutsideArtifact(async (file) => {
       await startService();
@@ -220,6 +244,22 @@ describe('reading through the host service', () => {
       expect(detail.summary.phase).toBe('another task');
       expect(detail.summary.display_status).toBe('done');
     });
+  });
+
+  it('says beforehand that nothing can resume a legacy task no built-in agent recognises, and not of one that one does', async () => {
+    // The demo's two article files: the first article's four-step task is checkpoint-demo's, the second's no agent's.
+    await fs.writeFile(path.join(root, 'legacy-task-001.json'), JSON.stringify({ ...FIRST_ARTICLE_TASK_JSON, task_id: 'legacy-task-001' }));
+    await fs.mkdir(path.join(root, 'article-two'));
+    await fs.writeFile(
+      path.join(root, 'article-two', 'checkpoint.json'),
+      JSON.stringify({ ...SECOND_ARTICLE_CHECKPOINT_JSON, artifacts: [] }),
+    );
+    await startService();
+    const unknown = (await service.getTask({ taskId: 'article-two' })).agent_status;
+    expect(unknown).toMatchObject({ origin: 'none', available: false });
+    expect(unknown?.problem).toMatch(/no agent Waystation has recognises this task \(article-checkpoint-json format\)/);
+    const adopted = (await service.getTask({ taskId: 'legacy-task-001' })).agent_status;
+    expect(adopted).toEqual({ name: null, origin: 'none', available: false });
   });
 
   it('answers not-found for a missing task, version or step', async () => {
