@@ -20,6 +20,7 @@ import path from 'node:path';
 import { ServiceError } from '../../shared/api/error-codes.js';
 import { writeFileAtomic } from '../store/atomic-file.js';
 import { nodeFs } from '../store/store-fs.js';
+import { isPostgresUrl } from '../store/postgres/redact-url.js';
 import { AGENTS_CONFIG_FILE, readAgentsConfig } from './agent-catalog.js';
 import { isModuleSpecifier } from './agent-loader.js';
 import { hashCodeFile } from './code-file-hash.js';
@@ -86,6 +87,10 @@ export async function registeredCode(root: string): Promise<{ agents: Registered
 
 /** The realpath of a directory, or its resolved path when it cannot be resolved (it does not exist yet). */
 export async function trustKey(dir: string): Promise<string> {
+  // Trust is of a folder, whose code runs: a database's runs from the folder the command runs in (its store's
+  // artifactRoot). A URL taken for a path named a folder that does not exist, held nothing, and was trusted, its
+  // password written into the trust file: refused here, whoever asks.
+  if (isPostgresUrl(dir)) throw new Error("trust is of the folder code runs from (a store's artifactRoot), not of a database URL");
   const resolved = path.resolve(dir);
   return fs.realpath(resolved).catch(() => resolved);
 }

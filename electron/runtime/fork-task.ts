@@ -40,7 +40,7 @@ function forkId(parentId: string, version: number): string {
 /** Read the version a fork starts from, refusing what cannot be forked with a sentence that says why. */
 async function readParent(env: OperationEnv, parentId: string, version: number): Promise<Checkpoint> {
   const entry = await env.store.getTask(parentId);
-  if (!entry) throw new OperationError('not-found', `there is no task "${parentId}" in ${env.root}; nothing was written`);
+  if (!entry) throw new OperationError('not-found', `there is no task "${parentId}" in ${env.store.root}; nothing was written`);
   if (entry.format !== 'waystation') {
     throw new OperationError(
       'read-only',
@@ -79,7 +79,7 @@ export async function forkTask(env: OperationEnv, parentId: string, version: num
   // A fork (or start) interrupted before its first version was written left only a folder: forking again takes its place.
   const existing = await env.store.getTask(taskId);
   if (existing && !isUnfinishedCreate(existing))
-    throw new OperationError('exists', `task ${taskId} already exists in ${env.root}; nothing was written`);
+    throw new OperationError('exists', `task ${taskId} already exists in ${env.store.root}; nothing was written`);
   const cp = await readParent(env, parentId, version);
   const actor = req.actor ?? defaultActor(env);
   const at = new Date().toISOString();

@@ -51,7 +51,7 @@ async function until(test: () => Promise<boolean>, ms: number): Promise<boolean>
 export async function stopTask(env: OperationEnv, taskId: string, opts: StopRequestOptions = {}): Promise<StopOutcome> {
   const by = opts.actor ?? defaultActor(env);
   const entry = await env.store.getTask(taskId);
-  if (!entry) throw new OperationError('not-found', `there is no task "${taskId}" in ${env.root}; nothing was written`);
+  if (!entry) throw new OperationError('not-found', `there is no task "${taskId}" in ${env.store.root}; nothing was written`);
   const cp = entry.checkpoint;
   if (!cp || entry.format !== 'waystation') {
     throw new OperationError('read-only', `task ${taskId} (${entry.location}) is not a task a runner drives; nothing was written`);

@@ -351,7 +351,7 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
   }
   const existing = await env.store.getTask(taskId);
   if (existing && !isUnfinishedCreate(existing))
-    throw new OperationError('exists', `task ${taskId} already exists in ${env.root}; resume it instead`);
+    throw new OperationError('exists', `task ${taskId} already exists in ${env.store.root}; resume it instead`);
   const planEnv = { taskId, rootDir: env.root, baseDir: req.optionsBase ?? process.cwd(), confined: req.confined === true };
   const options = (
     agent.resolveOptions ? await fromAgent(env, agent, 'resolveOptions', () => agent.resolveOptions!(parsed.data, planEnv)) : parsed.data

@@ -19,8 +19,13 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'print the outcome as JSON')
     .addHelpText('after', RUN_EXIT_HELP);
   addTrustOption(command).action(async (dir: string, taskId: string, opts: { by?: string; json?: boolean; trust?: boolean }) => {
-    const { root } = await requireTask(ctx, dir, taskId);
-    await requireTrust(ctx, root, { trust: opts.trust, command: 'approve', extra: [`task ${taskId}, resumed with its agent`] });
+    const { root, store } = await requireTask(ctx, dir, taskId);
+    // The code that runs lives in the artifact folder: the directory itself, or for a database the folder the command runs in.
+    await requireTrust(ctx, store.artifactRoot, {
+      trust: opts.trust,
+      command: 'approve',
+      extra: [`task ${taskId}, resumed with its agent`],
+    });
     const runner = cliRunner(ctx, root, opts.by);
     streamRunner(ctx, runner, Boolean(opts.json));
     reportOutcome(ctx, dir, await stoppableRun(ctx, runner, () => runner.approve(taskId)), Boolean(opts.json));

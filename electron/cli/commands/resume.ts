@@ -43,8 +43,13 @@ export function register(program: Command, ctx: CliContext): void {
         trust?: boolean;
       },
     ) => {
-      const { root } = await requireTask(ctx, dir, taskId);
-      await requireTrust(ctx, root, { trust: opts.trust, command: 'resume', extra: [`task ${taskId}, resumed with its agent`] });
+      const { root, store } = await requireTask(ctx, dir, taskId);
+      // The code that runs lives in the artifact folder: the directory itself, or for a database the folder the command runs in.
+      await requireTrust(ctx, store.artifactRoot, {
+        trust: opts.trust,
+        command: 'resume',
+        extra: [`task ${taskId}, resumed with its agent`],
+      });
       const settle: Record<string, boolean> = {};
       for (const k of opts.effectHappened ?? []) settle[k] = true;
       for (const k of opts.effectNotHappened ?? []) settle[k] = false;
