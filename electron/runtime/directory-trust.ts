@@ -146,12 +146,24 @@ async function readTrustStore(file: string): Promise<TrustStoreFile> {
     const doc = JSON.parse(text) as Partial<TrustStoreFile>;
     if (doc?.format !== 'waystation-trust' || typeof doc.directories !== 'object' || doc.directories === null)
       throw new Error('not a trust store');
-    return { format: 'waystation-trust', directories: doc.directories };
+    const directories = { ...doc.directories };
+    const urls = Object.keys(directories).filter((key) => TAKEN_FOR_A_PATH.test(key));
+    if (urls.length === 0) return { format: 'waystation-trust', directories };
+    // Entries an earlier build wrote for a database URL taken for a folder (resume and approve of a database's
+    // task did): no folder, and a password kept in clear. Dropped, and the file rewritten without them now, as a
+    // read that finds a secret it must not hold.
+    for (const key of urls) delete directories[key];
+    const cleaned: TrustStoreFile = { format: 'waystation-trust', directories };
+    await writeFileAtomic(nodeFs, file, `${JSON.stringify(cleaned, null, 2)}\n`).catch(() => undefined);
+    return cleaned;
   } catch {
     // A damaged store trusts nothing: every directory asks again, and trusting one writes a fresh store.
     return empty;
   }
 }
+
+/** A `postgres://` or `postgresql://` URL resolved as a path (`/cwd/postgres:/user:password@host/db`). */
+const TAKEN_FOR_A_PATH = /(^|[\\/])postgres(ql)?:[\\/][^\\/]/;
 
 function matches(record: TrustRecord | undefined, print: TrustFingerprint): boolean {
   if (!record || typeof record.files !== 'object' || record.files === null) return false;

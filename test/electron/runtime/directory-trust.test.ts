@@ -88,6 +88,19 @@ describe('the trust store', () => {
     expect(await isTrusted(root, env)).toBe(false);
   });
 
+  it('never takes a database URL for a folder, and drops such entries an earlier build wrote, password and all', async () => {
+    await expect(trustDirectory('postgres://me:s3cret@127.0.0.1/db', env)).rejects.toThrow('not of a database URL');
+    await trustDirectory(root, env);
+    const file = env.WAYSTATION_TRUST_FILE!;
+    const doc = JSON.parse(await fs.readFile(file, 'utf8')) as { directories: Record<string, unknown> };
+    doc.directories[path.join(tmp, 'postgres:/me:s3cret@127.0.0.1:5432/db')] = { trusted_at: 'then', files: {} };
+    await fs.writeFile(file, JSON.stringify(doc));
+    expect(await isTrusted(root, env)).toBe(true);
+    const after = await fs.readFile(file, 'utf8');
+    expect(after).not.toContain('s3cret');
+    expect(Object.keys((JSON.parse(after) as { directories: object }).directories)).toEqual([root]);
+  });
+
   it('trusts nothing when its file is damaged, and is rewritten whole by the next trust', async () => {
     await fs.writeFile(env.WAYSTATION_TRUST_FILE!, '{ not json');
     expect(await isTrusted(root, env)).toBe(false);
