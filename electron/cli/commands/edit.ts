@@ -8,7 +8,7 @@
 import { promises as fs } from 'node:fs';
 import type { Command } from 'commander';
 import { requireTask, UsageError, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
-import { cliRunner, reportOutcome, RUN_EXIT_HELP } from './run.js';
+import { cliRunner, OPERATION_EXIT_HELP, reportOutcome } from './run.js';
 
 function parseJson(text: string, where: string): unknown {
   try {
@@ -36,7 +36,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--by <NAME>', 'who edits (default: $USER)')
     .option('--json', 'print the outcome as JSON')
-    .addHelpText('after', RUN_EXIT_HELP)
+    .addHelpText('after', OPERATION_EXIT_HELP)
     .action(
       async (
         dir: string,

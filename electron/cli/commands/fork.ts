@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { parseVersion, requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
-import { cliRunner, reportOutcome, RUN_EXIT_HELP } from './run.js';
+import { cliRunner, OPERATION_EXIT_HELP, reportOutcome } from './run.js';
 
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -18,7 +18,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--reason <TEXT>', 'why (recorded)')
     .option('--by <NAME>', 'who forks (default: $USER)')
     .option('--json', 'print the outcome as JSON')
-    .addHelpText('after', RUN_EXIT_HELP)
+    .addHelpText('after', OPERATION_EXIT_HELP)
     .action(
       async (dir: string, taskId: string, versionText: string, opts: { task?: string; reason?: string; by?: string; json?: boolean }) => {
         const { root, entry } = await requireTask(ctx, dir, taskId);

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
-import { cliRunner, reportOutcome, RUN_EXIT_HELP } from './run.js';
+import { cliRunner, OPERATION_EXIT_HELP, reportOutcome } from './run.js';
 
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -15,7 +15,7 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--reason <TEXT>', 'why the plan is rejected (recorded)')
     .option('--by <NAME>', 'who rejects (default: $USER)')
     .option('--json', 'print the outcome as JSON')
-    .addHelpText('after', RUN_EXIT_HELP)
+    .addHelpText('after', OPERATION_EXIT_HELP)
     .action(async (dir: string, taskId: string, opts: { reason: string; by?: string; json?: boolean }) => {
       const { root } = await requireTask(ctx, dir, taskId);
       reportOutcome(ctx, dir, await cliRunner(ctx, root, opts.by).reject(taskId, opts.reason), Boolean(opts.json));

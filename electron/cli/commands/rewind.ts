@@ -12,7 +12,7 @@ import { shellWord } from '../../../shared/checkpoint/fill-directory.js';
 import { formatJson } from '../output.js';
 import { OperationError } from '../../runtime/task-operations.js';
 import { describeRewind, planRewind } from '../../runtime/rewind-task.js';
-import { cliRunner, reportOutcome, RUN_EXIT_HELP } from './run.js';
+import { cliRunner, OPERATION_EXIT_HELP, reportOutcome } from './run.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -28,7 +28,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--reason <TEXT>', 'why (recorded)')
     .option('--by <NAME>', 'who rewinds (default: $USER)')
     .option('--json', 'print the plan or the outcome as JSON')
-    .addHelpText('after', RUN_EXIT_HELP)
+    .addHelpText('after', OPERATION_EXIT_HELP)
     .action(
       async (
         dir: string,

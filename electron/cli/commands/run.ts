@@ -37,6 +37,15 @@ Exit status:
   8  a person stopped the run (waystation stop, or Ctrl-C here: the run stops at its next step
      or effect, a second Ctrl-C ends it now); the task is interrupted and can be resumed`;
 
+/** The exit codes of the commands that write a version in this process and run no agent (edit, reject, stop, fork, rewind). */
+export const OPERATION_EXIT_HELP = `
+Exit status:
+  0  written (stop: the run stopped, was asked to, or the stop was recorded)
+  1  the store could not be written (a disk or database error); the message says what was left as it was
+  2  bad input: unknown task, step or version, invalid value or options, a task this build must not write;
+     nothing was written
+  6  another runner holds the task's lease (stop: it runs on another machine); nothing was written`;
+
 /** Parse `--name value`, `--name=value` and bare `--flag` into agent options. */
 export function parseAgentOptions(args: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};

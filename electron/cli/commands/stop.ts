@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import { requireTask, UsageError, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
-import { cliRunner, reportOutcome, RUN_EXIT_HELP } from './run.js';
+import { cliRunner, OPERATION_EXIT_HELP, reportOutcome } from './run.js';
 
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -20,7 +20,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--wait <SECONDS>', 'how long to wait for the run to stop before ending its process (0: ask and return)', '30')
     .option('--force', "end the runner's process now (an effect in flight is probed on resume)")
     .option('--json', 'print the outcome as JSON')
-    .addHelpText('after', RUN_EXIT_HELP)
+    .addHelpText('after', OPERATION_EXIT_HELP)
     .action(async (dir: string, taskId: string, opts: { reason?: string; by?: string; wait: string; force?: boolean; json?: boolean }) => {
       const seconds = Number(opts.wait);
       if (!/^\d+(\.\d+)?$/.test(opts.wait) || !Number.isFinite(seconds))

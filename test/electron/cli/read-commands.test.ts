@@ -259,4 +259,14 @@ describe('usage errors', () => {
     expect(code).toBe(0);
     for (const name of ['ls', 'show', 'history', 'diff', 'verify', 'Exit status']) expect(stdout).toContain(name);
   });
+
+  it("gives each writing command the exit codes it can end with: a run's for the commands that run an agent", async () => {
+    for (const command of ['run', 'resume', 'approve'])
+      expect((await run([command, '--help'])).stdout).toContain('8  a person stopped the run');
+    for (const command of ['stop', 'fork', 'rewind', 'edit', 'reject']) {
+      const { stdout } = await run([command, '--help']);
+      expect(stdout, command).toContain('0  written (stop: the run stopped');
+      expect(stdout, command).not.toContain('the task is done');
+    }
+  });
 });
