@@ -100,7 +100,8 @@ function redoKey(cp: Checkpoint, asked: string): string {
 /** The plan in a few lines, for the CLI and the preview. */
 export function describeRewind(plan: RewindPlan): string[] {
   const lines = [`rerun from ${plan.step_id}: ${plan.rerun.map((s) => `${s.id} (${s.name}, ${s.status})`).join(', ')}`];
-  if (plan.artifacts.length) lines.push(`artifacts written again: ${plan.artifacts.join(', ')}`);
+  // Recorded, not necessarily where the rerun writes (a fork's steps recorded its parent's files): the rerun records what it writes.
+  if (plan.artifacts.length) lines.push(`artifacts these steps recorded, replaced by what the rerun writes: ${plan.artifacts.join(', ')}`);
   for (const e of plan.effects) {
     lines.push(
       e.choice === 'keep'

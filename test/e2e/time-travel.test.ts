@@ -191,7 +191,7 @@ describe.skipIf(!hasChromium)('going back from the inspector, end to end', () =>
     let dialog = page.getByRole('dialog', { name: 'Rerun from “summarize a.md”' });
     await dialog.getByRole('list', { name: 'Steps to rerun' }).waitFor({ timeout: LONG });
     expect(await dialog.getByRole('list', { name: 'Steps to rerun' }).getByRole('listitem').count()).toBe(3);
-    expect(await dialog.getByRole('list', { name: 'Artifacts written again' }).textContent()).toContain('index.json');
+    expect(await dialog.getByRole('list', { name: 'Artifacts these steps recorded' }).textContent()).toContain('index.json');
     expect(await dialog.getByRole('radio', { name: /^Keep: not performed again/ }).isChecked()).toBe(true);
     await page.screenshot({ path: path.join(SHOTS, 'rerun-from-here-light.png') });
     // Looking is not writing.

@@ -72,12 +72,13 @@ function RewindForm({ draft, titleId }: { draft: RewindDraft; titleId: string })
           </section>
           <section aria-labelledby={`${titleId}-artifacts`}>
             <h3 id={`${titleId}-artifacts`} className="dialog-section">
-              Artifacts written again ({plan.artifacts.length})
+              Artifacts these steps recorded ({plan.artifacts.length})
             </h3>
             {plan.artifacts.length === 0 ? (
               <p className="muted small">None: these steps recorded no files.</p>
             ) : (
-              <ul className="plain rewind-list" aria-label="Artifacts written again">
+              // Recorded, not necessarily where the rerun writes: a fork's steps recorded its parent's files.
+              <ul className="plain rewind-list" aria-label="Artifacts these steps recorded">
                 {plan.artifacts.map((a) => (
                   <li key={a} className="mono small wrap-anywhere">
                     {a}
@@ -85,6 +86,7 @@ function RewindForm({ draft, titleId }: { draft: RewindDraft; titleId: string })
                 ))}
               </ul>
             )}
+            {plan.artifacts.length > 0 && <p className="muted small">The rerun records the files it writes in their place.</p>}
           </section>
           <section aria-labelledby={`${titleId}-effects`}>
             <h3 id={`${titleId}-effects`} className="dialog-section">
