@@ -1,25 +1,18 @@
 /**
  * The tables of a LangGraph SQLite checkpointer file (`checkpoints`,
  * `writes`; the same schema from Python's and JavaScript's SqliteSaver),
- * read without changing a byte of the file or its companions.
+ * read without changing a byte of the file or its companions: how the file
+ * is opened (in place, immutable, or through a private copy when a writer
+ * died mid-transaction), and what a lock held by another process does, is
+ * sqlite-open.ts.
  *
- * SQLite in WAL mode creates `-wal` and `-shm` files when a connection opens
- * the database, even read-only. So when no `-wal` is there (no writer has the
- * file open), the file is read into memory and opened from there, its header
- * marked as a rollback-journal database for the in-memory copy only: nothing
- * on disk is created or touched. When a `-wal` is there, another process is
- * writing (or crashed while writing), and the file is opened read-only in
- * place, which reads the writer's latest commits; SQLite then takes its read
- * locks in the writer's `-shm`, as every reader must.
- *
- * The copy in memory is taken again when the file (or its `-wal`) changes, so
- * a reader sees new checkpoints (see `changeMark`).
+ * The file is opened again when it (or its `-wal`) changes, so a reader sees
+ * new checkpoints (see `changeMark`). Every error names the file.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { CheckpointLink, CheckpointRef, CheckpointRow, CheckpointRows, StoredValue, ThreadRow, WriteRow } from './checkpoint-rows.js';
 import { ServiceError } from '../../../shared/api/error-codes.js';
+import { fileError, markOf, openQuietly, sameMark, SqliteLockedError, tablesWithoutLock, type FileMark } from './sqlite-open.js';
 
 /** The tables a LangGraph SQLite checkpointer creates. */
 export const SQLITE_TABLES = ['checkpoints', 'writes'] as const;
@@ -29,44 +22,11 @@ export class NotLangGraphError extends ServiceError {
   readonly code = 'not-found' as const;
 }
 
-interface FileMark {
-  main: string;
-  wal: string | null;
-}
+/** While the file is unchanged, a lock found this recently is reported again without waiting for it again (ms). */
+const LOCK_MEMORY_MS = 5000;
 
-const markOf = (file: string): FileMark => {
-  const main = fs.statSync(file);
-  const wal = fs.statSync(`${file}-wal`, { throwIfNoEntry: false });
-  return { main: `${main.size}:${main.mtimeMs}:${main.ino}`, wal: wal ? `${wal.size}:${wal.mtimeMs}` : null };
-};
-
-const sameMark = (a: FileMark, b: FileMark) => a.main === b.main && a.wal === b.wal;
-
-// SQLite reads `file:` URIs (and so `immutable=1`) only when told at start-up; this must be set before the first open.
-process.env.SQLITE_USE_URI ??= '1';
-
-const immutableUri = (file: string) => `file:${file.split(path.sep).map(encodeURIComponent).join('/')}?mode=ro&immutable=1`;
-
-/**
- * Open the file as SQLite without writing to it or next to it (see the
- * module comment). With no writer, `immutable=1` opens it in place with no
- * locks and no `-wal`/`-shm`; where the SQLite build takes no URIs, the file
- * is copied into memory instead.
- */
-function openQuietly(file: string, mark: FileMark): Database.Database {
-  if (mark.wal !== null) return new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const db = new Database(immutableUri(file), { readonly: true, fileMustExist: true });
-    db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
-    return db;
-  } catch {
-    // No URI support in this process (better-sqlite3 was opened before SQLITE_USE_URI was set): the copy below.
-  }
-  const bytes = fs.readFileSync(file);
-  // Bytes 18 and 19 say "WAL" (2); an in-memory database cannot be one, and needs no log of its own.
-  if (bytes.length >= 20 && bytes[18] === 2) bytes[18] = bytes[19] = 1;
-  return new Database(bytes, { readonly: true });
-}
+const notLangGraph = (file: string, missing: readonly string[]) =>
+  new NotLangGraphError(`${file} is an SQLite database without LangGraph's ${missing.join(' and ')} table${missing.length > 1 ? 's' : ''}`);
 
 /** Whether an open SQLite database has LangGraph's tables; the missing ones otherwise. */
 export function missingTables(db: Database.Database): string[] {
@@ -95,22 +55,49 @@ export class SqliteRows implements CheckpointRows {
   private db: Database.Database | null = null;
   private mark: FileMark | null = null;
   private statements: Statements | null = null;
+  /** The last time the file was found locked, and how it looked then. */
+  private locked: { mark: FileMark; at: number; error: SqliteLockedError } | null = null;
+  /** The locked file's mark whose own bytes were last found to hold LangGraph's tables. */
+  private lockedChecked: string | null = null;
 
   constructor(readonly locator: string) {}
 
-  /** The database as of now: the open one while the file is unchanged, a fresh copy once it changed. */
+  /** Run `read` on the statements of the database as of now; what SQLite throws comes out naming the file. */
+  private read<T>(read: (st: Statements) => T): T {
+    try {
+      return read(this.current());
+    } catch (err) {
+      throw fileError(this.locator, err);
+    }
+  }
+
+  /** The database as of now: the open one while the file is unchanged, opened again once it changed. */
   private current(): Statements {
     const mark = markOf(this.locator);
     if (this.db && this.statements && this.mark && sameMark(mark, this.mark)) return this.statements;
     this.db?.close();
     this.db = null;
-    const db = openQuietly(this.locator, mark);
-    const missing = missingTables(db);
+    this.statements = null;
+    const locked = this.locked;
+    if (locked && sameMark(mark, locked.mark) && Date.now() - locked.at < LOCK_MEMORY_MS) throw locked.error;
+    let db: Database.Database;
+    try {
+      db = openQuietly(this.locator, mark);
+      this.locked = null;
+    } catch (err) {
+      if (err instanceof SqliteLockedError) this.locked = { mark, at: Date.now(), error: err };
+      throw err;
+    }
+    let missing: string[];
+    try {
+      missing = missingTables(db);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
     if (missing.length > 0) {
       db.close();
-      throw new NotLangGraphError(
-        `${this.locator} is an SQLite database without LangGraph's ${missing.join(' and ')} table${missing.length > 1 ? 's' : ''}`,
-      );
+      throw notLangGraph(this.locator, missing);
     }
     this.db = db;
     this.mark = mark;
@@ -146,7 +133,7 @@ export class SqliteRows implements CheckpointRows {
   }
 
   async threads(): Promise<ThreadRow[]> {
-    return (this.current().threads.all() as ThreadRow[]).map((r) => ({
+    return this.read((st) => st.threads.all() as ThreadRow[]).map((r) => ({
       ...r,
       thread_id: String(r.thread_id),
       checkpoints: Number(r.checkpoints),
@@ -154,11 +141,11 @@ export class SqliteRows implements CheckpointRows {
   }
 
   async refs(threadId: string, ns: string): Promise<CheckpointRef[]> {
-    return this.current().refs.all(threadId, ns) as CheckpointRef[];
+    return this.read((st) => st.refs.all(threadId, ns) as CheckpointRef[]);
   }
 
   async links(threadId: string, ns: string): Promise<CheckpointLink[]> {
-    const rows = this.current().links.all(threadId, ns) as {
+    const rows = this.read((st) => st.links.all(threadId, ns)) as {
       checkpoint_id: string;
       parent_checkpoint_id: string | null;
       type: string | null;
@@ -183,28 +170,28 @@ export class SqliteRows implements CheckpointRows {
     checkpointId: string,
     opts: { withoutMessages?: boolean } = {},
   ): Promise<CheckpointRow | null> {
-    const st = this.current();
-    // Any other serde (msgpack, encrypted) or JSON SQLite cannot parse is read whole.
-    const row = ((opts.withoutMessages ? st.head.get(threadId, ns, checkpointId) : undefined) ??
-      st.checkpoint.get(threadId, ns, checkpointId)) as
-      | {
-          checkpoint_id: string;
-          parent_checkpoint_id: string | null;
-          type: string | null;
-          checkpoint: Buffer | string | null;
-          metadata: Buffer | string | null;
-        }
-      | undefined;
-    if (!row) return null;
-    const writes = (
-      st.writes.all(threadId, ns, checkpointId) as {
-        task_id: string;
-        idx: number;
-        channel: string;
-        type: string | null;
-        value: Buffer | string | null;
-      }[]
-    ).map((w): WriteRow => ({ task_id: w.task_id, idx: Number(w.idx), channel: w.channel, value: stored(w.type, w.value) }));
+    type Row = {
+      checkpoint_id: string;
+      parent_checkpoint_id: string | null;
+      type: string | null;
+      checkpoint: Buffer | string | null;
+      metadata: Buffer | string | null;
+    };
+    type Write = { task_id: string; idx: number; channel: string; type: string | null; value: Buffer | string | null };
+    const found = this.read((st) => {
+      // Any other serde (msgpack, encrypted) or JSON SQLite cannot parse is read whole.
+      const row = ((opts.withoutMessages ? st.head.get(threadId, ns, checkpointId) : undefined) ??
+        st.checkpoint.get(threadId, ns, checkpointId)) as Row | undefined;
+      return row ? { row, writes: st.writes.all(threadId, ns, checkpointId) as Write[] } : null;
+    });
+    if (!found) return null;
+    const { row } = found;
+    const writes = found.writes.map((w): WriteRow => ({
+      task_id: w.task_id,
+      idx: Number(w.idx),
+      channel: w.channel,
+      value: stored(w.type, w.value),
+    }));
     return {
       thread_id: threadId,
       checkpoint_ns: ns,
@@ -218,13 +205,33 @@ export class SqliteRows implements CheckpointRows {
     };
   }
 
+  /**
+   * A mark that changes with what the file holds. A file another process
+   * holds locked still gets one (from its stat), once its own bytes show
+   * LangGraph's tables: so it is known as a LangGraph file, and the reads
+   * that follow say it is locked.
+   */
   async changeMark(): Promise<string> {
-    const st = this.current();
-    // Opened immutable (no writer): what it holds changes only with the file, and current() reopens it then, so the
-    // file's own mark says it; counting the rows would cost a scan of the tables on every read.
-    if (this.mark && this.mark.wal === null) return `file:${this.mark.main}`;
-    const r = st.mark.get() as { c: number; m: string | null; w: number };
-    return `${r.c}:${r.m ?? ''}:${r.w}`;
+    let counts: { c: number; m: string | null; w: number } | null;
+    try {
+      counts = this.read((st) => (this.mark?.wal === null ? null : (st.mark.get() as { c: number; m: string | null; w: number })));
+    } catch (err) {
+      if (!(err instanceof SqliteLockedError)) throw err;
+      const mark = markOf(this.locator);
+      const locked = `locked:${mark.main}:${mark.wal ?? ''}`;
+      // The whole file is read for its tables: once per state of the file, not once per poll.
+      if (this.lockedChecked !== locked) {
+        const tables = tablesWithoutLock(this.locator);
+        const missing = tables ? SQLITE_TABLES.filter((t) => !tables.has(t)) : [];
+        if (missing.length > 0) throw notLangGraph(this.locator, missing);
+        this.lockedChecked = locked;
+      }
+      return locked;
+    }
+    // No -wal (no writer in WAL mode, or a rollback journal): what it holds changes only with the file, and current()
+    // opens it again then, so the file's own mark says it; counting the rows would cost a scan of the tables on every read.
+    if (counts === null) return `file:${this.mark!.main}`;
+    return `${counts.c}:${counts.m ?? ''}:${counts.w}`;
   }
 
   async close(): Promise<void> {

@@ -3,21 +3,19 @@
  *
  * A thread (with its namespace) is a task; its checkpoints, oldest first, are
  * versions 1, 2, 3, ... The plan is the graph's nodes this checkpoint has
- * seen run (done) followed by the nodes due next (pending); the status says
+ * seen run (done) followed by the nodes due next (pending). The status says
  * whether the thread waits for a human (an `interrupt()`), failed (an
- * `__error__` write), has nodes left to run (halted: invoking the graph on
- * the thread carries on) or is done. Everything LangGraph recorded stays
- * under `langgraph`: the checkpoint id, its parent, the metadata, every
- * channel's value, the pending writes and the interrupts, so the inspector's
- * JSON and the diff show them. See docs/LANGGRAPH.md for the whole table.
+ * `__error__` write), is done, or has work due (running: an earlier version
+ * was running at that point; on the newest, nothing is known to drive it, so
+ * it shows as interrupted). The newest version's pending writes count as
+ * LangGraph counts them on resume (due-nodes.ts): a node whose writes are
+ * saved is done, and invoking runs what they trigger. Everything LangGraph
+ * recorded stays under `langgraph`: the checkpoint id, its parent, the
+ * metadata, every channel's value, the pending writes and the interrupts, so
+ * the inspector's JSON and the diff show them. See docs/LANGGRAPH.md for the
+ * whole table.
  */
-import {
-  CURRENT_SCHEMA_VERSION,
-  Checkpoint,
-  type HistoryMessage,
-  type PlanStep,
-  type TaskStatus,
-} from '../../../shared/checkpoint/schema.js';
+import { CURRENT_SCHEMA_VERSION, Checkpoint, type HistoryMessage } from '../../../shared/checkpoint/schema.js';
 import { problem, type Problem } from '../../../shared/checkpoint/problem.js';
 import type { CheckpointLink, CheckpointRef, CheckpointRow, StoredValue } from './checkpoint-rows.js';
 import { timeOf, timeOfCheckpointId } from './checkpoint-time.js';
@@ -25,16 +23,13 @@ import { isPlainObject, isUndecodable, undecodable } from './inert-value.js';
 import { reviveEnvelopes } from './json-serde.js';
 import { isMessageList, toHistoryMessage } from './langchain-messages.js';
 import { decodeTyped, type Decoded } from './typed-serde.js';
+import { dueNodes, pendingWork, versionNumber, type DecodedWrite } from './due-nodes.js';
+import { progressOf, shortJson, type Interrupt } from './thread-progress.js';
 import { ServiceError } from '../../../shared/api/error-codes.js';
 
 /** The channel LangGraph's message-state graphs keep their conversation in. */
 export const MESSAGES_CHANNEL = 'messages';
-const BRANCH_PREFIX = 'branch:to:';
 const INTERRUPT = '__interrupt__';
-const RESUME = '__resume__';
-const ERROR = '__error__';
-/** Channels of LangGraph's own bookkeeping, never a node. */
-const INTERNAL_NODES = new Set(['__input__', '__start__', INTERRUPT, '__end__']);
 
 /** The thread a checkpoint belongs to, as far as the mapping needs it. */
 export interface ThreadContext {
@@ -83,44 +78,8 @@ export function metadataOf(link: CheckpointLink): Record<string, unknown> {
   return d.ok && isPlainObject(d.value) ? d.value : {};
 }
 
-/** A channel version's number: JavaScript counts with integers, Python with `"<n>.<random>"` strings. */
-export function versionNumber(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string') return Number.parseInt(v.split('.')[0], 10) || 0;
-  return 0;
-}
-
-/**
- * The nodes due to run next: each `branch:to:<node>` channel that holds a
- * value at a version its node has not seen. (Once the run moves on, LangGraph
- * drops the consumed value from `channel_values`.)
- */
-export function nextNodes(
-  channelValues: Record<string, unknown>,
-  versions: Record<string, unknown>,
-  seen: Record<string, unknown>,
-): string[] {
-  const next: string[] = [];
-  for (const channel of Object.keys(channelValues)) {
-    if (!channel.startsWith(BRANCH_PREFIX)) continue;
-    const node = channel.slice(BRANCH_PREFIX.length);
-    const seenByNode = isPlainObject(seen[node]) ? (seen[node] as Record<string, unknown>) : {};
-    if (seenByNode[channel] === undefined || versionNumber(versions[channel]) > versionNumber(seenByNode[channel])) next.push(node);
-  }
-  return next;
-}
-
-interface DecodedWrite {
-  task_id: string;
-  channel: string;
-  value: unknown;
-}
-
-interface Interrupt {
-  id: string | null;
-  value: unknown;
-  task_id: string;
-}
+// Kept here for the modules that import it from the mapping.
+export { versionNumber };
 
 /** The interrupts of `__interrupt__` writes: JavaScript writes `{id, value}`, Python an Interrupt dataclass of the same fields. */
 function interruptsOf(writes: readonly DecodedWrite[]): Interrupt[] {
@@ -134,14 +93,6 @@ function interruptsOf(writes: readonly DecodedWrite[]): Interrupt[] {
   }
   return out;
 }
-
-const errorText = (v: unknown): string =>
-  typeof v === 'string' ? v : isPlainObject(v) && typeof v.message === 'string' ? v.message : JSON.stringify(v);
-
-const shortJson = (v: unknown, max = 300): string => {
-  const text = typeof v === 'string' ? v : JSON.stringify(v);
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-};
 
 /** The version's source in Waystation's terms: an `update` (updateState) is a human edit; input, loop and fork are the runtime's. */
 function sourceOf(meta: Record<string, unknown>) {
@@ -209,28 +160,20 @@ export function mapCheckpoint(thread: ThreadContext, row: CheckpointRow): Mapped
     return { task_id: w.task_id, channel: w.channel, value: d.ok ? d.value : undecodable(d.reason) };
   });
   const interrupts = interruptsOf(writes);
-  const resumed = writes.some((w) => w.channel === RESUME);
-  const errors = writes.filter((w) => w.channel === ERROR);
-  const next = nextNodes(channelValues, versions, seen);
+  const work = pendingWork({
+    checkpointId: row.checkpoint_id,
+    ns: thread.checkpoint_ns,
+    step: typeof meta.step === 'number' ? meta.step : null,
+    due: dueNodes(channelValues, versions, seen),
+    writes,
+    channelValues,
+  });
+  const latest = thread.links.length > 0 && thread.links[thread.links.length - 1].checkpoint_id === row.checkpoint_id;
+  const progress = progressOf({ threadId: thread.thread_id, latest, seen, work, writes, interrupts });
 
   const rawMessages = channelValues[MESSAGES_CHANNEL];
   const messages = isMessageList(rawMessages) ? rawMessages.map(toHistoryMessage) : [];
 
-  const waiting = interrupts.length > 0 && !resumed;
-  const failed = errors.length > 0;
-  const status: TaskStatus = waiting ? 'waiting_human' : failed ? 'failed' : next.length > 0 ? 'halted' : 'done';
-  const ran = Object.keys(seen).filter((node) => !INTERNAL_NODES.has(node) && !next.includes(node));
-  const failedNode = failed && next.length === 1 ? next[0] : null;
-  const plan: PlanStep[] = [
-    ...ran.map((node) => ({ id: node, name: node, status: 'done' as const, attempts: 1 })),
-    ...next.map((node) => ({
-      id: node,
-      name: node,
-      status: node === failedNode ? ('failed' as const) : ('pending' as const),
-      attempts: node === failedNode ? 1 : 0,
-      ...(node === failedNode ? { error: { message: errorText(errors[0].value), kind: 'langgraph-error' } } : {}),
-    })),
-  ];
   const version = thread.links.findIndex((l) => l.checkpoint_id === row.checkpoint_id) + 1;
   const parentVersion = row.parent_checkpoint_id ? thread.links.findIndex((l) => l.checkpoint_id === row.parent_checkpoint_id) + 1 : 0;
   const ts = typeof lg.ts === 'string' ? lg.ts : null;
@@ -240,36 +183,23 @@ export function mapCheckpoint(thread: ThreadContext, row: CheckpointRow): Mapped
   const createdAt = (first && timeOfCheckpointId(first.checkpoint_id)) ?? updatedAt;
   const firstUser = messages.find((m) => m.role === 'user');
   const { tokensIn, tokensOut } = spendOf(messages);
-  const interruptText = interrupts.map((i) => shortJson(i.value)).join('; ');
-  const phase = waiting
-    ? `waiting for a human${next.length ? ` in ${next.join(', ')}` : ''}`
-    : failed
-      ? `failed${failedNode ? ` in ${failedNode}` : ''}`
-      : next.length
-        ? `next: ${next.join(', ')}`
-        : 'done';
-  const resumeHint = waiting
-    ? `LangGraph waits for a human: ${interruptText}. Resume by invoking the graph on thread "${thread.thread_id}" with a Command whose resume is the answer.`
-    : next.length
-      ? `Invoking the graph on thread "${thread.thread_id}" with no new input runs ${next.join(', ')}.`
-      : '';
   const { [MESSAGES_CHANNEL]: _messages, ...otherChannels } = channelValues;
   const checkpoint = Checkpoint.parse({
     schema_version: CURRENT_SCHEMA_VERSION,
     task_id: thread.taskId,
     task_name: thread.checkpoint_ns ? `${thread.thread_id} (${thread.checkpoint_ns})` : thread.thread_id,
     version: Math.max(version, 1),
-    status,
-    phase,
+    status: progress.status,
+    phase: progress.phase,
     goal: firstUser ? shortJson(firstUser.content, 200) : '',
-    plan,
-    current_step: ran.length,
-    total_steps: plan.length,
+    plan: progress.plan,
+    current_step: progress.current_step,
+    total_steps: progress.plan.length,
     artifacts: [],
     side_effects: [],
-    resume_hint: resumeHint,
+    resume_hint: progress.resume_hint,
     recovery: { mode: 'manual', pending_approval: null, decisions: [], auto_attempts: 0 },
-    errors: errors.map((e) => ({ at: updatedAt, step_id: failedNode, what: errorText(e.value) })),
+    errors: progress.errors.map((e) => ({ at: updatedAt, ...e })),
     run: {
       created_at: createdAt,
       updated_at: updatedAt,
@@ -290,9 +220,10 @@ export function mapCheckpoint(thread: ThreadContext, row: CheckpointRow): Mapped
       parent_version: parentVersion || null,
       ts,
       metadata: meta,
-      next,
+      next: progress.next,
+      ...(progress.finished.length ? { finished: progress.finished } : {}),
       interrupts: interrupts.map((i) => ({ id: i.id, value: i.value, task_id: i.task_id })),
-      ...(waiting ? { waiting_for_human: interrupts.map((i) => i.value) } : {}),
+      ...(progress.waiting ? { waiting_for_human: interrupts.map((i) => i.value) } : {}),
       pending_writes: writes,
       messages: messages.length,
       // The conversation is the Messages tab; a `messages` channel that holds something else stays a channel.
