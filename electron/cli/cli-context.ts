@@ -147,6 +147,7 @@ export async function requireSource(ctx: CliContext, location: string): Promise<
   if (!isPostgresUrl(location)) refuseUrlDirectory(location);
   const found = await detectLocation(location);
   if (found.kind === 'neither') throw new UsageError(found.reason);
+  if (found.kind === 'postgres-store' && found.holds === 'waystation-and-langgraph') ctx.io.err(alsoLangGraphNote(location));
   if (found.kind === 'directory' || found.kind === 'postgres-store') {
     const store = ctx.openStore(found.kind === 'directory' ? found.dir : found.url);
     return { root: store.root, source: store };
@@ -156,6 +157,19 @@ export async function requireSource(ctx: CliContext, location: string): Promise<
   const source = await openLangGraphSource(location);
   ctx.atExit(() => source.close());
   return { root: source.root, source };
+}
+
+/**
+ * What the reading commands and serve say of a database holding Waystation's schema beside LangGraph's tables
+ * (pg-schema.ts, databaseKind): it is read as the Waystation store, so the threads would otherwise vanish unsaid.
+ */
+export function alsoLangGraphNote(location: string): string {
+  const shown = shownLocation(location);
+  return (
+    `note: ${shown} also holds LangGraph's checkpointer tables, whose threads are not shown: it is opened as the Waystation ` +
+    `store it also holds. To browse the threads, copy the Waystation tasks to a store of their own (\`waystation copy ${shown} DIR\`), ` +
+    'then drop Waystation\'s tables from this database (docs/POSTGRES.md, "A LangGraph database", gives the statement).\n'
+  );
 }
 
 /** Open a location (see requireSource) and find TASK in it; a usage error naming the command that lists tasks when there is no such task. */

@@ -17,6 +17,8 @@ import { startWorkerEarly } from './early-worker.js';
 import { stopStandbyWorker } from '../runtime/worker-standby.js';
 import { shouldColor } from './style.js';
 import { importModule } from '../runtime/import-module.js';
+import { LangGraphDatabaseError } from '../store/postgres/pg-schema.js';
+import { PostgresUrlError } from '../store/postgres/pg-errors.js';
 
 const EXIT_HELP = `
 Exit status:
@@ -25,7 +27,8 @@ Exit status:
      missing versions (history), unreadable versions (show, diff), a step
      result not there yet or unreadable (show, result)
   2  usage error: unknown command or option, missing DIR, unknown task or step,
-     bad version
+     bad version, a LangGraph checkpointer where a Waystation store is needed,
+     a database URL that does not parse
 
 ls, show, result, history, diff and verify take --json for machine-readable output.
 Colour is used on a terminal only; set NO_COLOR to turn it off.`;
@@ -91,7 +94,9 @@ export async function runCli(argv: readonly string[], given: CliIo, opts: RunOpt
   } catch (err) {
     await ctx.runExits();
     if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-    if (err instanceof UsageError) {
+    // A LangGraph database given where a Waystation store is needed is the wrong location, as a missing directory is;
+    // a database URL that does not parse is bad input too.
+    if (err instanceof UsageError || err instanceof LangGraphDatabaseError || err instanceof PostgresUrlError) {
       io.err(ctx.errStyle.red(`waystation: ${err.message}`) + '\n');
       return ExitCode.usage;
     }

@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import { openLocation } from '../store/open-location.js';
+import type { CheckpointStore } from '../store/store-types.js';
 import { providerFromEnv, redactSecrets } from '../llm/provider-from-env.js';
 // The worker process's entry point: it provides the built-in agents to the runtime it runs.
 import { builtInAgent } from '../agents/registry.js';
@@ -21,6 +22,8 @@ import { exitCodeForError, exitCodeForOutcome, RunExit, type WorkerJob, type Wor
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
 import { optionsJsonSchema } from '../../shared/api/options-json-schema.js';
 import { messageOf } from '../../shared/api/error-codes.js';
+import { OUT_OF_REACH, PostgresStoreError } from '../store/postgres/pg-errors.js';
+import { commandHint } from './command-hint.js';
 
 function send(message: WorkerMessage): Promise<void> {
   return new Promise((resolve) => {
@@ -87,7 +90,7 @@ async function run(job: WorkerJob): Promise<number> {
   // finish, so a host sees it at once and not at its next catch-up.
   try {
     const env: OperationEnv = {
-      store,
+      store: job.kind === 'start' ? noteCreated(store) : store,
       root: store.artifactRoot,
       llm: await providerFromEnv(process.env),
       actor: job.actor,
@@ -131,29 +134,75 @@ async function run(job: WorkerJob): Promise<number> {
   }
 }
 
+/** Whether this worker's start job has stored its task's first version: a database fault after it leaves a task to resume. */
+let created = false;
+
+/** `store`, noting in `created` when a task's first version is stored. */
+function noteCreated(store: CheckpointStore): CheckpointStore {
+  return new Proxy(store, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      if (prop !== 'create') return value.bind(target);
+      return async (...args: unknown[]) => {
+        const out: unknown = await value.apply(target, args);
+        created = true;
+        return out;
+      };
+    },
+  });
+}
+
 /**
  * Take the job, run it, answer the runner and exit with the job's code. A function, not top-level await: the
  * compiled build runs this module as one CommonJS script (worker-loader.cts), where there is none.
  */
 async function main(): Promise<never> {
   let code: number;
+  let job: WorkerJob | undefined;
   try {
     const raw = await receiveJob();
     // A worker started ahead of its job (worker-standby.ts) and let go: it has done nothing, and says nothing.
     if (!raw && process.env[STANDBY_ENV]) process.exit(RunExit.done);
     if (!raw) throw new OperationError('invalid', 'the worker was started without a job (WAYSTATION_JOB, or its first IPC message)');
-    code = await run(JSON.parse(raw) as WorkerJob);
+    job = JSON.parse(raw) as WorkerJob;
+    code = await run(job);
   } catch (err) {
-    const message = redactSecrets(messageOf(err));
-    // A value over a reader's limit is bad input: nothing was written (write-limits.ts).
-    const errCode = err instanceof OperationError ? err.code : err instanceof WriteLimitError ? 'invalid' : 'internal';
-    if (!(err instanceof OperationError) && !(err instanceof WriteLimitError))
-      process.stderr.write(`${redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
+    // A value over a reader's limit is bad input: nothing was written (write-limits.ts). A database that could not be
+    // reached or used is said in its own words, with where that leaves the task.
+    const errCode =
+      err instanceof OperationError
+        ? err.code
+        : err instanceof WriteLimitError
+          ? 'invalid'
+          : err instanceof PostgresStoreError
+            ? err.code
+            : 'internal';
+    const message = redactSecrets(err instanceof PostgresStoreError && job ? databaseFailure(err, job) : messageOf(err));
+    // A stack only for what nobody meant to throw: the errors above are sentences for a person, and a trace after one
+    // reads as a crash of Waystation.
+    if (errCode === 'internal') process.stderr.write(`${redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
     await send({ type: 'error', code: errCode, message });
     code = exitCodeForError(errCode);
   }
   if (process.connected) process.disconnect();
   process.exit(code);
+}
+
+/**
+ * A database fault that ended a job: the store's message (the database named
+ * without its password), where the task stands, and the command that
+ * continues it.
+ *
+ * The failed statement wrote nothing, and what was saved before it stays, so
+ * the task is interrupted at its last saved version, as after a crash; its
+ * lease lapses with this process (lease-rules.ts).
+ */
+function databaseFailure(err: PostgresStoreError, job: WorkerJob): string {
+  if (job.kind === 'describe') return err.message;
+  const when = OUT_OF_REACH.has(err.fault) ? 'once the server is back' : 'once that is fixed';
+  if (job.kind === 'start' && !created) return `${err.message} Nothing of task ${job.taskId} was stored; ${when}, start it again.`;
+  return `${err.message} Task ${job.taskId} is left interrupted at its last saved version; ${when}, continue it: ${commandHint(job.taskId, 'resume')}`;
 }
 
 void main();

@@ -99,5 +99,8 @@ export function exitCodeForError(code: string): number {
   if (code === 'busy') return RunExit.busy;
   if (code === 'halted') return RunExit.halted;
   if (code === 'internal' || code === 'disk') return RunExit.failed;
+  // The database went away (or refused) under a run: the task is interrupted at its last saved version, as after a
+  // crash, and resumes once the database can be used again (worker-main.ts says so with the command).
+  if (code === 'database') return RunExit.crashed;
   return RunExit.usage;
 }

@@ -16,16 +16,18 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isPostgresUrl } from '../store/postgres/redact-url.js';
 import { loadPgDriver } from '../store/postgres/pg-driver.js';
+import { databaseKind, readDatabaseHolds } from '../store/postgres/pg-schema.js';
 
 export type DetectedLocation =
   /** A folder: a Waystation checkpoint directory (its path, resolved). */
   | { kind: 'directory'; dir: string }
   /**
-   * A database for Waystation's store: it holds Waystation's tables, or no
-   * one's yet, or it could not be asked (the store then says why, in its own
-   * words, without the password).
+   * A database for Waystation's store: it holds Waystation's tables (and
+   * LangGraph's beside them: `waystation-and-langgraph`, whose threads are
+   * then not shown), or no one's yet, or it could not be asked (the store
+   * then says why, in its own words, without the password).
    */
-  | { kind: 'postgres-store'; url: string; holds: 'waystation' | 'nothing' | 'unknown' }
+  | { kind: 'postgres-store'; url: string; holds: 'waystation' | 'waystation-and-langgraph' | 'nothing' | 'unknown' }
   | { kind: 'langgraph-sqlite'; file: string }
   | { kind: 'langgraph-postgres'; url: string }
   | { kind: 'neither'; reason: string };
@@ -71,10 +73,11 @@ export async function detectLocation(location: string): Promise<DetectedLocation
 }
 
 /**
- * A database is LangGraph's when it holds LangGraph's `checkpoints` table and
- * not Waystation's `waystation_meta` (a database holding both is opened as
- * Waystation's store). A database that cannot be reached is left to the
- * store, which says why in its own words (without the password).
+ * A database is told apart by the store's own rule (pg-schema.ts,
+ * databaseKind): LangGraph's when it holds LangGraph's checkpointer tables
+ * and no Waystation schema; a database holding both is opened as Waystation's
+ * store. A database that cannot be reached is left to the store, which says
+ * why in its own words (without the password).
  */
 async function detectPostgres(url: string): Promise<DetectedLocation> {
   const client = new (loadPgDriver().Client)({
@@ -86,12 +89,13 @@ async function detectPostgres(url: string): Promise<DetectedLocation> {
   client.on('error', () => {});
   try {
     await client.connect();
-    const r = await client.query<{ waystation: boolean; langgraph: boolean }>(
-      "SELECT to_regclass('waystation_meta') IS NOT NULL AS waystation, to_regclass('checkpoints') IS NOT NULL AS langgraph",
-    );
-    const { waystation, langgraph } = r.rows[0];
-    if (langgraph && !waystation) return { kind: 'langgraph-postgres', url };
-    return { kind: 'postgres-store', url, holds: waystation ? 'waystation' : 'nothing' };
+    const kind = databaseKind(await readDatabaseHolds(client));
+    if (kind === 'langgraph') return { kind: 'langgraph-postgres', url };
+    return {
+      kind: 'postgres-store',
+      url,
+      holds: kind === 'both' ? 'waystation-and-langgraph' : kind === 'waystation' ? 'waystation' : 'nothing',
+    };
   } catch {
     return { kind: 'postgres-store', url, holds: 'unknown' };
   } finally {

@@ -105,8 +105,7 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
         path.join(dir, 'server.log'),
         '-w',
         '-o',
-        `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c max_connections=200` +
-          (opts.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off'),
+        serverOptions(port, socketDir, opts.durable),
         'start',
       ]);
       return { dir, dataDir, socketDir, port };
@@ -115,6 +114,33 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
       if (attempt >= 3) throw err;
     }
   }
+}
+
+/** The server's command line: its port and socket folder, and the tests' shortcuts unless `durable`. */
+function serverOptions(port: number, socketDir: string, durable = false): string {
+  return (
+    `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c max_connections=200` +
+    (durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off')
+  );
+}
+
+/** Stop the server and keep its data (`pg_ctl stop -m fast`): a server that goes down under its clients. */
+export async function stopServer(info: ClusterInfo): Promise<void> {
+  await pgBin('pg_ctl', ['-D', info.dataDir, '-m', 'fast', '-w', 'stop']);
+}
+
+/** Start a server `stopServer` stopped, on its port again. */
+export async function startServer(info: ClusterInfo): Promise<void> {
+  await pgBin('pg_ctl', [
+    '-D',
+    info.dataDir,
+    '-l',
+    path.join(info.dir, 'server.log'),
+    '-w',
+    '-o',
+    serverOptions(info.port, info.socketDir),
+    'start',
+  ]);
 }
 
 /** Stop a cluster at once and delete its folder. */

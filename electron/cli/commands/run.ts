@@ -33,7 +33,8 @@ Exit status:
   4  the task waits for approval of a resume plan (confirm mode)
   5  the task is halted (its resume plan was rejected)
   6  another runner holds the task's lease; nothing was written
-  7  the agent process crashed or was killed; the task is interrupted and can be resumed
+  7  the agent process crashed or was killed, or the database went away (or refused) under the run;
+     the task is interrupted and can be resumed
   8  a person stopped the run (waystation stop, or Ctrl-C here: the run stops at its next step
      or effect, a second Ctrl-C ends it now); the task is interrupted and can be resumed`;
 

@@ -10,7 +10,7 @@ import { startWebServer, type WebServer } from '../../host/web-server.js';
 import { detectLocation } from '../../sources/detect-location.js';
 import { isPostgresUrl } from '../../store/postgres/redact-url.js';
 import { trustState } from '../../runtime/directory-trust.js';
-import { UsageError, shownLocation, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
+import { alsoLangGraphNote, UsageError, shownLocation, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
 import { refuseUrlDirectory } from '../directory-argument.js';
 import { addTrustOption, requireTrust } from '../trust-check.js';
 
@@ -80,6 +80,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (!isPostgresUrl(dir)) refuseUrlDirectory(dir);
       const found = await detectLocation(dir);
       if (found.kind === 'neither') throw new UsageError(found.reason);
+      if (found.kind === 'postgres-store' && found.holds === 'waystation-and-langgraph') ctx.io.err(alsoLangGraphNote(dir));
       const browseOnly = found.kind === 'langgraph-sqlite' || found.kind === 'langgraph-postgres';
       const root = found.kind === 'directory' ? found.dir : dir;
       const readOnly = opts.readOnly || browseOnly;

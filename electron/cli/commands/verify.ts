@@ -3,12 +3,19 @@
  * artifacts present and unchanged, side effects with an unknown outcome, and
  * the checkpoint's own invariants, and what a crash or a power cut left behind.
  * Read-only: nothing is repaired.
+ *
+ * A LangGraph checkpointer is refused: a thread records no artifacts and no
+ * side-effect ledger, and its checkpoints are mapped afresh at every read, so
+ * there is nothing for verify to check that `show` does not already say.
  */
 import type { Command } from 'commander';
 import type { VerifyResult } from '../../../shared/api/contract.js';
 import { hasRecoveryNews, type RecoveryReport } from '../../store/recovery-report.js';
 import { verifyTask, withNumberingProblems } from '../../verify/verify-task.js';
-import { ExitCode, requireTask, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
+import { detectLocation } from '../../sources/detect-location.js';
+import { LangGraphDatabaseError } from '../../store/postgres/pg-schema.js';
+import { isPostgresUrl } from '../../store/postgres/redact-url.js';
+import { ExitCode, requireTask, shownLocation, UsageError, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { colorStatus, formatJson, formatProblem, type Style } from '../output.js';
 
 /** The verify report as text: artifacts, uncertain side effects, invariants, and what an interruption lost. */
@@ -30,6 +37,29 @@ export function renderReport(s: Style, r: VerifyResult): string {
   return out.join('\n') + '\n';
 }
 
+/** The refusal of a LangGraph checkpointer, file or database: what verify checks, and what shows a thread instead. */
+function nothingToVerify(location: string, taskId: string): UsageError {
+  const shown = shownLocation(location);
+  return new UsageError(
+    `${shown} is a LangGraph checkpointer: verify checks what a Waystation task records (its artifacts against the disk, ` +
+      'side effects whose outcome is unknown, what a crash left behind), and a LangGraph thread records none of these, ' +
+      `so there is nothing to verify. \`waystation show ${shown} ${taskId}\` shows the thread and any checkpoint that cannot be read`,
+  );
+}
+
+/**
+ * The task to verify; a LangGraph checkpointer refused, told apart without a connection of its own: a file is
+ * looked at (its first bytes), a database is refused by its store when asked for the task.
+ */
+async function taskToVerify(ctx: CliContext, location: string, taskId: string): ReturnType<typeof requireTask> {
+  if (!isPostgresUrl(location) && (await detectLocation(location)).kind === 'langgraph-sqlite') throw nothingToVerify(location, taskId);
+  try {
+    return await requireTask(ctx, location, taskId);
+  } catch (err) {
+    throw err instanceof LangGraphDatabaseError ? nothingToVerify(location, taskId) : err;
+  }
+}
+
 /** The recovery account, one indented line per sentence. */
 export function renderRecovery(r: RecoveryReport): string[] {
   return r.account.map((line) => `  ${line}`);
@@ -48,10 +78,11 @@ export function register(program: Command, ctx: CliContext): void {
       "\nRelative artifact paths resolve against the agent's project_root when recorded, else DIR.\n" +
         'A relative path that leaves that base (.. or a symlink) is reported, never read.\n\n' +
         'Exit status: 0 when all is in order, 1 when an artifact drifted, a side effect is uncertain,\n' +
-        'an invariant is broken or the checkpoint cannot be read; 2 for an unknown task.',
+        'an invariant is broken or the checkpoint cannot be read; 2 for an unknown task, and for a LangGraph\n' +
+        'checkpointer (its SQLite file or database), whose threads record no artifacts or side effects to verify.',
     )
     .action(async (dir: string, taskId: string, opts: { json?: boolean; confine?: boolean }) => {
-      const { store, entry } = await requireTask(ctx, dir, taskId);
+      const { store, entry } = await taskToVerify(ctx, dir, taskId);
       // What a crash or a power cut lost: only a native task has versions to tear.
       const recovery = await store.recoveryReport(entry);
       const news = recovery && hasRecoveryNews(recovery) ? recovery : undefined;

@@ -4,7 +4,8 @@
  */
 import { detectLocation, type DetectedLocation } from '../detect-location.js';
 import { LangGraphSource } from './langgraph-source.js';
-import { POSTGRES_TABLES, PostgresRows } from './postgres-rows.js';
+import { PostgresRows } from './postgres-rows.js';
+import { LANGGRAPH_TABLES } from '../../store/postgres/pg-schema.js';
 import { redactUrl } from '../../store/postgres/redact-url.js';
 import { SqliteRows } from './sqlite-rows.js';
 import { ServiceError } from '../../../shared/api/error-codes.js';
@@ -32,6 +33,8 @@ export async function openLangGraphSource(location: string, detected?: DetectedL
   throw new NotLangGraphLocation(
     found.holds === 'waystation'
       ? `the database at ${shown} holds a Waystation store, not LangGraph's checkpointer tables`
-      : `the database at ${shown} has none of LangGraph's checkpointer tables (${POSTGRES_TABLES.join(', ')}): it is not a LangGraph checkpointer database`,
+      : found.holds === 'waystation-and-langgraph'
+        ? `the database at ${shown} holds a Waystation store beside LangGraph's checkpointer tables: it is opened as the Waystation store (docs/POSTGRES.md, "A LangGraph database")`
+        : `the database at ${shown} has none of LangGraph's checkpointer tables (${LANGGRAPH_TABLES.join(', ')}): it is not a LangGraph checkpointer database`,
   );
 }

@@ -15,11 +15,9 @@
 import type pg from 'pg';
 import { loadPgDriver } from '../../store/postgres/pg-driver.js';
 import { redactUrl } from '../../store/postgres/redact-url.js';
+import { LANGGRAPH_TABLES } from '../../store/postgres/pg-schema.js';
 import { versionNumber } from './thread-mapping.js';
 import type { CheckpointLink, CheckpointRef, CheckpointRow, CheckpointRows, StoredValue, ThreadRow } from './checkpoint-rows.js';
-
-/** The tables a LangGraph PostgreSQL checkpointer creates. */
-export const POSTGRES_TABLES = ['checkpoints', 'checkpoint_blobs', 'checkpoint_writes', 'checkpoint_migrations'] as const;
 
 const bytes = (b: Buffer | null): Uint8Array | null => (b === null ? null : new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
 
@@ -85,14 +83,14 @@ export class PostgresRows implements CheckpointRows {
       const found = await this.transaction(async (c) => {
         const r = await c.query<{ table_name: string }>(
           'SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ANY($1)',
-          [POSTGRES_TABLES],
+          [LANGGRAPH_TABLES],
         );
         return new Set(r.rows.map((row) => row.table_name));
       });
-      const missing = POSTGRES_TABLES.filter((t) => !found.has(t));
-      if (missing.length === POSTGRES_TABLES.length) {
+      const missing = LANGGRAPH_TABLES.filter((t) => !found.has(t));
+      if (missing.length === LANGGRAPH_TABLES.length) {
         throw new Error(
-          `the database at ${this.locator} has none of LangGraph's checkpointer tables (${POSTGRES_TABLES.join(', ')}): it is not a LangGraph checkpointer database`,
+          `the database at ${this.locator} has none of LangGraph's checkpointer tables (${LANGGRAPH_TABLES.join(', ')}): it is not a LangGraph checkpointer database`,
         );
       }
       if (missing.length > 0) {

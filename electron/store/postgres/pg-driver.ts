@@ -4,11 +4,17 @@
  * CLI's start-up). It is CommonJS, so it loads synchronously, and through
  * require() rather than import(), which code the compiled CLI takes from its
  * code cache lacks (runtime/import-module.ts). The store, the location
- * detector and LangGraph's PostgreSQL reader all load it here.
+ * detector and LangGraph's PostgreSQL reader all load it here, and so all
+ * connect with Waystation's client (pg-client.ts: URL errors a person can act
+ * on, the password file read without the driver's warning, no socket left
+ * open by a failed login).
  */
 import { createRequire } from 'node:module';
 import type pg from 'pg';
+import { withWaystationClient } from './pg-client.js';
+
+let driver: typeof pg | undefined;
 
 export function loadPgDriver(): typeof pg {
-  return createRequire(import.meta.url)('pg') as typeof pg;
+  return (driver ??= withWaystationClient(createRequire(import.meta.url)('pg') as typeof pg));
 }

@@ -5,7 +5,8 @@
  * The schema carries its own version (`waystation_meta.schema_version`).
  * Migrations are explicit: `waystation db init URL` (or the first write,
  * when allowed) applies them, each in its own transaction, and a database
- * whose schema is newer than this build opens read-only.
+ * whose schema is newer than this build opens read-only. A database holding
+ * LangGraph's checkpointer tables is never given the schema (databaseKind).
  */
 import type pg from 'pg';
 import { PostgresStoreError } from './pg-errors.js';
@@ -165,13 +166,51 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 /** The channel each commit notifies, with the task id as payload. */
 export const CHANGES_CHANNEL = 'waystation_changes';
 
-/** The schema version of the database, or 0 when it has no Waystation schema. */
-export async function readSchemaVersion(client: pg.ClientBase): Promise<number> {
-  const table = await client.query<{ t: string | null }>(`SELECT to_regclass('waystation_meta')::text AS t`);
-  if (!table.rows[0]?.t) return 0;
+/**
+ * The tables LangGraph's PostgresSaver creates (JavaScript's and Python's alike). Waystation reads a database that
+ * holds them as a LangGraph source (electron/sources/langgraph/postgres-rows.ts), and never creates its own schema
+ * beside them.
+ */
+export const LANGGRAPH_TABLES = ['checkpoints', 'checkpoint_blobs', 'checkpoint_writes', 'checkpoint_migrations'] as const;
+
+/** What a database holds: Waystation's schema (its version, 0 for none) and which of LangGraph's tables. */
+export interface DatabaseHolds {
+  version: number;
+  langgraph: string[];
+}
+
+/**
+ * What a database is, by what it holds: the one rule the store (before creating its schema) and the detection of a
+ * location (electron/sources/detect-location.ts) both follow.
+ *
+ * A database with any of LangGraph's checkpointer tables and no Waystation schema is LangGraph's: it is read as a
+ * source and never written to as a store. One with both (Waystation's schema created beside LangGraph's tables by an
+ * earlier build, or LangGraph's `setup()` run on a Waystation store) is opened as the Waystation store, and the
+ * reading commands say that the threads are there too and not shown.
+ */
+export function databaseKind(h: DatabaseHolds): 'waystation' | 'langgraph' | 'both' | 'empty' {
+  if (h.version === 0) return h.langgraph.length > 0 ? 'langgraph' : 'empty';
+  return h.langgraph.length > 0 ? 'both' : 'waystation';
+}
+
+/** What the database holds (see databaseKind): one query, two when it has Waystation's schema; reads only. */
+export async function readDatabaseHolds(client: pg.ClientBase): Promise<DatabaseHolds> {
+  // Resolved through the search path, as the unqualified names of both schemas' own statements are.
+  const tables = await client.query<{ meta: string | null; langgraph: string[] }>(
+    `SELECT to_regclass('waystation_meta')::text AS meta,
+            ARRAY(SELECT t FROM unnest($1::text[]) WITH ORDINALITY AS u(t, i) WHERE to_regclass(t) IS NOT NULL ORDER BY i) AS langgraph`,
+    [LANGGRAPH_TABLES],
+  );
+  const { meta, langgraph } = tables.rows[0];
+  if (!meta) return { version: 0, langgraph };
   const row = await client.query<{ value: string }>(`SELECT value FROM waystation_meta WHERE key = 'schema_version'`);
   const n = Number(row.rows[0]?.value);
-  return Number.isInteger(n) && n > 0 ? n : 0;
+  return { version: Number.isInteger(n) && n > 0 ? n : 0, langgraph };
+}
+
+/** The schema version of the database, or 0 when it has no Waystation schema. */
+export async function readSchemaVersion(client: pg.ClientBase): Promise<number> {
+  return (await readDatabaseHolds(client)).version;
 }
 
 /**
@@ -184,7 +223,10 @@ export async function readSchemaVersion(client: pg.ClientBase): Promise<number> 
 export async function migrate(client: pg.ClientBase, shown: string, upTo = SCHEMA_VERSION): Promise<{ from: number; to: number }> {
   await client.query('SELECT pg_advisory_lock(hashtext($1))', ['waystation-migrate']);
   try {
-    const from = await readSchemaVersion(client);
+    const holds = await readDatabaseHolds(client);
+    // Checked under the lock, before the first CREATE: a LangGraph database is left as it was, not a row added.
+    if (databaseKind(holds) === 'langgraph') throw new LangGraphDatabaseError(shown, holds.langgraph, 'write');
+    const from = holds.version;
     if (from > SCHEMA_VERSION) throw newerSchema(shown, from);
     for (const m of MIGRATIONS) {
       if (m.version <= from || m.version > upTo) continue;
@@ -209,6 +251,27 @@ export function missingSchema(shown: string): PostgresStoreError {
     'schema-missing',
     `the database ${shown} has no Waystation schema: run \`waystation db init ${shown}\` to create it. Nothing was read or written.`,
   );
+}
+
+/**
+ * The refusal of a LangGraph checkpointer database (see databaseKind) where a Waystation store is needed: to create
+ * the schema in it (`write`), or to read Waystation's tasks from it (`read`). It names no `db init`: that is what
+ * must not happen there.
+ */
+export class LangGraphDatabaseError extends PostgresStoreError {
+  constructor(
+    shown: string,
+    readonly tables: readonly string[],
+    attempt: 'read' | 'write',
+  ) {
+    super(
+      'schema-missing',
+      `${shown} is a LangGraph checkpointer database (it has LangGraph's ${tables.join(', ')} and no Waystation schema): ` +
+        'Waystation reads its threads (ls, show, history, diff, result, serve) but keeps its own tasks in a database of ' +
+        'their own or a checkpoint directory, so it does not create its tables here. ' +
+        (attempt === 'write' ? 'Nothing was written.' : 'Nothing was read or written.'),
+    );
+  }
 }
 
 export function newerSchema(shown: string, found: number): PostgresStoreError {

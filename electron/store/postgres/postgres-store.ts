@@ -7,7 +7,9 @@
  * Nothing connects until a method is called. The first call checks the
  * schema: missing, it is created on the first write when `autoInit` allows
  * (else a clear error names `waystation db init`); newer than this build,
- * the store opens read-only and every write says why.
+ * the store opens read-only and every write says why. A LangGraph
+ * checkpointer database (pg-schema.ts, databaseKind) is never given the
+ * schema: reads and writes are refused, naming what it is.
  */
 import path from 'node:path';
 import type { Checkpoint, HistoryMessage } from '../../../shared/checkpoint/schema.js';
@@ -46,7 +48,16 @@ import { insertEvent, subscribePg, type NewEvent } from './pg-events.js';
 import { acquirePgLease, readLeaseRow, requestPgStop } from './pg-lease.js';
 import type { StopRequest } from '../stop-request.js';
 import * as reads from './pg-reads.js';
-import { migrate, missingSchema, newerSchema, olderSchema, readSchemaVersion, SCHEMA_VERSION } from './pg-schema.js';
+import {
+  databaseKind,
+  LangGraphDatabaseError,
+  migrate,
+  missingSchema,
+  newerSchema,
+  olderSchema,
+  readDatabaseHolds,
+  SCHEMA_VERSION,
+} from './pg-schema.js';
 import { PgTaskWriter } from './pg-writes.js';
 
 export { isPostgresUrl } from './redact-url.js';
@@ -64,6 +75,8 @@ export interface PostgresStoreOptions extends ConnectionOptions {
 interface SchemaState {
   /** 0: none yet. */
   version: number;
+  /** LangGraph's checkpointer tables found beside it (pg-schema.ts, databaseKind). */
+  langgraph: string[];
   /** Why writes are refused (a newer schema), or null. */
   readOnly: PostgresStoreError | null;
 }
@@ -100,10 +113,10 @@ export class PostgresStore implements CheckpointStore {
   private schemaState(): Promise<SchemaState> {
     this.schema ??= this.conn
       .read(async (c) => {
-        const version = await readSchemaVersion(c);
+        const { version, langgraph } = await readDatabaseHolds(c);
         if (version < SCHEMA_VERSION) this.schema = null;
-        if (version > SCHEMA_VERSION) return { version, readOnly: newerSchema(this.root, version) };
-        return { version, readOnly: null };
+        if (version > SCHEMA_VERSION) return { version, langgraph, readOnly: newerSchema(this.root, version) };
+        return { version, langgraph, readOnly: null };
       })
       .catch((err: unknown) => {
         this.schema = null;
@@ -112,10 +125,15 @@ export class PostgresStore implements CheckpointStore {
     return this.schema;
   }
 
+  /** Why a database without the schema cannot be used: LangGraph's, or not initialised yet. */
+  private noSchema(s: SchemaState, attempt: 'read' | 'write'): Error {
+    return databaseKind(s) === 'langgraph' ? new LangGraphDatabaseError(this.root, s.langgraph, attempt) : missingSchema(this.root);
+  }
+
   /** For reads: a schema must be there (an older one is read as it is only if this build can: refused for now). */
   private async readable(): Promise<SchemaState> {
     const s = await this.schemaState();
-    if (s.version === 0) throw missingSchema(this.root);
+    if (s.version === 0) throw this.noSchema(s, 'read');
     if (s.version < SCHEMA_VERSION) throw olderSchema(this.root, s.version);
     return s;
   }
@@ -125,7 +143,9 @@ export class PostgresStore implements CheckpointStore {
     const s = await this.schemaState();
     if (s.readOnly) throw new ReadOnlyError(taskId, s.readOnly.message);
     if (s.version < SCHEMA_VERSION) {
-      if (this.opts.autoInit === false) throw s.version === 0 ? missingSchema(this.root) : olderSchema(this.root, s.version);
+      // A LangGraph database is refused here without a write connection; migrate refuses it too, under its lock.
+      if (s.version === 0 && (this.opts.autoInit === false || databaseKind(s) === 'langgraph')) throw this.noSchema(s, 'write');
+      if (this.opts.autoInit === false) throw olderSchema(this.root, s.version);
       await this.init();
     }
   }
