@@ -214,3 +214,24 @@ export async function createDatabase(prefix = 'ws'): Promise<string> {
   await withClient(clusterUrl(info, 'postgres'), (admin) => admin.query(`CREATE DATABASE ${name}`));
   return clusterUrl(info, name);
 }
+
+/** `url` without its password. */
+export function withoutPassword(url: string): string {
+  const u = new URL(url);
+  u.password = '';
+  return u.toString();
+}
+
+/**
+ * A login role of its own, with a password and no rights on the database `adminUrl` names (PostgreSQL 15: only the
+ * owner creates in its public schema): the URL that logs in as it, that URL as messages may show it, and its password.
+ */
+export async function roleWithoutRights(adminUrl: string, prefix: string): Promise<{ url: string; shown: string; password: string }> {
+  const role = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const password = `pw-${randomBytes(6).toString('hex')}`;
+  await withClient(adminUrl, (c) => c.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`));
+  const u = new URL(adminUrl);
+  u.username = role;
+  u.password = password;
+  return { url: u.toString(), shown: withoutPassword(u.toString()), password };
+}

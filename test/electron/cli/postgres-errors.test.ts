@@ -8,9 +8,8 @@ import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { createDatabase, TEST_PASSWORD, withClient } from '../../support/postgres-cluster.js';
+import { createDatabase, roleWithoutRights, TEST_PASSWORD, withoutPassword } from '../../support/postgres-cluster.js';
 import { useOfflineWorkers } from '../../support/offline-workers.js';
 import { captureCli } from './capture-cli.js';
 
@@ -18,13 +17,6 @@ useOfflineWorkers({ SKIP_FAILURE: '1' });
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const bin = path.join(repo, 'bin', 'waystation.mjs');
-
-/** A URL without its password. */
-function withoutPassword(url: string): string {
-  const u = new URL(url);
-  u.password = '';
-  return u.toString();
-}
 
 // A home with no password file unless a test writes one.
 let home: string;
@@ -126,14 +118,7 @@ describe('~/.pgpass, as the docs recommend', () => {
 describe('a role without the rights Waystation needs', () => {
   it('db init, ls and run name the database (no password), say what is missing, and exit 1', async () => {
     const admin = await createDatabase('clirights');
-    const role = `ws_cli_norights_${randomBytes(4).toString('hex')}`;
-    const rolePassword = `pw-${randomBytes(6).toString('hex')}`;
-    await withClient(admin, (c) => c.query(`CREATE ROLE ${role} LOGIN PASSWORD '${rolePassword}'`));
-    const u = new URL(admin);
-    u.username = role;
-    u.password = rolePassword;
-    const url = u.toString();
-    const shown = withoutPassword(url);
+    const { url, shown, password: rolePassword } = await roleWithoutRights(admin, 'ws_cli_norights');
 
     const init = await captureCli('db', 'init', url);
     expect(init.err).toContain(

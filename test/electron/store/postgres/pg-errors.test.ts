@@ -8,10 +8,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { openPostgresStore } from '../../../../electron/store/postgres/postgres-store.js';
 import { mapConnectError, PostgresStoreError, PostgresUrlError } from '../../../../electron/store/postgres/pg-errors.js';
-import { createDatabase, TEST_PASSWORD, withClient } from '../../../support/postgres-cluster.js';
+import { createDatabase, roleWithoutRights, TEST_PASSWORD, withoutPassword } from '../../../support/postgres-cluster.js';
 
 /** The error a promise rejects with. */
 async function failure(p: Promise<unknown>): Promise<Error> {
@@ -21,13 +20,6 @@ async function failure(p: Promise<unknown>): Promise<Error> {
   );
   if (!err) throw new Error('expected a failure');
   return err;
-}
-
-/** A URL without its password. */
-function withoutPassword(url: string): string {
-  const u = new URL(url);
-  u.password = '';
-  return u.toString();
 }
 
 /** The TCP sockets this process holds open. */
@@ -127,14 +119,7 @@ describe('~/.pgpass', () => {
 describe('a role without the rights Waystation needs', () => {
   it('db init and reads say so, naming the database without the password', async () => {
     const admin = await createDatabase('rights');
-    const role = `ws_norights_${randomBytes(4).toString('hex')}`;
-    const rolePassword = `pw-${randomBytes(6).toString('hex')}`;
-    await withClient(admin, (c) => c.query(`CREATE ROLE ${role} LOGIN PASSWORD '${rolePassword}'`));
-    const u = new URL(admin);
-    u.username = role;
-    u.password = rolePassword;
-    const url = u.toString();
-    const shown = withoutPassword(url);
+    const { url, shown, password: rolePassword } = await roleWithoutRights(admin, 'ws_norights');
 
     const store = openPostgresStore(url);
     // PostgreSQL 15: only the database's owner may create in its public schema.
