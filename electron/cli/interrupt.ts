@@ -14,6 +14,7 @@
  */
 import type { Runner, RunOutcome } from '../runtime/runner.js';
 import type { CliContext } from './cli-context.js';
+import { messageOf } from '../../shared/api/error-codes.js';
 
 /** Run `work`, the command's drive of a task through `runner`, stopping that task as above on Ctrl-C or SIGTERM. */
 export async function stoppableRun(ctx: CliContext, runner: Runner, work: () => Promise<RunOutcome>): Promise<RunOutcome> {
@@ -32,7 +33,10 @@ export async function stoppableRun(ctx: CliContext, runner: Runner, work: () => 
       const force = ++signals >= 2;
       // After the second, signals are the process's own again: a third ends the command at once.
       if (force) offSignal?.();
-      asking = asking.then(() => ask(ctx, runner, [...driven], force));
+      // A stop that cannot be asked (the store out of reach) is said; the run's own outcome still ends the command.
+      asking = asking
+        .then(() => ask(ctx, runner, [...driven], force))
+        .catch((err: unknown) => ctx.io.err(ctx.errStyle.red(`waystation: could not ask the run to stop: ${messageOf(err)}`) + '\n'));
     });
   });
   try {
