@@ -38,7 +38,7 @@ export interface CliIo {
   /** Whether stdout's reader went away (`| head`): a command that keeps printing as it follows stops then. */
   outClosed?(): boolean;
   /**
-   * Call `handler` on each Ctrl-C (SIGINT) or SIGTERM, instead of the process ending, until the function returned
+   * Call `handler` on each Ctrl-C (SIGINT), SIGTERM or SIGHUP, instead of the process ending, until the function returned
    * is called. Absent where no process's signals are the command's (tests, a tool running the CLI in-process).
    */
   onSignal?(handler: (signal: NodeJS.Signals) => void): () => void;

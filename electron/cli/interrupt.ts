@@ -1,5 +1,5 @@
 /**
- * Ctrl-C (SIGINT) or SIGTERM while a command drives a task through a runner.
+ * Ctrl-C (SIGINT), SIGTERM or the terminal closed (SIGHUP) while a command drives a task through a runner.
  *
  * A terminal sends Ctrl-C to its whole foreground process group. Were the
  * worker running the agent in it, both would end on the spot, mid-step or
@@ -16,7 +16,7 @@ import type { Runner, RunOutcome } from '../runtime/runner.js';
 import type { CliContext } from './cli-context.js';
 import { messageOf } from '../../shared/api/error-codes.js';
 
-/** Run `work`, the command's drive of a task through `runner`, stopping that task as above on Ctrl-C or SIGTERM. */
+/** Run `work`, the command's drive of a task through `runner`, stopping that task as above on Ctrl-C, SIGTERM or SIGHUP. */
 export async function stoppableRun(ctx: CliContext, runner: Runner, work: () => Promise<RunOutcome>): Promise<RunOutcome> {
   const { onSignal } = ctx.io;
   if (!onSignal) return work();

@@ -107,30 +107,40 @@ export async function runCli(argv: readonly string[], given: CliIo, opts: RunOpt
   return ctx.exitCode;
 }
 
+/** Ctrl-C, a stop asked by another program, and the terminal closed (SIGHUP): each ends a command as it should end. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
 /** The streams of this process, coloured only where a person reads them. */
 export function processIo(): CliIo {
-  // A reader that went away (`waystation tail ... | head`) ends the output, not the command: what is left is not
-  // written, and a run the command started ends as it would have.
+  // A reader that went away (`waystation tail ... | head`, EPIPE) or a terminal closed (EIO) ends the output, not the
+  // command: what is left is not written, and a run the command started ends as it would have (asked to stop, when
+  // the terminal's closing sent SIGHUP).
   let outClosed = false;
+  let errClosed = false;
+  const gone = (err: NodeJS.ErrnoException) => err.code === 'EPIPE' || err.code === 'EIO';
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
+    if (!gone(err)) throw err;
     outClosed = true;
+  });
+  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+    if (!gone(err)) throw err;
+    errClosed = true;
   });
   return {
     out: (s) => {
       if (!outClosed) process.stdout.write(s);
     },
     outClosed: () => outClosed,
-    err: (s) => void process.stderr.write(s),
+    err: (s) => {
+      if (!errClosed) process.stderr.write(s);
+    },
     color: shouldColor(process.stdout, process.env),
     errColor: shouldColor(process.stderr, process.env),
     ...(process.stdin.isTTY && process.stderr.isTTY ? { ask: askOnTerminal } : {}),
     onSignal: (handler) => {
-      process.on('SIGINT', handler);
-      process.on('SIGTERM', handler);
+      for (const signal of STOP_SIGNALS) process.on(signal, handler);
       return () => {
-        process.off('SIGINT', handler);
-        process.off('SIGTERM', handler);
+        for (const signal of STOP_SIGNALS) process.off(signal, handler);
       };
     },
   };

@@ -49,7 +49,7 @@ function logActivity(ctx: CliContext, server: WebServer): () => void {
   }, 0);
 }
 
-/** Resolves on the first SIGINT or SIGTERM; never where the command is given no signals (run in-process). */
+/** Resolves on the first SIGINT, SIGTERM or SIGHUP; never where the command is given no signals (run in-process). */
 function untilSignal(ctx: CliContext): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const off = ctx.io.onSignal?.((signal) => {

@@ -121,6 +121,18 @@ describe('Ctrl-C while `waystation run` drives a task', () => {
     expect((await readLeaseState(path.join(root, TASK))).held).toBe(false);
   }, 60_000);
 
+  it('the terminal closed (SIGHUP) stops the run the same way: the agent does not go on alone', async () => {
+    const run = startRun(1_500);
+    await untilInside('one', run);
+    process.kill(run.pid, 'SIGHUP');
+    const ended = await run.ended;
+    expect(ended.code).toBe(RunExit.stopped);
+    const cp = (await openStore(root).getTask(TASK))!.checkpoint!;
+    expect(cp.plan.map((s) => s.status)).toEqual(['done', 'pending', 'pending']);
+    expect(cp.recovery.stopped).toMatchObject({ reason: 'interrupted at the terminal' });
+    expect((await readLeaseState(path.join(root, TASK))).held).toBe(false);
+  }, 60_000);
+
   it('stops a Python command agent the same way: the key reaches the CLI alone, and the agent honours the stop', async () => {
     await fs.writeFile(
       path.join(root, 'slow.py'),
