@@ -9,7 +9,7 @@ import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import { isPostgresUrl, redactUrl } from '../store/postgres/redact-url.js';
 import type { CheckpointSource, CheckpointStore, TaskEntry } from '../store/store-types.js';
-import { detectLocation } from '../sources/detect-location.js';
+import { detectLocation, type DetectedLocation } from '../sources/detect-location.js';
 import { createStyle, type Style } from './style.js';
 import { refuseUrlDirectory } from './directory-argument.js';
 
@@ -144,10 +144,7 @@ export async function requireTask(
  * the source's locator, safe to print (a URL without its password).
  */
 export async function requireSource(ctx: CliContext, location: string): Promise<{ root: string; source: CheckpointSource }> {
-  if (!isPostgresUrl(location)) refuseUrlDirectory(location);
-  const found = await detectLocation(location);
-  if (found.kind === 'neither') throw new UsageError(found.reason);
-  if (found.kind === 'postgres-store' && found.holds === 'waystation-and-langgraph') ctx.io.err(alsoLangGraphNote(location));
+  const found = await requireKnownLocation(ctx, location);
   if (found.kind === 'directory' || found.kind === 'postgres-store') {
     const store = ctx.openStore(found.kind === 'directory' ? found.dir : found.url);
     return { root: store.root, source: store };
@@ -160,16 +157,23 @@ export async function requireSource(ctx: CliContext, location: string): Promise<
 }
 
 /**
- * What the reading commands and serve say of a database holding Waystation's schema beside LangGraph's tables
- * (pg-schema.ts, databaseKind): it is read as the Waystation store, so the threads would otherwise vanish unsaid.
+ * What a location argument names (detectLocation), for the reading commands and serve: a usage error when it is
+ * nothing Waystation reads. A database holding Waystation's schema beside LangGraph's tables (pg-schema.ts,
+ * databaseKind) is read as the Waystation store, and said so here, or its threads would vanish unsaid.
  */
-export function alsoLangGraphNote(location: string): string {
-  const shown = shownLocation(location);
-  return (
-    `note: ${shown} also holds LangGraph's checkpointer tables, whose threads are not shown: it is opened as the Waystation ` +
-    `store it also holds. To browse the threads, copy the Waystation tasks to a store of their own (\`waystation copy ${shown} DIR\`), ` +
-    'then drop Waystation\'s tables from this database (docs/POSTGRES.md, "A LangGraph database", gives the statement).\n'
-  );
+export async function requireKnownLocation(ctx: CliContext, location: string): Promise<Exclude<DetectedLocation, { kind: 'neither' }>> {
+  if (!isPostgresUrl(location)) refuseUrlDirectory(location);
+  const found = await detectLocation(location);
+  if (found.kind === 'neither') throw new UsageError(found.reason);
+  if (found.kind === 'postgres-store' && found.holds === 'waystation-and-langgraph') {
+    const shown = shownLocation(location);
+    ctx.io.err(
+      `note: ${shown} also holds LangGraph's checkpointer tables, whose threads are not shown: it is opened as the Waystation ` +
+        `store it also holds. To browse the threads, copy the Waystation tasks to a store of their own (\`waystation copy ${shown} DIR\`), ` +
+        'then drop Waystation\'s tables from this database (docs/POSTGRES.md, "A LangGraph database", gives the statement).\n',
+    );
+  }
+  return found;
 }
 
 /** Open a location (see requireSource) and find TASK in it; a usage error naming the command that lists tasks when there is no such task. */

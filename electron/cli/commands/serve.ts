@@ -7,11 +7,8 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { startWebServer, type WebServer } from '../../host/web-server.js';
-import { detectLocation } from '../../sources/detect-location.js';
-import { isPostgresUrl } from '../../store/postgres/redact-url.js';
 import { trustState } from '../../runtime/directory-trust.js';
-import { alsoLangGraphNote, UsageError, shownLocation, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
-import { refuseUrlDirectory } from '../directory-argument.js';
+import { requireKnownLocation, UsageError, shownLocation, type CliContext, SOURCE_ARGUMENT } from '../cli-context.js';
 import { addTrustOption, requireTrust } from '../trust-check.js';
 
 /** Ask the desktop to open the URL; silently does nothing where there is no desktop. */
@@ -77,10 +74,7 @@ export function register(program: Command, ctx: CliContext): void {
     );
   addTrustOption(command).action(
     async (dir: string, opts: { port?: string; readOnly?: boolean; openUrl?: boolean; quiet?: boolean; trust?: boolean }) => {
-      if (!isPostgresUrl(dir)) refuseUrlDirectory(dir);
-      const found = await detectLocation(dir);
-      if (found.kind === 'neither') throw new UsageError(found.reason);
-      if (found.kind === 'postgres-store' && found.holds === 'waystation-and-langgraph') ctx.io.err(alsoLangGraphNote(dir));
+      const found = await requireKnownLocation(ctx, dir);
       const browseOnly = found.kind === 'langgraph-sqlite' || found.kind === 'langgraph-postgres';
       const root = found.kind === 'directory' ? found.dir : dir;
       const readOnly = opts.readOnly || browseOnly;
