@@ -234,18 +234,21 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
     }
   }
 
+  /** One animation frame of the page: what the layout needs to follow a new size. */
+  async function nextFrame(): Promise<void> {
+    await page.evaluate(
+      () =>
+        new Promise((r) => (globalThis as unknown as { requestAnimationFrame(f: () => void): void }).requestAnimationFrame(() => r(null))),
+    );
+  }
+
   /** What sticks out of the view shown at each of SIZES, each named by `view` and the size; back at the first size after. */
   async function overflowsAtEverySize(view: string): Promise<string[]> {
     const found: string[] = [];
     for (const size of SIZES) {
       await page.setViewportSize(size);
       // One frame for the layout (and the charts' measured width) to follow the new size.
-      await page.evaluate(
-        () =>
-          new Promise((r) =>
-            (globalThis as unknown as { requestAnimationFrame(f: () => void): void }).requestAnimationFrame(() => r(null)),
-          ),
-      );
+      await nextFrame();
       found.push(...(await overflows(page)).map((o) => `${view} at ${size.width}x${size.height}: ${o}`));
     }
     await page.setViewportSize(SIZES[0]);
@@ -423,12 +426,7 @@ describe.skipIf(!hasChromium)('every view of the inspector: accessible and withi
     const found: string[] = [];
     for (const size of SIZES) {
       await page.setViewportSize(size);
-      await page.evaluate(
-        () =>
-          new Promise((r) =>
-            (globalThis as unknown as { requestAnimationFrame(f: () => void): void }).requestAnimationFrame(() => r(null)),
-          ),
-      );
+      await nextFrame();
       found.push(...(await brokenWords(page)).map((w) => `${size.width}px: ${w}`));
       found.push(...(await overflows(page)).map((o) => `${size.width}px: ${o}`));
     }

@@ -109,3 +109,13 @@ export function countingWholeReads(): { fs: StoreFs; reads: Map<string, number> 
   };
   return { fs, reads };
 }
+
+/** The error a promise rejects with; a test failure when it resolves. */
+export async function failure(p: Promise<unknown>): Promise<Error> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e as Error,
+  );
+  if (!err) throw new Error('expected a failure');
+  return err;
+}

@@ -11,16 +11,7 @@ import path from 'node:path';
 import { openPostgresStore } from '../../../../electron/store/postgres/postgres-store.js';
 import { mapConnectError, PostgresStoreError, PostgresUrlError } from '../../../../electron/store/postgres/pg-errors.js';
 import { createDatabase, roleWithoutRights, TEST_PASSWORD, withoutPassword } from '../../../support/postgres-cluster.js';
-
-/** The error a promise rejects with. */
-async function failure(p: Promise<unknown>): Promise<Error> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e as Error,
-  );
-  if (!err) throw new Error('expected a failure');
-  return err;
-}
+import { failure } from '../store-test-helpers.js';
 
 /** The TCP sockets this process holds open. */
 const openSockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;

@@ -6,17 +6,7 @@ import { migrate, MIGRATIONS, readSchemaVersion, SCHEMA_VERSION } from '../../..
 import { ConflictError, ReadOnlyError, StoreWriteError } from '../../../../electron/store/store-types.js';
 import { WriteLimitError } from '../../../../electron/store/write-limits.js';
 import { clusterUrl, createDatabase, TEST_PASSWORD, testCluster, withClient } from '../../../support/postgres-cluster.js';
-import { makeCheckpoint, withoutVersion } from '../store-test-helpers.js';
-
-/** The error a promise rejects with. */
-async function failure(p: Promise<unknown>): Promise<Error> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e as Error,
-  );
-  if (!err) throw new Error('expected a failure');
-  return err;
-}
+import { failure, makeCheckpoint, withoutVersion } from '../store-test-helpers.js';
 
 describe('connection faults', () => {
   it('a server that is not there: unreachable, named without the password', async () => {
