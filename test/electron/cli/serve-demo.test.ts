@@ -113,6 +113,12 @@ async function serve(dir: string, args: string[] = []) {
   return { child, url, exited, state };
 }
 
+/** Resolves once the server's output holds a line matching `pattern`, or rejects after WAIT_MS with `what` and the output. */
+async function printedLine(state: { output: string }, pattern: RegExp, what: string): Promise<void> {
+  for (const deadline = Date.now() + WAIT_MS; !pattern.test(state.output); await new Promise((r) => setTimeout(r, 20)))
+    if (Date.now() > deadline) throw new Error(`${what} within ${WAIT_MS} ms; server output:\n${state.output}`);
+}
+
 type Listed = { task_id: string; display_status: string };
 const statusOf = (tasks: Listed[]) => Object.fromEntries(tasks.map((t) => [t.task_id, t.display_status]));
 
@@ -165,7 +171,9 @@ describe('waystation serve', () => {
         expect(served).toEqual(JSON.parse((await cli(['ls', dir, '--json'])).stdout));
         const one = (await (await fetch(`${origin}/api/tasks/demo-done?token=${token}`)).json()) as { summary: { task_id: string } };
         expect(one.summary.task_id).toBe('demo-done');
-        // The console says what the host ran, in order: the process, the agent's own lines, how it ended.
+        // The console says what the host ran, in order: the process, the agent's own lines, how it ended. The last
+        // version is listed before the worker has exited, so the end's line may still be on its way.
+        await printedLine(state, /notes-running exited: /, 'the host printed no exit of notes-running');
         expect(output()).toMatch(
           /notes-running started: resume in process \d+\n(.*\n)*.*notes-running publish-index: done\n(.*\n)*.*notes-running exited: task notes-running finished/,
         );
