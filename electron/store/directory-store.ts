@@ -68,6 +68,7 @@ import { subscribeDirectory } from './directory-subscription.js';
 import type { LeaseRead, ListedFiles, StopAsked, StoreChange, StoreSubscription, TaskLease } from './store-types.js';
 import type { RecoveryReport } from '../../shared/checkpoint/recovery-report.js';
 import { FileCheckThread } from './file-check-thread.js';
+import { KeyedSerial } from './keyed-serial.js';
 
 export interface StoreOptions {
   /** The file system to use; tests inject failures here. Default: node:fs/promises. */
@@ -108,7 +109,7 @@ class DirectoryStore implements CheckpointStore {
   private readonly concurrency: number;
   private ctxPromise: Promise<ReadContext> | null = null;
   private readonly writers = new Map<string, TaskWriter>();
-  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly locks = new KeyedSerial();
   /** Per task: the last event id, and the log's size and mtime when this store last wrote it. */
   private readonly eventState = new Map<string, { lastId: number; torn: boolean; size: number; mtimeMs: number }>();
 
@@ -157,18 +158,6 @@ class DirectoryStore implements CheckpointStore {
       });
     }
     return this.ctxPromise;
-  }
-
-  /** Run `fn` after every earlier call for the same task in this store has settled. */
-  private withLock<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(taskId) ?? Promise.resolve();
-    const run = prev.then(fn, fn);
-    const tail = run.catch(() => {});
-    this.locks.set(taskId, tail);
-    void tail.then(() => {
-      if (this.locks.get(taskId) === tail) this.locks.delete(taskId);
-    });
-    return run;
   }
 
   private writer(ctx: ReadContext, taskId: string): TaskWriter {
@@ -387,7 +376,7 @@ class DirectoryStore implements CheckpointStore {
       ]);
     }
     const ctx = await this.ctx();
-    const result = await this.withLock(taskId, async () => {
+    const result = await this.locks.run(taskId, async () => {
       const r = await this.writer(ctx, taskId).create({ ...opts, checkpoint });
       return this.afterSave(taskId, r, opts.eventAt);
     });
@@ -400,7 +389,7 @@ class DirectoryStore implements CheckpointStore {
     if (!isSafeTaskId(taskId))
       throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `${JSON.stringify(taskId)} is not a task id`)]);
     const ctx = await this.ctx();
-    return this.withLock(taskId, async () => {
+    return this.locks.run(taskId, async () => {
       const w = this.writer(ctx, taskId);
       try {
         await w.lastVersion();
@@ -420,7 +409,7 @@ class DirectoryStore implements CheckpointStore {
 
   async settle(taskId: string): Promise<Problem[]> {
     const w = this.writers.get(taskId);
-    return w ? this.withLock(taskId, () => w.settle()) : [];
+    return w ? this.locks.run(taskId, () => w.settle()) : [];
   }
 
   /** Append the version event; a failure there leaves the version saved and is reported as a warning. */
@@ -520,7 +509,7 @@ class DirectoryStore implements CheckpointStore {
   async appendEvent(taskId: string, event: Omit<TaskEvent, 'id' | 'task_id' | 'at'> & { at?: string }): Promise<TaskEvent> {
     if (!isSafeTaskId(taskId))
       throw new TaskReadError(taskId, [problem(taskId, 'unreadable', `${JSON.stringify(taskId)} is not a task id`)]);
-    return this.withLock(taskId, () => this.appendEventLocked(taskId, event));
+    return this.locks.run(taskId, () => this.appendEventLocked(taskId, event));
   }
 
   /**

@@ -59,6 +59,7 @@ import {
   SCHEMA_VERSION,
 } from './pg-schema.js';
 import { PgTaskWriter } from './pg-writes.js';
+import { KeyedSerial } from '../keyed-serial.js';
 
 export { isPostgresUrl } from './redact-url.js';
 
@@ -93,7 +94,7 @@ export class PostgresStore implements CheckpointStore {
   readonly artifactRoot: string;
   private schema: Promise<SchemaState> | null = null;
   private readonly writers = new Map<string, PgTaskWriter>();
-  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly locks = new KeyedSerial();
   private readonly subscriptions = new Set<StoreSubscription>();
 
   constructor(
@@ -164,17 +165,6 @@ export class PostgresStore implements CheckpointStore {
   /** The schema version the database has (0: none), and the one this build writes. */
   async schemaVersion(): Promise<{ found: number; known: number }> {
     return { found: (await this.schemaState()).version, known: SCHEMA_VERSION };
-  }
-
-  private withLock<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(taskId) ?? Promise.resolve();
-    const run = prev.then(fn, fn);
-    const tail = run.catch(() => {});
-    this.locks.set(taskId, tail);
-    void tail.then(() => {
-      if (this.locks.get(taskId) === tail) this.locks.delete(taskId);
-    });
-    return run;
   }
 
   private writer(taskId: string): PgTaskWriter {
@@ -356,18 +346,18 @@ export class PostgresStore implements CheckpointStore {
         ),
       ]);
     await this.writable(taskId);
-    return this.withLock(taskId, () => this.writer(taskId).create({ ...opts, checkpoint }));
+    return this.locks.run(taskId, () => this.writer(taskId).create({ ...opts, checkpoint }));
   }
 
   async save(taskId: string, request: SaveRequest): Promise<SaveResult> {
     await this.writable(taskId);
-    return this.withLock(taskId, () => this.writer(taskId).save(request));
+    return this.locks.run(taskId, () => this.writer(taskId).save(request));
   }
 
   /** The task row's head brought up to the newest version (pg-writes.ts): what a directory's settle does for checkpoint.json. */
   async settle(taskId: string): Promise<Problem[]> {
     const writer = this.writers.get(taskId);
-    return writer ? this.withLock(taskId, () => writer.settle()) : [];
+    return writer ? this.locks.run(taskId, () => writer.settle()) : [];
   }
 
   async importTask(taskId: string): Promise<SaveResult> {
@@ -378,7 +368,7 @@ export class PostgresStore implements CheckpointStore {
 
   async appendEvent(taskId: string, event: NewEvent): Promise<TaskEvent> {
     await this.writable(taskId);
-    return this.withLock(taskId, async () => {
+    return this.locks.run(taskId, async () => {
       try {
         return await this.conn.transaction((c) => insertEvent(c, taskId, redactJson(event, secretsOf())), [taskId]);
       } catch (err) {
