@@ -15,7 +15,7 @@
 import { encode, ExtData } from '@msgpack/msgpack';
 import { isPlainObject, shortTypeName, TYPE_KEY, typeOf } from './inert-value.js';
 import { EXT } from './msgpack-serde.js';
-import { UnwritableValue } from './state-encoding.js';
+import { CLASS_OF_ROLE, UnwritableValue } from './state-encoding.js';
 
 /** Each message class: its module, its `type` and the fields model_dump gives it beyond the common ones. */
 const CLASSES: Record<string, { module: string; type: string; defaults: Record<string, unknown> }> = {
@@ -27,15 +27,6 @@ const CLASSES: Record<string, { module: string; type: string; defaults: Record<s
   },
   SystemMessage: { module: 'langchain_core.messages.system', type: 'system', defaults: {} },
   ToolMessage: { module: 'langchain_core.messages.tool', type: 'tool', defaults: { artifact: null, status: 'success' } },
-};
-
-const CLASS_OF_ROLE: Record<string, string> = {
-  user: 'HumanMessage',
-  human: 'HumanMessage',
-  assistant: 'AIMessage',
-  ai: 'AIMessage',
-  system: 'SystemMessage',
-  tool: 'ToolMessage',
 };
 
 /** The class a value given as a message stands for; null when it is no message. */

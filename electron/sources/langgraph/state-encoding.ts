@@ -18,7 +18,8 @@ export class UnwritableValue extends ServiceError {
   readonly code = 'invalid-input' as const;
 }
 
-const CLASS_OF_ROLE: Record<string, string> = {
+/** The LangChain message class a role names, in both languages' serialisations. */
+export const CLASS_OF_ROLE: Record<string, string> = {
   user: 'HumanMessage',
   human: 'HumanMessage',
   assistant: 'AIMessage',
