@@ -84,6 +84,16 @@ export interface ScanOptions {
   chunkBytes?: number;
 }
 
+/** The task's event log opened for reading; null when it has none yet. */
+async function openEventLog(fs: StoreFs, taskDir: string) {
+  try {
+    return await fs.open(eventsPath(taskDir), 'r');
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return null;
+    throw err;
+  }
+}
+
 /**
  * Stream the log's complete lines from `from` to its end, one event at a time
  * to `onEvent`, in bounded memory (a chunk and the line it cuts); unparseable
@@ -95,13 +105,8 @@ export async function scanEventLog(
   onEvent: (e: TaskEvent) => void,
   opts: ScanOptions = {},
 ): Promise<EventScan | null> {
-  let handle;
-  try {
-    handle = await fs.open(eventsPath(taskDir), 'r');
-  } catch (err) {
-    if (errorCode(err) === 'ENOENT') return null;
-    throw err;
-  }
+  const handle = await openEventLog(fs, taskDir);
+  if (!handle) return null;
   try {
     const st = await handle.stat();
     const maxBytes = opts.maxBytes ?? MAX_EVENT_LOG_BYTES;
@@ -203,13 +208,8 @@ export async function readEventTail(
   want: (newestFirst: readonly TaskEvent[]) => boolean,
   maxBytes = MAX_EVENT_LOG_BYTES,
 ): Promise<{ newestFirst: TaskEvent[]; size: number; tornBytes: number } | null> {
-  let handle;
-  try {
-    handle = await fs.open(eventsPath(taskDir), 'r');
-  } catch (err) {
-    if (errorCode(err) === 'ENOENT') return null;
-    throw err;
-  }
+  const handle = await openEventLog(fs, taskDir);
+  if (!handle) return null;
   try {
     const { size } = await handle.stat();
     let window = Math.min(size, 64 * 1024);
