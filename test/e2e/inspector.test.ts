@@ -343,6 +343,8 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
       taskList()
         .getByRole('option')
         .evaluateAll((rows) => rows.map((r) => (r as unknown as { id: string }).id));
+    // Pointed at first: the order read below is the one held (a running task may re-sort the list before that).
+    await taskList().hover();
     const before = await shown();
     // The lowest row of a task another process can write to: a new version sorts it first under "Recently updated".
     const writable = new Set(
@@ -359,7 +361,6 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
         .locator(`[id="${rowId(target)}"] .task-time`)
         .getAttribute('title');
     const was = await writtenAt();
-    await taskList().hover();
     const writer = spawnSync(process.execPath, [path.join(bundleDir, 'write-version.js'), root, target, `held ${Date.now()}`], {
       cwd: REPO,
       encoding: 'utf8',
