@@ -131,9 +131,14 @@ export class HostService implements WaystationService {
     // A database or a LangGraph checkpointer opens as a store or a source of its own; anything else must be a directory.
     const found = opts.detected ?? (await detectLocation(dir));
     // The runner opens the database itself, so it is handed the URL as given (its password included); everything
-    // shown names it by store.root, without the password.
+    // shown names it by store.root, without the password. LangGraph's tables beside the store are said, as the
+    // reading commands say them: their threads are not shown.
     if (found.kind === 'postgres-store')
-      return this.openNonDirectory((this.options.openStore ?? openLocation)(dir), { ...opts, location: dir });
+      return this.openNonDirectory((this.options.openStore ?? openLocation)(dir), {
+        ...opts,
+        location: dir,
+        alsoHoldsLangGraph: found.holds === 'waystation-and-langgraph',
+      });
     if (found.kind === 'langgraph-sqlite' || found.kind === 'langgraph-postgres') {
       // Waystation never runs a LangGraph graph: a checkpointer is browsed, read-only whatever was asked. Its readers
       // (SQLite's and PostgreSQL's drivers, the msgpack decoder) are loaded only then: a host of a directory never needs them.
@@ -194,7 +199,7 @@ export class HostService implements WaystationService {
    */
   private async openNonDirectory(
     store: CheckpointSource,
-    opts: { readOnly?: boolean; remember?: boolean; location?: string },
+    opts: { readOnly?: boolean; remember?: boolean; location?: string; alsoHoldsLangGraph?: boolean },
   ): Promise<DirectoryInfo> {
     const writable = isCheckpointStore(store);
     let untrusted: boolean;
@@ -209,6 +214,7 @@ export class HostService implements WaystationService {
       root: opts.location ?? store.root,
       readOnly: !writable || !this.options.runner || untrusted || (opts.readOnly ?? false),
       store,
+      alsoHoldsLangGraph: opts.alsoHoldsLangGraph,
       hub: this.hub,
       hashes: this.moduleHashes,
       describeRegistered: writable ? this.options.runner?.registeredAgents?.bind(this.options.runner) : undefined,
@@ -310,6 +316,7 @@ export class HostService implements WaystationService {
       read_only: this.current ? this.current.readOnly : !this.options.runner,
       recent_read_only: recent?.readOnly() ?? [],
       untrusted: this.current !== null && this.untrusted,
+      also_holds_langgraph: this.current?.alsoHoldsLangGraph ?? false,
     };
   }
 

@@ -23,6 +23,8 @@ export interface OpenDirectoryOptions {
   readOnly: boolean;
   /** The directory's store, or a read-only source (a LangGraph checkpointer). */
   store: CheckpointSource;
+  /** A database holding LangGraph's checkpointer tables beside the store, whose threads are not shown (DirectoryInfo.also_holds_langgraph). */
+  alsoHoldsLangGraph?: boolean;
   hub: EventHub;
   /** Run after the parts have stopped (a source's database connection to close). */
   onClose?: () => Promise<void>;
@@ -37,6 +39,7 @@ export class OpenDirectory {
   readonly root: string;
   readonly readOnly: boolean;
   readonly store: CheckpointSource;
+  readonly alsoHoldsLangGraph: boolean;
   /** Batches are handled one after the other, so events keep their order. */
   readonly queue = new SerialQueue();
   readonly list: KeptTaskList;
@@ -57,6 +60,7 @@ export class OpenDirectory {
     this.root = root;
     this.readOnly = options.readOnly;
     this.store = store;
+    this.alsoHoldsLangGraph = options.alsoHoldsLangGraph ?? false;
     const drift = new VerifiedDrift();
     this.list = new KeptTaskList(
       root,

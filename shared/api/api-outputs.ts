@@ -25,6 +25,7 @@ const DirectoryInfo = z.object({
   read_only: z.boolean(),
   recent_read_only: z.array(z.string()),
   untrusted: z.boolean().optional(),
+  also_holds_langgraph: z.boolean().optional(),
 });
 
 const DirectoryTrust = z.object({

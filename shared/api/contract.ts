@@ -165,6 +165,12 @@ export interface DirectoryInfo {
    * read-only until a person trusts it. Absent from hosts that predate trust.
    */
   untrusted?: boolean;
+  /**
+   * The open database holds LangGraph's checkpointer tables beside Waystation's schema (an earlier build created
+   * its schema in a LangGraph database): it is shown as the Waystation store, and LangGraph's threads are not.
+   * docs/POSTGRES.md, "A LangGraph database", says how to get them back. Absent from hosts that predate it.
+   */
+  also_holds_langgraph?: boolean;
 }
 
 /**

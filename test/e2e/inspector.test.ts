@@ -336,6 +336,47 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     expect(await page.evaluate(() => (globalThis as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
   }, 90_000);
 
+  it('holds the list in its order while the pointer is over it: a task written to keeps its row until the pointer leaves', async () => {
+    await page.getByRole('searchbox', { name: 'Search tasks' }).fill('');
+    await page.locator('.task-list-footer', { hasText: /^\d+ tasks$/ }).waitFor({ timeout: LONG });
+    const shown = () =>
+      taskList()
+        .getByRole('option')
+        .evaluateAll((rows) => rows.map((r) => (r as unknown as { id: string }).id));
+    // Pointed at first: the order read below is the one held (a running task may re-sort the list before that).
+    await taskList().hover();
+    const before = await shown();
+    // The lowest row of a task another process can write to: a new version sorts it first under "Recently updated".
+    const writable = new Set(
+      (await rpc<TaskSummary[]>('listTasks'))
+        .filter((t) => t.format === 'waystation' && !t.read_only && t.display_status !== 'running' && t.display_status !== 'unreadable')
+        .map((t) => t.task_id),
+    );
+    const target = [...writable]
+      .filter((id) => before.indexOf(rowId(id)) > 0)
+      .sort((a, b) => before.indexOf(rowId(b)) - before.indexOf(rowId(a)))[0];
+    expect(target).toBeTruthy();
+    const writtenAt = () =>
+      taskList()
+        .locator(`[id="${rowId(target)}"] .task-time`)
+        .getAttribute('title');
+    const was = await writtenAt();
+    const writer = spawnSync(process.execPath, [path.join(bundleDir, 'write-version.js'), root, target, `held ${Date.now()}`], {
+      cwd: REPO,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(writer.status, writer.stderr).toBe(0);
+    // The new version arrived, its row shows when it was written, and no row moved; the footer says the order is held.
+    await expect.poll(writtenAt, { timeout: LONG }).not.toBe(was);
+    expect((await shown()).slice(0, before.length)).toEqual(before);
+    await page.locator('.task-list-footer', { hasText: 'order held' }).waitFor();
+    // The pointer leaves: the list's own order applies, the task written to above where it was.
+    await page.mouse.move(1, 1);
+    await page.locator('.task-list-footer', { hasText: /^\d+ tasks$/ }).waitFor({ timeout: LONG });
+    expect((await shown()).indexOf(rowId(target))).toBeLessThan(before.indexOf(rowId(target)));
+  }, 90_000);
+
   it('starts a new task from an agent and follows it live', async () => {
     const before = (await rpc<TaskSummary[]>('listTasks')).length;
     await page.getByRole('button', { name: '+ New task' }).click();

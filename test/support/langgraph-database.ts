@@ -5,6 +5,7 @@
  */
 import { HumanMessage } from '@langchain/core/messages';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { MIGRATIONS } from '../../electron/store/postgres/pg-schema.js';
 import { approvalGraph } from './langgraph-graphs.js';
 import { createDatabase, withClient } from './postgres-cluster.js';
 
@@ -24,6 +25,22 @@ export async function langGraphDatabase(prefix = 'lgpg'): Promise<string> {
   } finally {
     await saver.end();
   }
+  return url;
+}
+
+/**
+ * A new database holding both schemas, as an earlier build left one: LangGraph's tables and WAITING_THREAD
+ * (langGraphDatabase), and Waystation's schema, its migrations applied beside them as that build did on first use
+ * (no task saved yet). Returns its URL (with the password).
+ */
+export async function databaseWithBoth(prefix = 'lgpg'): Promise<string> {
+  const url = await langGraphDatabase(prefix);
+  await withClient(url, async (c) => {
+    for (const m of MIGRATIONS) {
+      await c.query(m.sql);
+      await c.query(`UPDATE waystation_meta SET value = $1 WHERE key = 'schema_version'`, [String(m.version)]);
+    }
+  });
   return url;
 }
 

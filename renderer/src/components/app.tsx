@@ -14,6 +14,7 @@ import { StartTaskDialog } from './start-task-dialog.js';
 import { DirectoryControls } from './directory-controls.js';
 import { ConnectionNote, ConnectionStatus } from './connection-status.js';
 import { TrustPrompt } from './trust-prompt.js';
+import { HiddenThreadsNote } from './hidden-threads-note.js';
 import { useNarrowWindow } from './narrow-window.js';
 
 export function App() {
@@ -148,6 +149,7 @@ function Toolbar() {
         </span>
       )}
       <TrustPrompt />
+      <HiddenThreadsNote />
       <span className="spacer" />
       {busyLabels.length > 0 && (
         <span className="busy" role="status">

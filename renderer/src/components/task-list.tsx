@@ -1,6 +1,7 @@
 /**
  * The left pane: every task in the directory, filtered and searched,
- * virtualised so ten thousand rows scroll as smoothly as ten.
+ * virtualised so ten thousand rows scroll as smoothly as ten. Its order holds
+ * while a person is in it (list-hold.ts), so a row never moves under a click.
  */
 import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -14,6 +15,7 @@ import { TaskStatusBadge, displayStatusLabel } from './status-badge.js';
 import { formatRelative, formatTime, taskLabel } from './format.js';
 import { NoDirectory } from './directory-controls.js';
 import { DirectoryOverview } from './directory-overview.js';
+import { useListHold } from './list-hold.js';
 
 const ROW_HEIGHT = 56;
 const STATUS_FILTERS: DisplayStatus[] = [
@@ -47,8 +49,11 @@ export function TaskList() {
   const selectTask = useAppStore((s) => s.selectTask);
   const setStartDialogOpen = useAppStore((s) => s.setStartDialogOpen);
 
-  const visible = useMemo(() => filterTasks(tasks, filter), [tasks, filter]);
+  const live = useMemo(() => filterTasks(tasks, filter), [tasks, filter]);
   const counts = useMemo(() => countByFilter(tasks), [tasks]);
+  // What the list shows, and what keys move through: its own order, or the one held while a person is in it.
+  const hold = useListHold(live, tasks, filter, tasksState === 'ready');
+  const visible = hold.rows;
   const scrollRef = useRef<HTMLDivElement>(null);
   // The virtualizer's API is not memoisable by the compiler; it is only read, never passed down.
   // eslint-disable-next-line react-hooks/incompatible-library
@@ -65,6 +70,7 @@ export function TaskList() {
   }, [activeIndex, virtualizer]);
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    hold.keyPressed();
     if (visible.length === 0) return;
     const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? ROW_HEIGHT * 10) / ROW_HEIGHT) - 1);
     const moves: Record<string, number> = {
@@ -200,6 +206,7 @@ export function TaskList() {
         tabIndex={0}
         aria-activedescendant={activeIndex >= 0 ? rowId(visible[activeIndex].task_id) : undefined}
         onKeyDown={onKeyDown}
+        {...hold.handlers}
         hidden={visible.length === 0}
       >
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
@@ -219,8 +226,10 @@ export function TaskList() {
           })}
         </div>
       </div>
+      {/* Below the rows, so that its appearing moves none of them. */}
       <div className="task-list-footer" aria-live="polite">
-        {visible.length === tasks.length ? `${tasks.length} tasks` : `${visible.length} of ${tasks.length} tasks`}
+        {live.length === tasks.length ? `${tasks.length} tasks` : `${live.length} of ${tasks.length} tasks`}
+        {hold.held && ` · order held while you're in the list${hold.held.added ? ` · ${hold.held.added} new at the end` : ''}`}
       </div>
     </section>
   );

@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { openLocation } from '../../../electron/store/open-location.js';
-import { MIGRATIONS } from '../../../electron/store/postgres/pg-schema.js';
 import { TEST_PASSWORD, withClient } from '../../support/postgres-cluster.js';
-import { databaseContents, langGraphDatabase, WAITING_THREAD } from '../../support/langgraph-database.js';
+import { databaseContents, databaseWithBoth, langGraphDatabase, WAITING_THREAD } from '../../support/langgraph-database.js';
 import { fingerprint, scenarioDatabase } from '../../support/langgraph-sqlite.js';
 import { THREADS } from '../../support/langgraph-graphs.js';
 import { cleanup, makeCheckpoint, tempRoot } from '../store/store-test-helpers.js';
@@ -72,14 +71,8 @@ describe('the CLI given a LangGraph PostgreSQL database', () => {
   });
 
   it('a database an earlier build gave both is listed as the Waystation store with a note, and the documented statement gives the threads back', async () => {
-    const url = await langGraphDatabase();
     // What the earlier build did on first use: the schema created beside LangGraph's tables, and a task saved.
-    await withClient(url, async (c) => {
-      for (const m of MIGRATIONS) {
-        await c.query(m.sql);
-        await c.query(`UPDATE waystation_meta SET value = $1 WHERE key = 'schema_version'`, [String(m.version)]);
-      }
-    });
+    const url = await databaseWithBoth();
     const store = openLocation(url);
     await store.create(makeCheckpoint('demo-1'));
     await store.close();

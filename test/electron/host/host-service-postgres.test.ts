@@ -8,6 +8,9 @@ import { startFakePublishService } from '../../fakes/fake-publish-service.js';
 import { useOfflineWorkers } from '../../support/offline-workers.js';
 import { trustAll } from '../../support/trust-all.js';
 import { HostService } from '../../../electron/host/host-service.js';
+import { detectLocation } from '../../../electron/sources/detect-location.js';
+import { dispatch } from '../../../shared/api/dispatch.js';
+import { databaseWithBoth } from '../../support/langgraph-database.js';
 import type { HostEvent } from '../../../shared/api/contract.js';
 import { openPostgresStore } from '../../../electron/store/postgres/postgres-store.js';
 import { createDatabase, TEST_PASSWORD, withClient } from '../../support/postgres-cluster.js';
@@ -300,6 +303,38 @@ describe('the host over a PostgreSQL store', () => {
       ]);
     } finally {
       await service.close();
+    }
+  });
+});
+
+describe('the host over a database that also holds LangGraph’s checkpointer tables', () => {
+  it('opens it as the Waystation store and says through the API that its LangGraph threads are not shown; a store of its own says nothing of LangGraph', async () => {
+    const both = await databaseWithBoth();
+    const writer = openPostgresStore(both);
+    await writer.create(makeCheckpoint('t1'));
+    await writer.close();
+    const plain = await createDatabase('hostplain');
+    const init = openPostgresStore(plain);
+    await init.create(makeCheckpoint('t2'));
+    await init.close();
+    // The desktop app opens it with Open database…; `serve` opens it when it starts, with what it detected.
+    const desktop = new HostService({ host: 'desktop', runner: null });
+    const web = new HostService({ host: 'web', runner: null });
+    try {
+      // Answers as they cross the API, checked against the contract.
+      const opened = await dispatch(desktop, 'openDirectory', { path: both }, true);
+      expect(opened).toMatchObject({ root: both.replace(`:${TEST_PASSWORD}`, ''), also_holds_langgraph: true });
+      expect(await dispatch(desktop, 'getDirectory', {}, true)).toMatchObject({ also_holds_langgraph: true });
+      expect((await desktop.listTasks()).map((t) => t.task_id)).toEqual(['t1']);
+      await web.open(both, { detected: await detectLocation(both) });
+      expect(await dispatch(web, 'getDirectory', {}, true)).toMatchObject({ also_holds_langgraph: true });
+
+      // Another database opened in its place: the note was that database's.
+      expect(await dispatch(desktop, 'openDirectory', { path: plain }, true)).toMatchObject({ also_holds_langgraph: false });
+      expect(await dispatch(desktop, 'getDirectory', {}, true)).toMatchObject({ also_holds_langgraph: false });
+    } finally {
+      await desktop.close();
+      await web.close();
     }
   });
 });

@@ -4,13 +4,12 @@ import {
   databaseKind,
   LangGraphDatabaseError,
   migrate,
-  MIGRATIONS,
   readDatabaseHolds,
   SCHEMA_VERSION,
 } from '../../../../electron/store/postgres/pg-schema.js';
 import { detectLocation } from '../../../../electron/sources/detect-location.js';
 import { createDatabase, TEST_PASSWORD, withClient } from '../../../support/postgres-cluster.js';
-import { databaseContents, langGraphDatabase } from '../../../support/langgraph-database.js';
+import { databaseContents, databaseWithBoth, langGraphDatabase } from '../../../support/langgraph-database.js';
 import { makeCheckpoint } from '../store-test-helpers.js';
 
 /** What a refusal must say: which database, that it is LangGraph's, that nothing changed; never `db init`, never the password. */
@@ -83,14 +82,7 @@ describe('a LangGraph PostgreSQL database given to the Waystation store', () => 
   });
 
   it('a database an earlier build gave both is opened as the Waystation store, and detection says it holds both', async () => {
-    const url = await langGraphDatabase();
-    // What the earlier build did: the migrations applied beside LangGraph's tables.
-    await withClient(url, async (c) => {
-      for (const m of MIGRATIONS) {
-        await c.query(m.sql);
-        await c.query(`UPDATE waystation_meta SET value = $1 WHERE key = 'schema_version'`, [String(m.version)]);
-      }
-    });
+    const url = await databaseWithBoth();
     expect(await detectLocation(url)).toEqual({ kind: 'postgres-store', url, holds: 'waystation-and-langgraph' });
     const store = openPostgresStore(url);
     try {
