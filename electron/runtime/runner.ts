@@ -51,6 +51,7 @@ import {
   type WorkerMessage,
 } from './worker-protocol.js';
 import { commandHint } from './command-hint.js';
+import { shellWord } from '../../shared/checkpoint/fill-directory.js';
 
 /** How one runner operation ended. */
 export interface RunOutcome {
@@ -114,6 +115,11 @@ export interface StartRunRequest {
   optionsBase?: string;
   /** The options came from the inspector, not a person at a terminal: paths in them must stay inside the root. */
   confined?: boolean;
+  /**
+   * The command that starts the task again as the caller was given it, without `--task` (the runner adds the id it
+   * starts): said when the database fails before the task is stored (worker-main.ts).
+   */
+  startAgain?: string;
 }
 
 /** What a checkpoint records of a described module agent. */
@@ -227,7 +233,7 @@ export class Runner extends EventEmitter {
             version: null,
             message: m.message,
             next: null,
-            exitCode: exitCodeForError(m.code),
+            exitCode: exitCodeForError(m.code, m.unstored),
             error: m.code,
           };
         } else {
@@ -553,7 +559,7 @@ export class Runner extends EventEmitter {
       // A database with no schema yet gets it here, when its store allows (as `waystation run` does).
       await this.store.prepareForWrites();
     } catch (err) {
-      return refused(taskId, (err as { code?: string }).code ?? 'io', (err as Error).message);
+      return refused(taskId, (err as { code?: string }).code ?? 'io', (err as Error).message, true);
     }
     const existing = req.taskId ? await this.store.getTask(taskId) : null;
     if (existing && !isUnfinishedCreate(existing)) {
@@ -577,6 +583,7 @@ export class Runner extends EventEmitter {
       actor: this.opts.actor,
       optionsBase: req.optionsBase ?? process.cwd(),
       ...(req.confined ? { confined: true } : {}),
+      ...(req.startAgain ? { startAgain: `${req.startAgain} --task ${shellWord(taskId)}` } : {}),
     });
     return this.supervise(taskId, first);
   }
@@ -855,6 +862,7 @@ function endedBeforeCreating(taskId: string, ended: string): RunOutcome {
   return refused(taskId, 'agent-unavailable', `${ended} before it wrote task ${taskId}; nothing was written`);
 }
 
-function refused(taskId: string, code: string, message: string): RunOutcome {
-  return { task_id: taskId, status: null, version: null, message, next: null, exitCode: exitCodeForError(code), error: code };
+/** An operation refused with `code`; `unstored` for a start refused before anything of its task was stored. */
+function refused(taskId: string, code: string, message: string, unstored = false): RunOutcome {
+  return { task_id: taskId, status: null, version: null, message, next: null, exitCode: exitCodeForError(code, unstored), error: code };
 }

@@ -35,6 +35,7 @@ import { estimateCostUsd } from '../llm/cost.js';
 import { redactSecrets, redactSecretsIn } from '../llm/provider-from-env.js';
 import type { AnyAgent, CostlyAction, EffectSpec, ProbeResult, ResumeContext, TaskContext } from './define-agent.js';
 import { LeaseLostError, TaskFolderGoneError } from '../store/lease-rules.js';
+import { PostgresStoreError } from '../store/postgres/pg-errors.js';
 import type { TaskLease } from '../store/store-types.js';
 import type { StopRequest } from '../store/stop-request.js';
 import { closeDraft, copyForAgent, detached, draftOf, freezeDraft, jsonCopy, own, ownWhere } from './checkpoint-draft.js';
@@ -81,6 +82,15 @@ export class StepFailedError extends Error {
 
 /** A step returned a value its declared output schema rejects. */
 class StepOutputError extends Error {}
+
+/**
+ * The store itself could not be used (a database out of reach or refusing, a save cut off by a dropped connection):
+ * not the agent's failure, so the run ends there, recording nothing more, and the task stays at its last saved
+ * version, as after a crash (the worker says so, with the command that continues it).
+ */
+function isStoreFault(err: unknown): err is PostgresStoreError {
+  return err instanceof PostgresStoreError;
+}
 
 /** The store refused a checkpoint because it does not fit the schema (the agent's doing, not the disk's): nothing was written. */
 export function isSchemaRefusal(err: unknown): err is StoreWriteError {
@@ -479,7 +489,13 @@ export class TaskEngine {
       if (problems.length > 0) throw new StepOutputError(`the result does not match the step's output schema: ${problems.join('; ')}`);
     } catch (err) {
       this.currentStep = null;
-      if (err instanceof WaitForHumanSignal || err instanceof LeaseLostError || err instanceof StopSignal || this.abort.signal.aborted)
+      if (
+        err instanceof WaitForHumanSignal ||
+        err instanceof LeaseLostError ||
+        err instanceof StopSignal ||
+        isStoreFault(err) ||
+        this.abort.signal.aborted
+      )
         throw err;
       const kind =
         err instanceof LlmCallError
@@ -957,6 +973,7 @@ export class TaskEngine {
         return this.outcome(this.working.status, err.message, 'another runner took the task over; check it with `waystation tail`');
       }
       if (err instanceof StopSignal) return this.recordStop(err.request);
+      if (isStoreFault(err)) throw err;
       if (err instanceof WaitForHumanSignal) {
         await this.event({ type: 'runner', data: { status: 'waiting_human', reason: err.reason } });
         return this.outcome(

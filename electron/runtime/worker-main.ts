@@ -22,7 +22,7 @@ import { exitCodeForError, exitCodeForOutcome, RunExit, type WorkerJob, type Wor
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
 import { optionsJsonSchema } from '../../shared/api/options-json-schema.js';
 import { messageOf } from '../../shared/api/error-codes.js';
-import { OUT_OF_REACH, PostgresStoreError } from '../store/postgres/pg-errors.js';
+import { CommitUnknownError, OUT_OF_REACH, PostgresStoreError } from '../store/postgres/pg-errors.js';
 import { commandHint } from './command-hint.js';
 
 function send(message: WorkerMessage): Promise<void> {
@@ -182,8 +182,9 @@ async function main(): Promise<never> {
     // A stack only for what nobody meant to throw: the errors above are sentences for a person, and a trace after one
     // reads as a crash of Waystation.
     if (errCode === 'internal') process.stderr.write(`${redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
-    await send({ type: 'error', code: errCode, message });
-    code = exitCodeForError(errCode);
+    const unstored = job?.kind === 'start' && !created;
+    await send({ type: 'error', code: errCode, message, ...(unstored ? { unstored } : {}) });
+    code = exitCodeForError(errCode, unstored);
   }
   if (process.connected) process.disconnect();
   process.exit(code);
@@ -196,12 +197,21 @@ async function main(): Promise<never> {
  *
  * The failed statement wrote nothing, and what was saved before it stays, so
  * the task is interrupted at its last saved version, as after a crash; its
- * lease lapses with this process (lease-rules.ts).
+ * lease lapses with this process (lease-rules.ts). A start that stored
+ * nothing has no task to resume: it is started again, with the command its
+ * caller gave (`startAgain`), which resumes the task instead should its first
+ * version have been stored after all (a commit cut off and not asked about).
  */
 function databaseFailure(err: PostgresStoreError, job: WorkerJob): string {
   if (job.kind === 'describe') return err.message;
   const when = OUT_OF_REACH.has(err.fault) ? 'once the server is back' : 'once that is fixed';
-  if (job.kind === 'start' && !created) return `${err.message} Nothing of task ${job.taskId} was stored; ${when}, start it again.`;
+  if (job.kind === 'start' && !created) {
+    if (err instanceof CommitUnknownError)
+      return job.startAgain
+        ? `${err.message} Once the server is back, \`${job.startAgain}\` resumes task ${job.taskId} if its first version was stored, and starts it again otherwise.`
+        : `${err.message} Once the server is back, resume task ${job.taskId} if it is listed, or start it again.`;
+    return `${err.message} Nothing of task ${job.taskId} was stored; ${when}, start it again${job.startAgain ? `: ${job.startAgain}` : '.'}`;
+  }
   return `${err.message} Task ${job.taskId} is left interrupted at its last saved version; ${when}, continue it: ${commandHint(job.taskId, 'resume')}`;
 }
 

@@ -20,6 +20,11 @@ export type WorkerJob =
       optionsBase?: string;
       /** The options came from the inspector: paths in them must stay inside the root (AgentPlanEnv.confined). */
       confined?: boolean;
+      /**
+       * The command that starts this task again as its caller names it (`waystation run URL AGENT ... --task ID`):
+       * what a start that stored nothing before the database failed tells the person to run.
+       */
+      startAgain?: string;
     }
   | ({ kind: 'resume'; root: string; taskId: string; actor?: string } & ResumeRequest)
   | { kind: 'approve'; root: string; taskId: string; actor?: string }
@@ -55,7 +60,13 @@ export type WorkerMessage =
       type: 'outcome';
       outcome: { task_id: string; status: TaskStatus; version: number; message: string; next: string | null; stopped?: boolean };
     }
-  | { type: 'error'; code: string; message: string };
+  | {
+      type: 'error';
+      code: string;
+      message: string;
+      /** A start that failed before its task was stored (or known to be): there is no task to resume (exitCodeForError). */
+      unstored?: boolean;
+    };
 
 /** Process exit codes of a worker and of the CLI's run-like commands (listed in `waystation run --help`). */
 export const RunExit = {
@@ -94,13 +105,18 @@ export function exitCodeForOutcome(outcome: { status: TaskStatus; stopped?: bool
   return outcome.stopped ? RunExit.stopped : exitCodeForStatus(outcome.status);
 }
 
-/** The exit code for a refused operation (OperationError code). */
-export function exitCodeForError(code: string): number {
+/**
+ * The exit code for a refused operation (OperationError code); `unstored` for a start that failed before its task
+ * was stored.
+ */
+export function exitCodeForError(code: string, unstored = false): number {
   if (code === 'busy') return RunExit.busy;
   if (code === 'halted') return RunExit.halted;
   if (code === 'internal' || code === 'disk') return RunExit.failed;
   // The database went away (or refused) under a run: the task is interrupted at its last saved version, as after a
-  // crash, and resumes once the database can be used again (worker-main.ts says so with the command).
-  if (code === 'database') return RunExit.crashed;
+  // crash, and resumes once the database can be used again (worker-main.ts says so with the command). A start that
+  // stored nothing leaves no task to resume: the store could not be written, as when the CLI finds the database out
+  // of reach before it starts the worker, and the message says to start it again.
+  if (code === 'database') return unstored ? RunExit.failed : RunExit.crashed;
   return RunExit.usage;
 }

@@ -15,11 +15,21 @@ import net from 'node:net';
 
 export type CutMode = 'deliver' | 'withhold';
 
+export interface CutOptions {
+  /** What the cut waits for: any commit (a COMMIT, or a save's statement; the default), or only a save's statement. */
+  target?: 'commit' | 'save';
+  /** From the cut on, every new connection is closed as it opens: the server cannot be asked what became of the commit. */
+  thenRefuse?: boolean;
+}
+
 export interface CutProxy {
   /** A URL like `url` that goes through the proxy. */
   url(url: string): string;
-  /** Cut the next connection that sends a COMMIT, as `mode` says; resolves when it has been cut. */
-  armCommitCut(mode: CutMode): Promise<void>;
+  /**
+   * Cut the next connection that sends a COMMIT, as `mode` says; resolves when it has been cut. With `target`
+   * 'save', only a save's statement is cut: a run's events and leases commit between its saves.
+   */
+  armCommitCut(mode: CutMode, opts?: CutOptions): Promise<void>;
   /** Hand a withheld COMMIT to the server; false when the server's side is gone by then. */
   release(): Promise<boolean>;
   close(): Promise<void>;
@@ -31,16 +41,22 @@ export interface CutProxy {
  * commits by (pg-writes.ts: one call of waystation_commit_version, its own
  * transaction).
  */
-function isCommit(chunk: Buffer): boolean {
-  return chunk.includes(Buffer.from('COMMIT\0')) || chunk.includes(Buffer.from('SELECT waystation_commit_version('));
+function isCommit(chunk: Buffer, target: CutOptions['target']): boolean {
+  const save = chunk.includes(Buffer.from('SELECT waystation_commit_version('));
+  return target === 'save' ? save : save || chunk.includes(Buffer.from('COMMIT\0'));
 }
 
 /** Start a proxy to the server at 127.0.0.1:`port`. */
 export async function startCutProxy(port: number): Promise<CutProxy> {
-  let armed: { mode: CutMode; done: () => void } | null = null;
+  let armed: { mode: CutMode; opts: CutOptions; done: () => void } | null = null;
   let held: { upstream: net.Socket; chunk: Buffer } | null = null;
+  let refusing = false;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
+    if (refusing) {
+      client.destroy();
+      return;
+    }
     const upstream = net.connect(port, '127.0.0.1');
     // Set once a delivered COMMIT is on its way: the server's next bytes are its answer, which the client never gets.
     let onAnswer: (() => void) | null = null;
@@ -60,9 +76,10 @@ export async function startCutProxy(port: number): Promise<CutProxy> {
     });
     upstream.on('end', () => client.end());
     client.on('data', (d: Buffer) => {
-      if (armed && isCommit(d)) {
-        const { mode, done } = armed;
+      if (armed && isCommit(d, armed.opts.target)) {
+        const { mode, opts, done } = armed;
         armed = null;
+        if (opts.thenRefuse) refusing = true;
         if (mode === 'deliver') {
           // The server has the COMMIT and answers once it has run it: only then does the client's side go, so the
           // save has committed for certain, however soon the client then asks what became of it.
@@ -93,9 +110,9 @@ export async function startCutProxy(port: number): Promise<CutProxy> {
       u.host = `127.0.0.1:${proxyPort}`;
       return u.toString();
     },
-    armCommitCut: (mode) =>
+    armCommitCut: (mode, opts = {}) =>
       new Promise<void>((resolve) => {
-        armed = { mode, done: resolve };
+        armed = { mode, opts, done: resolve };
       }),
     release: async () => {
       const h = held;

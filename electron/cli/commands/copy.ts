@@ -3,22 +3,24 @@
  * stores (directory or database), every version, blob and event, checked
  * by hash; the source is only read, and a second run copies nothing.
  */
-import { realpath } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { isPostgresUrl } from '../../store/postgres/redact-url.js';
 import { copyTasks } from '../../store/copy-tasks.js';
+import { locationKind, sameStore } from '../../store/open-location.js';
 import { ExitCode, requireLocation, shownLocation, UsageError, type CliContext } from '../cli-context.js';
 import { formatJson, table } from '../output.js';
 import { directoryToMake } from '../directory-argument.js';
 
 /**
- * Whether two locations name one store: one database URL written twice, or one directory however it is reached (a
- * link, `..`). Copying a store onto itself would only report every task up to date.
+ * The note after tasks were copied from the directory `dir` into the database `url`: a database names no folder, so
+ * relative artifact paths resolve against the folder a command runs in (docs/POSTGRES.md, "What a database changes").
  */
-async function sameStore(a: string, b: string): Promise<boolean> {
-  if (isPostgresUrl(a) || isPostgresUrl(b)) return a === b;
-  const [ra, rb] = await Promise.all([a, b].map((p) => realpath(p).catch(() => null)));
-  return ra !== null && ra === rb;
+function artifactsNote(dir: string, url: string): string {
+  return (
+    `note: the artifact files were not copied; they stay in ${dir}. A database names no folder: resume, verify and serve of ` +
+    `${url} look for a task's artifacts in the folder they run in, so run them in ${dir} (elsewhere the artifacts count as ` +
+    'missing, and resume stops for a person).\n'
+  );
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -29,11 +31,21 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<DEST>', 'the checkpoint directory or database to copy to')
     .option('--task <ID>', 'copy this task only')
     .option('--json', 'print one {task_id, status, versions, events, reason} per task')
-    .addHelpText('after', '\nExit status: 0 when every task was copied or already there, 1 when a task was refused.')
+    .addHelpText(
+      'after',
+      `
+Exit status:
+  0  every task was copied or was already there
+  1  a task was refused (the WHY column says why), or a store could not be used (a database
+     out of reach, a disk error)
+  2  bad input: no such folder or task, or the same store as source and destination
+     (however each is written); nothing was copied`,
+    )
     .action(async (from: string, to: string, opts: { task?: string; json?: boolean }) => {
       const sourceLocation = await requireLocation(from);
       const destLocation = isPostgresUrl(to) ? to : directoryToMake(to);
-      if ((await sameStore(sourceLocation, destLocation)) === true)
+      // Copied onto itself a store would only report every task up to date.
+      if (await sameStore(sourceLocation, destLocation))
         throw new UsageError(`${shownLocation(from)} and ${shownLocation(to)} are the same store; nothing was copied`);
       const source = ctx.openStore(sourceLocation);
       // The destination directory is made when it does not exist yet (a database must exist; its schema is made).
@@ -55,6 +67,13 @@ export function register(program: Command, ctx: CliContext): void {
           ctx.io.out(`${table(rows, ['TASK', 'STATUS', 'VERSIONS', 'EVENTS', 'WHY'], s).trimEnd()}\n`);
           ctx.io.out(`${outcomes.length} task${outcomes.length === 1 ? '' : 's'} from ${shownLocation(from)} to ${shownLocation(to)}\n`);
         }
+        // What a database holds are checkpoints: the files a task's artifacts name stay in the folder.
+        if (
+          locationKind(sourceLocation) === 'directory' &&
+          locationKind(destLocation) === 'postgres' &&
+          outcomes.some((o) => o.status === 'copied')
+        )
+          ctx.io.err(artifactsNote(shownLocation(from), shownLocation(to)));
         if (outcomes.some((o) => o.status === 'refused')) ctx.fail(ExitCode.problems);
       } finally {
         await Promise.all([source.close(), dest.close()]);

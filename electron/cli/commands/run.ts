@@ -26,15 +26,17 @@ import '../../agents/registry.js';
 export const RUN_EXIT_HELP = `
 Exit status:
   0  the task is done (or the edit/rejection was written)
-  1  the task failed: the message says what to fix; then \`waystation resume\`
+  1  the task failed: the message says what to fix; then \`waystation resume\`. Also a start that
+     stored nothing because the store could not be written (the database went away, a disk error):
+     there is no task to resume; start it again
   2  bad input: unknown task or step, invalid value or options, no pending approval,
      a task this build must not write (future schema, legacy format); nothing was written
   3  the task waits for a human (drift, an uncertain effect without a probe, waitForHuman)
   4  the task waits for approval of a resume plan (confirm mode)
   5  the task is halted (its resume plan was rejected)
   6  another runner holds the task's lease; nothing was written
-  7  the agent process crashed or was killed, or the database went away (or refused) under the run;
-     the task is interrupted and can be resumed
+  7  the agent process crashed or was killed, or the database went away (or refused) under the run
+     after the task was stored; the task is interrupted and can be resumed
   8  a person stopped the run (waystation stop, or Ctrl-C here: the run stops at its next step
      or effect, a second Ctrl-C ends it now); the task is interrupted and can be resumed`;
 
@@ -63,6 +65,24 @@ export function parseAgentOptions(args: readonly string[]): Record<string, unkno
     }
   }
   return out;
+}
+
+/**
+ * This `waystation run` as it was given, without its password and `--task` (the runner adds the id it starts): what
+ * a start the database failed before it stored anything says to run again.
+ */
+function startAgainCommand(
+  dir: string,
+  agent: string,
+  agentArgs: readonly string[],
+  opts: { mode: string; maxAttempts: string; export?: string; by?: string },
+): string {
+  const words = ['waystation', 'run', shownLocation(dir), agent];
+  if (opts.mode !== 'manual') words.push('--mode', opts.mode);
+  if (opts.maxAttempts !== '3') words.push('--max-attempts', opts.maxAttempts);
+  if (opts.export !== undefined) words.push('--export', opts.export);
+  if (opts.by !== undefined) words.push('--by', opts.by);
+  return [...words, ...agentArgs].map(shellWord).join(' ');
 }
 
 /** Print a runner's worker output as it comes. */
@@ -174,7 +194,15 @@ export function register(program: Command, ctx: CliContext): void {
         streamRunner(ctx, runner, Boolean(opts.json));
         const options = parseAgentOptions(agentArgs);
         const outcome = await stoppableRun(ctx, runner, () =>
-          runner.startRun({ agent, options, taskId: opts.task, mode: mode.data, maxAutoAttempts: max, exportName: opts.export }),
+          runner.startRun({
+            agent,
+            options,
+            taskId: opts.task,
+            mode: mode.data,
+            maxAutoAttempts: max,
+            exportName: opts.export,
+            startAgain: startAgainCommand(dir, agent, agentArgs, opts),
+          }),
         );
         reportOutcome(ctx, dir, outcome, Boolean(opts.json));
         if (outcome.exitCode === RunExit.done && !opts.json)

@@ -24,6 +24,18 @@ export class PostgresStoreError extends ServiceError {
 }
 
 /**
+ * A save cut off by a dropped connection whose outcome could not be learnt
+ * since (the server out of reach): the version may or may not be stored
+ * (pg-writes.ts). One that was learnt not to be stored is a plain
+ * PostgresStoreError, and one stored is no error at all.
+ */
+export class CommitUnknownError extends PostgresStoreError {
+  constructor(message: string) {
+    super('connection-lost', message);
+  }
+}
+
+/**
  * The server asked for a password and none was to be had (not in the URL,
  * PGPASSWORD or the password file): thrown by the driver's password lookup
  * (pg-client.ts) instead of handing the server no password, which the driver

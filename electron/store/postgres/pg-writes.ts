@@ -46,7 +46,7 @@ import { LeaseLostError } from '../lease-rules.js';
 import { buildVersion, KEYFRAME_DELTA_RATIO } from '../version-build.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from '../store-types.js';
 import type { Connection } from './pg-connection.js';
-import { isConnectionLost, pgCode, PostgresStoreError } from './pg-errors.js';
+import { CommitUnknownError, isConnectionLost, pgCode, PostgresStoreError } from './pg-errors.js';
 import { summaryOf } from './pg-summary.js';
 import { rebuildDoc } from './pg-reads.js';
 
@@ -334,18 +334,20 @@ export class PgTaskWriter {
         await new Promise((r) => setTimeout(r, OUTCOME_DELAY_MS * (attempt + 1)));
       }
     }
-    throw new PostgresStoreError(
-      'connection-lost',
+    throw new CommitUnknownError(
       `the connection to ${this.conn.shown} was lost while version ${next} of task ${this.taskId} was being committed, and the server could not be asked since (${this.conn.mapError(last).message}); whether version ${next} was saved is unknown until it can be read. Stop here: resuming later continues from the last committed version.`,
     );
   }
 
-  private notCommitted(next: number, err: unknown): StoreWriteError {
+  /**
+   * A save the dropped connection cut off before it committed: a fault of the database, as one that could not be
+   * reached is, so whoever drives the task stops at the version before, which is intact, and resumes from it.
+   */
+  private notCommitted(next: number, err: unknown): PostgresStoreError {
     // mapError says "the connection to <URL> was lost (<why>)."
     const lost = this.conn.mapError(err).message.replace(/\.$/, '');
-    return new StoreWriteError(this.taskId, [
-      problem(this.taskId, 'io', `${lost} before version ${next} was committed; nothing was written and version ${next - 1} is intact`),
-    ]);
+    const kept = next > 1 ? `nothing was written and version ${next - 1} is intact` : 'nothing was written';
+    return new PostgresStoreError('connection-lost', `${lost} before version ${next} of task ${this.taskId} was committed; ${kept}.`);
   }
 }
 

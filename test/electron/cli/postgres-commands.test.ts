@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../../shared/checkpoint/canonical-json.js';
 import { openLocation } from '../../../electron/store/open-location.js';
 import type { CheckpointSource } from '../../../electron/store/store-types.js';
-import { createDatabase, TEST_PASSWORD } from '../../support/postgres-cluster.js';
+import { createDatabase, TEST_PASSWORD, withoutPassword } from '../../support/postgres-cluster.js';
 import { useOfflineWorkers } from '../../support/offline-workers.js';
-import { cleanup, tempRoot } from '../store/store-test-helpers.js';
+import { cleanup, makeCheckpoint, tempRoot } from '../store/store-test-helpers.js';
 import { captureCli } from './capture-cli.js';
 import { SCHEMA_VERSION } from '../../../electron/store/postgres/pg-schema.js';
 
@@ -63,12 +63,26 @@ describe('the CLI on a PostgreSQL URL', () => {
       const first = await captureCli('copy', source, dir, '--json');
       expect(first.code).toBe(0);
       expect((JSON.parse(first.out) as { status: string }[]).map((o) => o.status)).toEqual(['copied', 'copied']);
+      // Into a folder: no note, that folder is where a command on it looks for artifacts.
+      expect(first.err).toBe('');
       const again = await captureCli('copy', source, dir, '--json');
       expect((JSON.parse(again.out) as { status: string; versions: number }[]).map((o) => [o.status, o.versions])).toEqual([
         ['up-to-date', 0],
         ['up-to-date', 0],
       ]);
-      expect((await captureCli('copy', dir, dest, '--task', 'b')).code).toBe(0);
+      // From a folder into a database: one note that the artifact files stay in the folder, and where to run commands.
+      const intoDatabase = await captureCli('copy', dir, dest, '--task', 'b');
+      expect(intoDatabase.code).toBe(0);
+      const shownDest = withoutPassword(dest);
+      expect(intoDatabase.err).toBe(
+        `note: the artifact files were not copied; they stay in ${dir}. A database names no folder: resume, verify and serve of ` +
+          `${shownDest} look for a task's artifacts in the folder they run in, so run them in ${dir} (elsewhere the artifacts ` +
+          'count as missing, and resume stops for a person).\n',
+      );
+      // Nothing copied, nothing to note.
+      const nothingNew = await captureCli('copy', dir, dest, '--task', 'b');
+      expect(nothingNew.out).toMatch(/up-to-date/);
+      expect(nothingNew.err).toBe('');
 
       expect(await fingerprint(openLocation(dir))).toEqual(before);
       expect(await fingerprint(openLocation(dest))).toEqual({ b: before.b });
@@ -81,6 +95,43 @@ describe('the CLI on a PostgreSQL URL', () => {
     } finally {
       await cleanup(dir);
     }
+  });
+
+  it('copy refuses a database onto itself however its URL is written: exit 2, nothing written', async () => {
+    const url = await createDatabase('copyself');
+    const store = openLocation(url);
+    await store.create(makeCheckpoint('t'));
+    const before = await fingerprint(store);
+    const eventsBefore = (await store.readEvents('t')).length;
+    await store.close();
+    const u = new URL(url);
+    const name = u.pathname.slice(1);
+    const port = u.port;
+    const at = (rest: string, scheme = 'postgres') => `${scheme}://postgres:${encodeURIComponent(TEST_PASSWORD)}@127.0.0.1${rest}`;
+    const spellings: [string, string][] = [
+      [url, at(`:${port}/${name}`, 'postgresql')],
+      [url, at(`:${port}/%${name.charCodeAt(0).toString(16)}${name.slice(1)}`)],
+      [at(`:${port}/${name}?application_name=a&sslmode=disable`), at(`:${port}/${name}?sslmode=disable&application_name=a`)],
+      // The port left out is the one the driver then uses: PGPORT here.
+      [url, at(`/${name}`)],
+    ];
+    const savedPort = process.env.PGPORT;
+    process.env.PGPORT = port;
+    try {
+      for (const [from, to] of spellings) {
+        const r = await captureCli('copy', from, to);
+        expect(r.code, `${withoutPassword(from)} onto ${withoutPassword(to)}`).toBe(2);
+        expect(r.err).toContain('are the same store; nothing was copied');
+        expect(r.out + r.err).not.toContain(TEST_PASSWORD);
+      }
+    } finally {
+      if (savedPort === undefined) delete process.env.PGPORT;
+      else process.env.PGPORT = savedPort;
+    }
+    const after = openLocation(url);
+    expect(await fingerprint(after)).toEqual(before);
+    expect((await after.readEvents('t')).length).toBe(eventsBefore);
+    await after.close();
   });
 
   it('a server that is not there: a clear error, exit 1, no password', async () => {

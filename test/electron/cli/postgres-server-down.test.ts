@@ -1,15 +1,19 @@
 /**
- * The PostgreSQL server stops while `waystation run` works on a task: one
- * line says the database could not be reached (named without its password),
- * that the task is interrupted at its last saved version and which command
- * continues it; no stack trace; the exit code of an interrupted run. Once the
- * server is back, that command finishes the task.
+ * The PostgreSQL server stops while `waystation run` works on a task, or a
+ * save's connection drops and the save is found not committed: one line says
+ * what happened to the database (named without its password), that the task
+ * is interrupted at its last saved version and which command continues it; no
+ * stack trace; the exit code of an interrupted run. Once the server is back,
+ * that command finishes the task. A start that stored nothing says so, and
+ * gives the command that starts it again, with the exit code of a store that
+ * could not be written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { RunExit } from '../../../electron/runtime/worker-protocol.js';
+import { openLocation } from '../../../electron/store/open-location.js';
 import {
   clusterUrl,
   startCluster,
@@ -18,9 +22,11 @@ import {
   stopServer,
   TEST_PASSWORD,
   withClient,
+  withoutPassword,
   type ClusterInfo,
 } from '../../support/postgres-cluster.js';
 import { useOfflineWorkers } from '../../support/offline-workers.js';
+import { startCutProxy, type CutProxy } from '../../support/pg-cut-proxy.js';
 import { captureCli } from './capture-cli.js';
 import { RUNTIME_INDEX_URL } from '../runtime/agent-project.js';
 
@@ -112,10 +118,118 @@ export default defineAgent({ name: 'slow-load', description: 'loads slowly', opt
 
     const said = r.err.split('\n').filter((line) => line.startsWith('waystation: '));
     expect(said).toHaveLength(1);
-    expect(said[0]).toContain(`cannot reach the PostgreSQL server of postgres://postgres@127.0.0.1:${info.port}/down`);
-    expect(said[0]).toContain('Nothing of task early was stored; once the server is back, start it again.');
+    const shown = `postgres://postgres@127.0.0.1:${info.port}/down`;
+    expect(said[0]).toContain(`cannot reach the PostgreSQL server of ${shown}`);
+    // No task to resume: the command is the start, as it was given, with the task's id.
+    const again = `waystation run ${shown} ${agent} --task early`;
+    expect(said[0]).toContain(`Nothing of task early was stored; once the server is back, start it again: ${again}`);
+    expect(said[0]).not.toContain('resume');
     expect(r.out + r.err).not.toMatch(/^\s+at /m);
-    expect(r.code).toBe(RunExit.crashed);
+    expect(r.out + r.err).not.toContain(TEST_PASSWORD);
+    expect(r.code).toBe(RunExit.failed);
     expect(await versions('early')).toBe(0);
+
+    // That command, run as printed (its password from the environment, as docs/POSTGRES.md advises), starts the task.
+    const started = await withPassword(() => captureCli(...again.split(' ').slice(1)));
+    expect(started.out).toContain('early done');
+    expect(started.code).toBe(RunExit.done);
+  }, 90_000);
+});
+
+/** `fn` with PGPASSWORD set to the test cluster's password: a URL printed without it logs in. */
+async function withPassword<T>(fn: () => Promise<T>): Promise<T> {
+  const saved = process.env.PGPASSWORD;
+  process.env.PGPASSWORD = TEST_PASSWORD;
+  try {
+    return await fn();
+  } finally {
+    if (saved === undefined) delete process.env.PGPASSWORD;
+    else process.env.PGPASSWORD = saved;
+  }
+}
+
+describe("a save's connection drops and the save is found not committed", () => {
+  let proxy: CutProxy;
+  beforeAll(async () => {
+    proxy = await startCutProxy(info.port);
+  });
+  afterAll(async () => {
+    await proxy.close();
+  });
+
+  /** The status the newest version of `taskId` stores (read directly, not through the proxy). */
+  async function storedStatus(taskId: string): Promise<string | undefined> {
+    const store = openLocation(url);
+    try {
+      return (await store.getTask(taskId))?.checkpoint?.status;
+    } finally {
+      await store.close();
+    }
+  }
+
+  it('in a run, then in the resume: each time one line with the command that continues it, exit 7; then it finishes', async () => {
+    const through = proxy.url(url);
+    const shown = withoutPassword(through);
+    const expectInterrupted = (r: { code: number; out: string; err: string }) => {
+      const said = r.err.split('\n').filter((line) => line.startsWith('waystation: '));
+      expect(said).toHaveLength(1);
+      expect(said[0]).toContain(`the connection to ${shown} was lost`);
+      const versionsSaid = /before version (\d+) of task cut was committed; nothing was written and version (\d+) is intact\./.exec(
+        said[0],
+      );
+      expect(versionsSaid).not.toBeNull();
+      expect(Number(versionsSaid![2])).toBe(Number(versionsSaid![1]) - 1);
+      expect(said[0]).toContain(
+        `Task cut is left interrupted at its last saved version; once the server is back, continue it: waystation resume ${shown} cut`,
+      );
+      expect(r.out + r.err).not.toMatch(/^\s+at /m);
+      expect(r.out + r.err).not.toContain(TEST_PASSWORD);
+      expect(r.code).toBe(RunExit.crashed);
+    };
+
+    // A step's save cut off inside the run: the run ends there, recording no failure of the agent.
+    const running = captureCli('run', through, 'checkpoint-demo', '--task', 'cut');
+    await expect.poll(() => versions('cut'), { timeout: 20_000, interval: 100 }).toBeGreaterThanOrEqual(2);
+    const cut = proxy.armCommitCut('withhold', { target: 'save' });
+    const r = await running;
+    await cut;
+    expectInterrupted(r);
+    // Interrupted, not failed (a model reply saved on its own may follow the cut save: it is the run's, and kept).
+    expect(await storedStatus('cut')).toBe('running');
+
+    // The resume's first save (its record of the resume, before any step) cut off the same way.
+    const kept = await versions('cut');
+    const resumeCut = proxy.armCommitCut('withhold', { target: 'save' });
+    const resumed = await captureCli('resume', through, 'cut', '--trust');
+    await resumeCut;
+    expectInterrupted(resumed);
+    expect(resumed.err).toContain(`before version ${kept + 1} of task cut was committed`);
+    expect(await versions('cut')).toBe(kept);
+
+    const finished = await captureCli('resume', url, 'cut');
+    expect(finished.out).toContain('cut done');
+    expect(finished.code).toBe(RunExit.done);
+  }, 90_000);
+
+  it("a start's first save cut off, and the server out of reach since: whether it was stored is unknown, said so, exit 1", async () => {
+    const through = proxy.url(url);
+    const shown = withoutPassword(through);
+    const running = captureCli('run', through, 'checkpoint-demo', '--task', 'unknown');
+    // The first save is the task's creation; from then on the proxy lets no connection through, so it cannot be asked about.
+    await proxy.armCommitCut('withhold', { target: 'save', thenRefuse: true });
+    const r = await running;
+
+    const said = r.err.split('\n').filter((line) => line.startsWith('waystation: '));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain(`the connection to ${shown} was lost while version 1 of task unknown was being committed`);
+    // Not "nothing was stored": the command given starts the task, or resumes it if it was stored after all.
+    expect(said[0]).not.toContain('Nothing of task unknown was stored');
+    expect(said[0]).toContain(
+      `Once the server is back, \`waystation run ${shown} checkpoint-demo --task unknown\` resumes task unknown if its first version ` +
+        'was stored, and starts it again otherwise.',
+    );
+    expect(r.out + r.err).not.toMatch(/^\s+at /m);
+    expect(r.out + r.err).not.toContain(TEST_PASSWORD);
+    expect(r.code).toBe(RunExit.failed);
   }, 90_000);
 });

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { openPostgresStore } from '../../../../electron/store/postgres/postgres-store.js';
 import { PostgresStoreError } from '../../../../electron/store/postgres/pg-errors.js';
 import { migrate, MIGRATIONS, readSchemaVersion, SCHEMA_VERSION } from '../../../../electron/store/postgres/pg-schema.js';
-import { ConflictError, ReadOnlyError, StoreWriteError } from '../../../../electron/store/store-types.js';
+import { ConflictError, ReadOnlyError } from '../../../../electron/store/store-types.js';
 import { WriteLimitError } from '../../../../electron/store/write-limits.js';
 import { clusterUrl, createDatabase, TEST_PASSWORD, testCluster, withClient } from '../../../support/postgres-cluster.js';
 import { failure, makeCheckpoint, withoutVersion } from '../store-test-helpers.js';
@@ -98,7 +98,8 @@ describe('connection faults', () => {
     await blocker.query('ROLLBACK');
     await blocker.end();
     const err = await saving;
-    expect(err).toBeInstanceOf(StoreWriteError);
+    expect(err).toBeInstanceOf(PostgresStoreError);
+    expect((err as PostgresStoreError).fault).toBe('connection-lost');
     expect(err.message).toMatch(/nothing was written and version 1 is intact/);
     expect(err.message).not.toContain(TEST_PASSWORD);
     expect((await store.history('t1')).map((v) => v.version)).toEqual([1]);
