@@ -41,6 +41,7 @@ import { closeDraft, copyForAgent, detached, draftOf, freezeDraft, jsonCopy, own
 import { messageOf } from '../../shared/api/error-codes.js';
 import { commandHint } from './command-hint.js';
 import { continuation, hintText } from './continue-hint.js';
+import { DONE_PHASE } from './task-phase.js';
 
 /** How a drive of a task ended. */
 export interface EngineOutcome {
@@ -941,7 +942,7 @@ export class TaskEngine {
             Object.assign(own(d.plan, i), { status: 'skipped', skip_reason: 'the agent finished without running it' });
         });
         d.status = 'done';
-        d.phase = 'done';
+        d.phase = DONE_PHASE;
         d.resume_hint = 'finished: nothing left to resume';
         d.recovery.auto_attempts = 0;
       });

@@ -80,6 +80,35 @@ describe('rewind (rerun from a step)', () => {
     expect((await verifyTask(root, final)).ok).toBe(true);
   });
 
+  it('leaves a done task waiting for a person, in the phase its first rerun step ran in, and the list says so', async () => {
+    expect((await summarized('sum')).phase).toBe('done');
+    const rewound = await rewindTask(env, 'sum', 'publish-index');
+    expect(await store.readVersion('sum', rewound.version)).toMatchObject({
+      status: 'waiting_human',
+      phase: 'publish',
+      resume_hint: 'rewound to publish-index by ada: resume reruns 1 step(s): `waystation resume <DIR> sum`',
+    });
+    const ls = await captureCli('ls', root, '--json');
+    expect(JSON.parse(ls.out)).toEqual([expect.objectContaining({ task_id: 'sum', display_status: 'waiting_human', phase: 'publish' })]);
+
+    expect((await resumeTask(env, mdSummarizer, 'sum')).status).toBe('done');
+    const again = await rewindTask(env, 'sum', 'summarize:b.md');
+    expect(await store.readVersion('sum', again.version)).toMatchObject({ status: 'waiting_human', phase: 'summarize' });
+  });
+
+  it('takes a task whose agent names no phase back to start', async () => {
+    process.env.SKIP_FAILURE = '1';
+    try {
+      expect((await startTask(env, checkpointDemo, { taskId: 'demo' })).status).toBe('done');
+      const rewound = await rewindTask(env, 'demo', 'check-errors');
+      expect(await store.readVersion('demo', rewound.version)).toMatchObject({ status: 'waiting_human', phase: 'start' });
+      expect((await resumeTask(env, checkpointDemo, 'demo')).status).toBe('done');
+      expect((await store.getTask('demo'))!.checkpoint!.phase).toBe('done');
+    } finally {
+      delete process.env.SKIP_FAILURE;
+    }
+  });
+
   it('performs an effect again, under a new key, only when a person chose redo for it', async () => {
     const done = await summarized('sum');
     const publish = done.side_effects[0];
@@ -261,7 +290,10 @@ describe('editing a done step', () => {
 
     const rerun = await editStepResult(env, 'sum', first.id, edited);
     expect(rerun.status).toBe('waiting_human');
-    expect((await store.getTask('sum'))!.checkpoint!.plan.map((s) => s.status)).toEqual(['done', 'pending', 'pending']);
+    const afterRerun = (await store.getTask('sum'))!.checkpoint!;
+    expect(afterRerun.plan.map((s) => s.status)).toEqual(['done', 'pending', 'pending']);
+    // No longer done: back in the phase the first step it reruns ran in.
+    expect(afterRerun.phase).toBe('summarize');
     expect((await resumeTask(env, mdSummarizer, 'sum')).status).toBe('done');
     expect(total(service.applied)).toBe(1);
   });
