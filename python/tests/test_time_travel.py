@@ -142,7 +142,8 @@ def test_a_fork_does_not_repeat_what_its_parent_published(root, model):
             s.pop("result_ref")
             s["status"] = "pending"
     state.update(task_id="fork", forked_from=origin, source={"kind": "fork", "actor": "ada", "forked_from": origin}, history={"count": 0, "head": None}, current_step=0)
-    state["recovery"]["stopped"] = {"by": "ada", "at": state["run"]["updated_at"], "reason": "forked"}
+    # A fork carries no stop: not its parent's, nor one of its own (fork-task.ts).
+    state["recovery"]["stopped"] = None
     store.create(state)
     parent_version = store.newest_version("parent")
 

@@ -21,6 +21,7 @@ import { OfflineProvider } from '../../../electron/llm/offline-provider.js';
 import { startFakePublishService, type FakePublishService } from '../../fakes/fake-publish-service.js';
 import { captureCli } from '../cli/capture-cli.js';
 import { hashTree } from '../../support/hash-tree.js';
+import { withoutVersion } from '../store/store-test-helpers.js';
 
 let root: string;
 let input: string;
@@ -226,6 +227,60 @@ describe('fork', () => {
       })),
     );
     expect(await hashTree(path.join(root, 'sum'))).toEqual(parent);
+  });
+
+  it('carries no stop and no lease: a fork of a stopped task is stopped afresh by whoever stops it, and a resume runs it', async () => {
+    const done = await summarized('sum');
+    const versions = await store.readVersions(
+      'sum',
+      (await store.history('sum')).map((v) => v.version),
+    );
+    const midRun = versions.find((v) => v.status === 'running' && v.plan[0].status === 'done')!.version;
+    // A fork of a version mid-run is interrupted; stopping it is a stop of its own, not one the fork made.
+    await forkTask(env, 'sum', midRun, { taskId: 'mid' });
+    expect((await store.getTask('mid'))!.checkpoint!.recovery.stopped).toBeNull();
+    const first = await captureCli('stop', root, 'mid', '--by', 'grace', '--reason', 'hold it');
+    expect(first.code).toBe(0);
+    expect(first.out).toContain('task mid stopped by grace\n');
+    const stopped = (await store.getTask('mid'))!.checkpoint!;
+    expect(stopped).toMatchObject({ version: 2, source: { kind: 'stop', actor: 'grace' }, recovery: { stopped: { by: 'grace' } } });
+
+    // Forked from the stopped task, a task holds neither its stop nor its lease.
+    await forkTask(env, 'mid', stopped.version, { taskId: 'again' });
+    await forkTask(env, 'mid', stopped.version, { taskId: 'fresh' });
+    expect((await store.getTask('again'))!.checkpoint!).toMatchObject({ status: 'running', recovery: { stopped: null } });
+    expect((await store.readLease('again')).entry).toBeNull();
+    expect(await store.readStopRequest('again')).toBeNull();
+    const again = await captureCli('stop', root, 'again', '--by', 'bob');
+    expect(again.code).toBe(0);
+    expect(again.out).toContain('task again stopped by bob\n');
+    expect(again.out).not.toContain('already stopped');
+    expect((await store.getTask('again'))!.checkpoint!).toMatchObject({ version: 2, recovery: { stopped: { by: 'bob' } } });
+
+    // A person's resume runs each to the end, stopped or not: nothing of the parent's stops it at once.
+    for (const id of ['again', 'fresh']) {
+      expect((await resumeTask(env, mdSummarizer, id)).status).toBe('done');
+      expect((await store.getTask(id))!.checkpoint!.plan.every((s) => s.status === 'done')).toBe(true);
+    }
+    expect((await store.getTask('sum'))!.checkpoint!.version).toBe(done.version);
+  });
+
+  it("takes the stop an earlier build wrote into a fork it made for the fork's hold, not for a person's stop", async () => {
+    await summarized('sum');
+    const start = await store.readVersion('sum', 1);
+    const origin = { task_id: 'sum', version: 1 };
+    const note = 'forked from sum at version 1';
+    await store.create({
+      ...withoutVersion(start),
+      task_id: 'older',
+      forked_from: origin,
+      source: { kind: 'fork', actor: 'ada', note, forked_from: origin },
+      recovery: { ...start.recovery, stopped: { by: 'ada', at: start.run.updated_at, reason: note } },
+    });
+    const stop = await captureCli('stop', root, 'older', '--by', 'bob');
+    expect(stop.code).toBe(0);
+    expect(stop.out).toContain('task older stopped by bob\n');
+    expect((await store.getTask('older'))!.checkpoint!).toMatchObject({ version: 2, recovery: { stopped: { by: 'bob' } } });
   });
 
   it('forks a failed task at its failure, and the fork resumes there while the parent stays failed', async () => {
