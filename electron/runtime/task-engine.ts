@@ -389,6 +389,7 @@ export class TaskEngine {
         return currentPlan();
       },
       resumed: this.resumed,
+      forkedFrom: cp.forked_from ? { task_id: cp.forked_from.task_id, version: cp.forked_from.version } : null,
       signal: this.abort.signal,
       step: (id, fn) => this.runStep(id, fn),
       skip: (id, reason) => this.skipStep(id, reason),
