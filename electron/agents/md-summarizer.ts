@@ -75,6 +75,22 @@ export function defaultOutput(rootDir: string, taskId: string): string {
   return path.join(rootDir, 'outputs', taskId);
 }
 
+/**
+ * The folder a task writes its summaries into, in the directory as it is now.
+ *
+ * Tasks started before the default went unrecorded hold it as their output
+ * option, `outputs/<task>` (absolute before outputs were recorded relative),
+ * and a fork carries its parent's options: in a fork, an output folder
+ * `outputs/<other task>` of this directory is the default of the task it was
+ * forked from (or of that task's own parent), and the fork writes its own
+ * folder, leaving that task's files alone.
+ */
+export function outputDir(option: string | undefined, rootDir: string, taskId: string, forked: boolean): string {
+  if (option === undefined) return defaultOutput(rootDir, taskId);
+  const folder = outputFolder(option, rootDir);
+  return forked && path.dirname(folder) === path.join(rootDir, 'outputs') ? defaultOutput(rootDir, taskId) : folder;
+}
+
 /** Ask the publish service whether a publication with this key exists. */
 async function probePublish(effect: SideEffect): Promise<ProbeResult> {
   const url = (effect.request as { url?: string } | undefined)?.url;
@@ -153,7 +169,7 @@ export const mdSummarizer = defineAgent({
   async run(ctx) {
     const o = ctx.options;
     // Resolved against the directory as it is now: a folder inside it moved or was copied with it.
-    const outDir = o.output === undefined ? defaultOutput(ctx.rootDir, ctx.taskId) : outputFolder(o.output, ctx.rootDir);
+    const outDir = outputDir(o.output, ctx.rootDir, ctx.taskId, ctx.forkedFrom !== null);
     const summaries: z.output<typeof Summary>[] = [];
     await ctx.phase('summarize');
     for (const { id } of ctx.plan.filter((s) => s.id.startsWith('summarize:'))) {

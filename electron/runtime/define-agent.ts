@@ -67,6 +67,12 @@ export interface TaskContext<O> {
   readonly plan: ReadonlyArray<{ id: string; name: string }>;
   /** Set when this run continues an earlier one. */
   readonly resumed: ResumeContext | null;
+  /**
+   * Set for a fork: the task and version it was forked from. A fork carries its
+   * parent's options, so an option that named the parent's own things (a folder
+   * named by its id) names them still.
+   */
+  readonly forkedFrom: { task_id: string; version: number } | null;
   readonly signal: AbortSignal;
   /**
    * Run a step once. A step already done is not run again: its stored result is returned.

@@ -65,8 +65,11 @@ async function readParent(env: OperationEnv, parentId: string, version: number):
 /**
  * Fork task `parentId` at `version` into a new task.
  *
- * A fork of a version that was running starts out interrupted and stopped, so
- * nothing resumes it but a person; any other status is carried as it was.
+ * A fork starts with no stop and no lease: a stop the parent was asked for, or
+ * had recorded, was about the parent's run. A fork of a version that was
+ * running is interrupted, and automatic recovery leaves it alone until an
+ * operation of its own writes a version (`isUntouchedFork`), so nothing resumes
+ * it but a person; any other status is carried as it was.
  */
 export async function forkTask(env: OperationEnv, parentId: string, version: number, req: ForkRequest = {}): Promise<EngineOutcome> {
   const taskId = req.taskId ?? forkId(parentId, version);
@@ -103,11 +106,7 @@ export async function forkTask(env: OperationEnv, parentId: string, version: num
       return asked === e.idempotency_key ? e : { ...e, asked_key: asked };
     }),
     history: { count: 0, head: null },
-    recovery: {
-      ...cp.recovery,
-      auto_attempts: 0,
-      stopped: cp.status === 'running' ? { by: actor, at, reason: note } : null,
-    },
+    recovery: { ...cp.recovery, auto_attempts: 0, stopped: null },
     run: { ...cp.run, created_at: at, updated_at: at },
     resume_hint: cp.status === 'running' ? `${note}; continue with ${hintText(goOn)}` : cp.resume_hint,
     source: { kind: 'fork', actor, note, forked_from: origin },
@@ -130,8 +129,8 @@ export async function forkTask(env: OperationEnv, parentId: string, version: num
     status: created.status,
     version: created.version,
     message: `task ${taskId} forked from ${parentId} at version ${version} (${created.status === 'running' ? 'interrupted: nothing runs it until it is resumed' : created.status})`,
-    // From a version mid-run, the fork is held where it was forked (recovery.stopped), driven by no run: the line
-    // names it interrupted, as the task list does.
+    // From a version mid-run, the fork is held where it was forked, driven by no run: the line names it
+    // interrupted, as the task list does.
     ...(created.status === 'running' ? { stopped: true } : {}),
     next: created.status === 'done' ? `rerun a step: ${commandHint(taskId, 'rewind', ' STEP')}` : `continue: ${goOn.text}`,
   };

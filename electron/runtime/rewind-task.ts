@@ -16,6 +16,7 @@ import { defaultActor, OperationError, withTaskEngine, type OperationEnv } from 
 import type { EngineOutcome } from './task-engine.js';
 import { own, ownWhere } from './checkpoint-draft.js';
 import { continuation, hintText } from './continue-hint.js';
+import { rerunPhase } from './task-phase.js';
 
 export type { RewindEffect, RewindPlan };
 
@@ -123,8 +124,9 @@ export interface RewindRequest {
 /**
  * Rewind task `taskId` to step `stepRef` under its lease: refused with
  * `busy` while another runner holds it, and with nothing written on any
- * refusal. The task then waits for a person's resume, which in confirm mode
- * prepares a resume plan for approval like any other.
+ * refusal. The task then waits for a person's resume (`waiting_human`, in the
+ * phase it was in when the first rerun step started: task-phase.ts), which in
+ * confirm mode prepares a resume plan for approval like any other.
  */
 export async function rewindTask(env: OperationEnv, taskId: string, stepRef: string, req: RewindRequest = {}): Promise<EngineOutcome> {
   const actor = req.actor ?? defaultActor(env);
@@ -149,6 +151,7 @@ export async function rewindTask(env: OperationEnv, taskId: string, stepRef: str
       const rerun = new Set(plan.rerun.map((s) => s.id));
       const at = new Date().toISOString();
       const goOn = await continuation(env.root, cp);
+      const phase = await rerunPhase(env.store, cp, stepIndexOf(cp, plan.step_id));
       await engine.save(
         (d) => {
           for (const [i, step] of d.plan.entries()) {
@@ -181,7 +184,9 @@ export async function rewindTask(env: OperationEnv, taskId: string, stepRef: str
           }
           d.recovery.pending_approval = null;
           d.recovery.stopped = null;
+          // Waiting for the person's resume, not interrupted: no host resumes it by itself, whatever its mode.
           d.status = 'waiting_human';
+          d.phase = phase;
           d.resume_hint =
             `rewound to ${plan.step_id} by ${actor}${req.reason ? ` (${req.reason})` : ''}: resume reruns ${plan.rerun.length} step(s)` +
             `${redo.length ? ` and performs ${redo.join(', ')} again under new keys` : ''}: ${hintText(goOn)}`;

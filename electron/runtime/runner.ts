@@ -11,7 +11,7 @@ import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AgentRef, Checkpoint, RecoveryMode, TaskStatus } from '../../shared/checkpoint/schema.js';
-import { mayNeedRecovery } from '../../shared/checkpoint/task-summary.js';
+import { isUntouchedFork, mayNeedRecovery } from '../../shared/checkpoint/task-summary.js';
 import type { CheckpointStore, TaskEvent } from '../store/store-types.js';
 import { openLocation, resolveLocation } from '../store/open-location.js';
 import { redactSecrets } from '../llm/provider-from-env.js';
@@ -767,6 +767,8 @@ export class Runner extends EventEmitter {
             format,
             read_only,
             agent_name: head?.agent?.name ?? null,
+            version: head?.version ?? null,
+            forked_from: head?.forked_from,
           }),
         )
         .map((listed) => listed.task_id);
@@ -779,7 +781,7 @@ export class Runner extends EventEmitter {
       const cp = entry?.checkpoint;
       if (!entry || !cp || entry.read_only || entry.format !== 'waystation' || !cp.agent || this.shuttingDown) return null;
       const live = (await this.store.readLease(taskId)).info.held;
-      if (live || this.shuttingDown || cp.recovery.stopped || (await this.stopWasAsked(taskId))) return null;
+      if (live || this.shuttingDown || cp.recovery.stopped || isUntouchedFork(cp) || (await this.stopWasAsked(taskId))) return null;
       const interrupted = cp.status === 'running';
       const max = cp.recovery.max_auto_attempts ?? DEFAULT_MAX_AUTO_ATTEMPTS;
       // Auto mode resumes what failed or was interrupted, with attempts left; confirm mode prepares a plan for what was interrupted.

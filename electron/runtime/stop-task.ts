@@ -19,6 +19,7 @@ import type { EngineOutcome } from './task-engine.js';
 import { commandHint } from './command-hint.js';
 import { continuation } from './continue-hint.js';
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
+import { isUntouchedFork } from '../../shared/checkpoint/task-summary.js';
 
 export interface StopRequestOptions {
   actor?: string;
@@ -68,8 +69,9 @@ export async function stopTask(env: OperationEnv, taskId: string, opts: StopRequ
       throw new OperationError('invalid', `task ${taskId} is not running (it is ${cp.status}); there is nothing to stop`);
     }
     // Stopped already, and no run since: a version saying it again would only push the first stop out of sight.
+    // A fork's own first version is no stop (earlier builds recorded the fork's hold there as one): this one is the first.
     const { stopped } = cp.recovery;
-    if (stopped) {
+    if (stopped && !isUntouchedFork(cp)) {
       const why = stopped.reason ? ` (${stopped.reason})` : '';
       return {
         ...(await outcomeOf(env, cp, `task ${taskId} was already stopped by ${stopped.by} at ${stopped.at}${why}; nothing was written`)),

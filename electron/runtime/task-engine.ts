@@ -42,6 +42,7 @@ import { closeDraft, copyForAgent, detached, draftOf, freezeDraft, jsonCopy, own
 import { messageOf } from '../../shared/api/error-codes.js';
 import { commandHint } from './command-hint.js';
 import { continuation, hintText } from './continue-hint.js';
+import { DONE_PHASE } from './task-phase.js';
 
 /** How a drive of a task ended. */
 export interface EngineOutcome {
@@ -398,6 +399,7 @@ export class TaskEngine {
         return currentPlan();
       },
       resumed: this.resumed,
+      forkedFrom: cp.forked_from ? { task_id: cp.forked_from.task_id, version: cp.forked_from.version } : null,
       signal: this.abort.signal,
       step: (id, fn) => this.runStep(id, fn),
       skip: (id, reason) => this.skipStep(id, reason),
@@ -957,7 +959,7 @@ export class TaskEngine {
             Object.assign(own(d.plan, i), { status: 'skipped', skip_reason: 'the agent finished without running it' });
         });
         d.status = 'done';
-        d.phase = 'done';
+        d.phase = DONE_PHASE;
         d.resume_hint = 'finished: nothing left to resume';
         d.recovery.auto_attempts = 0;
       });

@@ -26,6 +26,7 @@ import { commandHint } from './command-hint.js';
 import { continuation, hintText } from './continue-hint.js';
 import { optionIssuesMessage } from './option-issues.js';
 import { unknownOptionsMessage } from './unknown-options.js';
+import { DONE_PHASE, rerunPhase, START_PHASE } from './task-phase.js';
 
 /** Bad input or a refused operation: nothing was written. `code` says which. */
 export class OperationError extends ServiceError {
@@ -387,7 +388,7 @@ export async function startTask(env: OperationEnv, agent: AnyAgent, req: StartRe
     task_id: taskId,
     task_name: agent.name,
     status: 'running',
-    phase: 'start',
+    phase: START_PHASE,
     goal,
     plan: steps.map((s) => ({
       id: s.id,
@@ -707,6 +708,7 @@ async function recordResume(
 ): Promise<void> {
   const actor = req.approval?.actor ?? defaultActor(env);
   const resetFrom = decision.reset_from;
+  const phase = resetFrom !== null ? await rerunPhase(env.store, engine.checkpoint, resetFrom) : null;
   await engine.save(
     (d) => {
       if (req.approval) {
@@ -726,6 +728,7 @@ async function recordResume(
             Object.assign(own(d.plan, i), { status: 'pending', result_ref: null, finished_at: null });
         }
         d.artifacts = d.artifacts.filter((a) => !(a.step_id && reset.has(a.step_id)));
+        d.phase = phase!;
       }
       if (req.trigger === 'auto') d.recovery.auto_attempts += 1;
       else d.recovery.auto_attempts = 0;
@@ -860,6 +863,9 @@ export async function rejectTask(env: OperationEnv, taskId: string, opts: { reas
 
 // ---- human edits ----------------------------------------------------------------------------
 
+/** The steps after an edited one that ran on its old value, and so run again (unless a person keeps them). */
+const RERUN_ON_EDIT: ReadonlySet<string> = new Set(['done', 'failed', 'running']);
+
 /**
  * Replace a step's result with a human's value.
  *
@@ -925,6 +931,8 @@ export async function editStepResult(
     const at = new Date().toISOString();
     const hadPending = cp.recovery.pending_approval !== null && cp.recovery.pending_approval !== undefined;
     const goOn = await continuation(env.root, cp);
+    const rerunFrom = opts.later === 'keep' ? -1 : cp.plan.findIndex((x, i) => i > index && RERUN_ON_EDIT.has(x.status));
+    const phase = rerunFrom >= 0 ? await rerunPhase(env.store, cp, rerunFrom) : null;
     await engine.save(
       (d) => {
         const s = own(d.plan, index);
@@ -942,7 +950,7 @@ export async function editStepResult(
         Object.assign(s, { status: 'done', error: null, finished_at: at, edited: { by: actor, at } });
         delete (s as { result?: unknown }).result;
         const later = opts.later === 'keep' ? [] : d.plan.slice(index + 1);
-        const reset = new Set(later.filter((x) => x.status === 'done' || x.status === 'failed' || x.status === 'running').map((x) => x.id));
+        const reset = new Set(later.filter((x) => RERUN_ON_EDIT.has(x.status)).map((x) => x.id));
         for (let i = index + 1; i < d.plan.length; i++) {
           if (reset.has(d.plan[i].id))
             Object.assign(own(d.plan, i), { status: 'pending', result_ref: null, error: null, finished_at: null });
@@ -951,7 +959,8 @@ export async function editStepResult(
         d.recovery.pending_approval = null;
         const next = d.plan.slice(index + 1).find((x) => x.status !== 'done' && x.status !== 'skipped');
         d.status = next ? 'waiting_human' : 'done';
-        if (!next) d.phase = 'done';
+        if (!next) d.phase = DONE_PHASE;
+        else if (phase !== null) d.phase = phase;
         d.resume_hint = next
           ? `${s.id} was set by ${actor}; resume continues at ${next.id} (${next.name}): ${hintText(goOn)}${hadPending ? ' (the pending resume plan was dropped: it no longer applies)' : ''}`
           : `${s.id} was set by ${actor}; every step is finished`;

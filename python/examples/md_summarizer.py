@@ -21,7 +21,7 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any
+from typing import Any, Optional
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -113,6 +113,19 @@ def output_folder(option: str, root: str) -> str:
     return os.path.join(os.path.abspath(root), option)
 
 
+def output_dir(option: Optional[str], root: str, task_id: str, forked: bool) -> str:
+    """The folder a task writes its summaries into, as electron/agents/md-summarizer.ts finds it: its own,
+    DIR/outputs/<task>, unless it holds one. Tasks started before the default went unrecorded hold it as their option
+    (`outputs/<task>`, absolute before outputs were recorded relative), and a fork carries its parent's options: in a
+    fork, a folder `outputs/<other task>` of this directory is the default of the task it came from, and the fork
+    writes its own, leaving that task's files alone."""
+    own = os.path.join(os.path.abspath(root), "outputs", task_id)
+    if not option:
+        return own
+    folder = os.path.normpath(output_folder(option, root))
+    return own if forked and os.path.dirname(folder) == os.path.join(os.path.abspath(root), "outputs") else folder
+
+
 def confined_path(root: str, requested: str, option: str) -> str:
     """`requested` inside `root`, or an error naming the option and why it is refused."""
     try:
@@ -154,7 +167,7 @@ def plan(options: dict[str, Any], env: dict[str, str]) -> list[PlannedStep]:
 def run(t: TaskContext) -> None:
     o = t.options
     # Resolved against the directory as it is now: a folder inside it moved or was copied with it.
-    out_dir = output_folder(o["output"], t.root) if o.get("output") else os.path.join(t.root, "outputs", t.task_id)
+    out_dir = output_dir(o.get("output"), t.root, t.task_id, bool(t.checkpoint.get("forked_from")))
     summaries: list[dict[str, Any]] = []
     t.phase("summarize")
     for step in [s for s in t.plan if s["id"].startswith("summarize:")]:

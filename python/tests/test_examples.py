@@ -165,6 +165,43 @@ def test_the_summariser_writes_its_own_output_folder_where_the_directory_is(root
     assert publisher.applied == {"mv:publish-index": 1}
 
 
+def test_a_fork_of_a_summariser_task_that_recorded_its_default_output_writes_its_own(root, tmp_path, publisher):
+    """Tasks started before the default went unrecorded hold `outputs/<task>`; a fork carries it, and writes its own
+    folder all the same, leaving the files of the task it came from alone."""
+    import copy
+    import hashlib
+
+    src = make_input(str(tmp_path))
+    publisher.refuse = 1
+    # The old default, recorded: `--output DIR/outputs/old` is recorded relative, as the old code recorded it.
+    first = run_example("md_summarizer.py", root, "--task", "old", "--input", src, "--output", os.path.join(root, "outputs", "old"), "--publish-url", publisher.url)
+    assert first.returncode == 1, first.stderr + first.stdout
+    store = Store(root)
+    parent = store.load("old")
+    assert parent["agent"]["options"]["output"] == "outputs/old"
+
+    def files(folder):
+        return {os.path.relpath(os.path.join(d, n), folder): hashlib.sha256(open(os.path.join(d, n), "rb").read()).hexdigest() for d, _, names in os.walk(folder) for n in names}
+
+    before = files(os.path.join(root, "outputs", "old"))
+    # fork-task.ts: the parent's state under a new id, its step results copied into the fork's own blobs.
+    origin = {"task_id": "old", "version": parent["version"]}
+    state = copy.deepcopy(parent)
+    state.pop("version")
+    results = {s["id"]: store.read_blob("old", s.pop("result_ref")) for s in state["plan"] if s.get("result_ref")}
+    for e in state["side_effects"]:
+        e["asked_key"] = e["idempotency_key"].replace("old", "young")
+    state.update(task_id="young", forked_from=origin, source={"kind": "fork", "actor": "ada", "forked_from": origin}, history={"count": 0, "head": None})
+    state["recovery"]["stopped"] = None
+    store.create(state, results=results)
+
+    again = run_example("md_summarizer.py", root, "--task", "young")
+    assert again.returncode == 0, again.stderr + again.stdout
+    assert files(os.path.join(root, "outputs", "old")) == before
+    with open(os.path.join(root, "outputs", "young", "index.json"), encoding="utf-8") as f:
+        assert json.load(f)["task_id"] == "young"
+
+
 def test_the_summariser_keeps_an_output_outside_the_directory_absolute(root, tmp_path, publisher):
     """An output folder outside the directory has no other name: a copy resumed writes there too, as tasks recorded
     with an absolute output always did."""

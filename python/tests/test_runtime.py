@@ -284,6 +284,9 @@ def test_a_done_task_reruns_its_drifted_artifact_only_when_asked(root, model):
     out = run_agent(agent, root, "t", model=model, rerun_drifted=True)
     assert out.status == "done" and runs.n["w"] == 2
     assert open(os.path.join(root, "out.txt")).read() == "hello"
+    # While it reran, the task was running in the phase its steps ran in (this agent names none), not done.
+    resumed = Store(root).load("t", versions + 1)
+    assert (resumed["status"], resumed["phase"]) == ("running", "start")
 
 
 def test_remember_runs_a_costly_action_once_across_an_interruption(root, model):

@@ -11,6 +11,7 @@ import pytest
 
 from waystation import Agent, PlannedStep, Store, run_agent
 from waystation.lease import acquire_lease
+from waystation.phase import rerun_phase
 from waystation.resume import decide_resume, describe_plan, same_plan
 
 
@@ -47,10 +48,14 @@ def write_as_typescript(root, task_id, mutate, source):
 
 
 def rewind(root, task_id, step_id, redo=()):
-    """rewind-task.ts: the step and every later one pending (reruns + 1); each redo a new entry under a new key."""
+    """rewind-task.ts: the step and every later one pending (reruns + 1); each redo a new entry under a new key; the
+    task waits for a person in the phase the step ran in."""
+    store = Store(root)
+    cp = store.load(task_id)
+    index = next(i for i, s in enumerate(cp["plan"]) if s["id"] == step_id)
+    phase = rerun_phase(store, cp, index)
 
     def apply(d):
-        index = next(i for i, s in enumerate(d["plan"]) if s["id"] == step_id)
         for s in d["plan"][index:]:
             if s["status"] != "pending":
                 s.update(status="pending", result_ref=None, error=None, started_at=None, finished_at=None, reruns=s.get("reruns", 0) + 1)
@@ -64,6 +69,7 @@ def rewind(root, task_id, step_id, redo=()):
         d["recovery"]["pending_approval"] = None
         d["recovery"]["stopped"] = None
         d["status"] = "waiting_human"
+        d["phase"] = phase
         d["resume_hint"] = f"rewound to {step_id}"
         d["total_steps"] = len(d["plan"])
         d["current_step"] = next((i for i, s in enumerate(d["plan"]) if s["status"] not in ("done", "skipped")), len(d["plan"]))
@@ -136,7 +142,8 @@ def test_a_fork_does_not_repeat_what_its_parent_published(root, model):
             s.pop("result_ref")
             s["status"] = "pending"
     state.update(task_id="fork", forked_from=origin, source={"kind": "fork", "actor": "ada", "forked_from": origin}, history={"count": 0, "head": None}, current_step=0)
-    state["recovery"]["stopped"] = {"by": "ada", "at": state["run"]["updated_at"], "reason": "forked"}
+    # A fork carries no stop: not its parent's, nor one of its own (fork-task.ts).
+    state["recovery"]["stopped"] = None
     store.create(state)
     parent_version = store.newest_version("parent")
 
@@ -153,6 +160,25 @@ def test_plans_with_different_redo_effects_are_not_the_same_plan():
     base = {"rerun_step": "a", "probe_effects": [], "retry_effects": [], "drift": []}
     assert same_plan(base, dict(base))
     assert not same_plan(base, {**base, "redo_effects": ["effect-2"]})
+
+
+def test_a_done_task_an_edit_sets_back_stands_in_the_phase_its_first_rerun_step_ran_in(root, model):
+    from waystation import edit_step_result
+
+    def run(t):
+        t.phase("drafting")
+        t.step("draft", lambda: "text")
+        t.phase("publishing")
+        t.step("publish", lambda: "sent")
+
+    agent = Agent(name="phased", run=run, plan=[PlannedStep("draft", "draft"), PlannedStep("publish", "publish")], goal="two phases")
+    run_agent(agent, root, "t", model=model)
+    assert Store(root).load("t")["phase"] == "done"
+    assert edit_step_result(root, "t", "draft", "by hand", actor="ada").status == "waiting_human"
+    cp = Store(root).load("t")
+    assert (cp["status"], cp["phase"]) == ("waiting_human", "publishing")
+    assert run_agent(agent, root, "t", model=model).status == "done"
+    assert Store(root).load("t")["phase"] == "done"
 
 
 def test_editing_a_done_step_reruns_the_later_ones_or_keeps_them(root, model):

@@ -48,6 +48,7 @@ from .lease import Lease, acquire_lease, highest_entry, lease_is_live, write_sto
 from .llm import Completion, Model, estimate_cost_usd, model_from_env
 from .confinement import CONFINED_ENV
 from .options import reserved_option_message, unknown_options_message
+from .phase import DONE_PHASE, START_PHASE, rerun_phase
 from .plan import PlannedStep, planned_steps
 from .records import version_file_name
 from .resume import ResumeContext, artifact_base_dir, build_resume_context, check_artifacts, decide_resume, describe_plan, same_plan
@@ -727,7 +728,7 @@ class _Engine:
             for s in d["plan"]:
                 if s["status"] not in ("done", "skipped"):
                     s.update(status="skipped", skip_reason="the agent finished without running it")
-            d.update(status="done", phase="done", resume_hint="finished: nothing left to resume")
+            d.update(status="done", phase=DONE_PHASE, resume_hint="finished: nothing left to resume")
             d["recovery"]["auto_attempts"] = 0
 
         self.save(done)
@@ -1050,7 +1051,7 @@ class Run:
             "task_id": self.task_id,
             "task_name": self.agent.name,
             "status": "running",
-            "phase": "start",
+            "phase": START_PHASE,
             "goal": goal,
             "plan": [{"id": s.id, "name": s.name, "status": "pending", "attempts": 0, "output_schema": s.output_schema} for s in steps],
             "current_step": 0,
@@ -1155,6 +1156,7 @@ class Run:
             return _request_approval(engine, decision.plan, "the outside world changed since the plan was prepared; new plan awaits approval")
         actor = (approval or {}).get("actor", self.actor)
         reset_from = decision.reset_from
+        phase = rerun_phase(self.store, engine.working, reset_from) if reset_from is not None else None
 
         def resumed(d: dict[str, Any]) -> None:
             if approval:
@@ -1166,6 +1168,7 @@ class Run:
                     if s["status"] in ("done", "skipped"):
                         s.update(status="pending", result_ref=None, finished_at=None)
                 d["artifacts"] = [a for a in d["artifacts"] if not (a.get("step_id") and a["step_id"] in reset)]
+                d["phase"] = phase
             d["recovery"]["auto_attempts"] = d["recovery"]["auto_attempts"] + 1 if trigger == "auto" else 0
             # A person's resume ends a stop; the runner's own never does.
             if trigger != "auto" and d["recovery"].get("stopped"):
@@ -1587,6 +1590,10 @@ def reject_task(root: str, task_id: str, reason: str, actor: Optional[str] = Non
     return _with_engine(root, task_id, "reject", reject)
 
 
+#: The steps after an edited one that ran on its old value, and so run again (unless a person keeps them).
+RERUN_ON_EDIT = ("done", "failed", "running")
+
+
 def edit_step_result(root: str, task_id: str, step: str, value: Any, actor: Optional[str] = None, expected_version: Optional[int] = None, later: str = "rerun") -> Outcome:
     """Replace a step's result with a human's value (checked against its output schema), done steps too.
 
@@ -1612,6 +1619,8 @@ def edit_step_result(root: str, task_id: str, step: str, value: Any, actor: Opti
         before = engine.stored_result(s0)
         at = now_iso()
         had_pending = bool(cp["recovery"].get("pending_approval"))
+        rerun_from = next((i for i, x in enumerate(cp["plan"]) if i > index and x["status"] in RERUN_ON_EDIT), None) if later == "rerun" else None
+        phase = rerun_phase(engine.store, cp, rerun_from) if rerun_from is not None else None
 
         def apply(d: dict[str, Any]) -> None:
             s = d["plan"][index]
@@ -1620,7 +1629,7 @@ def edit_step_result(root: str, task_id: str, step: str, value: Any, actor: Opti
             s.update(status="done", error=None, finished_at=at, edited={"by": who, "at": at})
             s.pop("result", None)
             after_it = d["plan"][index + 1 :]
-            reset = {x["id"] for x in after_it if x["status"] in ("done", "failed", "running")} if later == "rerun" else set()
+            reset = {x["id"] for x in after_it if x["status"] in RERUN_ON_EDIT} if later == "rerun" else set()
             for x in after_it:
                 if x["id"] in reset:
                     x.update(status="pending", result_ref=None, error=None, finished_at=None)
@@ -1629,7 +1638,9 @@ def edit_step_result(root: str, task_id: str, step: str, value: Any, actor: Opti
             nxt = next((x for x in after_it if x["status"] not in ("done", "skipped")), None)
             d["status"] = "waiting_human" if nxt else "done"
             if not nxt:
-                d["phase"] = "done"
+                d["phase"] = DONE_PHASE
+            elif phase is not None:
+                d["phase"] = phase
             dropped = " (the pending resume plan was dropped: it no longer applies)" if had_pending else ""
             d["resume_hint"] = f"{s['id']} was set by {who}; resume continues at {nxt['id']} ({nxt['name']}): {hint(d, 'resume')}{dropped}" if nxt else f"{s['id']} was set by {who}; every step is finished"
 

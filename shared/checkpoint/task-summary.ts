@@ -150,13 +150,26 @@ export function hasErrors(problems: readonly Problem[]): boolean {
 }
 
 /**
+ * A fork nothing has written to since it was made: its newest version is the
+ * fork's own first one. Nothing of its own was interrupted, whatever the
+ * version it was forked from was doing, so automatic recovery leaves it for a
+ * person to resume (a fork carries no stop of its parent's to keep it still).
+ */
+export function isUntouchedFork(task: { version: number | null; forked_from?: unknown }): boolean {
+  return task.version === 1 && task.forked_from != null;
+}
+
+/**
  * Might the runner have this task to pick up when its directory is opened:
  * an auto or confirm-mode task of Waystation's own format that was running
- * (interrupted) or failed? A cheap first look at a list row; the runner reads
- * the whole checkpoint and its lease before it resumes anything.
+ * (interrupted) or failed, and not a fork nothing has run yet? A cheap first
+ * look at a list row; the runner reads the whole checkpoint and its lease
+ * before it resumes anything.
  */
-export function mayNeedRecovery(task: Pick<TaskSummary, 'status' | 'mode' | 'format' | 'read_only' | 'agent_name'>): boolean {
-  if (task.read_only || task.format !== 'waystation' || !task.agent_name) return false;
+export function mayNeedRecovery(
+  task: Pick<TaskSummary, 'status' | 'mode' | 'format' | 'read_only' | 'agent_name' | 'version'> & { forked_from?: unknown },
+): boolean {
+  if (task.read_only || task.format !== 'waystation' || !task.agent_name || isUntouchedFork(task)) return false;
   if (task.status !== 'running' && task.status !== 'failed') return false;
   return task.mode === 'auto' || task.mode === 'confirm';
 }

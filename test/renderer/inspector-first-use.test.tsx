@@ -758,6 +758,34 @@ describe('a fork of a version mid-run', () => {
     expect(note.textContent).toContain('forked from parent at version 2 by fay');
     expect(screen.queryByRole('note', { name: 'Stopped by a person' })).toBeNull();
   });
+
+  it('is shown held though it carries no stop, and stopped by whoever stops it afterwards', async () => {
+    const fork = { task_id: 'parent', version: 2 };
+    const fake = new FakeApi().add(
+      makeCheckpoint('forked', {
+        status: 'running',
+        source: { kind: 'fork', actor: 'fay', note: 'forked from parent at version 2', forked_from: fork },
+        forked_from: fork,
+      }),
+    );
+    await openApp(fake, 'forked');
+    expect(screen.getByRole('note', { name: 'Held after a fork' }).textContent).toContain('forked from parent at version 2 by fay');
+
+    const at = new Date().toISOString();
+    fake.add(
+      makeCheckpoint('forked', {
+        version: 2,
+        status: 'running',
+        source: { kind: 'stop', actor: 'gus' },
+        forked_from: fork,
+        recovery: { mode: 'manual', auto_attempts: 0, decisions: [], pending_approval: null, stopped: { by: 'gus', at } },
+      }),
+    );
+    act(() => fake.emit({ type: 'task-changed', taskId: 'forked', version: 2 }));
+    const stopped = await screen.findByRole('note', { name: 'Stopped by a person' });
+    expect(stopped.textContent).toContain('by gus');
+    expect(screen.queryByRole('note', { name: 'Held after a fork' })).toBeNull();
+  });
 });
 
 describe('a task removed from the directory while it is shown', () => {

@@ -50,27 +50,7 @@ export function StopButton({ taskId, blocked = null }: { taskId: string; blocked
 }
 
 /** Who stopped the task, when and why, as the version records it. */
-export function StoppedNote({
-  stopped,
-  forkedFrom,
-}: {
-  stopped: NonNullable<Checkpoint['recovery']['stopped']>;
-  /** Set when the task is a fork made from a version mid-run: held for a person, not stopped by one. */
-  forkedFrom?: Checkpoint['forked_from'];
-}) {
-  if (forkedFrom) {
-    // A fork of a running version is held so that no host resumes it by itself; no one stopped a run.
-    return (
-      <p className="stopped-note" role="note" aria-label="Held after a fork">
-        <span className="badge tone-warn">Held</span> forked from <strong>{forkedFrom.task_id}</strong> at version {forkedFrom.version} by{' '}
-        <strong>{stopped.by}</strong>{' '}
-        <time dateTime={stopped.at} title={formatTime(stopped.at)}>
-          {formatRelative(stopped.at)}
-        </time>
-        <span className="muted small"> · nothing resumes it by itself; Resume continues it from there</span>
-      </p>
-    );
-  }
+export function StoppedNote({ stopped }: { stopped: NonNullable<Checkpoint['recovery']['stopped']> }) {
   return (
     <p className="stopped-note" role="note" aria-label="Stopped by a person">
       <span className="badge tone-warn">
@@ -85,6 +65,36 @@ export function StoppedNote({
       </time>
       {stopped.reason && <span className="decision-reason">: “{stopped.reason}”</span>}
       <span className="muted small"> · nothing resumes it by itself; Resume continues it</span>
+    </p>
+  );
+}
+
+/**
+ * A fork made from a version mid-run that nothing has run yet: held for a person, not stopped by one. No host
+ * resumes it by itself (isUntouchedFork), and it carries no stop, so Stop records one of its own.
+ */
+export function HeldForkNote({
+  forkedFrom,
+  by,
+  at,
+}: {
+  forkedFrom: NonNullable<Checkpoint['forked_from']>;
+  by: string | undefined;
+  at: string;
+}) {
+  return (
+    <p className="stopped-note" role="note" aria-label="Held after a fork">
+      <span className="badge tone-warn">Held</span> forked from <strong>{forkedFrom.task_id}</strong> at version {forkedFrom.version}
+      {by && (
+        <>
+          {' '}
+          by <strong>{by}</strong>
+        </>
+      )}{' '}
+      <time dateTime={at} title={formatTime(at)}>
+        {formatRelative(at)}
+      </time>
+      <span className="muted small"> · nothing resumes it by itself; Resume continues it from there</span>
     </p>
   );
 }

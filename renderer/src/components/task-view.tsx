@@ -10,6 +10,7 @@ import type { TabId } from '../store/store-types.js';
 import { StatusBadge, TaskStatusBadge } from './status-badge.js';
 import { currentFailures, hasStandingErrors } from '../store/current-failures.js';
 import { fillDirectory } from '../../../shared/checkpoint/fill-directory.js';
+import { isUntouchedFork } from '../../../shared/checkpoint/task-summary.js';
 import { Tabs, type TabDef } from './tabs.js';
 import { PlanTab } from './plan-tab.js';
 import { ArtifactsTab } from './artifacts-tab.js';
@@ -25,7 +26,7 @@ import { ApprovalPanel } from './approval-panel.js';
 import { ActivityFeed } from './activity-feed.js';
 import { AgentNotice, AgentTag, agentBlockReason } from './agent-status.js';
 import { formatRelative, formatTime, taskLabel } from './format.js';
-import { StopButton, StoppedNote } from './stop-control.js';
+import { HeldForkNote, StopButton, StoppedNote } from './stop-control.js';
 import { ForkDialog } from './fork-dialog.js';
 import { RewindDialog } from './rewind-dialog.js';
 
@@ -271,12 +272,11 @@ function TaskDetailView({ detail }: { detail: TaskDetail }) {
             </span>
           </div>
         )}
-        {!viewingOld && cp?.recovery.stopped && (
-          <StoppedNote
-            stopped={cp.recovery.stopped}
-            // Held by the fork itself, until the version is changed by a save of its own.
-            forkedFrom={cp.source.kind === 'fork' ? cp.forked_from : undefined}
-          />
+        {!viewingOld && cp?.status === 'running' && cp.forked_from && isUntouchedFork(cp) ? (
+          // Held by the fork itself, until a version of its own is written (a stop an earlier build recorded there too).
+          <HeldForkNote forkedFrom={cp.forked_from} by={cp.source.actor} at={cp.run.created_at} />
+        ) : (
+          !viewingOld && cp?.recovery.stopped && <StoppedNote stopped={cp.recovery.stopped} />
         )}
         {showAgentNotice && <AgentNotice status={agent} id={agentNoteId} />}
         {canResume && confirmingImport && (

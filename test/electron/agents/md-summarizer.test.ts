@@ -9,7 +9,7 @@ import { startTask, resumeTask } from '../../../electron/runtime/task-operations
 import { forkTask } from '../../../electron/runtime/fork-task.js';
 import { rewindTask } from '../../../electron/runtime/rewind-task.js';
 import { hashTree } from '../../support/hash-tree.js';
-import { mdSummarizer, recordedPath, SUMMARY_INSTRUCTIONS, summaryRequest } from '../../../electron/agents/md-summarizer.js';
+import { mdSummarizer, outputDir, recordedPath, SUMMARY_INSTRUCTIONS, summaryRequest } from '../../../electron/agents/md-summarizer.js';
 import { checkpointDemo } from '../../../electron/agents/checkpoint-demo.js';
 import { builtInAgent } from '../../../electron/agents/registry.js';
 import { OfflineProvider, offlineReply } from '../../../electron/llm/offline-provider.js';
@@ -175,6 +175,51 @@ describe('md-summarizer', () => {
     await expect(fs.access(path.join(root, 'outputs/branch/b.summary.md'))).resolves.toBeUndefined();
   });
 
+  it("in a fork of a task that recorded its default output folder, writes its own and leaves that task's files alone", async () => {
+    // How tasks were created before the default went unrecorded: `outputs/<task>` relative to the directory, and
+    // absolute before outputs were recorded relative.
+    const recordingDefault = (absolute: boolean) =>
+      ({
+        ...mdSummarizer,
+        resolveOptions: async (o: Record<string, unknown>, planEnv: Parameters<NonNullable<typeof mdSummarizer.resolveOptions>>[1]) => ({
+          ...(await mdSummarizer.resolveOptions!(o as never, planEnv)),
+          output: absolute ? path.join(planEnv.rootDir, 'outputs', planEnv.taskId) : `outputs/${planEnv.taskId}`,
+        }),
+      }) as typeof mdSummarizer;
+    const env = { store: openStore(root), root, llm: new OfflineProvider(0) };
+    const latest = async (id: string) => (await env.store.getTask(id))!.checkpoint!;
+    for (const [old, absolute] of [
+      ['rel', false],
+      ['abs', true],
+    ] as const) {
+      expect((await startTask(env, recordingDefault(absolute), { taskId: old, options: { input } })).status).toBe('done');
+      const recorded = absolute ? path.join(root, 'outputs', old) : `outputs/${old}`;
+      expect((await latest(old)).agent?.options.output).toBe(recorded);
+      const oldFiles = await hashTree(path.join(root, 'outputs', old));
+
+      // A fork rerun from a step, and a fork of that fork: each carries the first task's folder in its options.
+      const fork = `${old}-fork`;
+      const forkOfFork = `${old}-fork-2`;
+      await forkTask(env, old, (await latest(old)).version, { taskId: fork });
+      await rewindTask(env, fork, 'summarize:b.md');
+      expect((await resumeTask(env, mdSummarizer, fork)).status).toBe('done');
+      await forkTask(env, fork, (await latest(fork)).version, { taskId: forkOfFork });
+      expect((await latest(forkOfFork)).agent?.options.output).toBe(recorded);
+      await rewindTask(env, forkOfFork, 'publish-index');
+      expect((await resumeTask(env, mdSummarizer, forkOfFork)).status).toBe('done');
+
+      expect(await hashTree(path.join(root, 'outputs', old))).toEqual(oldFiles);
+      expect((await verifyTask(root, await latest(old))).ok).toBe(true);
+      for (const id of [fork, forkOfFork]) {
+        const index = JSON.parse(await fs.readFile(path.join(root, 'outputs', id, 'index.json'), 'utf8')) as { task_id: string };
+        expect(index.task_id).toBe(id);
+      }
+      expect((await latest(fork)).artifacts.map((a) => a.path)).toEqual(
+        expect.arrayContaining([`outputs/${fork}/b.summary.md`, `outputs/${fork}/index.json`]),
+      );
+    }
+  });
+
   it('resumes a task that recorded an absolute output folder, writing where it always did', async () => {
     // How tasks were created before the output folder was recorded relative.
     const absoluteOutput = {
@@ -197,6 +242,20 @@ describe('md-summarizer', () => {
     } finally {
       await fs.rm(copy, { recursive: true, force: true });
     }
+  });
+
+  it('takes an output folder outputs/<task> for the default of the task a fork came from, and no other folder', () => {
+    const dir = path.join(os.tmpdir(), 'dir');
+    expect(outputDir(undefined, dir, 'f', true)).toBe(path.join(dir, 'outputs', 'f'));
+    expect(outputDir('outputs/p', dir, 'f', true)).toBe(path.join(dir, 'outputs', 'f'));
+    expect(outputDir(path.join(dir, 'outputs', 'p'), dir, 'f', true)).toBe(path.join(dir, 'outputs', 'f'));
+    // A task of its own keeps the folder it holds; so does a fork whose folder is not a task's default.
+    expect(outputDir('outputs/p', dir, 't', false)).toBe(path.join(dir, 'outputs', 'p'));
+    expect(outputDir('summaries', dir, 'f', true)).toBe(path.join(dir, 'summaries'));
+    expect(outputDir('outputs/p/deeper', dir, 'f', true)).toBe(path.join(dir, 'outputs', 'p', 'deeper'));
+    expect(outputDir(path.join(os.tmpdir(), 'elsewhere', 'outputs', 'p'), dir, 'f', true)).toBe(
+      path.join(os.tmpdir(), 'elsewhere', 'outputs', 'p'),
+    );
   });
 
   it('names a path inside the directory relatively, and one outside it absolutely', () => {

@@ -26,9 +26,22 @@ afterEach(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
 
-async function writeTask(taskId: string, status: TaskStatus, mode: RecoveryMode, agent: string | null = 'checkpoint-demo'): Promise<void> {
+async function writeTask(
+  taskId: string,
+  status: TaskStatus,
+  mode: RecoveryMode,
+  agent: string | null = 'checkpoint-demo',
+  forkedFrom?: { task_id: string; version: number },
+): Promise<void> {
   const store = await openStore(root);
-  await store.create(makeCheckpoint(taskId, 3, { status, recovery: { mode }, ...(agent ? { agent: { name: agent } } : {}) }));
+  await store.create(
+    makeCheckpoint(taskId, 3, {
+      status,
+      recovery: { mode },
+      ...(agent ? { agent: { name: agent } } : {}),
+      ...(forkedFrom ? { forked_from: forkedFrom, source: { kind: 'fork', forked_from: forkedFrom } } : {}),
+    }),
+  );
 }
 
 it('passes the runner the interrupted or failed auto and confirm tasks of its first listing', async () => {
@@ -38,6 +51,8 @@ it('passes the runner the interrupted or failed auto and confirm tasks of its fi
   await writeTask('manual-interrupted', 'running', 'manual');
   await writeTask('auto-done', 'done', 'auto');
   await writeTask('auto-no-agent', 'running', 'auto', null);
+  // A fork of a version mid-run waits for a person's first resume.
+  await writeTask('auto-fork', 'running', 'auto', 'checkpoint-demo', { task_id: 'auto-interrupted', version: 1 });
   await fs.writeFile(path.join(root, 'torn.json'), '{"task_id": "torn", "status": "runn');
 
   const asked: Array<readonly string[] | undefined> = [];

@@ -91,6 +91,24 @@ describe('auto mode', () => {
     }
   });
 
+  it('leaves a fork of a version mid-run to a person: it carries no stop, and no host resumes it before a run of its own', async () => {
+    process.env.SKIP_FAILURE = '1';
+    expect((await cli('run', dir, 'checkpoint-demo', '--task', 'src', '--mode', 'auto')).code).toBe(RunExit.done);
+    const store = openStore(dir);
+    const versions = await store.readVersions(
+      'src',
+      (await store.history('src')).map((v) => v.version),
+    );
+    const midRun = versions.find((v) => v.status === 'running')!.version;
+    expect((await cli('fork', dir, 'src', String(midRun), '--task', 'held')).code).toBe(0);
+    expect((await latest('held')).recovery).toMatchObject({ mode: 'auto', stopped: null });
+    // Neither from a listing nor named as a candidate.
+    expect(await new Runner({ root: dir }).recoverInterrupted()).toEqual([]);
+    expect(await new Runner({ root: dir }).recoverInterrupted(['held'])).toEqual([]);
+    expect(await versionCount('held')).toBe(1);
+    expect((await cli('resume', dir, 'held')).code).toBe(RunExit.done);
+  });
+
   it('falls back to waiting for a human when verification fails', async () => {
     process.env.SKIP_FAILURE = '';
     await cli('run', dir, 'md-summarizer', '--task', 'md', '--mode', 'auto', '--max-attempts', '2', '--input', await markdownFolder());

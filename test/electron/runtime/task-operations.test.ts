@@ -269,6 +269,8 @@ describe('artifacts and drift', () => {
     const rerun = await resumeTask(env, agent, 'dd', { rerunDrifted: true });
     expect(rerun.status).toBe('done');
     expect(await fs.readFile(path.join(root, 'out/a.txt'), 'utf8')).toBe('content A');
+    // While it reruns, the task is running in the phase its steps ran in (this agent names none), not done.
+    expect(await store.readVersion('dd', untouched + 1)).toMatchObject({ status: 'running', phase: 'start' });
     const cp = await latest('dd');
     expect((await verifyTask(root, cp)).ok).toBe(true);
     // The step that made the file ran again, and the steps after it, as a rerun from it does.

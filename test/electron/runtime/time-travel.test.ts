@@ -21,6 +21,7 @@ import { OfflineProvider } from '../../../electron/llm/offline-provider.js';
 import { startFakePublishService, type FakePublishService } from '../../fakes/fake-publish-service.js';
 import { captureCli } from '../cli/capture-cli.js';
 import { hashTree } from '../../support/hash-tree.js';
+import { withoutVersion } from '../store/store-test-helpers.js';
 
 let root: string;
 let input: string;
@@ -78,6 +79,35 @@ describe('rewind (rerun from a step)', () => {
     const final = (await store.getTask('sum'))!.checkpoint!;
     expect(final.side_effects).toHaveLength(1);
     expect((await verifyTask(root, final)).ok).toBe(true);
+  });
+
+  it('leaves a done task waiting for a person, in the phase its first rerun step ran in, and the list says so', async () => {
+    expect((await summarized('sum')).phase).toBe('done');
+    const rewound = await rewindTask(env, 'sum', 'publish-index');
+    expect(await store.readVersion('sum', rewound.version)).toMatchObject({
+      status: 'waiting_human',
+      phase: 'publish',
+      resume_hint: 'rewound to publish-index by ada: resume reruns 1 step(s): `waystation resume <DIR> sum`',
+    });
+    const ls = await captureCli('ls', root, '--json');
+    expect(JSON.parse(ls.out)).toEqual([expect.objectContaining({ task_id: 'sum', display_status: 'waiting_human', phase: 'publish' })]);
+
+    expect((await resumeTask(env, mdSummarizer, 'sum')).status).toBe('done');
+    const again = await rewindTask(env, 'sum', 'summarize:b.md');
+    expect(await store.readVersion('sum', again.version)).toMatchObject({ status: 'waiting_human', phase: 'summarize' });
+  });
+
+  it('takes a task whose agent names no phase back to start', async () => {
+    process.env.SKIP_FAILURE = '1';
+    try {
+      expect((await startTask(env, checkpointDemo, { taskId: 'demo' })).status).toBe('done');
+      const rewound = await rewindTask(env, 'demo', 'check-errors');
+      expect(await store.readVersion('demo', rewound.version)).toMatchObject({ status: 'waiting_human', phase: 'start' });
+      expect((await resumeTask(env, checkpointDemo, 'demo')).status).toBe('done');
+      expect((await store.getTask('demo'))!.checkpoint!.phase).toBe('done');
+    } finally {
+      delete process.env.SKIP_FAILURE;
+    }
   });
 
   it('performs an effect again, under a new key, only when a person chose redo for it', async () => {
@@ -199,6 +229,60 @@ describe('fork', () => {
     expect(await hashTree(path.join(root, 'sum'))).toEqual(parent);
   });
 
+  it('carries no stop and no lease: a fork of a stopped task is stopped afresh by whoever stops it, and a resume runs it', async () => {
+    const done = await summarized('sum');
+    const versions = await store.readVersions(
+      'sum',
+      (await store.history('sum')).map((v) => v.version),
+    );
+    const midRun = versions.find((v) => v.status === 'running' && v.plan[0].status === 'done')!.version;
+    // A fork of a version mid-run is interrupted; stopping it is a stop of its own, not one the fork made.
+    await forkTask(env, 'sum', midRun, { taskId: 'mid' });
+    expect((await store.getTask('mid'))!.checkpoint!.recovery.stopped).toBeNull();
+    const first = await captureCli('stop', root, 'mid', '--by', 'grace', '--reason', 'hold it');
+    expect(first.code).toBe(0);
+    expect(first.out).toContain('task mid stopped by grace\n');
+    const stopped = (await store.getTask('mid'))!.checkpoint!;
+    expect(stopped).toMatchObject({ version: 2, source: { kind: 'stop', actor: 'grace' }, recovery: { stopped: { by: 'grace' } } });
+
+    // Forked from the stopped task, a task holds neither its stop nor its lease.
+    await forkTask(env, 'mid', stopped.version, { taskId: 'again' });
+    await forkTask(env, 'mid', stopped.version, { taskId: 'fresh' });
+    expect((await store.getTask('again'))!.checkpoint!).toMatchObject({ status: 'running', recovery: { stopped: null } });
+    expect((await store.readLease('again')).entry).toBeNull();
+    expect(await store.readStopRequest('again')).toBeNull();
+    const again = await captureCli('stop', root, 'again', '--by', 'bob');
+    expect(again.code).toBe(0);
+    expect(again.out).toContain('task again stopped by bob\n');
+    expect(again.out).not.toContain('already stopped');
+    expect((await store.getTask('again'))!.checkpoint!).toMatchObject({ version: 2, recovery: { stopped: { by: 'bob' } } });
+
+    // A person's resume runs each to the end, stopped or not: nothing of the parent's stops it at once.
+    for (const id of ['again', 'fresh']) {
+      expect((await resumeTask(env, mdSummarizer, id)).status).toBe('done');
+      expect((await store.getTask(id))!.checkpoint!.plan.every((s) => s.status === 'done')).toBe(true);
+    }
+    expect((await store.getTask('sum'))!.checkpoint!.version).toBe(done.version);
+  });
+
+  it("takes the stop an earlier build wrote into a fork it made for the fork's hold, not for a person's stop", async () => {
+    await summarized('sum');
+    const start = await store.readVersion('sum', 1);
+    const origin = { task_id: 'sum', version: 1 };
+    const note = 'forked from sum at version 1';
+    await store.create({
+      ...withoutVersion(start),
+      task_id: 'older',
+      forked_from: origin,
+      source: { kind: 'fork', actor: 'ada', note, forked_from: origin },
+      recovery: { ...start.recovery, stopped: { by: 'ada', at: start.run.updated_at, reason: note } },
+    });
+    const stop = await captureCli('stop', root, 'older', '--by', 'bob');
+    expect(stop.code).toBe(0);
+    expect(stop.out).toContain('task older stopped by bob\n');
+    expect((await store.getTask('older'))!.checkpoint!).toMatchObject({ version: 2, recovery: { stopped: { by: 'bob' } } });
+  });
+
   it('forks a failed task at its failure, and the fork resumes there while the parent stays failed', async () => {
     const failed = await startTask(env, checkpointDemo, { taskId: 'demo' });
     expect(failed.status).toBe('failed');
@@ -261,7 +345,10 @@ describe('editing a done step', () => {
 
     const rerun = await editStepResult(env, 'sum', first.id, edited);
     expect(rerun.status).toBe('waiting_human');
-    expect((await store.getTask('sum'))!.checkpoint!.plan.map((s) => s.status)).toEqual(['done', 'pending', 'pending']);
+    const afterRerun = (await store.getTask('sum'))!.checkpoint!;
+    expect(afterRerun.plan.map((s) => s.status)).toEqual(['done', 'pending', 'pending']);
+    // No longer done: back in the phase the first step it reruns ran in.
+    expect(afterRerun.phase).toBe('summarize');
     expect((await resumeTask(env, mdSummarizer, 'sum')).status).toBe('done');
     expect(total(service.applied)).toBe(1);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasErrors, toTaskSummary, TaskSummary } from '../../../shared/checkpoint/task-summary.js';
+import { hasErrors, isUntouchedFork, mayNeedRecovery, toTaskSummary, TaskSummary } from '../../../shared/checkpoint/task-summary.js';
 import { problem } from '../../../shared/checkpoint/problem.js';
 import { sampleCheckpoint } from './sample-checkpoint.js';
 
@@ -73,5 +73,17 @@ describe('toTaskSummary', () => {
   it('shows drift and interrupted runs through display_status', () => {
     expect(toTaskSummary(entry()).display_status).toBe('interrupted');
     expect(toTaskSummary(entry(), { drift: true }).display_status).toBe('drifted');
+  });
+});
+
+describe('mayNeedRecovery', () => {
+  const interrupted = { status: 'running', mode: 'auto', format: 'waystation', read_only: false, agent_name: 'a', version: 1 } as const;
+
+  it('leaves a fork nothing has written to since it was made for a person, and takes it up once something has', () => {
+    const fork = { task_id: 'parent', version: 3 };
+    expect(mayNeedRecovery(interrupted)).toBe(true);
+    expect(isUntouchedFork({ version: 1, forked_from: fork })).toBe(true);
+    expect(mayNeedRecovery({ ...interrupted, forked_from: fork })).toBe(false);
+    expect(mayNeedRecovery({ ...interrupted, version: 2, forked_from: fork })).toBe(true);
   });
 });
