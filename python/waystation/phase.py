@@ -43,12 +43,20 @@ def rerun_phase(store: Store, cp: dict[str, Any], from_index: int) -> str:
     # The first of them to start: the rerun takes the task back to before it.
     started_at = min(starts)
     try:
-        for v in range(cp["version"], 0, -1):
+        # Versions are saved in time order: the newest saved no later than that start is found by halving, a few
+        # versions read however long the task (reading back one at a time read them all for an early step).
+        low, high, found = 1, cp["version"], None
+        while low <= high:
+            v = (low + high) // 2
             version = cp if v == cp["version"] else store.load(cp["task_id"], v)
             saved = _instant(version["run"].get("updated_at"))
             if saved is not None and saved <= started_at:
-                # A step rerun after the task was done (by a build that left the phase at done) ran in no phase of its agent's.
-                return START_PHASE if version["phase"] == DONE_PHASE else version["phase"]
+                found, low = version, v + 1
+            else:
+                high = v - 1
     except TaskReadError:
         return START_PHASE
-    return START_PHASE
+    if found is None:
+        return START_PHASE
+    # A step rerun after the task was done (by a build that left the phase at done) ran in no phase of its agent's.
+    return START_PHASE if found["phase"] == DONE_PHASE else found["phase"]
