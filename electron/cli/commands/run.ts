@@ -13,6 +13,7 @@ import { isPostgresUrl } from '../../store/postgres/redact-url.js';
 import { RecoveryMode } from '../../../shared/checkpoint/schema.js';
 import { Runner, type RunOutcome } from '../../runtime/runner.js';
 import { RunExit } from '../../runtime/worker-protocol.js';
+import { DEFAULT_MAX_AUTO_ATTEMPTS } from '../../runtime/task-operations.js';
 import { builtInAgents } from '../../agents/registry.js';
 import { isModuleSpecifier } from '../../runtime/agent-loader.js';
 import { UsageError, shownLocation, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
@@ -67,6 +68,10 @@ export function parseAgentOptions(args: readonly string[]): Record<string, unkno
   return out;
 }
 
+/** The options' defaults, which the command to start a task again leaves out as a person would. */
+const DEFAULT_MODE = 'manual';
+const DEFAULT_MAX_ATTEMPTS = String(DEFAULT_MAX_AUTO_ATTEMPTS);
+
 /**
  * This `waystation run` as it was given, without its password and `--task` (the runner adds the id it starts): what
  * a start the database failed before it stored anything says to run again.
@@ -78,8 +83,8 @@ function startAgainCommand(
   opts: { mode: string; maxAttempts: string; export?: string; by?: string },
 ): string {
   const words = ['waystation', 'run', shownLocation(dir), agent];
-  if (opts.mode !== 'manual') words.push('--mode', opts.mode);
-  if (opts.maxAttempts !== '3') words.push('--max-attempts', opts.maxAttempts);
+  if (opts.mode !== DEFAULT_MODE) words.push('--mode', opts.mode);
+  if (opts.maxAttempts !== DEFAULT_MAX_ATTEMPTS) words.push('--max-attempts', opts.maxAttempts);
   if (opts.export !== undefined) words.push('--export', opts.export);
   if (opts.by !== undefined) words.push('--by', opts.by);
   return [...words, ...agentArgs].map(shellWord).join(' ');
@@ -142,8 +147,8 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .argument('[agent-options...]', "the agent's own options, e.g. --input FOLDER --publish-url URL")
     .option('--task <ID>', 'the task id (default: agent name, date and a short random suffix); an existing task is resumed')
-    .option('--mode <MODE>', 'recovery mode: manual, auto or confirm', 'manual')
-    .option('--max-attempts <N>', 'auto mode: how many times to resume by itself', '3')
+    .option('--mode <MODE>', 'recovery mode: manual, auto or confirm', DEFAULT_MODE)
+    .option('--max-attempts <N>', 'auto mode: how many times to resume by itself', DEFAULT_MAX_ATTEMPTS)
     .option('--export <NAME>', 'the export holding the agent in a module (default: the default export)')
     .option('--by <NAME>', 'who is acting (recorded with decisions)')
     .option('--json', 'print the outcome as JSON')
