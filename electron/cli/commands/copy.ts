@@ -10,6 +10,7 @@ import { locationKind, sameStore } from '../../store/open-location.js';
 import { ExitCode, requireLocation, shownLocation, UsageError, type CliContext } from '../cli-context.js';
 import { formatJson, table } from '../output.js';
 import { directoryToMake } from '../directory-argument.js';
+import { artifactsElsewhere, type ArtifactsElsewhere } from '../../verify/artifacts-elsewhere.js';
 
 /**
  * The note after tasks were copied from the directory `dir` into the database `url`: a database names no folder, so
@@ -20,6 +21,16 @@ function artifactsNote(dir: string, url: string): string {
     `note: the artifact files were not copied; they stay in ${dir}. A database names no folder: resume, verify and serve of ` +
     `${url} look for a task's artifacts in the folder they run in, so run them in ${dir} (elsewhere the artifacts count as ` +
     'missing, and resume stops for a person).\n'
+  );
+}
+
+/** The note after a copy whose tasks' artifact files stay where `dest` (shown) does not look for them. */
+function filesElsewhereNote(left: ArtifactsElsewhere, dest: string, destIsDatabase: boolean): string {
+  const files = `${left.files} artifact file${left.files === 1 ? '' : 's'}`;
+  const where = destIsDatabase ? ' (the folder its commands run in)' : '';
+  return (
+    `note: ${files} of the copied tasks ${left.files === 1 ? 'stays' : 'stay'} in ${left.from}, and ${dest} looks for them in ${left.to}${where}: copy them there, ` +
+    `at the same paths, for verify and resume of ${dest} to find them (else they count as missing, and resume stops for a person).\n`
   );
 }
 
@@ -67,13 +78,15 @@ Exit status:
           ctx.io.out(`${table(rows, ['TASK', 'STATUS', 'VERSIONS', 'EVENTS', 'WHY'], s).trimEnd()}\n`);
           ctx.io.out(`${outcomes.length} task${outcomes.length === 1 ? '' : 's'} from ${shownLocation(from)} to ${shownLocation(to)}\n`);
         }
-        // What a database holds are checkpoints: the files a task's artifacts name stay in the folder.
-        if (
-          locationKind(sourceLocation) === 'directory' &&
-          locationKind(destLocation) === 'postgres' &&
-          outcomes.some((o) => o.status === 'copied')
-        )
+        // A copy carries checkpoints: the files their artifacts name stay where they are.
+        const copied = outcomes.filter((o) => o.status === 'copied').map((o) => o.task_id);
+        const intoDatabase = locationKind(destLocation) === 'postgres';
+        if (copied.length > 0 && intoDatabase && locationKind(sourceLocation) === 'directory')
           ctx.io.err(artifactsNote(shownLocation(from), shownLocation(to)));
+        else if (copied.length > 0) {
+          const left = await artifactsElsewhere(source, dest, copied);
+          if (left) ctx.io.err(filesElsewhereNote(left, shownLocation(to), intoDatabase));
+        }
         if (outcomes.some((o) => o.status === 'refused')) ctx.fail(ExitCode.problems);
       } finally {
         await Promise.all([source.close(), dest.close()]);
