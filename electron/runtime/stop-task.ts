@@ -19,7 +19,7 @@ import type { EngineOutcome } from './task-engine.js';
 import { commandHint } from './command-hint.js';
 import { continuation } from './continue-hint.js';
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
-import { isUntouchedFork } from '../../shared/checkpoint/task-summary.js';
+import { isUntouchedFork } from '../../shared/checkpoint/untouched-fork.js';
 
 export interface StopRequestOptions {
   actor?: string;

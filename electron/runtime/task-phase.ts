@@ -6,11 +6,13 @@
  * others (`ctx.phase`).
  *
  * Set back, a finished task is no longer `done`: it stands where the first of
- * the rerun steps started, so it takes the phase it was in then, which its
- * history holds (that of the newest version saved no later than that start).
- * An agent that never names a phase is in `start` until it is done, and so is
- * a task whose history does not reach back that far (a fork's steps ran in its
- * parent).
+ * the rerun steps ran, so it takes the phase of the version that recorded that
+ * step done (a step's result is saved with its end, before the agent names
+ * the next phase). The version is found by what it holds, not by its time: a
+ * step, its save and the next phase's save can share a millisecond. An agent
+ * that never names a phase is in `start` until it is done, and so is a task
+ * whose history does not reach back to that run of the step (a fork's steps
+ * ran in its parent).
  */
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
 import { parseTimestamp } from '../../shared/checkpoint/timestamp.js';
@@ -24,29 +26,44 @@ export const DONE_PHASE = 'done';
 /**
  * The phase task `cp` stands in once its steps from `fromIndex` on are set back to pending.
  *
- * Read from the task's history list and one earlier version; a version that
+ * A few versions read, however long the history (halving it); a version that
  * cannot be read is not a reason to refuse the operation, and leaves `start`.
  */
 export async function rerunPhase(store: CheckpointStore, cp: Checkpoint, fromIndex: number): Promise<string> {
-  const starts = cp.plan
-    .slice(fromIndex)
-    .map((s) => (s.started_at ? parseTimestamp(s.started_at) : NaN))
-    .filter((t) => Number.isFinite(t));
-  if (starts.length === 0) return START_PHASE;
-  // The first of them to start: the rerun takes the task back to before it.
-  let startedAt = starts[0];
-  for (const t of starts) if (t < startedAt) startedAt = t;
+  // The first of the rerun steps to have started: the rerun takes the task back to where it ran.
+  let first = -1;
+  for (let i = fromIndex; i < cp.plan.length; i++) {
+    const t = cp.plan[i].started_at ? parseTimestamp(cp.plan[i].started_at!) : NaN;
+    if (Number.isFinite(t) && (first < 0 || t < parseTimestamp(cp.plan[first].started_at!))) first = i;
+  }
+  if (first < 0) return START_PHASE;
+  const step = cp.plan[first];
+  // Not done (failed, or cut off while running): the task is still in the phase that step stopped in.
+  if (step.status !== 'done') return asRerun(cp.phase);
+  // This run of the step, done: from the version that recorded it on, every version holds it so.
+  const holdsItDone = (v: Checkpoint) => v.plan[first]?.status === 'done' && v.plan[first].started_at === step.started_at;
   try {
-    let before = 0;
-    for (const v of await store.history(cp.task_id)) {
-      if (v.version <= cp.version && v.version > before && parseTimestamp(v.updated_at) <= startedAt) before = v.version;
+    let low = 1;
+    let high = cp.version;
+    let found: Checkpoint = cp;
+    while (low < high) {
+      const mid = Math.floor((low + high) / 2);
+      const v = await store.readVersion(cp.task_id, mid);
+      if (holdsItDone(v)) {
+        high = mid;
+        found = v;
+      } else low = mid + 1;
     }
-    if (before === 0) return START_PHASE;
-    const phase = before === cp.version ? cp.phase : (await store.readVersion(cp.task_id, before)).phase;
-    // A step rerun after the task was done (by a build that left the phase at done) ran in no phase of its agent's.
-    return phase === DONE_PHASE ? START_PHASE : phase;
+    // The task's first version holding it done: the step ran before this task began (a fork's, in its parent).
+    if (low === 1) return START_PHASE;
+    return asRerun(found.version === low ? found.phase : (await store.readVersion(cp.task_id, low)).phase);
   } catch (err) {
     if (err instanceof TaskReadError) return START_PHASE;
     throw err;
   }
+}
+
+/** A step rerun after the task was done (by a build that left the phase at done) ran in no phase of its agent's. */
+function asRerun(phase: string): string {
+  return phase === DONE_PHASE ? START_PHASE : phase;
 }

@@ -3,9 +3,11 @@
 `start` when a task is created, `done` when it finishes, and the phase of a task whose steps are set back to pending
 to run again (an edit that reruns the steps after it, a resume that reruns the steps of drifted artifacts, a rewind the
 TypeScript runtime writes); the agent names the others (`t.phase`). Set back, a finished task is no longer `done`: it
-stands where the first of the rerun steps started, so it takes the phase it was in then, which its history holds (that
-of the newest version saved no later than that start). An agent that never names a phase is in `start` until it is
-done, and so is a task whose history does not reach back that far (a fork's steps ran in its parent).
+stands where the first of the rerun steps ran, so it takes the phase of the version that recorded that step done (a
+step's result is saved with its end, before the agent names the next phase). The version is found by what it holds,
+not by its time: a step, its save and the next phase's save can share a millisecond. An agent that never names a phase
+is in `start` until it is done, and so is a task whose history does not reach back to that run of the step (a fork's
+steps ran in its parent).
 """
 
 from __future__ import annotations
@@ -35,28 +37,41 @@ def _instant(text: Any) -> Optional[float]:
 def rerun_phase(store: Store, cp: dict[str, Any], from_index: int) -> str:
     """The phase task `cp` stands in once its steps from `from_index` on are set back to pending.
 
-    A version that cannot be read is not a reason to refuse the operation, and leaves `start`.
+    A few versions read, however long the history (halving it); a version that cannot be read is not a reason to
+    refuse the operation, and leaves `start`.
     """
-    starts = [t for t in (_instant(s.get("started_at")) for s in cp["plan"][from_index:]) if t is not None]
-    if not starts:
+    # The first of the rerun steps to have started: the rerun takes the task back to where it ran.
+    started = [(t, i) for i in range(from_index, len(cp["plan"])) if (t := _instant(cp["plan"][i].get("started_at"))) is not None]
+    if not started:
         return START_PHASE
-    # The first of them to start: the rerun takes the task back to before it.
-    started_at = min(starts)
+    first = min(started)[1]
+    step = cp["plan"][first]
+    # Not done (failed, or cut off while running): the task is still in the phase that step stopped in.
+    if step["status"] != "done":
+        return _as_rerun(cp["phase"])
+
+    def holds_it_done(v: dict[str, Any]) -> bool:
+        # This run of the step, done: from the version that recorded it on, every version holds it so.
+        s = v["plan"][first] if first < len(v["plan"]) else {}
+        return s.get("status") == "done" and s.get("started_at") == step["started_at"]
+
     try:
-        # Versions are saved in time order: the newest saved no later than that start is found by halving, a few
-        # versions read however long the task (reading back one at a time read them all for an early step).
-        low, high, found = 1, cp["version"], None
-        while low <= high:
-            v = (low + high) // 2
-            version = cp if v == cp["version"] else store.load(cp["task_id"], v)
-            saved = _instant(version["run"].get("updated_at"))
-            if saved is not None and saved <= started_at:
-                found, low = version, v + 1
+        low, high, found = 1, cp["version"], cp
+        while low < high:
+            mid = (low + high) // 2
+            v = store.load(cp["task_id"], mid)
+            if holds_it_done(v):
+                high, found = mid, v
             else:
-                high = v - 1
+                low = mid + 1
+        # The task's first version holding it done: the step ran before this task began (a fork's, in its parent).
+        if low == 1:
+            return START_PHASE
+        return _as_rerun(found["phase"] if found["version"] == low else store.load(cp["task_id"], low)["phase"])
     except TaskReadError:
         return START_PHASE
-    if found is None:
-        return START_PHASE
-    # A step rerun after the task was done (by a build that left the phase at done) ran in no phase of its agent's.
-    return START_PHASE if found["phase"] == DONE_PHASE else found["phase"]
+
+
+def _as_rerun(phase: str) -> str:
+    """A step rerun after the task was done (by a build that left the phase at done) ran in no phase of its agent's."""
+    return START_PHASE if phase == DONE_PHASE else phase

@@ -11,6 +11,7 @@ import { plainProblem, Problem } from './problem.js';
 import { RecoveryMode, StepStatus, TaskStatus } from './schema.js';
 import type { CheckpointHead } from './checkpoint-head.js';
 import { DisplayStatus, deriveDisplayStatus } from './task-state.js';
+import { isUntouchedFork } from './untouched-fork.js';
 
 /** Where a task's checkpoints came from on disk (mirrors the store's TaskFormat). */
 export const TaskFormat = z.enum(['waystation', 'article-task-json', 'article-checkpoint-json', 'langgraph']);
@@ -147,16 +148,6 @@ function forkedFrom(cp: CheckpointHead | null): Pick<TaskSummary, 'forked_from'>
 /** True when any problem is an error (warnings such as legacy-format leave a task usable). */
 export function hasErrors(problems: readonly Problem[]): boolean {
   return problems.some((p) => p.severity === 'error');
-}
-
-/**
- * A fork nothing has written to since it was made: its newest version is the
- * fork's own first one. Nothing of its own was interrupted, whatever the
- * version it was forked from was doing, so automatic recovery leaves it for a
- * person to resume (a fork carries no stop of its parent's to keep it still).
- */
-export function isUntouchedFork(task: { version: number | null; forked_from?: unknown }): boolean {
-  return task.version === 1 && task.forked_from != null;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { TabId } from '../store/store-types.js';
 import { StatusBadge, TaskStatusBadge } from './status-badge.js';
 import { currentFailures, hasStandingErrors } from '../store/current-failures.js';
 import { fillDirectory } from '../../../shared/checkpoint/fill-directory.js';
-import { isUntouchedFork } from '../../../shared/checkpoint/task-summary.js';
+import { isUntouchedFork } from '../../../shared/checkpoint/untouched-fork.js';
 import { Tabs, type TabDef } from './tabs.js';
 import { PlanTab } from './plan-tab.js';
 import { ArtifactsTab } from './artifacts-tab.js';

@@ -3,7 +3,7 @@
  * of done steps, with the ledger rule on top: an effect the ledger records as
  * done is never repeated unless a person chose it, effect by effect.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -95,6 +95,17 @@ describe('rewind (rerun from a step)', () => {
     expect((await resumeTask(env, mdSummarizer, 'sum')).status).toBe('done');
     const again = await rewindTask(env, 'sum', 'summarize:b.md');
     expect(await store.readVersion('sum', again.version)).toMatchObject({ status: 'waiting_human', phase: 'summarize' });
+  });
+
+  it('finds that phase by what the versions hold when every save shares one millisecond, as a fast agent does', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-01T00:00:00.000Z') });
+    try {
+      expect((await summarized('sum')).run.updated_at).toBe('2026-01-01T00:00:00.000Z');
+      const rewound = await rewindTask(env, 'sum', 'publish-index');
+      expect(await store.readVersion('sum', rewound.version)).toMatchObject({ status: 'waiting_human', phase: 'publish' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('takes a task whose agent names no phase back to start', async () => {

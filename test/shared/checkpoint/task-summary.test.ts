@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hasErrors, isUntouchedFork, mayNeedRecovery, toTaskSummary, TaskSummary } from '../../../shared/checkpoint/task-summary.js';
+import { hasErrors, mayNeedRecovery, toTaskSummary, TaskSummary } from '../../../shared/checkpoint/task-summary.js';
+import { isUntouchedFork } from '../../../shared/checkpoint/untouched-fork.js';
 import { problem } from '../../../shared/checkpoint/problem.js';
 import { sampleCheckpoint } from './sample-checkpoint.js';
 
