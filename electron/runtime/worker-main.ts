@@ -90,7 +90,7 @@ async function run(job: WorkerJob): Promise<number> {
   // finish, so a host sees it at once and not at its next catch-up.
   try {
     const env: OperationEnv = {
-      store: job.kind === 'start' ? noteCreated(store) : store,
+      store: noteStored(store),
       root: store.artifactRoot,
       llm: await providerFromEnv(process.env),
       actor: job.actor,
@@ -134,19 +134,22 @@ async function run(job: WorkerJob): Promise<number> {
   }
 }
 
-/** Whether this worker's start job has stored its task's first version: a database fault after it leaves a task to resume. */
-let created = false;
+/**
+ * Whether this worker's job has stored a version: a database fault after a start's first one leaves a task to
+ * resume, and one before a resume's first leaves the task as it was.
+ */
+let stored = false;
 
-/** `store`, noting in `created` when a task's first version is stored. */
-function noteCreated(store: CheckpointStore): CheckpointStore {
+/** `store`, noting in `stored` when a version is stored. */
+function noteStored(store: CheckpointStore): CheckpointStore {
   return new Proxy(store, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
-      if (prop !== 'create') return value.bind(target);
+      if (prop !== 'create' && prop !== 'save') return value.bind(target);
       return async (...args: unknown[]) => {
         const out: unknown = await value.apply(target, args);
-        created = true;
+        stored = true;
         return out;
       };
     },
@@ -182,7 +185,7 @@ async function main(): Promise<never> {
     // A stack only for what nobody meant to throw: the errors above are sentences for a person, and a trace after one
     // reads as a crash of Waystation.
     if (errCode === 'internal') process.stderr.write(`${redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
-    const unstored = job?.kind === 'start' && !created;
+    const unstored = job?.kind === 'start' && !stored;
     await send({ type: 'error', code: errCode, message, ...(unstored ? { unstored } : {}) });
     code = exitCodeForError(errCode, unstored);
   }
@@ -197,7 +200,9 @@ async function main(): Promise<never> {
  *
  * The failed statement wrote nothing, and what was saved before it stays, so
  * the task is interrupted at its last saved version, as after a crash; its
- * lease lapses with this process (lease-rules.ts). A start that stored
+ * lease lapses with this process (lease-rules.ts). A resume or approval cut
+ * off before its first save changed nothing, and says the task is as it was
+ * (failed, waiting, interrupted: not "left interrupted"). A start that stored
  * nothing has no task to resume: it is started again, with the command its
  * caller gave (`startAgain`), which resumes the task instead should its first
  * version have been stored after all (a commit cut off and not asked about).
@@ -205,13 +210,16 @@ async function main(): Promise<never> {
 function databaseFailure(err: PostgresStoreError, job: WorkerJob): string {
   if (job.kind === 'describe') return err.message;
   const when = OUT_OF_REACH.has(err.fault) ? 'once the server is back' : 'once that is fixed';
-  if (job.kind === 'start' && !created) {
+  if (job.kind === 'start' && !stored) {
     if (err instanceof CommitUnknownError)
       return job.startAgain
         ? `${err.message} Once the server is back, \`${job.startAgain}\` resumes task ${job.taskId} if its first version was stored, and starts it again otherwise.`
         : `${err.message} Once the server is back, resume task ${job.taskId} if it is listed, or start it again.`;
     return `${err.message} Nothing of task ${job.taskId} was stored; ${when}, start it again${job.startAgain ? `: ${job.startAgain}` : '.'}`;
   }
+  // A resume or approval cut off before its first save changed nothing: the task is as it was (failed, waiting, ...).
+  if (!stored && !(err instanceof CommitUnknownError))
+    return `${err.message} Nothing of this ${job.kind === 'approve' ? 'approval' : 'resume'} was saved: task ${job.taskId} is as it was before it; ${when}, ${job.kind === 'approve' ? 'approve' : 'resume'} it again: ${commandHint(job.taskId, job.kind)}`;
   return `${err.message} Task ${job.taskId} is left interrupted at its last saved version; ${when}, continue it: ${commandHint(job.taskId, 'resume')}`;
 }
 

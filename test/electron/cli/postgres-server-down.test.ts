@@ -170,7 +170,7 @@ describe("a save's connection drops and the save is found not committed", () => 
   it('in a run, then in the resume: each time one line with the command that continues it, exit 7; then it finishes', async () => {
     const through = proxy.url(url);
     const shown = withoutPassword(through);
-    const expectInterrupted = (r: { code: number; out: string; err: string }) => {
+    const expectInterrupted = (r: { code: number; out: string; err: string }, where: string) => {
       const said = r.err.split('\n').filter((line) => line.startsWith('waystation: '));
       expect(said).toHaveLength(1);
       expect(said[0]).toContain(`the connection to ${shown} was lost`);
@@ -179,9 +179,7 @@ describe("a save's connection drops and the save is found not committed", () => 
       );
       expect(versionsSaid).not.toBeNull();
       expect(Number(versionsSaid![2])).toBe(Number(versionsSaid![1]) - 1);
-      expect(said[0]).toContain(
-        `Task cut is left interrupted at its last saved version; once the server is back, continue it: waystation resume ${shown} cut`,
-      );
+      expect(said[0]).toContain(where);
       expect(r.out + r.err).not.toMatch(/^\s+at /m);
       expect(r.out + r.err).not.toContain(TEST_PASSWORD);
       expect(r.code).toBe(RunExit.crashed);
@@ -193,7 +191,10 @@ describe("a save's connection drops and the save is found not committed", () => 
     const cut = proxy.armCommitCut('withhold', { target: 'save' });
     const r = await running;
     await cut;
-    expectInterrupted(r);
+    expectInterrupted(
+      r,
+      `Task cut is left interrupted at its last saved version; once the server is back, continue it: waystation resume ${shown} cut`,
+    );
     // Interrupted, not failed (a model reply saved on its own may follow the cut save: it is the run's, and kept).
     expect(await storedStatus('cut')).toBe('running');
 
@@ -202,7 +203,11 @@ describe("a save's connection drops and the save is found not committed", () => 
     const resumeCut = proxy.armCommitCut('withhold', { target: 'save' });
     const resumed = await captureCli('resume', through, 'cut', '--trust');
     await resumeCut;
-    expectInterrupted(resumed);
+    // Cut off before it saved anything, the resume changed nothing: the task is as it was, and said so.
+    expectInterrupted(
+      resumed,
+      `Nothing of this resume was saved: task cut is as it was before it; once the server is back, resume it again: waystation resume ${shown} cut`,
+    );
     expect(resumed.err).toContain(`before version ${kept + 1} of task cut was committed`);
     expect(await versions('cut')).toBe(kept);
 
