@@ -3,6 +3,7 @@
  * the stores a test made, disposed after it: what every renderer test that
  * shows the whole app needs, in one place.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { cleanup, render, type RenderResult } from '@testing-library/react';
 import type { WaystationApi } from '../../shared/api/contract.js';
 import { App } from '../../renderer/src/components/app.js';
@@ -38,4 +39,18 @@ export function listedIds(store: AppStore): string[] {
 export function disposeStores(): void {
   cleanup();
   for (const store of made.splice(0)) store.getState().dispose();
+}
+
+/**
+ * jsdom lays nothing out: every element is given `px` of height and width for the tests of the calling file or
+ * `describe` block, so the virtualised task list renders its rows (as many as fit).
+ */
+export function layOutElements(px: number): void {
+  const sizes = ['offsetHeight', 'offsetWidth', 'clientHeight', 'clientWidth'] as const;
+  beforeAll(() => {
+    for (const p of sizes) Object.defineProperty(HTMLElement.prototype, p, { configurable: true, get: () => px });
+  });
+  afterAll(() => {
+    for (const p of sizes) delete (HTMLElement.prototype as unknown as Record<string, unknown>)[p];
+  });
 }

@@ -7,21 +7,15 @@
  * over the in-memory API.
  */
 import { act } from 'react';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { disposeStores, newStore, renderApp } from './app-harness.js';
+import { disposeStores, newStore, layOutElements, renderApp } from './app-harness.js';
 import { FakeApi, makeCheckpoint } from './fake-api.js';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 // jsdom lays nothing out: the virtualised list is given a size, so it renders its rows.
-const sizes = ['offsetHeight', 'offsetWidth', 'clientHeight', 'clientWidth'] as const;
-beforeAll(() => {
-  for (const p of sizes) Object.defineProperty(HTMLElement.prototype, p, { configurable: true, get: () => 600 });
-});
-afterAll(() => {
-  for (const p of sizes) delete (HTMLElement.prototype as unknown as Record<string, unknown>)[p];
-});
+layOutElements(600);
 
 afterEach(() => {
   disposeStores();

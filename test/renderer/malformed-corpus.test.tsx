@@ -12,7 +12,7 @@ import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/re
 import type { WaystationApi } from '../../shared/api/contract.js';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import { createAppStore, type AppStore } from '../../renderer/src/store/app-store.js';
-import { renderApp } from './app-harness.js';
+import { layOutElements, renderApp } from './app-harness.js';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -65,14 +65,8 @@ afterAll(async () => {
 });
 
 describe('the malformed corpus in the UI', () => {
-  // jsdom lays nothing out: a tall list lets the virtualiser render every row.
-  const sizes = ['clientHeight', 'clientWidth', 'offsetHeight', 'offsetWidth'] as const;
-  beforeAll(() => {
-    for (const p of sizes) Object.defineProperty(HTMLElement.prototype, p, { configurable: true, get: () => 20_000 });
-  });
-  afterAll(() => {
-    for (const p of sizes) delete (HTMLElement.prototype as unknown as Record<string, unknown>)[p];
-  });
+  // jsdom lays nothing out: the virtualised list is given a size, so it renders its rows.
+  layOutElements(20_000);
 
   it('lists every task, each unreadable one with its reason in its row', async () => {
     renderApp(store);

@@ -5,10 +5,10 @@
  * rendered in jsdom over the in-memory API with a task that has all of them.
  */
 import { act } from 'react';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { AppStore } from '../../renderer/src/store/app-store.js';
-import { disposeStores, newStore, renderApp } from './app-harness.js';
+import { disposeStores, newStore, layOutElements, renderApp } from './app-harness.js';
 import { FakeApi, makeCheckpoint } from './fake-api.js';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -263,14 +263,8 @@ describe('tabs', () => {
 });
 
 describe('keyboard and theme', () => {
-  // jsdom lays nothing out: give the list a height so the virtualiser renders its rows.
-  const sizes = ['clientHeight', 'clientWidth', 'offsetHeight', 'offsetWidth'] as const;
-  beforeAll(() => {
-    for (const p of sizes) Object.defineProperty(HTMLElement.prototype, p, { configurable: true, get: () => 600 });
-  });
-  afterAll(() => {
-    for (const p of sizes) delete (HTMLElement.prototype as unknown as Record<string, unknown>)[p];
-  });
+  // jsdom lays nothing out: the virtualised list is given a size, so it renders its rows.
+  layOutElements(600);
 
   function listSetup() {
     const fake = new FakeApi();
