@@ -65,7 +65,7 @@ afterAll(async () => {
 });
 
 describe('the malformed corpus in the UI', () => {
-  // jsdom lays nothing out: the virtualised list is given a size, so it renders its rows.
+  // A list tall enough for the virtualiser to render every row.
   layOutElements(20_000);
 
   it('lists every task, each unreadable one with its reason in its row', async () => {
