@@ -22,7 +22,7 @@ import { exitCodeForError, exitCodeForOutcome, RunExit, type WorkerJob, type Wor
 import type { AgentRef } from '../../shared/checkpoint/schema.js';
 import { optionsJsonSchema } from '../../shared/api/options-json-schema.js';
 import { messageOf } from '../../shared/api/error-codes.js';
-import { CommitUnknownError, OUT_OF_REACH, PostgresStoreError } from '../store/postgres/pg-errors.js';
+import { CommitUnknownError, NotCommittedError, OUT_OF_REACH, PostgresStoreError } from '../store/postgres/pg-errors.js';
 import { commandHint } from './command-hint.js';
 
 function send(message: WorkerMessage): Promise<void> {
@@ -209,18 +209,23 @@ async function main(): Promise<never> {
  */
 function databaseFailure(err: PostgresStoreError, job: WorkerJob): string {
   if (job.kind === 'describe') return err.message;
-  const when = OUT_OF_REACH.has(err.fault) ? 'once the server is back' : 'once that is fixed';
+  // When to do what the line ends with: a save found not committed was asked about on a new connection, so the
+  // server is back already.
+  const then = (what: string) =>
+    err instanceof NotCommittedError
+      ? `the server answered since, so ${what}`
+      : `${OUT_OF_REACH.has(err.fault) ? 'once the server is back' : 'once that is fixed'}, ${what}`;
   if (job.kind === 'start' && !stored) {
     if (err instanceof CommitUnknownError)
       return job.startAgain
         ? `${err.message} Once the server is back, \`${job.startAgain}\` resumes task ${job.taskId} if its first version was stored, and starts it again otherwise.`
         : `${err.message} Once the server is back, resume task ${job.taskId} if it is listed, or start it again.`;
-    return `${err.message} Nothing of task ${job.taskId} was stored; ${when}, start it again${job.startAgain ? `: ${job.startAgain}` : '.'}`;
+    return `${err.message} Nothing of task ${job.taskId} was stored; ${then('start it again')}${job.startAgain ? `: ${job.startAgain}` : '.'}`;
   }
   // A resume or approval cut off before its first save changed nothing: the task is as it was (failed, waiting, ...).
   if (!stored && !(err instanceof CommitUnknownError))
-    return `${err.message} Nothing of this ${job.kind === 'approve' ? 'approval' : 'resume'} was saved: task ${job.taskId} is as it was before it; ${when}, ${job.kind === 'approve' ? 'approve' : 'resume'} it again: ${commandHint(job.taskId, job.kind)}`;
-  return `${err.message} Task ${job.taskId} is left interrupted at its last saved version; ${when}, continue it: ${commandHint(job.taskId, 'resume')}`;
+    return `${err.message} Nothing of this ${job.kind === 'approve' ? 'approval' : 'resume'} was saved: task ${job.taskId} is as it was before it; ${then(`${job.kind === 'approve' ? 'approve' : 'resume'} it again`)}: ${commandHint(job.taskId, job.kind)}`;
+  return `${err.message} Task ${job.taskId} is left interrupted at its last saved version; ${then('continue it')}: ${commandHint(job.taskId, 'resume')}`;
 }
 
 void main();

@@ -24,10 +24,21 @@ export class PostgresStoreError extends ServiceError {
 }
 
 /**
+ * A save cut off by a dropped connection and learnt, on a new connection, not
+ * to be stored (pg-writes.ts): nothing was written, and the server answered
+ * since, so what follows may go on at once.
+ */
+export class NotCommittedError extends PostgresStoreError {
+  constructor(message: string) {
+    super('connection-lost', message);
+  }
+}
+
+/**
  * A save cut off by a dropped connection whose outcome could not be learnt
  * since (the server out of reach): the version may or may not be stored
- * (pg-writes.ts). One that was learnt not to be stored is a plain
- * PostgresStoreError, and one stored is no error at all.
+ * (pg-writes.ts). One learnt not to be stored is a NotCommittedError, and one
+ * stored is no error at all.
  */
 export class CommitUnknownError extends PostgresStoreError {
   constructor(message: string) {

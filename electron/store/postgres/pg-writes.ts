@@ -46,7 +46,7 @@ import { LeaseLostError } from '../lease-rules.js';
 import { buildVersion, KEYFRAME_DELTA_RATIO } from '../version-build.js';
 import { ConflictError, ReadOnlyError, StoreWriteError, TaskReadError, type SaveRequest, type SaveResult } from '../store-types.js';
 import type { Connection } from './pg-connection.js';
-import { CommitUnknownError, isConnectionLost, pgCode, PostgresStoreError } from './pg-errors.js';
+import { CommitUnknownError, isConnectionLost, NotCommittedError, pgCode } from './pg-errors.js';
 import { summaryOf } from './pg-summary.js';
 import { rebuildDoc } from './pg-reads.js';
 
@@ -343,11 +343,11 @@ export class PgTaskWriter {
    * A save the dropped connection cut off before it committed: a fault of the database, as one that could not be
    * reached is, so whoever drives the task stops at the version before, which is intact, and resumes from it.
    */
-  private notCommitted(next: number, err: unknown): PostgresStoreError {
+  private notCommitted(next: number, err: unknown): NotCommittedError {
     // mapError says "the connection to <URL> was lost (<why>)."
     const lost = this.conn.mapError(err).message.replace(/\.$/, '');
     const kept = next > 1 ? `nothing was written and version ${next - 1} is intact` : 'nothing was written';
-    return new PostgresStoreError('connection-lost', `${lost} before version ${next} of task ${this.taskId} was committed; ${kept}.`);
+    return new NotCommittedError(`${lost} before version ${next} of task ${this.taskId} was committed; ${kept}.`);
   }
 }
 

@@ -193,7 +193,7 @@ describe("a save's connection drops and the save is found not committed", () => 
     await cut;
     expectInterrupted(
       r,
-      `Task cut is left interrupted at its last saved version; once the server is back, continue it: waystation resume ${shown} cut`,
+      `Task cut is left interrupted at its last saved version; the server answered since, so continue it: waystation resume ${shown} cut`,
     );
     // Interrupted, not failed (a model reply saved on its own may follow the cut save: it is the run's, and kept).
     expect(await storedStatus('cut')).toBe('running');
@@ -206,7 +206,7 @@ describe("a save's connection drops and the save is found not committed", () => 
     // Cut off before it saved anything, the resume changed nothing: the task is as it was, and said so.
     expectInterrupted(
       resumed,
-      `Nothing of this resume was saved: task cut is as it was before it; once the server is back, resume it again: waystation resume ${shown} cut`,
+      `Nothing of this resume was saved: task cut is as it was before it; the server answered since, so resume it again: waystation resume ${shown} cut`,
     );
     expect(resumed.err).toContain(`before version ${kept + 1} of task cut was committed`);
     expect(await versions('cut')).toBe(kept);
