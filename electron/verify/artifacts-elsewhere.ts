@@ -6,10 +6,8 @@
  * not where the destination does would count as missing there (verify says
  * drift, resume stops for a person).
  */
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import type { CheckpointSource } from '../store/store-types.js';
-import { artifactBaseDir } from './verify-task.js';
+import { artifactBaseDir, checkArtifact } from './verify-task.js';
 
 export interface ArtifactsElsewhere {
   /** Files, one per artifact, the source finds and the destination would not. */
@@ -19,11 +17,8 @@ export interface ArtifactsElsewhere {
   to: string;
 }
 
-const exists = (p: string) =>
-  fs.stat(p).then(
-    (st) => st.isFile(),
-    () => false,
-  );
+/** What verify says of a file that is there (its size as recorded or not). */
+const FOUND: ReadonlySet<string> = new Set(['ok', 'modified']);
 
 /** The artifact files of tasks `taskIds` (as copied into `dest`) that `source` finds and `dest` would not; null when none. */
 export async function artifactsElsewhere(
@@ -39,9 +34,9 @@ export async function artifactsElsewhere(
     const to = artifactBaseDir(dest.artifactRoot, cp);
     if (from === to) continue;
     for (const a of cp.artifacts) {
-      // An absolute path names one file whichever store reads it.
-      if (path.isAbsolute(a.path)) continue;
-      if ((await exists(path.resolve(from, a.path))) && !(await exists(path.resolve(to, a.path)))) {
+      // Looked up as verify looks (a path leading outside the folder is not, a deleted one is found absent), by stat.
+      const there = await checkArtifact(to, a, true, false);
+      if (there.status === 'missing' && FOUND.has((await checkArtifact(from, a, true, false)).status)) {
         found ??= { files: 0, from, to };
         found.files++;
       }
