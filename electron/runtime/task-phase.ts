@@ -32,9 +32,11 @@ export const DONE_PHASE = 'done';
 export async function rerunPhase(store: CheckpointStore, cp: Checkpoint, fromIndex: number): Promise<string> {
   // The first of the rerun steps to have started: the rerun takes the task back to where it ran.
   let first = -1;
+  let firstAt = Infinity;
   for (let i = fromIndex; i < cp.plan.length; i++) {
-    const t = cp.plan[i].started_at ? parseTimestamp(cp.plan[i].started_at!) : NaN;
-    if (Number.isFinite(t) && (first < 0 || t < parseTimestamp(cp.plan[first].started_at!))) first = i;
+    const started = cp.plan[i].started_at;
+    const t = started ? parseTimestamp(started) : NaN;
+    if (t < firstAt) [first, firstAt] = [i, t];
   }
   if (first < 0) return START_PHASE;
   const step = cp.plan[first];
