@@ -20,7 +20,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchOptions, wholeNumber } from './lib/bench-args.js';
 import { formatTable } from './lib/table.js';
 import type { StoreWorkloadResult } from './lib/store-workload.js';
 
@@ -69,17 +69,15 @@ function runWorkload(tree: string, steps: number, tasks: number): StoreWorkloadR
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as StoreWorkloadResult;
 }
 
-const { values } = parseArgs({
-  options: {
-    base: { type: 'string', default: 'HEAD~1' },
-    rounds: { type: 'string', default: '3' },
-    steps: { type: 'string', default: '200' },
-    tasks: { type: 'string', default: '2000' },
-  },
+const values = benchOptions(import.meta.url, {
+  base: { type: 'string', default: 'HEAD~1' },
+  rounds: { type: 'string' },
+  steps: { type: 'string' },
+  tasks: { type: 'string' },
 });
-const rounds = Number(values.rounds);
-const steps = Number(values.steps);
-const tasks = Number(values.tasks);
+const rounds = wholeNumber('rounds', values.rounds, 3);
+const steps = wholeNumber('steps', values.steps, 200, 2);
+const tasks = wholeNumber('tasks', values.tasks, 2000);
 const base = await checkout(values.base!);
 const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
 const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: repo, encoding: 'utf8' }).trim() !== '';

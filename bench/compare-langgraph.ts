@@ -29,7 +29,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchOptions, usageError, wholeNumber, wholeNumbers } from './lib/bench-args.js';
 import { formatComparison, runComparison } from './lib/compare/comparison.js';
 import { writeResultsFile } from './lib/results-file.js';
 import { runRuntimeBench } from './lib/runtime/runtime-bench.js';
@@ -37,55 +37,36 @@ import { formatGraphComparison, formatRuntimeBench } from './lib/runtime/runtime
 import { formatPostgresComparison, runPostgresComparison } from './lib/compare/postgres-comparison.js';
 import { LATER_COLD_HOSTS } from './lib/inspector-scale.js';
 
-const { values } = parseArgs({
-  options: {
-    steps: { type: 'string', default: '100,1000,10000' },
-    'full-langgraph': { type: 'boolean', default: false },
-    dir: { type: 'string' },
-    keep: { type: 'boolean', default: false },
-    'read-runs': { type: 'string', default: '3' },
-    'warm-up': { type: 'string', default: '100' },
-    seed: { type: 'string', default: '1' },
-    'no-json': { type: 'boolean', default: false },
-    'skip-runtime': { type: 'boolean', default: false },
-    'skip-postgres': { type: 'boolean', default: false },
-    'only-postgres': { type: 'boolean', default: false },
-    'pg-url': { type: 'string' },
-    'pg-runners': { type: 'string', default: '8' },
-    'pg-concurrent-steps': { type: 'string', default: '200' },
-    'pg-list-tasks': { type: 'string', default: '10000' },
-    'pg-live-samples': { type: 'string', default: '50' },
-    'cold-hosts': { type: 'string', default: String(LATER_COLD_HOSTS) },
-  },
+const values = benchOptions(import.meta.url, {
+  steps: { type: 'string', default: '100,1000,10000' },
+  'full-langgraph': { type: 'boolean', default: false },
+  dir: { type: 'string' },
+  keep: { type: 'boolean', default: false },
+  'read-runs': { type: 'string', default: '3' },
+  'warm-up': { type: 'string', default: '100' },
+  seed: { type: 'string', default: '1' },
+  'no-json': { type: 'boolean', default: false },
+  'skip-runtime': { type: 'boolean', default: false },
+  'skip-postgres': { type: 'boolean', default: false },
+  'only-postgres': { type: 'boolean', default: false },
+  'pg-url': { type: 'string' },
+  'pg-runners': { type: 'string', default: '8' },
+  'pg-concurrent-steps': { type: 'string', default: '200' },
+  'pg-list-tasks': { type: 'string', default: '10000' },
+  'pg-live-samples': { type: 'string', default: '50' },
+  'cold-hosts': { type: 'string', default: String(LATER_COLD_HOSTS) },
 });
 
-const steps = values.steps.split(',').map((s) => Number(s.trim()));
-if (steps.some((n) => !Number.isInteger(n) || n < 2)) {
-  console.error(`--steps takes whole numbers of at least 2, separated by commas; got "${values.steps}"`);
-  process.exit(2);
-}
-const readRuns = Number(values['read-runs']);
-const seed = Number(values.seed);
-const warmUpSteps = Number(values['warm-up']);
-if (
-  !Number.isInteger(readRuns) ||
-  readRuns < 1 ||
-  !Number.isInteger(seed) ||
-  !Number.isInteger(warmUpSteps) ||
-  (warmUpSteps !== 0 && warmUpSteps < 2)
-) {
-  console.error('--read-runs takes a whole number of at least 1, --warm-up 0 or a whole number of at least 2, and --seed a whole number');
-  process.exit(2);
-}
-
-const pgCounts = ['pg-runners', 'pg-concurrent-steps', 'pg-list-tasks', 'pg-live-samples', 'cold-hosts'] as const;
-for (const name of pgCounts) {
-  const n = Number(values[name]);
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`--${name} takes a whole number of at least 1, not "${values[name]}"`);
-    process.exit(2);
-  }
-}
+const steps = wholeNumbers('steps', values.steps, 2);
+const readRuns = wholeNumber('read-runs', values['read-runs'], 3);
+const seed = wholeNumber('seed', values.seed, 1, 0);
+const warmUpSteps = wholeNumber('warm-up', values['warm-up'], 100, 0);
+if (warmUpSteps === 1) usageError('--warm-up takes 0 (none) or a whole number of at least 2, got "1"');
+const pgRunners = wholeNumber('pg-runners', values['pg-runners'], 8);
+const pgConcurrentSteps = wholeNumber('pg-concurrent-steps', values['pg-concurrent-steps'], 200);
+const pgListTasks = wholeNumber('pg-list-tasks', values['pg-list-tasks'], 10_000);
+const pgLiveSamples = wholeNumber('pg-live-samples', values['pg-live-samples'], 50);
+const coldHosts = wholeNumber('cold-hosts', values['cold-hosts'], LATER_COLD_HOSTS);
 
 const ownDir = values.dir === undefined;
 const workDir = values.dir ? path.resolve(values.dir) : await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-compare-'));
@@ -100,11 +81,11 @@ async function postgresSection() {
       seed,
       readRuns,
       fullLangGraphUpTo: values['full-langgraph'] ? Number.POSITIVE_INFINITY : 1000,
-      runners: Number(values['pg-runners']),
-      concurrentSteps: Number(values['pg-concurrent-steps']),
-      listTasks: Number(values['pg-list-tasks']),
-      liveSamples: Number(values['pg-live-samples']),
-      laterColdHosts: Number(values['cold-hosts']),
+      runners: pgRunners,
+      concurrentSteps: pgConcurrentSteps,
+      listTasks: pgListTasks,
+      liveSamples: pgLiveSamples,
+      laterColdHosts: coldHosts,
       warmUpSteps,
       serverUrl: values['pg-url'],
       log: (line) => console.error(line),

@@ -19,13 +19,13 @@
  * The scale fixture is cached under the OS temp folder (see
  * bench/lib/scale-fixture.ts); the first run writes it.
  */
-import { parseArgs } from 'node:util';
 import { describeMachine, formatMachine } from './lib/machine.js';
 import { LATER_COLD_HOSTS, runInspectorScale } from './lib/inspector-scale.js';
 import { formatInspectorScale } from './lib/inspector-scale-report.js';
 import { writeResultsFile } from './lib/results-file.js';
 import { formatStartup, runStartupBench } from './lib/startup.js';
 import os from 'node:os';
+import { benchOptions, wholeNumber, wholeNumbers } from './lib/bench-args.js';
 import { runRuntimeBench } from './lib/runtime/runtime-bench.js';
 import { formatGraphComparison, formatRuntimeBench } from './lib/runtime/runtime-report.js';
 import { formatLangGraphBench, runLangGraphBench } from './lib/langgraph-source-bench.js';
@@ -34,33 +34,21 @@ import { formatLangGraphBench, runLangGraphBench } from './lib/langgraph-source-
 (globalThis as { WAYSTATION_BENCH_LIBRARY?: boolean }).WAYSTATION_BENCH_LIBRARY = true;
 const { runStoreBench } = await import('./store-bench.js');
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    'skip-store': { type: 'boolean', default: false },
-    'skip-startup': { type: 'boolean', default: false },
-    'skip-runtime': { type: 'boolean', default: false },
-    'skip-scale': { type: 'boolean', default: false },
-    'runtime-steps': { type: 'string' },
-    tasks: { type: 'string' },
-    versions: { type: 'string' },
-    writes: { type: 'string' },
-    'no-browser': { type: 'boolean', default: false },
-    'cold-hosts': { type: 'string' },
-    'skip-langgraph': { type: 'boolean', default: false },
-    'no-json': { type: 'boolean', default: false },
-  },
+const values = benchOptions(import.meta.url, {
+  quick: { type: 'boolean', default: false },
+  'skip-store': { type: 'boolean', default: false },
+  'skip-startup': { type: 'boolean', default: false },
+  'skip-runtime': { type: 'boolean', default: false },
+  'skip-scale': { type: 'boolean', default: false },
+  'runtime-steps': { type: 'string' },
+  tasks: { type: 'string' },
+  versions: { type: 'string' },
+  writes: { type: 'string' },
+  'no-browser': { type: 'boolean', default: false },
+  'cold-hosts': { type: 'string' },
+  'skip-langgraph': { type: 'boolean', default: false },
+  'no-json': { type: 'boolean', default: false },
 });
-
-const num = (name: string, raw: string | undefined, fallback: number, min: number): number => {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) {
-    console.error(`--${name} takes a whole number of at least ${min}, got "${raw}"`);
-    process.exit(2);
-  }
-  return n;
-};
 
 const quick = values.quick;
 const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
@@ -80,23 +68,19 @@ if (startup) console.log(`## Start-up\n\n${formatStartup(startup)}\n`);
 const scale = values['skip-scale']
   ? null
   : await runInspectorScale({
-      tasks: num('tasks', values.tasks, quick ? 500 : 10_000, 1),
-      versionsPerTask: num('versions', values.versions, 10, 2),
+      tasks: wholeNumber('tasks', values.tasks, quick ? 500 : 10_000),
+      versionsPerTask: wholeNumber('versions', values.versions, 10, 2),
       diffBytes: 5 * 1024 * 1024,
-      writes: num('writes', values.writes, quick ? 20 : 100, 1),
+      writes: wholeNumber('writes', values.writes, quick ? 20 : 100),
       writeSpacingMs: 300,
       runs: quick ? 3 : 5,
       browser: !values['no-browser'],
-      laterColdHosts: num('cold-hosts', values['cold-hosts'], LATER_COLD_HOSTS, 1),
+      laterColdHosts: wholeNumber('cold-hosts', values['cold-hosts'], LATER_COLD_HOSTS),
       log: (line) => console.error(line),
     });
 if (scale) console.log(`## Inspector at scale\n\n${formatInspectorScale(scale)}\n`);
 
-const runtimeSteps = (values['runtime-steps'] ?? (quick ? '100,1000' : '100,1000,10000')).split(',').map((s) => Number(s.trim()));
-if (runtimeSteps.some((n) => !Number.isInteger(n) || n < 2)) {
-  console.error(`--runtime-steps takes whole numbers of at least 2, separated by commas; got "${values['runtime-steps']}"`);
-  process.exit(2);
-}
+const runtimeSteps = wholeNumbers('runtime-steps', values['runtime-steps'] ?? (quick ? '100,1000' : '100,1000,10000'), 2);
 const runtime = values['skip-runtime']
   ? null
   : await runRuntimeBench({

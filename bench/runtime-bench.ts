@@ -11,48 +11,30 @@
  *   --no-json                do not write bench/results/
  */
 import os from 'node:os';
-import { parseArgs } from 'node:util';
+import { benchOptions, wholeNumber, wholeNumbers } from './lib/bench-args.js';
 import { describeMachine, formatMachine } from './lib/machine.js';
 import { runRuntimeBench } from './lib/runtime/runtime-bench.js';
 import { formatGraphComparison, formatRuntimeBench } from './lib/runtime/runtime-report.js';
 import { writeResultsFile } from './lib/results-file.js';
 
-const { values } = parseArgs({
-  options: {
-    steps: { type: 'string', default: '100,1000,10000' },
-    'large-plans': { type: 'string', default: '10000' },
-    'read-runs': { type: 'string', default: '3' },
-    'no-langgraph': { type: 'boolean', default: false },
-    'full-langgraph-up-to': { type: 'string', default: '1000' },
-    'warm-up-steps': { type: 'string', default: '50' },
-    'no-json': { type: 'boolean', default: false },
-  },
+const values = benchOptions(import.meta.url, {
+  steps: { type: 'string', default: '100,1000,10000' },
+  'large-plans': { type: 'string', default: '10000' },
+  'read-runs': { type: 'string', default: '3' },
+  'no-langgraph': { type: 'boolean', default: false },
+  'full-langgraph-up-to': { type: 'string', default: '1000' },
+  'warm-up-steps': { type: 'string', default: '50' },
+  'no-json': { type: 'boolean', default: false },
 });
 
-const list = (name: string, raw: string): number[] => {
-  const numbers = raw.trim() === '' ? [] : raw.split(',').map((s) => Number(s.trim()));
-  if (numbers.some((n) => !Number.isInteger(n) || n < 2)) {
-    console.error(`--${name} takes whole numbers of at least 2, separated by commas; got "${raw}"`);
-    process.exit(2);
-  }
-  return numbers;
-};
-const steps = list('steps', values.steps);
-const largePlans = list('large-plans', values['large-plans']);
-const readRuns = Number(values['read-runs']);
-if (!Number.isInteger(readRuns) || readRuns < 1) {
-  console.error(`--read-runs takes a whole number of at least 1; got "${values['read-runs']}"`);
-  process.exit(2);
-}
+const steps = wholeNumbers('steps', values.steps, 2);
+const largePlans = wholeNumbers('large-plans', values['large-plans'], 2);
+const readRuns = wholeNumber('read-runs', values['read-runs'], 3);
 
 const command = ['node bin/waystation-tsx.mjs bench/runtime-bench.ts', ...process.argv.slice(2)].join(' ');
 const machine = await describeMachine(os.tmpdir());
-const fullUpTo = Number(values['full-langgraph-up-to']);
-const warmUpSteps = Number(values['warm-up-steps']);
-if (!Number.isInteger(warmUpSteps) || warmUpSteps < 0) {
-  console.error(`--warm-up-steps takes a whole number of at least 0; got "${values['warm-up-steps']}"`);
-  process.exit(2);
-}
+const fullUpTo = wholeNumber('full-langgraph-up-to', values['full-langgraph-up-to'], 1000, 0);
+const warmUpSteps = wholeNumber('warm-up-steps', values['warm-up-steps'], 50, 0);
 const results = await runRuntimeBench({
   steps,
   largePlans,

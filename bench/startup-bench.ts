@@ -8,23 +8,16 @@
  *   --no-json       do not write bench/results/startup-<date>.json
  */
 import os from 'node:os';
-import { parseArgs } from 'node:util';
+import { benchOptions, wholeNumber } from './lib/bench-args.js';
 import { describeMachine, formatMachine } from './lib/machine.js';
 import { writeResultsFile } from './lib/results-file.js';
 import { formatStartup, runStartupBench } from './lib/startup.js';
 
-const { values } = parseArgs({
-  options: { runs: { type: 'string' }, 'demo-runs': { type: 'string' }, 'no-json': { type: 'boolean', default: false } },
+const values = benchOptions(import.meta.url, {
+  runs: { type: 'string' },
+  'demo-runs': { type: 'string' },
+  'no-json': { type: 'boolean', default: false },
 });
-const count = (name: string, raw: string | undefined, fallback: number): number => {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`--${name} takes a whole number of at least 1, got "${raw}"`);
-    process.exit(2);
-  }
-  return n;
-};
 
 const command = ['npm run bench:startup', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
 const machine = await describeMachine(os.tmpdir());
@@ -34,8 +27,8 @@ console.log(
     .join('\n')}\n`,
 );
 const startup = await runStartupBench({
-  runs: count('runs', values.runs, 15),
-  demoRuns: count('demo-runs', values['demo-runs'], 5),
+  runs: wholeNumber('runs', values.runs, 15),
+  demoRuns: wholeNumber('demo-runs', values['demo-runs'], 5),
   log: (line) => console.error(line),
 });
 console.log(`## Start-up\n\n${formatStartup(startup)}\n`);

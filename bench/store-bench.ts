@@ -17,7 +17,11 @@ import { writeFileAtomic } from '../electron/store/atomic-file.js';
 import { nodeFs } from '../electron/store/store-fs.js';
 import { type CheckpointInput, HistoryMessage } from '../shared/checkpoint/schema.js';
 import { freshCheckpoint } from './lib/fresh-checkpoint.js';
+import { benchOptions, wholeNumber } from './lib/bench-args.js';
 import { computeDiff } from '../shared/diff/json-diff.js';
+
+const DEFAULT_STEPS = 10_000;
+const DEFAULT_WINDOW = 50;
 
 export interface StoreBenchOptions {
   /** Steps of the task (its plan length). Default 10,000. */
@@ -273,8 +277,8 @@ async function naiveRun(
 
 /** Run the benchmark; returns the numbers (and prints a table unless `print` is false). */
 export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<StoreBenchResult> {
-  const steps = opts.steps ?? 10_000;
-  const window = opts.window ?? 50;
+  const steps = opts.steps ?? DEFAULT_STEPS;
+  const window = opts.window ?? DEFAULT_WINDOW;
   const started = performance.now();
   const tmp = await fs.mkdtemp(path.join(opts.tmpDir ?? os.tmpdir(), 'waystation-store-bench-'));
   const early = Math.min(100, Math.max(1, steps - 2 * window));
@@ -444,9 +448,9 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
-  const arg = (name: string) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i >= 0 ? Number(process.argv[i + 1]) : undefined;
-  };
-  await runStoreBench({ steps: arg('steps'), window: arg('window') });
+  const values = benchOptions(import.meta.url, { steps: { type: 'string' }, window: { type: 'string' } });
+  await runStoreBench({
+    steps: wholeNumber('steps', values.steps, DEFAULT_STEPS, 2),
+    window: wholeNumber('window', values.window, DEFAULT_WINDOW),
+  });
 }
