@@ -15,6 +15,7 @@ import { watchDirectory, type DirectoryChange, type DirectoryWatcher } from './d
 import type { EventHub } from './event-hub.js';
 import type { KeptTaskList } from './kept-task-list.js';
 import { changesSince, lastEventAtOpen, type LogAtOpen, type RootSnapshot } from './root-snapshot.js';
+import type { WatchTiming } from './host-ports.js';
 import type { SerialQueue } from './serial-queue.js';
 
 export interface ChangeFeedOptions {
@@ -28,7 +29,7 @@ export interface ChangeFeedOptions {
   /** waystation.config.json changed: the registered agents must be loaded again. */
   onConfigChanged: () => void;
   /** Watcher batching, for tests. */
-  watch?: { quietMs?: number; maxDelayMs?: number };
+  watch?: WatchTiming;
 }
 
 /** The change feed of one open directory; see the module comment. */

@@ -7,6 +7,13 @@
 import type { ActionResult, AgentInfo } from '../../shared/api/contract.js';
 import type { RecoveryMode } from '../../shared/checkpoint/schema.js';
 
+/** How an open directory follows its tasks: the watcher's batching, and how often rows shown running are asked again (running-rows.ts). For tests. */
+export interface WatchTiming {
+  quietMs?: number;
+  maxDelayMs?: number;
+  runningMs?: number;
+}
+
 /** What the runner reports about the processes it drives. */
 export interface RunnerEvent {
   taskId: string;

@@ -39,7 +39,7 @@ import { detectLocation, type DetectedLocation } from '../sources/detect-locatio
 import { builtInAgentInfos, catalogOf } from './agent-catalog-cache.js';
 import { EventHub } from './event-hub.js';
 import { HostOperations } from './host-operations.js';
-import type { HostRunner, RecentFolders } from './host-ports.js';
+import type { HostRunner, RecentFolders, WatchTiming } from './host-ports.js';
 import { OpenDirectory } from './open-directory.js';
 import { snapshotRoot } from './root-snapshot.js';
 import { startRecovery } from './start-up-recovery.js';
@@ -62,8 +62,8 @@ export interface HostServiceOptions {
   /** Desktop: show the folder picker; resolves to the chosen path or null. */
   chooseDirectory?: (opts: { readOnly: boolean }) => Promise<string | null>;
   openStore?: (root: string) => CheckpointStore;
-  /** Watcher batching, for tests. */
-  watch?: { quietMs?: number; maxDelayMs?: number };
+  /** Watcher batching and the running rows' pace, for tests. */
+  watch?: WatchTiming;
   /**
    * Resume interrupted auto-mode tasks when a directory is opened (default
    * true when there is a runner): auto mode promises that such tasks carry on

@@ -163,6 +163,28 @@ export class KeptTaskList {
     return again.summary;
   }
 
+  /**
+   * The rows shown running, summarized again: a runner that died (killed, its machine gone) changes no file, so
+   * nothing the watcher sees says its task stopped; its lease, read again, does (a dead process, a heartbeat gone
+   * stale). The rows that no longer show running, as they now show (how the run ended, when the lease was let go
+   * after a save the watcher has not reported yet). Nothing before the first build; a row a watcher batch replaced
+   * meanwhile keeps its answer.
+   */
+  async recheckRunning(): Promise<TaskSummary[]> {
+    const summaries = this.summaries;
+    if (!summaries) return [];
+    const changed: TaskSummary[] = [];
+    // From a copy: a watcher batch may change the map while a row is summarized.
+    for (const [location, k] of [...summaries]) {
+      if (k.summary.display_status !== 'running' || !k.recheck) continue;
+      const again = await this.recheck(location, k, k.recheck);
+      if (summaries.get(location) !== k || again.summary.display_status === 'running') continue;
+      summaries.set(location, again);
+      changed.push(again.summary);
+    }
+    return changed;
+  }
+
   /** Whether the built list has a row at `location` (false before the first build). */
   has(location: string): boolean {
     return this.summaries?.has(location) === true;

@@ -8,10 +8,11 @@ import type { CheckpointSource } from '../store/store-types.js';
 import { RegisteredAgentsCache } from './agent-catalog-cache.js';
 import { ChangeFeed } from './change-feed.js';
 import type { EventHub } from './event-hub.js';
-import type { HostRunner } from './host-ports.js';
+import type { HostRunner, WatchTiming } from './host-ports.js';
 import { KeptTaskList } from './kept-task-list.js';
 import { LoadFailures } from './load-failures.js';
 import type { RootSnapshot } from './root-snapshot.js';
+import { watchRunningRows } from './running-rows.js';
 import { SerialQueue } from './serial-queue.js';
 import type { ModuleHashCache } from './task-agent-status.js';
 import { TaskReads } from './task-reads.js';
@@ -31,7 +32,7 @@ export interface OpenDirectoryOptions {
   hashes: ModuleHashCache;
   /** Describes the directory's registered agents; absent when the host has no runner able to. */
   describeRegistered?: HostRunner['registeredAgents'];
-  watch?: { quietMs?: number; maxDelayMs?: number };
+  watch?: WatchTiming;
 }
 
 /** One open directory and its parts; see the module comment. */
@@ -94,6 +95,14 @@ export class OpenDirectory {
       onConfigChanged: () => this.registered?.invalidate(),
       watch: options.watch,
     });
+    const running = watchRunningRows({
+      recheck: () => this.list.recheckRunning(),
+      queue: this.queue,
+      publish: (summary) => hub.publish({ type: 'task-changed', taskId: summary.task_id, version: null, summary }),
+      isOpen: () => !this.closed,
+      everyMs: options.watch?.runningMs,
+    });
+    this.closing.push(async () => running.stop());
   }
 
   /**

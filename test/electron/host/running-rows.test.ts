@@ -1,0 +1,119 @@
+/**
+ * A runner killed outside the host changes no file, so the watcher never hears
+ * of it: the host asks the rows it shows running again, and one whose lease
+ * is no longer held is sent as a change, so every inspector open on the
+ * directory shows the task stopped without being reloaded.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HostEvent } from '../../../shared/api/contract.js';
+import { HostService } from '../../../electron/host/host-service.js';
+import { openStore } from '../../../electron/store/directory-store.js';
+import type { CheckpointStore } from '../../../electron/store/store-types.js';
+import { makeCheckpoint } from '../store/store-test-helpers.js';
+
+let root: string;
+let service: HostService | null = null;
+let holder: ChildProcess | null = null;
+const events: HostEvent[] = [];
+/** Leases the host read of the task, each a pass over the running rows once the list is built. */
+let leaseReads = 0;
+
+beforeEach(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'waystation-running-rows-')));
+  events.length = 0;
+  leaseReads = 0;
+});
+afterEach(async () => {
+  holder?.kill('SIGKILL');
+  holder = null;
+  await service?.close();
+  service = null;
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+function countingStore(dir: string): CheckpointStore {
+  const store = openStore(dir);
+  const readLease = store.readLease.bind(store);
+  store.readLease = (taskId, opts) => {
+    leaseReads++;
+    return readLease(taskId, opts);
+  };
+  return store;
+}
+
+/** A process of its own that takes the task's lease, says so, and runs until killed (test/electron/store/lease-holder.ts). */
+async function holdLease(taskDir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, '../store/lease-holder.ts'), taskDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (b: Buffer) => b.toString().includes('held') && resolve());
+    child.on('exit', (code) => reject(new Error(`the lease holder exited early (${code})`)));
+  });
+  return child;
+}
+
+/** Open the host with batches that wait a minute for quiet: nothing below comes from the watcher. */
+async function openHost(): Promise<HostService> {
+  service = new HostService({ host: 'web', openStore: countingStore, watch: { quietMs: 60_000, maxDelayMs: 60_000, runningMs: 50 } });
+  service.subscribe((e) => void events.push(e));
+  await service.open(root);
+  await service.watching();
+  return service;
+}
+
+function nextChange(taskId: string): Promise<Extract<HostEvent, { type: 'task-changed' }>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no change of ${taskId}; events: ${JSON.stringify(events.slice(-5))}`)), 20_000);
+    const stop = service!.subscribe((e) => {
+      if (e.type !== 'task-changed' || e.taskId !== taskId) return;
+      clearTimeout(timer);
+      stop();
+      resolve(e);
+    });
+  });
+}
+
+/** Wait for `n` more reads of the lease (passes over the row), ten seconds at most. */
+async function passes(n: number): Promise<void> {
+  const from = leaseReads;
+  const until = Date.now() + 10_000;
+  while (leaseReads < from + n) {
+    if (Date.now() > until) throw new Error(`the host read the lease ${leaseReads - from} times in 10 s, not ${n}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('rows shown running', () => {
+  it('show the task interrupted once its runner is killed, with no file changed', { timeout: 40_000 }, async () => {
+    await openStore(root).create(makeCheckpoint('driven'));
+    holder = await holdLease(path.join(root, 'driven'));
+    const host = await openHost();
+    const row = async () => (await host.listTasks()).find((t) => t.task_id === 'driven');
+    expect((await row())?.display_status).toBe('running');
+
+    // Passes over a live runner's row send nothing.
+    await passes(3);
+    expect(events.filter((e) => e.type === 'task-changed')).toEqual([]);
+
+    const changed = nextChange('driven');
+    const killed = new Promise((resolve) => holder!.on('exit', resolve));
+    holder.kill('SIGKILL');
+    await killed;
+    const event = await changed;
+    // The task's standing changed, not its files: no version, the row as it shows now.
+    expect(event.version).toBeNull();
+    expect(event.summary?.display_status).toBe('interrupted');
+    expect((await row())?.display_status).toBe('interrupted');
+    expect((await host.getTask({ taskId: 'driven' })).summary.display_status).toBe('interrupted');
+
+    // Once shown stopped, the row is asked no more.
+    const reads = leaseReads;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(leaseReads).toBe(reads);
+  });
+});
