@@ -13,6 +13,7 @@ import { langGraphPartOf, summarizeLangGraphChange } from '../../shared/diff/lan
 import type { ApiOutputs, ApiParsedInput, TaskDetail } from '../../shared/api/contract.js';
 import { ApiError } from '../../shared/api/api-error.js';
 import type { Checkpoint } from '../../shared/checkpoint/schema.js';
+import { mayBeDriven } from '../../shared/checkpoint/task-summary.js';
 import { structuredDiff, summarizeChange } from '../../shared/diff/semantic-summary.js';
 import { hasRecoveryNews } from '../store/recovery-report.js';
 import { TaskReadError, type CheckpointSource, type TaskEntry } from '../store/store-types.js';
@@ -73,7 +74,7 @@ export class TaskReads {
     const { root, hashes, loadFailures } = this.options;
     const entry = await this.entry(input.taskId);
     const checkpoint = input.version === undefined && !entry.checkpoint ? null : await this.checkpointAt(entry, input.version);
-    const lease = entry.format === 'waystation' ? (await this.options.store.readLease(entry.task_id)).info : { held: false };
+    const lease = mayBeDriven(entry.format) ? (await this.options.store.readLease(entry.task_id)).info : { held: false };
     // A full verify of this very version may know of drift a stat cannot see (a same-size rewrite).
     const knownDrift = this.options.drift.holds(entry.task_id, entry.checkpoint);
     // Of the latest version, whichever is shown: that is what a resume would run.

@@ -6,7 +6,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { checkInvariants } from '../../shared/checkpoint/invariants.js';
-import { hasErrors, toTaskSummary, type TaskSummary, type TaskSummarySource } from '../../shared/checkpoint/task-summary.js';
+import { hasErrors, mayBeDriven, toTaskSummary, type TaskSummary, type TaskSummarySource } from '../../shared/checkpoint/task-summary.js';
 import { plainProblem, type Problem } from '../../shared/checkpoint/problem.js';
 import type { CheckpointSource, ListedTask, TaskEntry } from '../store/store-types.js';
 import { leaseInfoOf } from '../store/lease-rules.js';
@@ -45,10 +45,10 @@ export type SummarizedEntry = TaskSummarySource & Pick<ListedTask, 'has_lease' |
  */
 export async function summarizeEntry(source: CheckpointSource, entry: SummarizedEntry, opts: SummarizeOptions = {}): Promise<TaskSummary> {
   const cp = entry.checkpoint;
-  // Only native tasks have a lease folder; legacy files are never driven in place. The lease tells a running task
+  // Legacy files are never driven in place (mayBeDriven). The lease tells a running task
   // from an interrupted one and nothing else of a summary (deriveDisplayStatus): a task whose checkpoint says it is
   // not running (every finished task the runtime wrote keeps its lease/ folder) need not have it read.
-  const leased = entry.format === 'waystation' && entry.has_lease !== false && cp?.status === 'running';
+  const leased = mayBeDriven(entry.format) && entry.has_lease !== false && cp?.status === 'running';
   // A lease the listing read with the task (a database's) is judged as read; otherwise it is read now.
   const lease = !leased
     ? { held: false }

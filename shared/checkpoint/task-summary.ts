@@ -18,6 +18,15 @@ export const TaskFormat = z.enum(['waystation', 'article-task-json', 'article-ch
 export type TaskFormat = z.infer<typeof TaskFormat>;
 
 /**
+ * Whether a task of `format` may be driven by a process right now, so that its lease (CheckpointSource.readLease)
+ * is worth asking: Waystation's own tasks, and LangGraph threads, whose newest checkpoint's age stands in for a
+ * lease. A file in an article's format is never driven in place.
+ */
+export function mayBeDriven(format: TaskFormat): boolean {
+  return format === 'waystation' || format === 'langgraph';
+}
+
+/**
  * How many plan steps are in each status. A list row shows progress, not the
  * steps: sending each task's whole plan made most of the list's bytes.
  */

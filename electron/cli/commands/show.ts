@@ -9,6 +9,7 @@ import type { Checkpoint } from '../../../shared/checkpoint/schema.js';
 import type { Problem } from '../../../shared/checkpoint/problem.js';
 import { checkInvariants } from '../../../shared/checkpoint/invariants.js';
 import { deriveDisplayStatus } from '../../../shared/checkpoint/task-state.js';
+import { mayBeDriven } from '../../../shared/checkpoint/task-summary.js';
 import type { CheckpointSource, TaskEntry } from '../../store/store-types.js';
 import { checkpointFileOf } from '../../verify/verify-task.js';
 import { checkpointAt } from '../checkpoint-at.js';
@@ -140,7 +141,7 @@ export function renderCheckpoint(s: Style, cp: Checkpoint, { shownAs, results, d
 }
 
 async function displayStatusOf(store: CheckpointSource, entry: TaskEntry, cp: Checkpoint): Promise<string> {
-  const leaseHeld = entry.format === 'waystation' && (await store.readLease(entry.task_id)).info.held;
+  const leaseHeld = mayBeDriven(entry.format) && (await store.readLease(entry.task_id)).info.held;
   return deriveDisplayStatus(cp, { leaseHeld, drift: false, unreadable: false });
 }
 

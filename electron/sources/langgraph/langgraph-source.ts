@@ -28,6 +28,7 @@ import {
   type VersionsAfter,
 } from '../../store/store-types.js';
 import { leaseInfoOf } from '../../store/lease-rules.js';
+import { leaseTtlMs } from '../../store/lease-record.js';
 import type { CheckpointRef, CheckpointRows, ThreadRow } from './checkpoint-rows.js';
 import { watchLangGraph } from './langgraph-watcher.js';
 import { timeOf, timeOfCheckpointId } from './checkpoint-time.js';
@@ -273,10 +274,20 @@ export class LangGraphSource implements CheckpointSource {
     return marks;
   }
 
-  /** Let the connection or file go. */
-  /** Nobody drives a LangGraph thread through Waystation: its lease is never held. */
-  async readLease(_taskId: string, opts: { ttlMs?: number; now?: number } = {}): Promise<LeaseRead> {
-    return { entry: null, info: leaseInfoOf(null, opts) };
+  /**
+   * Whether a run is driving the thread, as far as its rows tell: LangGraph records no process, and a run between
+   * steps, a breakpoint and a process that died leave the same rows. A checkpoint taken less than the lease's
+   * time-to-live ago (30 s, WAYSTATION_LEASE_TTL_MS) is taken as a run's heartbeat: the thread shows running, and
+   * interrupted once its newest checkpoint is older (the host asks again, running-rows.ts). A node that runs longer
+   * than that shows interrupted until its checkpoint comes; a breakpoint shows running for that long.
+   */
+  async readLease(taskId: string, opts: { ttlMs?: number; now?: number } = {}): Promise<LeaseRead> {
+    const thread = (await this.threads()).get(taskId);
+    const at = thread ? timeOfCheckpointId(thread.latest_id) : null;
+    const ttl = opts.ttlMs ?? leaseTtlMs();
+    const age = at === null ? Number.POSITIVE_INFINITY : (opts.now ?? Date.now()) - Date.parse(at);
+    if (age >= ttl) return { entry: null, info: leaseInfoOf(null, opts) };
+    return { entry: null, info: { held: true, owner: 'a LangGraph run', since: at! } };
   }
 
   /** SQLite and PostgreSQL commit a checkpoint's rows whole: no interruption leaves anything of Waystation's kind behind. */
@@ -308,6 +319,7 @@ export class LangGraphSource implements CheckpointSource {
     return { close: () => watcher.close() };
   }
 
+  /** Let the connection or file go. */
   close(): Promise<void> {
     return this.rows.close();
   }

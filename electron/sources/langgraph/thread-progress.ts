@@ -5,9 +5,10 @@
  * LangGraph records no run status. A checkpoint with nodes due is what a
  * running graph leaves between steps, what a breakpoint (`interruptBefore`,
  * `interruptAfter`) leaves, and what a process that ended inside a node
- * leaves: the rows are the same. So such a checkpoint is `running`, and on the
- * newest version, with nothing known to drive it, Waystation shows it as
- * interrupted (shared/checkpoint/task-state.ts), which is in Needs attention.
+ * leaves: the rows are the same. So such a checkpoint is `running`; on the
+ * newest version Waystation shows it running while it is young enough to be a
+ * run's heartbeat, and interrupted after (LangGraphSource.readLease,
+ * shared/checkpoint/task-state.ts), which is in Needs attention.
  * What is known is said: a node whose writes are saved finished; an answered
  * interrupt whose run did not reach a checkpoint stopped in that node.
  */

@@ -14,6 +14,9 @@ import { HostService } from '../../../electron/host/host-service.js';
 import { openStore } from '../../../electron/store/directory-store.js';
 import type { CheckpointStore } from '../../../electron/store/store-types.js';
 import { makeCheckpoint } from '../store/store-test-helpers.js';
+import { LEASE_TTL_ENV } from '../../../electron/store/lease-record.js';
+import { openLangGraphSource } from '../../../electron/sources/langgraph/open-langgraph.js';
+import { runStopped } from '../../support/langgraph-stopped-run.js';
 
 let root: string;
 let service: HostService | null = null;
@@ -116,4 +119,40 @@ describe('rows shown running', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(leaseReads).toBe(reads);
   });
+
+  it(
+    'show a LangGraph thread interrupted once its newest checkpoint is older than the lease time-to-live',
+    { timeout: 90_000 },
+    async () => {
+      const file = path.join(root, 'runs.sqlite');
+      runStopped('breakpoint', file);
+      // The time-to-live set to end a few seconds from now, whenever the run above wrote its checkpoint.
+      const source = await openLangGraphSource(file);
+      const since = Date.parse((await source.readLease('breakpoint', { ttlMs: 3_600_000 })).info.since!);
+      await source.close();
+      const before = process.env[LEASE_TTL_ENV];
+      process.env[LEASE_TTL_ENV] = String(Date.now() - since + 3_000);
+      try {
+        service = new HostService({ host: 'web', runner: null, watch: { runningMs: 50 } });
+        service.subscribe((e) => void events.push(e));
+        await service.open(file);
+        const row = async () => (await service!.listTasks()).find((t) => t.task_id === 'breakpoint');
+        expect((await row())?.display_status).toBe('running');
+        expect((await service.getTask({ taskId: 'breakpoint' })).lease).toEqual({
+          held: true,
+          owner: 'a LangGraph run',
+          since: expect.any(String),
+        });
+
+        const event = await nextChange('breakpoint');
+        expect(event.version).toBeNull();
+        expect(event.summary?.display_status).toBe('interrupted');
+        expect(Date.now()).toBeGreaterThanOrEqual(since + Number(process.env[LEASE_TTL_ENV]));
+        expect((await row())?.display_status).toBe('interrupted');
+      } finally {
+        if (before === undefined) delete process.env[LEASE_TTL_ENV];
+        else process.env[LEASE_TTL_ENV] = before;
+      }
+    },
+  );
 });

@@ -20,6 +20,7 @@ import { planThenAct, reviewGraph, RunState, runStopped, STOPPED_RUNS, type Stop
 import { closeSaver } from '../../../support/langgraph-sqlite.js';
 import { createDatabase } from '../../../support/postgres-cluster.js';
 import { captureCli } from '../../cli/capture-cli.js';
+import { LEASE_TTL_ENV } from '../../../../electron/store/lease-record.js';
 
 let dir: string;
 let file: string;
@@ -59,6 +60,18 @@ function copyOfFile(): { saver: SqliteSaver; done: () => void } {
       fs.rmSync(copyDir, { recursive: true, force: true });
     },
   };
+}
+
+/** `fn` run with WAYSTATION_LEASE_TTL_MS set to `ms`, as the CLI reads it. */
+async function withLeaseTtl<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  const before = process.env[LEASE_TTL_ENV];
+  process.env[LEASE_TTL_ENV] = String(ms);
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env[LEASE_TTL_ENV];
+    else process.env[LEASE_TTL_ENV] = before;
+  }
 }
 
 const config = (thread: StoppedRun) => ({ configurable: { thread_id: thread } });
@@ -178,12 +191,33 @@ describe('LangGraph threads whose run stopped before it ended', () => {
     expect(cp.errors).toEqual([expect.objectContaining({ step_id: 'act', what: 'the act API answered 503' })]);
   });
 
-  it('ls lists them with these statuses and phases', async () => {
-    const { code, out } = await captureCli('ls', file);
+  it('ls lists them with these statuses and phases: running while their newest checkpoint is young, then interrupted', async () => {
+    // Within the lease's time-to-live (an hour here, so that however long the runs above took, they are young): each
+    // could be a run between its steps.
+    const young = await withLeaseTtl(3_600_000, () => captureCli('ls', file));
+    expect(young.code).toBe(0);
+    expect(young.out).toMatch(/breakpoint\s+running\s+1\/2\s+stopped before act/);
+    expect(young.out).toMatch(/fails\s+failed\s+1\/2\s+failed in act/);
+    const { code, out } = await withLeaseTtl(1, () => captureCli('ls', file));
     expect(code).toBe(0);
     expect(out).not.toContain('halted');
+    expect(out).not.toMatch(/\brunning\b/);
     expect(out).toMatch(/breakpoint\s+interrupted\s+1\/2\s+stopped before act/);
     expect(out).toMatch(/after-plan\s+interrupted\s+1\/2\s+plan finished, not checkpointed; next: act/);
+  });
+
+  it('says a young thread is driven by a LangGraph run, as of its newest checkpoint, and an old one by nothing', async () => {
+    const entry = (await source.getTask('breakpoint'))!;
+    const lease = await source.readLease('breakpoint', { ttlMs: 3_600_000 });
+    expect(lease.info).toEqual({ held: true, owner: 'a LangGraph run', since: expect.any(String) });
+    // The time its newest checkpoint's id holds, at most the time of the checkpoint itself.
+    const since = Date.parse(lease.info.since!);
+    expect(since).toBeLessThanOrEqual(Date.parse(entry.checkpoint!.run.updated_at) + 1);
+    // Held until the time-to-live (30 s unless set) has passed since then.
+    expect((await source.readLease('breakpoint', { now: since + 29_999 })).info.held).toBe(true);
+    expect((await source.readLease('breakpoint', { now: since + 30_000 })).info).toEqual({ held: false });
+    expect((await source.readLease('breakpoint', { ttlMs: 10, now: since + 10 })).info.held).toBe(false);
+    expect((await source.readLease('no-such-thread')).info).toEqual({ held: false });
   });
 });
 
