@@ -10,6 +10,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { TaskDetail, ThreadEditPlan } from '../../../shared/api/contract.js';
 import { useAppStore } from '../store/app-store.js';
 import { errorText } from '../store/error-text.js';
+import { formatTime } from './format.js';
 
 interface LangGraphView {
   checkpoint_id: string;
@@ -112,6 +113,13 @@ export function LangGraphEditState({ detail }: { detail: TaskDetail }) {
               New values for the thread&apos;s channels, as JSON (messages as {'{"role": "user", "content": "..."}'}). The channels you
               leave out keep their values. Nothing is written until you confirm.
             </p>
+            {detail.lease.held && (
+              <p className="warn-text" role="note">
+                A LangGraph run may be driving this thread: its newest checkpoint was taken
+                {detail.lease.since ? ` at ${formatTime(detail.lease.since)}` : ' moments ago'}. The run&apos;s next checkpoint follows its
+                own, not this edit, and invoking the graph then carries on from that one. Write once the thread shows interrupted or done.
+              </p>
+            )}
             <label htmlFor="lg-edit-values">Channel values</label>
             <textarea
               id="lg-edit-values"
