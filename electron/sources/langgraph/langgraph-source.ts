@@ -282,7 +282,10 @@ export class LangGraphSource implements CheckpointSource {
    * than that shows interrupted until its checkpoint comes; a breakpoint shows running for that long.
    */
   async readLease(taskId: string, opts: { ttlMs?: number; now?: number } = {}): Promise<LeaseRead> {
-    const thread = (await this.threads()).get(taskId);
+    // The threads as last read, without asking whether the tables changed: a listing summarizes every thread just
+    // after reading them (a query a thread, asked of thousands of stopped threads, would double a listing), and the
+    // watcher reads them again whenever a checkpoint lands. What is asked here is how old the newest one is now.
+    const thread = (this.threadRows ?? (await this.threads())).get(taskId);
     const at = thread ? timeOfCheckpointId(thread.latest_id) : null;
     const ttl = opts.ttlMs ?? leaseTtlMs();
     const age = at === null ? Number.POSITIVE_INFINITY : (opts.now ?? Date.now()) - Date.parse(at);
