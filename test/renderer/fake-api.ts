@@ -68,6 +68,8 @@ export class FakeApi {
   readonly formats = new Map<string, 'article-task-json' | 'article-checkpoint-json'>();
   /** Tasks whose artifacts no longer match the disk: listed as drifted. */
   readonly drifted = new Set<string>();
+  /** Tasks a live runner holds the lease of: a running one is listed running, not interrupted. */
+  readonly driven = new Set<string>();
   private nextEventId = 1;
   /** Per-method artificial gates: a test resolves them to control ordering. */
   readonly gates = new Map<string, Promise<void>>();
@@ -150,7 +152,7 @@ export class FakeApi {
         read_only: false,
         problems: [],
       },
-      { drift: this.drifted.has(cp.task_id) },
+      { drift: this.drifted.has(cp.task_id), leaseHeld: this.driven.has(cp.task_id) },
     );
   }
 
@@ -225,7 +227,7 @@ export class FakeApi {
           latest_version: latest.version,
           read_only: false,
           problems: [],
-          lease: { held: false },
+          lease: { held: this.driven.has(i.taskId) },
           agent_status,
         };
       },

@@ -563,6 +563,57 @@ describe('notifications', () => {
     expect(fake.count('showNotification')).toBe(1);
   });
 
+  it('notifies when a run shown running fails or stops with nothing driving it; not of one stopped before, nor of a stop asked here', async () => {
+    const fake = new FakeApi()
+      .add(makeCheckpoint('killed', { status: 'running' }))
+      .add(makeCheckpoint('breaks', { status: 'running' }))
+      .add(makeCheckpoint('asked', { status: 'running' }))
+      .add(makeCheckpoint('earlier', { status: 'running' }));
+    for (const id of ['killed', 'breaks', 'asked']) fake.driven.add(id);
+    fake.desktopNotifications = true;
+    const store = await openApp(fake, 'asked');
+    await waitFor(() => expect(store.getState().tasks.find((t) => t.task_id === 'killed')?.display_status).toBe('running'));
+    // Interrupted when the list loaded: what was there already is not news.
+    expect(store.getState().tasks.find((t) => t.task_id === 'earlier')?.display_status).toBe('interrupted');
+    const notified = () => fake.calls.filter((c) => c.method === 'showNotification').map((c) => (c.input as { title: string }).title);
+
+    // Its runner killed: no file changes, the host sends the row again (running-rows.ts).
+    fake.driven.delete('killed');
+    act(() => fake.emit({ type: 'task-changed', taskId: 'killed', version: null, summary: fake.summaryOf('killed') }));
+    await waitFor(() => expect(notified()).toEqual(['Task killed (killed) stopped before it finished']));
+
+    fake.add(makeCheckpoint('breaks', { version: 2, status: 'failed', phase: 'calling the API' }));
+    fake.driven.delete('breaks');
+    act(() => fake.emit({ type: 'task-changed', taskId: 'breaks', version: 2, summary: fake.summaryOf('breaks') }));
+    await waitFor(() => expect(notified()).toHaveLength(2));
+    expect(fake.calls.filter((c) => c.method === 'showNotification')[1].input).toMatchObject({
+      title: 'Task breaks (breaks) failed',
+      body: 'At: calling the API',
+      taskId: 'breaks',
+    });
+
+    // Stopped from this window: the person knows; the runner's exit may be heard before the row changes.
+    await act(async () => {
+      await store.getState().stopTask('asked');
+    });
+    expect(store.getState().stopRequests.asked).toBeDefined();
+    act(() => store.getState().forgetStop('asked'));
+    fake.driven.delete('asked');
+    act(() => fake.emit({ type: 'task-changed', taskId: 'asked', version: null, summary: fake.summaryOf('asked') }));
+    await waitFor(() => expect(store.getState().tasks.find((t) => t.task_id === 'asked')?.display_status).toBe('interrupted'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(notified()).toHaveLength(2);
+
+    // Run again and killed again, after the stop asked here was seen to end: news once more.
+    fake.driven.add('asked');
+    act(() => fake.emit({ type: 'task-changed', taskId: 'asked', version: null, summary: fake.summaryOf('asked') }));
+    await waitFor(() => expect(store.getState().tasks.find((t) => t.task_id === 'asked')?.display_status).toBe('running'));
+    fake.driven.delete('asked');
+    act(() => fake.emit({ type: 'task-changed', taskId: 'asked', version: null, summary: fake.summaryOf('asked') }));
+    await waitFor(() => expect(notified()).toEqual(expect.arrayContaining(['Task asked (asked) stopped before it finished'])));
+    expect(notified()).toHaveLength(3);
+  });
+
   it('in a browser, asks for permission on a click and then shows the browser’s notification', async () => {
     const shown: { title: string; body?: string }[] = [];
     class FakeNotification {
