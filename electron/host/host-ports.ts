@@ -12,6 +12,8 @@ export interface WatchTiming {
   quietMs?: number;
   maxDelayMs?: number;
   runningMs?: number;
+  /** How long a run seen to stop is left to the process that drove it before the host resumes it (start-up-recovery.ts). */
+  recoverAfterMs?: number;
 }
 
 /** What the runner reports about the processes it drives. */

@@ -42,7 +42,7 @@ import { HostOperations } from './host-operations.js';
 import type { HostRunner, RecentFolders, WatchTiming } from './host-ports.js';
 import { OpenDirectory } from './open-directory.js';
 import { snapshotRoot } from './root-snapshot.js';
-import { startRecovery } from './start-up-recovery.js';
+import { recoverRunsThatEnd, startRecovery } from './start-up-recovery.js';
 import { ModuleHashCache } from './task-agent-status.js';
 import { messageOf } from '../../shared/api/error-codes.js';
 import { howToTrust, userTrustGate, type TrustGate } from '../runtime/directory-trust.js';
@@ -62,12 +62,13 @@ export interface HostServiceOptions {
   /** Desktop: show the folder picker; resolves to the chosen path or null. */
   chooseDirectory?: (opts: { readOnly: boolean }) => Promise<string | null>;
   openStore?: (root: string) => CheckpointStore;
-  /** Watcher batching and the running rows' pace, for tests. */
+  /** Watcher batching, the running rows' pace and the wait before a stopped run is recovered, for tests. */
   watch?: WatchTiming;
   /**
-   * Resume interrupted auto-mode tasks when a directory is opened (default
-   * true when there is a runner): auto mode promises that such tasks carry on
-   * without a human, so the first host to see them after a crash restarts them.
+   * Resume interrupted auto-mode tasks when a directory is opened, and those
+   * whose run stops while it is open (default true when there is a runner):
+   * auto mode promises that such tasks carry on without a human, so the first
+   * host to see them after a crash restarts them.
    */
   recoverOnOpen?: boolean;
   hub?: EventHub;
@@ -182,12 +183,21 @@ export class HostService implements WaystationService {
     // seed, during the listing or the set-up, is caught up once, at ready.
     opened.watching = listed.then(() => opened.feed.start(seeded));
     this.hub.publish({ type: 'directory-changed', root: realRoot });
-    const runner = this.options.runner;
-    // Resuming runs each task's agent module: never in a directory opened to be looked at only.
-    if (runner?.recoverInterrupted && this.options.recoverOnOpen !== false && !opened.readOnly) {
-      opened.recovery = startRecovery(opened, (root, candidates) => runner.recoverInterrupted!(root, candidates), this.hub, listed);
-    }
+    this.startRecovery(opened, listed);
     return this.directoryInfo();
+  }
+
+  /**
+   * Resume the interrupted auto-mode tasks of `opened` once it is `listed`, and those whose run stops while it is
+   * open (start-up-recovery.ts). Resuming runs each task's agent module: never in a directory opened to be looked
+   * at only.
+   */
+  private startRecovery(opened: OpenDirectory, listed: Promise<void>): void {
+    const runner = this.options.runner;
+    if (!runner?.recoverInterrupted || this.options.recoverOnOpen === false || opened.readOnly) return;
+    const recover = (root: string, candidates?: readonly string[]) => runner.recoverInterrupted!(root, candidates);
+    opened.recovery = startRecovery(opened, recover, this.hub, listed);
+    recoverRunsThatEnd(opened, recover, this.hub, this.options.watch?.recoverAfterMs);
   }
 
   /**
@@ -241,12 +251,8 @@ export class HostService implements WaystationService {
     this.untrusted = untrusted;
     this.current = opened;
     if (opts.remember) await this.rememberFolder(store.root, true);
-    const listed = Promise.resolve();
     this.hub.publish({ type: 'directory-changed', root: store.root });
-    const runner = this.options.runner;
-    if (runner?.recoverInterrupted && this.options.recoverOnOpen !== false && !opened.readOnly) {
-      opened.recovery = startRecovery(opened, (root, candidates) => runner.recoverInterrupted!(root, candidates), this.hub, listed);
-    }
+    this.startRecovery(opened, Promise.resolve());
     return this.directoryInfo();
   }
 

@@ -4,6 +4,7 @@
  * reads, the load failures), created together when the directory is opened
  * and dropped together when another one is.
  */
+import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import type { CheckpointSource } from '../store/store-types.js';
 import { RegisteredAgentsCache } from './agent-catalog-cache.js';
 import { ChangeFeed } from './change-feed.js';
@@ -55,6 +56,7 @@ export class OpenDirectory {
   watching: Promise<void> | null = null;
   private closed = false;
   private readonly closing: (() => Promise<void>)[] = [];
+  private readonly runEndedListeners = new Set<(summary: TaskSummary) => void>();
 
   constructor(private readonly options: OpenDirectoryOptions) {
     const { root, store, hub } = options;
@@ -98,7 +100,10 @@ export class OpenDirectory {
     const running = watchRunningRows({
       recheck: () => this.list.recheckRunning(),
       queue: this.queue,
-      publish: (summary) => hub.publish({ type: 'task-changed', taskId: summary.task_id, version: null, summary }),
+      publish: (summary) => {
+        hub.publish({ type: 'task-changed', taskId: summary.task_id, version: null, summary });
+        for (const fn of this.runEndedListeners) fn(summary);
+      },
       isOpen: () => !this.closed,
       everyMs: options.watch?.runningMs,
     });
@@ -118,6 +123,14 @@ export class OpenDirectory {
     // A row that is another task's now (the id moved) is not sent: the change then relists.
     const row = summary?.task_id === taskId ? { summary } : {};
     this.options.hub.publish({ type: 'task-changed', taskId, version: null, ...row });
+  }
+
+  /**
+   * Call `fn` with each row the host's pass over running rows finds no longer running (running-rows.ts): a run that
+   * ended with nothing driving it, as it shows now.
+   */
+  onRunEnded(fn: (summary: TaskSummary) => void): void {
+    this.runEndedListeners.add(fn);
   }
 
   /** Whether the directory is still the open one. */

@@ -17,6 +17,9 @@ import { makeCheckpoint } from '../store/store-test-helpers.js';
 import { LEASE_TTL_ENV } from '../../../electron/store/lease-record.js';
 import { openLangGraphSource } from '../../../electron/sources/langgraph/open-langgraph.js';
 import { runStopped } from '../../support/langgraph-stopped-run.js';
+import { recordingRunner, type RecordedAction } from '../../support/recording-runner.js';
+import { trustAll } from '../../support/trust-all.js';
+import type { HostRunner } from '../../../electron/host/host-service.js';
 
 let root: string;
 let service: HostService | null = null;
@@ -153,6 +156,55 @@ describe('rows shown running', () => {
         if (before === undefined) delete process.env[LEASE_TTL_ENV];
         else process.env[LEASE_TTL_ENV] = before;
       }
+    },
+  );
+
+  it(
+    'have a run in auto mode resumed once its runner died and nothing else took it up for a while; not a manual one',
+    { timeout: 40_000 },
+    async () => {
+      const store = openStore(root);
+      const agent = { name: 'checkpoint-demo' };
+      await store.create(makeCheckpoint('auto-run', 3, { agent, recovery: { mode: 'auto', decisions: [], auto_attempts: 0 } }));
+      await store.create(makeCheckpoint('manual-run', 3, { agent }));
+      const autoHolder = await holdLease(path.join(root, 'auto-run'));
+      holder = await holdLease(path.join(root, 'manual-run'));
+      // The recovery the host asks for, with the tasks it names (the runner checks each whole: tested in cli-recovery).
+      const asked: (readonly string[] | undefined)[] = [];
+      const recorded: RecordedAction[] = [];
+      const runner: HostRunner = {
+        ...recordingRunner(recorded, { agentCode: true }),
+        recoverInterrupted: async (_root, candidates) => void asked.push(candidates),
+      };
+      service = new HostService({
+        host: 'web',
+        runner,
+        trust: trustAll,
+        openStore: countingStore,
+        watch: { quietMs: 60_000, maxDelayMs: 60_000, runningMs: 50, recoverAfterMs: 400 },
+      });
+      service.subscribe((e) => void events.push(e));
+      await service.open(root);
+      await service.watching();
+      // The recovery at open, of the rows that may need it (both still driven: the runner finds their leases held).
+      await expect.poll(() => asked.length, { timeout: 10_000 }).toBe(1);
+
+      const autoEnded = nextChange('auto-run');
+      const killed = new Promise((resolve) => autoHolder.on('exit', resolve));
+      autoHolder.kill('SIGKILL');
+      await killed;
+      const seen = Date.now();
+      expect((await autoEnded).summary?.display_status).toBe('interrupted');
+      await expect.poll(() => asked.length, { timeout: 10_000 }).toBe(2);
+      // Left to whatever drove it for the wait first; then this task alone.
+      expect(Date.now() - seen).toBeGreaterThanOrEqual(350);
+      expect(asked[1]).toEqual(['auto-run']);
+
+      const manualEnded = nextChange('manual-run');
+      holder.kill('SIGKILL');
+      expect((await manualEnded).summary?.display_status).toBe('interrupted');
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(asked).toHaveLength(2);
     },
   );
 });
