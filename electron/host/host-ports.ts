@@ -12,7 +12,7 @@ export interface WatchTiming {
   quietMs?: number;
   maxDelayMs?: number;
   runningMs?: number;
-  /** How long a run seen to stop is left to the process that drove it before the host resumes it (start-up-recovery.ts). */
+  /** How long a run seen to stop is left to the process that drove it before the host resumes it (auto-recovery.ts). */
   recoverAfterMs?: number;
 }
 

@@ -42,7 +42,7 @@ import { HostOperations } from './host-operations.js';
 import type { HostRunner, RecentFolders, WatchTiming } from './host-ports.js';
 import { OpenDirectory } from './open-directory.js';
 import { snapshotRoot } from './root-snapshot.js';
-import { recoverRunsThatEnd, startRecovery } from './start-up-recovery.js';
+import { recoverRunsThatEnd, startRecovery } from './auto-recovery.js';
 import { ModuleHashCache } from './task-agent-status.js';
 import { messageOf } from '../../shared/api/error-codes.js';
 import { howToTrust, userTrustGate, type TrustGate } from '../runtime/directory-trust.js';
@@ -189,7 +189,7 @@ export class HostService implements WaystationService {
 
   /**
    * Resume the interrupted auto-mode tasks of `opened` once it is `listed`, and those whose run stops while it is
-   * open (start-up-recovery.ts). Resuming runs each task's agent module: never in a directory opened to be looked
+   * open (auto-recovery.ts). Resuming runs each task's agent module: never in a directory opened to be looked
    * at only.
    */
   private startRecovery(opened: OpenDirectory, listed: Promise<void>): void {
