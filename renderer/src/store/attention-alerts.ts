@@ -25,10 +25,19 @@ export function newlyWaiting(prev: readonly TaskSummary[], next: readonly TaskSu
 /** A run that ended without finishing: shown running before, failed or interrupted now. */
 const ENDED_UNFINISHED: ReadonlySet<DisplayStatus> = new Set<DisplayStatus>(['failed', 'interrupted']);
 
-/** The tasks of `next` shown running in `prev` that now show failed or interrupted. */
+/**
+ * The tasks of `next` shown running in `prev` that now show failed or interrupted. A LangGraph thread shown
+ * interrupted is not among them: its running was a guess from its newest checkpoint's age, and a node that works for
+ * long shows interrupted for a while with its run well alive (its failure is recorded, and is news).
+ */
 export function newlyStopped(prev: readonly TaskSummary[], next: readonly TaskSummary[]): TaskSummary[] {
   const before = new Map(prev.map((t) => [t.task_id, t.display_status]));
-  return next.filter((t) => ENDED_UNFINISHED.has(t.display_status) && before.get(t.task_id) === 'running');
+  return next.filter(
+    (t) =>
+      ENDED_UNFINISHED.has(t.display_status) &&
+      before.get(t.task_id) === 'running' &&
+      !(t.format === 'langgraph' && t.display_status === 'interrupted'),
+  );
 }
 
 /** How many tasks wait for a person. */
