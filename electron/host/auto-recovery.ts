@@ -32,8 +32,9 @@ function noticeStopped(dir: OpenDirectory, hub: EventHub, err: unknown): void {
 
 /**
  * While `dir` is open, recover each run the host saw stop (OpenDirectory.onRunEnded) that may need it
- * (mayNeedRecovery: auto or confirm mode), `afterMs` after it stopped, when its row still shows it stopped. The
- * runner then checks the task whole, as at start-up: its lease, a stop a person asked for, its attempts left.
+ * (mayNeedRecovery: auto or confirm mode), `afterMs` (and up to a seventh more) after it stopped, when its row
+ * still shows it stopped. The runner then checks the task whole, as at start-up: its lease, a stop a person asked
+ * for, its attempts left.
  */
 export function recoverRunsThatEnd(dir: OpenDirectory, recover: Recover, hub: EventHub, afterMs = RECOVER_AFTER_MS): void {
   const timers = new Map<string, NodeJS.Timeout>();
@@ -46,7 +47,9 @@ export function recoverRunsThatEnd(dir: OpenDirectory, recover: Recover, hub: Ev
   dir.onRunEnded((summary) => {
     if (!mayNeedRecovery(summary)) return;
     clearTimeout(timers.get(summary.location));
-    const timer = setTimeout(() => due(summary), afterMs);
+    // Up to a seventh more, drawn: two hosts open on one directory see a run stop within the same pass, and would
+    // otherwise both start its resume at once (the lease lets one through; the other's runner says it lost).
+    const timer = setTimeout(() => due(summary), afterMs + Math.floor(Math.random() * (afterMs / 7)));
     timer.unref();
     timers.set(summary.location, timer);
   });
