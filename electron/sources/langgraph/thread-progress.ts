@@ -129,17 +129,17 @@ export function progressOf(facts: ProgressFacts): Progress {
       `The run stopped after ${list(finished)} finished, before LangGraph saved the next checkpoint; the writes are saved. ` +
       `${invoke} applies them (${list(finished)} does not run again) and ${next.length ? `runs ${list(next)}` : 'ends the run: they trigger no other node'}.`;
   } else if (answered) {
-    phase = `answered; stopped in ${list(open)}`;
+    phase = `answered; in ${list(open)}`;
     hint =
       `The interrupt in ${list(open)} was answered (the answer is saved), but no checkpoint followed: the process ended while ${list(open)} ran again, or is still running. ` +
       `${invoke} runs ${list(open)} again, which gets the saved answer.`;
   } else if (finished.length > 0) {
-    phase = `stopped in ${list(open)} (${list(finished)} finished)`;
+    phase = `in ${list(open)} (${list(finished)} finished)`;
     hint =
       `The run stopped during ${list(open)}: ${list(finished)} finished (the writes are saved), ${list(open)} did not. ` +
       `${invoke} runs ${list(open)}; the saved writes are applied, and ${list(finished)} does not run again.`;
   } else {
-    phase = `stopped before ${list(open)}`;
+    phase = `next: ${list(open)}`;
     const unknown = work.unattributed
       ? ` ${work.unattributed} of the due tasks saved writes, which cannot be matched to their nodes here; LangGraph does not run those again.`
       : '';

@@ -82,7 +82,7 @@ describe('LangGraph threads whose run stopped before it ended', () => {
     expect(cp.status).toBe('running');
     expect(summary.display_status).toBe('interrupted');
     expect(needsAttention(summary)).toBe(true);
-    expect(cp.phase).toBe('stopped before act');
+    expect(cp.phase).toBe('next: act');
     expect(steps(cp)).toEqual([
       ['plan', 'done'],
       ['act', 'pending'],
@@ -95,7 +95,7 @@ describe('LangGraph threads whose run stopped before it ended', () => {
   it('shows a process that died inside a node the same way: LangGraph saved the same rows', async () => {
     const { cp, summary } = await shown('cut-off');
     expect([cp.status, summary.display_status, needsAttention(summary)]).toEqual(['running', 'interrupted', true]);
-    expect(cp.phase).toBe('stopped before act');
+    expect(cp.phase).toBe('next: act');
     expect(cp.resume_hint).toContain('a process that ended (or still runs) inside act');
   });
 
@@ -111,7 +111,7 @@ describe('LangGraph threads whose run stopped before it ended', () => {
     const diff = await captureCli('diff', file, 'breakpoint', '2', '3');
     expect(diff.code).toBe(0);
     expect(diff.out).not.toContain('halted');
-    expect(diff.out).toContain('next: plan → stopped before act');
+    expect(diff.out).toContain('next: plan → next: act');
   });
 
   it('shows a node whose writes were saved as done, and says invoking applies them and runs the next node, as LangGraph does', async () => {
@@ -143,7 +143,7 @@ describe('LangGraph threads whose run stopped before it ended', () => {
       ['plan', 'done'],
       ['research', 'pending'],
     ]);
-    expect(cp.phase).toBe('stopped in research (plan finished)');
+    expect(cp.phase).toBe('in research (plan finished)');
     expect(lg(cp).next).toEqual(['research']);
     expect(cp.resume_hint).toContain('runs research; the saved writes are applied, and plan does not run again');
 
@@ -168,7 +168,7 @@ describe('LangGraph threads whose run stopped before it ended', () => {
   it('shows an answered interrupt whose run died as interrupted in that node, which runs again with the saved answer', async () => {
     const { cp, summary } = await shown('answered');
     expect([cp.status, summary.display_status]).toEqual(['running', 'interrupted']);
-    expect(cp.phase).toBe('answered; stopped in review');
+    expect(cp.phase).toBe('answered; in review');
     expect(lg(cp).waiting_for_human).toBeUndefined();
     expect(cp.resume_hint).toContain('runs review again, which gets the saved answer');
 
@@ -196,13 +196,13 @@ describe('LangGraph threads whose run stopped before it ended', () => {
     // could be a run between its steps.
     const young = await withLeaseTtl(3_600_000, () => captureCli('ls', file));
     expect(young.code).toBe(0);
-    expect(young.out).toMatch(/breakpoint\s+running\s+1\/2\s+stopped before act/);
+    expect(young.out).toMatch(/breakpoint\s+running\s+1\/2\s+next: act/);
     expect(young.out).toMatch(/fails\s+failed\s+1\/2\s+failed in act/);
     const { code, out } = await withLeaseTtl(1, () => captureCli('ls', file));
     expect(code).toBe(0);
     expect(out).not.toContain('halted');
     expect(out).not.toMatch(/\brunning\b/);
-    expect(out).toMatch(/breakpoint\s+interrupted\s+1\/2\s+stopped before act/);
+    expect(out).toMatch(/breakpoint\s+interrupted\s+1\/2\s+next: act/);
     expect(out).toMatch(/after-plan\s+interrupted\s+1\/2\s+plan finished, not checkpointed; next: act/);
   });
 
@@ -238,7 +238,7 @@ describe('the same runs stopped in a PostgreSQL database', () => {
 
   it("maps them as in SQLite: checkpoint_writes' saved writes make plan done", async () => {
     const paused = (await pgSource.getTask('breakpoint'))!.checkpoint!;
-    expect([paused.status, paused.phase]).toEqual(['running', 'stopped before act']);
+    expect([paused.status, paused.phase]).toEqual(['running', 'next: act']);
     const afterPlan = (await pgSource.getTask('after-plan'))!.checkpoint!;
     expect(steps(afterPlan)).toEqual([
       ['plan', 'done'],
