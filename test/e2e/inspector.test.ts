@@ -11,13 +11,15 @@
  * view, in light and dark, lands in test-results/screenshots/.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import type { TaskDetail } from '../../shared/api/contract.js';
 import { REPO } from '../support/node-bundle.js';
+import { openStore } from '../../electron/store/directory-store.js';
+import { makeCheckpoint } from '../electron/store/store-test-helpers.js';
 import {
   CHROMIUM,
   hasChromium,
@@ -334,6 +336,43 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     expect(writer.status, writer.stderr).toBe(0);
     await page.getByText(note).first().waitFor({ timeout: LONG });
     expect(await page.evaluate(() => (globalThis as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
+  }, 90_000);
+
+  it('shows a run whose runner was killed outside the host as interrupted, without a reload', async () => {
+    // A task a process of its own drives (its lease held), as a `waystation run` in a terminal does.
+    await openStore(root).create(makeCheckpoint('killed-run'));
+    const holder = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO, 'test/electron/store/lease-holder.ts'), path.join(root, 'killed-run')],
+      {
+        cwd: REPO,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout!.on('data', (b: Buffer) => b.toString().includes('held') && resolve());
+        holder.once('exit', (code) => reject(new Error(`the lease holder exited early (${code})`)));
+      });
+      await openTask('killed-run');
+      await waitForStatus('Running');
+      await page.evaluate(() => ((globalThis as unknown as { __noReload: boolean }).__noReload = true));
+      // Killed: no file of the task changes; the host reads the lease again and says so.
+      holder.kill('SIGKILL');
+      await exited;
+      await waitForStatus('Interrupted');
+      await taskList()
+        .locator(`[id="${rowId('killed-run')}"]`)
+        .getByText('Interrupted')
+        .waitFor({ timeout: LONG });
+      expect(await page.evaluate(() => (globalThis as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
+    } finally {
+      holder.kill('SIGKILL');
+      await exited;
+      await page.getByRole('searchbox', { name: 'Search tasks' }).fill('');
+      await fs.rm(path.join(root, 'killed-run'), { recursive: true, force: true });
+    }
   }, 90_000);
 
   it('holds the list in its order while the pointer is over it: a task written to keeps its row until the pointer leaves', async () => {
