@@ -95,6 +95,12 @@ export interface FileCheckHooks {
   isOpen(): boolean;
   /** A row gained problems of its files: publish it as changed. */
   onRowChanged(summary: TaskSummary): void;
+  /**
+   * A row shown running, summarized again, no longer shows running, with no change the watcher reported (its
+   * runner died, or let its lease go after a save not reported yet): publish it, whoever asked it again (a listing,
+   * an overview, the pass over running rows).
+   */
+  onRunEnded?(summary: TaskSummary): void;
 }
 
 /** What fileProblems needs of a kept row. */
@@ -159,7 +165,7 @@ export class KeptTaskList {
     const again = keep(k.recheck, await this.summarize(k.recheck));
     // A watcher batch may have replaced the row meanwhile: its answer stands.
     if (summaries.get(location) !== k) return summaries.get(location)?.summary;
-    summaries.set(location, again);
+    this.replace(summaries, location, k, again);
     return again.summary;
   }
 
@@ -170,19 +176,22 @@ export class KeptTaskList {
    * after a save the watcher has not reported yet). Nothing before the first build; a row a watcher batch replaced
    * meanwhile keeps its answer.
    */
-  async recheckRunning(): Promise<TaskSummary[]> {
+  async recheckRunning(): Promise<void> {
     const summaries = this.summaries;
-    if (!summaries) return [];
-    const changed: TaskSummary[] = [];
+    if (!summaries) return;
     // From a copy: a watcher batch may change the map while a row is summarized.
     for (const [location, k] of [...summaries]) {
       if (k.summary.display_status !== 'running' || !k.recheck) continue;
       const again = await this.recheck(location, k, k.recheck);
-      if (summaries.get(location) !== k || again.summary.display_status === 'running') continue;
-      summaries.set(location, again);
-      changed.push(again.summary);
+      if (summaries.get(location) === k) this.replace(summaries, location, k, again);
     }
-    return changed;
+  }
+
+  /** Put `again` in place of the kept row `k` at `location`, and say so when a run it showed ended (onRunEnded). */
+  private replace(summaries: Map<string, KeptSummary>, location: string, k: KeptSummary, again: KeptSummary): void {
+    summaries.set(location, again);
+    const ended = k.summary.display_status === 'running' && again.summary.display_status !== 'running';
+    if (ended && this.files.isOpen()) this.files.onRunEnded?.(again.summary);
   }
 
   /** Whether the built list has a row at `location` (false before the first build). */
@@ -359,7 +368,7 @@ export class KeptTaskList {
       const again = await this.recheck(location, k, k.recheck);
       // A watcher batch may have replaced or removed this row while it was summarized: its answer stands.
       const now = kept.get(location);
-      if (now === k) kept.set(location, again);
+      if (now === k) this.replace(kept, location, k, again);
       if (now !== undefined) out.push(now === k ? again : now);
     }
     return out;

@@ -72,6 +72,11 @@ export class OpenDirectory {
       {
         isOpen: () => !this.closed,
         onRowChanged: (summary) => hub.publish({ type: 'task-changed', taskId: summary.task_id, version: summary.version, summary }),
+        // The task's standing changed, not its files: no version, as a full verify's drift is sent.
+        onRunEnded: (summary) => {
+          hub.publish({ type: 'task-changed', taskId: summary.task_id, version: null, summary });
+          for (const fn of this.runEndedListeners) fn(summary);
+        },
       },
       drift,
     );
@@ -100,10 +105,6 @@ export class OpenDirectory {
     const running = watchRunningRows({
       recheck: () => this.list.recheckRunning(),
       queue: this.queue,
-      publish: (summary) => {
-        hub.publish({ type: 'task-changed', taskId: summary.task_id, version: null, summary });
-        for (const fn of this.runEndedListeners) fn(summary);
-      },
       isOpen: () => !this.closed,
       everyMs: options.watch?.runningMs,
     });
@@ -126,8 +127,9 @@ export class OpenDirectory {
   }
 
   /**
-   * Call `fn` with each row the host's pass over running rows finds no longer running (running-rows.ts): a run that
-   * ended with nothing driving it, as it shows now.
+   * Call `fn` with each kept row found no longer running when it was summarized again (KeptTaskList's onRunEnded:
+   * the pass over running rows, running-rows.ts, or a listing): a run that ended with nothing the watcher saw, as it
+   * shows now.
    */
   onRunEnded(fn: (summary: TaskSummary) => void): void {
     this.runEndedListeners.add(fn);

@@ -7,10 +7,10 @@
  * read again, says it stopped at once for a process of this machine that is
  * gone, and once its heartbeat is stale for another machine's.
  *
- * A row that no longer shows running is sent as a change with no version
- * (the task's standing changed, not its files), as a full verify's drift is.
+ * The kept list announces a row that no longer shows running
+ * (KeptTaskList's onRunEnded), whoever asked it again: this pass, or a listing
+ * that came first.
  */
-import type { TaskSummary } from '../../shared/checkpoint/task-summary.js';
 import type { SerialQueue } from './serial-queue.js';
 
 /** How often the running rows are asked again, at most: a dead runner is shown stopped within about this. */
@@ -23,12 +23,10 @@ export const RUNNING_RECHECK_MS = 2_000;
 const PASS_SHARE = 4;
 
 export interface RunningRowsOptions {
-  /** The rows shown running, summarized again: those that no longer show running (KeptTaskList.recheckRunning). */
-  recheck: () => Promise<TaskSummary[]>;
+  /** Summarize the rows shown running again (KeptTaskList.recheckRunning). */
+  recheck: () => Promise<void>;
   /** The directory's queue: a pass runs between the watcher's batches, never across one. */
   queue: SerialQueue;
-  /** A row that stopped showing running, as it shows now. */
-  publish: (summary: TaskSummary) => void;
   isOpen: () => boolean;
   everyMs?: number;
 }
@@ -48,8 +46,7 @@ export function watchRunningRows(opts: RunningRowsOptions): { stop: () => void }
     timer = null;
     const started = performance.now();
     try {
-      const changed = await opts.queue.run(() => (opts.isOpen() ? opts.recheck() : Promise.resolve([])));
-      for (const summary of changed) if (opts.isOpen() && !stopped) opts.publish(summary);
+      await opts.queue.run(() => (opts.isOpen() && !stopped ? opts.recheck() : Promise.resolve()));
     } catch {
       // A read that failed (a database away for a moment) is tried at the next pass; the watcher reports what it can.
     }

@@ -339,11 +339,13 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
   }, 90_000);
 
   it('shows a run whose runner was killed outside the host as interrupted, without a reload', async () => {
-    // A task a process of its own drives (its lease held), as a `waystation run` in a terminal does.
-    await openStore(root).create(makeCheckpoint('killed-run'));
+    // A task a process of its own drives (its lease held), as a `waystation run` in a terminal does; made aside and
+    // moved in whole, so the list reads it driven, as it would after the runner's first save under the lease.
+    const aside = await fs.mkdtemp(path.join(path.dirname(root), 'aside-'));
+    await openStore(aside).create(makeCheckpoint('killed-run'));
     const holder = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(REPO, 'test/electron/store/lease-holder.ts'), path.join(root, 'killed-run')],
+      ['--import', 'tsx', path.join(REPO, 'test/electron/store/lease-holder.ts'), path.join(aside, 'killed-run')],
       {
         cwd: REPO,
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -355,6 +357,11 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
         holder.stdout!.on('data', (b: Buffer) => b.toString().includes('held') && resolve());
         holder.once('exit', (code) => reject(new Error(`the lease holder exited early (${code})`)));
       });
+      await fs.rename(path.join(aside, 'killed-run'), path.join(root, 'killed-run'));
+      await taskList()
+        .locator(`[id="${rowId('killed-run')}"]`)
+        .getByText('Running')
+        .waitFor({ timeout: LONG });
       await openTask('killed-run');
       await waitForStatus('Running');
       await page.evaluate(() => ((globalThis as unknown as { __noReload: boolean }).__noReload = true));
@@ -372,6 +379,11 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
       await exited;
       await page.getByRole('searchbox', { name: 'Search tasks' }).fill('');
       await fs.rm(path.join(root, 'killed-run'), { recursive: true, force: true });
+      await fs.rm(aside, { recursive: true, force: true });
+      // Gone from the list before the next test reads its order.
+      await taskList()
+        .locator(`[id="${rowId('killed-run')}"]`)
+        .waitFor({ state: 'detached', timeout: LONG });
     }
   }, 90_000);
 

@@ -123,6 +123,26 @@ describe('rows shown running', () => {
     expect(leaseReads).toBe(reads);
   });
 
+  it('are announced stopped by a listing that asks them again first, as by the pass', { timeout: 40_000 }, async () => {
+    await openStore(root).create(makeCheckpoint('driven'));
+    holder = await holdLease(path.join(root, 'driven'));
+    // No pass before a minute: what finds the runner gone below is the listing.
+    service = new HostService({ host: 'web', openStore: countingStore, watch: { quietMs: 60_000, maxDelayMs: 60_000, runningMs: 60_000 } });
+    service.subscribe((e) => void events.push(e));
+    await service.open(root);
+    await service.watching();
+    expect((await service.listTasks()).find((t) => t.task_id === 'driven')?.display_status).toBe('running');
+
+    const changed = nextChange('driven');
+    const killed = new Promise((resolve) => holder!.on('exit', resolve));
+    holder.kill('SIGKILL');
+    await killed;
+    // An inspector's listing (its overview, a reload) reads the row again before any pass does.
+    expect((await service.listTasks()).find((t) => t.task_id === 'driven')?.display_status).toBe('interrupted');
+    const event = await changed;
+    expect([event.version, event.summary?.display_status]).toEqual([null, 'interrupted']);
+  });
+
   it(
     'show a LangGraph thread interrupted once its newest checkpoint is older than the lease time-to-live',
     { timeout: 90_000 },
