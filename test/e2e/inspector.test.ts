@@ -358,6 +358,8 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
         holder.once('exit', (code) => reject(new Error(`the lease holder exited early (${code})`)));
       });
       await fs.rename(path.join(aside, 'killed-run'), path.join(root, 'killed-run'));
+      // The search an earlier test left would hide its row.
+      await page.getByRole('searchbox', { name: 'Search tasks' }).fill('killed-run');
       await taskList()
         .locator(`[id="${rowId('killed-run')}"]`)
         .getByText('Running')
