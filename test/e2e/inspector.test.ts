@@ -11,7 +11,7 @@
  * view, in light and dark, lands in test-results/screenshots/.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -20,6 +20,7 @@ import type { TaskDetail } from '../../shared/api/contract.js';
 import { REPO } from '../support/node-bundle.js';
 import { openStore } from '../../electron/store/directory-store.js';
 import { makeCheckpoint } from '../electron/store/store-test-helpers.js';
+import { holdLease } from '../support/hold-lease.js';
 import {
   CHROMIUM,
   hasChromium,
@@ -343,20 +344,9 @@ describe.skipIf(!hasChromium)('the inspector, end to end', () => {
     // moved in whole, so the list reads it driven, as it would after the runner's first save under the lease.
     const aside = await fs.mkdtemp(path.join(path.dirname(root), 'aside-'));
     await openStore(aside).create(makeCheckpoint('killed-run'));
-    const holder = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(REPO, 'test/electron/store/lease-holder.ts'), path.join(aside, 'killed-run')],
-      {
-        cwd: REPO,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
+    const holder = await holdLease(path.join(aside, 'killed-run'));
     const exited = new Promise((resolve) => holder.once('exit', resolve));
     try {
-      await new Promise<void>((resolve, reject) => {
-        holder.stdout!.on('data', (b: Buffer) => b.toString().includes('held') && resolve());
-        holder.once('exit', (code) => reject(new Error(`the lease holder exited early (${code})`)));
-      });
       await fs.rename(path.join(aside, 'killed-run'), path.join(root, 'killed-run'));
       // The search an earlier test left would hide its row.
       await page.getByRole('searchbox', { name: 'Search tasks' }).fill('killed-run');

@@ -4,7 +4,7 @@
  * is no longer held is sent as a change, so every inspector open on the
  * directory shows the task stopped without being reloaded.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +19,7 @@ import { openLangGraphSource } from '../../../electron/sources/langgraph/open-la
 import { runStopped } from '../../support/langgraph-stopped-run.js';
 import { recordingRunner, type RecordedAction } from '../../support/recording-runner.js';
 import { trustAll } from '../../support/trust-all.js';
+import { holdLease } from '../../support/hold-lease.js';
 import type { HostRunner } from '../../../electron/host/host-service.js';
 
 let root: string;
@@ -49,18 +50,6 @@ function countingStore(dir: string): CheckpointStore {
     return readLease(taskId, opts);
   };
   return store;
-}
-
-/** A process of its own that takes the task's lease, says so, and runs until killed (test/electron/store/lease-holder.ts). */
-async function holdLease(taskDir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, '../store/lease-holder.ts'), taskDir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (b: Buffer) => b.toString().includes('held') && resolve());
-    child.on('exit', (code) => reject(new Error(`the lease holder exited early (${code})`)));
-  });
-  return child;
 }
 
 /** Open the host with batches that wait a minute for quiet: nothing below comes from the watcher. */
