@@ -51,6 +51,13 @@ const values = benchOptions(import.meta.url, {
 });
 
 const quick = values.quick;
+// Every count checked before anything is measured: a typo found after the start-up and scale benches costs minutes.
+const tasks = wholeNumber('tasks', values.tasks, quick ? 500 : 10_000);
+const versionsPerTask = wholeNumber('versions', values.versions, 10, 2);
+const writes = wholeNumber('writes', values.writes, quick ? 20 : 100);
+const laterColdHosts = wholeNumber('cold-hosts', values['cold-hosts'], LATER_COLD_HOSTS);
+const runtimeSteps = wholeNumbers('runtime-steps', values['runtime-steps'] ?? (quick ? '100,1000' : '100,1000,10000'), 2);
+
 const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
 const machine = await describeMachine(os.tmpdir());
 console.log(
@@ -68,19 +75,18 @@ if (startup) console.log(`## Start-up\n\n${formatStartup(startup)}\n`);
 const scale = values['skip-scale']
   ? null
   : await runInspectorScale({
-      tasks: wholeNumber('tasks', values.tasks, quick ? 500 : 10_000),
-      versionsPerTask: wholeNumber('versions', values.versions, 10, 2),
+      tasks,
+      versionsPerTask,
       diffBytes: 5 * 1024 * 1024,
-      writes: wholeNumber('writes', values.writes, quick ? 20 : 100),
+      writes,
       writeSpacingMs: 300,
       runs: quick ? 3 : 5,
       browser: !values['no-browser'],
-      laterColdHosts: wholeNumber('cold-hosts', values['cold-hosts'], LATER_COLD_HOSTS),
+      laterColdHosts,
       log: (line) => console.error(line),
     });
 if (scale) console.log(`## Inspector at scale\n\n${formatInspectorScale(scale)}\n`);
 
-const runtimeSteps = wholeNumbers('runtime-steps', values['runtime-steps'] ?? (quick ? '100,1000' : '100,1000,10000'), 2);
 const runtime = values['skip-runtime']
   ? null
   : await runRuntimeBench({

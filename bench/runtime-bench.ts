@@ -20,21 +20,21 @@ import { writeResultsFile } from './lib/results-file.js';
 const values = benchOptions(import.meta.url, {
   steps: { type: 'string', default: '100,1000,10000' },
   'large-plans': { type: 'string', default: '10000' },
-  'read-runs': { type: 'string', default: '3' },
+  'read-runs': { type: 'string' },
   'no-langgraph': { type: 'boolean', default: false },
-  'full-langgraph-up-to': { type: 'string', default: '1000' },
-  'warm-up-steps': { type: 'string', default: '50' },
+  'full-langgraph-up-to': { type: 'string' },
+  'warm-up-steps': { type: 'string' },
   'no-json': { type: 'boolean', default: false },
 });
 
 const steps = wholeNumbers('steps', values.steps, 2);
 const largePlans = wholeNumbers('large-plans', values['large-plans'], 2);
 const readRuns = wholeNumber('read-runs', values['read-runs'], 3);
+const fullUpTo = wholeNumber('full-langgraph-up-to', values['full-langgraph-up-to'], 1000, 0);
+const warmUpSteps = wholeNumber('warm-up-steps', values['warm-up-steps'], 50, 0);
 
 const command = ['node bin/waystation-tsx.mjs bench/runtime-bench.ts', ...process.argv.slice(2)].join(' ');
 const machine = await describeMachine(os.tmpdir());
-const fullUpTo = wholeNumber('full-langgraph-up-to', values['full-langgraph-up-to'], 1000, 0);
-const warmUpSteps = wholeNumber('warm-up-steps', values['warm-up-steps'], 50, 0);
 const results = await runRuntimeBench({
   steps,
   largePlans,
