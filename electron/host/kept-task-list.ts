@@ -179,10 +179,12 @@ export class KeptTaskList {
   async recheckRunning(): Promise<void> {
     const summaries = this.summaries;
     if (!summaries) return;
-    // From a copy: a watcher batch may change the map while a row is summarized.
-    for (const [location, k] of [...summaries]) {
-      if (k.summary.display_status !== 'running' || !k.recheck) continue;
-      const again = await this.recheck(location, k, k.recheck);
+    // The running rows picked first (a few of thousands, every two seconds): a watcher batch may change the map while
+    // a row is summarized.
+    const running: [string, KeptSummary, ListedTask][] = [];
+    for (const [location, k] of summaries) if (k.summary.display_status === 'running' && k.recheck) running.push([location, k, k.recheck]);
+    for (const [location, k, entry] of running) {
+      const again = await this.recheck(location, k, entry);
       if (summaries.get(location) === k) this.replace(summaries, location, k, again);
     }
   }
