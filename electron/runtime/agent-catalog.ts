@@ -17,6 +17,7 @@ import type { DescribedAgent } from './worker-protocol.js';
 import { nodeFs } from '../store/store-fs.js';
 import { optionsJsonSchema } from '../../shared/api/options-json-schema.js';
 import { CommandAgentEntry } from './command-agent.js';
+import { nearestName } from './nearest-name.js';
 
 /** The configuration file's name, in the checkpoint directory root. */
 export const AGENTS_CONFIG_FILE = 'waystation.config.json';
@@ -112,6 +113,41 @@ export async function readAgentsConfig(root: string): Promise<AgentsConfigRead> 
     commands: agents.filter((a): a is CommandAgentEntry => 'command' in a),
     problem: null,
   };
+}
+
+/**
+ * Why no agent named `name` can start from a directory configured as `config`, when that is known without loading a
+ * module: it is not built in, no entry or command is registered under it, and no entry leaves its name to its module
+ * to tell (or the configuration cannot be used at all). Null when it may yet be found. A command can then say so
+ * before it asks to trust the directory for an agent that is not there.
+ */
+export function agentNotFound(name: string, config: AgentsConfigRead): string | null {
+  if (builtInAgents().has(name)) return null;
+  if (config.problem) return `"${name}" is not a built-in agent (${builtInNames()}), and ${config.problem}`;
+  const registered = [...config.commands, ...config.entries].some((e) => e.name === name);
+  if (registered || config.entries.some((e) => !e.name)) return null;
+  return noAgentMessage(name, config);
+}
+
+/**
+ * "There is no agent": the built-in agents and what the configuration registers, the name nearest the one asked
+ * for, and why registered entries that were loaded to look for it did not give it (`failures`).
+ */
+export function noAgentMessage(name: string, config: AgentsConfigRead, failures: readonly string[] = []): string {
+  const registered = [...config.commands.map((c) => c.name), ...config.entries.map((e) => e.name ?? e.module)];
+  const near = nearestName(name, [...builtInAgents().keys(), ...registered]);
+  return (
+    `there is no agent "${name}"${near ? ` (did you mean "${near}"?)` : ''}: the built-in agents are ${builtInNames()}` +
+    (config.present
+      ? `, and ${AGENTS_CONFIG_FILE} registers ${registered.length ? registered.join(', ') : 'none'}`
+      : `; register others in ${AGENTS_CONFIG_FILE}`) +
+    (failures.length ? ` (${failures.join('; ')})` : '') +
+    '. Nothing was written.'
+  );
+}
+
+function builtInNames(): string {
+  return [...builtInAgents().keys()].join(', ');
 }
 
 /** One agent the directory can start, as the app lists it. */

@@ -23,7 +23,7 @@ import { rewindTask, type RewindRequest } from './rewind-task.js';
 import { STOP_OPERATION, stopTask, type StopRequestOptions } from './stop-task.js';
 import { agentLoadTimeoutMs, isModuleSpecifier } from './agent-loader.js';
 import { describeAgentModule, killMarginMs, type DescribeOptions } from './agent-describer.js';
-import { AGENTS_CONFIG_FILE, describeConfigEntry, readAgentsConfig } from './agent-catalog.js';
+import { AGENTS_CONFIG_FILE, agentNotFound, describeConfigEntry, noAgentMessage, readAgentsConfig } from './agent-catalog.js';
 import { importLegacyForResume } from './legacy-resume.js';
 import {
   DEFAULT_MAX_AUTO_ATTEMPTS,
@@ -272,7 +272,7 @@ export class Runner extends EventEmitter {
    */
   async spawnJob(job: CommandJob): Promise<RunOutcome> {
     const command = await this.commandFor(job);
-    if (typeof command === 'string') return refused(job.taskId, 'agent-unavailable', command);
+    if (typeof command === 'string') return refusedOutcome(job.taskId, 'agent-unavailable', command);
     return command ? this.spawnCommand(command, job) : this.spawnWorker(job).done;
   }
 
@@ -307,7 +307,7 @@ export class Runner extends EventEmitter {
     try {
       sha256 = await hashCommand(job.root, entry.command);
     } catch (err) {
-      if (err instanceof CommandFilesError) return refused(taskId, 'agent-unavailable', err.message);
+      if (err instanceof CommandFilesError) return refusedOutcome(taskId, 'agent-unavailable', err.message);
       throw err;
     }
     const child = spawnCommandAgent(entry, job, env, sha256);
@@ -346,13 +346,17 @@ export class Runner extends EventEmitter {
             ? await this.endedByStop(taskId, `the agent process for ${taskId} ${describeSignal(code, signal)}`)
             : null;
         if (spawnError) {
-          outcome = refused(
+          outcome = refusedOutcome(
             taskId,
             'agent-unavailable',
             `the command of agent ${entry.name} (${entry.command.join(' ')}) could not be started: ${(spawnError as Error).message}; the task was left untouched`,
           );
         } else if (refusal) {
-          outcome = refused(taskId, refusal, lastError.replace(/^error:\s*/, '') || `agent ${entry.name} refused the job (exit ${code})`);
+          outcome = refusedOutcome(
+            taskId,
+            refusal,
+            lastError.replace(/^error:\s*/, '') || `agent ${entry.name} refused the job (exit ${code})`,
+          );
         } else if (code === RunExit.stopped && cp?.recovery.stopped) {
           // The agent honoured a stop request: it saved the stop and let the lease go (docs/WRITING-AGENTS.md).
           outcome = {
@@ -545,28 +549,28 @@ export class Runner extends EventEmitter {
   async startRun(req: StartRunRequest): Promise<RunOutcome> {
     if (req.taskId !== undefined && !(await this.store.getTask(req.taskId).catch(() => null))) {
       const why = newTaskIdProblem(req.taskId);
-      if (why) return refused(req.taskId, 'invalid', why);
+      if (why) return refusedOutcome(req.taskId, 'invalid', why);
     }
     const heavy = optionsTooLarge(req.options);
-    if (heavy) return refused(req.taskId ?? '', 'too-large', heavy);
+    if (heavy) return refusedOutcome(req.taskId ?? '', 'too-large', heavy);
     let agentRef;
     try {
       agentRef = await this.resolveAgent(req);
     } catch (err) {
-      return refused(req.taskId ?? '', err instanceof OperationError ? err.code : 'agent-unavailable', (err as Error).message);
+      return refusedOutcome(req.taskId ?? '', err instanceof OperationError ? err.code : 'agent-unavailable', (err as Error).message);
     }
     const taskId = req.taskId ?? generateTaskId(agentRef.name);
     try {
       // A database with no schema yet gets it here, when its store allows (as `waystation run` does).
       await this.store.prepareForWrites();
     } catch (err) {
-      return refused(taskId, (err as { code?: string }).code ?? 'io', (err as Error).message, true);
+      return refusedOutcome(taskId, (err as { code?: string }).code ?? 'io', (err as Error).message, true);
     }
     const existing = req.taskId ? await this.store.getTask(taskId) : null;
     if (existing && !isUnfinishedCreate(existing)) {
       const name = existing.checkpoint?.agent?.name;
       if (name && name !== agentRef.name)
-        return refused(
+        return refusedOutcome(
           taskId,
           'agent-mismatch',
           `task ${taskId} already exists and belongs to agent ${name}, not ${agentRef.name}; nothing was written`,
@@ -619,8 +623,8 @@ export class Runner extends EventEmitter {
     }
     const command = config.commands.find((c) => c.name === req.agent);
     if (command) return commandAgentRef(command);
-    const builtIns = [...builtInAgents().keys()].join(', ');
-    if (config.problem) throw new OperationError('invalid', `"${req.agent}" is not a built-in agent (${builtIns}), and ${config.problem}`);
+    const notFound = agentNotFound(req.agent, config);
+    if (notFound) throw new OperationError('invalid', notFound);
     // Entries that name their agent are tried first; the others must be loaded to learn their names.
     const named = config.entries.filter((e) => e.name === req.agent);
     const candidates = named.length > 0 ? named : config.entries.filter((e) => !e.name);
@@ -634,15 +638,7 @@ export class Runner extends EventEmitter {
         failures.push((err as Error).message);
       }
     }
-    throw new OperationError(
-      named.length > 0 ? 'agent-unavailable' : 'invalid',
-      `there is no agent "${req.agent}": the built-in agents are ${builtIns}` +
-        (config.present
-          ? `, and ${AGENTS_CONFIG_FILE} registers ${config.entries.length ? config.entries.map((e) => e.name ?? e.module).join(', ') : 'none'}`
-          : `; register others in ${AGENTS_CONFIG_FILE}`) +
-        (failures.length ? ` (${failures.join('; ')})` : '') +
-        '. Nothing was written.',
-    );
+    throw new OperationError(named.length > 0 ? 'agent-unavailable' : 'invalid', noAgentMessage(req.agent, config, failures));
   }
 
   /**
@@ -672,7 +668,7 @@ export class Runner extends EventEmitter {
         taskId = imported.taskId;
       }
     } catch (err) {
-      if (err instanceof OperationError) return refused(taskId, err.code, err.message);
+      if (err instanceof OperationError) return refusedOutcome(taskId, err.code, err.message);
       throw err;
     }
     const first = await this.spawnJob({ kind: 'resume', root: this.location, taskId, trigger: 'human', ...req, actor: this.opts.actor });
@@ -740,9 +736,9 @@ export class Runner extends EventEmitter {
       // Edits and rejections succeed when they are written, whatever the task's status afterwards.
       return { ...o, exitCode: RunExit.done };
     } catch (err) {
-      if (err instanceof OperationError) return refused(taskId, err.code, err.message);
+      if (err instanceof OperationError) return refusedOutcome(taskId, err.code, err.message);
       // A value its own readers would refuse: bad input, and nothing was written.
-      if (err instanceof WriteLimitError) return refused(taskId, 'invalid', err.message);
+      if (err instanceof WriteLimitError) return refusedOutcome(taskId, 'invalid', err.message);
       throw err;
     }
   }
@@ -862,10 +858,10 @@ export class Runner extends EventEmitter {
  * is refused with what the process said, as a start refused before it ran is.
  */
 function endedBeforeCreating(taskId: string, ended: string): RunOutcome {
-  return refused(taskId, 'agent-unavailable', `${ended} before it wrote task ${taskId}; nothing was written`);
+  return refusedOutcome(taskId, 'agent-unavailable', `${ended} before it wrote task ${taskId}; nothing was written`);
 }
 
 /** An operation refused with `code`; `unstored` for a start refused before anything of its task was stored. */
-function refused(taskId: string, code: string, message: string, unstored = false): RunOutcome {
+export function refusedOutcome(taskId: string, code: string, message: string, unstored = false): RunOutcome {
   return { task_id: taskId, status: null, version: null, message, next: null, exitCode: exitCodeForError(code, unstored), error: code };
 }

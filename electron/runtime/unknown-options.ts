@@ -9,6 +9,7 @@
  * what it takes.
  */
 import type { z } from 'zod';
+import { nearestName } from './nearest-name.js';
 
 /** Wrappers whose inner schema decides the keys (`.default()`, `.optional()`, `.transform()`, ...). */
 interface SchemaDef {
@@ -33,27 +34,6 @@ function declaredKeys(schema: z.ZodType): string[] | null {
   return null;
 }
 
-/** The declared key nearest `name` (at most two edits away, or one it starts or ends), for "did you mean". */
-function nearest(name: string, keys: readonly string[]): string | undefined {
-  let best: { key: string; distance: number } | undefined;
-  for (const key of keys) {
-    const distance = editDistance(name.toLowerCase(), key.toLowerCase());
-    const close = distance <= 2 || key.startsWith(name) || name.startsWith(key);
-    if (close && (!best || distance < best.distance)) best = { key, distance };
-  }
-  return best?.key;
-}
-
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next.push(Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    row = next;
-  }
-  return row[b.length];
-}
-
 /**
  * Why `options` cannot start a task of agent `agent` whose options schema is `schema`: the keys it does not
  * declare, each with the nearest it does, and the ones it has. Null when every key is one the schema takes.
@@ -64,7 +44,7 @@ export function unknownOptionsMessage(agent: string, schema: z.ZodType, options:
   const unknown = Object.keys(options).filter((k) => !keys.includes(k));
   if (unknown.length === 0) return null;
   const named = unknown.map((k) => {
-    const near = nearest(k, keys);
+    const near = nearestName(k, keys);
     return near ? `"${k}" (did you mean "${near}"?)` : `"${k}"`;
   });
   const has = keys.length === 0 ? 'it takes no options' : `its options: ${keys.map((k) => `"${k}"`).join(', ')}`;

@@ -11,11 +11,12 @@ import { fillDirectory, shellWord } from '../../../shared/checkpoint/fill-direct
 import type { Command } from 'commander';
 import { isPostgresUrl } from '../../store/postgres/redact-url.js';
 import { RecoveryMode } from '../../../shared/checkpoint/schema.js';
-import { Runner, type RunOutcome } from '../../runtime/runner.js';
+import { refusedOutcome, Runner, type RunOutcome } from '../../runtime/runner.js';
 import { RunExit } from '../../runtime/worker-protocol.js';
 import { DEFAULT_MAX_AUTO_ATTEMPTS } from '../../runtime/task-operations.js';
 import { builtInAgents } from '../../agents/registry.js';
 import { isModuleSpecifier } from '../../runtime/agent-loader.js';
+import { agentNotFound, readAgentsConfig } from '../../runtime/agent-catalog.js';
 import { UsageError, shownLocation, type CliContext, STORE_ARGUMENT } from '../cli-context.js';
 import { addTrustOption, requireTrust, trustIfEmpty } from '../trust-check.js';
 import { directoryToMake } from '../directory-argument.js';
@@ -184,6 +185,9 @@ export function register(program: Command, ctx: CliContext): void {
         // A built-in or a module named on this command line is the person's own choice; an agent the
         // directory registers, or a task of it resumed, is code from the directory.
         const resumes = opts.task !== undefined && (await store.getTask(opts.task).catch(() => null)) !== null;
+        // A name nothing registers is said as such (reading the configuration runs nothing), not as a question of trust.
+        const notFound = resumes || isModuleSpecifier(agent) ? null : agentNotFound(agent, await readAgentsConfig(root));
+        if (notFound) return reportOutcome(ctx, dir, refusedOutcome(opts.task ?? '', 'invalid', notFound), Boolean(opts.json));
         if (resumes || (!builtInAgents.has(agent) && !isModuleSpecifier(agent))) {
           await requireTrust(ctx, root, {
             trust: opts.trust,

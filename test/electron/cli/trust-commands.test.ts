@@ -87,6 +87,27 @@ describe('an untrusted directory on the command line', () => {
     await expect(fs.access(marker)).rejects.toThrow();
   });
 
+  it('says an agent nothing registers is not there, with the nearest name, instead of asking for trust', async () => {
+    const before = (await fs.readdir(root)).sort();
+    const typo = await cli('run', root, 'markd', '--task', 'n');
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain('there is no agent "markd" (did you mean "marked"?)');
+    expect(typo.err).toContain('waystation.config.json registers marked');
+    expect(typo.err).not.toContain('is not trusted');
+    const json = await cli('run', root, 'checkpoint-dmo', '--json');
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.out)).toMatchObject({ error: 'invalid', message: expect.stringContaining('(did you mean "checkpoint-demo"?)') });
+    expect((await fs.readdir(root)).sort()).toEqual(before);
+    expect(await isTrusted(root)).toBe(false);
+    await expect(fs.access(marker)).rejects.toThrow();
+    // An entry that leaves its name to its module may hold any name: only loading it tells, so trust is asked first.
+    await fs.writeFile(path.join(root, 'waystation.config.json'), JSON.stringify({ agents: [{ module: './agents/marked.mjs' }] }));
+    const unnamed = await cli('run', root, 'markd', '--task', 'n');
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.err).toContain('is not trusted');
+    await expect(fs.access(marker)).rejects.toThrow();
+  });
+
   it('a new task of a built-in agent needs no trust: the person named the code', async () => {
     await distrustDirectory(root);
     expect((await cli('run', root, 'checkpoint-demo', '--task', 'fresh')).code).toBe(0);
