@@ -9,6 +9,7 @@
 import type { AgentInfo } from '../../shared/api/contract.js';
 import { ApiError } from '../../shared/api/api-error.js';
 import { isModuleSpecifier } from '../runtime/agent-loader.js';
+import { nearestName } from '../runtime/nearest-name.js';
 
 /** Refuse an agent the catalog does not list as startable; see the module comment. */
 export function refuseUnlistedAgent(agent: string, catalog: readonly AgentInfo[]): void {
@@ -21,6 +22,12 @@ export function refuseUnlistedAgent(agent: string, catalog: readonly AgentInfo[]
     );
   }
   const found = catalog.find((a) => a.name === agent);
-  if (!found) throw new ApiError('not-found', `there is no agent "${agent}": ${listed}. Nothing was started`);
+  if (!found) {
+    const near = nearestName(agent, startable);
+    throw new ApiError(
+      'not-found',
+      `there is no agent "${agent}"${near ? ` (did you mean "${near}"?)` : ''}: ${listed}. Nothing was started`,
+    );
+  }
   if (found.problem) throw new ApiError('failed', `the agent "${agent}" cannot be started: ${found.problem}. Nothing was started`);
 }

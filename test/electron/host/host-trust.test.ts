@@ -140,5 +140,9 @@ describe('startTask', () => {
     const unknown = await refusal(service.startTask({ agent: 'no-such-agent', options: {}, mode: 'manual' }));
     expect(unknown.code).toBe('not-found');
     expect(unknown.message).toContain('checkpoint-demo');
+    expect(unknown.message).not.toContain('did you mean');
+    const typo = await refusal(service.startTask({ agent: 'md-sumarizer', options: {}, mode: 'manual' }));
+    expect(typo.code).toBe('not-found');
+    expect(typo.message).toContain('there is no agent "md-sumarizer" (did you mean "md-summarizer"?)');
   });
 });
