@@ -35,12 +35,16 @@ function send(message: WorkerMessage): Promise<void> {
   });
 }
 
-/** Load a task's agent; a module that is gone or broken refuses the job before anything is written. */
+/**
+ * Load a task's agent; a module that is gone or broken refuses the job before anything is written. A task another
+ * program wrote is refused with its own resume hint, which names that program's command where it knows it.
+ */
 async function loadFor(
   ref: Pick<AgentRef, 'name' | 'module' | 'export' | 'project_root'>,
   root: string,
   taskId: string,
   verb: string,
+  resumeHint?: string,
 ): Promise<LoadedAgent> {
   try {
     // A module agent runs in its project, wherever the host or CLI that started this worker stands.
@@ -57,7 +61,8 @@ async function loadFor(
     return loaded;
   } catch (err) {
     if (err instanceof AgentLoadError) {
-      throw new OperationError('agent-unavailable', `cannot ${verb} task ${taskId}: ${err.message}. The task was left untouched.`);
+      const hint = err.problem === 'unknown-agent' && resumeHint ? ` Its resume hint: ${resumeHint}` : '';
+      throw new OperationError('agent-unavailable', `cannot ${verb} task ${taskId}: ${err.message}. The task was left untouched.${hint}`);
     }
     throw err;
   }
@@ -120,7 +125,7 @@ async function run(job: WorkerJob): Promise<number> {
         `task ${job.taskId} does not record which agent runs it, so it cannot be resumed (it can still be inspected). Nothing was written.`,
       );
     }
-    const loaded = await loadFor(cp.agent, store.artifactRoot, job.taskId, job.kind);
+    const loaded = await loadFor(cp.agent, store.artifactRoot, job.taskId, job.kind, cp.resume_hint);
     env.agentModuleSha256 = loaded.module_sha256;
     const outcome =
       job.kind === 'approve'

@@ -34,10 +34,12 @@ const BY_ITS_PROGRAM = (id: string) => `run the program that wrote ${id} again (
 describe('what continues a task', () => {
   it('another program wrote: stop, edit, rewind and fork name that program, not `waystation resume`, which refuses it', async () => {
     // A Python program's task, cut off mid-run: running, no holder.
-    await store.create(makeCheckpoint('py', 3, { agent: { name: 'reporter', options: {} } }));
+    await store.create(makeCheckpoint('py', 3, { agent: { name: 'reporter', options: {} }, resume_hint: 'run `python3 report.py` again' }));
     const refused = await captureCli('resume', root, 'py', '--trust');
     expect(refused.code).toBe(2);
     expect(refused.err).toContain('written by another program');
+    // The refusal says what the task's own hint says: the program that continues it.
+    expect(refused.err).toContain('The task was left untouched. Its resume hint: run `python3 report.py` again');
 
     const stop = await captureCli('stop', root, 'py', '--by', 'ada');
     expect(stop.code).toBe(0);
