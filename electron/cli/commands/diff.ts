@@ -42,10 +42,10 @@ export function renderSummary(s: Style, c: ChangeSummary, steps?: number | null)
   if (c.phase) out.push(`  phase    ${c.phase.from || '(none)'} ${arrow} ${c.phase.to || '(none)'}`);
   if (c.current_step) out.push(`  step     ${stepNumber(c.current_step.from, steps)} ${arrow} ${stepNumber(c.current_step.to, steps)}`);
   for (const t of c.step_transitions)
-    out.push(`  step ${t.id} ${s.dim(t.name)}: ${colorStatus(s, t.from)} ${arrow} ${colorStatus(s, t.to)}`);
-  for (const t of c.steps_added) out.push(`  ${s.green('+')} step ${t.id} ${s.dim(t.name)} (${t.status})`);
-  for (const t of c.steps_removed) out.push(`  ${s.red('-')} step ${t.id} ${s.dim(t.name)} (${t.status})`);
-  for (const r of c.results_changed) out.push(`  result of step ${r.id} ${s.dim(r.name)} changed`);
+    out.push(`  step ${t.id} ${s.dim(`(${t.name})`)}: ${colorStatus(s, t.from)} ${arrow} ${colorStatus(s, t.to)}`);
+  for (const t of c.steps_added) out.push(`  ${s.green('+')} step ${t.id} ${s.dim(`(${t.name})`)}: ${t.status}`);
+  for (const t of c.steps_removed) out.push(`  ${s.red('-')} step ${t.id} ${s.dim(`(${t.name})`)}: ${t.status}`);
+  for (const r of c.results_changed) out.push(`  result of step ${r.id} ${s.dim(`(${r.name})`)} changed`);
   for (const e of c.effects_added)
     out.push(`  ${s.green('+')} effect ${e.id} ${e.type} ${s.dim(`key ${e.key}`)} (${colorStatus(s, e.status)})`);
   for (const e of c.effects_changed) {

@@ -207,7 +207,7 @@ describe('waystation diff', () => {
   it('prints a readable summary, and with --exit-code exits 1 only when versions differ', async () => {
     const human = await run(['diff', mixed, 'report', '2', '3']);
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/step write .*running → done/);
+    expect(human.stdout).toMatch(/^ {2}step write \(.+\): running → done$/m);
     expect(human.stdout).toContain('/status');
     expect((await run(['diff', mixed, 'report', '2', '3', '--exit-code'])).code).toBe(1);
     expect((await run(['diff', mixed, 'report', '3', '3', '--exit-code'])).code).toBe(0);
