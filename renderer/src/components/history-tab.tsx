@@ -9,6 +9,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { VersionEntry } from '../../../shared/api/contract.js';
 import { useAppStore } from '../store/app-store.js';
 import { forkChildren, forkParent, type ForkLink } from '../store/fork-links.js';
+import { ForkIcon } from './fork-icon.js';
 import { DiffView } from './diff-view.js';
 import { formatBytes, formatTime } from './format.js';
 
@@ -52,7 +53,10 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
         <nav className="fork-links" aria-label="Forks">
           {parent && (
             <p>
-              <span className="tag source-fork">⑂ fork</span> Forked from{' '}
+              <span className="tag source-fork">
+                <ForkIcon /> fork
+              </span>{' '}
+              Forked from{' '}
               <button type="button" className="link mono wrap-anywhere" onClick={() => open(parent.task_id)}>
                 {parent.task_id}
               </button>{' '}
@@ -61,7 +65,10 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
           )}
           {children.length > 0 && (
             <p>
-              <span className="tag source-fork">⑂ forks</span> Forked into{' '}
+              <span className="tag source-fork">
+                <ForkIcon /> forks
+              </span>{' '}
+              Forked into{' '}
               {children.map((c, i) => (
                 <span key={c.task_id}>
                   {i > 0 && ', '}
@@ -130,7 +137,7 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
                           aria-label={`Fork from version ${v.version}`}
                           onClick={() => onFork(v.version)}
                         >
-                          ⑂ Fork
+                          <ForkIcon /> Fork
                         </button>
                       </div>
                     )}
@@ -139,7 +146,7 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
                     <SourceCell entry={v} />
                     {(childrenAt.get(v.version) ?? []).map((c) => (
                       <div key={c.task_id} className="small note">
-                        ⑂ forked into{' '}
+                        <ForkIcon /> forked into{' '}
                         <button type="button" className="link mono wrap-anywhere" onClick={() => open(c.task_id)}>
                           {c.task_id}
                         </button>
@@ -198,7 +205,14 @@ function SourceCell({ entry }: { entry: VersionEntry }) {
   return (
     <>
       <span className={`tag source-${src.kind}`}>
-        {marked && <span aria-hidden="true">{src.kind === 'fork' ? '⑂ ' : src.kind === 'rewind' ? '↺ ' : '■ '}</span>}
+        {marked &&
+          (src.kind === 'fork' ? (
+            <>
+              <ForkIcon />{' '}
+            </>
+          ) : (
+            <span aria-hidden="true">{src.kind === 'rewind' ? '↺ ' : '■ '}</span>
+          ))}
         {src.kind}
       </span>
       {src.actor && <span className="muted small"> {src.actor}</span>}
