@@ -7,8 +7,8 @@
  *   going back open (Rerun from here, Edit result's later-steps choice, Fork),
  *   in light and in dark;
  * - layout: from 1024 to 1920 pixels wide, in both themes, no view scrolls
- *   sideways, no pane is wider than its column, and no text is cut short
- *   without a way to read it whole.
+ *   sideways, no pane is wider than its column, no text is cut short
+ *   without a way to read it whole, and no tag of one short word is cut.
  *
  * One host and one browser for the whole file; each view is visited once per
  * theme and size.
@@ -157,6 +157,11 @@ async function overflows(page: Page): Promise<string[]> {
       if (style.visibility === 'hidden') continue;
       const wider = el.scrollWidth > el.clientWidth + 1;
       if (!wider) continue;
+      // A tag of one short word (a recovery mode, read-only) cut short reads as nothing ("co…"), title or not.
+      if (typeof el.className === 'string' && el.className.split(/\s+/).includes('tag-word')) {
+        found.push(`${name(el)} cuts the word "${el.textContent ?? ''}"`);
+        continue;
+      }
       if ((style.overflowX === 'auto' || style.overflowX === 'scroll') && !el.closest('[data-scroll-x]')) {
         // Name what sticks out: the innermost elements past the scroller's edge.
         const box = el.getBoundingClientRect();

@@ -286,16 +286,16 @@ function TaskRow({ task, top, index, size, selected, onSelect }: RowProps) {
               {done}/{total}
             </span>
             {task.mode && (
-              <span className="tag" title={`recovery mode: ${task.mode}`}>
+              <span className="tag tag-word" title={`recovery mode: ${task.mode}`}>
                 {task.mode}
               </span>
             )}
             {task.agent_name && (
-              <span className="tag" title={`agent: ${task.agent_name}`}>
+              <span className="tag task-agent" title={`agent: ${task.agent_name}`}>
                 {task.agent_name}
               </span>
             )}
-            {task.read_only && <span className="tag">read-only</span>}
+            {task.read_only && <span className="tag tag-word">read-only</span>}
           </>
         )}
       </div>
