@@ -301,7 +301,7 @@ export class TaskEngine {
     setImmediate(() => {
       this.flushAsked = false;
       // A failed save puts the messages back for the next one, which reports what is wrong.
-      this.save(() => undefined, { onlyUnsaved: true }).catch((err: unknown) => {
+      this.save(() => undefined, { onlyUnsaved: true, source: boundary('model reply') }).catch((err: unknown) => {
         this.report(`could not save a model reply yet: ${messageOf(err)}; it goes with the next save`);
       });
     });
@@ -529,7 +529,7 @@ export class TaskEngine {
           for (const a of this.pendingArtifacts.values()) upsertArtifact(d, a);
           if (recovery) d.errors.push({ at: new Date().toISOString(), step_id: id, ...recovery });
         },
-        { results: { [id]: result }, hintNextStep: true },
+        { results: { [id]: result }, hintNextStep: true, source: boundary(`step ${id} done`) },
       );
     } catch (err) {
       if (!isSchemaRefusal(err)) throw err;
@@ -553,18 +553,21 @@ export class TaskEngine {
 
   /** Save a step's failure, report it, and unwind the agent. */
   private async failStep(id: string, started: number, failuresBefore: number, message: string, kind: string): Promise<never> {
-    await this.save((d) => {
-      const s = this.ownStep(d, id)!;
-      Object.assign(s, {
-        status: 'failed',
-        finished_at: new Date().toISOString(),
-        elapsed_ms: (s.elapsed_ms ?? 0) + (Date.now() - started),
-        error: { message, kind, at: new Date().toISOString() },
-        failures: failuresBefore + 1,
-      });
-      d.status = 'failed';
-      d.resume_hint = `${id} (${s.name}) failed: ${message}. Fix the cause and run \`${commandHint(d, 'resume')}\`, or set its result with \`${commandHint(d, 'edit', ` ${id} --value JSON`)}\``;
-    });
+    await this.save(
+      (d) => {
+        const s = this.ownStep(d, id)!;
+        Object.assign(s, {
+          status: 'failed',
+          finished_at: new Date().toISOString(),
+          elapsed_ms: (s.elapsed_ms ?? 0) + (Date.now() - started),
+          error: { message, kind, at: new Date().toISOString() },
+          failures: failuresBefore + 1,
+        });
+        d.status = 'failed';
+        d.resume_hint = `${id} (${s.name}) failed: ${message}. Fix the cause and run \`${commandHint(d, 'resume')}\`, or set its result with \`${commandHint(d, 'edit', ` ${id} --value JSON`)}\``;
+      },
+      { source: boundary(`step ${id} failed`) },
+    );
     this.report(`${id}: failed: ${message}`);
     await this.event({ type: 'step-finish', step_id: id, data: { status: 'failed', error: message } });
     throw new StepFailedError(id, message);
@@ -580,7 +583,7 @@ export class TaskEngine {
         const s = own(d.plan, index);
         Object.assign(s, { status: 'skipped', finished_at: new Date().toISOString(), error: null, skip_reason: this.redact(reason) });
       },
-      { hintNextStep: true },
+      { hintNextStep: true, source: boundary(`step ${step.id} skipped`) },
     );
     await this.event({ type: 'step-finish', step_id: step.id, data: { status: 'skipped', reason } });
   }
@@ -651,17 +654,20 @@ export class TaskEngine {
     const request = detached(spec.request);
 
     // Before: the intent, with the key, is durable before anything leaves the process.
-    await this.save((d) => {
-      const e = byId(d);
-      Object.assign(e, {
-        status: 'intent',
-        attempts: (e.attempts ?? 0) + 1,
-        request,
-        has_probe: probe !== null,
-        step_id: e.step_id ?? stepId,
-        updated_at: new Date().toISOString(),
-      });
-    });
+    await this.save(
+      (d) => {
+        const e = byId(d);
+        Object.assign(e, {
+          status: 'intent',
+          attempts: (e.attempts ?? 0) + 1,
+          request,
+          has_probe: probe !== null,
+          step_id: e.step_id ?? stepId,
+          updated_at: new Date().toISOString(),
+        });
+      },
+      { source: effectBoundary(spec.type, key, 'intent') },
+    );
     await this.event({ type: 'effect', step_id: stepId, data: { effect: effectId, type: spec.type, key, status: 'intent' } });
     let outcome: T;
     try {
@@ -669,17 +675,23 @@ export class TaskEngine {
     } catch (err) {
       const message = this.redact(messageOf(err));
       // A failed call may still have reached the service (a reply lost on the way back): only a probe can tell.
-      await this.save((d) => {
-        Object.assign(byId(d), { status: 'uncertain', error: message, reconciliation: null, updated_at: new Date().toISOString() });
-      });
+      await this.save(
+        (d) => {
+          Object.assign(byId(d), { status: 'uncertain', error: message, reconciliation: null, updated_at: new Date().toISOString() });
+        },
+        { source: effectBoundary(spec.type, key, 'uncertain') },
+      );
       await this.event({ type: 'effect', step_id: stepId, data: { effect: effectId, status: 'uncertain', error: message } });
       throw err;
     }
     // After: the outcome, recorded as JSON so that the agent's value and the saved one are never the same object.
     const done = (outcome: unknown, error?: string) =>
-      this.save((d) => {
-        Object.assign(byId(d), { status: 'done', outcome, error, updated_at: new Date().toISOString() });
-      });
+      this.save(
+        (d) => {
+          Object.assign(byId(d), { status: 'done', outcome, error, updated_at: new Date().toISOString() });
+        },
+        { source: effectBoundary(spec.type, key, 'done') },
+      );
     // The effect happened: an outcome the state cannot hold (not JSON, over a write limit) must not leave it an
     // intent, which the next run could only put to a person as "may or may not have happened".
     let unstored: string | null = null;
@@ -719,19 +731,24 @@ export class TaskEngine {
   async settleByProbe(effect: SideEffect, probe: (e: SideEffect) => Promise<ProbeResult>): Promise<ProbeResult> {
     const result = await probe(copyForAgent(effect));
     const outcome = result.happened ? detached(result.outcome ?? null) : null;
-    await this.save((d) => {
-      const e = ownWhere(d.side_effects, (x) => x.id === effect.id)!;
-      if (result.happened) {
-        Object.assign(e, {
-          status: 'done',
-          outcome,
-          reconciliation: 'probed-done',
-          updated_at: new Date().toISOString(),
-        });
-      } else {
-        Object.assign(e, { status: 'not_started', reconciliation: 'probed-absent-retried', updated_at: new Date().toISOString() });
-      }
-    });
+    await this.save(
+      (d) => {
+        const e = ownWhere(d.side_effects, (x) => x.id === effect.id)!;
+        if (result.happened) {
+          Object.assign(e, {
+            status: 'done',
+            outcome,
+            reconciliation: 'probed-done',
+            updated_at: new Date().toISOString(),
+          });
+        } else {
+          Object.assign(e, { status: 'not_started', reconciliation: 'probed-absent-retried', updated_at: new Date().toISOString() });
+        }
+      },
+      {
+        source: effectBoundary(effect.type, effect.idempotency_key, result.happened ? 'probed, it happened' : 'probed, it did not happen'),
+      },
+    );
     await this.event({
       type: 'effect',
       step_id: effect.step_id,
@@ -773,7 +790,7 @@ export class TaskEngine {
       // Recorded with the step's completion: a file from a step that never finished is not yet a promise to check.
       this.pendingArtifacts.set(recorded, artifact);
     } else {
-      await this.save((d) => upsertArtifact(d, artifact));
+      await this.save((d) => upsertArtifact(d, artifact), { source: boundary(`artifact ${artifact.path}`) });
     }
     // The agent's copy: what it changes is not what the next save records.
     return { ...artifact };
@@ -891,6 +908,7 @@ export class TaskEngine {
       appendHistory: [
         { role: 'tool', content: json, step_id: stepId, call_key: callKey, remember_key: key, elapsed_ms: Date.now() - started },
       ],
+      source: boundary(`remembered ${key}`),
     });
     this.rememberedResults.set(callKey, json);
     await this.event({
@@ -906,9 +924,12 @@ export class TaskEngine {
   private async enterPhase(name: string): Promise<void> {
     if (this.working.phase === name) return;
     const previous = this.working.phase;
-    await this.save((d) => {
-      d.phase = name;
-    });
+    await this.save(
+      (d) => {
+        d.phase = name;
+      },
+      { source: boundary(`phase ${name}`) },
+    );
     this.report(`phase: ${previous} → ${name}`);
   }
 
@@ -919,13 +940,16 @@ export class TaskEngine {
     if (existing?.resolved_at) return existing.note ?? null;
     const clean = this.redact(reason);
     const stepId = this.currentStep;
-    await this.save((d) => {
-      // A top-level list, so the draft's own (checkpoint-draft.ts).
-      const list = (d.human_waits ??= []);
-      if (!list.some((w) => w.key === key)) list.push({ key, reason: clean, requested_at: new Date().toISOString() });
-      d.status = 'waiting_human';
-      d.resume_hint = `waiting for a human${stepId ? ` in ${stepId}` : ''}: ${clean}. When ready: \`${commandHint(d, 'resume')}\``;
-    });
+    await this.save(
+      (d) => {
+        // A top-level list, so the draft's own (checkpoint-draft.ts).
+        const list = (d.human_waits ??= []);
+        if (!list.some((w) => w.key === key)) list.push({ key, reason: clean, requested_at: new Date().toISOString() });
+        d.status = 'waiting_human';
+        d.resume_hint = `waiting for a human${stepId ? ` in ${stepId}` : ''}: ${clean}. When ready: \`${commandHint(d, 'resume')}\``;
+      },
+      { source: boundary('waiting for a human') },
+    );
     throw new WaitForHumanSignal(clean);
   }
 
@@ -933,9 +957,12 @@ export class TaskEngine {
     const clean = { what: this.redact(entry.what), fix: this.redact(entry.fix), verification: this.redact(entry.verification) };
     if (this.currentStep) this.stepRecovery = clean;
     const stepId = this.currentStep;
-    await this.save((d) => {
-      d.errors.push({ at: new Date().toISOString(), step_id: stepId, ...clean });
-    });
+    await this.save(
+      (d) => {
+        d.errors.push({ at: new Date().toISOString(), step_id: stepId, ...clean });
+      },
+      { source: boundary('recovery recorded') },
+    );
     if (this.currentStep) this.stepRecovery = null;
   }
 
@@ -953,16 +980,19 @@ export class TaskEngine {
     try {
       await this.agent.run(ctx);
       const open = this.working.plan.filter((s) => s.status !== 'done' && s.status !== 'skipped');
-      await this.save((d) => {
-        d.plan.forEach((s, i) => {
-          if (s.status !== 'done' && s.status !== 'skipped')
-            Object.assign(own(d.plan, i), { status: 'skipped', skip_reason: 'the agent finished without running it' });
-        });
-        d.status = 'done';
-        d.phase = DONE_PHASE;
-        d.resume_hint = 'finished: nothing left to resume';
-        d.recovery.auto_attempts = 0;
-      });
+      await this.save(
+        (d) => {
+          d.plan.forEach((s, i) => {
+            if (s.status !== 'done' && s.status !== 'skipped')
+              Object.assign(own(d.plan, i), { status: 'skipped', skip_reason: 'the agent finished without running it' });
+          });
+          d.status = 'done';
+          d.phase = DONE_PHASE;
+          d.resume_hint = 'finished: nothing left to resume';
+          d.recovery.auto_attempts = 0;
+        },
+        { source: boundary('task done') },
+      );
       await this.event({ type: 'runner', data: { status: 'done' } });
       const skipped = open.length ? ` (${open.length} step(s) the agent did not run were marked skipped)` : '';
       return this.outcome('done', `task ${this.working.task_id} finished${skipped}`, null);
@@ -987,11 +1017,14 @@ export class TaskEngine {
       if (!(err instanceof StepFailedError)) {
         // An error outside any step (in the agent's own control flow): recorded so the failure has a reason.
         const message = this.redact(messageOf(err));
-        await this.save((d) => {
-          d.status = 'failed';
-          d.errors.push({ at: new Date().toISOString(), step_id: null, what: message });
-          d.resume_hint = `the agent failed outside a step: ${message}. Fix the cause and run \`${commandHint(d, 'resume')}\``;
-        });
+        await this.save(
+          (d) => {
+            d.status = 'failed';
+            d.errors.push({ at: new Date().toISOString(), step_id: null, what: message });
+            d.resume_hint = `the agent failed outside a step: ${message}. Fix the cause and run \`${commandHint(d, 'resume')}\``;
+          },
+          { source: boundary('failed outside a step') },
+        );
       }
       const replaced = onFailure ? await onFailure(this) : null;
       if (replaced) return replaced;
@@ -1073,4 +1106,17 @@ function scrubbedResult(value: unknown, env: NodeJS.ProcessEnv): unknown {
   } catch {
     return value;
   }
+}
+
+/**
+ * The source of a version the runtime writes at one of its save boundaries, saying which: the history's line for
+ * the version ("step draft done", "effect http-publish (key K): intent"), in the words the Python runtime uses.
+ */
+function boundary(note: string): VersionSource {
+  return { kind: 'runtime', note };
+}
+
+/** The source of a save before or after a side effect (see boundary). */
+function effectBoundary(type: string, key: string, what: string): VersionSource {
+  return boundary(`effect ${type} (key ${key}): ${what}`);
 }

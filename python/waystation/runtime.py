@@ -376,7 +376,7 @@ class _Engine:
             d["resume_hint"] = self.next_hint_of(d)
 
         try:
-            self.save(done, results={sid: result})
+            self.save(done, results={sid: result}, source=boundary(f"step {sid} done"))
         except (SchemaError, WriteLimitError) as err:
             # The agent handed over something the checkpoint cannot hold: the step fails with the store's reason.
             self.current_step = None
@@ -411,7 +411,7 @@ class _Engine:
                 f"or set its result with {hint(d, 'edit', f' {sid} --value JSON')}"
             )
 
-        self.save(failed)
+        self.save(failed, source=boundary(f"step {sid} failed"))
         self.report(f"{sid}: failed: {message}")
         self.event("step-finish", sid, {"status": "failed", "error": message})
         raise StepFailed(sid, message)
@@ -428,7 +428,7 @@ class _Engine:
             d["plan"][index].update(status="skipped", finished_at=now_iso(), error=None, skip_reason=redact(reason, self.env))
             d["resume_hint"] = self.next_hint_of(d)
 
-        self.save(skip)
+        self.save(skip, source=boundary(f"step {step['id']} skipped"))
         self.event("step-finish", step["id"], {"status": "skipped", "reason": reason})
 
     # ---- side effects ----------------------------------------------------------------------
@@ -456,7 +456,7 @@ class _Engine:
             else:
                 e.update(status="not_started", reconciliation="probed-absent-retried", updated_at=now_iso())
 
-        self.save(settle)
+        self.save(settle, source=effect_boundary(effect["type"], effect["idempotency_key"], "probed, it happened" if happened else "probed, it did not happen"))
         rec = "probed-done" if happened else "probed-absent-retried"
         self.event("effect", effect.get("step_id"), {"effect": effect["id"], "status": "done" if happened else "not_started", "reconciliation": rec})
         self.report(
@@ -522,7 +522,7 @@ class _Engine:
                 e["step_id"] = step_id
 
         # Before: the intent, with the key, is durable before anything leaves the process.
-        self.save(intent)
+        self.save(intent, source=effect_boundary(type_, key, "intent"))
         self.event("effect", step_id, {"effect": effect_id, "type": type_, "key": key, "status": "intent"})
         try:
             outcome = perform(key)
@@ -533,7 +533,7 @@ class _Engine:
                 by_id(d).update(status="uncertain", error=message, reconciliation=None, updated_at=now_iso())
 
             # A failed call may still have reached the service (a reply lost on the way back): only a probe can tell.
-            self.save(uncertain)
+            self.save(uncertain, source=effect_boundary(type_, key, "uncertain"))
             self.event("effect", step_id, {"effect": effect_id, "status": "uncertain", "error": message})
             raise
 
@@ -556,11 +556,11 @@ class _Engine:
 
         if unstored is None:
             try:
-                self.save(done)
+                self.save(done, source=effect_boundary(type_, key, "done"))
             except (SchemaError, WriteLimitError) as err:
                 stored, unstored = None, redact(str(err), self.env)
         if unstored is not None:
-            self.save(done)
+            self.save(done, source=effect_boundary(type_, key, "done"))
             self.event("effect", step_id, {"effect": effect_id, "status": "done", "error": "outcome not stored"})
             raise EffectOutcomeNotStored(type_, key, unstored)
         self.event("effect", step_id, {"effect": effect_id, "status": "done"})
@@ -585,7 +585,7 @@ class _Engine:
             artifact["step_id"] = self.current_step
             self.pending_artifacts[recorded] = artifact
         else:
-            self.save(lambda d: _upsert_artifact(d, artifact))
+            self.save(lambda d: _upsert_artifact(d, artifact), source=boundary(f"artifact {recorded}"))
         return artifact
 
     # ---- the model -------------------------------------------------------------------------
@@ -631,7 +631,7 @@ class _Engine:
         if last_user:
             history.append({"role": "user", "content": redact(last_user["content"], self.env), "step_id": step_id, "call_key": call_key})
         history.append({"role": "assistant", "content": c.text, "step_id": step_id, "call_key": call_key, "model": c.model, "tokens_in": c.tokens_in, "tokens_out": c.tokens_out})
-        self.save(record, append_history=history)
+        self.save(record, append_history=history, source=boundary("model reply"))
         self.llm_cache[call_key] = c
         return c
 
@@ -656,7 +656,11 @@ class _Engine:
         except (TypeError, ValueError) as err:
             raise OperationError("invalid", f'remember("{key}"): the action\'s result cannot be saved as JSON ({err}); return plain data') from None
         elapsed = round((time.monotonic() - started) * 1000)
-        self.save(lambda d: None, append_history=[{"role": "tool", "content": text, "step_id": step_id, "call_key": call_key, "remember_key": key, "elapsed_ms": elapsed}])
+        self.save(
+            lambda d: None,
+            append_history=[{"role": "tool", "content": text, "step_id": step_id, "call_key": call_key, "remember_key": key, "elapsed_ms": elapsed}],
+            source=boundary(f"remembered {key}"),
+        )
         self.remembered[call_key] = text
         self.event("log", step_id, {"message": f"{key}: result saved", "remembered": key, "elapsed_ms": elapsed})
         return json.loads(text)  # type: ignore[no-any-return]
@@ -667,7 +671,7 @@ class _Engine:
         if self.working["phase"] == name:
             return
         previous = self.working["phase"]
-        self.save(lambda d: d.__setitem__("phase", name))
+        self.save(lambda d: d.__setitem__("phase", name), source=boundary(f"phase {name}"))
         self.report(f"phase: {previous} → {name}")
 
     def wait_for_human(self, reason: str) -> Optional[str]:
@@ -686,7 +690,7 @@ class _Engine:
             d["status"] = "waiting_human"
             d["resume_hint"] = f"waiting for a human{' in ' + step_id if step_id else ''}: {clean}. When ready: {hint(d, 'resume')}"
 
-        self.save(wait)
+        self.save(wait, source=boundary("waiting for a human"))
         raise WaitingForHuman(clean)
 
     def record_recovery(self, what: str, fix: str, verification: str) -> None:
@@ -694,7 +698,7 @@ class _Engine:
         if self.current_step:
             self.step_recovery = clean
         step_id = self.current_step
-        self.save(lambda d: d["errors"].append({"at": now_iso(), "step_id": step_id, **clean}))
+        self.save(lambda d: d["errors"].append({"at": now_iso(), "step_id": step_id, **clean}), source=boundary("recovery recorded"))
         if self.current_step:
             self.step_recovery = None
 
@@ -731,7 +735,7 @@ class _Engine:
             d.update(status="done", phase=DONE_PHASE, resume_hint="finished: nothing left to resume")
             d["recovery"]["auto_attempts"] = 0
 
-        self.save(done)
+        self.save(done, source=boundary("task done"))
         self.event("runner", None, {"status": "done"})
         skipped = f" ({len(open_steps)} step(s) the agent did not run were marked skipped)" if open_steps else ""
         return self.outcome("done", f"task {self.task_id} finished{skipped}", None)
@@ -754,7 +758,7 @@ class _Engine:
                 d["errors"].append({"at": now_iso(), "step_id": None, "what": message})
                 d["resume_hint"] = f"the agent failed outside a step: {message}. Fix the cause and {run_hint(d, 'resume')}"
 
-            self.save(failed)
+            self.save(failed, source=boundary("failed outside a step"))
         replaced = on_failure(self) if on_failure else None
         if replaced:
             return replaced
@@ -768,6 +772,17 @@ class _StepOutputError(Exception):
 
 #: How a step's failure begins when its result is one the checkpoint cannot hold (task-engine.ts says the same).
 _UNSAVABLE = "the step's outcome cannot be saved as a valid checkpoint: "
+
+
+def boundary(note: str) -> dict[str, Any]:
+    """The source of a version saved at one of the runtime's save boundaries, saying which (the history's line for it),
+    in the words of the TypeScript runtime (task-engine.ts)."""
+    return {"kind": "runtime", "note": note}
+
+
+def effect_boundary(type_: str, key: str, what: str) -> dict[str, Any]:
+    """The source of a save before or after a side effect (see boundary)."""
+    return boundary(f"effect {type_} (key {key}): {what}")
 
 
 def _attempt_tag(step: Optional[dict[str, Any]]) -> str:
