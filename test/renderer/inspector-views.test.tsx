@@ -408,3 +408,28 @@ describe('notices', () => {
     expect(screen.queryAllByRole('alert')).toHaveLength(0);
   });
 });
+
+describe('the version picker', () => {
+  it('names each version by what wrote it: the save boundary, or the kind and its note, cut short when long', async () => {
+    const key = 'k'.repeat(60);
+    const fake = new FakeApi()
+      .add(makeCheckpoint('a', { source: { kind: 'runtime', note: 'step s1 done' } }))
+      .add(makeCheckpoint('a', { version: 2, source: { kind: 'runtime', note: `effect http-publish (key ${key}): intent` } }))
+      .add(makeCheckpoint('a', { version: 3, source: { kind: 'human-edit', actor: 'ana', note: 'fixed the outline' } }))
+      .add(makeCheckpoint('a', { version: 4, source: { kind: 'runtime' } }));
+    const store = setup(fake);
+    renderApp(store);
+    act(() => store.getState().selectTask('a'));
+    const picker = await screen.findByRole('combobox', { name: 'Version shown' });
+    await waitFor(() => expect(within(picker).getAllByRole('option')).toHaveLength(4));
+    const labels = within(picker)
+      .getAllByRole('option')
+      .map((o) => o.textContent!.split(' · ').slice(0, 2).join(' · '));
+    expect(labels).toEqual([
+      'v4 (latest) · runtime',
+      'v3 · human-edit: fixed the outline',
+      `v2 · ${'effect http-publish (key kkkkkkkkkkkkkkkk'.slice(0, 39)}…`,
+      'v1 · step s1 done',
+    ]);
+  });
+});

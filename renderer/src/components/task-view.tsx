@@ -3,6 +3,7 @@ import { useId, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { TaskDetail } from '../../../shared/api/contract.js';
 import type { DisplayStatus } from '../../../shared/checkpoint/task-state.js';
+import type { VersionSource } from '../../../shared/checkpoint/schema.js';
 import { useAppStore } from '../store/app-store.js';
 import { NOTHING_TO_START, readOnlyReason } from '../store/read-only.js';
 import { hostUnreachableReason } from '../store/action-block.js';
@@ -380,13 +381,22 @@ function VersionPicker({ detail }: { detail: TaskDetail }) {
             <option key={v} value={v}>
               v{v}
               {v === latest ? ' (latest)' : ''}
-              {entry ? ` · ${entry.source.kind} · ${formatTime(entry.updated_at)}` : ''}
+              {entry ? ` · ${versionLabel(entry.source)} · ${formatTime(entry.updated_at)}` : ''}
             </option>
           );
         })}
       </select>
     </label>
   );
+}
+
+/** Longest a version's note runs in the picker before it is cut: the select is as wide as its widest option. */
+const PICKER_NOTE_CHARS = 40;
+
+/** What wrote a version, for the picker: the runtime's note alone (the save boundary), else the kind and its note. */
+function versionLabel(source: VersionSource): string {
+  const said = source.note ? (source.kind === 'runtime' ? source.note : `${source.kind}: ${source.note}`) : source.kind;
+  return said.length > PICKER_NOTE_CHARS ? `${said.slice(0, PICKER_NOTE_CHARS - 1)}…` : said;
 }
 
 /** Past approval decisions, newest first: who approved or rejected which resume, and why. */
