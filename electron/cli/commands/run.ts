@@ -186,7 +186,8 @@ export function register(program: Command, ctx: CliContext): void {
         // directory registers, or a task of it resumed, is code from the directory.
         const resumes = opts.task !== undefined && (await store.getTask(opts.task).catch(() => null)) !== null;
         // A name nothing registers is said as such (reading the configuration runs nothing), not as a question of trust.
-        const notFound = resumes || isModuleSpecifier(agent) ? null : agentNotFound(agent, await readAgentsConfig(root));
+        const notFound =
+          resumes || builtInAgents.has(agent) || isModuleSpecifier(agent) ? null : agentNotFound(agent, await readAgentsConfig(root));
         if (notFound) return reportOutcome(ctx, dir, refusedOutcome(opts.task ?? '', 'invalid', notFound), Boolean(opts.json));
         if (resumes || (!builtInAgents.has(agent) && !isModuleSpecifier(agent))) {
           await requireTrust(ctx, root, {

@@ -145,7 +145,7 @@ export function HistoryTab({ onFork }: { onFork: ((version: number) => void) | n
                   <td>
                     <SourceCell entry={v} />
                     {(childrenAt.get(v.version) ?? []).map((c) => (
-                      <div key={c.task_id} className="small fork-child">
+                      <div key={c.task_id} className="small note">
                         <ForkIcon /> forked into{' '}
                         <button type="button" className="link mono wrap-anywhere" onClick={() => open(c.task_id)}>
                           {c.task_id}
